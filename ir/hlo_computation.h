@@ -1,0 +1,70 @@
+// HloComputation: a DAG of instructions with one root, owned by an HloModule.
+// Instructions are kept in insertion order; MakeInstructionPostOrder gives
+// an order where every operand comes before its users (iterative, so deep
+// graphs do not overflow the stack).
+#ifndef MXLA_IR_HLO_COMPUTATION_H_
+#define MXLA_IR_HLO_COMPUTATION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ir/hlo_instruction.h"
+
+namespace mxla {
+
+class HloModule;
+
+class HloComputation {
+ public:
+  explicit HloComputation(std::string name) : name_(std::move(name)) {}
+  HloComputation(const HloComputation&) = delete;
+  HloComputation& operator=(const HloComputation&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  HloModule* parent() const { return parent_; }
+  void set_parent(HloModule* parent) { parent_ = parent; }
+
+  // Takes ownership. The instruction's name (or, if empty, its opcode) is
+  // made unique in the module. Parameters are also recorded as parameters.
+  HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
+
+  HloInstruction* root_instruction() const { return root_; }
+  void set_root_instruction(HloInstruction* root) { root_ = root; }
+
+  // Parameters in the order they were added (not necessarily by number).
+  const std::vector<HloInstruction*>& parameter_instructions() const {
+    return parameters_;
+  }
+  int64_t num_parameters() const { return parameters_.size(); }
+  // The parameter with number `number`, or nullptr.
+  HloInstruction* parameter_instruction(int64_t number) const;
+
+  int64_t instruction_count() const { return instructions_.size(); }
+  // Insertion order.
+  std::vector<HloInstruction*> instructions() const;
+  // Operands before users; every instruction appears once.
+  std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+
+  // `old_instruction`'s users (and the root, if it was the root) now use
+  // `replacement`. `old_instruction` stays in the computation until removed.
+  void ReplaceInstruction(HloInstruction* old_instruction,
+                          HloInstruction* replacement);
+  // Deletes an instruction that has no users and is not the root.
+  absl::Status RemoveInstruction(HloInstruction* instruction);
+
+  std::string ToString() const;
+
+ private:
+  std::string name_;
+  HloModule* parent_ = nullptr;
+  std::vector<std::unique_ptr<HloInstruction>> instructions_;
+  std::vector<HloInstruction*> parameters_;
+  HloInstruction* root_ = nullptr;
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_HLO_COMPUTATION_H_

@@ -1,0 +1,201 @@
+// HloInstruction: one node of an HLO computation. It has an opcode, a result
+// shape, operands, a name unique in its module, and only the attributes its
+// opcode needs. Instructions are created by the Create* factories, owned by
+// an HloComputation, and keep their users up to date as operands change.
+//
+// Attribute use by opcode:
+//   dimensions()            broadcast, transpose, reduce
+//   broadcast_dimensions()  a binary elementwise op before lowering (the
+//                           builder's implicit broadcast; absent afterwards)
+//   comparison_direction()  compare
+//   literal()               constant
+//   parameter_number()      parameter
+//   iota_dimension()        iota
+//   tuple_index()           get-tuple-element
+//   called_computations()   reduce (to_apply), fusion (calls)
+//   fusion_kind()           fusion
+#ifndef MXLA_IR_HLO_INSTRUCTION_H_
+#define MXLA_IR_HLO_INSTRUCTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "ir/hlo_opcode.h"
+#include "ir/literal.h"
+#include "ir/shape.h"
+
+namespace mxla {
+
+class HloComputation;
+
+// Where an instruction came from: the builder call site.
+struct OpMetadata {
+  std::string op_name;
+  std::string source_file;
+  int64_t source_line = 0;
+  bool empty() const { return op_name.empty() && source_file.empty(); }
+};
+
+class HloInstruction {
+ public:
+  static std::unique_ptr<HloInstruction> CreateParameter(
+      int64_t parameter_number, const Shape& shape, std::string name);
+  static std::unique_ptr<HloInstruction> CreateConstant(Literal literal);
+  static std::unique_ptr<HloInstruction> CreateIota(const Shape& shape,
+                                                    int64_t iota_dimension);
+  static std::unique_ptr<HloInstruction> CreateUnary(const Shape& shape,
+                                                     HloOpcode opcode,
+                                                     HloInstruction* operand);
+  // A binary elementwise op (not compare). `broadcast_dimensions` is the
+  // builder's implicit broadcast; nullopt in lowered HLO.
+  static std::unique_ptr<HloInstruction> CreateBinary(
+      const Shape& shape, HloOpcode opcode, HloInstruction* lhs,
+      HloInstruction* rhs,
+      std::optional<std::vector<int64_t>> broadcast_dimensions = std::nullopt);
+  static std::unique_ptr<HloInstruction> CreateCompare(
+      const Shape& shape, HloInstruction* lhs, HloInstruction* rhs,
+      ComparisonDirection direction,
+      std::optional<std::vector<int64_t>> broadcast_dimensions = std::nullopt);
+  static std::unique_ptr<HloInstruction> CreateSelect(const Shape& shape,
+                                                      HloInstruction* pred,
+                                                      HloInstruction* on_true,
+                                                      HloInstruction* on_false);
+  static std::unique_ptr<HloInstruction> CreateConvert(const Shape& shape,
+                                                       HloInstruction* operand);
+  static std::unique_ptr<HloInstruction> CreateBroadcast(
+      const Shape& shape, HloInstruction* operand,
+      absl::Span<const int64_t> dimensions);
+  static std::unique_ptr<HloInstruction> CreateReshape(const Shape& shape,
+                                                       HloInstruction* operand);
+  static std::unique_ptr<HloInstruction> CreateTranspose(
+      const Shape& shape, HloInstruction* operand,
+      absl::Span<const int64_t> dimensions);
+  // operands = inputs..., init_values...; one result per input (a tuple
+  // when there are several).
+  static std::unique_ptr<HloInstruction> CreateReduce(
+      const Shape& shape, absl::Span<HloInstruction* const> operands,
+      absl::Span<const int64_t> dimensions, HloComputation* to_apply);
+  static std::unique_ptr<HloInstruction> CreateTuple(
+      absl::Span<HloInstruction* const> elements);
+  static std::unique_ptr<HloInstruction> CreateGetTupleElement(
+      const Shape& shape, HloInstruction* operand, int64_t index);
+  static std::unique_ptr<HloInstruction> CreateFusion(
+      const Shape& shape, FusionKind kind,
+      absl::Span<HloInstruction* const> operands,
+      HloComputation* fused_computation);
+  // A generic constructor used by the parser and by cloning: opcode, shape
+  // and operands; attributes are then set with the setters below.
+  static std::unique_ptr<HloInstruction> CreateGeneric(
+      HloOpcode opcode, const Shape& shape,
+      absl::Span<HloInstruction* const> operands);
+
+  ~HloInstruction();
+  HloInstruction(const HloInstruction&) = delete;
+  HloInstruction& operator=(const HloInstruction&) = delete;
+
+  HloOpcode opcode() const { return opcode_; }
+  const Shape& shape() const { return shape_; }
+  void set_shape(const Shape& shape) { shape_ = shape; }
+  const std::string& name() const { return name_; }
+  // Only HloComputation (which keeps names unique) should rename.
+  void set_name(std::string name) { name_ = std::move(name); }
+  int64_t unique_id() const { return unique_id_; }
+  void set_unique_id(int64_t id) { unique_id_ = id; }
+  HloComputation* parent() const { return parent_; }
+  void set_parent(HloComputation* parent) { parent_ = parent; }
+
+  // Operands and users. Users are listed once each, in the order they first
+  // used this instruction.
+  int64_t operand_count() const { return operands_.size(); }
+  HloInstruction* mutable_operand(int64_t i) const { return operands_[i]; }
+  const HloInstruction* operand(int64_t i) const { return operands_[i]; }
+  const std::vector<HloInstruction*>& operands() const { return operands_; }
+  const std::vector<HloInstruction*>& users() const { return users_; }
+  int64_t user_count() const { return users_.size(); }
+
+  // Replaces operand `i` by `new_operand`, keeping user lists right.
+  void ReplaceOperandWith(int64_t i, HloInstruction* new_operand);
+  // Makes every user of this instruction use `replacement` instead (the
+  // computation's root is updated by HloComputation::ReplaceInstruction).
+  void ReplaceAllUsesWith(HloInstruction* replacement);
+  // Drops all operands (used before deleting an instruction).
+  void DetachFromOperands();
+
+  // Attributes (see the table above).
+  const std::vector<int64_t>& dimensions() const { return dimensions_; }
+  int64_t dimensions(int64_t i) const { return dimensions_[i]; }
+  void set_dimensions(std::vector<int64_t> dims) { dimensions_ = std::move(dims); }
+  const std::optional<std::vector<int64_t>>& broadcast_dimensions() const {
+    return broadcast_dimensions_;
+  }
+  void set_broadcast_dimensions(std::optional<std::vector<int64_t>> dims) {
+    broadcast_dimensions_ = std::move(dims);
+  }
+  ComparisonDirection comparison_direction() const { return direction_; }
+  void set_comparison_direction(ComparisonDirection d) { direction_ = d; }
+  const Literal& literal() const { return *literal_; }
+  bool has_literal() const { return literal_ != nullptr; }
+  void set_literal(Literal literal);
+  int64_t parameter_number() const { return parameter_number_; }
+  void set_parameter_number(int64_t n) { parameter_number_ = n; }
+  int64_t iota_dimension() const { return iota_dimension_; }
+  void set_iota_dimension(int64_t d) { iota_dimension_ = d; }
+  int64_t tuple_index() const { return tuple_index_; }
+  void set_tuple_index(int64_t i) { tuple_index_ = i; }
+  const std::vector<HloComputation*>& called_computations() const {
+    return called_computations_;
+  }
+  void set_called_computations(std::vector<HloComputation*> computations) {
+    called_computations_ = std::move(computations);
+  }
+  // reduce's to_apply / fusion's calls: the single called computation.
+  HloComputation* to_apply() const { return called_computations_.at(0); }
+  FusionKind fusion_kind() const { return fusion_kind_; }
+  void set_fusion_kind(FusionKind kind) { fusion_kind_ = kind; }
+  const OpMetadata& metadata() const { return metadata_; }
+  void set_metadata(OpMetadata metadata) { metadata_ = std::move(metadata); }
+
+  // Copies the opcode-specific attributes (not shape, operands, name) of
+  // `other`. Called computations are copied as pointers.
+  void CopyAttributesFrom(const HloInstruction& other);
+  // True if the two have the same opcode, shape, operands and attributes
+  // (names ignored): the test CSE uses.
+  bool IdenticalIgnoringName(const HloInstruction& other) const;
+
+  // The instruction as one HLO text line without indentation or ROOT.
+  std::string ToString() const;
+
+ private:
+  HloInstruction(HloOpcode opcode, const Shape& shape);
+  void AppendOperand(HloInstruction* operand);
+  void AddUser(HloInstruction* user);
+  void RemoveUser(HloInstruction* user);
+
+  HloOpcode opcode_;
+  Shape shape_;
+  std::string name_;
+  int64_t unique_id_ = -1;
+  HloComputation* parent_ = nullptr;
+  std::vector<HloInstruction*> operands_;
+  std::vector<HloInstruction*> users_;
+
+  std::vector<int64_t> dimensions_;
+  std::optional<std::vector<int64_t>> broadcast_dimensions_;
+  ComparisonDirection direction_ = ComparisonDirection::kEq;
+  std::unique_ptr<Literal> literal_;
+  int64_t parameter_number_ = -1;
+  int64_t iota_dimension_ = 0;
+  int64_t tuple_index_ = 0;
+  std::vector<HloComputation*> called_computations_;
+  FusionKind fusion_kind_ = FusionKind::kLoop;
+  OpMetadata metadata_;
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_HLO_INSTRUCTION_H_

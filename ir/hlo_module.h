@@ -1,0 +1,71 @@
+// HloModule: owns computations, one of them the entry. Computations are
+// kept so that every called computation comes before its callers (the order
+// the text format needs). Instruction names are unique across the module.
+#ifndef MXLA_IR_HLO_MODULE_H_
+#define MXLA_IR_HLO_MODULE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
+#include "ir/hlo_computation.h"
+
+namespace mxla {
+
+class HloModule {
+ public:
+  explicit HloModule(std::string name) : name_(std::move(name)) {}
+  HloModule(const HloModule&) = delete;
+  HloModule& operator=(const HloModule&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  // Adds an empty computation (its name made unique) and returns it. The
+  // first one added with `is_entry` becomes the entry.
+  HloComputation* AddComputation(std::string name, bool is_entry);
+  HloComputation* entry_computation() const { return entry_; }
+  void set_entry_computation(HloComputation* entry) { entry_ = entry; }
+
+  // In dependency order: callees before callers, the entry last.
+  std::vector<HloComputation*> MakeComputationPostOrder() const;
+  std::vector<HloComputation*> computations() const;
+  HloComputation* GetComputationWithName(absl::string_view name) const;
+  // Deletes computations that the entry does not reach.
+  void RemoveUnusedComputations();
+
+  // A deep copy with the same names.
+  std::unique_ptr<HloModule> Clone() const;
+  // Copies `computation` (and everything it calls) from another module
+  // into this one, renaming on collisions. Returns the copy.
+  HloComputation* DeepCopyComputation(const HloComputation& computation);
+
+  std::string ToString() const;
+
+  // Naming (used by HloComputation::AddInstruction).
+  std::string UniqueInstructionName(absl::string_view hint);
+  void ReleaseInstructionName(const std::string& name);
+  int64_t NextUniqueId() { return next_unique_id_++; }
+
+ private:
+  using ComputationMap =
+      absl::flat_hash_map<const HloComputation*, HloComputation*>;
+  // Copies one computation; its callees must already be in `callee_copies`.
+  HloComputation* CopyComputation(const HloComputation& from,
+                                  const ComputationMap& callee_copies);
+  std::string UniqueName(absl::string_view hint);
+
+  std::string name_;
+  std::vector<std::unique_ptr<HloComputation>> computations_;
+  HloComputation* entry_ = nullptr;
+  absl::flat_hash_set<std::string> used_names_;
+  absl::flat_hash_map<std::string, int64_t> next_suffix_;
+  int64_t next_unique_id_ = 0;
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_HLO_MODULE_H_

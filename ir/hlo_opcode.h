@@ -1,0 +1,47 @@
+// HloOpcode and its properties, generated from opcodes.def.
+#ifndef MXLA_IR_HLO_OPCODE_H_
+#define MXLA_IR_HLO_OPCODE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace mxla {
+
+enum class HloOpcode : int {
+#define MXLA_HLO_OPCODE(e, text, category, arity) e,
+#include "ir/opcodes.def"
+#undef MXLA_HLO_OPCODE
+};
+
+enum class HloOpcodeCategory { kLeaf, kUnary, kBinary, kCompare, kOther };
+
+// "add", "get-tuple-element": the HLO text spelling.
+absl::string_view HloOpcodeString(HloOpcode opcode);
+absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view text);
+HloOpcodeCategory GetHloOpcodeCategory(HloOpcode opcode);
+// Operand count, or -1 for variadic opcodes.
+int64_t HloOpcodeArity(HloOpcode opcode);
+
+// Binary elementwise ops, compare included: the ops that take
+// broadcast_dimensions in the builder and may broadcast implicitly.
+bool IsBinaryElementwise(HloOpcode opcode);
+// Unary, binary, compare, select and convert: same index in, same index out.
+bool IsElementwise(HloOpcode opcode);
+
+// Comparison directions of `compare`.
+enum class ComparisonDirection { kEq, kNe, kLt, kLe, kGt, kGe };
+absl::string_view ComparisonDirectionString(ComparisonDirection direction);
+absl::StatusOr<ComparisonDirection> StringToComparisonDirection(
+    absl::string_view text);
+
+// Kinds of fusion computation, printed as `kind=kLoop`.
+enum class FusionKind { kLoop, kInput, kOutput };
+absl::string_view FusionKindString(FusionKind kind);
+absl::StatusOr<FusionKind> StringToFusionKind(absl::string_view text);
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_HLO_OPCODE_H_

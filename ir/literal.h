@@ -1,0 +1,180 @@
+// Literal: a host value with a shape. An array literal owns a dense row-major
+// buffer (64-byte aligned, zero-initialized); a tuple literal owns its
+// elements. Literals are values: copyable and movable.
+//
+// Equality (operator==) is bitwise: same shape and same bytes, so NaN equals
+// an identically encoded NaN and -0.0 differs from +0.0. `Near` compares
+// floating-point values within tolerances for results of reassociated math.
+#ifndef MXLA_IR_LITERAL_H_
+#define MXLA_IR_LITERAL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/shape.h"
+#include "ir/shape_util.h"
+
+namespace mxla {
+
+class Literal {
+ public:
+  Literal();  // The empty tuple `()`.
+  // A zero-filled literal of a valid `shape` (array or tuple).
+  explicit Literal(const Shape& shape);
+  Literal(const Literal& other);
+  Literal& operator=(const Literal& other);
+  Literal(Literal&&) noexcept = default;
+  Literal& operator=(Literal&&) noexcept = default;
+
+  const Shape& shape() const { return shape_; }
+  int64_t element_count() const { return ShapeUtil::ElementsIn(shape_); }
+  int64_t size_bytes() const { return size_bytes_; }
+  void* untyped_data() { return buffer_.get(); }
+  const void* untyped_data() const { return buffer_.get(); }
+
+  // Typed view of an array literal; T must be the element type's native type.
+  template <typename T>
+  absl::Span<const T> data() const {
+    return absl::Span<const T>(reinterpret_cast<const T*>(buffer_.get()),
+                               static_cast<size_t>(element_count()));
+  }
+  template <typename T>
+  absl::Span<T> data() {
+    return absl::Span<T>(reinterpret_cast<T*>(buffer_.get()),
+                         static_cast<size_t>(element_count()));
+  }
+
+  // Row-major linear index of a multi-dimensional index.
+  int64_t LinearIndex(absl::Span<const int64_t> index) const;
+  template <typename T>
+  T Get(absl::Span<const int64_t> index) const {
+    return data<T>()[LinearIndex(index)];
+  }
+  template <typename T>
+  void Set(absl::Span<const int64_t> index, T value) {
+    data<T>()[LinearIndex(index)] = value;
+  }
+  // Element `linear_index` converted to double (pred gives 0 or 1).
+  double GetAsDouble(int64_t linear_index) const;
+
+  // Tuples.
+  int64_t tuple_size() const { return elements_.size(); }
+  const Literal& tuple_element(int64_t i) const { return elements_[i]; }
+  Literal& tuple_element(int64_t i) { return elements_[i]; }
+
+  // "f32[2,3] {{1, 2, 3}, {4, 5, 6}}"; tuples as "(f32[] 1, s32[2] {1, 2})".
+  std::string ToString() const;
+
+  bool operator==(const Literal& other) const;
+  bool operator!=(const Literal& other) const { return !(*this == other); }
+
+ private:
+  friend class LiteralUtil;
+  struct FreeDeleter {
+    void operator()(void* p) const;
+  };
+  void Allocate();
+
+  Shape shape_;
+  int64_t size_bytes_ = 0;
+  std::unique_ptr<uint8_t, FreeDeleter> buffer_;
+  std::vector<Literal> elements_;
+};
+
+class LiteralUtil {
+ public:
+  template <typename T>
+  static Literal CreateR0(T value) {
+    Literal literal(ShapeUtil::MakeScalarShape(primitive_util::kNativeToPrimitive<T>));
+    literal.data<T>()[0] = value;
+    return literal;
+  }
+  template <typename T>
+  static Literal CreateR1(absl::Span<const T> values) {
+    Literal literal(ShapeUtil::MakeShape(primitive_util::kNativeToPrimitive<T>,
+                                         {static_cast<int64_t>(values.size())}));
+    std::copy(values.begin(), values.end(), literal.data<T>().begin());
+    return literal;
+  }
+  template <typename T>
+  static Literal CreateR1(std::initializer_list<T> values) {
+    return CreateR1<T>(absl::Span<const T>(values.begin(), values.size()));
+  }
+  // Rows must all have the same length (checked by an internal assertion).
+  template <typename T>
+  static Literal CreateR2(
+      std::initializer_list<std::initializer_list<T>> values) {
+    std::vector<T> flat;
+    int64_t cols = values.size() == 0 ? 0 : values.begin()->size();
+    for (const auto& row : values) {
+      if (static_cast<int64_t>(row.size()) != cols) __builtin_trap();
+      flat.insert(flat.end(), row.begin(), row.end());
+    }
+    return CreateFromFlat<T>(
+        {static_cast<int64_t>(values.size()), cols}, flat);
+  }
+  template <typename T>
+  static Literal CreateR3(
+      std::initializer_list<std::initializer_list<std::initializer_list<T>>>
+          values) {
+    std::vector<T> flat;
+    int64_t d1 = values.size() == 0 ? 0 : values.begin()->size();
+    int64_t d2 = d1 == 0 ? 0 : values.begin()->begin()->size();
+    for (const auto& plane : values) {
+      if (static_cast<int64_t>(plane.size()) != d1) __builtin_trap();
+      for (const auto& row : plane) {
+        if (static_cast<int64_t>(row.size()) != d2) __builtin_trap();
+        flat.insert(flat.end(), row.begin(), row.end());
+      }
+    }
+    return CreateFromFlat<T>({static_cast<int64_t>(values.size()), d1, d2},
+                             flat);
+  }
+  // A literal of `dimensions` from row-major `values`; the counts must agree
+  // (an internal assertion: use CreateFromFlatChecked for user data).
+  template <typename T>
+  static Literal CreateFromFlat(absl::Span<const int64_t> dimensions,
+                                absl::Span<const T> values) {
+    absl::StatusOr<Literal> literal =
+        CreateFromFlatChecked<T>(dimensions, values);
+    if (!literal.ok()) __builtin_trap();
+    return *std::move(literal);
+  }
+  template <typename T>
+  static absl::StatusOr<Literal> CreateFromFlatChecked(
+      absl::Span<const int64_t> dimensions, absl::Span<const T> values) {
+    Shape shape =
+        ShapeUtil::MakeShape(primitive_util::kNativeToPrimitive<T>, dimensions);
+    absl::Status valid = ShapeUtil::ValidateShape(shape);
+    if (!valid.ok()) return valid;
+    if (ShapeUtil::ElementsIn(shape) != static_cast<int64_t>(values.size())) {
+      return absl::InvalidArgumentError(
+          "literal value count does not match its shape " + shape.ToString());
+    }
+    Literal literal(shape);
+    std::copy(values.begin(), values.end(), literal.data<T>().begin());
+    return literal;
+  }
+  static Literal MakeTuple(std::vector<Literal> elements);
+  // Scalar zero / one of an array type.
+  static Literal Zero(PrimitiveType type);
+  static Literal One(PrimitiveType type);
+
+  // OK if `actual` has `expected`'s shape and every element is within
+  // `abs_tolerance + rel_tolerance * |expected|` (integers and pred must be
+  // equal; NaN matches NaN). The error names the first differing index.
+  static absl::Status Near(const Literal& expected, const Literal& actual,
+                           double abs_tolerance, double rel_tolerance);
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_LITERAL_H_

@@ -1,0 +1,72 @@
+#include "ir/literal_text.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace mxla {
+namespace {
+
+template <typename T>
+std::string FormatFloat(T value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+// Appends the elements of the sub-array at dimension `dim` starting at
+// `*next` (row-major order).
+void AppendSubArray(const Literal& literal, int64_t dim, int64_t* next,
+                    std::string* out) {
+  const Shape& shape = literal.shape();
+  int64_t size = shape.dimensions(dim);
+  bool innermost = dim == shape.rank() - 1;
+  if (size == 0) {
+    out->append("{}");
+    return;
+  }
+  out->append(innermost ? "{" : "{ ");
+  for (int64_t i = 0; i < size; ++i) {
+    if (i > 0) out->append(", ");
+    if (innermost) {
+      out->append(FormatLiteralElement(literal, (*next)++, /*in_array=*/true));
+    } else {
+      AppendSubArray(literal, dim + 1, next, out);
+    }
+  }
+  out->append(innermost ? "}" : " }");
+}
+
+}  // namespace
+
+std::string FormatLiteralElement(const Literal& literal, int64_t linear_index,
+                                 bool in_array) {
+  return primitive_util::ArrayTypeSwitch(
+      literal.shape().element_type(), [&](auto tag) -> std::string {
+        using T = typename decltype(tag)::type;
+        T value = literal.data<T>()[linear_index];
+        if constexpr (std::is_same_v<T, bool>) {
+          if (in_array) return value ? "1" : "0";
+          return value ? "true" : "false";
+        } else if constexpr (std::is_floating_point_v<T>) {
+          return FormatFloat(value);
+        } else {
+          return absl::StrCat(value);
+        }
+      });
+}
+
+std::string LiteralValuesToString(const Literal& literal) {
+  if (literal.shape().rank() == 0) {
+    return FormatLiteralElement(literal, 0, /*in_array=*/false);
+  }
+  std::string out;
+  int64_t next = 0;
+  AppendSubArray(literal, 0, &next, &out);
+  return out;
+}
+
+}  // namespace mxla

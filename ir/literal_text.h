@@ -1,0 +1,29 @@
+// The HLO text form of literal values, shared by the printer (constants),
+// Literal::ToString and error messages. Parsing lives in the HLO parser.
+//
+//   scalar:  1, 0.5, -inf, nan, true
+//   rank 1:  {1, 2, 3}
+//   rank 2+: { {1, 2}, {3, 4} }
+//   empty:   {}
+// Floats print in the shortest form that reads back to the same value
+// (NaN payloads and signs are not kept). Pred scalars print true/false and
+// pred array elements 0/1, as XLA does.
+#ifndef MXLA_IR_LITERAL_TEXT_H_
+#define MXLA_IR_LITERAL_TEXT_H_
+
+#include <string>
+
+#include "ir/literal.h"
+
+namespace mxla {
+
+// The value part of an array literal (no shape).
+std::string LiteralValuesToString(const Literal& literal);
+
+// One element in text form; `in_array` selects 0/1 over true/false for pred.
+std::string FormatLiteralElement(const Literal& literal, int64_t linear_index,
+                                 bool in_array);
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_LITERAL_TEXT_H_

@@ -1,0 +1,85 @@
+// Element types of arrays (`pred s32 s64 f32 f64`) and the one place that maps
+// them to C++ types. Non-array shapes use TUPLE.
+#ifndef MXLA_IR_PRIMITIVE_TYPE_H_
+#define MXLA_IR_PRIMITIVE_TYPE_H_
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace mxla {
+
+enum PrimitiveType : int {
+  PRIMITIVE_TYPE_INVALID = 0,
+#define MXLA_PRIMITIVE_TYPE(e, text, native) e,
+#include "ir/primitive_types.def"
+#undef MXLA_PRIMITIVE_TYPE
+  TUPLE,
+};
+
+namespace primitive_util {
+
+// "f32", "pred", "tuple"; the spelling used in HLO text.
+absl::string_view LowercaseName(PrimitiveType type);
+// The upper-case enum spelling ("F32"), used in XLA-style messages.
+absl::string_view UppercaseName(PrimitiveType type);
+// Parses an array element type name ("f32"); tuple and unknown names fail.
+absl::StatusOr<PrimitiveType> ParseArrayType(absl::string_view name);
+
+bool IsArrayType(PrimitiveType type);
+bool IsFloatingPointType(PrimitiveType type);
+bool IsIntegralType(PrimitiveType type);   // signed integers, not pred
+bool IsSignedIntegralType(PrimitiveType type);
+int64_t ByteWidth(PrimitiveType type);     // 0 for non-array types
+
+// C++ type <-> PrimitiveType.
+template <typename T>
+struct NativeToPrimitiveType;
+template <PrimitiveType kType>
+struct PrimitiveToNative;
+
+#define MXLA_PRIMITIVE_TYPE(e, text, native)                     \
+  template <>                                                    \
+  struct NativeToPrimitiveType<native> {                         \
+    static constexpr PrimitiveType value = e;                    \
+  };                                                             \
+  template <>                                                    \
+  struct PrimitiveToNative<e> {                                  \
+    using type = native;                                         \
+  };
+#include "ir/primitive_types.def"
+#undef MXLA_PRIMITIVE_TYPE
+
+template <typename T>
+inline constexpr PrimitiveType kNativeToPrimitive =
+    NativeToPrimitiveType<std::remove_cv_t<T>>::value;
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls `fn(TypeTag<T>{})` with T the native type of array type `type` and
+// returns its result. `type` must be an array type (checked by the caller).
+template <typename Fn>
+decltype(auto) ArrayTypeSwitch(PrimitiveType type, Fn&& fn) {
+  switch (type) {
+#define MXLA_PRIMITIVE_TYPE(e, text, native) \
+  case e:                                    \
+    return fn(TypeTag<native>{});
+#include "ir/primitive_types.def"
+#undef MXLA_PRIMITIVE_TYPE
+    default:
+      break;
+  }
+  // Unreachable for array types; the caller guarantees one.
+  __builtin_trap();
+}
+
+}  // namespace primitive_util
+}  // namespace mxla
+
+#endif  // MXLA_IR_PRIMITIVE_TYPE_H_

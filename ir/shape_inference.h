@@ -1,0 +1,101 @@
+// Shape inference: the result shape of each op from its operand shapes, with
+// XLA's rules, checking order and messages (xla-semantics.md §a). The
+// builder, the parser and the verifier all use it, so one rule decides one
+// error everywhere.
+//
+// Messages are XLA's (tests grep for them) with mxla's additions: every
+// message names the op. Callers add context (call site, instruction name).
+// Every failure is InvalidArgument.
+#ifndef MXLA_IR_SHAPE_INFERENCE_H_
+#define MXLA_IR_SHAPE_INFERENCE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/hlo_opcode.h"
+#include "ir/shape.h"
+
+namespace mxla {
+
+// The signature of a called computation (reducers, fusion bodies).
+struct ProgramShape {
+  std::vector<Shape> parameters;
+  Shape result;
+  std::string ToString() const;  // "(f32[], f32[]) -> f32[]"
+};
+
+class ShapeInference {
+ public:
+  // Binary elementwise ops and compare (the result is pred for compare).
+  // Implements §a.2 in order: array operands, opcode type rules, equal
+  // element types, equal-rank rules (broadcast_dimensions empty or identity;
+  // degenerate size-1 broadcasting), different-rank in-dim broadcasting
+  // followed by degenerate broadcasting (either operand may stretch).
+  static absl::StatusOr<Shape> InferBinaryOpShape(
+      HloOpcode opcode, const Shape& lhs, const Shape& rhs,
+      absl::Span<const int64_t> broadcast_dimensions);
+
+  // Unary elementwise ops: negate/abs/sign need a number (not pred);
+  // exponential/log/sqrt/rsqrt/tanh/logistic/floor/ceil need a float;
+  // not needs pred or an integer.
+  static absl::StatusOr<Shape> InferUnaryOpShape(HloOpcode opcode,
+                                                 const Shape& operand);
+
+  // select(pred, on_true, on_false): pred must have element type pred and
+  // on_true/on_false the same shape. With `allow_scalar_broadcast` (the
+  // builder form, §a.8) any operand may be a scalar that broadcasts to the
+  // shape of the non-scalar ones; otherwise (lowered HLO) all three have the
+  // same dimensions.
+  static absl::StatusOr<Shape> InferSelectShape(const Shape& pred,
+                                                const Shape& on_true,
+                                                const Shape& on_false,
+                                                bool allow_scalar_broadcast);
+
+  static absl::StatusOr<Shape> InferConvertShape(const Shape& operand,
+                                                 PrimitiveType new_type);
+
+  // HLO broadcast (exact sizes): rank(operand) == len(dimensions), every
+  // dimension in [0, rank(output)), distinct, and
+  // output[dimensions[i]] == operand[i]. Unsorted dimensions are allowed.
+  static absl::Status CheckBroadcast(const Shape& operand, const Shape& output,
+                                     absl::Span<const int64_t> dimensions);
+
+  // XlaBuilder::Broadcast: prepends `sizes` (each >= 0) to the operand.
+  static absl::StatusOr<Shape> InferPrependBroadcastShape(
+      const Shape& operand, absl::Span<const int64_t> sizes);
+
+  // XlaBuilder::BroadcastInDim (§a.4): valid output sizes, one dimension per
+  // operand dimension, in range, rank(operand) <= rank(output), each operand
+  // size 1 or equal to its output size, dimensions strictly increasing.
+  static absl::StatusOr<Shape> InferBroadcastInDimShape(
+      const Shape& operand, absl::Span<const int64_t> output_sizes,
+      absl::Span<const int64_t> broadcast_dimensions);
+
+  static absl::StatusOr<Shape> InferReshapeShape(
+      const Shape& operand, absl::Span<const int64_t> new_sizes);
+
+  // Output dimension i is operand dimension permutation[i].
+  static absl::StatusOr<Shape> InferTransposeShape(
+      const Shape& operand, absl::Span<const int64_t> permutation);
+
+  // reduce(inputs..., inits...): N inputs of equal dimensions, N scalar
+  // inits, dimensions in range and distinct, and a reducer taking 2N scalars
+  // (accumulators then elements) of the init types and returning N of them
+  // (a tuple when N > 1). The result drops the reduced dimensions.
+  static absl::StatusOr<Shape> InferReduceShape(
+      absl::Span<const Shape* const> operands,
+      absl::Span<const int64_t> dimensions, const ProgramShape& to_apply);
+
+  static absl::StatusOr<Shape> InferTupleShape(
+      absl::Span<const Shape* const> elements);
+  static absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple,
+                                                         int64_t index);
+  // iota: an array shape of rank >= 1 with 0 <= iota_dimension < rank.
+  static absl::Status CheckIota(const Shape& shape, int64_t iota_dimension);
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_SHAPE_INFERENCE_H_

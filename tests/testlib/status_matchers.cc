@@ -1,0 +1,1 @@
+#include "tests/testlib/status_matchers.h"
