@@ -92,6 +92,36 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
       "cannot remove ", instruction->name(), ": not in computation ", name_));
 }
 
+absl::Status HloComputation::RemoveInstructions(
+    const absl::flat_hash_set<HloInstruction*>& dead) {
+  if (dead.contains(root_)) {
+    return absl::InternalError("cannot remove the root instruction");
+  }
+  for (HloInstruction* instruction : dead) {
+    if (instruction->parent() != this) {
+      return absl::InternalError(absl::StrCat(
+          "cannot remove ", instruction->name(), ": not in ", name_));
+    }
+    for (HloInstruction* user : instruction->users()) {
+      if (!dead.contains(user)) {
+        return absl::InternalError(absl::StrCat(
+            "cannot remove ", instruction->name(), ": still used by ",
+            user->name()));
+      }
+    }
+  }
+  for (HloInstruction* instruction : dead) instruction->DetachFromOperands();
+  std::erase_if(parameters_, [&](HloInstruction* parameter) {
+    return dead.contains(parameter);
+  });
+  std::erase_if(instructions_, [&](const auto& instruction) {
+    if (!dead.contains(instruction.get())) return false;
+    if (parent_ != nullptr) parent_->ReleaseInstructionName(instruction->name());
+    return true;
+  });
+  return absl::OkStatus();
+}
+
 std::string HloComputation::ToString() const {
   return HloPrinter::ComputationToString(*this);
 }

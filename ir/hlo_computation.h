@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "ir/hlo_instruction.h"
 
@@ -54,6 +55,10 @@ class HloComputation {
                           HloInstruction* replacement);
   // Deletes an instruction that has no users and is not the root.
   absl::Status RemoveInstruction(HloInstruction* instruction);
+  // Deletes a set of instructions at once (linear time); every user of each
+  // one must be in the set too, and the root must not be.
+  absl::Status RemoveInstructions(
+      const absl::flat_hash_set<HloInstruction*>& dead);
 
   std::string ToString() const;
 

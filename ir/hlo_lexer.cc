@@ -1,1 +1,387 @@
-// Placeholder: filled in by its owner.
+#include "ir/hlo_lexer.h"
+
+#include <charconv>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
+namespace mxla {
+namespace {
+
+bool IsNameStart(char c) { return absl::ascii_isalpha(c) || c == '_'; }
+bool IsNameChar(char c) {
+  return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+}
+
+Token Error(Token token, std::string message) {
+  token.kind = TokenKind::kError;
+  token.text = std::move(message);
+  return token;
+}
+
+TokenKind ClosingKind(TokenKind open) {
+  switch (open) {
+    case TokenKind::kLParen:
+      return TokenKind::kRParen;
+    case TokenKind::kLBrace:
+      return TokenKind::kRBrace;
+    case TokenKind::kLSquare:
+      return TokenKind::kRSquare;
+    default:
+      return TokenKind::kEof;
+  }
+}
+
+bool IsClosing(TokenKind kind) {
+  return kind == TokenKind::kRParen || kind == TokenKind::kRBrace ||
+         kind == TokenKind::kRSquare;
+}
+
+}  // namespace
+
+void HloLexer::Advance(size_t n) {
+  for (size_t i = 0; i < n && !AtEnd(); ++i, ++pos_) {
+    if (text_[pos_] == '\n') {
+      ++line_;
+      column_ = 1;
+    } else {
+      ++column_;
+    }
+  }
+}
+
+bool HloLexer::SkipTrivia(Token* error) {
+  while (!AtEnd()) {
+    char c = Char();
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+        c == '\v') {
+      Advance();
+    } else if (LookingAt("/*")) {
+      error->line = line_;
+      error->column = column_;
+      size_t end = text_.find("*/", pos_ + 2);
+      if (end == absl::string_view::npos) {
+        *error = Error(*error, "unterminated comment '/*'");
+        return false;
+      }
+      Advance(end + 2 - pos_);
+    } else if (LookingAt("//")) {
+      while (!AtEnd() && Char() != '\n') Advance();
+    } else {
+      break;
+    }
+  }
+  return true;
+}
+
+Token HloLexer::Single(Token token, TokenKind kind) {
+  token.kind = kind;
+  token.text = std::string(1, Char());
+  Advance();
+  return token;
+}
+
+Token HloLexer::LexToken() {
+  Token token;
+  token.line = line_;
+  token.column = column_;
+  char c = Char();
+  switch (c) {
+    case '=':
+      return Single(token, TokenKind::kEqual);
+    case ',':
+      return Single(token, TokenKind::kComma);
+    case ':':
+      return Single(token, TokenKind::kColon);
+    case '(':
+      return Single(token, TokenKind::kLParen);
+    case ')':
+      return Single(token, TokenKind::kRParen);
+    case '{':
+      return Single(token, TokenKind::kLBrace);
+    case '}':
+      return Single(token, TokenKind::kRBrace);
+    case '[':
+      return Single(token, TokenKind::kLSquare);
+    case ']':
+      return Single(token, TokenKind::kRSquare);
+    case '-':
+      return LexMinus(token);
+    case '"':
+      return LexString(token);
+    case '%':
+      Advance();
+      if (AtEnd() || !IsNameStart(Char())) {
+        return Error(token, "expected a name after '%'");
+      }
+      return LexName(token);
+    default:
+      break;
+  }
+  if (absl::ascii_isdigit(c)) return LexNumber(token);
+  if (IsNameStart(c)) return LexName(token);
+  return Error(token,
+               absl::StrCat("unexpected character '",
+                            absl::CHexEscape(absl::string_view(&c, 1)), "'"));
+}
+
+Token HloLexer::LexMinus(Token token) {
+  if (Char(1) == '>') {
+    token.kind = TokenKind::kArrow;
+    token.text = "->";
+    Advance(2);
+    return token;
+  }
+  if (absl::ascii_isdigit(Char(1))) return LexNumber(token);
+  for (absl::string_view word : {"-inf", "-nan"}) {
+    if (LookingAt(word) && !IsNameChar(Char(word.size()))) {
+      token.kind = TokenKind::kFloat;
+      token.text = std::string(word);
+      Advance(word.size());
+      return token;
+    }
+  }
+  return Error(token, "unexpected character '-'");
+}
+
+// -?[0-9]+ (.[0-9]*)? ([eE][+-]?[0-9]+)?; a float if it has '.' or exponent.
+Token HloLexer::LexNumber(Token token) {
+  size_t start = pos_;
+  bool is_float = false;
+  if (Char() == '-') Advance();
+  while (absl::ascii_isdigit(Char())) Advance();
+  if (Char() == '.') {
+    is_float = true;
+    Advance();
+    while (absl::ascii_isdigit(Char())) Advance();
+  }
+  if (Char() == 'e' || Char() == 'E') {
+    size_t digits = (Char(1) == '+' || Char(1) == '-') ? 2 : 1;
+    if (absl::ascii_isdigit(Char(digits))) {
+      is_float = true;
+      Advance(digits);
+      while (absl::ascii_isdigit(Char())) Advance();
+    }
+  }
+  // A number glued to name characters ("2x", "1e", "1.2.3") is malformed;
+  // "->" may follow directly.
+  if (!AtEnd() && IsNameChar(Char()) && !LookingAt("->")) {
+    while (!AtEnd() && IsNameChar(Char()) && !LookingAt("->")) Advance();
+    return Error(token, absl::StrCat("malformed number '",
+                                     text_.substr(start, pos_ - start), "'"));
+  }
+  token.kind = is_float ? TokenKind::kFloat : TokenKind::kInt;
+  token.text = std::string(text_.substr(start, pos_ - start));
+  return token;
+}
+
+Token HloLexer::LexName(Token token) {
+  size_t start = pos_;
+  while (!AtEnd() && IsNameChar(Char())) Advance();
+  token.kind = TokenKind::kName;
+  token.text = std::string(text_.substr(start, pos_ - start));
+  return token;
+}
+
+Token HloLexer::LexString(Token token) {
+  Advance();  // The opening quote.
+  std::string value;
+  while (!AtEnd() && Char() != '"') {
+    char c = Char();
+    if (c == '\\' && !AtEnd(1)) {
+      Advance();
+      c = Char();
+      if (c == 'n') c = '\n';
+      if (c == 't') c = '\t';
+    }
+    value.push_back(c);
+    Advance();
+  }
+  if (AtEnd()) return Error(token, "unterminated string");
+  Advance();  // The closing quote.
+  token.kind = TokenKind::kString;
+  token.text = std::move(value);
+  return token;
+}
+
+Token HloLexer::NextToken() {
+  Token token;
+  if (!done_ && !SkipTrivia(&token)) {
+    done_ = true;
+    return token;
+  }
+  if (done_ || AtEnd()) {
+    done_ = true;
+    token.line = line_;
+    token.column = column_;
+    return token;  // kEof
+  }
+  token = LexToken();
+  if (token.kind == TokenKind::kError) done_ = true;
+  return token;
+}
+
+std::string TokenKindDescription(TokenKind kind) {
+  switch (kind) {
+    case TokenKind::kEof:
+      return "end of input";
+    case TokenKind::kError:
+      return "an error";
+    case TokenKind::kName:
+      return "a name";
+    case TokenKind::kInt:
+      return "an integer";
+    case TokenKind::kFloat:
+      return "a number";
+    case TokenKind::kString:
+      return "a string";
+    case TokenKind::kEqual:
+      return "'='";
+    case TokenKind::kComma:
+      return "','";
+    case TokenKind::kColon:
+      return "':'";
+    case TokenKind::kLParen:
+      return "'('";
+    case TokenKind::kRParen:
+      return "')'";
+    case TokenKind::kLBrace:
+      return "'{'";
+    case TokenKind::kRBrace:
+      return "'}'";
+    case TokenKind::kLSquare:
+      return "'['";
+    case TokenKind::kRSquare:
+      return "']'";
+    case TokenKind::kArrow:
+      return "'->'";
+  }
+  return "a token";
+}
+
+std::string DescribeToken(const Token& token) {
+  constexpr size_t kMaxShown = 40;
+  absl::string_view text = token.text;
+  std::string shown(text.substr(0, kMaxShown));
+  if (text.size() > kMaxShown) shown += "...";
+  switch (token.kind) {
+    case TokenKind::kEof:
+      return "end of input";
+    case TokenKind::kError:
+      return token.text;
+    case TokenKind::kString:
+      return absl::StrCat("\"", absl::CEscape(shown), "\"");
+    default:
+      return absl::StrCat("'", shown, "'");
+  }
+}
+
+const Token& TokenCursor::Peek(size_t ahead) const {
+  while (lookahead_.size() <= ahead) {
+    if (!lookahead_.empty() && (lookahead_.back().kind == TokenKind::kEof ||
+                                lookahead_.back().kind == TokenKind::kError)) {
+      return lookahead_.back();  // Nothing follows the end or an error.
+    }
+    lookahead_.push_back(lexer_.NextToken());
+  }
+  return lookahead_[ahead];
+}
+
+bool TokenCursor::IsName(absl::string_view text, size_t ahead) const {
+  const Token& token = Peek(ahead);
+  return token.kind == TokenKind::kName && token.text == text;
+}
+
+Token TokenCursor::Next() {
+  Peek();
+  Token& front = lookahead_.front();
+  // Never move past the end or past a lexer error: both stay current, so
+  // the next expectation reports them.
+  if (front.kind == TokenKind::kEof || front.kind == TokenKind::kError) {
+    return front;
+  }
+  Token token = std::move(front);
+  lookahead_.pop_front();
+  return token;
+}
+
+bool TokenCursor::TryConsume(TokenKind kind) {
+  if (!Is(kind)) return false;
+  Next();
+  return true;
+}
+
+absl::Status TokenCursor::ErrorAt(const Token& token,
+                                  absl::string_view message) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(token.line, ":", token.column, ": ", message));
+}
+
+absl::Status TokenCursor::Expected(absl::string_view what) const {
+  const Token& token = Peek();
+  if (token.kind == TokenKind::kError) return ErrorAt(token, token.text);
+  return ErrorAt(token, absl::StrCat("expected ", what, " but found ",
+                                     DescribeToken(token)));
+}
+
+absl::Status TokenCursor::Expect(TokenKind kind) {
+  if (TryConsume(kind)) return absl::OkStatus();
+  return Expected(TokenKindDescription(kind));
+}
+
+absl::StatusOr<std::string> TokenCursor::ExpectName(absl::string_view what) {
+  if (!Is(TokenKind::kName)) return Expected(what);
+  return Next().text;
+}
+
+absl::StatusOr<int64_t> TokenCursor::ExpectNonNegativeInt(
+    absl::string_view what) {
+  if (!Is(TokenKind::kInt)) return Expected(what);
+  const Token& token = Peek();
+  int64_t value = -1;
+  const char* end = token.text.data() + token.text.size();
+  auto [ptr, ec] = std::from_chars(token.text.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 0) {
+    return ErrorAt(token, absl::StrCat(what,
+                                       " must be a non-negative int64 "
+                                       "but is ",
+                                       DescribeToken(token)));
+  }
+  Next();
+  return value;
+}
+
+absl::Status TokenCursor::SkipValue() {
+  TokenKind kind = Peek().kind;
+  if (kind == TokenKind::kName || kind == TokenKind::kInt ||
+      kind == TokenKind::kFloat || kind == TokenKind::kString) {
+    Next();
+    return absl::OkStatus();
+  }
+  if (ClosingKind(kind) == TokenKind::kEof) return Expected("a value");
+  std::vector<TokenKind> closers;
+  do {
+    const Token& token = Peek();
+    if (ClosingKind(token.kind) != TokenKind::kEof) {
+      if (closers.size() >= static_cast<size_t>(kMaxNesting)) {
+        return ErrorAt(token, absl::StrCat("nesting deeper than ", kMaxNesting,
+                                           " levels"));
+      }
+      closers.push_back(ClosingKind(token.kind));
+    } else if (IsClosing(token.kind)) {
+      if (token.kind != closers.back()) {
+        return Expected(TokenKindDescription(closers.back()));
+      }
+      closers.pop_back();
+    } else if (token.kind == TokenKind::kEof ||
+               token.kind == TokenKind::kError) {
+      return Expected(TokenKindDescription(closers.back()));
+    }
+    Next();
+  } while (!closers.empty());
+  return absl::OkStatus();
+}
+
+}  // namespace mxla

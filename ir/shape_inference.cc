@@ -1,1 +1,509 @@
-// Placeholder: filled in by its owner.
+// ShapeInference for every op but the binary elementwise ones (those live in
+// binary_shape_inference.cc). Messages keep XLA's fragments intact and are
+// prefixed with the op name; where XLA's text omits the shapes, they are
+// added so every message names them.
+#include "ir/shape_inference.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+namespace {
+
+template <typename... Args>
+absl::Status OpError(HloOpcode opcode, const Args&... fragment) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(HloOpcodeString(opcode), ": ", fragment...));
+}
+
+std::string DimsString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
+}
+
+// An operand must be a valid array: arrays only, sizes >= 0, rank and
+// element count in range. `what` names the operand in the message.
+absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
+                              absl::string_view what) {
+  if (!shape.IsArray()) {
+    return OpError(opcode, "Expected array argument for ", what, ", but got ",
+                   shape.ToString(), ".");
+  }
+  absl::Status valid = ShapeUtil::ValidateShape(shape);
+  if (!valid.ok()) return OpError(opcode, what, ": ", valid.message());
+  return absl::OkStatus();
+}
+
+// The unary type rules: which element types each unary op accepts.
+absl::Status CheckUnaryType(HloOpcode opcode, const Shape& operand) {
+  PrimitiveType type = operand.element_type();
+  absl::string_view upper = primitive_util::UppercaseName(type);
+  switch (opcode) {
+    case HloOpcode::kNegate:
+    case HloOpcode::kAbs:
+    case HloOpcode::kSign:
+      if (type == PRED) {
+        return OpError(opcode,
+                       "Expected element type in shape to be arithmetic "
+                       "type for operation ",
+                       HloOpcodeString(opcode), "; got PRED. Operand is ",
+                       operand.ToString(), ".");
+      }
+      return absl::OkStatus();
+    case HloOpcode::kNot:
+      if (type != PRED && !primitive_util::IsIntegralType(type)) {
+        return OpError(opcode,
+                       "Expected pred or an integral element type in "
+                       "argument to Not operation; got ",
+                       upper, ". Operand is ", operand.ToString(), ".");
+      }
+      return absl::OkStatus();
+    default:  // exponential, log, sqrt, rsqrt, tanh, logistic, floor, ceil.
+      if (!primitive_util::IsFloatingPointType(type)) {
+        return OpError(opcode,
+                       "Expected element type in shape to be floating for ",
+                       HloOpcodeString(opcode), " operation; got ", upper,
+                       ". Operand is ", operand.ToString(), ".");
+      }
+      return absl::OkStatus();
+  }
+}
+
+// The dimensions of select's result when scalars may broadcast: those of
+// the non-scalar operands, which must agree.
+absl::StatusOr<std::vector<int64_t>> SelectDimensions(
+    const Shape& pred, const Shape& on_true, const Shape& on_false,
+    bool allow_scalar_broadcast) {
+  auto compatible = [&](const Shape& a, const Shape& b) {
+    return ShapeUtil::SameDimensions(a, b) ||
+           (allow_scalar_broadcast && (a.IsScalar() || b.IsScalar()));
+  };
+  if (!ShapeUtil::SameElementType(on_true, on_false) ||
+      !compatible(on_true, on_false)) {
+    return OpError(HloOpcode::kSelect,
+                   "Operands to select must be the same shape; got ",
+                   on_true.ToString(), " and ", on_false.ToString(), ".");
+  }
+  if (pred.element_type() != PRED) {
+    return OpError(HloOpcode::kSelect,
+                   "Select's pred operand must have PRED element type; got ",
+                   pred.ToString(), ".");
+  }
+  const Shape& branch = on_true.IsScalar() ? on_false : on_true;
+  if (!compatible(pred, branch)) {
+    return OpError(HloOpcode::kSelect,
+                   "Operands to select and predicate must be the same shape; "
+                   "got ",
+                   pred.ToString(), " and ", branch.ToString(), ".");
+  }
+  const Shape& widest = branch.IsScalar() ? pred : branch;
+  return std::vector<int64_t>(widest.dimensions().begin(),
+                              widest.dimensions().end());
+}
+
+// §a.4 step 5, per operand dimension: the size rule, then strict order.
+absl::Status CheckInDimSizesAndOrder(const Shape& operand, const Shape& output,
+                                     absl::Span<const int64_t> dims) {
+  for (int64_t i = 0; i < operand.rank(); ++i) {
+    int64_t size = operand.dimensions(i);
+    int64_t out_size = output.dimensions(dims[i]);
+    if (size != 1 && size != out_size) {
+      return OpError(HloOpcode::kBroadcast,
+                     "Input dimension should be either 1 or equal to the "
+                     "output dimension it is broadcasting into; the ",
+                     i, "th operand dimension is ", size, ", the ", dims[i],
+                     "th output dimension is ", out_size, ". Operand ",
+                     operand.ToString(), ", output ", output.ToString(),
+                     ", broadcast_dimensions=", DimsString(dims), ".");
+    }
+    if (i > 0 && dims[i - 1] >= dims[i]) {
+      return OpError(HloOpcode::kBroadcast,
+                     "Broadcast dimensions order is wrong: ", dims[i],
+                     " comes after ", dims[i - 1], ". Operand ",
+                     operand.ToString(), ", output ", output.ToString(),
+                     ", broadcast_dimensions=", DimsString(dims), ".");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The reducer's result as N accumulator shapes, each a scalar array.
+absl::StatusOr<std::vector<Shape>> ReducerAccumulators(
+    const ProgramShape& to_apply, int64_t n) {
+  const Shape& result = to_apply.result;
+  std::vector<Shape> accumulators;
+  if (result.IsTuple()) {
+    accumulators = result.tuple_shapes();
+  } else {
+    accumulators.push_back(result);
+  }
+  bool all_scalars = true;
+  for (const Shape& accumulator : accumulators) {
+    all_scalars = all_scalars && accumulator.IsScalar();
+  }
+  if (!all_scalars || (n == 1 && result.IsTuple())) {
+    return OpError(HloOpcode::kReduce,
+                   "Reduction function must produce a scalar or a tuple of "
+                   "scalars, but produces ",
+                   result.ToString(), ".");
+  }
+  if (static_cast<int64_t>(accumulators.size()) != n) {
+    return OpError(HloOpcode::kReduce,
+                   "Reduction function must produce a tuple with ", n,
+                   " elements, but produces ", accumulators.size(),
+                   " elements; reducer is ", to_apply.ToString(), ".");
+  }
+  return accumulators;
+}
+
+// XLA's reducer rules: 2N scalar parameters (accumulators, then elements),
+// N results, each of its init value's type, elements of the inputs' types.
+absl::StatusOr<std::vector<Shape>> CheckReducer(
+    const ProgramShape& to_apply, absl::Span<const Shape* const> inputs,
+    absl::Span<const Shape* const> inits) {
+  constexpr HloOpcode kOp = HloOpcode::kReduce;
+  int64_t n = static_cast<int64_t>(inputs.size());
+  if (static_cast<int64_t>(to_apply.parameters.size()) != 2 * n) {
+    return OpError(kOp, "Reduction function must take ", 2 * n,
+                   " parameters, but takes ", to_apply.parameters.size(),
+                   " parameter(s); reducer is ", to_apply.ToString(), ".");
+  }
+  ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
+                   ReducerAccumulators(to_apply, n));
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& accumulator = accumulators[i];
+    for (int64_t p : {i, n + i}) {
+      if (to_apply.parameters[p] != accumulator) {
+        return OpError(kOp, "Reduction function's ", p,
+                       "-th parameter shape differs from the result shape: ",
+                       to_apply.parameters[p].ToString(), " vs ",
+                       accumulator.ToString(), "; reducer is ",
+                       to_apply.ToString(), ".");
+      }
+    }
+    if (*inits[i] != accumulator) {
+      return OpError(kOp, "Reduction function's accumulator shape at index ", i,
+                     " differs from the init_value shape: ",
+                     accumulator.ToString(), " vs ", inits[i]->ToString(), ".");
+    }
+    if (inputs[i]->element_type() != accumulator.element_type()) {
+      return OpError(kOp, "Reduction function's ", n + i,
+                     "-th parameter shape differs from the input element "
+                     "type: ",
+                     accumulator.ToString(), " vs ", inputs[i]->ToString(),
+                     ".");
+    }
+  }
+  return accumulators;
+}
+
+// Inputs are valid arrays of one set of dimensions; inits valid scalars.
+absl::Status CheckReduceOperands(absl::Span<const Shape* const> inputs,
+                                 absl::Span<const Shape* const> inits) {
+  constexpr HloOpcode kOp = HloOpcode::kReduce;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    RETURN_IF_ERROR(
+        ExpectValidArray(kOp, *inputs[i], absl::StrCat("input ", i)));
+    if (!ShapeUtil::SameDimensions(*inputs[i], *inputs[0])) {
+      return OpError(kOp,
+                     "All reduced tensors must have the same dimension. "
+                     "Tensor 0 has shape ",
+                     inputs[0]->ToString(), ", Tensor ", i, " has shape ",
+                     inputs[i]->ToString(), ".");
+    }
+  }
+  for (size_t i = 0; i < inits.size(); ++i) {
+    RETURN_IF_ERROR(
+        ExpectValidArray(kOp, *inits[i], absl::StrCat("init value ", i)));
+    if (!inits[i]->IsScalar()) {
+      return OpError(kOp, "Initial value ", i, " must be a scalar, but is ",
+                     inits[i]->ToString(), ".");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ProgramShape::ToString() const {
+  std::vector<std::string> params;
+  for (const Shape& parameter : parameters) {
+    params.push_back(parameter.ToString());
+  }
+  return absl::StrCat("(", absl::StrJoin(params, ", "), ") -> ",
+                      result.ToString());
+}
+
+absl::StatusOr<Shape> ShapeInference::InferUnaryOpShape(HloOpcode opcode,
+                                                        const Shape& operand) {
+  if (GetHloOpcodeCategory(opcode) != HloOpcodeCategory::kUnary) {
+    return OpError(opcode, "not a unary elementwise opcode (operand ",
+                   operand.ToString(), ")");
+  }
+  RETURN_IF_ERROR(ExpectValidArray(opcode, operand, "operand"));
+  RETURN_IF_ERROR(CheckUnaryType(opcode, operand));
+  return operand;
+}
+
+absl::StatusOr<Shape> ShapeInference::InferSelectShape(
+    const Shape& pred, const Shape& on_true, const Shape& on_false,
+    bool allow_scalar_broadcast) {
+  RETURN_IF_ERROR(ExpectValidArray(HloOpcode::kSelect, pred, "pred"));
+  RETURN_IF_ERROR(ExpectValidArray(HloOpcode::kSelect, on_true, "on_true"));
+  RETURN_IF_ERROR(ExpectValidArray(HloOpcode::kSelect, on_false, "on_false"));
+  ASSIGN_OR_RETURN(
+      std::vector<int64_t> dims,
+      SelectDimensions(pred, on_true, on_false, allow_scalar_broadcast));
+  return ShapeUtil::MakeShape(on_true.element_type(), dims);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferConvertShape(
+    const Shape& operand, PrimitiveType new_type) {
+  if (!operand.IsArray() || !primitive_util::IsArrayType(new_type)) {
+    return OpError(HloOpcode::kConvert,
+                   "Convert does not allow non-arrays, so cannot convert "
+                   "from ",
+                   operand.ToString(), " to ",
+                   primitive_util::LowercaseName(new_type), ".");
+  }
+  RETURN_IF_ERROR(ExpectValidArray(HloOpcode::kConvert, operand, "operand"));
+  return ShapeUtil::ChangeElementType(operand, new_type);
+}
+
+absl::Status ShapeInference::CheckBroadcast(
+    const Shape& operand, const Shape& output,
+    absl::Span<const int64_t> dimensions) {
+  constexpr HloOpcode kOp = HloOpcode::kBroadcast;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, output, "output"));
+  std::string context = absl::StrCat(
+      " Operand ", operand.ToString(), ", output ", output.ToString(),
+      ", dimensions=", DimsString(dimensions), ".");
+  if (static_cast<int64_t>(dimensions.size()) != operand.rank()) {
+    return OpError(kOp, "Broadcast HLO has invalid number of dimensions: ",
+                   dimensions.size(), " != ", operand.rank(), ".", context);
+  }
+  absl::flat_hash_set<int64_t> seen;
+  for (int64_t i = 0; i < operand.rank(); ++i) {
+    int64_t d = dimensions[i];
+    if (d < 0 || d >= output.rank()) {
+      return OpError(kOp, "Broadcast dimension ", d, " is out of bound.",
+                     context);
+    }
+    if (!seen.insert(d).second) {
+      return OpError(kOp, "Broadcast dimension ", d, " is repeated.", context);
+    }
+    // HLO broadcast maps sizes exactly; only the builder stretches size 1.
+    if (operand.dimensions(i) != output.dimensions(d)) {
+      return OpError(
+          kOp, "Broadcast dimension ", i, " mismatch: ", operand.dimensions(i),
+          " != ", output.dimensions(d),
+          "; HLO broadcast does not stretch size-1 dimensions.", context);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Shape> ShapeInference::InferPrependBroadcastShape(
+    const Shape& operand, absl::Span<const int64_t> sizes) {
+  constexpr HloOpcode kOp = HloOpcode::kBroadcast;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  for (int64_t size : sizes) {
+    if (size < 0) {
+      return OpError(kOp, "Broadcast with negative dimension size ", size,
+                     ". Operand ", operand.ToString(),
+                     ", sizes=", DimsString(sizes), ".");
+    }
+  }
+  std::vector<int64_t> dims(sizes.begin(), sizes.end());
+  dims.insert(dims.end(), operand.dimensions().begin(),
+              operand.dimensions().end());
+  Shape result = ShapeUtil::MakeShape(operand.element_type(), dims);
+  RETURN_IF_ERROR(ExpectValidArray(kOp, result, "result"));
+  return result;
+}
+
+absl::StatusOr<Shape> ShapeInference::InferBroadcastInDimShape(
+    const Shape& operand, absl::Span<const int64_t> output_sizes,
+    absl::Span<const int64_t> broadcast_dimensions) {
+  constexpr HloOpcode kOp = HloOpcode::kBroadcast;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  Shape output = ShapeUtil::MakeShape(operand.element_type(), output_sizes);
+  RETURN_IF_ERROR(ExpectValidArray(kOp, output, "output shape"));
+  absl::Span<const int64_t> dims = broadcast_dimensions;
+  std::string context = absl::StrCat(
+      " Operand ", operand.ToString(), ", output ", output.ToString(),
+      ", broadcast_dimensions=", DimsString(dims), ".");
+  if (static_cast<int64_t>(dims.size()) != operand.rank()) {
+    return OpError(kOp,
+                   "Size of broadcast_dimensions has to match operand's "
+                   "rank; operand rank: ",
+                   operand.rank(), ", size of broadcast_dimensions ",
+                   dims.size(), ".", context);
+  }
+  for (int64_t d : dims) {
+    // XLA's builder lets d == rank through (off by one); mxla does not.
+    if (d < 0 || d >= output.rank()) {
+      return OpError(kOp, "Broadcast dimension ", d, " is out of bound.",
+                     context);
+    }
+  }
+  if (operand.rank() > output.rank()) {
+    return OpError(kOp,
+                   "InDim style broadcast must be to an equal or higher "
+                   "ranked shape.",
+                   context);
+  }
+  RETURN_IF_ERROR(CheckInDimSizesAndOrder(operand, output, dims));
+  return output;
+}
+
+absl::StatusOr<Shape> ShapeInference::InferReshapeShape(
+    const Shape& operand, absl::Span<const int64_t> new_sizes) {
+  constexpr HloOpcode kOp = HloOpcode::kReshape;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  Shape result = ShapeUtil::MakeShape(operand.element_type(), new_sizes);
+  RETURN_IF_ERROR(ExpectValidArray(kOp, result, "new shape"));
+  int64_t from = ShapeUtil::ElementsIn(operand);
+  int64_t to = ShapeUtil::ElementsIn(result);
+  if (from != to) {
+    return OpError(
+        kOp, "Reshape operation has mismatched element counts: from=", from,
+        " (", operand.ToString(), ") to=", to, " (", result.ToString(), ").");
+  }
+  return result;
+}
+
+absl::StatusOr<Shape> ShapeInference::InferTransposeShape(
+    const Shape& operand, absl::Span<const int64_t> permutation) {
+  constexpr HloOpcode kOp = HloOpcode::kTranspose;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  std::vector<bool> seen(operand.rank(), false);
+  bool is_permutation =
+      static_cast<int64_t>(permutation.size()) == operand.rank();
+  for (size_t i = 0; is_permutation && i < permutation.size(); ++i) {
+    int64_t d = permutation[i];
+    is_permutation = d >= 0 && d < operand.rank() && !seen[d];
+    if (is_permutation) seen[d] = true;
+  }
+  if (!is_permutation) {
+    return OpError(kOp, "Transpose dimensions [",
+                   absl::StrJoin(permutation, ","),
+                   "] are not a permutation of the operand dimensions "
+                   "(operand shape is ",
+                   operand.ToString(), ").");
+  }
+  std::vector<int64_t> dims;
+  for (int64_t d : permutation) dims.push_back(operand.dimensions(d));
+  return ShapeUtil::MakeShape(operand.element_type(), dims);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferReduceShape(
+    absl::Span<const Shape* const> operands,
+    absl::Span<const int64_t> dimensions, const ProgramShape& to_apply) {
+  constexpr HloOpcode kOp = HloOpcode::kReduce;
+  if (operands.empty() || operands.size() % 2 != 0) {
+    return OpError(kOp,
+                   "Expected an even, non-zero number of operands "
+                   "(N inputs then N init values), but got ",
+                   operands.size(), ".");
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i] == nullptr) {
+      return OpError(kOp, "operand ", i, " has no shape.");
+    }
+  }
+  size_t n = operands.size() / 2;
+  absl::Span<const Shape* const> inputs = operands.subspan(0, n);
+  absl::Span<const Shape* const> inits = operands.subspan(n);
+  RETURN_IF_ERROR(CheckReduceOperands(inputs, inits));
+  const Shape& arg = *inputs[0];
+  for (int64_t d : dimensions) {
+    if (d < 0 || d >= arg.rank()) {
+      return OpError(kOp, "Reducing out-of-bounds dimension ", d, " in shape ",
+                     arg.ToString(), ".");
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
+                   CheckReducer(to_apply, inputs, inits));
+  std::vector<bool> reduced(arg.rank(), false);
+  for (int64_t d : dimensions) {
+    if (reduced[d]) {
+      return OpError(kOp, "Duplicate reduction dimension: ", d, " in ",
+                     DimsString(dimensions), " for shape ", arg.ToString(),
+                     ".");
+    }
+    reduced[d] = true;
+  }
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < arg.rank(); ++d) {
+    if (!reduced[d]) kept.push_back(arg.dimensions(d));
+  }
+  std::vector<Shape> results;
+  for (const Shape& accumulator : accumulators) {
+    results.push_back(ShapeUtil::MakeShape(accumulator.element_type(), kept));
+  }
+  if (n == 1) return results[0];
+  return ShapeUtil::MakeTupleShape(std::move(results));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferTupleShape(
+    absl::Span<const Shape* const> elements) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (elements[i] == nullptr) {
+      return OpError(HloOpcode::kTuple, "element ", i, " has no shape");
+    }
+    absl::Status valid = ShapeUtil::ValidateShape(*elements[i]);
+    if (!valid.ok()) {
+      return OpError(HloOpcode::kTuple, "element ", i, " (",
+                     elements[i]->ToString(), "): ", valid.message());
+    }
+    shapes.push_back(*elements[i]);
+  }
+  return ShapeUtil::MakeTupleShape(std::move(shapes));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferGetTupleElementShape(
+    const Shape& tuple, int64_t index) {
+  constexpr HloOpcode kOp = HloOpcode::kGetTupleElement;
+  if (!tuple.IsTuple()) {
+    return OpError(kOp,
+                   "Cannot infer shape: attempting to index into non-tuple: ",
+                   tuple.ToString(), ".");
+  }
+  int64_t size = static_cast<int64_t>(tuple.tuple_shapes().size());
+  if (index < 0 || index >= size) {
+    return OpError(kOp,
+                   "Cannot infer shape: attempt to index out of tuple "
+                   "bounds: ",
+                   index, " >= ", size, " in shape ", tuple.ToString(), ".");
+  }
+  return tuple.tuple_shapes(index);
+}
+
+absl::Status ShapeInference::CheckIota(const Shape& shape,
+                                       int64_t iota_dimension) {
+  constexpr HloOpcode kOp = HloOpcode::kIota;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, shape, "shape"));
+  if (shape.rank() == 0) {
+    return OpError(kOp, "Iota does not support scalars; shape is ",
+                   shape.ToString(), ".");
+  }
+  if (iota_dimension < 0 || iota_dimension >= shape.rank()) {
+    return OpError(kOp,
+                   "The iota dimension cannot go beyond the operation rank "
+                   "or be negative; iota_dimension=",
+                   iota_dimension, ", shape is ", shape.ToString(), ".");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace mxla

@@ -1,1 +1,61 @@
-int main() { return 0; }
+// mxla: the command-line driver. `mxla --help` lists the subcommands.
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "tools/commands.h"
+
+namespace mxla::tools {
+
+int ReportError(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+// CLI11 2.1 reads `--name=` as a missing value (and then takes the next
+// argument), but `--passes=` means "no passes". Splitting it into `--name`
+// and an explicit empty argument keeps the empty value.
+std::vector<std::string> SplitEmptyAssignments(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = argc - 1; i > 0; --i) {  // CLI11 wants them reversed.
+    std::string arg = argv[i];
+    if (arg.size() > 3 && arg.starts_with("--") && arg.ends_with("=") &&
+        arg.find('=') == arg.size() - 1) {
+      args.push_back("");
+      arg.pop_back();
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+}  // namespace mxla::tools
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "mxla: an XLA-style compiler for the CPU. Builds HLO with XLA's "
+      "broadcasting semantics, lowers, and runs it."};
+  app.require_subcommand(1);
+  std::map<std::string, mxla::tools::CommandRunner> runners;
+  runners["opt"] = mxla::tools::RegisterOptCommand(app);
+  runners["run"] = mxla::tools::RegisterRunCommand(app);
+  runners["demo"] = mxla::tools::RegisterDemoCommand(app);
+  try {
+    app.parse(mxla::tools::SplitEmptyAssignments(argc, argv));
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 uses many exit codes; mxla promises 1 for every user error.
+    mxla::tools::ReportError(std::string(e.what()) +
+                             " (run 'mxla --help' for usage)");
+    return 1;
+  }
+  for (CLI::App* subcommand : app.get_subcommands()) {
+    return runners.at(subcommand->get_name())();
+  }
+  return mxla::tools::ReportError("no subcommand given");
+}

@@ -1,1 +1,93 @@
-// Placeholder.
+// Literal: construction, access, text form, equality and Near.
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+#include "ir/literal.h"
+#include "ir/literal_text.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::StatusIs;
+using ::testing::HasSubstr;
+
+TEST(LiteralTest, CreateAndAccess) {
+  Literal matrix = LiteralUtil::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_EQ(matrix.shape(), ShapeUtil::MakeShape(F32, {2, 3}));
+  EXPECT_EQ(matrix.Get<float>({1, 2}), 6);
+  matrix.Set<float>({0, 1}, 20);
+  EXPECT_EQ(matrix.data<float>()[1], 20);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(matrix.untyped_data()) % 64, 0u);
+  Literal cube = LiteralUtil::CreateR3<int32_t>({{{1, 2}}, {{3, 4}}});
+  EXPECT_EQ(cube.shape().ToString(), "s32[2,1,2]");
+  EXPECT_EQ(cube.Get<int32_t>({1, 0, 1}), 4);
+  Literal zeros(ShapeUtil::MakeShape(S64, {3}));
+  EXPECT_EQ(zeros.data<int64_t>()[2], 0);
+  EXPECT_EQ(LiteralUtil::One(F64).data<double>()[0], 1.0);
+  EXPECT_EQ(LiteralUtil::Zero(PRED).data<bool>()[0], false);
+}
+
+TEST(LiteralTest, FromFlatChecksTheCount) {
+  std::vector<float> values = {1, 2, 3};
+  EXPECT_THAT(LiteralUtil::CreateFromFlatChecked<float>({2, 2}, values),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("f32[2,2]")));
+  EXPECT_THAT(LiteralUtil::CreateFromFlatChecked<float>({-3}, values),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Invalid dimension size")));
+  ASSERT_OK_AND_ASSIGN(Literal literal,
+                       LiteralUtil::CreateFromFlatChecked<float>({3, 1}, values));
+  EXPECT_EQ(literal.Get<float>({2, 0}), 3);
+}
+
+TEST(LiteralTest, TextForms) {
+  EXPECT_EQ(LiteralUtil::CreateR2<float>({{1, 2.5}, {-3, 4}}).ToString(),
+            "f32[2,2] { {1, 2.5}, {-3, 4} }");
+  EXPECT_EQ(LiteralUtil::CreateR1<int64_t>({7, -8}).ToString(), "s64[2] {7, -8}");
+  EXPECT_EQ(LiteralUtil::CreateR0<bool>(true).ToString(), "pred[] true");
+  EXPECT_EQ(LiteralUtil::CreateR1<bool>({true, false}).ToString(), "pred[2] {1, 0}");
+  EXPECT_EQ(Literal(ShapeUtil::MakeShape(F32, {0})).ToString(), "f32[0] {}");
+  EXPECT_EQ(Literal(ShapeUtil::MakeShape(F32, {2, 0})).ToString(), "f32[2,0] { {}, {} }");
+  EXPECT_EQ(LiteralUtil::CreateR1<float>(
+                {std::numeric_limits<float>::infinity(),
+                 -std::numeric_limits<float>::infinity(), NAN, 0.1f, 1e20f})
+                .ToString(),
+            "f32[5] {inf, -inf, nan, 0.1, 1e+20}");
+  EXPECT_EQ(LiteralUtil::CreateR0<double>(0.1).ToString(), "f64[] 0.1");
+  Literal tuple = LiteralUtil::MakeTuple(
+      {LiteralUtil::CreateR0<float>(1), LiteralUtil::CreateR1<int32_t>({2, 3})});
+  EXPECT_EQ(tuple.ToString(), "(f32[] 1, s32[2] {2, 3})");
+  EXPECT_EQ(tuple.shape().ToString(), "(f32[], s32[2])");
+}
+
+TEST(LiteralTest, EqualityIsBitwise) {
+  Literal a = LiteralUtil::CreateR1<float>({1, NAN});
+  Literal b = LiteralUtil::CreateR1<float>({1, NAN});
+  EXPECT_EQ(a, b);  // Same NaN bits.
+  EXPECT_NE(LiteralUtil::CreateR0<float>(0.0f), LiteralUtil::CreateR0<float>(-0.0f));
+  EXPECT_NE(LiteralUtil::CreateR1<float>({1}), LiteralUtil::CreateR1<double>({1}));
+  Literal copy = a;
+  copy.data<float>()[0] = 2;
+  EXPECT_NE(copy, a);
+  EXPECT_EQ(a.data<float>()[0], 1);  // Copies are deep.
+}
+
+TEST(LiteralTest, NearToleratesAndReportsTheIndex) {
+  Literal expected = LiteralUtil::CreateR2<float>({{1, 2}, {3, 4}});
+  Literal close = LiteralUtil::CreateR2<float>({{1, 2}, {3, 4.0001f}});
+  EXPECT_OK(LiteralUtil::Near(expected, close, 1e-3, 0));
+  EXPECT_THAT(LiteralUtil::Near(expected, close, 1e-6, 0),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("value mismatch at index {1,1}: expected 4")));
+  EXPECT_THAT(LiteralUtil::Near(expected, LiteralUtil::CreateR1<float>({1}), 1, 1),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("shape mismatch")));
+  EXPECT_OK(LiteralUtil::Near(LiteralUtil::CreateR1<float>({NAN}),
+                              LiteralUtil::CreateR1<float>({NAN}), 0, 0));
+  // Integers compare exactly, even beyond double precision.
+  EXPECT_FALSE(LiteralUtil::Near(LiteralUtil::CreateR1<int64_t>({(int64_t{1} << 60) + 1}),
+                                 LiteralUtil::CreateR1<int64_t>({int64_t{1} << 60}), 1, 1)
+                   .ok());
+}
+
+}  // namespace
+}  // namespace mxla

@@ -1,1 +1,85 @@
-// Placeholder.
+// Shape, ShapeUtil and PrimitiveType.
+#include <cstdint>
+
+#include "gtest/gtest.h"
+#include "ir/primitive_type.h"
+#include "ir/shape.h"
+#include "ir/shape_util.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::StatusIs;
+using ::testing::HasSubstr;
+
+TEST(ShapeTest, ToStringForms) {
+  Shape matrix = ShapeUtil::MakeShape(F32, {2, 3});
+  EXPECT_EQ(matrix.ToString(), "f32[2,3]");
+  EXPECT_EQ(matrix.ToStringWithLayout(), "f32[2,3]{1,0}");
+  EXPECT_EQ(ShapeUtil::MakeScalarShape(PRED).ToStringWithLayout(), "pred[]");
+  Shape tuple = ShapeUtil::MakeTupleShape(
+      {ShapeUtil::MakeShape(S64, {4}), ShapeUtil::MakeScalarShape(F64)});
+  EXPECT_EQ(tuple.ToString(), "(s64[4], f64[])");
+  EXPECT_EQ(tuple.ToStringWithLayout(), "(s64[4]{0}, f64[])");
+  EXPECT_EQ(ShapeUtil::MakeTupleShape({}).ToString(), "()");
+}
+
+TEST(ShapeTest, EqualityComparesTypeAndDimensions) {
+  EXPECT_EQ(ShapeUtil::MakeShape(F32, {2}), ShapeUtil::MakeShape(F32, {2}));
+  EXPECT_NE(ShapeUtil::MakeShape(F32, {2}), ShapeUtil::MakeShape(S32, {2}));
+  EXPECT_NE(ShapeUtil::MakeShape(F32, {2}), ShapeUtil::MakeShape(F32, {2, 1}));
+  EXPECT_TRUE(ShapeUtil::MakeScalarShape(F32).IsScalar());
+  EXPECT_FALSE(ShapeUtil::MakeShape(F32, {1}).IsScalar());
+}
+
+TEST(ShapeTest, ElementCountAndBytes) {
+  Shape shape = ShapeUtil::MakeShape(F64, {2, 3, 4});
+  EXPECT_EQ(ShapeUtil::ElementsIn(shape), 24);
+  EXPECT_EQ(ShapeUtil::ByteSizeOf(shape), 192);
+  EXPECT_EQ(ShapeUtil::ElementsIn(ShapeUtil::MakeScalarShape(F32)), 1);
+  EXPECT_EQ(ShapeUtil::ElementsIn(ShapeUtil::MakeShape(F32, {3, 0})), 0);
+  EXPECT_EQ(ShapeUtil::RowMajorStrides(shape), (std::vector<int64_t>{12, 4, 1}));
+}
+
+TEST(ShapeTest, ValidationRejectsBadShapes) {
+  EXPECT_OK(ShapeUtil::ValidateShape(ShapeUtil::MakeShape(F32, {0, 5})));
+  EXPECT_THAT(ShapeUtil::ValidateShape(ShapeUtil::MakeShape(F32, {2, -1})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Invalid dimension size -1 at dimension 1 in f32[2,-1]")));
+  const int64_t big = int64_t{1} << 32;
+  EXPECT_THAT(ShapeUtil::ValidateShape(ShapeUtil::MakeShape(F32, {big, big})),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("overflows")));
+  // Fits as an element count, overflows as bytes.
+  EXPECT_THAT(ShapeUtil::ValidateShape(
+                  ShapeUtil::MakeShape(F64, {int64_t{1} << 61})),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("byte size")));
+  std::vector<int64_t> deep(ShapeUtil::kMaxRank + 1, 1);
+  EXPECT_THAT(ShapeUtil::ValidateShape(ShapeUtil::MakeShape(F32, deep)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("maximum rank")));
+  EXPECT_FALSE(ShapeUtil::ValidateShape(Shape()).ok());
+  EXPECT_FALSE(ShapeUtil::ValidateShape(ShapeUtil::MakeTupleShape(
+                   {ShapeUtil::MakeShape(F32, {-2})}))
+                   .ok());
+}
+
+TEST(PrimitiveTypeTest, NamesAndProperties) {
+  for (PrimitiveType type : {PRED, S32, S64, F32, F64}) {
+    ASSERT_OK_AND_ASSIGN(PrimitiveType parsed,
+                         primitive_util::ParseArrayType(
+                             primitive_util::LowercaseName(type)));
+    EXPECT_EQ(parsed, type);
+  }
+  EXPECT_EQ(primitive_util::UppercaseName(F32), "F32");
+  EXPECT_TRUE(primitive_util::IsFloatingPointType(F64));
+  EXPECT_TRUE(primitive_util::IsIntegralType(S32));
+  EXPECT_FALSE(primitive_util::IsIntegralType(PRED));
+  EXPECT_EQ(primitive_util::ByteWidth(S64), 8);
+  EXPECT_EQ(primitive_util::ByteWidth(PRED), 1);
+  EXPECT_THAT(primitive_util::ParseArrayType("f16"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("unknown element type 'f16'")));
+}
+
+}  // namespace
+}  // namespace mxla

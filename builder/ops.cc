@@ -1,0 +1,184 @@
+// The op functions: each looks up its operands, asks ShapeInference for the
+// result shape and records one instruction (BroadcastInDim records XLA's
+// broadcast/reshape/broadcast sequence). Binary ops keep their
+// broadcast_dimensions as an implicit broadcast for lower-broadcasts.
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "builder/op_helpers.h"
+#include "builder/xla_builder.h"
+#include "ir/broadcast_sequence.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+namespace {
+
+using builder_internal::PickBuilder;
+using builder_internal::RecordOp;
+using builder_internal::DimsString;
+
+
+XlaOp BinaryOp(HloOpcode opcode, absl::string_view op_name, XlaOp lhs,
+               XlaOp rhs, Dims broadcast_dimensions,
+               std::optional<ComparisonDirection> direction,
+               const SourceLocation& location) {
+  XlaBuilder* builder = PickBuilder({lhs, rhs});
+  std::string attributes =
+      broadcast_dimensions.empty()
+          ? ""
+          : absl::StrCat("broadcast_dimensions=",
+                         DimsString(broadcast_dimensions));
+  return RecordOp(
+      builder, op_name, {lhs, rhs}, attributes, location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * l, builder->LookUp(lhs));
+        ASSIGN_OR_RETURN(HloInstruction * r, builder->LookUp(rhs));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferBinaryOpShape(
+                                          opcode, l->shape(), r->shape(),
+                                          broadcast_dimensions));
+        std::optional<std::vector<int64_t>> implicit;
+        if (!broadcast_dimensions.empty()) {
+          implicit.emplace(broadcast_dimensions.begin(),
+                           broadcast_dimensions.end());
+        }
+        auto instruction =
+            direction.has_value()
+                ? HloInstruction::CreateCompare(shape, l, r, *direction,
+                                                std::move(implicit))
+                : HloInstruction::CreateBinary(shape, opcode, l, r,
+                                               std::move(implicit));
+        return builder->AddInstruction(std::move(instruction), op_name,
+                                       location);
+      });
+}
+
+XlaOp UnaryOp(HloOpcode opcode, absl::string_view op_name, XlaOp operand,
+              const SourceLocation& location) {
+  XlaBuilder* builder = PickBuilder({operand});
+  return RecordOp(builder, op_name, {operand}, "", location,
+                  [&]() -> absl::StatusOr<XlaOp> {
+                    ASSIGN_OR_RETURN(HloInstruction * x,
+                                     builder->LookUp(operand));
+                    ASSIGN_OR_RETURN(Shape shape,
+                                     ShapeInference::InferUnaryOpShape(
+                                         opcode, x->shape()));
+                    return builder->AddInstruction(
+                        HloInstruction::CreateUnary(shape, opcode, x), op_name,
+                        location);
+                  });
+}
+
+}  // namespace
+
+XlaOp Parameter(XlaBuilder* builder, int64_t parameter_number,
+                const Shape& shape, const std::string& name,
+                SourceLocation location) {
+  std::string attributes = absl::StrCat(parameter_number, ", ",
+                                        shape.ToString(), ", \"", name, "\"");
+  return RecordOp(
+      builder, "Parameter", {}, attributes, location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        if (!shape.IsArray()) {
+          return absl::InvalidArgumentError(
+              "parameter shapes must be arrays (tuple parameters are not "
+              "supported)");
+        }
+        RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+        RETURN_IF_ERROR(builder->RegisterParameter(parameter_number));
+        return builder->AddInstruction(
+            HloInstruction::CreateParameter(parameter_number, shape,
+                                            name.empty() ? "parameter" : name),
+            "Parameter", location);
+      });
+}
+
+XlaOp ConstantLiteral(XlaBuilder* builder, const Literal& literal,
+                      SourceLocation location) {
+  return RecordOp(builder, "ConstantLiteral", {}, literal.shape().ToString(),
+                  location, [&]() -> absl::StatusOr<XlaOp> {
+                    if (!literal.shape().IsArray()) {
+                      return absl::InvalidArgumentError(
+                          "constants must be arrays, not tuples");
+                    }
+                    return builder->AddInstruction(
+                        HloInstruction::CreateConstant(literal), "Constant",
+                        location);
+                  });
+}
+
+XlaOp Iota(XlaBuilder* builder, const Shape& shape, int64_t iota_dimension,
+           SourceLocation location) {
+  return RecordOp(
+      builder, "Iota", {},
+      absl::StrCat(shape.ToString(), ", iota_dimension=", iota_dimension),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+        RETURN_IF_ERROR(ShapeInference::CheckIota(shape, iota_dimension));
+        return builder->AddInstruction(
+            HloInstruction::CreateIota(shape, iota_dimension), "Iota",
+            location);
+      });
+}
+
+#define MXLA_DEFINE_BINARY_OP(Name, opcode)                                \
+  XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,              \
+             SourceLocation location) {                                    \
+    return BinaryOp(HloOpcode::opcode, #Name, lhs, rhs,                    \
+                    broadcast_dimensions, std::nullopt, location);         \
+  }
+MXLA_DEFINE_BINARY_OP(Add, kAdd)
+MXLA_DEFINE_BINARY_OP(Sub, kSubtract)
+MXLA_DEFINE_BINARY_OP(Mul, kMultiply)
+MXLA_DEFINE_BINARY_OP(Div, kDivide)
+MXLA_DEFINE_BINARY_OP(Rem, kRemainder)
+MXLA_DEFINE_BINARY_OP(Max, kMaximum)
+MXLA_DEFINE_BINARY_OP(Min, kMinimum)
+MXLA_DEFINE_BINARY_OP(Pow, kPower)
+MXLA_DEFINE_BINARY_OP(And, kAnd)
+MXLA_DEFINE_BINARY_OP(Or, kOr)
+MXLA_DEFINE_BINARY_OP(Xor, kXor)
+#undef MXLA_DEFINE_BINARY_OP
+
+#define MXLA_DEFINE_COMPARE_OP(Name, direction)                            \
+  XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,              \
+             SourceLocation location) {                                    \
+    return BinaryOp(HloOpcode::kCompare, #Name, lhs, rhs,                  \
+                    broadcast_dimensions, ComparisonDirection::direction,  \
+                    location);                                             \
+  }
+MXLA_DEFINE_COMPARE_OP(Eq, kEq)
+MXLA_DEFINE_COMPARE_OP(Ne, kNe)
+MXLA_DEFINE_COMPARE_OP(Lt, kLt)
+MXLA_DEFINE_COMPARE_OP(Le, kLe)
+MXLA_DEFINE_COMPARE_OP(Gt, kGt)
+MXLA_DEFINE_COMPARE_OP(Ge, kGe)
+#undef MXLA_DEFINE_COMPARE_OP
+
+XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
+              ComparisonDirection direction, SourceLocation location) {
+  return BinaryOp(HloOpcode::kCompare, "Compare", lhs, rhs,
+                  broadcast_dimensions, direction, location);
+}
+
+#define MXLA_DEFINE_UNARY_OP(Name, opcode)                      \
+  XlaOp Name(XlaOp operand, SourceLocation location) {          \
+    return UnaryOp(HloOpcode::opcode, #Name, operand, location); \
+  }
+MXLA_DEFINE_UNARY_OP(Neg, kNegate)
+MXLA_DEFINE_UNARY_OP(Abs, kAbs)
+MXLA_DEFINE_UNARY_OP(Exp, kExp)
+MXLA_DEFINE_UNARY_OP(Log, kLog)
+MXLA_DEFINE_UNARY_OP(Sqrt, kSqrt)
+MXLA_DEFINE_UNARY_OP(Rsqrt, kRsqrt)
+MXLA_DEFINE_UNARY_OP(Tanh, kTanh)
+MXLA_DEFINE_UNARY_OP(Logistic, kLogistic)
+MXLA_DEFINE_UNARY_OP(Floor, kFloor)
+MXLA_DEFINE_UNARY_OP(Ceil, kCeil)
+MXLA_DEFINE_UNARY_OP(Sign, kSign)
+MXLA_DEFINE_UNARY_OP(Not, kNot)
+#undef MXLA_DEFINE_UNARY_OP
+
+}  // namespace mxla

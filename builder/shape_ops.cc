@@ -1,0 +1,202 @@
+// Op functions other than the elementwise unary/binary ones: select,
+// convert, the broadcasts, reshape, transpose, reduce and tuples.
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "builder/op_helpers.h"
+#include "builder/xla_builder.h"
+#include "ir/broadcast_sequence.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+
+using builder_internal::DimsString;
+using builder_internal::PickBuilder;
+using builder_internal::RecordOp;
+
+XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false,
+             SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({pred, on_true, on_false});
+  return RecordOp(
+      builder, "Select", {pred, on_true, on_false}, "", location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * p, builder->LookUp(pred));
+        ASSIGN_OR_RETURN(HloInstruction * t, builder->LookUp(on_true));
+        ASSIGN_OR_RETURN(HloInstruction * f, builder->LookUp(on_false));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferSelectShape(
+                                          p->shape(), t->shape(), f->shape(),
+                                          /*allow_scalar_broadcast=*/true));
+        return builder->AddInstruction(
+            HloInstruction::CreateSelect(shape, p, t, f), "Select", location);
+      });
+}
+
+XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type,
+                         SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand});
+  return RecordOp(
+      builder, "ConvertElementType", {operand},
+      std::string(primitive_util::LowercaseName(new_element_type)), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(operand));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferConvertShape(
+                                          x->shape(), new_element_type));
+        return builder->AddInstruction(HloInstruction::CreateConvert(shape, x),
+                                       "ConvertElementType", location);
+      });
+}
+
+XlaOp Broadcast(XlaOp operand, Dims broadcast_sizes, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand});
+  return RecordOp(
+      builder, "Broadcast", {operand},
+      absl::StrCat("broadcast_sizes=", DimsString(broadcast_sizes)), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(operand));
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferPrependBroadcastShape(
+                             x->shape(), broadcast_sizes));
+        // Operand dimension i lands after the prepended ones.
+        std::vector<int64_t> dimensions(x->shape().rank());
+        std::iota(dimensions.begin(), dimensions.end(),
+                  static_cast<int64_t>(broadcast_sizes.size()));
+        return builder->AddInstruction(
+            HloInstruction::CreateBroadcast(shape, x, dimensions), "Broadcast",
+            location);
+      });
+}
+
+XlaOp BroadcastInDim(XlaOp operand, Dims out_dimension_sizes,
+                     Dims broadcast_dimensions, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand});
+  return RecordOp(
+      builder, "BroadcastInDim", {operand},
+      absl::StrCat("out_dimension_sizes=", DimsString(out_dimension_sizes),
+                   ", broadcast_dimensions=", DimsString(broadcast_dimensions)),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(operand));
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferBroadcastInDimShape(
+                             x->shape(), out_dimension_sizes,
+                             broadcast_dimensions));
+        // XLA's builder emits an in-dim broadcast, then reshape + broadcast
+        // for stretched size-1 dimensions; so does mxla.
+        BroadcastSequenceOptions options;
+        options.always_emit_rank_raise = true;
+        options.metadata = OpMetadata{"BroadcastInDim", location.file_name(),
+                                      static_cast<int64_t>(location.line())};
+        ASSIGN_OR_RETURN(HloInstruction * result,
+                         EmitBroadcastSequence(builder->computation(), x,
+                                               shape.dimensions(),
+                                               broadcast_dimensions, options));
+        return builder->HandleFor(result);
+      });
+}
+
+XlaOp Reshape(XlaOp operand, Dims new_sizes, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand});
+  return RecordOp(builder, "Reshape", {operand},
+                  absl::StrCat("new_sizes=", DimsString(new_sizes)), location,
+                  [&]() -> absl::StatusOr<XlaOp> {
+                    ASSIGN_OR_RETURN(HloInstruction * x,
+                                     builder->LookUp(operand));
+                    ASSIGN_OR_RETURN(Shape shape,
+                                     ShapeInference::InferReshapeShape(
+                                         x->shape(), new_sizes));
+                    return builder->AddInstruction(
+                        HloInstruction::CreateReshape(shape, x), "Reshape",
+                        location);
+                  });
+}
+
+XlaOp Transpose(XlaOp operand, Dims permutation, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand});
+  return RecordOp(
+      builder, "Transpose", {operand},
+      absl::StrCat("permutation=", DimsString(permutation)), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(operand));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferTransposeShape(
+                                          x->shape(), permutation));
+        return builder->AddInstruction(
+            HloInstruction::CreateTranspose(shape, x, permutation),
+            "Transpose", location);
+      });
+}
+
+XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands,
+             absl::Span<const XlaOp> init_values,
+             const XlaComputation& computation, Dims dimensions_to_reduce,
+             SourceLocation location) {
+  std::vector<XlaOp> all(operands.begin(), operands.end());
+  all.insert(all.end(), init_values.begin(), init_values.end());
+  return RecordOp(
+      builder, "Reduce", all,
+      absl::StrCat("dimensions=", DimsString(dimensions_to_reduce),
+                   ", to_apply=", computation.name()),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        if (operands.size() != init_values.size() || operands.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "reduce needs as many init values as operands (at least one), "
+              "got ", operands.size(), " operands and ", init_values.size(),
+              " init values"));
+        }
+        std::vector<HloInstruction*> instructions;
+        std::vector<const Shape*> shapes;
+        for (const XlaOp& op : all) {
+          ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
+          instructions.push_back(instruction);
+          shapes.push_back(&instruction->shape());
+        }
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferReduceShape(
+                                          shapes, dimensions_to_reduce,
+                                          computation.GetProgramShape()));
+        HloComputation* to_apply = builder->AddCalledComputation(computation);
+        return builder->AddInstruction(
+            HloInstruction::CreateReduce(shape, instructions,
+                                         dimensions_to_reduce, to_apply),
+            "Reduce", location);
+      });
+}
+
+XlaOp Reduce(XlaOp operand, XlaOp init_value, const XlaComputation& computation,
+             Dims dimensions_to_reduce, SourceLocation location) {
+  return Reduce(PickBuilder({operand, init_value}), {operand}, {init_value},
+                computation, dimensions_to_reduce, location);
+}
+
+XlaOp Tuple(XlaBuilder* builder, absl::Span<const XlaOp> elements,
+            SourceLocation location) {
+  return RecordOp(builder, "Tuple", elements, "", location,
+                  [&]() -> absl::StatusOr<XlaOp> {
+                    std::vector<HloInstruction*> instructions;
+                    for (const XlaOp& op : elements) {
+                      ASSIGN_OR_RETURN(HloInstruction * instruction,
+                                       builder->LookUp(op));
+                      instructions.push_back(instruction);
+                    }
+                    return builder->AddInstruction(
+                        HloInstruction::CreateTuple(instructions), "Tuple",
+                        location);
+                  });
+}
+
+XlaOp GetTupleElement(XlaOp tuple, int64_t index, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({tuple});
+  return RecordOp(builder, "GetTupleElement", {tuple},
+                  absl::StrCat("index=", index), location,
+                  [&]() -> absl::StatusOr<XlaOp> {
+                    ASSIGN_OR_RETURN(HloInstruction * t,
+                                     builder->LookUp(tuple));
+                    ASSIGN_OR_RETURN(Shape shape,
+                                     ShapeInference::InferGetTupleElementShape(
+                                         t->shape(), index));
+                    return builder->AddInstruction(
+                        HloInstruction::CreateGetTupleElement(shape, t, index),
+                        "GetTupleElement", location);
+                  });
+}
+
+}  // namespace mxla

@@ -1,0 +1,476 @@
+#include "ir/hlo_evaluator.h"
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ir/hlo_evaluator_index_ops.h"
+#include "ir/scalar_semantics.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+namespace {
+
+using hlo_evaluator_internal::EvaluateBroadcast;
+using hlo_evaluator_internal::EvaluateIota;
+using hlo_evaluator_internal::EvaluateReshape;
+using hlo_evaluator_internal::EvaluateTranspose;
+using hlo_evaluator_internal::ImplicitBroadcast;
+using hlo_evaluator_internal::StridedOffsets;
+
+// A computation prepared for evaluation: the instructions the root depends
+// on, operands before users, with each value's last use, so values can be
+// freed as soon as nothing needs them. Built once per computation call (and
+// once per reduce for its reducer).
+struct Plan {
+  std::vector<const HloInstruction*> order;         // The root is last.
+  std::vector<std::vector<int64_t>> operand_slots;  // Positions in `order`.
+  std::vector<int64_t> last_use;  // Position of the last user; root: size.
+};
+
+absl::StatusOr<Plan> MakePlan(const HloComputation& computation) {
+  const HloInstruction* root = computation.root_instruction();
+  RET_CHECK(root != nullptr, "computation ", computation.name(),
+            " has no root");
+  std::vector<HloInstruction*> all = computation.MakeInstructionPostOrder();
+  // Users come after their operands, so one backward sweep finds
+  // everything the root depends on.
+  absl::flat_hash_set<const HloInstruction*> needed = {root};
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (!needed.contains(*it)) continue;
+    for (const HloInstruction* operand : (*it)->operands()) {
+      needed.insert(operand);
+    }
+  }
+  Plan plan;
+  absl::flat_hash_map<const HloInstruction*, int64_t> position;
+  for (const HloInstruction* instruction : all) {
+    if (!needed.contains(instruction)) continue;
+    position[instruction] = static_cast<int64_t>(plan.order.size());
+    plan.order.push_back(instruction);
+  }
+  const int64_t n = static_cast<int64_t>(plan.order.size());
+  RET_CHECK(plan.order.back() == root, "root of ", computation.name(),
+            " is not last in post order");
+  plan.operand_slots.resize(n);
+  plan.last_use.assign(n, -1);
+  for (int64_t i = 0; i < n; ++i) {
+    for (const HloInstruction* operand : plan.order[i]->operands()) {
+      auto it = position.find(operand);
+      RET_CHECK(it != position.end(), "operand ", operand->name(), " of ",
+                plan.order[i]->name(), " is not in ", computation.name());
+      plan.operand_slots[i].push_back(it->second);
+      plan.last_use[it->second] = i;
+    }
+  }
+  plan.last_use[n - 1] = n;
+  return plan;
+}
+
+absl::Status CheckArguments(const HloComputation& computation,
+                            absl::Span<const Literal* const> arguments) {
+  if (static_cast<int64_t>(arguments.size()) != computation.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "computation '", computation.name(), "' expects ",
+        computation.num_parameters(), " arguments, got ", arguments.size()));
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(arguments.size()); ++i) {
+    const HloInstruction* parameter = computation.parameter_instruction(i);
+    RET_CHECK(parameter != nullptr, "computation ", computation.name(),
+              " has no parameter ", i);
+    std::string what =
+        absl::StrCat("argument ", i, " (parameter '", parameter->name(), "')");
+    if (arguments[i] == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " is null"));
+    }
+    if (arguments[i]->shape() != parameter->shape()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, " has shape ", arguments[i]->shape().ToString(),
+          " but the computation expects ", parameter->shape().ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
+                                 absl::Span<const Literal* const> operands);
+
+// Runs a plan on checked arguments.
+absl::StatusOr<Literal> RunPlan(const Plan& plan,
+                                absl::Span<const Literal* const> arguments) {
+  const int64_t n = static_cast<int64_t>(plan.order.size());
+  // Parameters and constants are read in place; computed values are owned
+  // here until their last user has run.
+  std::vector<Literal> owned(n);
+  std::vector<const Literal*> values(n, nullptr);
+  std::vector<const Literal*> operands;
+  for (int64_t i = 0; i < n; ++i) {
+    const HloInstruction& instruction = *plan.order[i];
+    if (instruction.opcode() == HloOpcode::kParameter) {
+      int64_t number = instruction.parameter_number();
+      RET_CHECK(number >= 0 && number < static_cast<int64_t>(arguments.size()),
+                "parameter number ", number, " out of range");
+      values[i] = arguments[number];
+    } else if (instruction.opcode() == HloOpcode::kConstant &&
+               instruction.has_literal()) {
+      values[i] = &instruction.literal();
+    } else {
+      operands.clear();
+      for (int64_t slot : plan.operand_slots[i]) {
+        operands.push_back(values[slot]);
+      }
+      absl::StatusOr<Literal> value = Dispatch(instruction, operands);
+      if (!value.ok()) {
+        return absl::Status(
+            value.status().code(),
+            absl::StrCat("evaluating ", instruction.name(), " (",
+                         HloOpcodeString(instruction.opcode()),
+                         "): ", value.status().message()));
+      }
+      owned[i] = *std::move(value);
+      values[i] = &owned[i];
+    }
+    for (int64_t slot : plan.operand_slots[i]) {
+      if (plan.last_use[slot] == i) {
+        owned[slot] = Literal();
+        values[slot] = nullptr;
+      }
+    }
+  }
+  if (values[n - 1] == &owned[n - 1]) return std::move(owned[n - 1]);
+  return *values[n - 1];  // A parameter or constant root: copy it.
+}
+
+// ---- Elementwise ----------------------------------------------------------
+
+// `operand` read at the result's dimensions: itself in lowered HLO, an
+// implicit broadcast into `storage` in the builder form.
+absl::StatusOr<const Literal*> AtResultDims(
+    const Literal& operand, const Shape& result,
+    const std::optional<std::vector<int64_t>>& broadcast_dimensions,
+    Literal& storage) {
+  if (operand.shape().IsArray() &&
+      ShapeUtil::SameDimensions(operand.shape(), result)) {
+    return &operand;
+  }
+  ASSIGN_OR_RETURN(storage, ImplicitBroadcast(operand, result.dimensions(),
+                                              broadcast_dimensions));
+  return &storage;
+}
+
+absl::StatusOr<Literal> EvaluateBinary(
+    const HloInstruction& instruction,
+    absl::Span<const Literal* const> operands) {
+  Literal lhs_storage, rhs_storage;
+  const auto& dims = instruction.broadcast_dimensions();
+  ASSIGN_OR_RETURN(
+      const Literal* lhs,
+      AtResultDims(*operands[0], instruction.shape(), dims, lhs_storage));
+  ASSIGN_OR_RETURN(
+      const Literal* rhs,
+      AtResultDims(*operands[1], instruction.shape(), dims, rhs_storage));
+  if (instruction.opcode() == HloOpcode::kCompare) {
+    return semantics::ApplyCompare(instruction.comparison_direction(), *lhs,
+                                   *rhs);
+  }
+  return semantics::ApplyBinaryOp(instruction.opcode(), *lhs, *rhs);
+}
+
+// The builder form lets any select operand be a scalar among arrays.
+absl::StatusOr<Literal> EvaluateSelect(
+    const HloInstruction& instruction,
+    absl::Span<const Literal* const> operands) {
+  Literal storage[3];
+  const Literal* at_result[3];
+  for (int i = 0; i < 3; ++i) {
+    ASSIGN_OR_RETURN(at_result[i],
+                     AtResultDims(*operands[i], instruction.shape(),
+                                  std::nullopt, storage[i]));
+  }
+  return semantics::ApplySelect(*at_result[0], *at_result[1], *at_result[2]);
+}
+
+// ---- Reduce ---------------------------------------------------------------
+
+// One reduce: N inputs of one shape, N scalar inits, and, per output
+// element, the input offset of its first reduced element (`bases`) and the
+// offsets of all its reduced elements relative to that, in row-major order
+// of the operand (`steps`).
+struct ReduceJob {
+  std::vector<const Literal*> inputs;
+  std::vector<const Literal*> inits;
+  std::vector<int64_t> bases;
+  std::vector<int64_t> steps;
+  std::vector<Literal> outputs;
+};
+
+// If the reducer is one binary op on its two parameters (the common sum,
+// product, max, min), runs it as a typed loop and returns true. The
+// elements are combined in the same order and by the same functions as the
+// general path, so the results are identical.
+bool TryReduceWithBinaryOp(const HloComputation& reducer, ReduceJob& job) {
+  const HloInstruction* root = reducer.root_instruction();
+  if (job.inputs.size() != 1 ||
+      GetHloOpcodeCategory(root->opcode()) != HloOpcodeCategory::kBinary) {
+    return false;
+  }
+  const HloInstruction* a = root->operand(0);
+  const HloInstruction* b = root->operand(1);
+  if (a->opcode() != HloOpcode::kParameter ||
+      b->opcode() != HloOpcode::kParameter || !root->shape().IsScalar() ||
+      a->shape() != root->shape() || b->shape() != root->shape() ||
+      root->shape() != job.inits[0]->shape() ||
+      job.inputs[0]->shape().element_type() != root->shape().element_type() ||
+      a->parameter_number() + b->parameter_number() != 1) {
+    return false;
+  }
+  bool swapped = a->parameter_number() == 1;  // root = op(element, acc).
+  return primitive_util::ArrayTypeSwitch(
+      root->shape().element_type(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return semantics::WithBinaryOp<T>(root->opcode(), [&](auto op) {
+          const T* in = job.inputs[0]->data<T>().data();
+          T* out = job.outputs[0].data<T>().data();
+          const T init = job.inits[0]->data<T>()[0];
+          for (size_t o = 0; o < job.bases.size(); ++o) {
+            const T* base = in + job.bases[o];
+            T acc = init;
+            if (swapped) {
+              for (int64_t step : job.steps) acc = op(base[step], acc);
+            } else {
+              for (int64_t step : job.steps) acc = op(acc, base[step]);
+            }
+            out[o] = acc;
+          }
+        });
+      });
+}
+
+const uint8_t* Bytes(const Literal& literal) {
+  return static_cast<const uint8_t*>(literal.untyped_data());
+}
+
+// Any reducer: calls it once per reduced element on scalar literals.
+absl::Status ReduceWithComputation(const HloComputation& reducer,
+                                   ReduceJob& job) {
+  const size_t n = job.inputs.size();
+  ASSIGN_OR_RETURN(Plan plan, MakePlan(reducer));
+  std::vector<Literal> accumulators(n), elements(n);
+  std::vector<const Literal*> arguments(2 * n);
+  std::vector<int64_t> widths(n);
+  for (size_t i = 0; i < n; ++i) {
+    PrimitiveType type = job.inputs[i]->shape().element_type();
+    accumulators[i] = *job.inits[i];
+    elements[i] = Literal(ShapeUtil::MakeScalarShape(type));
+    widths[i] = primitive_util::ByteWidth(type);
+    arguments[i] = &accumulators[i];
+    arguments[n + i] = &elements[i];
+  }
+  // The argument shapes never change, so one check covers every call.
+  RETURN_IF_ERROR(CheckArguments(reducer, arguments));
+  for (size_t o = 0; o < job.bases.size(); ++o) {
+    for (size_t i = 0; i < n; ++i) accumulators[i] = *job.inits[i];
+    for (int64_t step : job.steps) {
+      for (size_t i = 0; i < n; ++i) {
+        std::memcpy(elements[i].untyped_data(),
+                    Bytes(*job.inputs[i]) + (job.bases[o] + step) * widths[i],
+                    widths[i]);
+      }
+      ASSIGN_OR_RETURN(Literal result, RunPlan(plan, arguments));
+      for (size_t i = 0; i < n; ++i) {
+        Literal& value = n == 1 ? result : result.tuple_element(i);
+        RET_CHECK(value.shape() == accumulators[i].shape(), "reducer returned ",
+                  result.shape().ToString());
+        accumulators[i] = std::move(value);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      auto* out = static_cast<uint8_t*>(job.outputs[i].untyped_data());
+      std::memcpy(out + o * widths[i], accumulators[i].untyped_data(),
+                  widths[i]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> EvaluateReduce(
+    const HloInstruction& reduce, absl::Span<const Literal* const> operands) {
+  const size_t n = operands.size() / 2;
+  RET_CHECK(n >= 1 && operands.size() == 2 * n,
+            "reduce needs inputs and "
+            "as many init values");
+  ReduceJob job;
+  job.inputs.assign(operands.begin(), operands.begin() + n);
+  job.inits.assign(operands.begin() + n, operands.end());
+  const Shape& shape = job.inputs[0]->shape();
+  for (size_t i = 0; i < n; ++i) {
+    RET_CHECK(
+        job.inputs[i]->shape().IsArray() &&
+            ShapeUtil::SameDimensions(job.inputs[i]->shape(), shape) &&
+            job.inits[i]->shape() == ShapeUtil::MakeScalarShape(
+                                         job.inputs[i]->shape().element_type()),
+        "reduce input ", i, " or its init value has the wrong shape");
+  }
+  std::vector<bool> reduced(shape.rank(), false);
+  for (int64_t d : reduce.dimensions()) {
+    RET_CHECK(d >= 0 && d < shape.rank() && !reduced[d],
+              "bad reduce dimension ", d);
+    reduced[d] = true;
+  }
+  // Ascending dimension order makes `steps` increase in the operand's
+  // row-major order, whatever order `dimensions` lists.
+  std::vector<int64_t> strides = ShapeUtil::RowMajorStrides(shape);
+  std::vector<int64_t> kept_dims, kept_strides, reduced_dims, reduced_strides;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    (reduced[d] ? reduced_dims : kept_dims).push_back(shape.dimensions(d));
+    (reduced[d] ? reduced_strides : kept_strides).push_back(strides[d]);
+  }
+  job.bases = StridedOffsets(kept_dims, kept_strides);
+  job.steps = StridedOffsets(reduced_dims, reduced_strides);
+  for (size_t i = 0; i < n; ++i) {
+    job.outputs.emplace_back(
+        ShapeUtil::MakeShape(job.inits[i]->shape().element_type(), kept_dims));
+  }
+  if (!TryReduceWithBinaryOp(*reduce.to_apply(), job)) {
+    RETURN_IF_ERROR(ReduceWithComputation(*reduce.to_apply(), job));
+  }
+  if (n == 1) return std::move(job.outputs[0]);
+  return LiteralUtil::MakeTuple(std::move(job.outputs));
+}
+
+// ---- Dispatch -------------------------------------------------------------
+
+absl::StatusOr<Literal> EvaluateOther(
+    const HloInstruction& instruction,
+    absl::Span<const Literal* const> operands) {
+  const Shape& shape = instruction.shape();
+  switch (instruction.opcode()) {
+    case HloOpcode::kParameter:
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter ", instruction.name(),
+                       " has no value outside a computation call"));
+    case HloOpcode::kConstant:
+      RET_CHECK(instruction.has_literal(), "constant without a literal");
+      return instruction.literal();
+    case HloOpcode::kIota:
+      return EvaluateIota(shape, instruction.iota_dimension());
+    case HloOpcode::kSelect:
+      return EvaluateSelect(instruction, operands);
+    case HloOpcode::kConvert:
+      return semantics::ApplyConvert(*operands[0], shape.element_type());
+    case HloOpcode::kBroadcast:
+      return EvaluateBroadcast(*operands[0], shape, instruction.dimensions());
+    case HloOpcode::kReshape:
+      return EvaluateReshape(*operands[0], shape);
+    case HloOpcode::kTranspose:
+      return EvaluateTranspose(*operands[0], instruction.dimensions());
+    case HloOpcode::kReduce:
+      RET_CHECK(instruction.called_computations().size() == 1,
+                "reduce without a reducer");
+      return EvaluateReduce(instruction, operands);
+    case HloOpcode::kTuple: {
+      std::vector<Literal> elements;
+      for (const Literal* operand : operands) elements.push_back(*operand);
+      return LiteralUtil::MakeTuple(std::move(elements));
+    }
+    case HloOpcode::kGetTupleElement: {
+      const Literal& tuple = *operands[0];
+      int64_t index = instruction.tuple_index();
+      RET_CHECK(
+          tuple.shape().IsTuple() && index >= 0 && index < tuple.tuple_size(),
+          "get-tuple-element ", index, " of ", tuple.shape().ToString());
+      return tuple.tuple_element(index);
+    }
+    case HloOpcode::kFusion:
+      RET_CHECK(instruction.called_computations().size() == 1,
+                "fusion without a computation");
+      return EvaluateComputation(*instruction.to_apply(), operands);
+    default:
+      return absl::InternalError(
+          absl::StrCat("the evaluator does not know opcode ",
+                       HloOpcodeString(instruction.opcode())));
+  }
+}
+
+// Evaluates on operand values known to be non-null, one per operand.
+absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
+                                 absl::Span<const Literal* const> operands) {
+  int64_t arity = HloOpcodeArity(instruction.opcode());
+  RET_CHECK(arity < 0 || static_cast<int64_t>(operands.size()) == arity,
+            "expected ", arity, " operands, got ", operands.size());
+  absl::StatusOr<Literal> result;
+  switch (GetHloOpcodeCategory(instruction.opcode())) {
+    case HloOpcodeCategory::kUnary:
+      result = semantics::ApplyUnaryOp(instruction.opcode(), *operands[0]);
+      break;
+    case HloOpcodeCategory::kBinary:
+    case HloOpcodeCategory::kCompare:
+      result = EvaluateBinary(instruction, operands);
+      break;
+    default:
+      result = EvaluateOther(instruction, operands);
+      break;
+  }
+  // Catches malformed (unverified) instructions, not evaluator logic.
+  if (result.ok() && result->shape() != instruction.shape()) {
+    return absl::InternalError(absl::StrCat(
+        "computed a value of shape ", result->shape().ToString(),
+        " but the instruction's shape is ", instruction.shape().ToString()));
+  }
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateModule(
+    const HloModule& module, absl::Span<const Literal* const> arguments) {
+  if (module.entry_computation() == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("module '", module.name(), "' has no entry computation"));
+  }
+  return EvaluateComputation(*module.entry_computation(), arguments);
+}
+
+absl::StatusOr<Literal> EvaluateComputation(
+    const HloComputation& computation,
+    absl::Span<const Literal* const> arguments) {
+  RETURN_IF_ERROR(CheckArguments(computation, arguments));
+  ASSIGN_OR_RETURN(Plan plan, MakePlan(computation));
+  return RunPlan(plan, arguments);
+}
+
+absl::StatusOr<Literal> EvaluateInstruction(
+    const HloInstruction& instruction,
+    absl::Span<const Literal* const> operand_values) {
+  std::string what = absl::StrCat("instruction '", instruction.name(), "' (",
+                                  HloOpcodeString(instruction.opcode()), ")");
+  if (static_cast<int64_t>(operand_values.size()) !=
+      instruction.operand_count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " has ", instruction.operand_count(),
+                     " operands, got ", operand_values.size(), " values"));
+  }
+  for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    const Shape& expected = instruction.operand(i)->shape();
+    if (operand_values[i] == nullptr ||
+        operand_values[i]->shape() != expected) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": operand ", i, " value ",
+          operand_values[i] == nullptr
+              ? "is null"
+              : absl::StrCat("has shape ",
+                             operand_values[i]->shape().ToString()),
+          ", expected ", expected.ToString()));
+    }
+  }
+  return Dispatch(instruction, operand_values);
+}
+
+}  // namespace mxla

@@ -1,0 +1,70 @@
+// The reference evaluator: mxla's semantics in executable form and the
+// correctness oracle every later stage is compared against. Passes also use
+// EvaluateInstruction to fold constants.
+//
+// Before: a module (or computation) that passes VerifyModule in either mode:
+// the builder form, where binary elementwise ops may broadcast implicitly
+// via broadcast_dimensions and select may mix scalars with arrays, or the
+// lowered form. Unverified modules are not supported, but the evaluator
+// checks what keeps it in bounds (operand counts, shapes, dimensions) and
+// returns an Internal error instead of reading out of range.
+// After: the value of the root, as a fresh literal (a tuple literal for a
+// tuple root). Evaluating a module before and after lower-broadcasts gives
+// bitwise identical results.
+//
+// Semantics:
+//   * every element follows scalar_semantics.h;
+//   * reduce: each output element starts from its init value and visits its
+//     reduced elements in increasing row-major order of the operand,
+//     acc = reducer(acc, element) (for N inputs, accumulators then elements);
+//     this fixed order is the oracle's, so float sums are reproducible. No
+//     reduced elements gives the init value; dimensions={} gives
+//     reducer(init, x) per element;
+//   * builder-form implicit broadcast: a scalar operand is used everywhere;
+//     a lower-rank operand's dimension i is result dimension
+//     broadcast_dimensions[i]; an equal-rank operand's dimension i is
+//     dimension i; a size-1 operand dimension always reads index 0;
+//   * fusion evaluates its called computation on its operands;
+//   * reshape reinterprets row-major order; transpose: result dimension i is
+//     operand dimension dimensions[i]; broadcast: operand dimension i is
+//     result dimension dimensions[i] (unsorted allowed).
+//
+// Instructions run once each in an operand-before-user order, without
+// recursion per instruction; intermediate values are freed after their last
+// user runs, and instructions the root does not depend on are skipped.
+#ifndef MXLA_IR_HLO_EVALUATOR_H_
+#define MXLA_IR_HLO_EVALUATOR_H_
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/hlo_computation.h"
+#include "ir/hlo_instruction.h"
+#include "ir/hlo_module.h"
+#include "ir/literal.h"
+
+namespace mxla {
+
+// Evaluates the entry computation. `arguments[i]` is parameter i's value;
+// a wrong count, a null argument or a shape or element type that differs
+// from the parameter's is InvalidArgument naming the parameter, e.g.
+// "argument 1 (parameter 'v') has shape f32[4] but the computation expects
+// f32[3]".
+absl::StatusOr<Literal> EvaluateModule(
+    const HloModule& module, absl::Span<const Literal* const> arguments);
+
+// Same, for any computation of a module (a reducer, a fusion body).
+absl::StatusOr<Literal> EvaluateComputation(
+    const HloComputation& computation,
+    absl::Span<const Literal* const> arguments);
+
+// One instruction on given operand values (one per operand, with the
+// operands' shapes: InvalidArgument otherwise). Constants return their
+// literal; parameters have no value here and fail. Reduce and fusion
+// evaluate their called computation.
+absl::StatusOr<Literal> EvaluateInstruction(
+    const HloInstruction& instruction,
+    absl::Span<const Literal* const> operand_values);
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_HLO_EVALUATOR_H_

@@ -1,0 +1,202 @@
+#include "ir/hlo_evaluator_index_ops.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/primitive_type.h"
+#include "ir/scalar_semantics.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+
+namespace mxla::hlo_evaluator_internal {
+namespace {
+
+// Walks the indices of `dims` in row-major order one innermost row at a
+// time: calls row(offset, length, stride) where `offset` is the strided
+// offset of the row's first element and `stride` that of the innermost
+// dimension. A scalar is one row of length 1; zero elements, no rows.
+template <typename RowFn>
+void ForEachRow(absl::Span<const int64_t> dims,
+                absl::Span<const int64_t> strides, RowFn&& row) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (rank == 0) {
+    row(int64_t{0}, int64_t{1}, int64_t{0});
+    return;
+  }
+  for (int64_t size : dims) {
+    if (size == 0) return;
+  }
+  std::vector<int64_t> index(rank, 0);
+  int64_t offset = 0;
+  while (true) {
+    row(offset, dims[rank - 1], strides[rank - 1]);
+    // Odometer over the outer dimensions, keeping `offset` in step.
+    int64_t d = rank - 2;
+    for (; d >= 0; --d) {
+      offset += strides[d];
+      if (++index[d] < dims[d]) break;
+      offset -= strides[d] * dims[d];
+      index[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+std::string DimsString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
+}
+
+absl::Status CheckArray(const Literal& literal, absl::string_view op) {
+  RET_CHECK(literal.shape().IsArray(), op, " needs an array operand, got ",
+            literal.shape().ToString());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Literal StridedGather(const Literal& source,
+                      absl::Span<const int64_t> result_dims,
+                      absl::Span<const int64_t> strides) {
+  Literal result(
+      ShapeUtil::MakeShape(source.shape().element_type(), result_dims));
+  primitive_util::ArrayTypeSwitch(source.shape().element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = source.data<T>().data();
+    T* out = result.data<T>().data();
+    ForEachRow(result_dims, strides,
+               [&](int64_t offset, int64_t length, int64_t stride) {
+                 const T* row = in + offset;
+                 for (int64_t j = 0; j < length; ++j) {
+                   out[j] = row[j * stride];
+                 }
+                 out += length;
+               });
+  });
+  return result;
+}
+
+std::vector<int64_t> StridedOffsets(absl::Span<const int64_t> dims,
+                                    absl::Span<const int64_t> strides) {
+  std::vector<int64_t> offsets;
+  offsets.reserve(ShapeUtil::ElementsIn(ShapeUtil::MakeShape(PRED, dims)));
+  ForEachRow(dims, strides,
+             [&](int64_t offset, int64_t length, int64_t stride) {
+               for (int64_t j = 0; j < length; ++j) {
+                 offsets.push_back(offset + j * stride);
+               }
+             });
+  return offsets;
+}
+
+absl::StatusOr<Literal> EvaluateBroadcast(
+    const Literal& operand, const Shape& shape,
+    absl::Span<const int64_t> dimensions) {
+  RETURN_IF_ERROR(CheckArray(operand, "broadcast"));
+  const Shape& in = operand.shape();
+  RET_CHECK(shape.IsArray() && shape.element_type() == in.element_type() &&
+                static_cast<int64_t>(dimensions.size()) == in.rank(),
+            "broadcast of ", in.ToString(), " to ", shape.ToString(),
+            " with dimensions=", DimsString(dimensions));
+  std::vector<int64_t> in_strides = ShapeUtil::RowMajorStrides(in);
+  std::vector<int64_t> strides(shape.rank(), 0);
+  std::vector<bool> used(shape.rank(), false);
+  for (int64_t i = 0; i < in.rank(); ++i) {
+    int64_t d = dimensions[i];
+    // Exact sizes and distinct dimensions keep every offset in range.
+    RET_CHECK(d >= 0 && d < shape.rank() && !used[d] &&
+                  shape.dimensions(d) == in.dimensions(i),
+              "broadcast of ", in.ToString(), " to ", shape.ToString(),
+              " with dimensions=", DimsString(dimensions));
+    used[d] = true;
+    strides[d] = in_strides[i];
+  }
+  return StridedGather(operand, shape.dimensions(), strides);
+}
+
+absl::StatusOr<Literal> EvaluateTranspose(
+    const Literal& operand, absl::Span<const int64_t> permutation) {
+  RETURN_IF_ERROR(CheckArray(operand, "transpose"));
+  const Shape& in = operand.shape();
+  RET_CHECK(static_cast<int64_t>(permutation.size()) == in.rank(),
+            "transpose of ", in.ToString(), " by ", DimsString(permutation));
+  std::vector<int64_t> in_strides = ShapeUtil::RowMajorStrides(in);
+  std::vector<int64_t> dims(in.rank());
+  std::vector<int64_t> strides(in.rank());
+  std::vector<bool> used(in.rank(), false);
+  for (int64_t i = 0; i < in.rank(); ++i) {
+    int64_t p = permutation[i];
+    RET_CHECK(p >= 0 && p < in.rank() && !used[p], "transpose of ",
+              in.ToString(), " by ", DimsString(permutation));
+    used[p] = true;
+    dims[i] = in.dimensions(p);
+    strides[i] = in_strides[p];
+  }
+  return StridedGather(operand, dims, strides);
+}
+
+absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,
+                                        const Shape& shape) {
+  RETURN_IF_ERROR(CheckArray(operand, "reshape"));
+  RET_CHECK(shape.IsArray() &&
+                shape.element_type() == operand.shape().element_type() &&
+                ShapeUtil::ElementsIn(shape) == operand.element_count(),
+            "reshape of ", operand.shape().ToString(), " to ",
+            shape.ToString());
+  Literal result(shape);
+  std::memcpy(result.untyped_data(), operand.untyped_data(),
+              operand.size_bytes());
+  return result;
+}
+
+absl::StatusOr<Literal> EvaluateIota(const Shape& shape,
+                                     int64_t iota_dimension) {
+  RET_CHECK(
+      shape.IsArray() && iota_dimension >= 0 && iota_dimension < shape.rank(),
+      "iota ", shape.ToString(), " along ", iota_dimension);
+  // 0, 1, ..., n-1 as s64, converted with the convert rules and then
+  // broadcast along the iota dimension.
+  int64_t n = shape.dimensions(iota_dimension);
+  Literal counts(ShapeUtil::MakeShape(S64, {n}));
+  for (int64_t i = 0; i < n; ++i) counts.data<int64_t>()[i] = i;
+  ASSIGN_OR_RETURN(Literal values,
+                   semantics::ApplyConvert(counts, shape.element_type()));
+  return EvaluateBroadcast(values, shape, {iota_dimension});
+}
+
+absl::StatusOr<Literal> ImplicitBroadcast(
+    const Literal& operand, absl::Span<const int64_t> result_dims,
+    const std::optional<std::vector<int64_t>>& broadcast_dimensions) {
+  RETURN_IF_ERROR(CheckArray(operand, "implicit broadcast"));
+  const Shape& in = operand.shape();
+  const int64_t rank = static_cast<int64_t>(result_dims.size());
+  std::string context = absl::StrCat(
+      "implicit broadcast of ", in.ToString(), " to ", DimsString(result_dims),
+      " with broadcast_dimensions=",
+      DimsString(broadcast_dimensions.value_or(std::vector<int64_t>{})));
+  std::vector<int64_t> strides(rank, 0);
+  std::vector<bool> used(rank, false);
+  if (!in.IsScalar()) {
+    RET_CHECK(in.rank() <= rank, context);
+    bool mapped = in.rank() < rank;
+    RET_CHECK(!mapped || (broadcast_dimensions.has_value() &&
+                          static_cast<int64_t>(broadcast_dimensions->size()) ==
+                              in.rank()),
+              context);
+    std::vector<int64_t> in_strides = ShapeUtil::RowMajorStrides(in);
+    for (int64_t i = 0; i < in.rank(); ++i) {
+      int64_t d = mapped ? (*broadcast_dimensions)[i] : i;
+      int64_t size = in.dimensions(i);
+      RET_CHECK(d >= 0 && d < rank && !used[d] &&
+                    (size == 1 || size == result_dims[d]),
+                context);
+      used[d] = true;
+      // A size-1 dimension always reads index 0, however far it stretches.
+      strides[d] = size == 1 ? 0 : in_strides[i];
+    }
+  }
+  return StridedGather(operand, result_dims, strides);
+}
+
+}  // namespace mxla::hlo_evaluator_internal

@@ -1,0 +1,56 @@
+// Internal to the evaluator (hlo_evaluator*.cc): the ops that only move
+// elements, all expressed as one strided gather, plus the index arithmetic
+// that reduce shares with them. Not a public API.
+#ifndef MXLA_IR_HLO_EVALUATOR_INDEX_OPS_H_
+#define MXLA_IR_HLO_EVALUATOR_INDEX_OPS_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/literal.h"
+#include "ir/shape.h"
+
+namespace mxla::hlo_evaluator_internal {
+
+// Returns the array of dimensions `result_dims` (and `source`'s element
+// type) whose element at index i is source's element at linear offset
+// sum_d i[d] * strides[d]. A stride of 0 repeats the source along that
+// dimension. The caller guarantees every offset is inside `source`.
+Literal StridedGather(const Literal& source,
+                      absl::Span<const int64_t> result_dims,
+                      absl::Span<const int64_t> strides);
+
+// The offsets sum_d i[d] * strides[d] for every index i of `dims`, in
+// row-major order.
+std::vector<int64_t> StridedOffsets(absl::Span<const int64_t> dims,
+                                    absl::Span<const int64_t> strides);
+
+// HLO broadcast: operand dimension i becomes result dimension
+// dimensions[i] (exact sizes; `dimensions` need not be sorted).
+absl::StatusOr<Literal> EvaluateBroadcast(const Literal& operand,
+                                          const Shape& shape,
+                                          absl::Span<const int64_t> dimensions);
+// Result dimension i is operand dimension permutation[i].
+absl::StatusOr<Literal> EvaluateTranspose(
+    const Literal& operand, absl::Span<const int64_t> permutation);
+// Row-major reinterpretation with the same element count.
+absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,
+                                        const Shape& shape);
+absl::StatusOr<Literal> EvaluateIota(const Shape& shape,
+                                     int64_t iota_dimension);
+
+// One operand of a builder-form binary op (or a scalar select operand)
+// read at every index of `result_dims` (XLA's implicit broadcast): a scalar
+// is used everywhere; with rank r < rank(result), operand dimension i is
+// result dimension broadcast_dimensions[i]; with equal ranks dimension i is
+// dimension i; a size-1 operand dimension always reads index 0.
+absl::StatusOr<Literal> ImplicitBroadcast(
+    const Literal& operand, absl::Span<const int64_t> result_dims,
+    const std::optional<std::vector<int64_t>>& broadcast_dimensions);
+
+}  // namespace mxla::hlo_evaluator_internal
+
+#endif  // MXLA_IR_HLO_EVALUATOR_INDEX_OPS_H_

@@ -1,0 +1,507 @@
+#include "ir/hlo_instruction_parser.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "ir/hlo_literal_parser.h"
+#include "ir/hlo_opcode.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+
+namespace mxla::hlo_parser_internal {
+namespace {
+
+enum class AttrKey {
+  kDimensions,
+  kBroadcastDimensions,
+  kDirection,
+  kType,
+  kToApply,
+  kCalls,
+  kKind,
+  kIndex,
+  kIotaDimension,
+  kInferredDimension,
+  kMetadata,
+  kSharding,
+  kFrontendAttributes,
+  kBackendConfig,
+};
+
+struct AttrSpec {
+  absl::string_view name;
+  AttrKey key;
+};
+
+constexpr AttrSpec kAttrSpecs[] = {
+    {"dimensions", AttrKey::kDimensions},
+    {"broadcast_dimensions", AttrKey::kBroadcastDimensions},
+    {"direction", AttrKey::kDirection},
+    {"type", AttrKey::kType},
+    {"to_apply", AttrKey::kToApply},
+    {"calls", AttrKey::kCalls},
+    {"kind", AttrKey::kKind},
+    {"index", AttrKey::kIndex},
+    {"iota_dimension", AttrKey::kIotaDimension},
+    {"inferred_dimension", AttrKey::kInferredDimension},
+    {"metadata", AttrKey::kMetadata},
+    {"sharding", AttrKey::kSharding},
+    {"frontend_attributes", AttrKey::kFrontendAttributes},
+    {"backend_config", AttrKey::kBackendConfig},
+};
+
+absl::string_view AttrName(AttrKey key) {
+  for (const AttrSpec& spec : kAttrSpecs) {
+    if (spec.key == key) return spec.name;
+  }
+  return "?";
+}
+
+// Whether `opcode` takes attribute `key` at all.
+bool Accepts(HloOpcode opcode, AttrKey key) {
+  switch (key) {
+    case AttrKey::kDimensions:
+      return opcode == HloOpcode::kBroadcast ||
+             opcode == HloOpcode::kTranspose || opcode == HloOpcode::kReduce;
+    case AttrKey::kBroadcastDimensions:
+      return IsBinaryElementwise(opcode);
+    case AttrKey::kDirection:
+    case AttrKey::kType:
+      return opcode == HloOpcode::kCompare;
+    case AttrKey::kToApply:
+      return opcode == HloOpcode::kReduce;
+    case AttrKey::kCalls:
+    case AttrKey::kKind:
+      return opcode == HloOpcode::kFusion;
+    case AttrKey::kIndex:
+      return opcode == HloOpcode::kGetTupleElement;
+    case AttrKey::kIotaDimension:
+      return opcode == HloOpcode::kIota;
+    case AttrKey::kInferredDimension:
+      return opcode == HloOpcode::kReshape;
+    case AttrKey::kMetadata:
+    case AttrKey::kSharding:
+    case AttrKey::kFrontendAttributes:
+    case AttrKey::kBackendConfig:
+      return true;
+  }
+  return false;
+}
+
+std::vector<AttrKey> RequiredAttributes(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose:
+      return {AttrKey::kDimensions};
+    case HloOpcode::kReduce:
+      return {AttrKey::kDimensions, AttrKey::kToApply};
+    case HloOpcode::kCompare:
+      return {AttrKey::kDirection};
+    case HloOpcode::kFusion:
+      return {AttrKey::kKind, AttrKey::kCalls};
+    case HloOpcode::kGetTupleElement:
+      return {AttrKey::kIndex};
+    case HloOpcode::kIota:
+      return {AttrKey::kIotaDimension};
+    default:
+      return {};
+  }
+}
+
+// The part of an instruction before its operands.
+struct Header {
+  bool is_root = false;
+  Token root_token;
+  Token name_token;
+  Shape shape;
+  Token shape_token;
+  Token opcode_token;
+  HloOpcode opcode = HloOpcode::kParameter;
+};
+
+struct Attributes {
+  // Value tokens of the attributes seen, for duplicates and error locations.
+  std::map<AttrKey, Token> seen;
+  std::vector<int64_t> dimensions;
+  std::optional<std::vector<int64_t>> broadcast_dimensions;
+  ComparisonDirection direction = ComparisonDirection::kEq;
+  HloComputation* called = nullptr;
+  FusionKind kind = FusionKind::kLoop;
+  int64_t index = 0;
+  int64_t iota_dimension = 0;
+  OpMetadata metadata;
+};
+
+absl::StatusOr<Header> ParseHeader(TokenCursor& cursor,
+                                   const ModuleParseState& module) {
+  Header header;
+  // `ROOT` is a keyword unless it is itself the name (`ROOT = ...`).
+  if (cursor.IsName("ROOT") && !cursor.Is(TokenKind::kEqual, 1)) {
+    header.is_root = true;
+    header.root_token = cursor.Next();
+  }
+  header.name_token = cursor.Peek();
+  RETURN_IF_ERROR(cursor.ExpectName("an instruction name").status());
+  auto owner = module.instruction_owners.find(header.name_token.text);
+  if (owner != module.instruction_owners.end()) {
+    return TokenCursor::ErrorAt(
+        header.name_token,
+        absl::StrCat("duplicate instruction name '", header.name_token.text,
+                     "' (already defined in computation '", owner->second,
+                     "')"));
+  }
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
+  header.shape_token = cursor.Peek();
+  ASSIGN_OR_RETURN(header.shape, ParseShapeAt(cursor));
+  header.opcode_token = cursor.Peek();
+  RETURN_IF_ERROR(cursor.ExpectName("an opcode").status());
+  absl::StatusOr<HloOpcode> opcode =
+      StringToHloOpcode(header.opcode_token.text);
+  if (!opcode.ok()) {
+    return TokenCursor::ErrorAt(header.opcode_token, opcode.status().message());
+  }
+  header.opcode = *opcode;
+  return header;
+}
+
+// `[shape] name` operands up to (not including) the closing parenthesis.
+absl::StatusOr<std::vector<HloInstruction*>> ParseOperands(
+    TokenCursor& cursor, const ModuleParseState& module,
+    const ComputationParseState& computation) {
+  std::vector<HloInstruction*> operands;
+  bool more = !cursor.Is(TokenKind::kRParen);
+  while (more) {
+    std::optional<Shape> prefix;
+    const Token prefix_token = cursor.Peek();
+    if (AtShape(cursor)) {
+      ASSIGN_OR_RETURN(prefix, ParseShapeAt(cursor));
+    }
+    const Token name_token = cursor.Peek();
+    RETURN_IF_ERROR(cursor.ExpectName("an operand name").status());
+    auto it = computation.instructions.find(name_token.text);
+    if (it == computation.instructions.end()) {
+      std::string message =
+          absl::StrCat("undefined instruction '", name_token.text, "'");
+      auto owner = module.instruction_owners.find(name_token.text);
+      if (owner != module.instruction_owners.end()) {
+        absl::StrAppend(&message, " (it is in computation '", owner->second,
+                        "')");
+      }
+      return TokenCursor::ErrorAt(name_token, message);
+    }
+    if (prefix.has_value() && *prefix != it->second->shape()) {
+      return TokenCursor::ErrorAt(
+          prefix_token,
+          absl::StrCat("operand shape ", prefix->ToString(), " of '",
+                       name_token.text, "' does not match its shape ",
+                       it->second->shape().ToString()));
+    }
+    operands.push_back(it->second);
+    more = cursor.TryConsume(TokenKind::kComma);
+  }
+  return operands;
+}
+
+absl::Status CheckOperandCount(const Header& header, int64_t count) {
+  absl::string_view opcode = HloOpcodeString(header.opcode);
+  int64_t arity = HloOpcodeArity(header.opcode);
+  if (arity >= 0 && count != arity) {
+    return TokenCursor::ErrorAt(
+        header.opcode_token,
+        absl::StrCat(opcode, " expects ", arity, " operand",
+                     arity == 1 ? "" : "s", " but has ", count));
+  }
+  if (header.opcode == HloOpcode::kReduce && (count < 2 || count % 2 != 0)) {
+    return TokenCursor::ErrorAt(
+        header.opcode_token,
+        absl::StrCat("reduce expects inputs then as many init values (an "
+                     "even count of at least 2) but has ",
+                     count, " operands"));
+  }
+  return absl::OkStatus();
+}
+
+// `{op_name="..." source_file="..." source_line=N}`; other keys are
+// skipped. Entries may be separated by spaces or commas.
+absl::StatusOr<OpMetadata> ParseMetadata(TokenCursor& cursor) {
+  OpMetadata metadata;
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  while (!cursor.TryConsume(TokenKind::kRBrace)) {
+    if (cursor.TryConsume(TokenKind::kComma)) continue;
+    ASSIGN_OR_RETURN(std::string key,
+                     cursor.ExpectName("a metadata key or '}'"));
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
+    if (key == "op_name" || key == "source_file") {
+      if (!cursor.Is(TokenKind::kString)) return cursor.Expected("a string");
+      std::string value = cursor.Next().text;
+      (key == "op_name" ? metadata.op_name : metadata.source_file) = value;
+    } else if (key == "source_line") {
+      ASSIGN_OR_RETURN(metadata.source_line,
+                       cursor.ExpectNonNegativeInt("source_line"));
+    } else {
+      RETURN_IF_ERROR(cursor.SkipValue());
+    }
+  }
+  return metadata;
+}
+
+absl::StatusOr<HloComputation*> ParseComputationName(
+    TokenCursor& cursor, const ModuleParseState& module) {
+  const Token token = cursor.Peek();
+  RETURN_IF_ERROR(cursor.ExpectName("a computation name").status());
+  auto it = module.computations.find(token.text);
+  if (it == module.computations.end()) {
+    return TokenCursor::ErrorAt(
+        token, absl::StrCat("computation does not exist: ", token.text));
+  }
+  return it->second;
+}
+
+// Stores a parsed value, keeping the switch below flat.
+template <typename T, typename U>
+absl::Status Assign(absl::StatusOr<T> value, U& out) {
+  if (!value.ok()) return value.status();
+  out = *std::move(value);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ComparisonDirection> ParseDirection(TokenCursor& cursor) {
+  const Token value = cursor.Peek();
+  RETURN_IF_ERROR(cursor.ExpectName("a comparison direction").status());
+  absl::StatusOr<ComparisonDirection> direction =
+      StringToComparisonDirection(value.text);
+  if (!direction.ok()) {
+    return TokenCursor::ErrorAt(
+        value, absl::StrCat("unknown comparison direction '", value.text,
+                            "' (expected EQ, NE, LT, LE, GT or GE)"));
+  }
+  return *direction;
+}
+
+absl::StatusOr<FusionKind> ParseFusionKind(TokenCursor& cursor) {
+  const Token value = cursor.Peek();
+  RETURN_IF_ERROR(cursor.ExpectName("a fusion kind").status());
+  absl::StatusOr<FusionKind> kind = StringToFusionKind(value.text);
+  if (!kind.ok()) {
+    return TokenCursor::ErrorAt(
+        value, absl::StrCat("unknown fusion kind '", value.text,
+                            "' (expected kLoop, kInput or kOutput)"));
+  }
+  return *kind;
+}
+
+absl::Status ParseAttributeValue(TokenCursor& cursor, AttrKey key,
+                                 const ModuleParseState& module,
+                                 Attributes& attributes) {
+  switch (key) {
+    case AttrKey::kDimensions:
+      return Assign(ParseInt64ListAt(cursor), attributes.dimensions);
+    case AttrKey::kBroadcastDimensions:
+      return Assign(ParseInt64ListAt(cursor), attributes.broadcast_dimensions);
+    case AttrKey::kDirection:
+      return Assign(ParseDirection(cursor), attributes.direction);
+    case AttrKey::kType:  // Checked against the operands later.
+      return cursor.ExpectName("a comparison type").status();
+    case AttrKey::kToApply:
+    case AttrKey::kCalls:
+      return Assign(ParseComputationName(cursor, module), attributes.called);
+    case AttrKey::kKind:
+      return Assign(ParseFusionKind(cursor), attributes.kind);
+    case AttrKey::kIndex:
+      return Assign(cursor.ExpectNonNegativeInt("index"), attributes.index);
+    case AttrKey::kIotaDimension:
+      return Assign(cursor.ExpectNonNegativeInt("iota_dimension"),
+                    attributes.iota_dimension);
+    case AttrKey::kMetadata:
+      return Assign(ParseMetadata(cursor), attributes.metadata);
+    case AttrKey::kInferredDimension:
+    case AttrKey::kSharding:
+    case AttrKey::kFrontendAttributes:
+    case AttrKey::kBackendConfig:
+      break;
+  }
+  // Accepted for XLA compatibility and ignored.
+  return cursor.SkipValue();
+}
+
+// `, key=value` pairs after the operands.
+absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
+                                           const Header& header,
+                                           const ModuleParseState& module) {
+  Attributes attributes;
+  absl::string_view opcode = HloOpcodeString(header.opcode);
+  while (cursor.TryConsume(TokenKind::kComma)) {
+    const Token name = cursor.Peek();
+    RETURN_IF_ERROR(cursor.ExpectName("an attribute name").status());
+    std::optional<AttrKey> key;
+    for (const AttrSpec& spec : kAttrSpecs) {
+      if (spec.name == name.text) key = spec.key;
+    }
+    if (!key.has_value() || !Accepts(header.opcode, *key)) {
+      return TokenCursor::ErrorAt(
+          name,
+          absl::StrCat("unknown attribute '", name.text, "' for ", opcode));
+    }
+    if (attributes.seen.count(*key) != 0) {
+      return TokenCursor::ErrorAt(
+          name, absl::StrCat("duplicate attribute '", name.text, "'"));
+    }
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
+    attributes.seen[*key] = cursor.Peek();
+    RETURN_IF_ERROR(ParseAttributeValue(cursor, *key, module, attributes));
+  }
+  for (AttrKey key : RequiredAttributes(header.opcode)) {
+    if (attributes.seen.count(key) == 0) {
+      return TokenCursor::ErrorAt(
+          header.opcode_token,
+          absl::StrCat("missing attribute '", AttrName(key), "' for ", opcode));
+    }
+  }
+  return attributes;
+}
+
+// mxla accepts only the default comparison type of the operand type.
+absl::Status CheckComparisonType(const Attributes& attributes,
+                                 const std::vector<HloInstruction*>& operands) {
+  auto it = attributes.seen.find(AttrKey::kType);
+  if (it == attributes.seen.end()) return absl::OkStatus();
+  PrimitiveType type = operands[0]->shape().element_type();
+  absl::string_view expected = "";
+  if (primitive_util::IsFloatingPointType(type)) expected = "FLOAT";
+  if (primitive_util::IsSignedIntegralType(type)) expected = "SIGNED";
+  if (type == PRED) expected = "UNSIGNED";
+  if (it->second.text == expected) return absl::OkStatus();
+  return TokenCursor::ErrorAt(
+      it->second,
+      absl::StrCat("unsupported comparison type '", it->second.text, "' for ",
+                   primitive_util::LowercaseName(type), " operands",
+                   expected.empty()
+                       ? ""
+                       : absl::StrCat(" (only ", expected, " is supported)")));
+}
+
+// Index attributes that later code uses to index shapes.
+absl::Status CheckIndices(const Header& header, const Attributes& attributes,
+                          const std::vector<HloInstruction*>& operands) {
+  if (header.opcode == HloOpcode::kGetTupleElement) {
+    const Shape& tuple = operands[0]->shape();
+    if (!tuple.IsTuple() ||
+        attributes.index >= static_cast<int64_t>(tuple.tuple_shapes().size())) {
+      return TokenCursor::ErrorAt(
+          attributes.seen.at(AttrKey::kIndex),
+          absl::StrCat("tuple index ", attributes.index,
+                       " is out of range for operand shape ",
+                       tuple.ToString()));
+    }
+  }
+  if (header.opcode == HloOpcode::kIota &&
+      (!header.shape.IsArray() ||
+       attributes.iota_dimension >= header.shape.rank())) {
+    return TokenCursor::ErrorAt(
+        attributes.seen.at(AttrKey::kIotaDimension),
+        absl::StrCat("iota_dimension ", attributes.iota_dimension,
+                     " is out of range for shape ", header.shape.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<HloInstruction> Build(
+    const Header& header, const std::vector<HloInstruction*>& operands,
+    Attributes attributes) {
+  auto instruction =
+      HloInstruction::CreateGeneric(header.opcode, header.shape, operands);
+  instruction->set_name(header.name_token.text);
+  instruction->set_dimensions(std::move(attributes.dimensions));
+  instruction->set_broadcast_dimensions(
+      std::move(attributes.broadcast_dimensions));
+  instruction->set_comparison_direction(attributes.direction);
+  if (attributes.called != nullptr) {
+    instruction->set_called_computations({attributes.called});
+  }
+  instruction->set_fusion_kind(attributes.kind);
+  instruction->set_tuple_index(attributes.index);
+  instruction->set_iota_dimension(attributes.iota_dimension);
+  instruction->set_metadata(std::move(attributes.metadata));
+  return instruction;
+}
+
+// The operands of parameter and constant, or the operand list.
+absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
+                             const ModuleParseState& module,
+                             ComputationParseState& computation,
+                             std::vector<HloInstruction*>& operands,
+                             std::optional<int64_t>& parameter_number,
+                             std::optional<Literal>& literal) {
+  if (header.opcode == HloOpcode::kParameter) {
+    const Token token = cursor.Peek();
+    ASSIGN_OR_RETURN(parameter_number,
+                     cursor.ExpectNonNegativeInt("a parameter number"));
+    if (!computation.parameter_numbers.emplace(*parameter_number, token)
+             .second) {
+      return TokenCursor::ErrorAt(
+          token,
+          absl::StrCat("duplicate parameter number ", *parameter_number));
+    }
+    return absl::OkStatus();
+  }
+  if (header.opcode == HloOpcode::kConstant) {
+    if (header.shape.IsTuple()) {
+      return TokenCursor::ErrorAt(header.shape_token,
+                                  "tuple-shaped constants are not supported");
+    }
+    ASSIGN_OR_RETURN(literal, ParseLiteralAt(cursor, header.shape));
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(operands, ParseOperands(cursor, module, computation));
+  return CheckOperandCount(header, operands.size());
+}
+
+}  // namespace
+
+absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
+                                ComputationParseState& computation) {
+  ASSIGN_OR_RETURN(Header header, ParseHeader(cursor, module));
+  if (header.is_root && computation.root != nullptr) {
+    return TokenCursor::ErrorAt(
+        header.root_token,
+        absl::StrCat("computation '", computation.computation->name(),
+                     "' has more than one ROOT"));
+  }
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLParen));
+  std::vector<HloInstruction*> operands;
+  std::optional<int64_t> parameter_number;
+  std::optional<Literal> literal;
+  RETURN_IF_ERROR(ParseOperandsOf(cursor, header, module, computation, operands,
+                                  parameter_number, literal));
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kRParen));
+  ASSIGN_OR_RETURN(Attributes attributes,
+                   ParseAttributes(cursor, header, module));
+  if (header.opcode == HloOpcode::kCompare) {
+    RETURN_IF_ERROR(CheckComparisonType(attributes, operands));
+  }
+  RETURN_IF_ERROR(CheckIndices(header, attributes, operands));
+
+  std::unique_ptr<HloInstruction> built =
+      Build(header, operands, std::move(attributes));
+  if (parameter_number.has_value()) {
+    built->set_parameter_number(*parameter_number);
+  }
+  if (literal.has_value()) built->set_literal(*std::move(literal));
+  const std::string& name = header.name_token.text;
+  HloInstruction* added =
+      computation.computation->AddInstruction(std::move(built));
+  // AddInstruction renames on a clash with a computation name; names of
+  // instructions and of computations are separate in HLO text, and the
+  // parser already rejected duplicate instruction names.
+  if (added->name() != name) added->set_name(name);
+  module.instruction_owners[name] = computation.computation->name();
+  computation.instructions[name] = added;
+  computation.last = added;
+  if (header.is_root) computation.root = added;
+  return absl::OkStatus();
+}
+
+}  // namespace mxla::hlo_parser_internal

@@ -1,0 +1,136 @@
+// The HLO text tokenizer and the token cursor the parsers walk.
+//
+// Tokens: names `[A-Za-z_][A-Za-z0-9_.-]*` (a leading `%` is dropped),
+// integers, floats (`1.5`, `2e-3`, `-inf`, `-nan`; bare `inf`/`nan` are
+// names), "strings" (escapes decoded), and `= , : ( ) { } [ ] ->`.
+// `/* ... */` and `// ...` comments and whitespace are skipped. Lines and
+// columns are 1-based; a column counts bytes.
+//
+// Lexing never fails: the first bad character (or unterminated comment or
+// string, or malformed number) becomes a kError token whose text is the
+// message, and the stream ends there. Every stream ends with kEof.
+#ifndef MXLA_IR_HLO_LEXER_H_
+#define MXLA_IR_HLO_LEXER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace mxla {
+
+enum class TokenKind {
+  kEof,
+  kError,
+  kName,
+  kInt,
+  kFloat,
+  kString,
+  kEqual,
+  kComma,
+  kColon,
+  kLParen,
+  kRParen,
+  kLBrace,
+  kRBrace,
+  kLSquare,
+  kRSquare,
+  kArrow,
+};
+
+struct Token {
+  TokenKind kind = TokenKind::kEof;
+  std::string text;  // Name (without %), number, decoded string, message.
+  int line = 1;
+  int column = 1;
+};
+
+// Produces tokens one at a time, so memory does not grow with the input.
+// After kEof or kError every further token is kEof.
+class HloLexer {
+ public:
+  explicit HloLexer(absl::string_view text) : text_(text) {}
+  Token NextToken();
+
+ private:
+  bool AtEnd(size_t offset = 0) const { return pos_ + offset >= text_.size(); }
+  // The character `offset` on, or '\0' past the end (callers check AtEnd
+  // where an input NUL would matter).
+  char Char(size_t offset = 0) const {
+    return AtEnd(offset) ? '\0' : text_[pos_ + offset];
+  }
+  bool LookingAt(absl::string_view s) const {
+    return text_.substr(pos_, s.size()) == s;
+  }
+  void Advance(size_t n = 1);
+  // Skips whitespace and comments; an unterminated comment is an error.
+  bool SkipTrivia(Token* error);
+  Token LexToken();
+  Token LexMinus(Token token);
+  Token LexNumber(Token token);
+  Token LexName(Token token);
+  Token LexString(Token token);
+  Token Single(Token token, TokenKind kind);
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+  int line_ = 1;
+  int column_ = 1;
+  bool done_ = false;
+};
+
+// "')'", "a name": how a kind is named in "expected ..." messages.
+std::string TokenKindDescription(TokenKind kind);
+
+// A read position in a token stream, with the error helpers every parser
+// uses so that all messages start with "<line>:<column>: ". Tokens are
+// lexed on demand; a reference from Peek stays valid until that token is
+// consumed by Next.
+class TokenCursor {
+ public:
+  explicit TokenCursor(absl::string_view text) : lexer_(text) {}
+
+  // The token `ahead` positions on; past the end it is the kEof token.
+  const Token& Peek(size_t ahead = 0) const;
+  bool Is(TokenKind kind, size_t ahead = 0) const {
+    return Peek(ahead).kind == kind;
+  }
+  bool IsName(absl::string_view text, size_t ahead = 0) const;
+  // Returns the current token and moves on (never past kEof or kError).
+  Token Next();
+  // Consumes the current token if it is of `kind`.
+  bool TryConsume(TokenKind kind);
+
+  // "L:C: message" at `token`.
+  static absl::Status ErrorAt(const Token& token, absl::string_view message);
+  // "L:C: expected <what> but found <current token>"; a lexer error token
+  // reports its own message instead.
+  absl::Status Expected(absl::string_view what) const;
+  absl::Status Expect(TokenKind kind);
+  absl::StatusOr<std::string> ExpectName(absl::string_view what);
+  // A non-negative integer token, e.g. a parameter or tuple index.
+  absl::StatusOr<int64_t> ExpectNonNegativeInt(absl::string_view what);
+
+  // Skips one attribute value: a token, or a balanced (), {} or [] group
+  // nested at most kMaxNesting deep.
+  absl::Status SkipValue();
+
+  // How deep braces and parentheses may nest anywhere in HLO text.
+  static constexpr int kMaxNesting = 64;
+
+ private:
+  // Lexing on demand is logically const: Peek does not move the cursor.
+  mutable HloLexer lexer_;
+  mutable std::deque<Token> lookahead_;
+};
+
+// How a token is shown in messages: 'text' (shortened), or "end of input".
+std::string DescribeToken(const Token& token);
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_HLO_LEXER_H_

@@ -1,0 +1,348 @@
+#include "ir/hlo_literal_parser.h"
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+
+namespace mxla::hlo_parser_internal {
+namespace {
+
+// A whole-token integer of type T, or nullopt on junk or overflow.
+template <typename T>
+std::optional<T> ToInteger(const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// True if the decimal number `text` (as the lexer accepts it) has magnitude
+// >= 1; decides whether an out-of-range float overflowed or underflowed.
+bool MagnitudeAtLeastOne(absl::string_view text) {
+  size_t i = (!text.empty() && text[0] == '-') ? 1 : 0;
+  int64_t exponent10 = -1;  // Of the first significant digit.
+  int64_t int_digits = 0;
+  bool seen_nonzero = false;
+  for (; i < text.size() && absl::ascii_isdigit(text[i]); ++i) {
+    if (text[i] != '0') seen_nonzero = true;
+    if (seen_nonzero) ++int_digits;
+  }
+  if (seen_nonzero) {
+    exponent10 = int_digits - 1;
+  } else if (i < text.size() && text[i] == '.') {
+    for (++i; i < text.size() && text[i] == '0'; ++i) --exponent10;
+  }
+  while (i < text.size() && text[i] != 'e' && text[i] != 'E') ++i;
+  if (i < text.size()) {
+    // Saturate: the exponent can have any number of digits.
+    int64_t e = 0;
+    bool negative = i + 1 < text.size() && text[i + 1] == '-';
+    for (++i; i < text.size(); ++i) {
+      if (!absl::ascii_isdigit(text[i])) continue;
+      e = std::min<int64_t>(e * 10 + (text[i] - '0'), int64_t{1} << 20);
+    }
+    exponent10 += negative ? -e : e;
+  }
+  return exponent10 >= 0;
+}
+
+template <typename T>
+absl::StatusOr<T> ParseFloat(const Token& token, PrimitiveType type) {
+  T value{};
+  const char* begin = token.text.data();
+  const char* end = begin + token.text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec == std::errc::result_out_of_range && ptr == end) {
+    if (MagnitudeAtLeastOne(token.text)) {
+      return TokenCursor::ErrorAt(
+          token, absl::StrCat("value ", token.text, " is out of range for ",
+                              primitive_util::LowercaseName(type)));
+    }
+    // Too small to represent: round to zero, as XLA does.
+    return token.text[0] == '-' ? T(-0.0) : T(0.0);
+  }
+  if (ec != std::errc() || ptr != end) {
+    return TokenCursor::ErrorAt(
+        token, absl::StrCat("malformed number ", DescribeToken(token)));
+  }
+  return value;
+}
+
+// One scalar value of element type T at the cursor.
+template <typename T>
+absl::StatusOr<T> ParseScalar(TokenCursor& cursor, PrimitiveType type) {
+  const Token& token = cursor.Peek();
+  absl::string_view type_name = primitive_util::LowercaseName(type);
+  if constexpr (std::is_same_v<T, bool>) {
+    bool is_true = cursor.IsName("true") ||
+                   (token.kind == TokenKind::kInt && token.text == "1");
+    bool is_false = cursor.IsName("false") ||
+                    (token.kind == TokenKind::kInt && token.text == "0");
+    if (!is_true && !is_false) {
+      return cursor.Expected("a pred value (true, false, 0 or 1)");
+    }
+    cursor.Next();
+    return is_true;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    bool ok = token.kind == TokenKind::kInt ||
+              token.kind == TokenKind::kFloat || cursor.IsName("inf") ||
+              cursor.IsName("nan");
+    if (!ok) return cursor.Expected(absl::StrCat("an ", type_name, " value"));
+    ASSIGN_OR_RETURN(T value, ParseFloat<T>(token, type));
+    cursor.Next();
+    return value;
+  } else {
+    if (token.kind != TokenKind::kInt) {
+      return cursor.Expected(absl::StrCat("an ", type_name, " value"));
+    }
+    std::optional<T> value = ToInteger<T>(token.text);
+    if (!value.has_value()) {
+      return TokenCursor::ErrorAt(
+          token, absl::StrCat("value ", token.text, " is out of range for ",
+                              type_name));
+    }
+    cursor.Next();
+    return *value;
+  }
+}
+
+// The nested braces of dimension `dim` and deeper, appending row-major.
+template <typename T>
+absl::Status ParseArrayValues(TokenCursor& cursor, const Shape& shape,
+                              int64_t dim, std::vector<T>* values) {
+  if (shape.rank() == 0) {
+    ASSIGN_OR_RETURN(T value, ParseScalar<T>(cursor, shape.element_type()));
+    values->push_back(value);
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  const int64_t size = shape.dimensions(dim);
+  const bool innermost = dim == shape.rank() - 1;
+  int64_t count = 0;
+  bool more = !cursor.Is(TokenKind::kRBrace);  // `{}` has no elements.
+  while (more) {
+    if (count == size) {
+      return TokenCursor::ErrorAt(
+          cursor.Peek(),
+          absl::StrCat("too many elements in dimension ", dim, " of ",
+                       shape.ToString(), ": expected ", size));
+    }
+    if (innermost) {
+      ASSIGN_OR_RETURN(T value, ParseScalar<T>(cursor, shape.element_type()));
+      values->push_back(value);
+    } else {
+      RETURN_IF_ERROR(ParseArrayValues(cursor, shape, dim + 1, values));
+    }
+    ++count;
+    more = cursor.TryConsume(TokenKind::kComma);
+  }
+  if (!cursor.Is(TokenKind::kRBrace)) return cursor.Expected("',' or '}'");
+  if (count != size) {
+    return TokenCursor::ErrorAt(
+        cursor.Peek(), absl::StrCat("too few elements in dimension ", dim,
+                                    " of ", shape.ToString(), ": expected ",
+                                    size, " but found ", count));
+  }
+  cursor.Next();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> ParseArrayLiteral(TokenCursor& cursor,
+                                          const Shape& shape) {
+  return primitive_util::ArrayTypeSwitch(
+      shape.element_type(), [&](auto tag) -> absl::StatusOr<Literal> {
+        using T = typename decltype(tag)::type;
+        // Values are collected first so that memory follows the text, not
+        // the (possibly huge) declared shape.
+        std::vector<T> values;
+        RETURN_IF_ERROR(ParseArrayValues<T>(cursor, shape, 0, &values));
+        Literal literal(shape);
+        std::copy(values.begin(), values.end(), literal.data<T>().begin());
+        return literal;
+      });
+}
+
+absl::StatusOr<Literal> ParseLiteralNested(TokenCursor& cursor,
+                                           const Shape& shape, int depth) {
+  if (depth > TokenCursor::kMaxNesting) {
+    return TokenCursor::ErrorAt(
+        cursor.Peek(), absl::StrCat("nesting deeper than ",
+                                    TokenCursor::kMaxNesting, " levels"));
+  }
+  if (!shape.IsTuple()) return ParseArrayLiteral(cursor, shape);
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLParen));
+  std::vector<Literal> elements;
+  for (const Shape& element_shape : shape.tuple_shapes()) {
+    if (!elements.empty()) RETURN_IF_ERROR(cursor.Expect(TokenKind::kComma));
+    ASSIGN_OR_RETURN(Literal element,
+                     ParseLiteralNested(cursor, element_shape, depth + 1));
+    elements.push_back(std::move(element));
+  }
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kRParen));
+  return LiteralUtil::MakeTuple(std::move(elements));
+}
+
+std::string DefaultLayoutString(int64_t rank) {
+  std::vector<int64_t> minor_to_major;
+  for (int64_t d = rank - 1; d >= 0; --d) minor_to_major.push_back(d);
+  return absl::StrCat("{", absl::StrJoin(minor_to_major, ","), "}");
+}
+
+// `{rank-1,...,0}` is the only layout mxla stores; anything else is an
+// error rather than a silently different memory order.
+absl::Status ParseLayout(TokenCursor& cursor, const Shape& shape) {
+  const Token open = cursor.Peek();
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  std::vector<int64_t> minor_to_major;
+  bool default_layout = true;
+  while (!cursor.Is(TokenKind::kRBrace)) {
+    if (cursor.Is(TokenKind::kColon)) {
+      return TokenCursor::ErrorAt(cursor.Peek(),
+                                  "unsupported layout: tiling and memory "
+                                  "spaces are not supported");
+    }
+    if (!minor_to_major.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+      return cursor.Expected("',' or '}'");
+    }
+    if (!cursor.Is(TokenKind::kInt)) {
+      return cursor.Expected("a layout dimension");
+    }
+    std::optional<int64_t> d = ToInteger<int64_t>(cursor.Next().text);
+    int64_t expected =
+        shape.rank() - 1 - static_cast<int64_t>(minor_to_major.size());
+    if (!d.has_value() || *d != expected) default_layout = false;
+    minor_to_major.push_back(d.value_or(-1));
+  }
+  cursor.Next();
+  if (!default_layout ||
+      static_cast<int64_t>(minor_to_major.size()) != shape.rank()) {
+    return TokenCursor::ErrorAt(
+        open,
+        absl::StrCat("unsupported layout {", absl::StrJoin(minor_to_major, ","),
+                     "} for ", shape.ToString(), ": only the row-major layout ",
+                     DefaultLayoutString(shape.rank()), " is supported"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseDimensionSizes(TokenCursor& cursor) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLSquare));
+  std::vector<int64_t> sizes;
+  while (!cursor.Is(TokenKind::kRSquare)) {
+    if (!sizes.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+      return cursor.Expected("',' or ']'");
+    }
+    const Token& token = cursor.Peek();
+    if (token.kind != TokenKind::kInt) {
+      return cursor.Expected("a dimension size");
+    }
+    std::optional<int64_t> size = ToInteger<int64_t>(token.text);
+    if (!size.has_value() || *size < 0) {
+      return TokenCursor::ErrorAt(
+          token, absl::StrCat("invalid dimension size ", token.text));
+    }
+    if (static_cast<int64_t>(sizes.size()) == ShapeUtil::kMaxRank) {
+      return TokenCursor::ErrorAt(
+          token,
+          absl::StrCat("rank exceeds the maximum rank ", ShapeUtil::kMaxRank));
+    }
+    sizes.push_back(*size);
+    cursor.Next();
+  }
+  cursor.Next();
+  return sizes;
+}
+
+absl::StatusOr<Shape> ParseArrayShape(TokenCursor& cursor) {
+  const Token type_token = cursor.Peek();
+  if (type_token.kind != TokenKind::kName) return cursor.Expected("a shape");
+  absl::StatusOr<PrimitiveType> type =
+      primitive_util::ParseArrayType(type_token.text);
+  if (!type.ok()) {
+    return TokenCursor::ErrorAt(type_token, type.status().message());
+  }
+  cursor.Next();
+  ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ParseDimensionSizes(cursor));
+  Shape shape(*type, sizes);
+  absl::Status valid = ShapeUtil::ValidateShape(shape);
+  if (!valid.ok()) return TokenCursor::ErrorAt(type_token, valid.message());
+  // A `{` is a layout only if an integer or `}` follows: in a signature
+  // `-> f32[] {` the brace opens the computation body.
+  if (cursor.Is(TokenKind::kLBrace) &&
+      (cursor.Is(TokenKind::kInt, 1) || cursor.Is(TokenKind::kRBrace, 1) ||
+       cursor.Is(TokenKind::kColon, 1))) {
+    RETURN_IF_ERROR(ParseLayout(cursor, shape));
+  }
+  return shape;
+}
+
+absl::StatusOr<Shape> ParseShapeNested(TokenCursor& cursor, int depth) {
+  if (!cursor.Is(TokenKind::kLParen)) return ParseArrayShape(cursor);
+  if (depth >= TokenCursor::kMaxNesting) {
+    return TokenCursor::ErrorAt(
+        cursor.Peek(), absl::StrCat("nesting deeper than ",
+                                    TokenCursor::kMaxNesting, " levels"));
+  }
+  cursor.Next();
+  std::vector<Shape> elements;
+  while (!cursor.Is(TokenKind::kRParen)) {
+    if (!elements.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+      return cursor.Expected("',' or ')'");
+    }
+    ASSIGN_OR_RETURN(Shape element, ParseShapeNested(cursor, depth + 1));
+    elements.push_back(std::move(element));
+  }
+  cursor.Next();
+  return Shape(std::move(elements));
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ParseShapeAt(TokenCursor& cursor) {
+  return ParseShapeNested(cursor, 0);
+}
+
+bool AtShape(const TokenCursor& cursor) {
+  return cursor.Is(TokenKind::kLParen) ||
+         (cursor.Is(TokenKind::kName) && cursor.Is(TokenKind::kLSquare, 1));
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseInt64ListAt(TokenCursor& cursor) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  std::vector<int64_t> values;
+  while (!cursor.Is(TokenKind::kRBrace)) {
+    if (!values.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+      return cursor.Expected("',' or '}'");
+    }
+    const Token& token = cursor.Peek();
+    if (token.kind != TokenKind::kInt) return cursor.Expected("an integer");
+    std::optional<int64_t> value = ToInteger<int64_t>(token.text);
+    if (!value.has_value()) {
+      return TokenCursor::ErrorAt(
+          token, absl::StrCat("integer ", token.text, " is out of range"));
+    }
+    values.push_back(*value);
+    cursor.Next();
+  }
+  cursor.Next();
+  return values;
+}
+
+absl::StatusOr<Literal> ParseLiteralAt(TokenCursor& cursor,
+                                       const Shape& shape) {
+  absl::Status valid = ShapeUtil::ValidateShape(shape);
+  if (!valid.ok()) return TokenCursor::ErrorAt(cursor.Peek(), valid.message());
+  return ParseLiteralNested(cursor, shape, 0);
+}
+
+}  // namespace mxla::hlo_parser_internal

@@ -1,0 +1,30 @@
+// The HLO verifier: checks that a module is well formed and that every
+// instruction's declared shape is the one shape inference gives.
+//
+// Two modes:
+//   kBuilder  the builder's form: a binary elementwise op may carry
+//             broadcast_dimensions and operands whose shapes differ from its
+//             result (as long as shape inference accepts them); select may
+//             take scalar operands;
+//   kLowered  XLA's HLO rules: every elementwise op's operands have exactly
+//             its result dimensions, no instruction carries
+//             broadcast_dimensions, every broadcast maps sizes exactly.
+// Both modes reject broadcasts that would stretch a size-1 dimension.
+//
+// Errors are InvalidArgument and name the computation, the instruction and
+// its opcode, then say what is wrong.
+#ifndef MXLA_IR_HLO_VERIFIER_H_
+#define MXLA_IR_HLO_VERIFIER_H_
+
+#include "absl/status/status.h"
+#include "ir/hlo_module.h"
+
+namespace mxla {
+
+enum class VerifierMode { kBuilder, kLowered };
+
+absl::Status VerifyModule(const HloModule& module, VerifierMode mode);
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_HLO_VERIFIER_H_

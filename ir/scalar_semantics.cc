@@ -1,0 +1,165 @@
+#include "ir/scalar_semantics.h"
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
+
+namespace mxla::semantics {
+
+// The integer corner cases of the contract, checked at compile time.
+static_assert(Add<int32_t>(std::numeric_limits<int32_t>::max(), 1) ==
+              std::numeric_limits<int32_t>::min());
+static_assert(Negate<int32_t>(std::numeric_limits<int32_t>::min()) ==
+              std::numeric_limits<int32_t>::min());
+static_assert(Divide<int32_t>(7, 0) == -1);
+static_assert(Divide<int64_t>(std::numeric_limits<int64_t>::min(), -1) ==
+              std::numeric_limits<int64_t>::min());
+static_assert(Divide<int32_t>(-7, 2) == -3);
+static_assert(Multiply<int64_t>(std::numeric_limits<int64_t>::max(), 2) == -2);
+
+namespace {
+
+absl::Status CheckArray(const Literal& literal, absl::string_view what) {
+  if (!literal.shape().IsArray()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " must be an array, got ", literal.shape().ToString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSameShape(const Literal& a, const Literal& b,
+                            absl::string_view op) {
+  if (a.shape() != b.shape()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": operands must have the same shape, got ",
+                     a.shape().ToString(), " and ", b.shape().ToString()));
+  }
+  return CheckArray(a, op);
+}
+
+absl::Status Unsupported(absl::string_view op, PrimitiveType type) {
+  return absl::InternalError(absl::StrCat(op,
+                                          " is not defined for element type ",
+                                          primitive_util::LowercaseName(type)));
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> ApplyUnaryOp(HloOpcode opcode, const Literal& operand) {
+  RETURN_IF_ERROR(CheckArray(operand, HloOpcodeString(opcode)));
+  Literal result(operand.shape());
+  PrimitiveType type = operand.shape().element_type();
+  bool defined = primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return WithUnaryOp<T>(opcode, [&](auto op) {
+      absl::Span<const T> in = operand.data<T>();
+      absl::Span<T> out = result.data<T>();
+      for (size_t i = 0; i < in.size(); ++i) out[i] = op(in[i]);
+    });
+  });
+  if (!defined) return Unsupported(HloOpcodeString(opcode), type);
+  return result;
+}
+
+absl::StatusOr<Literal> ApplyBinaryOp(HloOpcode opcode, const Literal& lhs,
+                                      const Literal& rhs) {
+  RETURN_IF_ERROR(CheckSameShape(lhs, rhs, HloOpcodeString(opcode)));
+  Literal result(lhs.shape());
+  PrimitiveType type = lhs.shape().element_type();
+  bool defined = primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return WithBinaryOp<T>(opcode, [&](auto op) {
+      absl::Span<const T> a = lhs.data<T>();
+      absl::Span<const T> b = rhs.data<T>();
+      absl::Span<T> out = result.data<T>();
+      for (size_t i = 0; i < a.size(); ++i) out[i] = op(a[i], b[i]);
+    });
+  });
+  if (!defined) return Unsupported(HloOpcodeString(opcode), type);
+  return result;
+}
+
+absl::StatusOr<Literal> ApplyCompare(ComparisonDirection direction,
+                                     const Literal& lhs, const Literal& rhs) {
+  RETURN_IF_ERROR(CheckSameShape(lhs, rhs, "compare"));
+  Literal result(ShapeUtil::ChangeElementType(lhs.shape(), PRED));
+  primitive_util::ArrayTypeSwitch(lhs.shape().element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    absl::Span<const T> a = lhs.data<T>();
+    absl::Span<const T> b = rhs.data<T>();
+    absl::Span<bool> out = result.data<bool>();
+    // The direction is a template argument so the switch stays out of the
+    // element loop.
+    auto loop = [&](auto kDirection) {
+      for (size_t i = 0; i < a.size(); ++i) {
+        out[i] = Compare(kDirection.value, a[i], b[i]);
+      }
+    };
+    using D = ComparisonDirection;
+    switch (direction) {
+      case D::kEq:
+        return loop(std::integral_constant<D, D::kEq>{});
+      case D::kNe:
+        return loop(std::integral_constant<D, D::kNe>{});
+      case D::kLt:
+        return loop(std::integral_constant<D, D::kLt>{});
+      case D::kLe:
+        return loop(std::integral_constant<D, D::kLe>{});
+      case D::kGt:
+        return loop(std::integral_constant<D, D::kGt>{});
+      case D::kGe:
+        return loop(std::integral_constant<D, D::kGe>{});
+    }
+  });
+  return result;
+}
+
+absl::StatusOr<Literal> ApplySelect(const Literal& pred, const Literal& on_true,
+                                    const Literal& on_false) {
+  RETURN_IF_ERROR(CheckSameShape(on_true, on_false, "select"));
+  if (pred.shape() != ShapeUtil::ChangeElementType(on_true.shape(), PRED)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "select: pred must be pred with the dimensions of ",
+        on_true.shape().ToString(), ", got ", pred.shape().ToString()));
+  }
+  Literal result(on_true.shape());
+  primitive_util::ArrayTypeSwitch(
+      on_true.shape().element_type(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        absl::Span<const bool> p = pred.data<bool>();
+        absl::Span<const T> t = on_true.data<T>();
+        absl::Span<const T> f = on_false.data<T>();
+        absl::Span<T> out = result.data<T>();
+        for (size_t i = 0; i < p.size(); ++i) out[i] = p[i] ? t[i] : f[i];
+      });
+  return result;
+}
+
+absl::StatusOr<Literal> ApplyConvert(const Literal& operand,
+                                     PrimitiveType new_type) {
+  RETURN_IF_ERROR(CheckArray(operand, "convert"));
+  if (!primitive_util::IsArrayType(new_type)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("convert: cannot convert to ",
+                     primitive_util::LowercaseName(new_type)));
+  }
+  Literal result(ShapeUtil::ChangeElementType(operand.shape(), new_type));
+  primitive_util::ArrayTypeSwitch(
+      operand.shape().element_type(), [&](auto from_tag) {
+        using From = typename decltype(from_tag)::type;
+        primitive_util::ArrayTypeSwitch(new_type, [&](auto to_tag) {
+          using To = typename decltype(to_tag)::type;
+          absl::Span<const From> in = operand.data<From>();
+          absl::Span<To> out = result.data<To>();
+          for (size_t i = 0; i < in.size(); ++i)
+            out[i] = Convert<To, From>(in[i]);
+        });
+      });
+  return result;
+}
+
+}  // namespace mxla::semantics

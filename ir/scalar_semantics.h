@@ -1,0 +1,381 @@
+// The element semantics of mxla: what each elementwise HLO op computes on one
+// element of each type. This header is the contract that the evaluator (the
+// oracle), constant folding and the JIT all follow; the evaluator calls
+// exactly these functions. It follows XLA and IEEE 754 with no fast-math:
+// no reassociation, no flush-to-zero, NaNs and signed zeros are honoured.
+//
+// Types: pred = bool, s32/s64 = two's complement, f32/f64 = IEEE binary32/64
+// with round-to-nearest-even. Which types an op accepts is shape inference's
+// rule; the templates below are constrained to exactly those types.
+//
+//   add, subtract, multiply, negate, abs
+//       integers wrap (two's complement); abs(INT_MIN) = INT_MIN.
+//       pred (add, multiply only): add = or, multiply = and.
+//   divide      integers: x / 0 = -1, INT_MIN / -1 = INT_MIN, otherwise
+//               truncating division. Floats: IEEE.
+//   remainder   integers: x % 0 = x, INT_MIN % -1 = 0, otherwise the sign
+//               follows the dividend (C++ %). Floats: std::fmod.
+//   power       integers: exponent < 0 gives 0, except base 1 gives 1 and
+//               base -1 gives -1 for odd, 1 for even exponents; exponent >= 0
+//               is repeated squaring with wrapping (0^0 = 1). Floats: std::pow.
+//   maximum, minimum
+//               floats: NaN if either operand is NaN (the first NaN operand
+//               is returned); max(-0, +0) = +0 and min(-0, +0) = -0 in either
+//               order. Integers: the usual. pred: maximum = or, minimum = and.
+//   and, or, xor, not
+//               pred: logical; integers: bitwise.
+//   compare     IEEE: a NaN operand makes EQ LT LE GT GE false and NE true;
+//               -0 == +0. pred compares as 0/1.
+//   sign        integers: -1, 0, 1. Floats: NaN stays NaN, ±0 stays ±0 (sign
+//               kept), otherwise ±1.
+//   exponential, log, sqrt, tanh, floor, ceil
+//               the <cmath> function of the element type (expf for f32).
+//   rsqrt       1 / sqrt(x);   logistic   1 / (1 + exp(-x)), in the element
+//               type.
+//   convert     to pred: x != 0 (NaN gives true). From pred: 0 or 1.
+//               int -> float: round to nearest even. float -> int: NaN gives
+//               0, values beyond the target range saturate to its min/max,
+//               others truncate toward zero. s64 -> s32: wraps (keeps the low
+//               32 bits). float <-> float: plain IEEE conversion.
+#ifndef MXLA_IR_SCALAR_SEMANTICS_H_
+#define MXLA_IR_SCALAR_SEMANTICS_H_
+
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "absl/status/statusor.h"
+#include "ir/hlo_opcode.h"
+#include "ir/literal.h"
+
+namespace mxla::semantics {
+
+template <typename T>
+concept Pred = std::same_as<T, bool>;
+template <typename T>
+concept Integer = std::same_as<T, int32_t> || std::same_as<T, int64_t>;
+template <typename T>
+concept Float = std::same_as<T, float> || std::same_as<T, double>;
+template <typename T>
+concept Number = Integer<T> || Float<T>;
+template <typename T>
+concept Element = Pred<T> || Number<T>;
+template <typename T>
+concept Logical = Pred<T> || Integer<T>;
+
+namespace internal {
+// Integer arithmetic runs in the unsigned type, where overflow wraps
+// instead of being undefined; the conversion back is modular in C++20.
+template <Integer T>
+using Unsigned = std::make_unsigned_t<T>;
+template <Integer T>
+constexpr T Wrap(Unsigned<T> value) {
+  return static_cast<T>(value);
+}
+}  // namespace internal
+
+// ---- Binary arithmetic ----------------------------------------------------
+
+template <Element T>
+constexpr T Add(T a, T b) {
+  using internal::Unsigned;
+  if constexpr (Pred<T>) return a || b;
+  if constexpr (Integer<T>) {
+    return internal::Wrap<T>(Unsigned<T>(a) + Unsigned<T>(b));
+  }
+  if constexpr (Float<T>) return a + b;
+}
+
+template <Number T>
+constexpr T Subtract(T a, T b) {
+  using internal::Unsigned;
+  if constexpr (Integer<T>) {
+    return internal::Wrap<T>(Unsigned<T>(a) - Unsigned<T>(b));
+  }
+  if constexpr (Float<T>) return a - b;
+}
+
+template <Element T>
+constexpr T Multiply(T a, T b) {
+  using internal::Unsigned;
+  if constexpr (Pred<T>) return a && b;
+  if constexpr (Integer<T>) {
+    return internal::Wrap<T>(Unsigned<T>(a) * Unsigned<T>(b));
+  }
+  if constexpr (Float<T>) return a * b;
+}
+
+template <Number T>
+constexpr T Divide(T a, T b) {
+  if constexpr (Integer<T>) {
+    if (b == 0) return T{-1};
+    if (a == std::numeric_limits<T>::min() && b == -1) return a;
+  }
+  return a / b;
+}
+
+template <Number T>
+T Remainder(T a, T b) {
+  if constexpr (Integer<T>) {
+    if (b == 0) return a;
+    if (a == std::numeric_limits<T>::min() && b == -1) return T{0};
+    return a % b;
+  }
+  if constexpr (Float<T>) return std::fmod(a, b);
+}
+
+template <Element T>
+T Maximum(T a, T b) {
+  if constexpr (Pred<T>) return a || b;
+  if constexpr (Integer<T>) return a < b ? b : a;
+  if constexpr (Float<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+    if (a == b) return std::signbit(a) ? b : a;  // ±0: prefer +0.
+    return a < b ? b : a;
+  }
+}
+
+template <Element T>
+T Minimum(T a, T b) {
+  if constexpr (Pred<T>) return a && b;
+  if constexpr (Integer<T>) return b < a ? b : a;
+  if constexpr (Float<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+    if (a == b) return std::signbit(a) ? a : b;  // ±0: prefer -0.
+    return b < a ? b : a;
+  }
+}
+
+template <Number T>
+T Power(T base, T exponent) {
+  if constexpr (Float<T>) {
+    return std::pow(base, exponent);
+  } else {
+    if (exponent < 0) {
+      if (base == 1) return T{1};
+      if (base == -1) return (exponent & 1) != 0 ? T{-1} : T{1};
+      return T{0};
+    }
+    using U = internal::Unsigned<T>;
+    U result = 1;
+    U square = static_cast<U>(base);
+    for (T e = exponent; e > 0; e >>= 1) {
+      if ((e & 1) != 0) result *= square;
+      square *= square;
+    }
+    return internal::Wrap<T>(result);
+  }
+}
+
+template <Logical T>
+constexpr T And(T a, T b) {
+  if constexpr (Pred<T>) return a && b;
+  if constexpr (Integer<T>) return a & b;
+}
+
+template <Logical T>
+constexpr T Or(T a, T b) {
+  if constexpr (Pred<T>) return a || b;
+  if constexpr (Integer<T>) return a | b;
+}
+
+template <Logical T>
+constexpr T Xor(T a, T b) {
+  if constexpr (Pred<T>) return a != b;
+  if constexpr (Integer<T>) return a ^ b;
+}
+
+// C++'s built-in comparisons are IEEE's (and compare bool as 0/1).
+template <Element T>
+constexpr bool Compare(ComparisonDirection direction, T a, T b) {
+  switch (direction) {
+    case ComparisonDirection::kEq:
+      return a == b;
+    case ComparisonDirection::kNe:
+      return a != b;
+    case ComparisonDirection::kLt:
+      return a < b;
+    case ComparisonDirection::kLe:
+      return a <= b;
+    case ComparisonDirection::kGt:
+      return a > b;
+    case ComparisonDirection::kGe:
+      return a >= b;
+  }
+  return false;
+}
+
+// ---- Unary ----------------------------------------------------------------
+
+template <Number T>
+constexpr T Negate(T a) {
+  if constexpr (Integer<T>) {
+    return internal::Wrap<T>(internal::Unsigned<T>{0} -
+                             internal::Unsigned<T>(a));
+  }
+  if constexpr (Float<T>) return -a;
+}
+
+template <Number T>
+T Abs(T a) {
+  if constexpr (Integer<T>) return a < 0 ? Negate(a) : a;
+  if constexpr (Float<T>) return std::fabs(a);
+}
+
+template <Number T>
+T Sign(T a) {
+  if constexpr (Integer<T>) return static_cast<T>((a > 0) - (a < 0));
+  if constexpr (Float<T>) {
+    if (std::isnan(a) || a == 0) return a;
+    return a > 0 ? T{1} : T{-1};
+  }
+}
+
+template <Logical T>
+constexpr T Not(T a) {
+  if constexpr (Pred<T>) return !a;
+  if constexpr (Integer<T>) return ~a;
+}
+
+template <Float T>
+T Exp(T a) {
+  return std::exp(a);
+}
+template <Float T>
+T Log(T a) {
+  return std::log(a);
+}
+template <Float T>
+T Sqrt(T a) {
+  return std::sqrt(a);
+}
+template <Float T>
+T Rsqrt(T a) {
+  return T{1} / std::sqrt(a);
+}
+template <Float T>
+T Tanh(T a) {
+  return std::tanh(a);
+}
+template <Float T>
+T Logistic(T a) {
+  return T{1} / (T{1} + std::exp(-a));
+}
+template <Float T>
+T Floor(T a) {
+  return std::floor(a);
+}
+template <Float T>
+T Ceil(T a) {
+  return std::ceil(a);
+}
+
+// ---- Convert --------------------------------------------------------------
+
+template <Element To, Element From>
+To Convert(From x) {
+  if constexpr (Pred<To>) {
+    return x != From{0};
+  } else if constexpr (Pred<From>) {
+    return x ? To{1} : To{0};
+  } else if constexpr (Float<From> && Integer<To>) {
+    // min() is -2^(bits-1), exact in From; -min() is the first value past
+    // max(). Comparisons are false for NaN, so it is tested first.
+    constexpr From kMin = static_cast<From>(std::numeric_limits<To>::min());
+    if (std::isnan(x)) return To{0};
+    if (x <= kMin) return std::numeric_limits<To>::min();
+    if (x >= -kMin) return std::numeric_limits<To>::max();
+    return static_cast<To>(x);
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+// ---- Dispatch by opcode ---------------------------------------------------
+
+// Calls `fn(op)`, where `op` is a callable `T(T)` implementing the unary
+// `opcode` for T, and returns true; returns false when `opcode` is not a
+// unary op or is not defined for T. Call it once per array, not per element.
+template <typename T, typename Fn>
+bool WithUnaryOp(HloOpcode opcode, Fn&& fn) {
+#define MXLA_UNARY_CASE(op, function)               \
+  case HloOpcode::op:                               \
+    if constexpr (requires(T a) { function(a); }) { \
+      fn([](T a) -> T { return function(a); });     \
+      return true;                                  \
+    }                                               \
+    return false;
+  switch (opcode) {
+    MXLA_UNARY_CASE(kNegate, Negate)
+    MXLA_UNARY_CASE(kAbs, Abs)
+    MXLA_UNARY_CASE(kSign, Sign)
+    MXLA_UNARY_CASE(kNot, Not)
+    MXLA_UNARY_CASE(kExp, Exp)
+    MXLA_UNARY_CASE(kLog, Log)
+    MXLA_UNARY_CASE(kSqrt, Sqrt)
+    MXLA_UNARY_CASE(kRsqrt, Rsqrt)
+    MXLA_UNARY_CASE(kTanh, Tanh)
+    MXLA_UNARY_CASE(kLogistic, Logistic)
+    MXLA_UNARY_CASE(kFloor, Floor)
+    MXLA_UNARY_CASE(kCeil, Ceil)
+    default:
+      return false;
+  }
+#undef MXLA_UNARY_CASE
+}
+
+// Like WithUnaryOp for the binary ops other than compare: `op` is a
+// callable `T(T, T)` taking (lhs, rhs).
+template <typename T, typename Fn>
+bool WithBinaryOp(HloOpcode opcode, Fn&& fn) {
+#define MXLA_BINARY_CASE(op, function)                  \
+  case HloOpcode::op:                                   \
+    if constexpr (requires(T a) { function(a, a); }) {  \
+      fn([](T a, T b) -> T { return function(a, b); }); \
+      return true;                                      \
+    }                                                   \
+    return false;
+  switch (opcode) {
+    MXLA_BINARY_CASE(kAdd, Add)
+    MXLA_BINARY_CASE(kSubtract, Subtract)
+    MXLA_BINARY_CASE(kMultiply, Multiply)
+    MXLA_BINARY_CASE(kDivide, Divide)
+    MXLA_BINARY_CASE(kRemainder, Remainder)
+    MXLA_BINARY_CASE(kMaximum, Maximum)
+    MXLA_BINARY_CASE(kMinimum, Minimum)
+    MXLA_BINARY_CASE(kPower, Power)
+    MXLA_BINARY_CASE(kAnd, And)
+    MXLA_BINARY_CASE(kOr, Or)
+    MXLA_BINARY_CASE(kXor, Xor)
+    default:
+      return false;
+  }
+#undef MXLA_BINARY_CASE
+}
+
+// ---- Whole arrays ---------------------------------------------------------
+//
+// The rules above applied element by element to dense literals whose
+// dimensions all equal the result's (callers materialize broadcasts first).
+// Mismatched shapes are InvalidArgument; an op the element type does not
+// support (which shape inference rejects) is Internal.
+
+absl::StatusOr<Literal> ApplyUnaryOp(HloOpcode opcode, const Literal& operand);
+// Binary ops except compare; lhs and rhs have the same shape.
+absl::StatusOr<Literal> ApplyBinaryOp(HloOpcode opcode, const Literal& lhs,
+                                      const Literal& rhs);
+absl::StatusOr<Literal> ApplyCompare(ComparisonDirection direction,
+                                     const Literal& lhs, const Literal& rhs);
+// pred has pred elements; all three have the same dimensions.
+absl::StatusOr<Literal> ApplySelect(const Literal& pred, const Literal& on_true,
+                                    const Literal& on_false);
+absl::StatusOr<Literal> ApplyConvert(const Literal& operand,
+                                     PrimitiveType new_type);
+
+}  // namespace mxla::semantics
+
+#endif  // MXLA_IR_SCALAR_SEMANTICS_H_

@@ -1,0 +1,49 @@
+#include "passes/dce.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+namespace {
+
+// Everything reachable from the root through operands (iteratively).
+absl::flat_hash_set<HloInstruction*> LiveInstructions(
+    const HloComputation& computation) {
+  absl::flat_hash_set<HloInstruction*> live;
+  std::vector<HloInstruction*> stack = {computation.root_instruction()};
+  for (HloInstruction* parameter : computation.parameter_instructions()) {
+    stack.push_back(parameter);
+  }
+  while (!stack.empty()) {
+    HloInstruction* instruction = stack.back();
+    stack.pop_back();
+    if (!live.insert(instruction).second) continue;
+    for (HloInstruction* operand : instruction->operands()) {
+      stack.push_back(operand);
+    }
+  }
+  return live;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DcePass::Run(HloModule& module) {
+  bool changed = false;
+  for (HloComputation* computation : module.computations()) {
+    absl::flat_hash_set<HloInstruction*> live = LiveInstructions(*computation);
+    absl::flat_hash_set<HloInstruction*> dead;
+    for (HloInstruction* instruction : computation->instructions()) {
+      if (!live.contains(instruction)) dead.insert(instruction);
+    }
+    if (dead.empty()) continue;
+    RETURN_IF_ERROR(computation->RemoveInstructions(dead));
+    changed = true;
+  }
+  size_t before = module.computations().size();
+  module.RemoveUnusedComputations();
+  return changed || module.computations().size() != before;
+}
+
+}  // namespace mxla

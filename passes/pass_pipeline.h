@@ -1,0 +1,80 @@
+// PassPipeline: runs passes in order. After each pass it verifies the module
+// (naming the pass on failure), times the pass and, when asked, dumps the
+// module. Passes can be disabled by name. A fixed-point group repeats its
+// passes until none of them changes the module.
+//
+// Verification uses builder mode until a pass whose ProducesLoweredHlo() is
+// true has run, then lowered mode.
+//
+// Dumps: DIR/00-input.hlo, then DIR/NN-<pass>.hlo after each pass run that
+// changed the module, and DIR/passes.txt listing every pass run, in order,
+// with "changed", "unchanged" or "disabled" and its time.
+#ifndef MXLA_PASSES_PASS_PIPELINE_H_
+#define MXLA_PASSES_PASS_PIPELINE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "passes/hlo_pass.h"
+
+namespace mxla {
+
+struct PipelineOptions {
+  std::string dump_dir;                              // empty: no dumps
+  absl::flat_hash_set<std::string> disabled_passes;  // by HloPass::name()
+  bool verify = true;                                // after every pass
+};
+
+struct PassRecord {
+  std::string name;
+  enum class Outcome { kChanged, kUnchanged, kDisabled } outcome;
+  double milliseconds = 0;
+};
+
+class PassPipeline {
+ public:
+  explicit PassPipeline(PipelineOptions options = {})
+      : options_(std::move(options)) {}
+
+  void AddPass(std::unique_ptr<HloPass> pass);
+  // Runs `passes` in order, again and again, until a round changes nothing;
+  // more than `max_rounds` rounds is an Internal error.
+  void AddFixedPoint(std::string name,
+                     std::vector<std::unique_ptr<HloPass>> passes,
+                     int64_t max_rounds = 32);
+
+  // Runs every step; true if any pass changed the module.
+  absl::StatusOr<bool> Run(HloModule& module);
+
+  // The pass names in order (a fixed-point group's passes listed once).
+  std::vector<std::string> PassNames() const;
+  // Every pass run by the last Run(), in order.
+  const std::vector<PassRecord>& records() const { return records_; }
+  // One line per pass name: runs, changes, total milliseconds; and a total.
+  std::string TimingReport() const;
+
+ private:
+  struct Step {
+    std::string name;                              // for fixed-point groups
+    std::vector<std::unique_ptr<HloPass>> passes;
+    bool fixed_point = false;
+    int64_t max_rounds = 1;
+  };
+
+  absl::StatusOr<bool> RunStep(Step& step, HloModule& module);
+  absl::StatusOr<bool> RunPass(HloPass& pass, HloModule& module);
+  absl::Status Dump(const HloModule& module, const std::string& name);
+  absl::Status WriteLog() const;
+
+  PipelineOptions options_;
+  std::vector<Step> steps_;
+  std::vector<PassRecord> records_;
+  bool lowered_ = false;
+  int64_t dump_counter_ = 0;
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_PASSES_PASS_PIPELINE_H_

@@ -1,0 +1,69 @@
+#include "passes/pass_registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/status_macros.h"
+#include "passes/cse.h"
+#include "passes/dce.h"
+#include "passes/lower_broadcasts.h"
+#include "passes/simplify.h"
+
+namespace mxla {
+namespace {
+
+struct PassFactory {
+  const char* name;
+  std::unique_ptr<HloPass> (*create)();
+};
+
+template <typename Pass>
+std::unique_ptr<HloPass> Make() {
+  return std::make_unique<Pass>();
+}
+
+constexpr PassFactory kPasses[] = {
+    {"lower-broadcasts", &Make<LowerBroadcastsPass>},
+    {"simplify", &Make<SimplifyPass>},
+    {"cse", &Make<CsePass>},
+    {"dce", &Make<DcePass>},
+};
+
+}  // namespace
+
+std::vector<std::string> AvailablePassNames() {
+  std::vector<std::string> names;
+  for (const PassFactory& factory : kPasses) names.push_back(factory.name);
+  return names;
+}
+
+absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name) {
+  for (const PassFactory& factory : kPasses) {
+    if (name == factory.name) return factory.create();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown pass '", name, "' (available passes: ",
+                   absl::StrJoin(AvailablePassNames(), ", "), ")"));
+}
+
+std::unique_ptr<PassPipeline> CreateDefaultPipeline(PipelineOptions options) {
+  auto pipeline = std::make_unique<PassPipeline>(std::move(options));
+  pipeline->AddPass(std::make_unique<LowerBroadcastsPass>());
+  std::vector<std::unique_ptr<HloPass>> cleanup;
+  cleanup.push_back(std::make_unique<SimplifyPass>());
+  cleanup.push_back(std::make_unique<CsePass>());
+  cleanup.push_back(std::make_unique<DcePass>());
+  pipeline->AddFixedPoint("simplify-cse-dce", std::move(cleanup));
+  return pipeline;
+}
+
+absl::StatusOr<std::unique_ptr<PassPipeline>> CreatePipeline(
+    absl::Span<const std::string> pass_names, PipelineOptions options) {
+  auto pipeline = std::make_unique<PassPipeline>(std::move(options));
+  for (const std::string& name : pass_names) {
+    ASSIGN_OR_RETURN(std::unique_ptr<HloPass> pass, CreatePass(name));
+    pipeline->AddPass(std::move(pass));
+  }
+  return pipeline;
+}
+
+}  // namespace mxla

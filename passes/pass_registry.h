@@ -1,0 +1,30 @@
+// The one table from pass names to passes, and the default pipeline:
+//
+//   lower-broadcasts
+//   simplify, cse, dce      (repeated until nothing changes)
+#ifndef MXLA_PASSES_PASS_REGISTRY_H_
+#define MXLA_PASSES_PASS_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "passes/pass_pipeline.h"
+
+namespace mxla {
+
+// Every pass name, in the default pipeline's order.
+std::vector<std::string> AvailablePassNames();
+// A new pass; an unknown name is InvalidArgument listing the known ones.
+absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name);
+
+std::unique_ptr<PassPipeline> CreateDefaultPipeline(PipelineOptions options);
+// The named passes, each run once, in the given order.
+absl::StatusOr<std::unique_ptr<PassPipeline>> CreatePipeline(
+    absl::Span<const std::string> pass_names, PipelineOptions options);
+
+}  // namespace mxla
+
+#endif  // MXLA_PASSES_PASS_REGISTRY_H_

@@ -1,0 +1,209 @@
+#include "passes/simplify_rules.h"
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "ir/hlo_computation.h"
+#include "ir/hlo_evaluator.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+#include "passes/simplify.h"
+
+namespace mxla::simplify {
+namespace {
+
+HloInstruction* AddNext(HloInstruction* like,
+                        std::unique_ptr<HloInstruction> instruction) {
+  instruction->set_metadata(like->metadata());
+  return like->parent()->AddInstruction(std::move(instruction));
+}
+
+bool IsIdentityPermutation(absl::Span<const int64_t> dims) {
+  for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i) {
+    if (dims[i] != i) return false;
+  }
+  return true;
+}
+
+// The scalar value every element of `instruction` has, if it is a constant
+// (or a broadcast of a scalar constant) with all elements equal.
+std::optional<double> UniformConstantValue(const HloInstruction* instruction,
+                                           bool* negative) {
+  if (instruction->opcode() == HloOpcode::kBroadcast &&
+      instruction->operand(0)->shape().IsScalar()) {
+    instruction = instruction->operand(0);
+  }
+  if (instruction->opcode() != HloOpcode::kConstant) return std::nullopt;
+  const Literal& literal = instruction->literal();
+  if (literal.element_count() == 0) return std::nullopt;
+  double first = literal.GetAsDouble(0);
+  for (int64_t i = 1; i < literal.element_count(); ++i) {
+    double value = literal.GetAsDouble(i);
+    if (value != first || std::signbit(value) != std::signbit(first)) {
+      return std::nullopt;
+    }
+  }
+  *negative = std::signbit(first);
+  return first;
+}
+
+// For `op(x, c)` where c is uniformly `value` (with the given sign for float
+// zeros), returns x if it already has the result's shape.
+HloInstruction* KeepIfOther(HloInstruction* instruction, int64_t constant_index,
+                            double value, std::optional<bool> float_negative) {
+  bool negative = false;
+  std::optional<double> c =
+      UniformConstantValue(instruction->operand(constant_index), &negative);
+  if (!c.has_value() || *c != value) return nullptr;
+  bool is_float =
+      primitive_util::IsFloatingPointType(instruction->shape().element_type());
+  if (is_float && float_negative.has_value() && negative != *float_negative) {
+    return nullptr;
+  }
+  HloInstruction* other = instruction->mutable_operand(1 - constant_index);
+  return other->shape() == instruction->shape() ? other : nullptr;
+}
+
+absl::StatusOr<HloInstruction*> IdentityShapeOp(HloInstruction* instruction) {
+  HloInstruction* operand = instruction->operand_count() == 1
+                                ? instruction->mutable_operand(0)
+                                : nullptr;
+  switch (instruction->opcode()) {
+    case HloOpcode::kReshape:
+    case HloOpcode::kConvert:
+      break;
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose:
+      if (!IsIdentityPermutation(instruction->dimensions())) return nullptr;
+      break;
+    default:
+      return nullptr;
+  }
+  return operand->shape() == instruction->shape() ? operand : nullptr;
+}
+
+absl::StatusOr<HloInstruction*> ReshapeOfReshape(HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kReshape ||
+      instruction->operand(0)->opcode() != HloOpcode::kReshape) {
+    return nullptr;
+  }
+  return AddNext(instruction,
+                 HloInstruction::CreateReshape(
+                     instruction->shape(),
+                     instruction->mutable_operand(0)->mutable_operand(0)));
+}
+
+absl::StatusOr<HloInstruction*> BroadcastOfBroadcast(
+    HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kBroadcast ||
+      instruction->operand(0)->opcode() != HloOpcode::kBroadcast) {
+    return nullptr;
+  }
+  HloInstruction* inner = instruction->mutable_operand(0);
+  // x's dimension i -> inner's dims[i] -> outer's dims[inner dims[i]].
+  std::vector<int64_t> composed;
+  for (int64_t d : inner->dimensions()) {
+    composed.push_back(instruction->dimensions(d));
+  }
+  return AddNext(instruction, HloInstruction::CreateBroadcast(
+                                  instruction->shape(),
+                                  inner->mutable_operand(0), composed));
+}
+
+absl::StatusOr<HloInstruction*> TransposeOfTranspose(
+    HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kTranspose ||
+      instruction->operand(0)->opcode() != HloOpcode::kTranspose) {
+    return nullptr;
+  }
+  HloInstruction* inner = instruction->mutable_operand(0);
+  // Output dim i = inner dim outer[i] = x dim inner[outer[i]].
+  std::vector<int64_t> composed;
+  for (int64_t d : instruction->dimensions()) {
+    composed.push_back(inner->dimensions(d));
+  }
+  return AddNext(instruction, HloInstruction::CreateTranspose(
+                                  instruction->shape(),
+                                  inner->mutable_operand(0), composed));
+}
+
+absl::StatusOr<HloInstruction*> ReshapeOfScalarBroadcast(
+    HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kReshape ||
+      instruction->operand(0)->opcode() != HloOpcode::kBroadcast ||
+      !instruction->operand(0)->operand(0)->shape().IsScalar()) {
+    return nullptr;
+  }
+  return AddNext(instruction,
+                 HloInstruction::CreateBroadcast(
+                     instruction->shape(),
+                     instruction->mutable_operand(0)->mutable_operand(0), {}));
+}
+
+absl::StatusOr<HloInstruction*> NeutralOperand(HloInstruction* instruction) {
+  switch (instruction->opcode()) {
+    case HloOpcode::kAdd:
+      // x + (-0.0) is exact for floats; x + (+0.0) is not (-0 + 0 = +0).
+      for (int64_t i : {0, 1}) {
+        if (HloInstruction* x = KeepIfOther(instruction, i, 0, true)) return x;
+      }
+      return nullptr;
+    case HloOpcode::kSubtract:
+      return KeepIfOther(instruction, 1, 0, false);
+    case HloOpcode::kMultiply:
+      for (int64_t i : {0, 1}) {
+        if (HloInstruction* x = KeepIfOther(instruction, i, 1, std::nullopt)) {
+          return x;
+        }
+      }
+      return nullptr;
+    case HloOpcode::kDivide:
+      return KeepIfOther(instruction, 1, 1, std::nullopt);
+    default:
+      return nullptr;
+  }
+}
+
+absl::StatusOr<HloInstruction*> FoldConstants(HloInstruction* instruction) {
+  switch (instruction->opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kIota:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kFusion:
+      return nullptr;
+    default:
+      break;
+  }
+  if (!instruction->shape().IsArray() ||
+      ShapeUtil::ElementsIn(instruction->shape()) >
+          SimplifyPass::kMaxFoldedElements) {
+    return nullptr;
+  }
+  std::vector<const Literal*> operands;
+  for (const HloInstruction* operand : instruction->operands()) {
+    if (operand->opcode() != HloOpcode::kConstant) return nullptr;
+    operands.push_back(&operand->literal());
+  }
+  ASSIGN_OR_RETURN(Literal folded, EvaluateInstruction(*instruction, operands));
+  return AddNext(instruction, HloInstruction::CreateConstant(std::move(folded)));
+}
+
+constexpr NamedRule kRules[] = {
+    {"identity-shape-op", &IdentityShapeOp},
+    {"reshape-of-reshape", &ReshapeOfReshape},
+    {"broadcast-of-broadcast", &BroadcastOfBroadcast},
+    {"transpose-of-transpose", &TransposeOfTranspose},
+    {"reshape-of-scalar-broadcast", &ReshapeOfScalarBroadcast},
+    {"neutral-operand", &NeutralOperand},
+    {"fold-constants", &FoldConstants},
+};
+
+}  // namespace
+
+absl::Span<const NamedRule> Rules() { return kRules; }
+
+}  // namespace mxla::simplify

@@ -1,0 +1,36 @@
+// Executable: a compiled computation, immutable after Compile() and safe to
+// Run from many threads at once. Run checks its arguments (count, element
+// type, dimensions) and names the offending parameter in InvalidArgument.
+#ifndef MXLA_RUNTIME_EXECUTABLE_H_
+#define MXLA_RUNTIME_EXECUTABLE_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/hlo_module.h"
+#include "ir/literal.h"
+
+namespace mxla {
+
+class Executable {
+ public:
+  explicit Executable(std::unique_ptr<const HloModule> module)
+      : module_(std::move(module)) {}
+  virtual ~Executable() = default;
+
+  // One literal per entry parameter, in parameter-number order; the result
+  // is a tuple literal for a tuple root.
+  virtual absl::StatusOr<Literal> Run(
+      absl::Span<const Literal* const> arguments) const = 0;
+
+  // The module after the compile pipeline.
+  const HloModule& module() const { return *module_; }
+
+ private:
+  std::unique_ptr<const HloModule> module_;
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_RUNTIME_EXECUTABLE_H_

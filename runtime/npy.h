@@ -1,0 +1,26 @@
+// NumPy `.npy` files (format version 1.0; 2.0 and 3.0 headers are read too):
+// little-endian, C order, element types <f4 <f8 <i4 <i8 |b1 (f32 f64 s32 s64
+// pred). Reading never trusts the file: a bad magic, header, type, order or
+// size is an InvalidArgument saying what is wrong.
+#ifndef MXLA_RUNTIME_NPY_H_
+#define MXLA_RUNTIME_NPY_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ir/literal.h"
+
+namespace mxla {
+
+absl::StatusOr<Literal> ParseNpy(absl::string_view bytes);
+// The .npy bytes (version 1.0) of an array literal.
+absl::StatusOr<std::string> SerializeNpy(const Literal& literal);
+
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
+absl::Status WriteNpyFile(const std::string& path, const Literal& literal);
+
+}  // namespace mxla
+
+#endif  // MXLA_RUNTIME_NPY_H_

@@ -1,0 +1,173 @@
+// PassPipeline: verification after each pass (naming the pass), disabled
+// passes, dumps, timing, fixed points; and the default pipeline end to end.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "ir/hlo_parser.h"
+#include "passes/pass_pipeline.h"
+#include "passes/pass_registry.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kBiasRelu[] = R"(
+HloModule bias_relu
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  v = f32[3] parameter(1)
+  sum = f32[2,3] add(x, v), broadcast_dimensions={1}
+  zero = f32[] constant(0)
+  ROOT relu = f32[2,3] maximum(sum, zero)
+})";
+
+std::unique_ptr<HloModule> Parse(const char* text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_OK(module.status());
+  return *std::move(module);
+}
+
+// A broken pass: gives the root a wrong shape.
+class CorruptingPass : public HloPass {
+ public:
+  absl::string_view name() const override { return "corrupt"; }
+  absl::StatusOr<bool> Run(HloModule& module) override {
+    module.entry_computation()->root_instruction()->set_shape(
+        ShapeUtil::MakeShape(F32, {7}));
+    return true;
+  }
+};
+
+// Changes the module a fixed number of times, then reports no change.
+class CountdownPass : public HloPass {
+ public:
+  explicit CountdownPass(int changes) : changes_(changes) {}
+  absl::string_view name() const override { return "countdown"; }
+  absl::StatusOr<bool> Run(HloModule&) override { return changes_-- > 0; }
+
+ private:
+  int changes_;
+};
+
+TEST(PassPipelineTest, VerifierFailureNamesThePass) {
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  PassPipeline pipeline;
+  pipeline.AddPass(std::make_unique<CorruptingPass>());
+  EXPECT_THAT(pipeline.Run(*module),
+              StatusIs(absl::StatusCode::kInternal,
+                       AllOf(HasSubstr("pass 'corrupt' produced an invalid module"),
+                             HasSubstr("relu"))));
+}
+
+TEST(PassPipelineTest, LoweredModeStartsAfterLowering) {
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  // simplify alone leaves implicit broadcasts: builder-mode verification
+  // must accept that.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<PassPipeline> pipeline,
+                       CreatePipeline({"simplify", "lower-broadcasts", "dce"}, {}));
+  EXPECT_OK(pipeline->Run(*module).status());
+}
+
+TEST(PassPipelineTest, DisabledPassesAreSkippedAndRecorded) {
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  PipelineOptions options;
+  options.disabled_passes.insert("lower-broadcasts");
+  std::unique_ptr<PassPipeline> pipeline = CreateDefaultPipeline(options);
+  ASSERT_OK(pipeline->Run(*module).status());
+  EXPECT_EQ(pipeline->records().front().name, "lower-broadcasts");
+  EXPECT_EQ(pipeline->records().front().outcome, PassRecord::Outcome::kDisabled);
+  EXPECT_TRUE(module->entry_computation()
+                  ->root_instruction()
+                  ->operand(0)
+                  ->broadcast_dimensions()
+                  .has_value());
+}
+
+TEST(PassPipelineTest, FixedPointRepeatsUntilNoChangeAndIsBounded) {
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  PassPipeline pipeline;
+  std::vector<std::unique_ptr<HloPass>> group;
+  group.push_back(std::make_unique<CountdownPass>(3));
+  pipeline.AddFixedPoint("countdown-group", std::move(group));
+  ASSERT_OK_AND_ASSIGN(bool changed, pipeline.Run(*module));
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(pipeline.records().size(), 4u);  // 3 changes + 1 quiet round.
+
+  PassPipeline endless;
+  std::vector<std::unique_ptr<HloPass>> forever;
+  forever.push_back(std::make_unique<CountdownPass>(1000));
+  endless.AddFixedPoint("forever", std::move(forever), /*max_rounds=*/5);
+  EXPECT_THAT(endless.Run(*module),
+              StatusIs(absl::StatusCode::kInternal,
+                       HasSubstr("'forever' still changed the module after 5 rounds")));
+}
+
+TEST(PassPipelineTest, DumpsEveryChangeAndLogsEveryPass) {
+  std::string dir = ::testing::TempDir() + "/pipeline_dump";
+  std::filesystem::remove_all(dir);
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  PipelineOptions options;
+  options.dump_dir = dir;
+  std::unique_ptr<PassPipeline> pipeline = CreateDefaultPipeline(options);
+  ASSERT_OK(pipeline->Run(*module).status());
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 3u);
+  EXPECT_EQ(files[0], "00-input.hlo");
+  EXPECT_EQ(files[1], "01-lower-broadcasts.hlo");
+  EXPECT_EQ(files.back(), "passes.txt");
+  std::ifstream log(dir + "/passes.txt");
+  std::string text((std::istreambuf_iterator<char>(log)), {});
+  EXPECT_THAT(text, HasSubstr("lower-broadcasts     changed"));
+  EXPECT_THAT(text, HasSubstr("unchanged"));
+  std::ifstream lowered(dir + "/01-lower-broadcasts.hlo");
+  std::string lowered_text((std::istreambuf_iterator<char>(lowered)), {});
+  EXPECT_THAT(lowered_text, HasSubstr("broadcast(v), dimensions={1}"));
+  EXPECT_THAT(pipeline->TimingReport(), HasSubstr("total"));
+}
+
+TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  PipelineOptions options;
+  options.dump_dir = "/proc/mxla-cannot-write-here";
+  EXPECT_FALSE(CreateDefaultPipeline(options)->Run(*module).ok());
+}
+
+TEST(PassPipelineTest, RegistryKnowsEveryPass) {
+  EXPECT_THAT(AvailablePassNames(),
+              ElementsAre("lower-broadcasts", "simplify", "cse", "dce"));
+  EXPECT_THAT(CreatePass("fuse"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("unknown pass 'fuse' (available passes: "
+                                 "lower-broadcasts, simplify, cse, dce)")));
+}
+
+TEST(PassPipelineTest, DefaultPipelineLowersAndCleansUp) {
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  ASSERT_OK(CreateDefaultPipeline({})->Run(*module).status());
+  EXPECT_EQ(module->ToString(),
+            "HloModule bias_relu\n"
+            "\n"
+            "ENTRY main {\n"
+            "  x = f32[2,3]{1,0} parameter(0)\n"
+            "  v = f32[3]{0} parameter(1)\n"
+            "  v.b = f32[2,3]{1,0} broadcast(v), dimensions={1}\n"
+            "  sum = f32[2,3]{1,0} add(x, v.b)\n"
+            "  zero = f32[] constant(0)\n"
+            "  zero.b = f32[2,3]{1,0} broadcast(zero), dimensions={}\n"
+            "  ROOT relu = f32[2,3]{1,0} maximum(sum, zero.b)\n"
+            "}\n");
+}
+
+}  // namespace
+}  // namespace mxla

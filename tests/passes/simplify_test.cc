@@ -1,0 +1,223 @@
+// simplify, cse and dce: each rule on a small module, checked structurally
+// and by evaluating before and after (bitwise equal).
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "ir/hlo_evaluator.h"
+#include "ir/hlo_parser.h"
+#include "ir/hlo_verifier.h"
+#include "passes/pass_registry.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Outcome {
+  std::string text;      // the module after the passes
+  bool changed = false;
+};
+
+// Parses `hlo`, runs `passes` (then dce, so replaced code disappears), checks
+// the lowered verifier and that evaluation on `args` is bitwise unchanged.
+Outcome RunPasses(const std::string& hlo, std::vector<std::string> passes,
+                  const std::vector<Literal>& args) {
+  absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseHloModule(hlo);
+  EXPECT_OK(parsed.status());
+  if (!parsed.ok()) return {};
+  HloModule& module = **parsed;
+  std::vector<const Literal*> pointers;
+  for (const Literal& arg : args) pointers.push_back(&arg);
+  absl::StatusOr<Literal> before = EvaluateModule(module, pointers);
+  EXPECT_OK(before.status());
+  passes.push_back("dce");
+  absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline =
+      CreatePipeline(passes, {});
+  EXPECT_OK(pipeline.status());
+  absl::StatusOr<bool> changed = (*pipeline)->Run(module);
+  EXPECT_OK(changed.status());
+  absl::StatusOr<Literal> after = EvaluateModule(module, pointers);
+  EXPECT_OK(after.status());
+  if (before.ok() && after.ok()) {
+    EXPECT_EQ(*before, *after) << before->ToString() << " vs " << after->ToString();
+  }
+  return {module.ToString(), changed.ok() && *changed};
+}
+
+Literal Vector(std::initializer_list<float> values) {
+  return LiteralUtil::CreateR1<float>(values);
+}
+
+TEST(SimplifyTest, ReshapeOfReshapeAndIdentityReshape) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  r1 = f32[6] reshape(x)
+  r2 = f32[3,2] reshape(r1)
+  r3 = f32[2,3] reshape(r2)
+  ROOT n = f32[2,3] negate(r3)
+})", {"simplify", "simplify"}, {LiteralUtil::CreateR2<float>({{1, 2, 3}, {4, 5, 6}})});
+  EXPECT_TRUE(out.changed);
+  EXPECT_THAT(out.text, Not(HasSubstr("reshape")));
+  EXPECT_THAT(out.text, HasSubstr("negate(x)"));
+}
+
+TEST(SimplifyTest, IdentityBroadcastTransposeConvert) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  b = f32[2,3] broadcast(x), dimensions={0,1}
+  t = f32[2,3] transpose(b), dimensions={0,1}
+  c = f32[2,3] convert(t)
+  ROOT n = f32[2,3] negate(c)
+})", {"simplify", "simplify", "simplify"}, {LiteralUtil::CreateR2<float>({{1, 2, 3}, {4, 5, 6}})});
+  EXPECT_THAT(out.text, HasSubstr("ROOT n = f32[2,3]{1,0} negate(x)"));
+}
+
+TEST(SimplifyTest, BroadcastOfBroadcastComposesDimensions) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[3] parameter(0)
+  b1 = f32[3,2] broadcast(x), dimensions={0}
+  ROOT b2 = f32[4,2,3] broadcast(b1), dimensions={2,1}
+})", {"simplify"}, {Vector({1, 2, 3})});
+  EXPECT_THAT(out.text, HasSubstr("f32[4,2,3]{2,1,0} broadcast(x), dimensions={2}"));
+}
+
+TEST(SimplifyTest, TransposeOfTransposeComposes) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3,4] parameter(0)
+  t1 = f32[3,4,2] transpose(x), dimensions={1,2,0}
+  ROOT t2 = f32[4,2,3] transpose(t1), dimensions={1,2,0}
+})", {"simplify"}, {Literal(ShapeUtil::MakeShape(F32, {2, 3, 4}))});
+  EXPECT_THAT(out.text, HasSubstr("transpose(x), dimensions={2,0,1}"));
+}
+
+TEST(SimplifyTest, ReshapeOfScalarBroadcast) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  s = f32[] parameter(0)
+  b = f32[2,3] broadcast(s), dimensions={}
+  ROOT r = f32[3,2] reshape(b)
+})", {"simplify"}, {LiteralUtil::CreateR0<float>(5)});
+  EXPECT_THAT(out.text, HasSubstr("ROOT broadcast = f32[3,2]{1,0} broadcast(s), dimensions={}"));
+}
+
+TEST(SimplifyTest, NeutralOperandsOnlyWhereExact) {
+  // x + 0 is not exact for floats (-0 + 0 = +0); x + -0, x - 0, x * 1 and
+  // x / 1 are.
+  const Literal x = Vector({-0.0f, 1.5f, -2});
+  Outcome plus_zero = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[3] parameter(0)
+  z = f32[] constant(0)
+  zb = f32[3] broadcast(z), dimensions={}
+  ROOT a = f32[3] add(x, zb)
+})", {"simplify"}, {x});
+  EXPECT_FALSE(plus_zero.changed);
+  Outcome exact = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[3] parameter(0)
+  nz = f32[] constant(-0)
+  nzb = f32[3] broadcast(nz), dimensions={}
+  a = f32[3] add(nzb, x)
+  z = f32[] constant(0)
+  zb = f32[3] broadcast(z), dimensions={}
+  s = f32[3] subtract(a, zb)
+  one = f32[3] constant({1, 1, 1})
+  m = f32[3] multiply(s, one)
+  ROOT d = f32[3] divide(m, one)
+})", {"simplify", "simplify", "simplify", "simplify"}, {x});
+  EXPECT_THAT(exact.text, HasSubstr("ROOT x = f32[3]{0} parameter(0)"));
+  Outcome integer = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = s32[3] parameter(0)
+  z = s32[3] constant({0, 0, 0})
+  ROOT a = s32[3] add(x, z)
+})", {"simplify"}, {LiteralUtil::CreateR1<int32_t>({1, -2, 3})});
+  EXPECT_THAT(integer.text, HasSubstr("ROOT x = s32[3]{0} parameter(0)"));
+}
+
+TEST(SimplifyTest, FoldsSmallConstantExpressionsOnly) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  a = f32[3] constant({1, 2, 3})
+  b = f32[3] constant({10, 20, 30})
+  s = f32[3] add(a, b)
+  big = f32[] constant(2)
+  wide = f32[4096] broadcast(big), dimensions={}
+  x = f32[4096] parameter(0)
+  m = f32[4096] multiply(x, wide)
+  ROOT t = (f32[3], f32[4096]) tuple(s, m)
+})", {"simplify"}, {Literal(ShapeUtil::MakeShape(F32, {4096}))});
+  EXPECT_THAT(out.text, HasSubstr("constant({11, 22, 33})"));
+  EXPECT_THAT(out.text, HasSubstr("broadcast(big)"));  // Not materialized.
+}
+
+TEST(CseTest, MergesIdenticalBroadcastsAndConstants) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  v = f32[3] parameter(1)
+  b1 = f32[2,3] broadcast(v), dimensions={1}
+  b2 = f32[2,3] broadcast(v), dimensions={1}
+  c1 = f32[] constant(2)
+  c2 = f32[] constant(2)
+  s = f32[] add(c1, c2)
+  a = f32[2,3] add(x, b1)
+  ROOT m = f32[2,3] multiply(a, b2)
+})", {"cse"}, {Literal(ShapeUtil::MakeShape(F32, {2, 3})), Vector({1, 2, 3})});
+  EXPECT_THAT(out.text, HasSubstr("multiply(a, b1)"));
+  EXPECT_THAT(out.text, Not(HasSubstr("b2")));
+}
+
+TEST(CseTest, DifferentAttributesAreNotMerged) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[3,3] parameter(0)
+  v = f32[3] parameter(1)
+  b1 = f32[3,3] broadcast(v), dimensions={1}
+  b2 = f32[3,3] broadcast(v), dimensions={0}
+  lt = pred[3,3] compare(x, b1), direction=LT
+  gt = pred[3,3] compare(x, b1), direction=GT
+  ROOT t = (pred[3,3], pred[3,3], f32[3,3]) tuple(lt, gt, b2)
+})", {"cse"}, {Literal(ShapeUtil::MakeShape(F32, {3, 3})), Vector({1, 2, 3})});
+  EXPECT_FALSE(out.changed);
+}
+
+TEST(DceTest, RemovesDeadCodeAndUnusedComputationsKeepsParameters) {
+  Outcome out = RunPasses(R"(
+HloModule m
+unused {
+  a = f32[] parameter(0)
+  ROOT neg = f32[] negate(a)
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  unused_param = f32[5] parameter(1)
+  dead = f32[2] exponential(x)
+  ROOT n = f32[2] negate(x)
+})", {}, {Vector({1, 2}), Literal(ShapeUtil::MakeShape(F32, {5}))});
+  EXPECT_TRUE(out.changed);
+  EXPECT_THAT(out.text, Not(HasSubstr("exponential")));
+  EXPECT_THAT(out.text, Not(HasSubstr("unused {")));
+  EXPECT_THAT(out.text, HasSubstr("unused_param = f32[5]{0} parameter(1)"));
+}
+
+}  // namespace
+}  // namespace mxla

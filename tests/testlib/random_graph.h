@@ -1,0 +1,71 @@
+// Seeded random computations for differential tests: the evaluator before
+// and after lower-broadcasts / simplify, and later the JIT, run the same
+// graph on the same arguments and must agree.
+//
+// Contract of GenerateRandomGraph(seed, options):
+//   * deterministic: the same seed and options give the same HLO text and
+//     argument bytes on every platform (own PRNG, no std distributions);
+//   * the graph is a DAG built with the real XlaBuilder API; Build() succeeds
+//     and VerifyModule(kBuilder) holds. A failure of either is a generator
+//     bug and comes back as an Internal error naming the seed;
+//   * binary ops carry random legal broadcast_dimensions covering every case
+//     of XLA's rules (equal shapes, scalar on either side, in-dim mapping of
+//     the lower-rank operand on either side, size-1 stretching of lhs, rhs,
+//     both, and of the higher-rank operand);
+//   * at most `max_instructions` entry instructions besides the parameters
+//     (BroadcastInDim counts as the 1 or 3 instructions it emits), exactly
+//     that many two times in three; the root is the last op, or sometimes a
+//     tuple of 2-3 values. Dead ends are merged in as the budget runs out,
+//     so most values and parameters reach the root;
+//   * values stay in tame ranges: arguments are f32/f64 in [-2, 2) (never
+//     0), integers in [-8, 8), pred random. Integer values stay within
+//     2^30 (s32) / 2^50 (s64) and float-to-integer converts never see
+//     out-of-range values; float NaN/inf may appear, rarely (log of 0, a
+//     divisor that may be 0, -inf as a max-reduce init over 0 elements);
+//   * parameters, iota, constants of non-pred type and convert targets use
+//     `element_types`; pred values also come from compares (and flow into
+//     select, and/or/xor/not, convert and the other pred-typed ops).
+#ifndef MXLA_TESTS_TESTLIB_RANDOM_GRAPH_H_
+#define MXLA_TESTS_TESTLIB_RANDOM_GRAPH_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "builder/xla_builder.h"
+#include "ir/literal.h"
+
+namespace mxla {
+
+struct RandomGraphOptions {
+  int64_t max_instructions = 12;  // ops added after the parameters
+  int64_t max_rank = 4;
+  int64_t max_dimension_size = 5;  // sizes 0..max (0 rarely), 1 often
+  std::vector<PrimitiveType> element_types = {F32};  // which types to use
+  // Off means the op never appears. allow_reshape off also keeps
+  // BroadcastInDim from stretching (XLA's builder emits a reshape for that);
+  // allow_scalars off leaves only the scalar init constants of reduces.
+  bool allow_reduce = true, allow_transpose = true, allow_reshape = true,
+       allow_select = true, allow_convert = true, allow_scalars = true,
+       allow_zero_sizes = true;
+  // exp/log/tanh/logistic/rsqrt and float power (inexact across backends;
+  // sqrt is correctly rounded and stays).
+  bool allow_transcendental = true;
+  int64_t max_parameters = 3;
+};
+
+struct RandomGraph {
+  XlaComputation computation;
+  std::vector<Literal> arguments;  // one per parameter, from the seed
+  std::string description;         // seed + a one-line summary
+};
+
+// Invalid options (no element types, max_dimension_size < 1, rank 0 without
+// scalars, nothing to build) are InvalidArgument.
+absl::StatusOr<RandomGraph> GenerateRandomGraph(
+    uint64_t seed, const RandomGraphOptions& options);
+
+}  // namespace mxla
+
+#endif  // MXLA_TESTS_TESTLIB_RANDOM_GRAPH_H_

@@ -1,0 +1,40 @@
+#include "tests/testlib/tool_runner.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace mxla::testing {
+
+std::string TempPath(const std::string& name) {
+  return absl::StrCat(::testing::TempDir(), "/mxla_", getpid(), "_", name);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+std::string WriteTempFile(const std::string& name,
+                          const std::string& contents) {
+  std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << contents;
+  return path;
+}
+
+ToolResult RunMxla(const std::string& args, const std::string& stdin_text) {
+  std::string in = WriteTempFile("stdin", stdin_text);
+  std::string out = TempPath("stdout"), err = TempPath("stderr");
+  std::string command = absl::StrCat(MXLA_TOOL_PATH, " ", args, " <", in,
+                                     " >", out, " 2>", err);
+  int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out),
+          ReadFile(err)};
+}
+
+}  // namespace mxla::testing

@@ -1,0 +1,26 @@
+// Runs the built `mxla` command in tests and captures what it does.
+#ifndef MXLA_TESTS_TESTLIB_TOOL_RUNNER_H_
+#define MXLA_TESTS_TESTLIB_TOOL_RUNNER_H_
+
+#include <string>
+
+namespace mxla::testing {
+
+struct ToolResult {
+  int exit_code;    // -1 if the process did not exit normally (a crash)
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `mxla <args>` through the shell with `stdin_text` as standard input.
+ToolResult RunMxla(const std::string& args, const std::string& stdin_text = "");
+
+// Writes `contents` to a file named `name` in the test's temporary
+// directory and returns its path.
+std::string WriteTempFile(const std::string& name, const std::string& contents);
+std::string ReadFile(const std::string& path);
+std::string TempPath(const std::string& name);
+
+}  // namespace mxla::testing
+
+#endif  // MXLA_TESTS_TESTLIB_TOOL_RUNNER_H_

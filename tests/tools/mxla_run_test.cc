@@ -1,0 +1,138 @@
+// `mxla run` end to end: .npy inputs by number or name, printed and .npy
+// results, and every error path (exit 1, "error: ...", never a crash).
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/npy.h"
+#include "tests/testlib/status_matchers.h"
+#include "tests/testlib/tool_runner.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::ReadFile;
+using ::mxla::testing::RunMxla;
+using ::mxla::testing::TempPath;
+using ::mxla::testing::ToolResult;
+using ::mxla::testing::WriteTempFile;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kBiasRelu[] = R"(HloModule bias_relu
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  v = f32[3] parameter(1)
+  sum = f32[2,3] add(x, v), broadcast_dimensions={1}
+  zero = f32[] constant(0)
+  ROOT relu = f32[2,3] maximum(sum, zero)
+}
+)";
+
+std::string NpyFile(const std::string& name, const Literal& literal) {
+  absl::StatusOr<std::string> bytes = SerializeNpy(literal);
+  EXPECT_OK(bytes.status());
+  return WriteTempFile(name, bytes.ok() ? *bytes : "");
+}
+
+struct Files {
+  std::string hlo = WriteTempFile("bias_relu.hlo", kBiasRelu);
+  std::string x = NpyFile("x.npy", LiteralUtil::CreateR2<float>({{1, -2, 3}, {-4, 5, -6}}));
+  std::string v = NpyFile("v.npy", LiteralUtil::CreateR1<float>({-1, 1, 0.5f}));
+};
+
+void ExpectUserError(const ToolResult& result, const std::string& message) {
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_THAT(result.err, StartsWith("error: "));
+  EXPECT_THAT(result.err, HasSubstr(message));
+}
+
+TEST(MxlaRunTest, PrintsTheResultWithInputsByNumberOrName) {
+  Files f;
+  ToolResult by_number = RunMxla(absl::StrCat("run ", f.hlo, " --input 0=", f.x,
+                                              " --input 1=", f.v));
+  EXPECT_EQ(by_number.exit_code, 0) << by_number.err;
+  EXPECT_EQ(by_number.out, "f32[2,3] { {0, 0, 3.5}, {0, 6, 0} }\n");
+  ToolResult by_name = RunMxla(absl::StrCat("run ", f.hlo, " --input v=", f.v,
+                                            " -i x=", f.x, " --backend=interpreter"));
+  EXPECT_EQ(by_name.exit_code, 0) << by_name.err;
+  EXPECT_EQ(by_name.out, by_number.out);
+}
+
+TEST(MxlaRunTest, WritesNpyOutput) {
+  Files f;
+  std::string out = TempPath("out.npy");
+  ToolResult result = RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=", f.v,
+                                           " --output ", out));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_OK_AND_ASSIGN(Literal written, ParseNpy(ReadFile(out)));
+  EXPECT_EQ(written, LiteralUtil::CreateR2<float>({{0, 0, 3.5f}, {0, 6, 0}}));
+}
+
+TEST(MxlaRunTest, SamePassesOrNoneGiveTheSameValues) {
+  Files f;
+  std::string inputs = absl::StrCat(" -i 0=", f.x, " -i 1=", f.v);
+  ToolResult none = RunMxla(absl::StrCat("run ", f.hlo, inputs, " --passes="));
+  ToolResult all = RunMxla(absl::StrCat("run ", f.hlo, inputs));
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out, all.out);
+}
+
+TEST(MxlaRunTest, InputErrors) {
+  Files f;
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x)),
+                  "missing input for parameter 1 ('v', f32[3])");
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=", f.v,
+                                       " -i w=", f.v)),
+                  "no parameter named or numbered 'w'");
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i x=", f.x,
+                                       " -i 1=", f.v)),
+                  "parameter 0 ('x') is given twice");
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0", " -i 1=", f.v)),
+                  "--input expects I=PATH.npy");
+  std::string wrong_type = NpyFile("wrong_type.npy", LiteralUtil::CreateR1<double>({1, 2, 3}));
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=", wrong_type)),
+                  "f64[3]");
+  std::string wrong_shape = NpyFile("wrong_shape.npy", LiteralUtil::CreateR1<float>({1, 2}));
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=", wrong_shape)),
+                  "f32[2]");
+  std::string garbage = WriteTempFile("garbage.npy", "not a numpy file");
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=", garbage)),
+                  "malformed .npy");
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=/nonexistent.npy")),
+                  "cannot open '/nonexistent.npy'");
+}
+
+TEST(MxlaRunTest, ModuleAndOptionErrors) {
+  Files f;
+  std::string inputs = absl::StrCat(" -i 0=", f.x, " -i 1=", f.v);
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, inputs, " --backend=gpu")),
+                  "unknown backend 'gpu'");
+  ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, inputs, " --passes=nope")),
+                  "unknown pass 'nope'");
+  std::string bad = WriteTempFile("bad.hlo", "HloModule m\nENTRY e {\n  ROOT x = f32[2] add(y, y)\n}\n");
+  ExpectUserError(RunMxla(absl::StrCat("run ", bad)), "undefined");
+  std::string invalid = WriteTempFile("invalid.hlo", R"(HloModule m
+ENTRY e {
+  x = f32[2,3] parameter(0)
+  v = f32[3] parameter(1)
+  ROOT s = f32[2,3] add(x, v), broadcast_dimensions={0}
+})");
+  ExpectUserError(RunMxla(absl::StrCat("run ", invalid, inputs)),
+                  "Broadcast dimension 0 mismatch");
+  std::string tuple = WriteTempFile("tuple.hlo", R"(HloModule m
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT t = (f32[2], f32[2]) tuple(x, x)
+})");
+  std::string vec = NpyFile("vec.npy", LiteralUtil::CreateR1<float>({1, 2}));
+  ToolResult printed = RunMxla(absl::StrCat("run ", tuple, " -i 0=", vec));
+  EXPECT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_EQ(printed.out, "(f32[2] {1, 2}, f32[2] {1, 2})\n");
+  ExpectUserError(RunMxla(absl::StrCat("run ", tuple, " -i 0=", vec, " -o ", TempPath("t.npy"))),
+                  "cannot write (f32[2], f32[2]) as .npy");
+}
+
+}  // namespace
+}  // namespace mxla

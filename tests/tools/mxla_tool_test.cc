@@ -1,0 +1,114 @@
+// End-to-end tests of the `mxla` command: exit status, stdout, stderr.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testlib/tool_runner.h"
+
+namespace mxla {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+using ::mxla::testing::RunMxla;
+using Result = ::mxla::testing::ToolResult;
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  return ::mxla::testing::WriteTempFile(name, text);
+}
+
+constexpr char kModule[] = R"(HloModule bias_relu
+
+ENTRY main {
+  x = f32[2,3]{1,0} parameter(0)
+  v = f32[3]{0} parameter(1)
+  sum = f32[2,3]{1,0} add(x, v), broadcast_dimensions={1}
+  zero = f32[] constant(0)
+  ROOT relu = f32[2,3]{1,0} maximum(sum, zero)
+}
+)";
+
+TEST(MxlaToolTest, OptPrintsTheVerifiedModule) {
+  std::string path = WriteFile("ok.hlo", kModule);
+  Result result = RunMxla(absl::StrCat("opt ", path, " --passes="));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, kModule);
+  EXPECT_THAT(result.err, IsEmpty());
+  // Without --passes the default pipeline lowers the broadcasts.
+  Result lowered = RunMxla(absl::StrCat("opt ", path));
+  EXPECT_EQ(lowered.exit_code, 0) << lowered.err;
+  EXPECT_THAT(lowered.out, HasSubstr("v.b = f32[2,3]{1,0} broadcast(v), dimensions={1}"));
+  EXPECT_THAT(lowered.out, Not(HasSubstr("broadcast_dimensions")));
+}
+
+TEST(MxlaToolTest, OptReadsStandardInput) {
+  Result result = RunMxla("opt - --passes=", kModule);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, kModule);
+}
+
+TEST(MxlaToolTest, ParseErrorsExitOneWithLineAndColumn) {
+  std::string path = WriteFile("bad.hlo", "HloModule m\nENTRY main {\n  x = f32[2 parameter(0)\n}\n");
+  Result result = RunMxla(absl::StrCat("opt ", path));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, StartsWith("error: "));
+  EXPECT_THAT(result.err, HasSubstr(":3:"));
+  EXPECT_THAT(result.out, IsEmpty());
+}
+
+TEST(MxlaToolTest, VerifierErrorsExitOne) {
+  std::string path = WriteFile("mismatch.hlo", R"(HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  v = f32[3] parameter(1)
+  ROOT sum = f32[2,3] add(x, v), broadcast_dimensions={0}
+})");
+  Result result = RunMxla(absl::StrCat("opt ", path));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("Broadcast dimension 0 mismatch: 3 != 2"));
+}
+
+TEST(MxlaToolTest, UsageErrorsExitOne) {
+  Result missing = RunMxla("opt /nonexistent/file.hlo");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("error: cannot open '/nonexistent/file.hlo'"));
+  Result unknown_flag = RunMxla("opt - --frobnicate");
+  EXPECT_EQ(unknown_flag.exit_code, 1);
+  EXPECT_THAT(unknown_flag.err, StartsWith("error: "));
+  Result no_command = RunMxla("");
+  EXPECT_EQ(no_command.exit_code, 1);
+  Result unknown_pass = RunMxla("opt - --passes=fuse", kModule);
+  EXPECT_EQ(unknown_pass.exit_code, 1);
+  EXPECT_THAT(unknown_pass.err, HasSubstr("unknown pass 'fuse'"));
+  Result garbage = RunMxla("opt -", std::string("\x01\x02\xff\0zz", 6));
+  EXPECT_EQ(garbage.exit_code, 1);
+}
+
+TEST(MxlaToolTest, HelpExitsZero) {
+  Result help = RunMxla("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("opt"));
+  EXPECT_THAT(help.out, HasSubstr("demo"));
+}
+
+TEST(MxlaToolTest, DemoShowsEveryExample) {
+  Result result = RunMxla("demo");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("=== matrix_plus_vector"));
+  EXPECT_THAT(result.out, HasSubstr("add(x, y), broadcast_dimensions={1}"));
+  EXPECT_THAT(result.out, HasSubstr("f32[2,3] { {8, 10, 12}, {11, 13, 15} }"));
+  EXPECT_THAT(result.out, HasSubstr("f32[4,2] { {6, 7}, {7, 8}, {8, 9}, {9, 10} }"));
+  Result one = RunMxla("demo --example outer_2x1_1x3");
+  EXPECT_EQ(one.exit_code, 0);
+  EXPECT_THAT(one.out, Not(HasSubstr("matrix_plus_vector")));
+  Result unknown = RunMxla("demo --example nope");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("no example named 'nope'"));
+}
+
+}  // namespace
+}  // namespace mxla
