@@ -74,31 +74,6 @@ absl::StatusOr<Plan> MakePlan(const HloComputation& computation) {
   return plan;
 }
 
-absl::Status CheckArguments(const HloComputation& computation,
-                            absl::Span<const Literal* const> arguments) {
-  if (static_cast<int64_t>(arguments.size()) != computation.num_parameters()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "computation '", computation.name(), "' expects ",
-        computation.num_parameters(), " arguments, got ", arguments.size()));
-  }
-  for (int64_t i = 0; i < static_cast<int64_t>(arguments.size()); ++i) {
-    const HloInstruction* parameter = computation.parameter_instruction(i);
-    RET_CHECK(parameter != nullptr, "computation ", computation.name(),
-              " has no parameter ", i);
-    std::string what =
-        absl::StrCat("argument ", i, " (parameter '", parameter->name(), "')");
-    if (arguments[i] == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(what, " is null"));
-    }
-    if (arguments[i]->shape() != parameter->shape()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, " has shape ", arguments[i]->shape().ToString(),
-          " but the computation expects ", parameter->shape().ToString()));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
                                  absl::Span<const Literal* const> operands);
 
@@ -428,6 +403,31 @@ absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
 }
 
 }  // namespace
+
+absl::Status CheckArguments(const HloComputation& computation,
+                            absl::Span<const Literal* const> arguments) {
+  if (static_cast<int64_t>(arguments.size()) != computation.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "computation '", computation.name(), "' expects ",
+        computation.num_parameters(), " arguments, got ", arguments.size()));
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(arguments.size()); ++i) {
+    const HloInstruction* parameter = computation.parameter_instruction(i);
+    RET_CHECK(parameter != nullptr, "computation ", computation.name(),
+              " has no parameter ", i);
+    std::string what =
+        absl::StrCat("argument ", i, " (parameter '", parameter->name(), "')");
+    if (arguments[i] == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " is null"));
+    }
+    if (arguments[i]->shape() != parameter->shape()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, " has shape ", arguments[i]->shape().ToString(),
+          " but the computation expects ", parameter->shape().ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Literal> EvaluateModule(
     const HloModule& module, absl::Span<const Literal* const> arguments) {

@@ -52,6 +52,11 @@ namespace mxla {
 absl::StatusOr<Literal> EvaluateModule(
     const HloModule& module, absl::Span<const Literal* const> arguments);
 
+// The argument check EvaluateModule does, for other backends: count, null
+// and shape, with the message above.
+absl::Status CheckArguments(const HloComputation& computation,
+                            absl::Span<const Literal* const> arguments);
+
 // Same, for any computation of a module (a reducer, a fusion body).
 absl::StatusOr<Literal> EvaluateComputation(
     const HloComputation& computation,

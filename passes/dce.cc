@@ -29,17 +29,22 @@ absl::flat_hash_set<HloInstruction*> LiveInstructions(
 
 }  // namespace
 
+absl::StatusOr<bool> RemoveDeadInstructions(HloComputation& computation) {
+  absl::flat_hash_set<HloInstruction*> live = LiveInstructions(computation);
+  absl::flat_hash_set<HloInstruction*> dead;
+  for (HloInstruction* instruction : computation.instructions()) {
+    if (!live.contains(instruction)) dead.insert(instruction);
+  }
+  if (dead.empty()) return false;
+  RETURN_IF_ERROR(computation.RemoveInstructions(dead));
+  return true;
+}
+
 absl::StatusOr<bool> DcePass::Run(HloModule& module) {
   bool changed = false;
   for (HloComputation* computation : module.computations()) {
-    absl::flat_hash_set<HloInstruction*> live = LiveInstructions(*computation);
-    absl::flat_hash_set<HloInstruction*> dead;
-    for (HloInstruction* instruction : computation->instructions()) {
-      if (!live.contains(instruction)) dead.insert(instruction);
-    }
-    if (dead.empty()) continue;
-    RETURN_IF_ERROR(computation->RemoveInstructions(dead));
-    changed = true;
+    ASSIGN_OR_RETURN(bool removed, RemoveDeadInstructions(*computation));
+    changed |= removed;
   }
   size_t before = module.computations().size();
   module.RemoveUnusedComputations();

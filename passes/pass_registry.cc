@@ -5,6 +5,7 @@
 #include "ir/status_macros.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/fusion.h"
 #include "passes/lower_broadcasts.h"
 #include "passes/simplify.h"
 
@@ -26,6 +27,7 @@ constexpr PassFactory kPasses[] = {
     {"simplify", &Make<SimplifyPass>},
     {"cse", &Make<CsePass>},
     {"dce", &Make<DcePass>},
+    {"fusion", &Make<FusionPass>},
 };
 
 }  // namespace

@@ -2,6 +2,9 @@
 //
 //   lower-broadcasts
 //   simplify, cse, dce      (repeated until nothing changes)
+//
+// `fusion` is registered but not in the default pipeline: the jit backend
+// runs it last (runtime/compile.h).
 #ifndef MXLA_PASSES_PASS_REGISTRY_H_
 #define MXLA_PASSES_PASS_REGISTRY_H_
 
@@ -15,7 +18,7 @@
 
 namespace mxla {
 
-// Every pass name, in the default pipeline's order.
+// Every pass name: the default pipeline's, in order, then fusion.
 std::vector<std::string> AvailablePassNames();
 // A new pass; an unknown name is InvalidArgument listing the known ones.
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name);

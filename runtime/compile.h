@@ -1,8 +1,11 @@
 // Compile(): runs the pass pipeline on a copy of a module and returns an
 // Executable for the chosen backend.
 //
-// Backends: `interpreter` runs the reference evaluator (ir/hlo_evaluator.h)
-// on the optimized module: the oracle.
+// Backends:
+//   jit          (default) lower-broadcasts and fusion after the pipeline,
+//                then one LLVM kernel per fusion (runtime/jit_executable.h);
+//   interpreter  the reference evaluator (ir/hlo_evaluator.h) on the
+//                optimized module: the oracle.
 #ifndef MXLA_RUNTIME_COMPILE_H_
 #define MXLA_RUNTIME_COMPILE_H_
 
@@ -12,28 +15,40 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/codegen_options.h"
 #include "ir/hlo_module.h"
 #include "passes/pass_pipeline.h"
 #include "runtime/executable.h"
 
 namespace mxla {
 
-enum class Backend { kInterpreter };
+enum class Backend { kJit, kInterpreter };
 
 absl::string_view BackendName(Backend backend);
 absl::StatusOr<Backend> ParseBackend(absl::string_view name);
 
 struct CompileOptions {
-  Backend backend = Backend::kInterpreter;
+  Backend backend = Backend::kJit;
   // The passes to run instead of the default pipeline (empty runs none).
+  // The jit backend then still lowers broadcasts and fuses.
   std::optional<std::vector<std::string>> passes;
   PipelineOptions pipeline;
+  CodegenOptions codegen;
 };
 
 // Verifies `module` (builder form allowed), optimizes a copy, compiles it.
 // Invalid modules are InvalidArgument; the input is never modified.
 absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const HloModule& module, const CompileOptions& options = {});
+
+// The passes Compile runs for `options`: the default pipeline or the named
+// passes, then, for the jit backend, lower-broadcasts and fusion.
+absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
+    const CompileOptions& options);
+
+// Verifies `module` and returns the optimized copy Compile would compile.
+absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForBackend(
+    const HloModule& module, const CompileOptions& options);
 
 }  // namespace mxla
 

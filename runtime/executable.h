@@ -24,6 +24,14 @@ class Executable {
   virtual absl::StatusOr<Literal> Run(
       absl::Span<const Literal* const> arguments) const = 0;
 
+  // The zero-copy variant on caller-owned, row-major buffers: one per entry
+  // parameter, and one per result array (per tuple element for a tuple
+  // root), each of the exact byte size of its shape. Result buffers must not
+  // overlap argument buffers or each other. Only the counts can be checked
+  // here. The default copies through literals.
+  virtual absl::Status RunBuffers(absl::Span<const void* const> arguments,
+                                  absl::Span<void* const> results) const;
+
   // The module after the compile pipeline.
   const HloModule& module() const { return *module_; }
 

@@ -1,6 +1,7 @@
-// `mxla opt FILE.hlo [--passes=a,b] [--dump-dir=DIR] [--time-passes]`: parse,
-// verify, run the default pipeline (or the named passes; `--passes=` runs
-// none), print the result.
+// `mxla opt FILE.hlo [--passes=a,b] [--disable-pass=P] [--dump-dir=DIR]
+//  [--time-passes] [--emit=hlo|fused|llvm|llvm-opt|asm]`: parse, verify, run
+// the default pipeline (or the named passes; `--passes=` runs none), print
+// the result at the requested stage.
 #include <iostream>
 #include <optional>
 #include <string>
@@ -9,10 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "codegen/compiler.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/pass_registry.h"
+#include "runtime/compile.h"
 #include "tools/commands.h"
 #include "tools/file_util.h"
 
@@ -25,25 +28,51 @@ struct OptOptions {
   std::string dump_dir;
   std::vector<std::string> disabled;
   bool time_passes = false;
+  std::string emit = "hlo";
 };
 
-absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipeline(
-    const OptOptions& options) {
-  PipelineOptions pipeline_options;
-  pipeline_options.dump_dir = options.dump_dir;
+// --emit: what to print, and whether it needs the jit's lowering + fusion.
+struct EmitStage {
+  const char* name;
+  bool fused;
+  std::optional<IrStage> ir;
+};
+constexpr EmitStage kEmitStages[] = {
+    {"hlo", false, std::nullopt},
+    {"fused", true, std::nullopt},
+    {"llvm", true, IrStage::kLlvm},
+    {"llvm-opt", true, IrStage::kLlvmOptimized},
+    {"asm", true, IrStage::kAssembly},
+};
+
+absl::StatusOr<EmitStage> ParseEmit(const std::string& name) {
+  std::vector<std::string> names;
+  for (const EmitStage& stage : kEmitStages) {
+    if (name == stage.name) return stage;
+    names.push_back(stage.name);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown --emit stage '", name, "' (stages: ", absl::StrJoin(names, ", "),
+      ")"));
+}
+
+absl::StatusOr<CompileOptions> MakeCompileOptions(const OptOptions& options,
+                                                  const EmitStage& stage) {
+  CompileOptions compile;
+  compile.backend = stage.fused ? Backend::kJit : Backend::kInterpreter;
+  compile.pipeline.dump_dir = options.dump_dir;
   for (const std::string& name : options.disabled) {
-    if (!CreatePass(name).ok()) return CreatePass(name).status();
-    pipeline_options.disabled_passes.insert(name);
+    RETURN_IF_ERROR(CreatePass(name).status());
+    compile.pipeline.disabled_passes.insert(name);
   }
-  if (!options.passes.has_value()) {
-    return CreateDefaultPipeline(std::move(pipeline_options));
+  if (options.passes.has_value()) {
+    compile.passes = absl::StrSplit(*options.passes, ',', absl::SkipEmpty());
   }
-  std::vector<std::string> names =
-      absl::StrSplit(*options.passes, ',', absl::SkipEmpty());
-  return CreatePipeline(names, std::move(pipeline_options));
+  return compile;
 }
 
 absl::Status Optimize(const OptOptions& options) {
+  ASSIGN_OR_RETURN(EmitStage stage, ParseEmit(options.emit));
   ASSIGN_OR_RETURN(std::string text, ReadFileOrStdin(options.input));
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   if (!module.ok()) {
@@ -55,12 +84,17 @@ absl::Status Optimize(const OptOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrCat(options.input, ": ", verified.message()));
   }
+  ASSIGN_OR_RETURN(CompileOptions compile, MakeCompileOptions(options, stage));
   ASSIGN_OR_RETURN(std::unique_ptr<PassPipeline> pipeline,
-                   MakePipeline(options));
-  ASSIGN_OR_RETURN(bool changed, pipeline->Run(**module));
-  (void)changed;
-  std::cout << (*module)->ToString();
+                   CreateBackendPipeline(compile));
+  RETURN_IF_ERROR(pipeline->Run(**module).status());
   if (options.time_passes) std::cerr << pipeline->TimingReport();
+  if (!stage.ir.has_value()) {
+    std::cout << (*module)->ToString();
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(std::string ir, EmitIr(**module, compile.codegen, *stage.ir));
+  std::cout << ir;
   return absl::OkStatus();
 }
 
@@ -83,6 +117,11 @@ CommandRunner RegisterOptCommand(CLI::App& app) {
                   "passes.txt, into this directory");
   opt->add_flag("--time-passes", options->time_passes,
                 "Print a per-pass timing table to stderr");
+  opt->add_option("--emit", options->emit,
+                  "What to print: hlo (after the passes), fused (after the "
+                  "jit's lowering and fusion), llvm, llvm-opt (the kernels' "
+                  "LLVM IR before/after optimization) or asm")
+      ->capture_default_str();
   return [options] {
     absl::Status status = Optimize(*options);
     return status.ok() ? 0 : ReportError(std::string(status.message()));

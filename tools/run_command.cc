@@ -1,6 +1,9 @@
 // `mxla run FILE.hlo [--input I=PATH.npy ...] [--output PATH.npy]
-//  [--backend=interpreter] [--passes=...]`: parse, verify, compile, run on
-// .npy inputs, print the result (HLO literal syntax) or write it as .npy.
+//  [--backend=jit|interpreter] [--compare] [--passes=...]`: parse, verify,
+// compile, run on .npy inputs, print the result (HLO literal syntax) or write
+// it as .npy. --compare also runs the interpreter and fails when the two
+// differ by more than the tolerance.
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -24,7 +27,9 @@ struct RunOptions {
   std::string input;
   std::vector<std::string> bindings;  // "I=PATH"
   std::string output;
-  std::string backend = "interpreter";
+  std::string backend = "jit";
+  bool compare = false;
+  double tolerance = 1e-5;
   std::optional<std::string> passes;
   std::string dump_dir;
 };
@@ -79,6 +84,49 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
   return inputs;
 }
 
+absl::StatusOr<Literal> CompileAndRun(
+    const HloModule& module, const CompileOptions& options,
+    absl::Span<const Literal* const> arguments) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
+                   Compile(module, options));
+  return executable->Run(arguments);
+}
+
+// --compare: prints the largest difference to stderr; beyond the tolerance
+// (absolute and relative) it is an error naming the first bad element.
+absl::Status CompareResults(const Literal& first, const Literal& second,
+                            double tolerance) {
+  std::vector<std::pair<const Literal*, const Literal*>> pairs;
+  if (first.shape().IsTuple()) {
+    for (int64_t i = 0; i < first.tuple_size(); ++i) {
+      pairs.push_back({&first.tuple_element(i), &second.tuple_element(i)});
+    }
+  } else {
+    pairs.push_back({&first, &second});
+  }
+  double largest = 0;
+  for (const auto& [a, b] : pairs) {
+    for (int64_t i = 0; i < a->element_count(); ++i) {
+      double x = a->GetAsDouble(i), y = b->GetAsDouble(i);
+      if (std::isnan(x) && std::isnan(y)) continue;
+      double difference = std::fabs(x - y);
+      if (std::isnan(difference)) difference = INFINITY;
+      largest = std::max(largest, difference);
+    }
+  }
+  std::cerr << "compare: largest difference between jit and interpreter: "
+            << largest << "\n";
+  for (const auto& [a, b] : pairs) {
+    absl::Status near = LiteralUtil::Near(*b, *a, tolerance, tolerance);
+    if (!near.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--compare: jit and interpreter differ beyond tolerance ", tolerance,
+          ": ", near.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Run(const RunOptions& options) {
   ASSIGN_OR_RETURN(std::string text, ReadFileOrStdin(options.input));
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
@@ -95,11 +143,19 @@ absl::Status Run(const RunOptions& options) {
   compile_options.pipeline.dump_dir = options.dump_dir;
   ASSIGN_OR_RETURN(std::vector<Literal> inputs,
                    LoadInputs(*(*module)->entry_computation(), options.bindings));
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
-                   Compile(**module, compile_options));
   std::vector<const Literal*> arguments;
   for (const Literal& input : inputs) arguments.push_back(&input);
-  ASSIGN_OR_RETURN(Literal result, executable->Run(arguments));
+  ASSIGN_OR_RETURN(Literal result,
+                   CompileAndRun(**module, compile_options, arguments));
+  if (options.compare) {
+    compile_options.backend = compile_options.backend == Backend::kJit
+                                  ? Backend::kInterpreter
+                                  : Backend::kJit;
+    compile_options.pipeline.dump_dir.clear();
+    ASSIGN_OR_RETURN(Literal other,
+                     CompileAndRun(**module, compile_options, arguments));
+    RETURN_IF_ERROR(CompareResults(result, other, options.tolerance));
+  }
   if (options.output.empty()) {
     std::cout << result.ToString() << "\n";
     return absl::OkStatus();
@@ -120,7 +176,15 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
                   "parameter name); one per parameter");
   run->add_option("--output,-o", options->output,
                   "Write the result to this .npy file instead of printing it");
-  run->add_option("--backend", options->backend, "Backend: interpreter")
+  run->add_option("--backend", options->backend,
+                  "Backend: jit (LLVM, the default) or interpreter (the "
+                  "reference evaluator)")
+      ->capture_default_str();
+  run->add_flag("--compare", options->compare,
+                "Also run the other backend; print the largest difference "
+                "and fail when it exceeds --tolerance");
+  run->add_option("--tolerance", options->tolerance,
+                  "Absolute and relative tolerance of --compare")
       ->capture_default_str();
   run->add_option("--passes", options->passes,
                   "Comma-separated passes instead of the default pipeline");

@@ -145,11 +145,13 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
-              ElementsAre("lower-broadcasts", "simplify", "cse", "dce"));
+              ElementsAre("lower-broadcasts", "simplify", "cse", "dce",
+                          "fusion"));
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
-                                 "lower-broadcasts, simplify, cse, dce)")));
+                                 "lower-broadcasts, simplify, cse, dce, "
+                                 "fusion)")));
 }
 
 TEST(PassPipelineTest, DefaultPipelineLowersAndCleansUp) {

@@ -1,0 +1,288 @@
+#include "codegen/elemental_emitter.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/llvm_types.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Module.h"
+
+namespace mxla::codegen {
+namespace {
+
+absl::Status NotFusible(const HloInstruction& instruction) {
+  return absl::UnimplementedError(
+      absl::StrCat("codegen: '", instruction.name(), "' (",
+                   HloOpcodeString(instruction.opcode()),
+                   ") cannot be generated element by element inside a fusion"));
+}
+
+// Dimensions other than size 1, and where they are.
+std::vector<int64_t> NonUnitDimensions(absl::Span<const int64_t> dims) {
+  std::vector<int64_t> positions;
+  for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i) {
+    if (dims[i] != 1) positions.push_back(i);
+  }
+  return positions;
+}
+
+}  // namespace
+
+ElementalEmitter::ElementalEmitter(llvm::IRBuilder<>& b,
+                                   const HloComputation& computation,
+                                   std::vector<llvm::Value*> parameter_buffers)
+    : b_(b),
+      computation_(computation),
+      parameter_buffers_(std::move(parameter_buffers)),
+      scalars_(b) {}
+
+void ElementalEmitter::BindScalar(int64_t number, llvm::Value* value) {
+  bound_scalars_[number] = value;
+}
+
+llvm::Value* ElementalEmitter::Linearize(llvm::IRBuilder<>& b,
+                                         absl::Span<const int64_t> dimensions,
+                                         const IrIndex& index) {
+  llvm::Value* linear = b.getInt64(0);
+  int64_t stride = 1;
+  for (int64_t i = static_cast<int64_t>(dimensions.size()) - 1; i >= 0; --i) {
+    if (dimensions[i] != 1) {
+      llvm::Value* term =
+          stride == 1 ? index[i]
+                      : b.CreateMul(index[i], b.getInt64(stride), "",
+                                    /*HasNUW=*/true, /*HasNSW=*/true);
+      linear = b.CreateAdd(linear, term, "", /*HasNUW=*/true, /*HasNSW=*/true);
+    }
+    stride *= dimensions[i];
+  }
+  return linear;
+}
+
+IrIndex ElementalEmitter::Delinearize(llvm::IRBuilder<>& b,
+                                      absl::Span<const int64_t> dimensions,
+                                      llvm::Value* linear) {
+  IrIndex index(dimensions.size());
+  int64_t stride = 1;
+  for (int64_t i = static_cast<int64_t>(dimensions.size()) - 1; i >= 0; --i) {
+    if (dimensions[i] == 1) {
+      index[i] = b.getInt64(0);
+    } else {
+      llvm::Value* quotient =
+          stride == 1 ? linear : b.CreateUDiv(linear, b.getInt64(stride));
+      // The outermost coordinate needs no wrap-around.
+      index[i] = i == 0 ? quotient
+                        : b.CreateURem(quotient, b.getInt64(dimensions[i]));
+    }
+    stride *= dimensions[i];
+  }
+  return index;
+}
+
+// A reshape that only adds or removes size-1 dimensions maps coordinates
+// one to one; anything else goes through the linear position.
+IrIndex ElementalEmitter::ReshapeOperandIndex(const HloInstruction& reshape,
+                                              const IrIndex& index) {
+  absl::Span<const int64_t> out_dims = reshape.shape().dimensions();
+  absl::Span<const int64_t> in_dims = reshape.operand(0)->shape().dimensions();
+  std::vector<int64_t> out_kept = NonUnitDimensions(out_dims);
+  std::vector<int64_t> in_kept = NonUnitDimensions(in_dims);
+  bool unit_only = out_kept.size() == in_kept.size();
+  for (size_t k = 0; unit_only && k < out_kept.size(); ++k) {
+    unit_only = out_dims[out_kept[k]] == in_dims[in_kept[k]];
+  }
+  if (!unit_only) {
+    return Delinearize(b_, in_dims, Linearize(b_, out_dims, index));
+  }
+  IrIndex operand_index(in_dims.size(), b_.getInt64(0));
+  for (size_t k = 0; k < out_kept.size(); ++k) {
+    operand_index[in_kept[k]] = index[out_kept[k]];
+  }
+  return operand_index;
+}
+
+absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
+    const HloInstruction& instruction, int64_t operand_number,
+    const IrIndex& index) {
+  const HloInstruction& operand = *instruction.operand(operand_number);
+  if (operand.shape().IsScalar()) return IrIndex{};
+  switch (instruction.opcode()) {
+    case HloOpcode::kBroadcast: {
+      IrIndex operand_index;
+      for (int64_t d : instruction.dimensions()) {
+        operand_index.push_back(index[d]);
+      }
+      return operand_index;
+    }
+    case HloOpcode::kTranspose: {
+      IrIndex operand_index(index.size());
+      for (size_t i = 0; i < index.size(); ++i) {
+        operand_index[instruction.dimensions(i)] = index[i];
+      }
+      return operand_index;
+    }
+    case HloOpcode::kReshape:
+      return ReshapeOperandIndex(instruction, index);
+    default:
+      break;
+  }
+  if (IsElementwise(instruction.opcode())) {
+    RET_CHECK(operand.shape().rank() == static_cast<int64_t>(index.size()),
+              instruction.ToString());
+    return index;
+  }
+  return NotFusible(instruction);
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::Generate(
+    const HloInstruction& root, const IrIndex& root_index) {
+  struct Frame {
+    const HloInstruction* instruction;
+    IrIndex index;
+    std::vector<IrIndex> operand_indices;
+    bool expanded = false;
+  };
+  std::vector<Frame> stack;
+  stack.push_back({&root, root_index, {}});
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    Key key{frame.instruction, frame.index};
+    if (cache_.contains(key)) {
+      stack.pop_back();
+      continue;
+    }
+    if (frame.expanded) {
+      ASSIGN_OR_RETURN(
+          llvm::Value * value,
+          EmitOne(*frame.instruction, frame.index, frame.operand_indices));
+      cache_.emplace(std::move(key), value);
+      stack.pop_back();
+      continue;
+    }
+    frame.expanded = true;
+    const HloInstruction& instruction = *frame.instruction;
+    if (instruction.opcode() == HloOpcode::kParameter ||
+        instruction.opcode() == HloOpcode::kConstant ||
+        instruction.opcode() == HloOpcode::kIota) {
+      continue;
+    }
+    for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+      ASSIGN_OR_RETURN(IrIndex operand_index,
+                       OperandIndex(instruction, i, frame.index));
+      frame.operand_indices.push_back(operand_index);
+    }
+    // `frame` may move when the stack grows: copy what the pushes need.
+    std::vector<IrIndex> operand_indices = frame.operand_indices;
+    for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+      stack.push_back({instruction.operand(i), operand_indices[i], {}});
+    }
+  }
+  return cache_.at(Key{&root, root_index});
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::GenerateRoot(
+    const IrIndex& index) {
+  const HloInstruction* root = computation_.root_instruction();
+  std::vector<llvm::Value*> values;
+  if (root->opcode() != HloOpcode::kTuple) {
+    ASSIGN_OR_RETURN(llvm::Value * value, Generate(*root, index));
+    values.push_back(value);
+    return values;
+  }
+  for (const HloInstruction* element : root->operands()) {
+    ASSIGN_OR_RETURN(llvm::Value * value, Generate(*element, index));
+    values.push_back(value);
+  }
+  return values;
+}
+
+llvm::Value* ElementalEmitter::EmitConstant(const HloInstruction& constant,
+                                            const IrIndex& index) {
+  const Literal& literal = constant.literal();
+  PrimitiveType type = literal.shape().element_type();
+  llvm::LLVMContext& context = b_.getContext();
+  if (literal.shape().IsScalar()) {
+    if (type == PRED) return b_.getInt1(literal.data<bool>()[0]);
+    return primitive_util::ArrayTypeSwitch(type, [&](auto tag) -> llvm::Value* {
+      using T = typename decltype(tag)::type;
+      T value = literal.data<T>()[0];
+      if constexpr (std::is_floating_point_v<T>) {
+        return llvm::ConstantFP::get(RegisterType(type, context),
+                                     static_cast<double>(value));
+      } else {
+        return llvm::ConstantInt::get(RegisterType(type, context),
+                                      static_cast<uint64_t>(value),
+                                      /*IsSigned=*/true);
+      }
+    });
+  }
+  // An array constant inside a fusion becomes a private global.
+  llvm::Module* module = b_.GetInsertBlock()->getModule();
+  auto* bytes = llvm::ConstantDataArray::getRaw(
+      llvm::StringRef(static_cast<const char*>(literal.untyped_data()),
+                      literal.size_bytes()),
+      literal.element_count(), MemoryType(type, context));
+  auto* global = new llvm::GlobalVariable(
+      *module, bytes->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::PrivateLinkage, bytes, constant.name());
+  global->setAlignment(llvm::Align(64));
+  return LoadElement(
+      b_, type, global,
+      Linearize(b_, literal.shape().dimensions(), index));
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
+    const HloInstruction& instruction, const IrIndex& index,
+    const std::vector<IrIndex>& operand_indices) {
+  auto operand = [&](int64_t i) {
+    return cache_.at(Key{instruction.operand(i), operand_indices[i]});
+  };
+  PrimitiveType type = instruction.shape().element_type();
+  switch (instruction.opcode()) {
+    case HloOpcode::kParameter: {
+      int64_t number = instruction.parameter_number();
+      if (auto bound = bound_scalars_.find(number);
+          bound != bound_scalars_.end()) {
+        return bound->second;
+      }
+      RET_CHECK(number < static_cast<int64_t>(parameter_buffers_.size()) &&
+                    parameter_buffers_[number] != nullptr,
+                instruction.ToString());
+      return LoadElement(
+          b_, type, parameter_buffers_[number],
+          Linearize(b_, instruction.shape().dimensions(), index));
+    }
+    case HloOpcode::kConstant:
+      return EmitConstant(instruction, index);
+    case HloOpcode::kIota:
+      return scalars_.Convert(S64, type, index[instruction.iota_dimension()]);
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+      return operand(0);
+    case HloOpcode::kConvert:
+      return scalars_.Convert(instruction.operand(0)->shape().element_type(),
+                              type, operand(0));
+    case HloOpcode::kSelect:
+      return b_.CreateSelect(operand(0), operand(1), operand(2));
+    case HloOpcode::kCompare:
+      return scalars_.Compare(instruction.comparison_direction(),
+                              instruction.operand(0)->shape().element_type(),
+                              operand(0), operand(1));
+    default:
+      break;
+  }
+  switch (GetHloOpcodeCategory(instruction.opcode())) {
+    case HloOpcodeCategory::kUnary:
+      return scalars_.Unary(instruction.opcode(), type, operand(0));
+    case HloOpcodeCategory::kBinary:
+      return scalars_.Binary(instruction.opcode(), type, operand(0),
+                             operand(1));
+    default:
+      return NotFusible(instruction);
+  }
+}
+
+}  // namespace mxla::codegen

@@ -1,0 +1,32 @@
+// Emits one LLVM function (a "kernel") per fusion instruction of a fused
+// module's entry computation, with the ABI the runtime calls:
+//
+//   void kernel(void* const* buffers, int64_t begin, int64_t end)
+//
+// `buffers` holds the fusion's operand buffers in operand order, then its
+// output buffers (one per tuple element for a variadic reduce). The kernel
+// computes the units [begin, end) of its iteration space (KernelInfo::units):
+// output elements for a loop fusion and for a reduce over the operand's last
+// dimension, output rows for a reduce that keeps the last dimension. Any
+// split of [0, units) gives identical bits. Buffers never alias each other.
+#ifndef MXLA_CODEGEN_KERNEL_EMITTER_H_
+#define MXLA_CODEGEN_KERNEL_EMITTER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "codegen/codegen_options.h"
+#include "codegen/kernel_info.h"
+#include "ir/hlo_instruction.h"
+#include "llvm/IR/Module.h"
+
+namespace mxla::codegen {
+
+absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
+                                            const std::string& symbol,
+                                            const CodegenOptions& options,
+                                            llvm::Module& module);
+
+}  // namespace mxla::codegen
+
+#endif  // MXLA_CODEGEN_KERNEL_EMITTER_H_

@@ -1,0 +1,23 @@
+// What the runtime needs to know about a compiled kernel (kernel_emitter.h
+// defines the calling convention). LLVM-free.
+#ifndef MXLA_CODEGEN_KERNEL_INFO_H_
+#define MXLA_CODEGEN_KERNEL_INFO_H_
+
+#include <cstdint>
+#include <string>
+
+namespace mxla {
+
+using KernelFunction = void (*)(void* const* buffers, int64_t begin,
+                                int64_t end);
+
+struct KernelInfo {
+  std::string fusion_name;  // The fusion instruction it computes.
+  std::string symbol;       // Its function name in the JIT.
+  int64_t units = 0;        // The iteration space is [0, units).
+  int64_t bytes_per_unit = 0;  // Memory traffic per unit: the cost model.
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_CODEGEN_KERNEL_INFO_H_

@@ -1,0 +1,29 @@
+// How mxla element types live in LLVM: the register type an element
+// generator produces (pred is i1) and the memory type a buffer holds (pred is
+// one byte, as in Literal). Load and store convert between the two.
+#ifndef MXLA_CODEGEN_LLVM_TYPES_H_
+#define MXLA_CODEGEN_LLVM_TYPES_H_
+
+#include "ir/primitive_type.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace mxla::codegen {
+
+llvm::Type* RegisterType(PrimitiveType type, llvm::LLVMContext& context);
+llvm::Type* MemoryType(PrimitiveType type, llvm::LLVMContext& context);
+
+// Loads element `linear_index` of a `type` buffer as a register value.
+llvm::Value* LoadElement(llvm::IRBuilder<>& b, PrimitiveType type,
+                         llvm::Value* buffer, llvm::Value* linear_index);
+// Stores a register value into element `linear_index`.
+void StoreElement(llvm::IRBuilder<>& b, PrimitiveType type,
+                  llvm::Value* buffer, llvm::Value* linear_index,
+                  llvm::Value* value);
+
+// A register constant of `type` with the given value.
+llvm::Constant* ConstantOf(PrimitiveType type, double value,
+                           llvm::LLVMContext& context);
+
+}  // namespace mxla::codegen
+
+#endif  // MXLA_CODEGEN_LLVM_TYPES_H_

@@ -1,0 +1,226 @@
+#include "codegen/reduction_emitter.h"
+
+#include <algorithm>
+
+#include "codegen/llvm_types.h"
+#include "codegen/loop_emitter.h"
+#include "ir/status_macros.h"
+#include "llvm/IR/Function.h"
+
+namespace mxla::codegen {
+namespace {
+
+struct ReduceLayout {
+  int64_t inputs = 0;                  // k inputs, then k inits.
+  std::vector<int64_t> operand_dims;
+  std::vector<int64_t> reduced;        // sorted operand dimensions
+  std::vector<int64_t> kept;           // the others, in order
+  std::vector<int64_t> reduced_sizes;
+  std::vector<int64_t> output_dims;
+  std::vector<PrimitiveType> types;    // per result
+};
+
+ReduceLayout Analyze(const HloInstruction& reduce) {
+  ReduceLayout layout;
+  layout.inputs = reduce.operand_count() / 2;
+  absl::Span<const int64_t> dims = reduce.operand(0)->shape().dimensions();
+  layout.operand_dims.assign(dims.begin(), dims.end());
+  layout.reduced = reduce.dimensions();
+  std::sort(layout.reduced.begin(), layout.reduced.end());
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (std::binary_search(layout.reduced.begin(), layout.reduced.end(), d)) {
+      layout.reduced_sizes.push_back(dims[d]);
+    } else {
+      layout.kept.push_back(d);
+      layout.output_dims.push_back(dims[d]);
+    }
+  }
+  for (int64_t i = 0; i < layout.inputs; ++i) {
+    layout.types.push_back(reduce.operand(i)->shape().element_type());
+  }
+  return layout;
+}
+
+// The operand index from output coordinates (kept dimensions) and reduced
+// coordinates.
+IrIndex OperandIndex(const ReduceLayout& layout, const IrIndex& kept_index,
+                     const IrIndex& reduced_index) {
+  IrIndex index(layout.operand_dims.size());
+  for (size_t k = 0; k < layout.kept.size(); ++k) {
+    index[layout.kept[k]] = kept_index[k];
+  }
+  for (size_t r = 0; r < layout.reduced.size(); ++r) {
+    index[layout.reduced[r]] = reduced_index[r];
+  }
+  return index;
+}
+
+// acc = reducer(acc..., x...), emitted inline on scalars.
+absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
+    llvm::IRBuilder<>& b, const HloInstruction& reduce,
+    const std::vector<llvm::Value*>& accumulators,
+    const std::vector<llvm::Value*>& elements, bool reassociate) {
+  llvm::IRBuilder<>::FastMathFlagGuard guard(b);
+  if (reassociate) {
+    llvm::FastMathFlags flags;
+    flags.setAllowReassoc();
+    b.setFastMathFlags(flags);
+  }
+  ElementalEmitter reducer(b, *reduce.to_apply(), {});
+  const int64_t k = accumulators.size();
+  for (int64_t i = 0; i < k; ++i) {
+    reducer.BindScalar(i, accumulators[i]);
+    reducer.BindScalar(k + i, elements[i]);
+  }
+  return reducer.GenerateRoot({});
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> GenerateInputs(
+    const HloInstruction& reduce, ElementalEmitter& fused,
+    const IrIndex& operand_index) {
+  std::vector<llvm::Value*> values;
+  for (int64_t i = 0; i < reduce.operand_count() / 2; ++i) {
+    ASSIGN_OR_RETURN(llvm::Value * value,
+                     fused.Generate(*reduce.operand(i), operand_index));
+    values.push_back(value);
+  }
+  return values;
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> GenerateInits(
+    const HloInstruction& reduce, ElementalEmitter& fused) {
+  std::vector<llvm::Value*> values;
+  const int64_t k = reduce.operand_count() / 2;
+  for (int64_t i = 0; i < k; ++i) {
+    ASSIGN_OR_RETURN(llvm::Value * value,
+                     fused.Generate(*reduce.operand(k + i), {}));
+    values.push_back(value);
+  }
+  return values;
+}
+
+// One output element per unit; accumulators in allocas (promoted to
+// registers by mem2reg).
+absl::Status EmitPerElement(llvm::IRBuilder<>& b, const HloInstruction& reduce,
+                            const ReduceLayout& layout, ElementalEmitter& fused,
+                            const std::vector<llvm::Value*>& outputs,
+                            llvm::Value* begin, llvm::Value* end,
+                            bool reassociate) {
+  llvm::LLVMContext& context = b.getContext();
+  std::vector<llvm::AllocaInst*> slots;
+  {
+    llvm::IRBuilder<>::InsertPointGuard guard(b);
+    llvm::BasicBlock& entry = b.GetInsertBlock()->getParent()->getEntryBlock();
+    b.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+    for (PrimitiveType type : layout.types) {
+      slots.push_back(b.CreateAlloca(RegisterType(type, context)));
+    }
+  }
+  return EmitForLoop(b, begin, end, "out", [&](llvm::Value* linear) {
+    IrIndex kept = ElementalEmitter::Delinearize(b, layout.output_dims, linear);
+    fused.ClearCache();
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> inits,
+                     GenerateInits(reduce, fused));
+    for (size_t i = 0; i < slots.size(); ++i) b.CreateStore(inits[i], slots[i]);
+    RETURN_IF_ERROR(
+        EmitLoopNest(b, layout.reduced_sizes, [&](const IrIndex& reduced) {
+          fused.ClearCache();
+          ASSIGN_OR_RETURN(
+              std::vector<llvm::Value*> xs,
+              GenerateInputs(reduce, fused, OperandIndex(layout, kept, reduced)));
+          std::vector<llvm::Value*> accs;
+          for (size_t i = 0; i < slots.size(); ++i) {
+            accs.push_back(b.CreateLoad(slots[i]->getAllocatedType(), slots[i]));
+          }
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                           ApplyReducer(b, reduce, accs, xs, reassociate));
+          for (size_t i = 0; i < slots.size(); ++i) {
+            b.CreateStore(next[i], slots[i]);
+          }
+          return absl::OkStatus();
+        }));
+    fused.ClearCache();
+    for (size_t i = 0; i < slots.size(); ++i) {
+      llvm::Value* acc = b.CreateLoad(slots[i]->getAllocatedType(), slots[i]);
+      StoreElement(b, layout.types[i], outputs[i], linear, acc);
+    }
+    return absl::OkStatus();
+  });
+}
+
+// One output row per unit; the row is the accumulator and the innermost loop
+// runs along it.
+absl::Status EmitPerRow(llvm::IRBuilder<>& b, const HloInstruction& reduce,
+                        const ReduceLayout& layout, ElementalEmitter& fused,
+                        const std::vector<llvm::Value*>& outputs,
+                        llvm::Value* begin, llvm::Value* end) {
+  const int64_t inner = layout.output_dims.back();
+  absl::Span<const int64_t> row_dims(layout.output_dims.data(),
+                                     layout.output_dims.size() - 1);
+  return EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {
+    IrIndex row_index = ElementalEmitter::Delinearize(b, row_dims, row);
+    llvm::Value* row_start = b.CreateMul(row, b.getInt64(inner), "", true, true);
+    auto position = [&](llvm::Value* col) {
+      return b.CreateAdd(row_start, col, "", true, true);
+    };
+    RETURN_IF_ERROR(EmitForLoop(
+        b, b.getInt64(0), b.getInt64(inner), "init", [&](llvm::Value* col) {
+          fused.ClearCache();
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> inits,
+                           GenerateInits(reduce, fused));
+          for (size_t i = 0; i < outputs.size(); ++i) {
+            StoreElement(b, layout.types[i], outputs[i], position(col),
+                         inits[i]);
+          }
+          return absl::OkStatus();
+        }));
+    return EmitLoopNest(b, layout.reduced_sizes, [&](const IrIndex& reduced) {
+      return EmitForLoop(
+          b, b.getInt64(0), b.getInt64(inner), "col", [&](llvm::Value* col) {
+            fused.ClearCache();
+            IrIndex kept = row_index;
+            kept.push_back(col);
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> xs,
+                             GenerateInputs(reduce, fused,
+                                            OperandIndex(layout, kept, reduced)));
+            std::vector<llvm::Value*> accs;
+            for (size_t i = 0; i < outputs.size(); ++i) {
+              accs.push_back(LoadElement(b, layout.types[i], outputs[i],
+                                         position(col)));
+            }
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                             ApplyReducer(b, reduce, accs, xs, false));
+            for (size_t i = 0; i < outputs.size(); ++i) {
+              StoreElement(b, layout.types[i], outputs[i], position(col),
+                           next[i]);
+            }
+            return absl::OkStatus();
+          });
+    });
+  });
+}
+
+}  // namespace
+
+bool ReduceKeepsLastDimension(const HloInstruction& reduce) {
+  const int64_t rank = reduce.operand(0)->shape().rank();
+  if (rank == 0) return false;
+  const std::vector<int64_t>& dims = reduce.dimensions();
+  return std::find(dims.begin(), dims.end(), rank - 1) == dims.end();
+}
+
+absl::Status EmitReduction(llvm::IRBuilder<>& b, const HloInstruction& reduce,
+                           ElementalEmitter& fused,
+                           const std::vector<llvm::Value*>& outputs,
+                           llvm::Value* begin, llvm::Value* end,
+                           const CodegenOptions& options) {
+  ReduceLayout layout = Analyze(reduce);
+  RET_CHECK(static_cast<int64_t>(outputs.size()) == layout.inputs);
+  if (ReduceKeepsLastDimension(reduce)) {
+    return EmitPerRow(b, reduce, layout, fused, outputs, begin, end);
+  }
+  return EmitPerElement(b, reduce, layout, fused, outputs, begin, end,
+                        options.reassociate_reductions);
+}
+
+}  // namespace mxla::codegen

@@ -1,0 +1,306 @@
+#include "codegen/scalar_emitter.h"
+
+#include "absl/strings/str_cat.h"
+#include "codegen/llvm_types.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+
+namespace mxla::codegen {
+namespace {
+
+absl::Status Unsupported(HloOpcode opcode, PrimitiveType type) {
+  return absl::InternalError(absl::StrCat("codegen: ", HloOpcodeString(opcode),
+                                          " is not defined for ",
+                                          primitive_util::LowercaseName(type)));
+}
+
+llvm::Value* AllOnes(llvm::Type* type) {
+  return llvm::Constant::getAllOnesValue(type);
+}
+
+}  // namespace
+
+llvm::Value* ScalarEmitter::Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
+  return b_.CreateUnaryIntrinsic(id, x);
+}
+
+llvm::Value* ScalarEmitter::LibmCall(const char* f32_name,
+                                     const char* f64_name, llvm::Value* x) {
+  llvm::Module* module = b_.GetInsertBlock()->getModule();
+  llvm::Type* type = x->getType();
+  const char* name = type->isFloatTy() ? f32_name : f64_name;
+  llvm::FunctionCallee callee = module->getOrInsertFunction(
+      name, llvm::FunctionType::get(type, {type}, false));
+  if (auto* function = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    function->setDoesNotAccessMemory();
+    function->setDoesNotThrow();
+  }
+  return b_.CreateCall(callee, {x});
+}
+
+absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
+                                                  PrimitiveType type,
+                                                  llvm::Value* x) {
+  const bool is_float = primitive_util::IsFloatingPointType(type);
+  const bool is_int = primitive_util::IsIntegralType(type);
+  llvm::Type* t = x->getType();
+  switch (opcode) {
+    case HloOpcode::kNegate:
+      if (is_float) return b_.CreateFNeg(x);
+      if (is_int) return b_.CreateSub(llvm::Constant::getNullValue(t), x);
+      break;
+    case HloOpcode::kAbs:
+      if (is_float) return Intrinsic(llvm::Intrinsic::fabs, x);
+      if (is_int) {
+        llvm::Value* negative =
+            b_.CreateICmpSLT(x, llvm::Constant::getNullValue(t));
+        return b_.CreateSelect(negative, b_.CreateNeg(x), x);
+      }
+      break;
+    case HloOpcode::kSign:
+      if (is_float) return FloatSign(x);
+      if (is_int) {
+        llvm::Value* zero = llvm::Constant::getNullValue(t);
+        llvm::Value* positive = b_.CreateZExt(b_.CreateICmpSGT(x, zero), t);
+        llvm::Value* negative = b_.CreateZExt(b_.CreateICmpSLT(x, zero), t);
+        return b_.CreateSub(positive, negative);
+      }
+      break;
+    case HloOpcode::kNot:
+      if (is_float) break;
+      return b_.CreateXor(x, AllOnes(t));
+    case HloOpcode::kExp:
+      if (is_float) return Intrinsic(llvm::Intrinsic::exp, x);
+      break;
+    case HloOpcode::kLog:
+      if (is_float) return Intrinsic(llvm::Intrinsic::log, x);
+      break;
+    case HloOpcode::kSqrt:
+      if (is_float) return Intrinsic(llvm::Intrinsic::sqrt, x);
+      break;
+    case HloOpcode::kRsqrt:
+      if (is_float) {
+        return b_.CreateFDiv(llvm::ConstantFP::get(t, 1.0),
+                             Intrinsic(llvm::Intrinsic::sqrt, x));
+      }
+      break;
+    case HloOpcode::kTanh:
+      if (is_float) return LibmCall("tanhf", "tanh", x);
+      break;
+    case HloOpcode::kLogistic:
+      if (is_float) {
+        llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+        llvm::Value* e = Intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
+        return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+      }
+      break;
+    case HloOpcode::kFloor:
+      if (is_float) return Intrinsic(llvm::Intrinsic::floor, x);
+      break;
+    case HloOpcode::kCeil:
+      if (is_float) return Intrinsic(llvm::Intrinsic::ceil, x);
+      break;
+    default:
+      break;
+  }
+  return Unsupported(opcode, type);
+}
+
+// NaN stays NaN and ±0 stays itself; otherwise ±1.
+llvm::Value* ScalarEmitter::FloatSign(llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
+  llvm::Value* keep = b_.CreateFCmpUEQ(x, zero);  // NaN or ±0.
+  llvm::Value* unit =
+      b_.CreateSelect(b_.CreateFCmpOGT(x, zero), llvm::ConstantFP::get(t, 1.0),
+                      llvm::ConstantFP::get(t, -1.0));
+  return b_.CreateSelect(keep, x, unit);
+}
+
+absl::StatusOr<llvm::Value*> ScalarEmitter::Binary(HloOpcode opcode,
+                                                   PrimitiveType type,
+                                                   llvm::Value* a,
+                                                   llvm::Value* b) {
+  const bool is_float = primitive_util::IsFloatingPointType(type);
+  const bool is_int = primitive_util::IsIntegralType(type);
+  const bool is_pred = type == PRED;
+  switch (opcode) {
+    case HloOpcode::kAdd:
+      if (is_pred) return b_.CreateOr(a, b);
+      return is_float ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+    case HloOpcode::kSubtract:
+      if (is_pred) break;
+      return is_float ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+    case HloOpcode::kMultiply:
+      if (is_pred) return b_.CreateAnd(a, b);
+      return is_float ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    case HloOpcode::kDivide:
+      if (is_float) return b_.CreateFDiv(a, b);
+      if (is_int) return IntDivide(a, b, /*remainder=*/false);
+      break;
+    case HloOpcode::kRemainder:
+      if (is_float) return b_.CreateFRem(a, b);
+      if (is_int) return IntDivide(a, b, /*remainder=*/true);
+      break;
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum: {
+      const bool maximum = opcode == HloOpcode::kMaximum;
+      if (is_pred) return maximum ? b_.CreateOr(a, b) : b_.CreateAnd(a, b);
+      if (is_float) return FloatMaxMin(a, b, maximum);
+      llvm::Value* a_wins =
+          maximum ? b_.CreateICmpSGE(a, b) : b_.CreateICmpSLE(a, b);
+      return b_.CreateSelect(a_wins, a, b);
+    }
+    case HloOpcode::kPower:
+      if (is_float) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, b);
+      if (is_int) return IntPower(a, b);
+      break;
+    case HloOpcode::kAnd:
+      if (!is_float) return b_.CreateAnd(a, b);
+      break;
+    case HloOpcode::kOr:
+      if (!is_float) return b_.CreateOr(a, b);
+      break;
+    case HloOpcode::kXor:
+      if (!is_float) return b_.CreateXor(a, b);
+      break;
+    default:
+      break;
+  }
+  return Unsupported(opcode, type);
+}
+
+// x / 0 = -1 and x % 0 = x; MIN / -1 = MIN and MIN % -1 = 0. The divisor is
+// made safe first: LLVM's sdiv by zero or MIN/-1 is undefined even if the
+// result is then discarded.
+llvm::Value* ScalarEmitter::IntDivide(llvm::Value* a, llvm::Value* b,
+                                      bool remainder) {
+  llvm::Type* t = a->getType();
+  const unsigned bits = t->getScalarSizeInBits();
+  llvm::Value* zero = llvm::Constant::getNullValue(t);
+  llvm::Value* minus_one = AllOnes(t);
+  llvm::Value* min = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(bits));
+  llvm::Value* by_zero = b_.CreateICmpEQ(b, zero);
+  llvm::Value* overflow =
+      b_.CreateAnd(b_.CreateICmpEQ(a, min), b_.CreateICmpEQ(b, minus_one));
+  llvm::Value* special = b_.CreateOr(by_zero, overflow);
+  llvm::Value* safe_b =
+      b_.CreateSelect(special, llvm::ConstantInt::get(t, 1), b);
+  if (remainder) {
+    llvm::Value* r = b_.CreateSRem(a, safe_b);
+    return b_.CreateSelect(by_zero, a, b_.CreateSelect(overflow, zero, r));
+  }
+  llvm::Value* q = b_.CreateSDiv(a, safe_b);
+  return b_.CreateSelect(by_zero, minus_one, b_.CreateSelect(overflow, a, q));
+}
+
+// NaN if either is NaN (the first NaN operand); max(-0, +0) = +0 and
+// min(-0, +0) = -0 in either order.
+llvm::Value* ScalarEmitter::FloatMaxMin(llvm::Value* a, llvm::Value* b,
+                                        bool maximum) {
+  llvm::Value* a_wins =
+      maximum ? b_.CreateFCmpOGT(a, b) : b_.CreateFCmpOLT(a, b);
+  llvm::Value* result = b_.CreateSelect(a_wins, a, b);
+  // Equal values: only ±0 can differ; pick by the sign bit.
+  llvm::Type* int_type = b_.getIntNTy(a->getType()->getScalarSizeInBits());
+  if (a->getType()->isVectorTy()) {
+    int_type = llvm::VectorType::get(
+        int_type, llvm::cast<llvm::VectorType>(a->getType())->getElementCount());
+  }
+  llvm::Value* a_negative = b_.CreateICmpSLT(
+      b_.CreateBitCast(a, int_type), llvm::Constant::getNullValue(int_type));
+  llvm::Value* a_on_tie = maximum ? b_.CreateNot(a_negative) : a_negative;
+  llvm::Value* tie = b_.CreateFCmpOEQ(a, b);
+  result = b_.CreateSelect(b_.CreateAnd(tie, a_on_tie), a, result);
+  result = b_.CreateSelect(IsNan(b), b, result);
+  return b_.CreateSelect(IsNan(a), a, result);
+}
+
+// Repeated squaring over every exponent bit, branch-free so it vectorizes.
+// A negative exponent gives 0, except for bases 1 and -1.
+llvm::Value* ScalarEmitter::IntPower(llvm::Value* base,
+                                     llvm::Value* exponent) {
+  llvm::Type* t = base->getType();
+  const unsigned bits = t->getScalarSizeInBits();
+  llvm::Value* zero = llvm::Constant::getNullValue(t);
+  llvm::Value* one = llvm::ConstantInt::get(t, 1);
+  llvm::Value* result = one;
+  llvm::Value* square = base;
+  for (unsigned bit = 0; bit + 1 < bits; ++bit) {
+    llvm::Value* set = b_.CreateICmpNE(
+        b_.CreateAnd(exponent, llvm::ConstantInt::get(t, uint64_t{1} << bit)),
+        zero);
+    result = b_.CreateSelect(set, b_.CreateMul(result, square), result);
+    square = b_.CreateMul(square, square);
+  }
+  llvm::Value* odd = b_.CreateICmpNE(b_.CreateAnd(exponent, one), zero);
+  llvm::Value* negative_result = b_.CreateSelect(
+      b_.CreateICmpEQ(base, one), one,
+      b_.CreateSelect(b_.CreateICmpEQ(base, AllOnes(t)),
+                      b_.CreateSelect(odd, AllOnes(t), one), zero));
+  return b_.CreateSelect(b_.CreateICmpSLT(exponent, zero), negative_result,
+                         result);
+}
+
+llvm::Value* ScalarEmitter::Compare(ComparisonDirection direction,
+                                    PrimitiveType type, llvm::Value* a,
+                                    llvm::Value* b) {
+  using P = llvm::CmpInst::Predicate;
+  P predicate = P::ICMP_EQ;
+  const bool is_float = primitive_util::IsFloatingPointType(type);
+  // pred compares as 0 < 1: unsigned.
+  const bool is_signed = type != PRED;
+  switch (direction) {
+    case ComparisonDirection::kEq:
+      predicate = is_float ? P::FCMP_OEQ : P::ICMP_EQ;
+      break;
+    case ComparisonDirection::kNe:
+      predicate = is_float ? P::FCMP_UNE : P::ICMP_NE;
+      break;
+    case ComparisonDirection::kLt:
+      predicate = is_float ? P::FCMP_OLT : is_signed ? P::ICMP_SLT : P::ICMP_ULT;
+      break;
+    case ComparisonDirection::kLe:
+      predicate = is_float ? P::FCMP_OLE : is_signed ? P::ICMP_SLE : P::ICMP_ULE;
+      break;
+    case ComparisonDirection::kGt:
+      predicate = is_float ? P::FCMP_OGT : is_signed ? P::ICMP_SGT : P::ICMP_UGT;
+      break;
+    case ComparisonDirection::kGe:
+      predicate = is_float ? P::FCMP_OGE : is_signed ? P::ICMP_SGE : P::ICMP_UGE;
+      break;
+  }
+  return is_float ? b_.CreateFCmp(predicate, a, b)
+                  : b_.CreateICmp(predicate, a, b);
+}
+
+llvm::Value* ScalarEmitter::Convert(PrimitiveType from, PrimitiveType to,
+                                    llvm::Value* x) {
+  if (from == to) return x;
+  llvm::LLVMContext& context = b_.getContext();
+  llvm::Type* to_type = x->getType()->isVectorTy()
+                            ? llvm::VectorType::get(
+                                  RegisterType(to, context),
+                                  llvm::cast<llvm::VectorType>(x->getType())
+                                      ->getElementCount())
+                            : RegisterType(to, context);
+  const bool from_float = primitive_util::IsFloatingPointType(from);
+  const bool to_float = primitive_util::IsFloatingPointType(to);
+  if (to == PRED) {
+    llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
+    return from_float ? b_.CreateFCmpUNE(x, zero) : b_.CreateICmpNE(x, zero);
+  }
+  if (from == PRED) {
+    return to_float ? b_.CreateUIToFP(x, to_type) : b_.CreateZExt(x, to_type);
+  }
+  if (from_float && to_float) return b_.CreateFPCast(x, to_type);
+  if (!from_float && to_float) return b_.CreateSIToFP(x, to_type);
+  if (from_float) {
+    // Saturating, NaN -> 0: exactly mxla's float -> int rule.
+    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {to_type, x->getType()},
+                              {x});
+  }
+  return b_.CreateSExtOrTrunc(x, to_type);
+}
+
+}  // namespace mxla::codegen

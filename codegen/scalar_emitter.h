@@ -1,0 +1,50 @@
+// Emits one element of an elementwise op as LLVM IR, following
+// ir/scalar_semantics.h exactly (the evaluator's rules): wrapping integers,
+// XLA's results for integer division by zero, NaN-propagating max/min with
+// +0 > -0, saturating float->int convert, IEEE float math without fast-math.
+//
+// Values are register values (llvm_types.h: pred is i1). The functions work
+// on scalars; they also accept vectors of those types except where a libm
+// call is needed (exp, log, tanh, ...), which the caller scalarizes.
+// An op the element type does not support (shape inference rejects it) is an
+// Internal error.
+#ifndef MXLA_CODEGEN_SCALAR_EMITTER_H_
+#define MXLA_CODEGEN_SCALAR_EMITTER_H_
+
+#include "absl/status/statusor.h"
+#include "ir/hlo_opcode.h"
+#include "ir/primitive_type.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace mxla::codegen {
+
+class ScalarEmitter {
+ public:
+  explicit ScalarEmitter(llvm::IRBuilder<>& b) : b_(b) {}
+
+  absl::StatusOr<llvm::Value*> Unary(HloOpcode opcode, PrimitiveType type,
+                                     llvm::Value* x);
+  // Every binary op except compare; `type` is the operands' and result's.
+  absl::StatusOr<llvm::Value*> Binary(HloOpcode opcode, PrimitiveType type,
+                                      llvm::Value* a, llvm::Value* b);
+  // `type` is the operands' type; the result is i1.
+  llvm::Value* Compare(ComparisonDirection direction, PrimitiveType type,
+                       llvm::Value* a, llvm::Value* b);
+  llvm::Value* Convert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
+
+ private:
+  llvm::Value* IntDivide(llvm::Value* a, llvm::Value* b, bool remainder);
+  llvm::Value* FloatMaxMin(llvm::Value* a, llvm::Value* b, bool maximum);
+  llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent);
+  llvm::Value* FloatSign(llvm::Value* x);
+  llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x);
+  llvm::Value* LibmCall(const char* f32_name, const char* f64_name,
+                        llvm::Value* x);
+  llvm::Value* IsNan(llvm::Value* x) { return b_.CreateFCmpUNO(x, x); }
+
+  llvm::IRBuilder<>& b_;
+};
+
+}  // namespace mxla::codegen
+
+#endif  // MXLA_CODEGEN_SCALAR_EMITTER_H_

@@ -1,0 +1,169 @@
+#include "passes/fusion.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
+#include "passes/dce.h"
+
+namespace mxla {
+namespace {
+
+bool IsScalarConstant(const HloInstruction& instruction) {
+  return instruction.opcode() == HloOpcode::kConstant &&
+         instruction.shape().IsScalar();
+}
+
+bool IsFusible(const HloInstruction& instruction) {
+  switch (instruction.opcode()) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kIota:
+    case HloOpcode::kReduce:
+      return true;
+    case HloOpcode::kConstant:
+      return IsScalarConstant(instruction);
+    default:
+      return IsElementwise(instruction.opcode());
+  }
+}
+
+bool IsExpensive(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kExp:
+    case HloOpcode::kLog:
+    case HloOpcode::kTanh:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kPower:
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kRsqrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsMaterialized(const HloInstruction& instruction, const HloInstruction* root) {
+  if (!IsFusible(instruction) || IsScalarConstant(instruction)) return false;
+  if (&instruction == root || instruction.opcode() == HloOpcode::kReduce) {
+    return true;
+  }
+  for (const HloInstruction* user : instruction.users()) {
+    if (!IsFusible(*user)) return true;
+  }
+  return IsExpensive(instruction.opcode()) && instruction.user_count() > 1;
+}
+
+// Builds the fused computation for `root`: the fusible, non-materialized
+// instructions it reaches, cloned in post order; everything else it reads
+// becomes a parameter. Returns the computation and the fusion's operands.
+struct FusedGroup {
+  HloComputation* computation;
+  std::vector<HloInstruction*> operands;
+};
+
+FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
+                      const absl::flat_hash_set<const HloInstruction*>& roots) {
+  auto is_member = [&](const HloInstruction* instruction) {
+    return instruction == root ||
+           (IsFusible(*instruction) && !roots.contains(instruction));
+  };
+  // Post order of the members (iterative DFS).
+  std::vector<HloInstruction*> members;
+  absl::flat_hash_set<const HloInstruction*> visited;
+  std::vector<std::pair<HloInstruction*, bool>> stack = {{root, false}};
+  while (!stack.empty()) {
+    auto [instruction, expanded] = stack.back();
+    stack.pop_back();
+    if (expanded) {
+      members.push_back(instruction);
+      continue;
+    }
+    if (!visited.insert(instruction).second) continue;
+    stack.push_back({instruction, true});
+    const std::vector<HloInstruction*>& operands = instruction->operands();
+    for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
+      if (is_member(*it) && !visited.contains(*it)) stack.push_back({*it, false});
+    }
+  }
+
+  FusedGroup group{module.AddComputation("fused_computation", false), {}};
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
+  for (HloInstruction* member : members) {
+    std::vector<HloInstruction*> operands;
+    for (HloInstruction* operand : member->operands()) {
+      if (!is_member(operand) && !clones.contains(operand)) {
+        int64_t number = group.operands.size();
+        clones[operand] = group.computation->AddInstruction(
+            HloInstruction::CreateParameter(number, operand->shape(),
+                                            absl::StrCat("param_", number)));
+        group.operands.push_back(operand);
+      }
+      operands.push_back(clones.at(operand));
+    }
+    std::unique_ptr<HloInstruction> clone = HloInstruction::CreateGeneric(
+        member->opcode(), member->shape(), operands);
+    clone->CopyAttributesFrom(*member);
+    clone->set_metadata(member->metadata());
+    clone->set_name(member->name());
+    clones[member] = group.computation->AddInstruction(std::move(clone));
+  }
+  group.computation->set_root_instruction(clones.at(root));
+  return group;
+}
+
+absl::Status CheckLowered(const HloComputation& entry) {
+  for (const HloInstruction* instruction : entry.instructions()) {
+    if (instruction->broadcast_dimensions().has_value()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "fusion needs lowered HLO; run lower-broadcasts first: ",
+          instruction->ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
+  HloComputation* entry = module.entry_computation();
+  RET_CHECK(entry != nullptr);
+  RETURN_IF_ERROR(CheckLowered(*entry));
+  // Dead code would stay outside any fusion: sweep it first.
+  ASSIGN_OR_RETURN(bool changed, RemoveDeadInstructions(*entry));
+  std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
+  absl::flat_hash_set<const HloInstruction*> roots;
+  for (const HloInstruction* instruction : order) {
+    if (IsMaterialized(*instruction, entry->root_instruction())) {
+      roots.insert(instruction);
+    }
+  }
+  if (roots.empty()) return changed;
+
+  // Operands are fused before their users, so a fusion's operands that are
+  // themselves roots have already been replaced by their fusions.
+  for (HloInstruction* instruction : order) {
+    if (!roots.contains(instruction)) continue;
+    FusedGroup group = BuildGroup(module, instruction, roots);
+    FusionKind kind = instruction->opcode() == HloOpcode::kReduce
+                          ? FusionKind::kInput
+                          : FusionKind::kLoop;
+    std::unique_ptr<HloInstruction> fusion = HloInstruction::CreateFusion(
+        instruction->shape(), kind, group.operands, group.computation);
+    fusion->set_name("fusion");
+    fusion->set_metadata(instruction->metadata());
+    HloInstruction* added = entry->AddInstruction(std::move(fusion));
+    entry->ReplaceInstruction(instruction, added);
+  }
+
+  // Sweep what the fusions absorbed.
+  RETURN_IF_ERROR(RemoveDeadInstructions(*entry).status());
+  return true;
+}
+
+}  // namespace mxla

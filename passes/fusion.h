@@ -1,0 +1,41 @@
+// fusion: groups the entry computation into fusion instructions, one per
+// value that must be materialized, in the spirit of XLA's CPU instruction
+// fusion. Codegen then emits one loop nest per fusion.
+//
+// Before: lowered HLO (no broadcast_dimensions; FailedPrecondition names the
+// first offender otherwise).
+// After: the entry holds only parameters, constants, fusions, tuples and
+// get-tuple-elements; the module verifies in lowered mode, round-trips
+// through text, and evaluates to the same bits.
+//
+// Rules:
+//   * fusible: elementwise ops, select, convert, broadcast, reshape,
+//     transpose, iota, scalar constants, and reduce (as a fusion root only);
+//   * an instruction is materialized (the root of its own fusion) if it is
+//     the entry root, a reduce, used by a tuple, get-tuple-element or an
+//     existing fusion, or "expensive" (exponential, log, tanh, logistic,
+//     power, divide, remainder, sqrt, rsqrt) with several users;
+//   * every other fusible instruction is fused into each fusion that reaches
+//     it: cheap ones (broadcasts, reshapes, adds, compares, ...) are
+//     duplicated into several consumers rather than written to memory;
+//   * a fusion rooted at a reduce is kInput, every other kLoop; its operands
+//     are the non-fusible or materialized values it reads, in first-use order;
+//   * reducer computations and existing fusions are left alone.
+// Iterative (no recursion) and linear in the fused size.
+#ifndef MXLA_PASSES_FUSION_H_
+#define MXLA_PASSES_FUSION_H_
+
+#include "passes/hlo_pass.h"
+
+namespace mxla {
+
+class FusionPass : public HloPass {
+ public:
+  absl::string_view name() const override { return "fusion"; }
+  absl::StatusOr<bool> Run(HloModule& module) override;
+  bool ProducesLoweredHlo() const override { return true; }
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_PASSES_FUSION_H_

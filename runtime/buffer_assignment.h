@@ -1,0 +1,56 @@
+// Buffer assignment for a fused module: where every array value lives while
+// an executable runs.
+//
+//   * parameters are read in place from the caller's buffers, and array
+//     constants from the executable's literals: no copies;
+//   * tuples and get-tuple-elements are aliases, never buffers;
+//   * a fusion output that is (the first occurrence of) a result element is
+//     written straight into the caller's result buffer;
+//   * every other fusion output gets a slice of one per-run arena, reused
+//     once its last reader has run (first fit, 64-byte aligned). A slice is
+//     never reused by the fusion that reads it, so kernel buffers never
+//     alias.
+// Result elements that are not computed in place (a parameter or constant
+// returned as is, or a value returned twice) are copied at the end.
+#ifndef MXLA_RUNTIME_BUFFER_ASSIGNMENT_H_
+#define MXLA_RUNTIME_BUFFER_ASSIGNMENT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/hlo_computation.h"
+
+namespace mxla {
+
+struct BufferSlot {
+  enum Kind { kParameter, kConstant, kArena, kResult };
+  Kind kind = kArena;
+  int64_t index = 0;   // parameter number, constant number, result element
+  int64_t offset = 0;  // kArena: byte offset in the arena
+  int64_t bytes = 0;
+};
+
+struct FusionStep {
+  const HloInstruction* fusion = nullptr;
+  std::vector<BufferSlot> buffers;  // operands, then outputs
+};
+
+struct BufferAssignment {
+  std::vector<FusionStep> steps;                // in execution order
+  std::vector<const HloInstruction*> constants;  // by constant number
+  int64_t arena_bytes = 0;
+  // Per result element: where its value is; a kResult slot with the same
+  // index means it was written in place.
+  std::vector<BufferSlot> results;
+  // Peak bytes of arena in use (== arena_bytes) plus nothing else: inputs
+  // and outputs are the caller's.
+};
+
+// `entry` must be fused (only parameter, constant, fusion, tuple and
+// get-tuple-element). Nested tuples are Unimplemented.
+absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry);
+
+}  // namespace mxla
+
+#endif  // MXLA_RUNTIME_BUFFER_ASSIGNMENT_H_

@@ -1,0 +1,127 @@
+#include "runtime/jit_executable.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "ir/hlo_evaluator.h"
+#include "ir/status_macros.h"
+#include "runtime/thread_pool.h"
+
+namespace mxla {
+namespace {
+
+// Below this much memory traffic a chunk is not worth a thread hand-off
+// (a wake-up costs a few microseconds; 256 KiB streams in about that).
+constexpr int64_t kMinBytesPerChunk = 256 << 10;
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+int64_t MaxChunks(const KernelInfo& kernel) {
+  int64_t bytes = kernel.units * kernel.bytes_per_unit;
+  return std::max<int64_t>(1, bytes / kMinBytesPerChunk);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
+    std::unique_ptr<const HloModule> module, const CodegenOptions& options) {
+  std::unique_ptr<JitExecutable> executable(
+      new JitExecutable(std::move(module)));
+  const HloModule& fused = executable->module();
+  ASSIGN_OR_RETURN(executable->assignment_,
+                   AssignBuffers(*fused.entry_computation()));
+  ASSIGN_OR_RETURN(executable->kernels_, JitKernels::Compile(fused, options));
+  for (const FusionStep& step : executable->assignment_.steps) {
+    const KernelInfo* info = nullptr;
+    for (const KernelInfo& kernel : executable->kernels_->kernels()) {
+      if (kernel.fusion_name == step.fusion->name()) info = &kernel;
+    }
+    RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
+    executable->steps_.push_back(
+        {executable->kernels_->Lookup(info->fusion_name), info->units,
+         MaxChunks(*info), step.buffers});
+  }
+  return executable;
+}
+
+absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
+                                       absl::Span<void* const> results) const {
+  const BufferAssignment& plan = assignment_;
+  if (static_cast<int64_t>(arguments.size()) !=
+      module().entry_computation()->num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", module().entry_computation()->num_parameters(),
+        " argument buffers, got ", arguments.size()));
+  }
+  if (results.size() != plan.results.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", plan.results.size(),
+                     " result buffers, got ", results.size()));
+  }
+  std::unique_ptr<char, FreeDeleter> arena(static_cast<char*>(
+      plan.arena_bytes > 0 ? std::aligned_alloc(64, plan.arena_bytes)
+                           : nullptr));
+  if (plan.arena_bytes > 0 && arena == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot allocate ", plan.arena_bytes, " bytes of temporaries"));
+  }
+  auto address = [&](const BufferSlot& slot) -> void* {
+    switch (slot.kind) {
+      case BufferSlot::kParameter:
+        return const_cast<void*>(arguments[slot.index]);
+      case BufferSlot::kConstant:
+        return const_cast<void*>(
+            plan.constants[slot.index]->literal().untyped_data());
+      case BufferSlot::kArena:
+        return arena.get() + slot.offset;
+      case BufferSlot::kResult:
+        return results[slot.index];
+    }
+    return nullptr;
+  };
+  std::vector<void*> pointers;
+  for (const Step& step : steps_) {
+    pointers.clear();
+    for (const BufferSlot& slot : step.buffers) pointers.push_back(address(slot));
+    const void* const* buffers = pointers.data();
+    KernelFunction function = step.function;
+    ThreadPool::Default().ParallelFor(
+        step.units, step.max_chunks, [&](int64_t begin, int64_t end) {
+          function(const_cast<void* const*>(buffers), begin, end);
+        });
+  }
+  for (size_t i = 0; i < plan.results.size(); ++i) {
+    const BufferSlot& source = plan.results[i];
+    if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
+      continue;
+    }
+    if (source.bytes > 0) std::memcpy(results[i], address(source), source.bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> JitExecutable::Run(
+    absl::Span<const Literal* const> arguments) const {
+  const HloComputation& entry = *module().entry_computation();
+  RETURN_IF_ERROR(CheckArguments(entry, arguments));
+  std::vector<const void*> argument_data;
+  for (const Literal* argument : arguments) {
+    argument_data.push_back(argument->untyped_data());
+  }
+  Literal result(entry.root_instruction()->shape());
+  std::vector<void*> result_data;
+  if (result.shape().IsTuple()) {
+    for (int64_t i = 0; i < result.tuple_size(); ++i) {
+      result_data.push_back(result.tuple_element(i).untyped_data());
+    }
+  } else {
+    result_data.push_back(result.untyped_data());
+  }
+  RETURN_IF_ERROR(RunBuffers(argument_data, result_data));
+  return result;
+}
+
+}  // namespace mxla
