@@ -79,6 +79,20 @@ TEST(MxlaRunTest, SamePassesOrNoneGiveTheSameValues) {
   EXPECT_EQ(none.out, all.out);
 }
 
+TEST(MxlaRunTest, CompareRunsBothBackends) {
+  Files f;
+  std::string inputs = absl::StrCat(" -i 0=", f.x, " -i 1=", f.v);
+  ToolResult jit = RunMxla(absl::StrCat("run ", f.hlo, inputs, " --compare"));
+  EXPECT_EQ(jit.exit_code, 0) << jit.err;
+  EXPECT_EQ(jit.out, "f32[2,3] { {0, 0, 3.5}, {0, 6, 0} }\n");
+  EXPECT_THAT(jit.err, HasSubstr("largest difference between jit and "
+                                 "interpreter: 0"));
+  ToolResult interpreter = RunMxla(
+      absl::StrCat("run ", f.hlo, inputs, " --backend=interpreter --compare"));
+  EXPECT_EQ(interpreter.exit_code, 0) << interpreter.err;
+  EXPECT_EQ(interpreter.out, jit.out);
+}
+
 TEST(MxlaRunTest, InputErrors) {
   Files f;
   ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x)),

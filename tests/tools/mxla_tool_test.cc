@@ -88,6 +88,25 @@ TEST(MxlaToolTest, UsageErrorsExitOne) {
   EXPECT_EQ(garbage.exit_code, 1);
 }
 
+TEST(MxlaToolTest, EmitShowsEveryStage) {
+  Result fused = RunMxla("opt - --emit=fused", kModule);
+  EXPECT_EQ(fused.exit_code, 0) << fused.err;
+  EXPECT_THAT(fused.out, HasSubstr("kind=kLoop, calls=fused_computation"));
+  Result llvm = RunMxla("opt - --emit=llvm", kModule);
+  EXPECT_EQ(llvm.exit_code, 0) << llvm.err;
+  EXPECT_THAT(llvm.out, HasSubstr("define void @mxla.fusion("));
+  Result optimized = RunMxla("opt - --emit=llvm-opt", kModule);
+  EXPECT_EQ(optimized.exit_code, 0) << optimized.err;
+  EXPECT_THAT(optimized.out, HasSubstr("target-cpu"));
+  Result assembly = RunMxla("opt - --emit=asm", kModule);
+  EXPECT_EQ(assembly.exit_code, 0) << assembly.err;
+  EXPECT_THAT(assembly.out, HasSubstr("mxla.fusion:"));
+  Result bad = RunMxla("opt - --emit=pdf", kModule);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("unknown --emit stage 'pdf' (stages: hlo, "
+                                 "fused, llvm, llvm-opt, asm)"));
+}
+
 TEST(MxlaToolTest, HelpExitsZero) {
   Result help = RunMxla("--help");
   EXPECT_EQ(help.exit_code, 0);
