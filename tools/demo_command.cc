@@ -1,13 +1,21 @@
 // `mxla demo [--example NAME] [--list]`: walks the built-in examples through
-// what the pipeline has so far: the builder call, the recorded HLO with its
-// implicit broadcasts (verified), and the result the document promises.
+// the whole pipeline: the builder call, the recorded HLO with its implicit
+// broadcasts, the lowered and the fused HLO, the JIT's result (checked
+// against the interpreter and against the value the document promises) and
+// the compile and run times.
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include <chrono>
+
+#include "ir/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
+#include "ir/status_macros.h"
+#include "runtime/compile.h"
 #include "tools/commands.h"
 #include "tools/demo_examples.h"
 
@@ -41,11 +49,48 @@ absl::Status ShowExample(const DemoExample& example) {
   if (!verified.ok()) return verified;
   std::cout << "  HLO as recorded by the builder (implicit broadcasts):\n"
             << Indent(computation->ToString()) << "\n";
-  if (example.expected.has_value()) {
-    std::cout << "  expected result (broadcasting.md):\n    "
-              << example.expected->ToString() << "\n";
+  CompileOptions interpreter_options;
+  interpreter_options.backend = Backend::kInterpreter;
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> lowered,
+                   OptimizeForBackend(computation->module(), interpreter_options));
+  std::cout << "  after lower-broadcasts, simplify, cse, dce:\n"
+            << Indent(lowered->ToString()) << "\n";
+
+  auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
+                   Compile(computation->module()));
+  double compile_ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  std::cout << "  fused (one LLVM kernel per fusion):\n"
+            << Indent(executable->module().ToString()) << "\n";
+
+  std::vector<const Literal*> arguments;
+  for (const Literal& input : example.inputs) arguments.push_back(&input);
+  start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(Literal result, executable->Run(arguments));
+  double run_us = std::chrono::duration<double, std::micro>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  ASSIGN_OR_RETURN(Literal oracle,
+                   EvaluateModule(computation->module(), arguments));
+  std::cout << "  result (jit, compiled in " << absl::StrFormat("%.1f", compile_ms)
+            << " ms, ran in " << absl::StrFormat("%.1f", run_us) << " us):\n    "
+            << result.ToString() << "\n";
+  if (result != oracle) {
+    return absl::InternalError(absl::StrCat(
+        "the jit disagrees with the interpreter: ", oracle.ToString()));
   }
-  std::cout << "\n";
+  std::cout << "  interpreter agrees bit for bit";
+  if (example.expected.has_value()) {
+    if (result != *example.expected) {
+      return absl::InternalError(absl::StrCat(
+          "the result differs from broadcasting.md's ",
+          example.expected->ToString()));
+    }
+    std::cout << "; matches broadcasting.md";
+  }
+  std::cout << "\n\n";
   return absl::OkStatus();
 }
 
