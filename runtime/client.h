@@ -1,0 +1,27 @@
+// The user's entry point: compile what XlaBuilder built and run it.
+//
+//   absl::StatusOr<XlaComputation> computation = builder.Build();
+//   absl::StatusOr<std::unique_ptr<Executable>> exe = Compile(*computation);
+//   absl::StatusOr<Literal> out = (*exe)->Run({&x, &v});
+//
+// This header is the one place runtime/ meets builder/: it only adapts
+// XlaComputation to Compile(const HloModule&) (runtime/compile.h).
+#ifndef MXLA_RUNTIME_CLIENT_H_
+#define MXLA_RUNTIME_CLIENT_H_
+
+#include <memory>
+
+#include "builder/xla_builder.h"
+#include "runtime/compile.h"
+#include "runtime/executable.h"
+
+namespace mxla {
+
+inline absl::StatusOr<std::unique_ptr<Executable>> Compile(
+    const XlaComputation& computation, const CompileOptions& options = {}) {
+  return Compile(computation.module(), options);
+}
+
+}  // namespace mxla
+
+#endif  // MXLA_RUNTIME_CLIENT_H_
