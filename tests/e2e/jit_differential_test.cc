@@ -17,16 +17,13 @@
 #include "ir/hlo_evaluator.h"
 #include "runtime/compile.h"
 #include "tests/testlib/random_graph.h"
+#include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
-std::vector<const Literal*> Pointers(const std::vector<Literal>& literals) {
-  std::vector<const Literal*> pointers;
-  for (const Literal& literal : literals) pointers.push_back(&literal);
-  return pointers;
-}
+using ::mxla::testing::Pointers;
 
 RandomGraphOptions AllTypes() {
   RandomGraphOptions options;

@@ -10,17 +10,14 @@
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/lower_broadcasts.h"
+#include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 #include "tools/demo_examples.h"
 
 namespace mxla {
 namespace {
 
-std::vector<const Literal*> Pointers(const std::vector<Literal>& literals) {
-  std::vector<const Literal*> pointers;
-  for (const Literal& literal : literals) pointers.push_back(&literal);
-  return pointers;
-}
+using ::mxla::testing::Pointers;
 
 TEST(LowerBroadcastsTest, DocumentExamplesKeepTheirValues) {
   for (const tools::DemoExample& example : tools::DemoExamples()) {

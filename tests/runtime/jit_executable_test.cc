@@ -15,6 +15,7 @@
 #include "ir/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "runtime/jit_executable.h"
+#include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -23,11 +24,7 @@ namespace {
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
 
-std::vector<const Literal*> Pointers(const std::vector<Literal>& literals) {
-  std::vector<const Literal*> pointers;
-  for (const Literal& literal : literals) pointers.push_back(&literal);
-  return pointers;
-}
+using ::mxla::testing::Pointers;
 
 absl::StatusOr<std::unique_ptr<JitExecutable>> CompileText(
     const std::string& text, CodegenOptions options = {}) {

@@ -22,6 +22,7 @@
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/random_graph_internal.h"
+#include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -38,11 +39,7 @@ RandomGraphOptions AllTypes() {
   return options;
 }
 
-std::vector<const Literal*> Pointers(const std::vector<Literal>& literals) {
-  std::vector<const Literal*> pointers;
-  for (const Literal& literal : literals) pointers.push_back(&literal);
-  return pointers;
-}
+using ::mxla::testing::Pointers;
 
 const HloComputation& Entry(const RandomGraph& graph) {
   return *graph.computation.module().entry_computation();

@@ -1,0 +1,92 @@
+// Buffer assignment: nothing is allocated for a fully fused graph, results
+// are written in place, temporaries are reused once their last reader has
+// run (never by that reader), and values returned twice are copied.
+#include "runtime/buffer_assignment.h"
+
+#include "gtest/gtest.h"
+#include "ir/hlo_parser.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+constexpr char kChain[] = R"(HloModule chain
+e1 {
+  a = f32[1000] parameter(0)
+  ROOT ea = f32[1000] exponential(a)
+}
+e2 {
+  b = f32[1000] parameter(0)
+  ROOT eb = f32[1000] exponential(b)
+}
+e3 {
+  c = f32[1000] parameter(0)
+  ROOT ec = f32[1000] exponential(c)
+}
+e4 {
+  d = f32[1000] parameter(0)
+  ROOT ed = f32[1000] exponential(d)
+}
+ENTRY main {
+  x = f32[1000] parameter(0)
+  t1 = f32[1000] fusion(x), kind=kLoop, calls=e1
+  t2 = f32[1000] fusion(t1), kind=kLoop, calls=e2
+  t3 = f32[1000] fusion(t2), kind=kLoop, calls=e3
+  ROOT t4 = f32[1000] fusion(t3), kind=kLoop, calls=e4
+})";
+
+TEST(BufferAssignmentTest, TemporariesAreReusedOnceDead) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kChain));
+  ASSERT_OK_AND_ASSIGN(BufferAssignment assignment,
+                       AssignBuffers(*module->entry_computation()));
+  ASSERT_EQ(assignment.steps.size(), 4u);
+  // t1 and t2 are both live while t2 is computed; t3 takes t1's place.
+  EXPECT_EQ(assignment.arena_bytes, 2 * 4000 + 2 * 32);  // 64-byte aligned
+  const BufferSlot& t1 = assignment.steps[0].buffers[1];
+  const BufferSlot& t2 = assignment.steps[1].buffers[1];
+  const BufferSlot& t3 = assignment.steps[2].buffers[1];
+  EXPECT_EQ(t1.kind, BufferSlot::kArena);
+  EXPECT_NE(t1.offset, t2.offset);
+  EXPECT_EQ(t3.offset, t1.offset);
+  // The root is written straight into the result.
+  EXPECT_EQ(assignment.steps[3].buffers[1].kind, BufferSlot::kResult);
+  EXPECT_EQ(assignment.steps[0].buffers[0].kind, BufferSlot::kParameter);
+}
+
+TEST(BufferAssignmentTest, FullyFusedGraphsNeedNoArenaAndAliasesCopy) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(R"(HloModule fused
+neg {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+ENTRY main {
+  x = f32[8] parameter(0)
+  f = f32[8] fusion(x), kind=kLoop, calls=neg
+  ROOT t = (f32[8], f32[8], f32[8]) tuple(f, f, x)
+})"));
+  ASSERT_OK_AND_ASSIGN(BufferAssignment assignment,
+                       AssignBuffers(*module->entry_computation()));
+  EXPECT_EQ(assignment.arena_bytes, 0);
+  ASSERT_EQ(assignment.results.size(), 3u);
+  EXPECT_EQ(assignment.results[0].kind, BufferSlot::kResult);
+  EXPECT_EQ(assignment.results[0].index, 0);
+  // The second f is copied from result 0; x from the parameter.
+  EXPECT_EQ(assignment.results[1].kind, BufferSlot::kResult);
+  EXPECT_EQ(assignment.results[1].index, 0);
+  EXPECT_EQ(assignment.results[2].kind, BufferSlot::kParameter);
+}
+
+TEST(BufferAssignmentTest, UnfusedInstructionsAreRejected) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule("HloModule m\nENTRY e {\n  x = f32[2] "
+                                      "parameter(0)\n  ROOT n = f32[2] "
+                                      "negate(x)\n}\n"));
+  EXPECT_THAT(AssignBuffers(*module->entry_computation()),
+              ::mxla::testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                        ::testing::HasSubstr("outside any fusion")));
+}
+
+}  // namespace
+}  // namespace mxla
