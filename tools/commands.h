@@ -16,6 +16,7 @@ using CommandRunner = std::function<int()>;
 CommandRunner RegisterOptCommand(CLI::App& app);
 CommandRunner RegisterDemoCommand(CLI::App& app);
 CommandRunner RegisterRunCommand(CLI::App& app);
+CommandRunner RegisterBenchCommand(CLI::App& app);
 
 // Prints "error: <message>" to stderr and returns 1.
 int ReportError(const std::string& message);

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   runners["opt"] = mxla::tools::RegisterOptCommand(app);
   runners["run"] = mxla::tools::RegisterRunCommand(app);
   runners["demo"] = mxla::tools::RegisterDemoCommand(app);
+  runners["bench"] = mxla::tools::RegisterBenchCommand(app);
   try {
     app.parse(mxla::tools::SplitEmptyAssignments(argc, argv));
   } catch (const CLI::CallForHelp& e) {

@@ -107,6 +107,17 @@ TEST(MxlaToolTest, EmitShowsEveryStage) {
                                  "fused, llvm, llvm-opt, asm)"));
 }
 
+// A smoke run of the benchmark (timings are reported, never asserted).
+TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
+  Result result = RunMxla("bench --filter W7 --runs 1");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("triad"));
+  EXPECT_THAT(result.out, HasSubstr("W7 small_dispatch (8x8 + 8): RunBuffers"));
+  Result unknown = RunMxla("bench --filter W9");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W9' (W1 to W7)"));
+}
+
 TEST(MxlaToolTest, HelpExitsZero) {
   Result help = RunMxla("--help");
   EXPECT_EQ(help.exit_code, 0);

@@ -1,0 +1,290 @@
+// `mxla bench [--threads N] [--filter W1,W5] [--runs R] [--json PATH]`:
+// times each workload (tools/bench_workloads.h) through the JIT next to its
+// hand-written -O3 -march=native loop and the machine's STREAM bandwidth,
+// all measured in this one run. Each timed run starts with the last-level
+// cache flushed (128 MiB touched). Also compile latency with its phase split
+// and the per-call overhead of both Run APIs on a tiny graph (W7).
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "ir/status_macros.h"
+#include "runtime/client.h"
+#include "runtime/jit_executable.h"
+#include "runtime/thread_pool.h"
+#include "tools/bench_reference.h"
+#include "tools/bench_workloads.h"
+#include "tools/commands.h"
+
+namespace mxla::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchOptions {
+  int threads = 0;  // 0: the pool's default (all cores)
+  std::string filter;
+  int runs = 10;
+  std::string json;
+};
+
+struct Stats {
+  double median = 0, min = 0;  // seconds
+};
+
+Stats Summarize(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  return {times[times.size() / 2], times.front()};
+}
+
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Evicts the last-level cache so each timed run starts from memory.
+void FlushCache() {
+  static std::vector<char>* junk = new std::vector<char>(128 << 20);
+  static char round = 0;
+  ++round;
+  for (size_t i = 0; i < junk->size(); i += 64) (*junk)[i] = round;
+}
+
+Stats Time(const std::function<void()>& fn, int runs) {
+  fn();  // warm-up: page faults, lazy set-up
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    FlushCache();
+    Clock::time_point start = Clock::now();
+    fn();
+    times.push_back(Seconds(start));
+  }
+  return Summarize(times);
+}
+
+void ParallelRows(int64_t rows, const std::function<void(int64_t, int64_t)>& fn) {
+  ThreadPool& pool = ThreadPool::Default();
+  pool.ParallelFor(rows, pool.threads(), fn);
+}
+
+struct Report {
+  std::vector<std::string> json;
+  void Add(const std::string& record) { json.push_back(record); }
+};
+
+double Gbps(int64_t bytes, double seconds) { return bytes / seconds / 1e9; }
+
+// STREAM-style bandwidth over 64M floats; returns triad GB/s.
+double MeasureStream(int runs, Report& report) {
+  constexpr int64_t n = 64 << 20;
+  auto allocate = [] {
+    return std::unique_ptr<float, decltype(&std::free)>(
+        static_cast<float*>(std::aligned_alloc(64, n * sizeof(float))),
+        &std::free);
+  };
+  auto a = allocate(), b = allocate(), c = allocate();
+  ParallelRows(n, [&](int64_t begin, int64_t end) {
+    bench::StreamFill(a.get(), 1, begin, end);
+    bench::StreamFill(b.get(), 2, begin, end);
+    bench::StreamFill(c.get(), 3, begin, end);
+  });
+  struct Kernel {
+    const char* name;
+    int64_t bytes;
+    std::function<void(int64_t, int64_t)> body;
+  };
+  const int64_t f = sizeof(float);
+  std::vector<Kernel> kernels = {
+      {"copy", 2 * f * n,
+       [&](int64_t s, int64_t e) { bench::StreamCopy(a.get(), c.get(), s, e); }},
+      {"triad", 3 * f * n,
+       [&](int64_t s, int64_t e) {
+         bench::StreamTriad(b.get(), c.get(), a.get(), 3, s, e);
+       }},
+      {"fill", f * n,
+       [&](int64_t s, int64_t e) { bench::StreamFill(a.get(), 5, s, e); }},
+      {"triad_nt", 3 * f * n,
+       [&](int64_t s, int64_t e) {
+         bench::StreamTriadNonTemporal(b.get(), c.get(), a.get(), 3, s, e);
+       }},
+  };
+  double triad = 0;
+  std::cout << "bandwidth (64M floats, " << ThreadPool::Default().threads()
+            << " threads, median of " << runs << "):\n";
+  for (const Kernel& kernel : kernels) {
+    Stats stats = Time([&] { ParallelRows(n, kernel.body); }, runs);
+    double gbps = Gbps(kernel.bytes, stats.median);
+    if (std::string(kernel.name) == "triad") triad = gbps;
+    std::cout << absl::StrFormat("  %-9s %7.1f GB/s\n", kernel.name, gbps);
+    report.Add(absl::StrFormat(
+        R"({"kind":"stream","name":"%s","gbps":%.3f,"median_ms":%.4f})",
+        kernel.name, gbps, stats.median * 1e3));
+  }
+  return triad;
+}
+
+absl::StatusOr<double> CompileSeconds(const XlaComputation& computation) {
+  Clock::time_point start = Clock::now();
+  RETURN_IF_ERROR(Compile(computation).status());
+  return Seconds(start);
+}
+
+absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
+                           bool first, Report& report) {
+  Clock::time_point start = Clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
+                   Compile(w.computation));
+  double first_compile = Seconds(start);
+  std::vector<double> compiles;
+  for (int i = 0; i < 5; ++i) {
+    ASSIGN_OR_RETURN(double seconds, CompileSeconds(w.computation));
+    compiles.push_back(seconds);
+  }
+  Stats compile = Summarize(compiles);
+  const CodegenTimes& phases =
+      static_cast<const JitExecutable&>(*executable).kernels().times();
+
+  const Shape& shape =
+      executable->module().entry_computation()->root_instruction()->shape();
+  Literal jit_out(shape), hand_out(shape);
+  std::vector<const void*> arguments;
+  for (const Literal& input : w.inputs) arguments.push_back(input.untyped_data());
+  void* results[] = {jit_out.untyped_data()};
+  absl::Status run_status;
+  Stats jit = Time([&] { run_status.Update(executable->RunBuffers(arguments, results)); },
+                   runs);
+  RETURN_IF_ERROR(run_status);
+  bench::RowRange hand_loop = w.reference(w.inputs, hand_out.data<float>().data());
+  Stats hand = Time([&] { ParallelRows(w.rows, hand_loop); }, runs);
+  absl::Status same = LiteralUtil::Near(hand_out, jit_out, 1e-5, 1e-4);
+
+  double jit_gbps = Gbps(w.bytes, jit.median), hand_gbps = Gbps(w.bytes, hand.median);
+  std::cout << absl::StrFormat(
+      "  %-3s %-16s %8.2f %8.2f %7.1f %6.0f%% | %8.2f %7.1f %6.0f%% | %5.2f | "
+      "%6.1f %6.1f  %s\n",
+      w.id, w.name, jit.median * 1e3, jit.min * 1e3, jit_gbps,
+      100 * jit_gbps / triad, hand.median * 1e3, hand_gbps,
+      100 * hand_gbps / triad, jit_gbps / hand_gbps, compile.median * 1e3,
+      (first ? first_compile : compile.min) * 1e3,
+      same.ok() ? "ok" : std::string(same.message()));
+  report.Add(absl::StrFormat(
+      R"({"kind":"workload","id":"%s","name":"%s","jit_median_ms":%.4f,)"
+      R"("jit_min_ms":%.4f,"jit_gbps":%.3f,"jit_pct_triad":%.1f,)"
+      R"("hand_median_ms":%.4f,"hand_gbps":%.3f,"hand_pct_triad":%.1f,)"
+      R"("jit_over_hand":%.3f,"compile_first_ms":%.3f,"compile_median_ms":%.3f,)"
+      R"("codegen_emit_ms":%.3f,"llvm_opt_ms":%.3f,"jit_link_ms":%.3f,)"
+      R"("matches_hand_loop":%s})",
+      w.id, w.name, jit.median * 1e3, jit.min * 1e3, jit_gbps,
+      100 * jit_gbps / triad, hand.median * 1e3, hand_gbps,
+      100 * hand_gbps / triad, jit_gbps / hand_gbps, first_compile * 1e3,
+      compile.median * 1e3, phases.emit * 1e3, phases.optimize * 1e3,
+      phases.jit * 1e3, same.ok() ? "true" : "false"));
+  return absl::OkStatus();
+}
+
+// W7: the per-call cost of both Run APIs on an 8x8 bias add.
+absl::Status BenchDispatch(Report& report) {
+  bench::Workload w = bench::MakeBiasAdd(8, 8);
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable, Compile(w.computation));
+  Literal out(ShapeUtil::MakeShape(F32, {8, 8}));
+  const void* arguments[] = {w.inputs[0].untyped_data(), w.inputs[1].untyped_data()};
+  void* results[] = {out.untyped_data()};
+  const Literal* literals[] = {&w.inputs[0], &w.inputs[1]};
+  auto per_call = [](const std::function<void()>& call, int calls) {
+    std::vector<double> batches;
+    for (int batch = 0; batch < 15; ++batch) {
+      Clock::time_point start = Clock::now();
+      for (int i = 0; i < calls; ++i) call();
+      batches.push_back(Seconds(start) / calls);
+    }
+    return Summarize(batches);
+  };
+  Stats raw = per_call([&] { (void)executable->RunBuffers(arguments, results); },
+                       20000);
+  Stats literal = per_call([&] { (void)executable->Run(literals); }, 5000);
+  std::cout << absl::StrFormat(
+      "W7 small_dispatch (8x8 + 8): RunBuffers %.3f us/call, Run(Literal) "
+      "%.3f us/call (medians)\n",
+      raw.median * 1e6, literal.median * 1e6);
+  report.Add(absl::StrFormat(
+      R"({"kind":"dispatch","id":"W7","run_buffers_us":%.4f,"run_literal_us":%.4f})",
+      raw.median * 1e6, literal.median * 1e6));
+  return absl::OkStatus();
+}
+
+absl::Status RunBench(const BenchOptions& options) {
+  if (options.runs < 1) return absl::InvalidArgumentError("--runs must be >= 1");
+  std::vector<std::string> filter =
+      absl::StrSplit(options.filter, ',', absl::SkipEmpty());
+  auto selected = [&](const std::string& id) {
+    return filter.empty() ||
+           std::find(filter.begin(), filter.end(), id) != filter.end();
+  };
+  for (const std::string& id : filter) {
+    bool known = id == "W7";
+    for (const auto& factory : bench::Workloads()) known |= id == factory.id;
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--filter: unknown workload '", id, "' (W1 to W7)"));
+    }
+  }
+  Report report;
+  double triad = MeasureStream(options.runs, report);
+  std::cout << "\nworkloads (f32; ms are median and min of " << options.runs
+            << " cache-flushed runs; GB/s from bytes that must move):\n"
+            << "  id  workload          jit ms   min ms    GB/s  %triad |  "
+               "hand ms    GB/s %triad | jit/hand | compile ms (median, first)\n";
+  bool first = true;
+  for (const auto& factory : bench::Workloads()) {
+    if (!selected(factory.id)) continue;
+    RETURN_IF_ERROR(
+        BenchWorkload(factory.make(), triad, options.runs, first, report));
+    first = false;
+  }
+  if (selected("W7")) RETURN_IF_ERROR(BenchDispatch(report));
+  if (!options.json.empty()) {
+    std::ofstream out(options.json);
+    out << "[\n  " << absl::StrJoin(report.json, ",\n  ") << "\n]\n";
+    if (!out) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot write '", options.json, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+CommandRunner RegisterBenchCommand(CLI::App& app) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* bench = app.add_subcommand(
+      "bench",
+      "Time the performance workloads against hand-written loops and the "
+      "machine's memory bandwidth");
+  bench->add_option("--threads", options->threads,
+                    "Threads for the JIT and the reference loops (default: "
+                    "all cores)");
+  bench->add_option("--filter", options->filter,
+                    "Comma-separated workload ids (W1..W7)");
+  bench->add_option("--runs", options->runs, "Timed runs per measurement")
+      ->capture_default_str();
+  bench->add_option("--json", options->json, "Also write the results here");
+  return [options] {
+    if (options->threads > 0) {
+      // Must precede the pool's first use.
+      setenv("MXLA_THREADS", std::to_string(options->threads).c_str(), 1);
+    }
+    absl::Status status = RunBench(*options);
+    return status.ok() ? 0 : ReportError(std::string(status.message()));
+  };
+}
+
+}  // namespace mxla::tools

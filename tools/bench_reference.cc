@@ -1,0 +1,96 @@
+#include "tools/bench_reference.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mxla::bench {
+
+void BiasAdd(const float* x, const float* b, float* out, int64_t cols,
+             int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = x[i * cols + j] + b[j];
+  }
+}
+
+void BiasReluScale(const float* x, const float* s, const float* b, float* out,
+                   int64_t cols, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      out[i * cols + j] = std::max(x[i * cols + j] * s[j] + b[j], 0.0f);
+    }
+  }
+}
+
+void Outer(const float* a, const float* c, float* out, int64_t cols,
+           int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = a[i] + c[j];
+  }
+}
+
+void Compose3d(const float* a, const float* b, float* out, int64_t inner,
+               int64_t begin, int64_t end) {
+  for (int64_t r = begin; r < end; ++r) {
+    for (int64_t k = 0; k < inner; ++k) out[r * inner + k] = a[r] + b[k];
+  }
+}
+
+void SoftmaxRows(const float* x, float* out, int64_t cols, int64_t begin,
+                 int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    const float* row = x + i * cols;
+    float* o = out + i * cols;
+    float m = -INFINITY;
+    for (int64_t j = 0; j < cols; ++j) m = std::max(m, row[j]);
+    float sum = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      o[j] = std::exp(row[j] - m);
+      sum += o[j];
+    }
+    for (int64_t j = 0; j < cols; ++j) o[j] /= sum;
+  }
+}
+
+void Chain10(const float* a, const float* b, const float* c, float* out,
+             int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    float v = ((a[i] * b[i] + c[i]) * a[i] - b[i]) / (c[i] * c[i] + 1.0f);
+    out[i] = std::min(std::max(v, 0.5f * b[i]), a[i]);
+  }
+}
+
+void StreamCopy(const float* a, float* c, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) c[i] = a[i];
+}
+
+void StreamTriad(const float* b, const float* c, float* a, float s,
+                 int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) a[i] = b[i] + s * c[i];
+}
+
+void StreamFill(float* a, float s, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) a[i] = s;
+}
+
+void StreamTriadNonTemporal(const float* b, const float* c, float* a, float s,
+                            int64_t begin, int64_t end) {
+  int64_t i = begin;
+  // Scalar until `a` is 32-byte aligned, then streaming AVX stores.
+  for (; i < end && (reinterpret_cast<uintptr_t>(a + i) & 31) != 0; ++i) {
+    a[i] = b[i] + s * c[i];
+  }
+#if defined(__AVX__)
+  const __m256 scale = _mm256_set1_ps(s);
+  for (; i + 8 <= end; i += 8) {
+    __m256 v = _mm256_add_ps(_mm256_loadu_ps(b + i),
+                             _mm256_mul_ps(scale, _mm256_loadu_ps(c + i)));
+    _mm256_stream_ps(a + i, v);
+  }
+  _mm_sfence();
+#endif
+  for (; i < end; ++i) a[i] = b[i] + s * c[i];
+}
+
+}  // namespace mxla::bench

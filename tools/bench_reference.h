@@ -1,0 +1,43 @@
+// Hand-written C++ loops for `mxla bench`: the same computations as the
+// workloads, compiled separately with -O3 -march=native -ffp-contract=off
+// (tools/CMakeLists.txt), each over a row range [begin, end) so the harness
+// can split them across threads like the JIT's kernels. Also the
+// STREAM-style bandwidth kernels.
+#ifndef MXLA_TOOLS_BENCH_REFERENCE_H_
+#define MXLA_TOOLS_BENCH_REFERENCE_H_
+
+#include <cstdint>
+
+namespace mxla::bench {
+
+// out[i,j] = x[i,j] + b[j]; x is rows x cols.
+void BiasAdd(const float* x, const float* b, float* out, int64_t cols,
+             int64_t begin, int64_t end);
+// out[i,j] = max(x[i,j] * s[j] + b[j], 0).
+void BiasReluScale(const float* x, const float* s, const float* b, float* out,
+                   int64_t cols, int64_t begin, int64_t end);
+// out[i,j] = a[i] + c[j].
+void Outer(const float* a, const float* c, float* out, int64_t cols,
+           int64_t begin, int64_t end);
+// out[i,j,k] = a[i,j] + b[k] for rows (i,j) in [begin, end).
+void Compose3d(const float* a, const float* b, float* out, int64_t inner,
+               int64_t begin, int64_t end);
+// Row softmax: out[i,:] = exp(x[i,:] - max) / sum(exp(x[i,:] - max)).
+void SoftmaxRows(const float* x, float* out, int64_t cols, int64_t begin,
+                 int64_t end);
+// min(max(((a*b + c)*a - b) / (c*c + 1), 0.5*b), a) over [begin, end).
+void Chain10(const float* a, const float* b, const float* c, float* out,
+             int64_t begin, int64_t end);
+
+// STREAM kernels over [begin, end).
+void StreamCopy(const float* a, float* c, int64_t begin, int64_t end);
+void StreamTriad(const float* b, const float* c, float* a, float s,
+                 int64_t begin, int64_t end);
+void StreamFill(float* a, float s, int64_t begin, int64_t end);
+// Triad with non-temporal (cache-bypassing) stores.
+void StreamTriadNonTemporal(const float* b, const float* c, float* a, float s,
+                            int64_t begin, int64_t end);
+
+}  // namespace mxla::bench
+
+#endif  // MXLA_TOOLS_BENCH_REFERENCE_H_

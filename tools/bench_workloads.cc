@@ -1,0 +1,163 @@
+#include "tools/bench_workloads.h"
+
+#include <cmath>
+
+#include "builder/arithmetic.h"
+#include "tools/bench_reference.h"
+
+namespace mxla::bench {
+namespace {
+
+Shape F32(std::vector<int64_t> dims) {
+  return ShapeUtil::MakeShape(mxla::F32, dims);
+}
+
+// Deterministic values in [low, low + span): a cheap integer hash per index.
+Literal Values(const Shape& shape, uint32_t seed, float low, float span) {
+  Literal literal(shape);
+  absl::Span<float> data = literal.data<float>();
+  uint32_t state = seed * 2654435761u + 1;
+  for (float& value : data) {
+    state = state * 1664525u + 1013904223u;
+    value = low + span * static_cast<float>(state >> 8) / 16777216.0f;
+  }
+  return literal;
+}
+
+int64_t Bytes(const std::vector<Literal>& inputs, const Shape& output) {
+  int64_t bytes = ShapeUtil::ByteSizeOf(output);
+  for (const Literal& input : inputs) bytes += input.size_bytes();
+  return bytes;
+}
+
+const float* Data(const Literal& literal) {
+  return literal.data<float>().data();
+}
+
+Workload MakeBiasReluScale() {
+  constexpr int64_t n = 4096;
+  XlaBuilder b("bias_relu_scale");
+  XlaOp x = Parameter(&b, 0, F32({n, n}), "x");
+  XlaOp s = Parameter(&b, 1, F32({n}), "s");
+  XlaOp bias = Parameter(&b, 2, F32({n}), "b");
+  Max(Add(Mul(x, s, {1}), bias, {1}), ConstantR0<float>(&b, 0));
+  Workload w{"W2", "bias_relu_scale", *b.Build(), {}, 0, n, {}};
+  w.inputs.push_back(Values(F32({n, n}), 1, -1, 2));
+  w.inputs.push_back(Values(F32({n}), 2, -1, 2));
+  w.inputs.push_back(Values(F32({n}), 3, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({n, n}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      BiasReluScale(Data(in[0]), Data(in[1]), Data(in[2]), out, n, begin, end);
+    };
+  };
+  return w;
+}
+
+Workload MakeOuter() {
+  constexpr int64_t n = 4096;
+  XlaBuilder b("outer");
+  Add(Parameter(&b, 0, F32({n, 1}), "a"), Parameter(&b, 1, F32({1, n}), "c"));
+  Workload w{"W3", "outer", *b.Build(), {}, 0, n, {}};
+  w.inputs.push_back(Values(F32({n, 1}), 4, -1, 2));
+  w.inputs.push_back(Values(F32({1, n}), 5, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({n, n}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      Outer(Data(in[0]), Data(in[1]), out, n, begin, end);
+    };
+  };
+  return w;
+}
+
+Workload MakeCompose3d() {
+  XlaBuilder b("compose3d");
+  Add(Parameter(&b, 0, F32({512, 512, 1}), "A"),
+      Parameter(&b, 1, F32({1, 64}), "B"), {1, 2});
+  Workload w{"W4", "compose3d", *b.Build(), {}, 0, 512 * 512, {}};
+  w.inputs.push_back(Values(F32({512, 512, 1}), 6, -1, 2));
+  w.inputs.push_back(Values(F32({1, 64}), 7, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({512, 512, 64}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      Compose3d(Data(in[0]), Data(in[1]), out, 64, begin, end);
+    };
+  };
+  return w;
+}
+
+Workload MakeSoftmax() {
+  constexpr int64_t rows = 4096, cols = 1024;
+  XlaBuilder b("softmax_rows");
+  XlaOp x = Parameter(&b, 0, F32({rows, cols}), "x");
+  XlaOp m = Reduce(x, ConstantR0<float>(&b, -INFINITY),
+                   CreateScalarMaxComputation(mxla::F32, &b), {1});
+  XlaOp e = Exp(Sub(x, m, {0}));
+  XlaOp s = Reduce(e, ConstantR0<float>(&b, 0),
+                   CreateScalarAddComputation(mxla::F32, &b), {1});
+  Div(e, s, {0});
+  Workload w{"W5", "softmax_rows", *b.Build(), {}, 0, rows, {}};
+  w.inputs.push_back(Values(F32({rows, cols}), 8, -4, 8));
+  w.bytes = Bytes(w.inputs, F32({rows, cols}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      SoftmaxRows(Data(in[0]), out, cols, begin, end);
+    };
+  };
+  return w;
+}
+
+Workload MakeChain10() {
+  constexpr int64_t n = 16777216;
+  XlaBuilder b("chain10");
+  XlaOp a = Parameter(&b, 0, F32({n}), "a");
+  XlaOp bv = Parameter(&b, 1, F32({n}), "b");
+  XlaOp c = Parameter(&b, 2, F32({n}), "c");
+  XlaOp numerator = Sub(Mul(Add(Mul(a, bv), c), a), bv);
+  XlaOp denominator = Add(Mul(c, c), ConstantR0<float>(&b, 1));
+  Min(Max(Div(numerator, denominator), Mul(ConstantR0<float>(&b, 0.5f), bv)),
+      a);
+  Workload w{"W6", "chain10", *b.Build(), {}, 0, n, {}};
+  for (uint32_t seed : {9u, 10u, 11u}) {
+    w.inputs.push_back(Values(F32({n}), seed, -1, 2));
+  }
+  w.bytes = Bytes(w.inputs, F32({n}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      Chain10(Data(in[0]), Data(in[1]), Data(in[2]), out, begin, end);
+    };
+  };
+  return w;
+}
+
+}  // namespace
+
+Workload MakeBiasAdd(int64_t rows, int64_t cols) {
+  XlaBuilder b("bias_add");
+  Add(Parameter(&b, 0, F32({rows, cols}), "X"),
+      Parameter(&b, 1, F32({cols}), "b"), {1});
+  Workload w{"W1", "bias_add", *b.Build(), {}, 0, rows, {}};
+  w.inputs.push_back(Values(F32({rows, cols}), 12, -1, 2));
+  w.inputs.push_back(Values(F32({cols}), 13, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({rows, cols}));
+  w.reference = [cols](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out, cols](int64_t begin, int64_t end) {
+      BiasAdd(Data(in[0]), Data(in[1]), out, cols, begin, end);
+    };
+  };
+  return w;
+}
+
+const std::vector<WorkloadFactory>& Workloads() {
+  static const auto* workloads = new std::vector<WorkloadFactory>{
+      {"W1", "bias_add", [] { return MakeBiasAdd(4096, 4096); }},
+      {"W2", "bias_relu_scale", MakeBiasReluScale},
+      {"W3", "outer", MakeOuter},
+      {"W4", "compose3d", MakeCompose3d},
+      {"W5", "softmax_rows", MakeSoftmax},
+      {"W6", "chain10", MakeChain10},
+  };
+  return *workloads;
+}
+
+}  // namespace mxla::bench
