@@ -8,6 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ir/hlo_parser.h"
+#include "absl/strings/str_cat.h"
 
 namespace mxla::tools {
 
@@ -27,6 +29,18 @@ absl::StatusOr<std::string> ReadFileOrStdin(const std::string& path) {
     return absl::DataLossError(absl::StrCat("cannot read '", path, "'"));
   }
   return contents.str();
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ReadHloModule(
+    const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileOrStdin(path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(*text);
+  if (!module.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ":", module.status().message()));
+  }
+  return module;
 }
 
 }  // namespace mxla::tools

@@ -73,12 +73,9 @@ absl::StatusOr<CompileOptions> MakeCompileOptions(const OptOptions& options,
 
 absl::Status Optimize(const OptOptions& options) {
   ASSIGN_OR_RETURN(EmitStage stage, ParseEmit(options.emit));
-  ASSIGN_OR_RETURN(std::string text, ReadFileOrStdin(options.input));
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  if (!module.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(options.input, ":", module.status().message()));
-  }
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ReadHloModule(options.input);
+  if (!module.ok()) return module.status();
   absl::Status verified = VerifyModule(**module, VerifierMode::kBuilder);
   if (!verified.ok()) {
     return absl::InvalidArgumentError(

@@ -128,12 +128,9 @@ absl::Status CompareResults(const Literal& first, const Literal& second,
 }
 
 absl::Status Run(const RunOptions& options) {
-  ASSIGN_OR_RETURN(std::string text, ReadFileOrStdin(options.input));
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  if (!module.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(options.input, ":", module.status().message()));
-  }
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ReadHloModule(options.input);
+  if (!module.ok()) return module.status();
   CompileOptions compile_options;
   ASSIGN_OR_RETURN(compile_options.backend, ParseBackend(options.backend));
   if (options.passes.has_value()) {
