@@ -1,5 +1,6 @@
 #include "passes/fusion.h"
 
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -48,7 +49,12 @@ bool IsExpensive(HloOpcode opcode) {
   }
 }
 
-bool IsMaterialized(const HloInstruction& instruction, const HloInstruction* root) {
+// Whether `instruction` roots its own fusion. Non-fusible values are never
+// roots (they stay in the entry and become fusion parameters); scalar
+// constants are always fused, and also stay as they are where the entry
+// reads them directly.
+bool IsMaterialized(const HloInstruction& instruction,
+                    const HloInstruction* root) {
   if (!IsFusible(instruction) || IsScalarConstant(instruction)) return false;
   if (&instruction == root || instruction.opcode() == HloOpcode::kReduce) {
     return true;
@@ -59,21 +65,11 @@ bool IsMaterialized(const HloInstruction& instruction, const HloInstruction* roo
   return IsExpensive(instruction.opcode()) && instruction.user_count() > 1;
 }
 
-// Builds the fused computation for `root`: the fusible, non-materialized
-// instructions it reaches, cloned in post order; everything else it reads
-// becomes a parameter. Returns the computation and the fusion's operands.
-struct FusedGroup {
-  HloComputation* computation;
-  std::vector<HloInstruction*> operands;
-};
-
-FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
-                      const absl::flat_hash_set<const HloInstruction*>& roots) {
-  auto is_member = [&](const HloInstruction* instruction) {
-    return instruction == root ||
-           (IsFusible(*instruction) && !roots.contains(instruction));
-  };
-  // Post order of the members (iterative DFS).
+// The instructions of `root`'s fusion in post order: an iterative DFS that
+// stops at non-members and visits each member once (a DAG, not a tree).
+template <typename IsMember>
+std::vector<HloInstruction*> MembersInPostOrder(HloInstruction* root,
+                                                const IsMember& is_member) {
   std::vector<HloInstruction*> members;
   absl::flat_hash_set<const HloInstruction*> visited;
   std::vector<std::pair<HloInstruction*, bool>> stack = {{root, false}};
@@ -88,10 +84,29 @@ FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
     stack.push_back({instruction, true});
     const std::vector<HloInstruction*>& operands = instruction->operands();
     for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
-      if (is_member(*it) && !visited.contains(*it)) stack.push_back({*it, false});
+      if (is_member(*it) && !visited.contains(*it)) {
+        stack.push_back({*it, false});
+      }
     }
   }
+  return members;
+}
 
+// Builds the fused computation for `root`: its members cloned in post order;
+// everything else they read becomes a parameter. Returns the computation and
+// the fusion's operands.
+struct FusedGroup {
+  HloComputation* computation;
+  std::vector<HloInstruction*> operands;
+};
+
+FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
+                      const absl::flat_hash_set<const HloInstruction*>& roots) {
+  auto is_member = [&](const HloInstruction* instruction) {
+    return instruction == root ||
+           (IsFusible(*instruction) && !roots.contains(instruction));
+  };
+  std::vector<HloInstruction*> members = MembersInPostOrder(root, is_member);
   FusedGroup group{module.AddComputation("fused_computation", false), {}};
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
   for (HloInstruction* member : members) {
@@ -99,9 +114,9 @@ FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
     for (HloInstruction* operand : member->operands()) {
       if (!is_member(operand) && !clones.contains(operand)) {
         int64_t number = group.operands.size();
-        clones[operand] = group.computation->AddInstruction(
-            HloInstruction::CreateParameter(number, operand->shape(),
-                                            absl::StrCat("param_", number)));
+        clones[operand] =
+            group.computation->AddInstruction(HloInstruction::CreateParameter(
+                number, operand->shape(), absl::StrCat("param_", number)));
         group.operands.push_back(operand);
       }
       operands.push_back(clones.at(operand));
@@ -117,12 +132,16 @@ FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
   return group;
 }
 
-absl::Status CheckLowered(const HloComputation& entry) {
-  for (const HloInstruction* instruction : entry.instructions()) {
-    if (instruction->broadcast_dimensions().has_value()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "fusion needs lowered HLO; run lower-broadcasts first: ",
-          instruction->ToString()));
+// Reducers too: the pass declares its output lowered, so an implicit
+// broadcast anywhere must be caught here rather than by the verifier.
+absl::Status CheckLowered(const HloModule& module) {
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (instruction->broadcast_dimensions().has_value()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "fusion needs lowered HLO; run lower-broadcasts first: ",
+            instruction->ToString()));
+      }
     }
   }
   return absl::OkStatus();
@@ -133,7 +152,7 @@ absl::Status CheckLowered(const HloComputation& entry) {
 absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
   HloComputation* entry = module.entry_computation();
   RET_CHECK(entry != nullptr);
-  RETURN_IF_ERROR(CheckLowered(*entry));
+  RETURN_IF_ERROR(CheckLowered(module));
   // Dead code would stay outside any fusion: sweep it first.
   ASSIGN_OR_RETURN(bool changed, RemoveDeadInstructions(*entry));
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();

@@ -2,11 +2,15 @@
 // value that must be materialized, in the spirit of XLA's CPU instruction
 // fusion. Codegen then emits one loop nest per fusion.
 //
-// Before: lowered HLO (no broadcast_dimensions; FailedPrecondition names the
-// first offender otherwise).
+// Before: lowered HLO (no broadcast_dimensions in any computation;
+// FailedPrecondition names the first offender otherwise, and the module is
+// left untouched).
 // After: the entry holds only parameters, constants, fusions, tuples and
-// get-tuple-elements; the module verifies in lowered mode, round-trips
-// through text, and evaluates to the same bits.
+// get-tuple-elements (a scalar constant stays only where a tuple,
+// get-tuple-element, existing fusion or the root reads it directly); the
+// module verifies in lowered mode, round-trips through text, and evaluates
+// to the same bits. Run returns whether it changed the module (dead entry
+// instructions are swept first); a second run returns false.
 //
 // Rules:
 //   * fusible: elementwise ops, select, convert, broadcast, reshape,
@@ -19,9 +23,11 @@
 //     it: cheap ones (broadcasts, reshapes, adds, compares, ...) are
 //     duplicated into several consumers rather than written to memory;
 //   * a fusion rooted at a reduce is kInput, every other kLoop; its operands
-//     are the non-fusible or materialized values it reads, in first-use order;
+//     are the non-fusible or materialized values it reads, once each, in the
+//     order the fused instructions (in post order) first read them;
 //   * reducer computations and existing fusions are left alone.
-// Iterative (no recursion) and linear in the fused size.
+// Iterative (no recursion); time is linear in the total size of the fused
+// computations (a cheap value duplicated into k fusions counts k times).
 #ifndef MXLA_PASSES_FUSION_H_
 #define MXLA_PASSES_FUSION_H_
 

@@ -1,6 +1,9 @@
 // The fusion pass: what becomes a fusion root, what is duplicated, what the
-// entry keeps, and that fused modules verify, round-trip and evaluate to the
-// same bits (hand-written cases and 1000 random graphs).
+// entry keeps, and that fused modules verify, round-trip, evaluate to the
+// same bits and are left alone by a second run (hand-written cases and
+// random graphs).
+#include "passes/fusion.h"
+
 #include <memory>
 #include <string>
 
@@ -9,22 +12,25 @@
 #include "ir/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
-#include "passes/fusion.h"
 #include "passes/pass_registry.h"
+#include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
+using ::mxla::testing::Pointers;
 using ::mxla::testing::StatusIs;
+using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::vector<HloInstruction*> EntryOf(const HloModule& module, HloOpcode opcode) {
+std::vector<HloInstruction*> EntryOf(const HloModule& module, HloOpcode op) {
   std::vector<HloInstruction*> found;
   for (HloInstruction* instruction :
        module.entry_computation()->instructions()) {
-    if (instruction->opcode() == opcode) found.push_back(instruction);
+    if (instruction->opcode() == op) found.push_back(instruction);
   }
   return found;
 }
@@ -37,15 +43,24 @@ int64_t CountIn(const HloComputation& computation, HloOpcode opcode) {
   return count;
 }
 
+// The entry's fusion whose fused root has `opcode` (the first one).
+HloInstruction* FusionOf(const HloModule& module, HloOpcode opcode) {
+  for (HloInstruction* fusion : EntryOf(module, HloOpcode::kFusion)) {
+    if (fusion->to_apply()->root_instruction()->opcode() == opcode) {
+      return fusion;
+    }
+  }
+  return nullptr;
+}
+
 // Fuses `text` and checks the invariants every fused module must keep.
 std::unique_ptr<HloModule> Fuse(const std::string& text,
                                 const std::vector<Literal>& arguments) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   EXPECT_OK(module.status());
   if (!module.ok()) return nullptr;
-  std::vector<const Literal*> pointers;
-  for (const Literal& argument : arguments) pointers.push_back(&argument);
-  absl::StatusOr<Literal> before = EvaluateModule(**module, pointers);
+  absl::StatusOr<Literal> before =
+      EvaluateModule(**module, Pointers(arguments));
   EXPECT_OK(before.status());
   absl::StatusOr<bool> changed = FusionPass().Run(**module);
   EXPECT_OK(changed.status());
@@ -53,13 +68,19 @@ std::unique_ptr<HloModule> Fuse(const std::string& text,
   std::string printed = (*module)->ToString();
   absl::StatusOr<std::unique_ptr<HloModule>> reparsed = ParseHloModule(printed);
   EXPECT_OK(reparsed.status());
-  if (reparsed.ok()) EXPECT_EQ((*reparsed)->ToString(), printed);
-  absl::StatusOr<Literal> after = EvaluateModule(**module, pointers);
+  if (reparsed.ok()) {
+    EXPECT_EQ((*reparsed)->ToString(), printed);
+  }
+  absl::StatusOr<Literal> after = EvaluateModule(**module, Pointers(arguments));
   EXPECT_OK(after.status());
-  if (before.ok() && after.ok()) EXPECT_EQ(*before, *after) << printed;
+  if (before.ok() && after.ok()) {
+    EXPECT_EQ(*before, *after) << printed;
+  }
   absl::StatusOr<bool> again = FusionPass().Run(**module);
   EXPECT_OK(again.status());
-  if (again.ok()) EXPECT_FALSE(*again) << "a second run changed " << printed;
+  if (again.ok()) {
+    EXPECT_FALSE(*again) << "a second run changed " << printed;
+  }
   return std::move(*module);
 }
 
@@ -71,10 +92,15 @@ Literal Iota(const Shape& shape) {
   return literal;
 }
 
-TEST(FusionTest, BiasReluIsOneLoopFusionWithItsBroadcasts) {
+std::vector<Literal> F32Args(std::vector<std::vector<int64_t>> shapes) {
   std::vector<Literal> args;
-  args.push_back(Iota(ShapeUtil::MakeShape(F32, {2, 3})));
-  args.push_back(Iota(ShapeUtil::MakeShape(F32, {3})));
+  for (const auto& dims : shapes) {
+    args.push_back(Iota(ShapeUtil::MakeShape(F32, dims)));
+  }
+  return args;
+}
+
+TEST(FusionTest, BiasReluIsOneLoopFusionWithItsBroadcasts) {
   auto module = Fuse(R"(HloModule bias_relu
 ENTRY main {
   x = f32[2,3] parameter(0)
@@ -84,7 +110,8 @@ ENTRY main {
   zero = f32[] constant(0)
   zb = f32[2,3] broadcast(zero), dimensions={}
   ROOT relu = f32[2,3] maximum(sum, zb)
-})", args);
+})",
+                     F32Args({{2, 3}, {3}}));
   ASSERT_NE(module, nullptr);
   const HloComputation& entry = *module->entry_computation();
   EXPECT_EQ(entry.instruction_count(), 3);
@@ -95,9 +122,30 @@ ENTRY main {
   EXPECT_EQ(CountIn(*fusion->to_apply(), HloOpcode::kConstant), 1);
 }
 
+TEST(FusionTest, OperandsOnceEachInFirstUseOrderArrayConstantsIncluded) {
+  auto module = Fuse(R"(HloModule order
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  c = f32[3] constant({1, 2, 3})
+  m = f32[3] multiply(y, x)
+  a = f32[3] add(x, m)
+  ROOT s = f32[3] subtract(a, c)
+})",
+                     F32Args({{3}, {3}}));
+  ASSERT_NE(module, nullptr);
+  const HloInstruction* fusion =
+      module->entry_computation()->root_instruction();
+  ASSERT_EQ(fusion->opcode(), HloOpcode::kFusion);
+  std::vector<std::string> names;
+  for (const HloInstruction* operand : fusion->operands()) {
+    names.push_back(operand->name());
+  }
+  EXPECT_THAT(names, ElementsAre("y", "x", "c"));
+  EXPECT_EQ(fusion->to_apply()->parameter_instruction(0)->name(), "param_0");
+}
+
 TEST(FusionTest, CheapOpsAreDuplicatedExpensiveOnesMaterialized) {
-  std::vector<Literal> args;
-  args.push_back(Iota(ShapeUtil::MakeShape(F32, {4})));
   auto module = Fuse(R"(HloModule dup
 ENTRY main {
   x = f32[4] parameter(0)
@@ -106,26 +154,27 @@ ENTRY main {
   n = f32[4,3] negate(e)
   a = f32[4,3] add(e, b)
   ROOT t = (f32[4,3], f32[4,3]) tuple(n, a)
-})", args);
+})",
+                     F32Args({{4}}));
   ASSERT_NE(module, nullptr);
-  std::vector<HloInstruction*> fusions = EntryOf(*module, HloOpcode::kFusion);
-  ASSERT_EQ(fusions.size(), 3u);  // exp, negate, add
-  int64_t broadcasts = 0;
-  for (const HloInstruction* fusion : fusions) {
-    broadcasts += CountIn(*fusion->to_apply(), HloOpcode::kBroadcast);
-    const HloInstruction* root = fusion->to_apply()->root_instruction();
-    if (root->opcode() != HloOpcode::kExp) {
-      // Consumers of the exponential read it as a parameter.
-      EXPECT_EQ(CountIn(*fusion->to_apply(), HloOpcode::kExp), 0);
-    }
+  HloInstruction* exp = FusionOf(*module, HloOpcode::kExp);
+  ASSERT_NE(exp, nullptr);
+  EXPECT_EQ(EntryOf(*module, HloOpcode::kFusion).size(), 3u);
+  for (HloOpcode root : {HloOpcode::kNegate, HloOpcode::kAdd}) {
+    HloInstruction* fusion = FusionOf(*module, root);
+    ASSERT_NE(fusion, nullptr);
+    EXPECT_THAT(fusion->operands(), Contains(exp)) << module->ToString();
+    EXPECT_EQ(CountIn(*fusion->to_apply(), HloOpcode::kExp), 0);
   }
-  EXPECT_EQ(broadcasts, 2);  // in exp's fusion and in add's fusion
+  // The broadcast is recomputed where it is read: by exp and by add.
+  EXPECT_EQ(CountIn(*exp->to_apply(), HloOpcode::kBroadcast), 1);
+  EXPECT_EQ(CountIn(*FusionOf(*module, HloOpcode::kAdd)->to_apply(),
+                    HloOpcode::kBroadcast),
+            1);
 }
 
 TEST(FusionTest, SoftmaxHasInputFusionsForItsReductions) {
-  std::vector<Literal> args;
-  args.push_back(Iota(ShapeUtil::MakeShape(F32, {3, 5})));
-  auto module = Fuse(R"(HloModule softmax
+  const std::string reducers = R"(
 max {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -135,7 +184,8 @@ add {
   c = f32[] parameter(0)
   d = f32[] parameter(1)
   ROOT sum = f32[] add(c, d)
-}
+})";
+  auto module = Fuse("HloModule softmax" + reducers + R"(
 ENTRY main {
   x = f32[3,5] parameter(0)
   ninf = f32[] constant(-inf)
@@ -147,27 +197,82 @@ ENTRY main {
   s = f32[3] reduce(e, zero), dimensions={1}, to_apply=add
   sb = f32[3,5] broadcast(s), dimensions={0}
   ROOT out = f32[3,5] divide(e, sb)
-})", args);
+})",
+                     F32Args({{3, 5}}));
   ASSERT_NE(module, nullptr);
   std::vector<HloInstruction*> fusions = EntryOf(*module, HloOpcode::kFusion);
-  int64_t inputs = 0, loops = 0;
+  ASSERT_EQ(fusions.size(), 4u);  // max, exp (two users), sum, divide
   for (const HloInstruction* fusion : fusions) {
-    const HloInstruction* root = fusion->to_apply()->root_instruction();
-    bool reduce = root->opcode() == HloOpcode::kReduce;
+    bool reduce =
+        fusion->to_apply()->root_instruction()->opcode() == HloOpcode::kReduce;
     EXPECT_EQ(fusion->fusion_kind(),
               reduce ? FusionKind::kInput : FusionKind::kLoop);
-    inputs += reduce;
-    loops += !reduce;
   }
-  EXPECT_EQ(inputs, 2);
-  // exp has two users (the sum and the divide): materialized once.
-  EXPECT_EQ(loops, 2);
-  EXPECT_NE(module->GetComputationWithName("max"), nullptr);
+  HloInstruction* exp = FusionOf(*module, HloOpcode::kExp);
+  HloInstruction* divide = FusionOf(*module, HloOpcode::kDivide);
+  ASSERT_NE(exp, nullptr);
+  ASSERT_NE(divide, nullptr);
+  // exp's fusion recomputes the max broadcast and subtract; the sum reads it.
+  EXPECT_EQ(CountIn(*exp->to_apply(), HloOpcode::kSubtract), 1);
+  // Operands come in the order the fused post order first reads them: the
+  // broadcast of the sum is cloned before the divide reads exp.
+  ASSERT_EQ(divide->operand_count(), 2);
+  HloInstruction* sum = divide->mutable_operand(0);
+  EXPECT_EQ(sum->fusion_kind(), FusionKind::kInput) << module->ToString();
+  EXPECT_THAT(sum->operands(), ElementsAre(exp));
+  EXPECT_EQ(CountIn(*sum->to_apply(), HloOpcode::kConstant), 1);  // init
+  EXPECT_EQ(divide->operand(1), exp);
+  // The reducers are untouched.
+  ASSERT_OK_AND_ASSIGN(auto original,
+                       ParseHloModule("HloModule r" + reducers +
+                                      "\nENTRY e {\n  ROOT p = f32[] "
+                                      "parameter(0)\n}\n"));
+  for (const char* name : {"max", "add"}) {
+    ASSERT_NE(module->GetComputationWithName(name), nullptr);
+    EXPECT_EQ(module->GetComputationWithName(name)->ToString(),
+              original->GetComputationWithName(name)->ToString());
+  }
+}
+
+TEST(FusionTest, VariadicReduceUnderGetTupleElements) {
+  auto module = Fuse(R"(HloModule argmax
+argmax {
+  acc_v = f32[] parameter(0)
+  acc_i = s32[] parameter(1)
+  cur_v = f32[] parameter(2)
+  cur_i = s32[] parameter(3)
+  gt = pred[] compare(cur_v, acc_v), direction=GT
+  best_v = f32[] select(gt, cur_v, acc_v)
+  best_i = s32[] select(gt, cur_i, acc_i)
+  ROOT best = (f32[], s32[]) tuple(best_v, best_i)
+}
+ENTRY main {
+  x = f32[2,4] parameter(0)
+  nx = f32[2,4] negate(x)
+  idx = s32[2,4] iota(), iota_dimension=1
+  init_v = f32[] constant(-inf)
+  init_i = s32[] constant(-1)
+  r = (f32[2], s32[2]) reduce(nx, idx, init_v, init_i), dimensions={1}, to_apply=argmax
+  v = f32[2] get-tuple-element(r), index=0
+  i = s32[2] get-tuple-element(r), index=1
+  ni = s32[2] negate(i)
+  ROOT t = (f32[2], s32[2]) tuple(v, ni)
+})",
+                     F32Args({{2, 4}}));
+  ASSERT_NE(module, nullptr);
+  HloInstruction* reduce = FusionOf(*module, HloOpcode::kReduce);
+  ASSERT_NE(reduce, nullptr);
+  EXPECT_EQ(reduce->fusion_kind(), FusionKind::kInput);
+  EXPECT_EQ(reduce->operand_count(), 1);  // x; negate, iota, inits fused
+  EXPECT_EQ(CountIn(*reduce->to_apply(), HloOpcode::kIota), 1);
+  EXPECT_EQ(CountIn(*reduce->to_apply(), HloOpcode::kConstant), 2);
+  EXPECT_EQ(EntryOf(*module, HloOpcode::kGetTupleElement).size(), 2u);
+  HloInstruction* negate = FusionOf(*module, HloOpcode::kNegate);
+  ASSERT_NE(negate, nullptr);
+  EXPECT_EQ(negate->operand(0)->opcode(), HloOpcode::kGetTupleElement);
 }
 
 TEST(FusionTest, EntryKeepsArrayConstantsTuplesAndExistingFusions) {
-  std::vector<Literal> args;
-  args.push_back(Iota(ShapeUtil::MakeShape(F32, {2})));
   auto module = Fuse(R"(HloModule keep
 neg {
   q = f32[2] parameter(0)
@@ -182,11 +287,36 @@ ENTRY main {
   p = f32[2] multiply(s, ob)
   f = f32[2] fusion(p), kind=kLoop, calls=neg
   ROOT t = (f32[2], f32[2], f32[]) tuple(f, x, one)
-})", args);
+})",
+                     F32Args({{2}}));
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(EntryOf(*module, HloOpcode::kConstant).size(), 2u);  // c, one
-  EXPECT_EQ(EntryOf(*module, HloOpcode::kFusion).size(), 2u);
-  EXPECT_NE(module->GetComputationWithName("neg"), nullptr);
+  HloInstruction* kept =
+      module->entry_computation()->root_instruction()->mutable_operand(0);
+  EXPECT_EQ(kept->name(), "f");
+  EXPECT_EQ(kept->to_apply(), module->GetComputationWithName("neg"));
+  // p becomes a fusion (it feeds an existing one) reading x and c.
+  HloInstruction* p = kept->mutable_operand(0);
+  ASSERT_EQ(p->opcode(), HloOpcode::kFusion);
+  EXPECT_THAT(p->operands(),
+              ElementsAre(EntryOf(*module, HloOpcode::kParameter)[0],
+                          EntryOf(*module, HloOpcode::kConstant)[0]));
+  EXPECT_EQ(CountIn(*p->to_apply(), HloOpcode::kConstant), 1);  // one
+}
+
+TEST(FusionTest, LeafRootsAndScalarConstantRoots) {
+  auto iota = Fuse(
+      "HloModule i\nENTRY main {\n"
+      "  ROOT i = s32[4] iota(), iota_dimension=0\n}\n",
+      {});
+  ASSERT_NE(iota, nullptr);
+  EXPECT_EQ(iota->entry_computation()->root_instruction()->operand_count(), 0);
+  ASSERT_OK_AND_ASSIGN(
+      auto scalar,
+      ParseHloModule(
+          "HloModule c\nENTRY main {\n  ROOT c = f32[] constant(2)\n}\n"));
+  ASSERT_OK_AND_ASSIGN(bool changed, FusionPass().Run(*scalar));
+  EXPECT_FALSE(changed);  // a scalar constant root stays a constant
 }
 
 TEST(FusionTest, ImplicitBroadcastsAreAPreconditionError) {
@@ -197,14 +327,17 @@ ENTRY main {
   v = f32[3] parameter(1)
   ROOT s = f32[2,3] add(x, v), broadcast_dimensions={1}
 })"));
+  std::string before = module->ToString();
   EXPECT_THAT(FusionPass().Run(*module),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("fusion needs lowered HLO; run "
                                  "lower-broadcasts first: s = f32[2,3]")));
+  EXPECT_EQ(module->ToString(), before);
 }
 
 TEST(FusionTest, DeepChainsFuseWithoutRecursion) {
-  std::string text = "HloModule deep\nENTRY main {\n  v0 = f32[8] parameter(0)\n";
+  std::string text =
+      "HloModule deep\nENTRY main {\n  v0 = f32[8] parameter(0)\n";
   constexpr int kDepth = 100000;
   for (int i = 1; i <= kDepth; ++i) {
     absl::StrAppend(&text, i == kDepth ? "  ROOT " : "  ", "v", i,
@@ -215,32 +348,50 @@ TEST(FusionTest, DeepChainsFuseWithoutRecursion) {
   ASSERT_OK_AND_ASSIGN(bool changed, FusionPass().Run(*module));
   EXPECT_TRUE(changed);
   EXPECT_EQ(module->entry_computation()->instruction_count(), 2);
+  HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(root->to_apply()->instruction_count(), kDepth + 1);
+}
+
+// The structural invariants of a fused entry.
+void CheckFusedEntry(const HloModule& module, const std::string& what) {
+  for (const HloInstruction* instruction :
+       module.entry_computation()->instructions()) {
+    HloOpcode opcode = instruction->opcode();
+    EXPECT_TRUE(opcode == HloOpcode::kParameter ||
+                opcode == HloOpcode::kConstant ||
+                opcode == HloOpcode::kFusion || opcode == HloOpcode::kTuple ||
+                opcode == HloOpcode::kGetTupleElement)
+        << what << ": " << instruction->ToString();
+    if (opcode != HloOpcode::kFusion) continue;
+    bool reduce = instruction->to_apply()->root_instruction()->opcode() ==
+                  HloOpcode::kReduce;
+    EXPECT_EQ(instruction->fusion_kind(),
+              reduce ? FusionKind::kInput : FusionKind::kLoop)
+        << what << ": " << instruction->ToString();
+  }
 }
 
 TEST(FusionTest, RandomGraphsFuseAndKeepTheirValues) {
   RandomGraphOptions options;
   options.element_types = {F32, S32, PRED, F64, S64};
-  for (uint64_t seed = 0; seed < 1000; ++seed) {
-    ASSERT_OK_AND_ASSIGN(RandomGraph graph, GenerateRandomGraph(seed, options));
-    std::unique_ptr<HloModule> module = graph.computation.CloneModule();
-    ASSERT_OK(CreateDefaultPipeline({})->Run(*module).status());
-    std::vector<Literal> args;
-    for (const Literal& argument : graph.arguments) args.push_back(argument);
-    std::unique_ptr<HloModule> fused = Fuse(module->ToString(), args);
-    ASSERT_NE(fused, nullptr);
-    for (const HloInstruction* instruction :
-         fused->entry_computation()->instructions()) {
-      HloOpcode opcode = instruction->opcode();
-      EXPECT_TRUE(opcode == HloOpcode::kParameter ||
-                  opcode == HloOpcode::kConstant ||
-                  opcode == HloOpcode::kFusion ||
-                  opcode == HloOpcode::kTuple ||
-                  opcode == HloOpcode::kGetTupleElement)
-          << graph.description << ": " << instruction->ToString();
-    }
-    if (::testing::Test::HasFailure()) {
-      ADD_FAILURE() << graph.description << "\n" << fused->ToString();
-      return;
+  // 1000 small graphs, then 300 larger ones where values are shared more.
+  for (auto [size, seeds] : {std::pair{12, 1000}, std::pair{40, 300}}) {
+    options.max_instructions = size;
+    for (uint64_t seed = 0; seed < static_cast<uint64_t>(seeds); ++seed) {
+      ASSERT_OK_AND_ASSIGN(RandomGraph graph,
+                           GenerateRandomGraph(seed, options));
+      std::unique_ptr<HloModule> module = graph.computation.CloneModule();
+      ASSERT_OK(CreateDefaultPipeline({})->Run(*module).status());
+      std::unique_ptr<HloModule> fused =
+          Fuse(module->ToString(), graph.arguments);
+      ASSERT_NE(fused, nullptr) << graph.description;
+      CheckFusedEntry(*fused, graph.description);
+      if (::testing::Test::HasFailure()) {
+        ADD_FAILURE() << "max_instructions " << size << ", "
+                      << graph.description << "\n"
+                      << fused->ToString();
+        return;
+      }
     }
   }
 }
