@@ -1,7 +1,9 @@
 #include "codegen/scalar_emitter.h"
 
 #include "absl/strings/str_cat.h"
+#include "codegen/llvm_float_ops.h"
 #include "codegen/llvm_types.h"
+#include "ir/float32_math.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 
@@ -22,6 +24,12 @@ llvm::Value* AllOnes(llvm::Type* type) {
 
 llvm::Value* ScalarEmitter::Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
   return b_.CreateUnaryIntrinsic(id, x);
+}
+
+llvm::Value* ScalarEmitter::Float32Math(
+    llvm::Value* (*function)(LlvmFloatOps&, llvm::Value*), llvm::Value* x) {
+  LlvmFloatOps ops(b_, x);
+  return function(ops, x);
 }
 
 llvm::Value* ScalarEmitter::LibmCall(const char* f32_name,
@@ -70,9 +78,11 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
       if (is_float) break;
       return b_.CreateXor(x, AllOnes(t));
     case HloOpcode::kExp:
+      if (type == F32) return Float32Math(&float32_math::Exp<LlvmFloatOps>, x);
       if (is_float) return Intrinsic(llvm::Intrinsic::exp, x);
       break;
     case HloOpcode::kLog:
+      if (type == F32) return Float32Math(&float32_math::Log<LlvmFloatOps>, x);
       if (is_float) return Intrinsic(llvm::Intrinsic::log, x);
       break;
     case HloOpcode::kSqrt:
@@ -85,9 +95,13 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
       }
       break;
     case HloOpcode::kTanh:
+      if (type == F32) return Float32Math(&float32_math::Tanh<LlvmFloatOps>, x);
       if (is_float) return LibmCall("tanhf", "tanh", x);
       break;
     case HloOpcode::kLogistic:
+      if (type == F32) {
+        return Float32Math(&float32_math::Logistic<LlvmFloatOps>, x);
+      }
       if (is_float) {
         llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
         llvm::Value* e = Intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));

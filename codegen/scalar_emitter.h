@@ -5,7 +5,9 @@
 //
 // Values are register values (llvm_types.h: pred is i1). The functions work
 // on scalars; they also accept vectors of those types except where a libm
-// call is needed (exp, log, tanh, ...), which the caller scalarizes.
+// call is needed (f64 exp, log, tanh; pow), which the caller scalarizes.
+// f32 exp, log, tanh and logistic are inline IR (ir/float32_math.h), so
+// loops of them vectorize.
 // An op the element type does not support (shape inference rejects it) is an
 // Internal error.
 #ifndef MXLA_CODEGEN_SCALAR_EMITTER_H_
@@ -17,6 +19,8 @@
 #include "llvm/IR/IRBuilder.h"
 
 namespace mxla::codegen {
+
+class LlvmFloatOps;
 
 class ScalarEmitter {
  public:
@@ -38,6 +42,10 @@ class ScalarEmitter {
   llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent);
   llvm::Value* FloatSign(llvm::Value* x);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x);
+  // f32 exp, log, tanh, logistic: ir/float32_math.h emitted inline.
+  llvm::Value* Float32Math(llvm::Value* (*function)(LlvmFloatOps&,
+                                                    llvm::Value*),
+                           llvm::Value* x);
   llvm::Value* LibmCall(const char* f32_name, const char* f64_name,
                         llvm::Value* x);
   llvm::Value* IsNan(llvm::Value* x) { return b_.CreateFCmpUNO(x, x); }

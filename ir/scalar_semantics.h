@@ -28,10 +28,14 @@
 //               -0 == +0. pred compares as 0/1.
 //   sign        integers: -1, 0, 1. Floats: NaN stays NaN, ±0 stays ±0 (sign
 //               kept), otherwise ±1.
-//   exponential, log, sqrt, tanh, floor, ceil
-//               the <cmath> function of the element type (expf for f32).
-//   rsqrt       1 / sqrt(x);   logistic   1 / (1 + exp(-x)), in the element
-//               type.
+//   exponential, log, tanh, logistic
+//               f32: mxla's own functions (ir/float32_math.h: exp and log
+//               within 1 ulp, tanh 2, logistic 2.5; the JIT emits the same
+//               operations, so its bits are these). f64: the <cmath>
+//               function; logistic is 1 / (1 + exp(-x)) in f64.
+//   sqrt, floor, ceil
+//               the <cmath> function (correctly rounded / exact).
+//   rsqrt       1 / sqrt(x), in the element type.
 //   convert     to pred: x != 0 (NaN gives true). From pred: 0 or 1.
 //               int -> float: round to nearest even. float -> int: NaN gives
 //               0, values beyond the target range saturate to its min/max,
@@ -47,6 +51,7 @@
 #include <type_traits>
 
 #include "absl/status/statusor.h"
+#include "ir/float32_math.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 
@@ -243,10 +248,12 @@ constexpr T Not(T a) {
 
 template <Float T>
 T Exp(T a) {
+  if constexpr (std::same_as<T, float>) return float32_math::Exp(a);
   return std::exp(a);
 }
 template <Float T>
 T Log(T a) {
+  if constexpr (std::same_as<T, float>) return float32_math::Log(a);
   return std::log(a);
 }
 template <Float T>
@@ -259,10 +266,12 @@ T Rsqrt(T a) {
 }
 template <Float T>
 T Tanh(T a) {
+  if constexpr (std::same_as<T, float>) return float32_math::Tanh(a);
   return std::tanh(a);
 }
 template <Float T>
 T Logistic(T a) {
+  if constexpr (std::same_as<T, float>) return float32_math::Logistic(a);
   return T{1} / (T{1} + std::exp(-a));
 }
 template <Float T>

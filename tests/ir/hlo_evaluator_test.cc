@@ -239,8 +239,8 @@ TYPED_TEST(FloatTypesTest, UnaryOps) {
   };
   EXPECT_TRUE(Equals(run("exponential", R1<T>({0, 1, -inf})),
                      R1<T>({1, std::exp(T(1)), 0})));
-  EXPECT_TRUE(Equals(run("log", R1<T>({1, 0, -1, 2})),
-                     R1<T>({0, -inf, std::log(T(-1)), std::log(T(2))})));
+  EXPECT_TRUE(Equals(run("log", R1<T>({1, 0, 2})),
+                     R1<T>({0, -inf, std::log(T(2))})));
   EXPECT_TRUE(std::isnan(run("log", R1<T>({-1}))->template data<T>()[0]));
   EXPECT_TRUE(Equals(run("sqrt", R1<T>({4, 0, T(-0.0), 2})),
                      R1<T>({2, 0, T(-0.0), std::sqrt(T(2))})));
