@@ -43,6 +43,11 @@ void ElementalEmitter::BindScalar(int64_t number, llvm::Value* value) {
   bound_scalars_[number] = value;
 }
 
+void ElementalEmitter::Bind(const HloInstruction& instruction,
+                            Generator generator) {
+  bound_[&instruction] = std::move(generator);
+}
+
 llvm::Value* ElementalEmitter::Linearize(llvm::IRBuilder<>& b,
                                          absl::Span<const int64_t> dimensions,
                                          const IrIndex& index) {
@@ -165,7 +170,8 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::Generate(
     const HloInstruction& instruction = *frame.instruction;
     if (instruction.opcode() == HloOpcode::kParameter ||
         instruction.opcode() == HloOpcode::kConstant ||
-        instruction.opcode() == HloOpcode::kIota) {
+        instruction.opcode() == HloOpcode::kIota ||
+        bound_.contains(&instruction)) {
       continue;
     }
     for (int64_t i = 0; i < instruction.operand_count(); ++i) {
@@ -239,6 +245,9 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
   auto operand = [&](int64_t i) {
     return cache_.at(Key{instruction.operand(i), operand_indices[i]});
   };
+  if (auto bound = bound_.find(&instruction); bound != bound_.end()) {
+    return bound->second(index);
+  }
   PrimitiveType type = instruction.shape().element_type();
   switch (instruction.opcode()) {
     case HloOpcode::kParameter: {

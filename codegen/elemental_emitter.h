@@ -14,6 +14,7 @@
 #ifndef MXLA_CODEGEN_ELEMENTAL_EMITTER_H_
 #define MXLA_CODEGEN_ELEMENTAL_EMITTER_H_
 
+#include <functional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -35,6 +36,12 @@ class ElementalEmitter {
   // Makes parameter `number` (a scalar) evaluate to `value` everywhere:
   // how a reducer's accumulator and element are passed in.
   void BindScalar(int64_t number, llvm::Value* value);
+  // Makes `instruction` evaluate through `generator` (given the index)
+  // instead of through its operands; kept across ClearCache(). How a row
+  // kernel feeds in reduce results and row buffers.
+  using Generator = std::function<llvm::Value*(const IrIndex&)>;
+  void Bind(const HloInstruction& instruction, Generator generator);
+  void Unbind(const HloInstruction& instruction) { bound_.erase(&instruction); }
 
   absl::StatusOr<llvm::Value*> Generate(const HloInstruction& instruction,
                                         const IrIndex& index);
@@ -74,6 +81,7 @@ class ElementalEmitter {
   const HloComputation& computation_;
   std::vector<llvm::Value*> parameter_buffers_;
   absl::flat_hash_map<int64_t, llvm::Value*> bound_scalars_;
+  absl::flat_hash_map<const HloInstruction*, Generator> bound_;
   absl::flat_hash_map<Key, llvm::Value*> cache_;
   ScalarEmitter scalars_;
 };

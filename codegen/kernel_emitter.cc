@@ -7,6 +7,8 @@
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
 #include "codegen/reduction_emitter.h"
+#include "codegen/row_emitter.h"
+#include "ir/row_fusion_analysis.h"
 #include "ir/hlo_computation.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
@@ -107,7 +109,15 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
   KernelInfo info{fusion.name(), symbol, 0, 0};
   const Shape& first = outputs[0];
   const int64_t elements_out = ShapeUtil::ElementsIn(first);
-  if (is_reduce) {
+  absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
+  if (rows.ok()) {
+    info.units =
+        ShapeUtil::ElementsIn(ShapeUtil::MakeShape(F32, rows->row_dimensions));
+    if (info.units > 0) {
+      RETURN_IF_ERROR(EmitRowFusion(b, fused, *rows, elements, results[0],
+                                    begin, end, options));
+    }
+  } else if (is_reduce) {
     info.units = elements_out;
     if (ReduceKeepsLastDimension(root) && elements_out > 0) {
       info.units = elements_out / first.dimensions().back();

@@ -7,7 +7,8 @@
 // output buffers (one per tuple element for a variadic reduce). The kernel
 // computes the units [begin, end) of its iteration space (KernelInfo::units):
 // output elements for a loop fusion and for a reduce over the operand's last
-// dimension, output rows for a reduce that keeps the last dimension. Any
+// dimension, output rows for a reduce that keeps the last dimension, rows
+// for a row fusion (ir/row_fusion_analysis.h; row_emitter.h). Any
 // split of [0, units) gives identical bits. Buffers never alias each other.
 #ifndef MXLA_CODEGEN_KERNEL_EMITTER_H_
 #define MXLA_CODEGEN_KERNEL_EMITTER_H_

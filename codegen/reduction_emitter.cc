@@ -6,6 +6,7 @@
 #include "codegen/loop_emitter.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Intrinsics.h"
 
 namespace mxla::codegen {
 namespace {
@@ -55,11 +56,34 @@ IrIndex OperandIndex(const ReduceLayout& layout, const IrIndex& kept_index,
   return index;
 }
 
-// acc = reducer(acc..., x...), emitted inline on scalars.
+// The llvm.maximum/minimum intrinsic for a float max/min reducer of its two
+// parameters, or not_intrinsic.
+llvm::Intrinsic::ID MaxMinIntrinsic(const HloComputation& reducer) {
+  const HloInstruction* root = reducer.root_instruction();
+  const bool max = root->opcode() == HloOpcode::kMaximum;
+  if ((!max && root->opcode() != HloOpcode::kMinimum) ||
+      !primitive_util::IsFloatingPointType(root->shape().element_type()) ||
+      root->operand(0)->opcode() != HloOpcode::kParameter ||
+      root->operand(1)->opcode() != HloOpcode::kParameter ||
+      root->operand(0) == root->operand(1)) {
+    return llvm::Intrinsic::not_intrinsic;
+  }
+  return max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
     llvm::IRBuilder<>& b, const HloInstruction& reduce,
     const std::vector<llvm::Value*>& accumulators,
     const std::vector<llvm::Value*>& elements, bool reassociate) {
+  if (reassociate && accumulators.size() == 1) {
+    llvm::Intrinsic::ID id = MaxMinIntrinsic(*reduce.to_apply());
+    if (id != llvm::Intrinsic::not_intrinsic) {
+      return std::vector<llvm::Value*>{
+          b.CreateBinaryIntrinsic(id, accumulators[0], elements[0])};
+    }
+  }
   llvm::IRBuilder<>::FastMathFlagGuard guard(b);
   if (reassociate) {
     llvm::FastMathFlags flags;
@@ -74,6 +98,8 @@ absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
   }
   return reducer.GenerateRoot({});
 }
+
+namespace {
 
 absl::StatusOr<std::vector<llvm::Value*>> GenerateInputs(
     const HloInstruction& reduce, ElementalEmitter& fused,

@@ -26,6 +26,16 @@ namespace mxla::codegen {
 // True if `reduce` runs one output row per unit (the last dimension kept).
 bool ReduceKeepsLastDimension(const HloInstruction& reduce);
 
+// acc = reducer(acc..., x...) for `reduce`'s to_apply, emitted inline.
+// With `reassociate`, float add/multiply carry the reassoc flag, and a float
+// maximum/minimum reducer becomes llvm.maximum/minimum: the same values
+// (NaN-propagating, -0 < +0) except which NaN payload wins, in a form the
+// loop vectorizer turns into vector accumulators.
+absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
+    llvm::IRBuilder<>& b, const HloInstruction& reduce,
+    const std::vector<llvm::Value*>& accumulators,
+    const std::vector<llvm::Value*>& elements, bool reassociate);
+
 // Emits the loops for units [begin, end) of `reduce` (the fused
 // computation's root), writing `outputs` (one buffer per result).
 absl::Status EmitReduction(llvm::IRBuilder<>& b, const HloInstruction& reduce,

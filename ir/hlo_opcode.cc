@@ -68,6 +68,23 @@ bool IsElementwise(HloOpcode opcode) {
          opcode == HloOpcode::kSelect || opcode == HloOpcode::kConvert;
 }
 
+bool IsExpensiveElementwise(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kExp:
+    case HloOpcode::kLog:
+    case HloOpcode::kTanh:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kPower:
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kRsqrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::string_view ComparisonDirectionString(ComparisonDirection direction) {
   switch (direction) {
     case ComparisonDirection::kEq: return "EQ";

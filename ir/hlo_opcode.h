@@ -30,6 +30,9 @@ int64_t HloOpcodeArity(HloOpcode opcode);
 bool IsBinaryElementwise(HloOpcode opcode);
 // Unary, binary, compare, select and convert: same index in, same index out.
 bool IsElementwise(HloOpcode opcode);
+// Elementwise ops that cost much more than a load or store (transcendentals,
+// division, roots): worth writing to memory rather than recomputing.
+bool IsExpensiveElementwise(HloOpcode opcode);
 
 // Comparison directions of `compare`.
 enum class ComparisonDirection { kEq, kNe, kLt, kLe, kGt, kGe };

@@ -32,22 +32,6 @@ bool IsFusible(const HloInstruction& instruction) {
   }
 }
 
-bool IsExpensive(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kExp:
-    case HloOpcode::kLog:
-    case HloOpcode::kTanh:
-    case HloOpcode::kLogistic:
-    case HloOpcode::kPower:
-    case HloOpcode::kDivide:
-    case HloOpcode::kRemainder:
-    case HloOpcode::kSqrt:
-    case HloOpcode::kRsqrt:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // Whether `instruction` roots its own fusion. Non-fusible values are never
 // roots (they stay in the entry and become fusion parameters); scalar
@@ -62,7 +46,7 @@ bool IsMaterialized(const HloInstruction& instruction,
   for (const HloInstruction* user : instruction.users()) {
     if (!IsFusible(*user)) return true;
   }
-  return IsExpensive(instruction.opcode()) && instruction.user_count() > 1;
+  return IsExpensiveElementwise(instruction.opcode()) && instruction.user_count() > 1;
 }
 
 // The instructions of `root`'s fusion in post order: an iterative DFS that

@@ -7,6 +7,7 @@
 #include "passes/dce.h"
 #include "passes/fusion.h"
 #include "passes/lower_broadcasts.h"
+#include "passes/row_fusion.h"
 #include "passes/simplify.h"
 
 namespace mxla {
@@ -28,6 +29,7 @@ constexpr PassFactory kPasses[] = {
     {"cse", &Make<CsePass>},
     {"dce", &Make<DcePass>},
     {"fusion", &Make<FusionPass>},
+    {"row-fusion", &Make<RowFusionPass>},
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "ir/status_macros.h"
 #include "passes/fusion.h"
 #include "passes/lower_broadcasts.h"
+#include "passes/row_fusion.h"
 #include "passes/pass_registry.h"
 #include "runtime/interpreter_executable.h"
 #include "runtime/jit_executable.h"
@@ -37,10 +38,11 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
     pipeline = CreateDefaultPipeline(options.pipeline);
   }
   if (options.backend == Backend::kJit) {
-    // Codegen needs lowered, fused HLO whatever the user's pass list; both
+    // Codegen needs lowered, fused HLO whatever the user's pass list; these
     // passes do nothing when their work is already done.
     pipeline->AddPass(std::make_unique<LowerBroadcastsPass>());
     pipeline->AddPass(std::make_unique<FusionPass>());
+    pipeline->AddPass(std::make_unique<RowFusionPass>());
   }
   return pipeline;
 }

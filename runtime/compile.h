@@ -2,7 +2,7 @@
 // Executable for the chosen backend.
 //
 // Backends:
-//   jit          (default) lower-broadcasts and fusion after the pipeline,
+//   jit          (default) lower-broadcasts, fusion and row-fusion after the pipeline,
 //                then one LLVM kernel per fusion (runtime/jit_executable.h);
 //   interpreter  the reference evaluator (ir/hlo_evaluator.h) on the
 //                optimized module: the oracle.
@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const HloModule& module, const CompileOptions& options = {});
 
 // The passes Compile runs for `options`: the default pipeline or the named
-// passes, then, for the jit backend, lower-broadcasts and fusion.
+// passes, then, for the jit backend, lower-broadcasts, fusion and row-fusion.
 absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
     const CompileOptions& options);
 

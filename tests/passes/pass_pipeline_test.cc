@@ -146,12 +146,12 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
               ElementsAre("lower-broadcasts", "simplify", "cse", "dce",
-                          "fusion"));
+                          "fusion", "row-fusion"));
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
                                  "lower-broadcasts, simplify, cse, dce, "
-                                 "fusion)")));
+                                 "fusion, row-fusion)")));
 }
 
 TEST(PassPipelineTest, DefaultPipelineLowersAndCleansUp) {

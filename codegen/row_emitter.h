@@ -1,0 +1,32 @@
+// The body of a row fusion (ir/row_fusion_analysis.h): one unit per row.
+// For each row, one loop along the row per reduce, in order, with the
+// accumulator in a register and the result then bound as that reduce's
+// value; values the analysis buffers are stored to a stack row buffer by the
+// first loop that computes them and loaded by later ones; a last loop (or,
+// for a root of row shape, one element) writes the output row. Every loop
+// runs over the row's contiguous elements, so with the row in L1 the whole
+// chain reads the input from memory once.
+//
+// Reductions fold their elements in increasing order exactly as the
+// evaluator does, unless CodegenOptions::reassociate_reductions lets
+// ApplyReducer (reduction_emitter.h) reassociate them.
+#ifndef MXLA_CODEGEN_ROW_EMITTER_H_
+#define MXLA_CODEGEN_ROW_EMITTER_H_
+
+#include "absl/status/status.h"
+#include "codegen/codegen_options.h"
+#include "codegen/elemental_emitter.h"
+#include "ir/row_fusion_analysis.h"
+
+namespace mxla::codegen {
+
+// Emits rows [begin, end) of `fused` (whose structure is `rows`), writing
+// the root's values to `output`.
+absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
+                           const RowFusion& rows, ElementalEmitter& elements,
+                           llvm::Value* output, llvm::Value* begin,
+                           llvm::Value* end, const CodegenOptions& options);
+
+}  // namespace mxla::codegen
+
+#endif  // MXLA_CODEGEN_ROW_EMITTER_H_

@@ -1,0 +1,143 @@
+#include "passes/row_fusion.h"
+
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "ir/row_fusion_analysis.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+namespace {
+
+bool HasReduce(const HloComputation& computation) {
+  for (const HloInstruction* instruction : computation.instructions()) {
+    if (instruction->opcode() == HloOpcode::kReduce) return true;
+  }
+  return false;
+}
+
+// Whether `producer` may disappear into `consumer`: a fusion with one array
+// result that nothing else reads.
+bool Mergeable(const HloInstruction& producer, const HloInstruction& consumer) {
+  if (producer.opcode() != HloOpcode::kFusion || producer.shape().IsTuple()) {
+    return false;
+  }
+  for (const HloInstruction* user : producer.users()) {
+    if (user != &consumer) return false;
+  }
+  return HasReduce(*producer.to_apply()) || HasReduce(*consumer.to_apply());
+}
+
+// Builds the body of `consumer` with `producer`'s body inlined in place of
+// the parameter that reads it. Entry values read by either become the
+// parameters, once each, consumer's first.
+struct MergedBody {
+  HloComputation* computation;
+  std::vector<HloInstruction*> operands;
+};
+
+MergedBody Merge(HloModule& module, const HloInstruction& producer,
+                 const HloInstruction& consumer) {
+  MergedBody merged{module.AddComputation("fused_computation", false), {}};
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> parameter_of;
+  auto parameter_for = [&](HloInstruction* entry_value) {
+    auto [it, added] = parameter_of.try_emplace(entry_value, nullptr);
+    if (added) {
+      const int64_t number = merged.operands.size();
+      it->second = merged.computation->AddInstruction(
+          HloInstruction::CreateParameter(number, entry_value->shape(),
+                                          absl::StrCat("param_", number)));
+      merged.operands.push_back(entry_value);
+    }
+    return it->second;
+  };
+  for (HloInstruction* operand : consumer.operands()) {
+    if (operand != &producer) parameter_for(operand);
+  }
+  // Clones `body` with its parameters bound to `bindings`; returns its root.
+  auto inline_body = [&](const HloComputation& body,
+                         const std::vector<HloInstruction*>& bindings) {
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
+    for (HloInstruction* instruction : body.MakeInstructionPostOrder()) {
+      if (instruction->opcode() == HloOpcode::kParameter) {
+        clones[instruction] = bindings[instruction->parameter_number()];
+        continue;
+      }
+      std::vector<HloInstruction*> operands;
+      for (const HloInstruction* operand : instruction->operands()) {
+        operands.push_back(clones.at(operand));
+      }
+      std::unique_ptr<HloInstruction> clone = HloInstruction::CreateGeneric(
+          instruction->opcode(), instruction->shape(), operands);
+      clone->CopyAttributesFrom(*instruction);
+      clone->set_metadata(instruction->metadata());
+      clone->set_name(instruction->name());
+      clones[instruction] =
+          merged.computation->AddInstruction(std::move(clone));
+    }
+    return clones.at(body.root_instruction());
+  };
+  std::vector<HloInstruction*> producer_bindings;
+  for (HloInstruction* operand : producer.operands()) {
+    producer_bindings.push_back(parameter_for(operand));
+  }
+  HloInstruction* producer_root =
+      inline_body(*producer.to_apply(), producer_bindings);
+  std::vector<HloInstruction*> consumer_bindings;
+  for (HloInstruction* operand : consumer.operands()) {
+    consumer_bindings.push_back(operand == &producer ? producer_root
+                                                     : parameter_for(operand));
+  }
+  merged.computation->set_root_instruction(
+      inline_body(*consumer.to_apply(), consumer_bindings));
+  return merged;
+}
+
+// Tries to merge one of `consumer`'s producers into it; returns the new
+// fusion, or nullptr if none qualifies.
+absl::StatusOr<HloInstruction*> MergeOneProducer(HloModule& module,
+                                                 HloInstruction* consumer) {
+  HloComputation* entry = module.entry_computation();
+  for (HloInstruction* producer : consumer->operands()) {
+    if (!Mergeable(*producer, *consumer)) continue;
+    MergedBody merged = Merge(module, *producer, *consumer);
+    if (!AnalyzeRowFusion(*merged.computation).ok()) continue;
+    HloInstruction* fusion = entry->AddInstruction(HloInstruction::CreateFusion(
+        consumer->shape(), FusionKind::kInput, merged.operands,
+        merged.computation));
+    fusion->set_name("fusion");
+    fusion->set_metadata(consumer->metadata());
+    entry->ReplaceInstruction(consumer, fusion);
+    RETURN_IF_ERROR(entry->RemoveInstruction(consumer));
+    RETURN_IF_ERROR(entry->RemoveInstruction(producer));
+    return fusion;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> RowFusionPass::Run(HloModule& module) {
+  HloComputation* entry = module.entry_computation();
+  RET_CHECK(entry != nullptr);
+  bool changed = false;
+  // Producers come first in post order, so each has already absorbed its
+  // own producers when its consumer tries to absorb it.
+  for (HloInstruction* instruction : entry->MakeInstructionPostOrder()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    HloInstruction* consumer = instruction;
+    while (consumer != nullptr) {
+      ASSIGN_OR_RETURN(HloInstruction * merged,
+                       MergeOneProducer(module, consumer));
+      changed = changed || merged != nullptr;
+      consumer = merged;
+    }
+  }
+  // Drops the replaced bodies and the candidates that did not qualify.
+  module.RemoveUnusedComputations();
+  return changed;
+}
+
+}  // namespace mxla
