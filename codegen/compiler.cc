@@ -1,5 +1,6 @@
 #include "codegen/compiler.h"
 
+#include <atomic>
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
@@ -59,13 +60,78 @@ absl::StatusOr<EmittedModule> EmitModule(const HloModule& fused,
   return emitted;
 }
 
+// One LLJIT for the process, created on first use: building a JIT (target
+// detection, execution session, linking layer) costs milliseconds, which a
+// per-executable JIT would pay on every compile. Each JitKernels gets its own
+// JITDylib, removed again with it. Compiles may run concurrently: every
+// compile gets its own target machine.
+class SharedJit {
+ public:
+  static absl::StatusOr<SharedJit*> Get() {
+    static absl::StatusOr<SharedJit*>* jit = [] {
+      auto* result = new absl::StatusOr<SharedJit*>(Create());
+      return result;
+    }();
+    return *jit;
+  }
+
+  llvm::orc::LLJIT& lljit() { return *lljit_; }
+  llvm::orc::JITDylib& process_symbols() { return *process_symbols_; }
+
+  std::string NextDylibName() {
+    return absl::StrCat("mxla.", next_dylib_.fetch_add(1));
+  }
+
+ private:
+  static absl::StatusOr<SharedJit*> Create() {
+    ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
+                     codegen::CreateHostTargetMachine(3));
+    llvm::Expected<llvm::orc::JITTargetMachineBuilder> target =
+        llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!target) return codegen::ToStatus(target.takeError());
+    target->setCodeGenOptLevel(machine->getOptLevel());
+    llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> lljit =
+        llvm::orc::LLJITBuilder()
+            .setJITTargetMachineBuilder(*target)
+            .setSupportConcurrentCompilation(true)
+            .create();
+    if (!lljit) return codegen::ToStatus(lljit.takeError());
+    auto* jit = new SharedJit();
+    jit->lljit_ = std::move(*lljit);
+    // Kernels call libm (f64 exp, fmod, pow, ...): resolve from this
+    // process, through a dylib every kernel dylib links against.
+    llvm::Expected<llvm::orc::JITDylib&> symbols =
+        jit->lljit_->createJITDylib("mxla.process");
+    if (!symbols) return codegen::ToStatus(symbols.takeError());
+    auto generator =
+        llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+            jit->lljit_->getDataLayout().getGlobalPrefix());
+    if (!generator) return codegen::ToStatus(generator.takeError());
+    symbols->addGenerator(std::move(*generator));
+    jit->process_symbols_ = &*symbols;
+    return jit;
+  }
+
+  std::unique_ptr<llvm::orc::LLJIT> lljit_;
+  llvm::orc::JITDylib* process_symbols_ = nullptr;
+  std::atomic<int64_t> next_dylib_{0};
+};
+
 }  // namespace
 
 struct JitKernels::Jit {
-  std::unique_ptr<llvm::orc::LLJIT> lljit;
+  SharedJit* shared = nullptr;
+  llvm::orc::JITDylib* dylib = nullptr;
 };
 
-JitKernels::~JitKernels() = default;
+JitKernels::~JitKernels() {
+  if (jit_ != nullptr && jit_->dylib != nullptr) {
+    // Frees the kernels' code; an error here has nobody to report to.
+    llvm::consumeError(
+        jit_->shared->lljit().getExecutionSession().removeJITDylib(
+            *jit_->dylib));
+  }
+}
 
 absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
     const HloModule& fused_module, const CodegenOptions& options) {
@@ -82,31 +148,25 @@ absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
   result->times_.optimize = SecondsSince(start);
 
   start = std::chrono::steady_clock::now();
-  llvm::Expected<llvm::orc::JITTargetMachineBuilder> target =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!target) return codegen::ToStatus(target.takeError());
-  target->setCodeGenOptLevel(machine->getOptLevel());
-  llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> lljit =
-      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*target).create();
-  if (!lljit) return codegen::ToStatus(lljit.takeError());
-  // Kernels call libm (expf, tanhf, ...): resolve from this process.
-  auto process_symbols =
-      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-          (*lljit)->getDataLayout().getGlobalPrefix());
-  if (!process_symbols) return codegen::ToStatus(process_symbols.takeError());
-  (*lljit)->getMainJITDylib().addGenerator(std::move(*process_symbols));
-  RETURN_IF_ERROR(codegen::ToStatus((*lljit)->addIRModule(
-      llvm::orc::ThreadSafeModule(std::move(emitted.module),
-                                  std::move(emitted.context)))));
+  ASSIGN_OR_RETURN(SharedJit * shared, SharedJit::Get());
+  llvm::orc::LLJIT& lljit = shared->lljit();
+  llvm::Expected<llvm::orc::JITDylib&> dylib =
+      lljit.getExecutionSession().createJITDylib(shared->NextDylibName());
+  if (!dylib) return codegen::ToStatus(dylib.takeError());
+  result->jit_ = std::make_unique<Jit>();
+  result->jit_->shared = shared;
+  result->jit_->dylib = &*dylib;
+  dylib->addToLinkOrder(shared->process_symbols());
+  RETURN_IF_ERROR(codegen::ToStatus(lljit.addIRModule(
+      *dylib, llvm::orc::ThreadSafeModule(std::move(emitted.module),
+                                          std::move(emitted.context)))));
   for (const KernelInfo& kernel : emitted.kernels) {
     llvm::Expected<llvm::orc::ExecutorAddr> address =
-        (*lljit)->lookup(kernel.symbol);
+        lljit.lookup(*dylib, kernel.symbol);
     if (!address) return codegen::ToStatus(address.takeError());
     result->functions_[kernel.fusion_name] = address->toPtr<KernelFunction>();
   }
   result->times_.jit = SecondsSince(start);
-  result->jit_ = std::make_unique<Jit>();
-  result->jit_->lljit = std::move(*lljit);
   result->kernels_ = std::move(emitted.kernels);
   return result;
 }

@@ -1,12 +1,16 @@
 #include "runtime/compile.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/fusion.h"
 #include "passes/lower_broadcasts.h"
 #include "passes/row_fusion.h"
 #include "passes/pass_registry.h"
+#include "runtime/compile_cache.h"
 #include "runtime/interpreter_executable.h"
 #include "runtime/jit_executable.h"
 
@@ -57,8 +61,34 @@ absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForBackend(
   return optimized;
 }
 
+std::string CompileCacheKey(const HloModule& module,
+                            const CompileOptions& options) {
+  std::vector<std::string> disabled(options.pipeline.disabled_passes.begin(),
+                                    options.pipeline.disabled_passes.end());
+  std::sort(disabled.begin(), disabled.end());
+  return absl::StrCat(
+      module.ToString(), "\n// backend=", BackendName(options.backend),
+      " passes=",
+      options.passes.has_value() ? absl::StrJoin(*options.passes, ",")
+                                 : "default",
+      " disabled=", absl::StrJoin(disabled, ","),
+      " verify=", options.pipeline.verify,
+      " reassociate=", options.codegen.reassociate_reductions,
+      " opt=", options.codegen.optimization_level);
+}
+
 absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const HloModule& module, const CompileOptions& options) {
+  const bool cached = options.backend == Backend::kJit && options.use_cache &&
+                      options.pipeline.dump_dir.empty();
+  std::string key;
+  if (cached) {
+    key = CompileCacheKey(module, options);
+    if (std::shared_ptr<const JitExecutable::Program> program =
+            CompileCache::Default().Lookup(key)) {
+      return std::make_unique<JitExecutable>(std::move(program));
+    }
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> optimized,
                    OptimizeForBackend(module, options));
   switch (options.backend) {
@@ -66,6 +96,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
       ASSIGN_OR_RETURN(std::unique_ptr<JitExecutable> executable,
                        JitExecutable::Create(std::move(optimized),
                                              options.codegen));
+      if (cached) CompileCache::Default().Insert(key, executable->program());
       return executable;
     }
     case Backend::kInterpreter:

@@ -34,15 +34,25 @@ struct CompileOptions {
   std::optional<std::vector<std::string>> passes;
   PipelineOptions pipeline;
   CodegenOptions codegen;
+  // jit only: reuse the program of an earlier compile of the same module
+  // with the same options (runtime/compile_cache.h). Compiles that dump
+  // (pipeline.dump_dir) always run the pipeline.
+  bool use_cache = true;
 };
 
 // Verifies `module` (builder form allowed), optimizes a copy, compiles it.
-// Invalid modules are InvalidArgument; the input is never modified.
+// Invalid modules are InvalidArgument; the input is never modified. For the
+// jit, an identical earlier compile is served from the compile cache.
 absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const HloModule& module, const CompileOptions& options = {});
 
 // The passes Compile runs for `options`: the default pipeline or the named
 // passes, then, for the jit backend, lower-broadcasts, fusion and row-fusion.
+// The compile cache's key for compiling `module` with `options`: the
+// module's text and every option that changes the compiled code.
+std::string CompileCacheKey(const HloModule& module,
+                            const CompileOptions& options);
+
 absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
     const CompileOptions& options);
 

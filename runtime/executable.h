@@ -15,7 +15,7 @@ namespace mxla {
 
 class Executable {
  public:
-  explicit Executable(std::unique_ptr<const HloModule> module)
+  explicit Executable(std::shared_ptr<const HloModule> module)
       : module_(std::move(module)) {}
   virtual ~Executable() = default;
 
@@ -36,7 +36,7 @@ class Executable {
   const HloModule& module() const { return *module_; }
 
  private:
-  std::unique_ptr<const HloModule> module_;
+  std::shared_ptr<const HloModule> module_;
 };
 
 }  // namespace mxla

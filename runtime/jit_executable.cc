@@ -28,28 +28,27 @@ int64_t MaxChunks(const KernelInfo& kernel) {
 
 absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
     std::unique_ptr<const HloModule> module, const CodegenOptions& options) {
-  std::unique_ptr<JitExecutable> executable(
-      new JitExecutable(std::move(module)));
-  const HloModule& fused = executable->module();
-  ASSIGN_OR_RETURN(executable->assignment_,
+  auto program = std::make_shared<Program>();
+  program->module = std::move(module);
+  const HloModule& fused = *program->module;
+  ASSIGN_OR_RETURN(program->assignment,
                    AssignBuffers(*fused.entry_computation()));
-  ASSIGN_OR_RETURN(executable->kernels_, JitKernels::Compile(fused, options));
-  for (const FusionStep& step : executable->assignment_.steps) {
+  ASSIGN_OR_RETURN(program->kernels, JitKernels::Compile(fused, options));
+  for (const FusionStep& step : program->assignment.steps) {
     const KernelInfo* info = nullptr;
-    for (const KernelInfo& kernel : executable->kernels_->kernels()) {
+    for (const KernelInfo& kernel : program->kernels->kernels()) {
       if (kernel.fusion_name == step.fusion->name()) info = &kernel;
     }
     RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
-    executable->steps_.push_back(
-        {executable->kernels_->Lookup(info->fusion_name), info->units,
-         MaxChunks(*info), step.buffers});
+    program->steps.push_back({program->kernels->Lookup(info->fusion_name),
+                              info->units, MaxChunks(*info), step.buffers});
   }
-  return executable;
+  return std::make_unique<JitExecutable>(std::move(program));
 }
 
 absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
                                        absl::Span<void* const> results) const {
-  const BufferAssignment& plan = assignment_;
+  const BufferAssignment& plan = program_->assignment;
   if (static_cast<int64_t>(arguments.size()) !=
       module().entry_computation()->num_parameters()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -83,7 +82,7 @@ absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
     return nullptr;
   };
   std::vector<void*> pointers;
-  for (const Step& step : steps_) {
+  for (const Program::Step& step : program_->steps) {
     pointers.clear();
     for (const BufferSlot& slot : step.buffers) pointers.push_back(address(slot));
     const void* const* buffers = pointers.data();

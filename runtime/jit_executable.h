@@ -4,7 +4,9 @@
 // when it moves enough bytes to pay for it.
 //
 // Immutable after creation; Run and RunBuffers may be called from many
-// threads at once (each run has its own arena).
+// threads at once (each run has its own arena). The compiled program is
+// shared: the compile cache (compile_cache.h) hands it to every executable
+// compiled from the same module and options.
 #ifndef MXLA_RUNTIME_JIT_EXECUTABLE_H_
 #define MXLA_RUNTIME_JIT_EXECUTABLE_H_
 
@@ -19,32 +21,37 @@ namespace mxla {
 
 class JitExecutable : public Executable {
  public:
+  // What a compile produces; immutable.
+  struct Program {
+    struct Step {
+      KernelFunction function;
+      int64_t units;
+      int64_t max_chunks;
+      std::vector<BufferSlot> buffers;
+    };
+    std::shared_ptr<const HloModule> module;  // fused
+    std::unique_ptr<JitKernels> kernels;
+    BufferAssignment assignment;
+    std::vector<Step> steps;
+  };
+
   // `module` must be fused (passes/fusion.h).
   static absl::StatusOr<std::unique_ptr<JitExecutable>> Create(
       std::unique_ptr<const HloModule> module, const CodegenOptions& options);
+  explicit JitExecutable(std::shared_ptr<const Program> program)
+      : Executable(program->module), program_(std::move(program)) {}
 
   absl::StatusOr<Literal> Run(
       absl::Span<const Literal* const> arguments) const override;
   absl::Status RunBuffers(absl::Span<const void* const> arguments,
                           absl::Span<void* const> results) const override;
 
-  const JitKernels& kernels() const { return *kernels_; }
-  const BufferAssignment& buffers() const { return assignment_; }
+  const JitKernels& kernels() const { return *program_->kernels; }
+  const BufferAssignment& buffers() const { return program_->assignment; }
+  const std::shared_ptr<const Program>& program() const { return program_; }
 
  private:
-  struct Step {
-    KernelFunction function;
-    int64_t units;
-    int64_t max_chunks;
-    std::vector<BufferSlot> buffers;
-  };
-
-  JitExecutable(std::unique_ptr<const HloModule> module)
-      : Executable(std::move(module)) {}
-
-  std::unique_ptr<JitKernels> kernels_;
-  BufferAssignment assignment_;
-  std::vector<Step> steps_;
+  std::shared_ptr<const Program> program_;
 };
 
 }  // namespace mxla

@@ -1,0 +1,190 @@
+// The compile cache: identical compiles share one program, anything that
+// changes the code misses, failures store nothing, least recently used
+// entries go first, and concurrent compiles through it stay correct.
+#include "runtime/compile_cache.h"
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "ir/hlo_evaluator.h"
+#include "ir/hlo_parser.h"
+#include "runtime/compile.h"
+#include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::Pointers;
+
+// A bias add whose constant makes each `variant` a different module.
+std::unique_ptr<HloModule> BiasAdd(int variant) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(absl::StrCat(R"(HloModule bias_add
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  b = f32[8] parameter(1)
+  bb = f32[4,8] broadcast(b), dimensions={1}
+  k = f32[] constant()",
+                                  variant, R"()
+  kb = f32[4,8] broadcast(k), dimensions={}
+  s = f32[4,8] add(x, bb)
+  ROOT r = f32[4,8] multiply(s, kb)
+})"));
+  EXPECT_OK(module.status());
+  return std::move(*module);
+}
+
+std::vector<Literal> Arguments() {
+  std::vector<Literal> arguments;
+  arguments.emplace_back(ShapeUtil::MakeShape(F32, {4, 8}));
+  arguments.emplace_back(ShapeUtil::MakeShape(F32, {8}));
+  for (Literal& literal : arguments) {
+    for (int64_t i = 0; i < literal.element_count(); ++i) {
+      literal.data<float>()[i] = 0.5f * i - 3;
+    }
+  }
+  return arguments;
+}
+
+const JitExecutable& AsJit(const std::unique_ptr<Executable>& executable) {
+  return static_cast<const JitExecutable&>(*executable);
+}
+
+TEST(CompileCacheTest, IdenticalCompilesShareOneProgram) {
+  CompileCache::Default().Clear();
+  std::unique_ptr<HloModule> module = BiasAdd(1001);
+  CompileCache::Stats before = CompileCache::Default().stats();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> first, Compile(*module));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> second, Compile(*module));
+  CompileCache::Stats after = CompileCache::Default().stats();
+  EXPECT_EQ(after.misses - before.misses, 1);
+  EXPECT_EQ(after.hits - before.hits, 1);
+  EXPECT_EQ(AsJit(first).program(), AsJit(second).program());
+
+  std::vector<Literal> arguments = Arguments();
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*module, Pointers(arguments)));
+  ASSERT_OK_AND_ASSIGN(Literal a, first->Run(Pointers(arguments)));
+  first.reset();  // the program outlives the executable that made it
+  ASSERT_OK_AND_ASSIGN(Literal b, second->Run(Pointers(arguments)));
+  EXPECT_EQ(a, expected);
+  EXPECT_EQ(b, expected);
+}
+
+TEST(CompileCacheTest, AnythingThatChangesTheCodeMisses) {
+  std::unique_ptr<HloModule> module = BiasAdd(1002);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> base, Compile(*module));
+
+  CompileOptions exact;
+  exact.codegen.reassociate_reductions = false;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> other_codegen,
+                       Compile(*module, exact));
+  EXPECT_NE(AsJit(base).program(), AsJit(other_codegen).program());
+
+  CompileOptions no_passes;
+  no_passes.passes = std::vector<std::string>{};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> other_passes,
+                       Compile(*module, no_passes));
+  EXPECT_NE(AsJit(base).program(), AsJit(other_passes).program());
+
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> other_module,
+                       Compile(*BiasAdd(1003)));
+  EXPECT_NE(AsJit(base).program(), AsJit(other_module).program());
+
+  EXPECT_NE(CompileCacheKey(*module, {}), CompileCacheKey(*module, exact));
+  EXPECT_EQ(CompileCacheKey(*module, {}), CompileCacheKey(*BiasAdd(1002), {}));
+}
+
+TEST(CompileCacheTest, BypassedWhenOffOrDumping) {
+  std::unique_ptr<HloModule> module = BiasAdd(1004);
+  CompileOptions off;
+  off.use_cache = false;
+  CompileCache::Stats before = CompileCache::Default().stats();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> a, Compile(*module, off));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> b, Compile(*module, off));
+  CompileOptions dumping;
+  dumping.pipeline.dump_dir = ::testing::TempDir() + "/compile_cache_dump";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> c,
+                       Compile(*module, dumping));
+  CompileCache::Stats after = CompileCache::Default().stats();
+  EXPECT_EQ(after.hits, before.hits);
+  EXPECT_EQ(after.misses, before.misses);
+  EXPECT_NE(AsJit(a).program(), AsJit(b).program());
+}
+
+TEST(CompileCacheTest, FailedCompilesStoreNothing) {
+  absl::StatusOr<std::unique_ptr<HloModule>> bad = ParseHloModule(R"(HloModule bad
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = f32[3] parameter(1)
+  ROOT s = f32[4] add(x, y)
+})");
+  ASSERT_OK(bad.status());
+  const int64_t entries = CompileCache::Default().stats().entries;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_FALSE(Compile(**bad).ok());
+    EXPECT_EQ(CompileCache::Default().stats().entries, entries);
+  }
+  ASSERT_OK(Compile(*BiasAdd(1005)).status());
+}
+
+TEST(CompileCacheTest, LeastRecentlyUsedEntriesAreEvicted) {
+  CompileCache cache(2);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                       Compile(*BiasAdd(1006)));
+  std::shared_ptr<const CompileCache::Program> program =
+      AsJit(executable).program();
+  cache.Insert("a", program);
+  cache.Insert("b", program);
+  EXPECT_NE(cache.Lookup("a"), nullptr);  // now "b" is the oldest
+  cache.Insert("c", program);
+  EXPECT_EQ(cache.stats().entries, 2);
+  EXPECT_EQ(cache.Lookup("b"), nullptr);
+  EXPECT_NE(cache.Lookup("a"), nullptr);
+  EXPECT_NE(cache.Lookup("c"), nullptr);
+  EXPECT_EQ(cache.stats().hits, 3);
+  EXPECT_EQ(cache.stats().misses, 1);
+}
+
+TEST(CompileCacheTest, ConcurrentCompilesShareTheCacheCorrectly) {
+  // 16 threads compile 4 different modules (each 4 times) at once.
+  constexpr int kThreads = 16;
+  std::vector<std::unique_ptr<HloModule>> modules;
+  for (int v = 0; v < 4; ++v) modules.push_back(BiasAdd(2000 + v));
+  std::vector<Literal> arguments = Arguments();
+  std::vector<Literal> expected;
+  for (const auto& module : modules) {
+    ASSERT_OK_AND_ASSIGN(Literal value,
+                         EvaluateModule(*module, Pointers(arguments)));
+    expected.push_back(std::move(value));
+  }
+  std::vector<absl::Status> statuses(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<std::unique_ptr<Executable>> executable =
+          Compile(*modules[t % 4]);
+      if (!executable.ok()) {
+        statuses[t] = executable.status();
+        return;
+      }
+      absl::StatusOr<Literal> result = (*executable)->Run(Pointers(arguments));
+      if (!result.ok()) {
+        statuses[t] = result.status();
+      } else if (!(*result == expected[t % 4])) {
+        statuses[t] = absl::InternalError(absl::StrCat("thread ", t,
+                                                       " got a wrong result"));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const absl::Status& status : statuses) EXPECT_OK(status);
+}
+
+}  // namespace
+}  // namespace mxla
