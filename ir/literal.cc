@@ -10,8 +10,6 @@
 
 namespace mxla {
 
-void Literal::FreeDeleter::operator()(void* p) const { std::free(p); }
-
 Literal::Literal() : shape_(std::vector<Shape>{}) {}
 
 Literal::Literal(const Shape& shape) : shape_(shape) {
@@ -24,17 +22,24 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
   Allocate();
 }
 
-void Literal::Allocate() {
+Literal Literal::ForOverwrite(const Shape& shape) {
+  Literal literal;
+  literal.shape_ = shape;
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      literal.elements_.push_back(ForOverwrite(element));
+    }
+  } else {
+    literal.Allocate(/*zero=*/false);
+  }
+  return literal;
+}
+
+void Literal::Allocate(bool zero) {
   size_bytes_ = ShapeUtil::ByteSizeOf(shape_);
-  // aligned_alloc wants a size that is a multiple of the alignment; the JIT
-  // relies on 64-byte alignment for full-width vector loads.
-  constexpr int64_t kAlignment = 64;
-  int64_t padded = (size_bytes_ + kAlignment - 1) / kAlignment * kAlignment;
-  if (padded == 0) padded = kAlignment;
-  void* memory = std::aligned_alloc(kAlignment, padded);
-  if (memory == nullptr) __builtin_trap();  // Out of memory.
-  std::memset(memory, 0, padded);
-  buffer_.reset(static_cast<uint8_t*>(memory));
+  buffer_ = AllocateHostBuffer(size_bytes_);
+  if (buffer_ == nullptr) __builtin_trap();  // Out of memory.
+  if (zero) std::memset(buffer_.get(), 0, size_bytes_);
 }
 
 Literal::Literal(const Literal& other)

@@ -1,5 +1,6 @@
 // Literal: a host value with a shape. An array literal owns a dense row-major
-// buffer (64-byte aligned, zero-initialized); a tuple literal owns its
+// buffer (a HostBuffer: 64-byte aligned, huge pages when large;
+// zero-initialized unless made ForOverwrite); a tuple literal owns its
 // elements. Literals are values: copyable and movable.
 //
 // Equality (operator==) is bitwise: same shape and same bytes, so NaN equals
@@ -19,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ir/host_buffer.h"
 #include "ir/shape.h"
 #include "ir/shape_util.h"
 
@@ -29,6 +31,9 @@ class Literal {
   Literal();  // The empty tuple `()`.
   // A zero-filled literal of a valid `shape` (array or tuple).
   explicit Literal(const Shape& shape);
+  // A literal whose array contents are unspecified until written: for
+  // results that a kernel overwrites completely, skipping the zero fill.
+  static Literal ForOverwrite(const Shape& shape);
   Literal(const Literal& other);
   Literal& operator=(const Literal& other);
   Literal(Literal&&) noexcept = default;
@@ -78,14 +83,11 @@ class Literal {
 
  private:
   friend class LiteralUtil;
-  struct FreeDeleter {
-    void operator()(void* p) const;
-  };
-  void Allocate();
+  void Allocate(bool zero = true);
 
   Shape shape_;
   int64_t size_bytes_ = 0;
-  std::unique_ptr<uint8_t, FreeDeleter> buffer_;
+  HostBuffer buffer_;
   std::vector<Literal> elements_;
 };
 

@@ -16,10 +16,6 @@ namespace {
 // (a wake-up costs a few microseconds; 256 KiB streams in about that).
 constexpr int64_t kMinBytesPerChunk = 256 << 10;
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 int64_t MaxChunks(const KernelInfo& kernel) {
   int64_t bytes = kernel.units * kernel.bytes_per_unit;
   return std::max<int64_t>(1, bytes / kMinBytesPerChunk);
@@ -61,9 +57,8 @@ absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
         absl::StrCat("expected ", plan.results.size(),
                      " result buffers, got ", results.size()));
   }
-  std::unique_ptr<char, FreeDeleter> arena(static_cast<char*>(
-      plan.arena_bytes > 0 ? std::aligned_alloc(64, plan.arena_bytes)
-                           : nullptr));
+  HostBuffer arena =
+      plan.arena_bytes > 0 ? AllocateHostBuffer(plan.arena_bytes) : nullptr;
   if (plan.arena_bytes > 0 && arena == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate ", plan.arena_bytes, " bytes of temporaries"));
@@ -117,7 +112,8 @@ absl::StatusOr<Literal> JitExecutable::Run(
   for (const Literal* argument : arguments) {
     argument_data.push_back(argument->untyped_data());
   }
-  Literal result(entry.root_instruction()->shape());
+  // Every result element is written by a kernel or copied: no zero fill.
+  Literal result = Literal::ForOverwrite(entry.root_instruction()->shape());
   std::vector<void*> result_data;
   if (result.shape().IsTuple()) {
     for (int64_t i = 0; i < result.tuple_size(); ++i) {

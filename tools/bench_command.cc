@@ -14,7 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "ir/status_macros.h"
@@ -146,8 +150,43 @@ absl::StatusOr<double> PassSeconds(const XlaComputation& computation) {
   return Seconds(start);
 }
 
+// Reads a "Vm...:  N kB" line of /proc/self/status, in bytes (0 if absent).
+int64_t ProcStatusBytes(absl::string_view field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (absl::StartsWith(line, field)) {
+      int64_t kib = 0;
+      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(absl::StripSuffix(
+                               line.substr(field.size()), "kB")),
+                           &kib)) {
+        return kib * 1024;
+      }
+    }
+  }
+  return 0;
+}
+
+// How far the resident set peaks above its level before `run`: writing 5
+// to clear_refs resets the peak (VmHWM) to the current size.
+int64_t PeakRssGrowth(const std::function<void()>& run) {
+  { std::ofstream("/proc/self/clear_refs") << "5"; }
+  const int64_t before = ProcStatusBytes("VmRSS:");
+  run();
+  return ProcStatusBytes("VmHWM:") - before;
+}
+
+struct MemoryLine {
+  std::string id;
+  double literal_ms = 0;   // Run(Literal): output allocated by the runtime
+  int64_t peak_growth = 0;  // of the first such run
+  int64_t output_bytes = 0;
+  int64_t arena_bytes = 0;
+};
+
 absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
-                           bool first, Report& report) {
+                           bool first, Report& report,
+                           std::vector<MemoryLine>& memory) {
   Clock::time_point start = Clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    Compile(w.computation));
@@ -183,6 +222,22 @@ absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
   Stats hand = Time([&] { ParallelRows(w.rows, hand_loop); }, runs);
   absl::Status same = LiteralUtil::Near(hand_out, jit_out, 1e-5, 1e-4);
 
+  // Run(Literal) allocates its output: a fresh buffer each call, so page
+  // faults are part of the time (huge pages keep them few).
+  std::vector<const Literal*> literals;
+  for (const Literal& input : w.inputs) literals.push_back(&input);
+  MemoryLine line{w.id};
+  line.peak_growth = PeakRssGrowth(
+      [&] { run_status.Update(executable->Run(literals).status()); });
+  Stats literal_run = Time(
+      [&] { run_status.Update(executable->Run(literals).status()); }, runs);
+  RETURN_IF_ERROR(run_status);
+  line.literal_ms = literal_run.median * 1e3;
+  line.output_bytes = jit_out.size_bytes();
+  line.arena_bytes =
+      static_cast<const JitExecutable&>(*executable).buffers().arena_bytes;
+  memory.push_back(line);
+
   double jit_gbps = Gbps(w.bytes, jit.median), hand_gbps = Gbps(w.bytes, hand.median);
   std::cout << absl::StrFormat(
       "  %-3s %-16s %8.2f %8.2f %7.1f %6.0f%% | %8.2f %7.1f %6.0f%% | %5.2f | "
@@ -199,13 +254,16 @@ absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
       R"("jit_over_hand":%.3f,"compile_first_ms":%.3f,"compile_median_ms":%.3f,)"
       R"("compile_hit_us":%.2f,"passes_ms":%.3f,)"
       R"("codegen_emit_ms":%.3f,"llvm_opt_ms":%.3f,"jit_link_ms":%.3f,)"
-      R"("matches_hand_loop":%s})",
+      R"("run_literal_ms":%.4f,"peak_rss_growth_mib":%.1f,"output_mib":%.1f,)"
+      R"("arena_mib":%.1f,"matches_hand_loop":%s})",
       w.id, w.name, jit.median * 1e3, jit.min * 1e3, jit_gbps,
       100 * jit_gbps / triad, hand.median * 1e3, hand_gbps,
       100 * hand_gbps / triad, jit_gbps / hand_gbps, first_compile * 1e3,
       compile.median * 1e3, hit.median * 1e6, passes * 1e3,
       phases.emit * 1e3, phases.optimize * 1e3,
-      phases.jit * 1e3, same.ok() ? "true" : "false"));
+      phases.jit * 1e3, line.literal_ms, line.peak_growth / 1048576.0,
+      line.output_bytes / 1048576.0, line.arena_bytes / 1048576.0,
+      same.ok() ? "true" : "false"));
   return absl::OkStatus();
 }
 
@@ -262,11 +320,25 @@ absl::Status RunBench(const BenchOptions& options) {
             << "  id  workload          jit ms   min ms    GB/s  %triad |  "
                "hand ms    GB/s %triad | jit/hand | compile ms (median, first), hit us\n";
   bool first = true;
+  std::vector<MemoryLine> memory;
   for (const auto& factory : bench::Workloads()) {
     if (!selected(factory.id)) continue;
-    RETURN_IF_ERROR(
-        BenchWorkload(factory.make(), triad, options.runs, first, report));
+    RETURN_IF_ERROR(BenchWorkload(factory.make(), triad, options.runs, first,
+                                  report, memory));
     first = false;
+  }
+  if (!memory.empty()) {
+    std::cout << "\nmemory (Run(Literal) allocates the output each call; "
+                 "peak RSS growth of one such run):\n"
+                 "  id  Run(Literal) ms  peak growth MiB  output MiB  "
+                 "temporaries MiB\n";
+    for (const MemoryLine& line : memory) {
+      std::cout << absl::StrFormat("  %-3s %15.2f %16.1f %11.1f %16.1f\n",
+                                   line.id, line.literal_ms,
+                                   line.peak_growth / 1048576.0,
+                                   line.output_bytes / 1048576.0,
+                                   line.arena_bytes / 1048576.0);
+    }
   }
   if (selected("W7")) RETURN_IF_ERROR(BenchDispatch(report));
   if (!options.json.empty()) {

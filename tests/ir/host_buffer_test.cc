@@ -1,0 +1,75 @@
+// ir/host_buffer.h: alignment, reuse of freed large buffers, and the bound
+// on what the pool keeps.
+#include "ir/host_buffer.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ir/literal.h"
+
+namespace mxla {
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+uintptr_t Address(const HostBuffer& buffer) {
+  return reinterpret_cast<uintptr_t>(buffer.get());
+}
+
+TEST(HostBufferTest, SmallBuffersAreCacheLineAligned) {
+  for (int64_t bytes : {int64_t{0}, int64_t{1}, int64_t{63}, int64_t{64},
+                        int64_t{1000}, 2 * kMiB - 1}) {
+    HostBuffer buffer = AllocateHostBuffer(bytes);
+    ASSERT_NE(buffer, nullptr) << bytes;
+    EXPECT_EQ(Address(buffer) % 64, 0u) << bytes;
+  }
+  HostBuffer a = AllocateHostBuffer(0), b = AllocateHostBuffer(0);
+  EXPECT_NE(a.get(), b.get());
+}
+
+TEST(HostBufferTest, LargeBuffersAreHugePageAlignedAndReused) {
+  const int64_t before = PooledHostBufferBytes();
+  HostBuffer first = AllocateHostBuffer(3 * kMiB + 5);  // padded to 4 MiB
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(Address(first) % (2 * kMiB), 0u);
+  first[3 * kMiB] = 42;  // touch it
+  const uint8_t* address = first.get();
+  first.reset();
+  EXPECT_EQ(PooledHostBufferBytes(), before + 4 * kMiB);
+  // Same padded size: the same memory comes back, warm.
+  HostBuffer again = AllocateHostBuffer(4 * kMiB);
+  EXPECT_EQ(again.get(), address);
+  EXPECT_EQ(PooledHostBufferBytes(), before);
+  // Another size does not take it.
+  again.reset();
+  HostBuffer other = AllocateHostBuffer(6 * kMiB);
+  EXPECT_NE(other.get(), address);
+  EXPECT_EQ(PooledHostBufferBytes(), before + 4 * kMiB);
+}
+
+TEST(HostBufferTest, ThePoolKeepsAtMostItsBound) {
+  // Untouched buffers cost address space only.
+  std::vector<HostBuffer> buffers;
+  const int64_t size = 64 * kMiB;
+  for (int64_t i = 0; i <= kHostBufferPoolBytes / size; ++i) {
+    buffers.push_back(AllocateHostBuffer(size));
+    ASSERT_NE(buffers.back(), nullptr);
+  }
+  buffers.clear();
+  EXPECT_LE(PooledHostBufferBytes(), kHostBufferPoolBytes);
+  EXPECT_GE(PooledHostBufferBytes(), kHostBufferPoolBytes - size);
+}
+
+TEST(HostBufferTest, LiteralsAreZeroedEvenOnReusedMemory) {
+  const Shape shape = ShapeUtil::MakeShape(F32, {1024, 1024});  // 4 MiB
+  {
+    Literal dirty = Literal::ForOverwrite(shape);
+    for (float& x : dirty.data<float>()) x = 7;
+  }
+  Literal clean(shape);
+  for (float x : clean.data<float>()) ASSERT_EQ(x, 0.0f);
+}
+
+}  // namespace
+}  // namespace mxla
