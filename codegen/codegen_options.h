@@ -3,6 +3,8 @@
 #ifndef MXLA_CODEGEN_CODEGEN_OPTIONS_H_
 #define MXLA_CODEGEN_CODEGEN_OPTIONS_H_
 
+#include <cstdint>
+
 namespace mxla {
 
 struct CodegenOptions {
@@ -11,6 +13,10 @@ struct CodegenOptions {
   // the interpreter's sequential order by rounding only (see README:
   // "Numerics"); off gives the interpreter's bits exactly.
   bool reassociate_reductions = true;
+  // Loop fusions whose result (an entry result) has at least this many bytes
+  // store it with non-temporal stores (streaming_store_emitter.h), which
+  // skip reading the lines they overwrite; 0 turns them off.
+  int64_t streaming_store_min_bytes = int64_t{8} << 20;
   // LLVM optimization level, 0 to 3.
   int optimization_level = 3;
 

@@ -8,6 +8,7 @@
 #include "codegen/loop_emitter.h"
 #include "codegen/reduction_emitter.h"
 #include "codegen/row_emitter.h"
+#include "codegen/streaming_store_emitter.h"
 #include "ir/row_fusion_analysis.h"
 #include "ir/hlo_computation.h"
 #include "ir/shape_util.h"
@@ -75,6 +76,24 @@ int64_t BytesOf(const Shape& shape) {
   return bytes;
 }
 
+// Whether a loop fusion writes its result with streaming stores: a large
+// array that is an entry result, so nothing reads it back soon.
+bool Streams(const HloInstruction& fusion, const CodegenOptions& options) {
+  if (options.streaming_store_min_bytes <= 0 || fusion.shape().IsTuple() ||
+      fusion.shape().element_type() == PRED ||
+      BytesOf(fusion.shape()) < options.streaming_store_min_bytes ||
+      fusion.parent() == nullptr) {
+    return false;
+  }
+  const HloInstruction* root = fusion.parent()->root_instruction();
+  if (root == &fusion) return true;
+  if (root->opcode() != HloOpcode::kTuple) return false;
+  for (const HloInstruction* user : fusion.users()) {
+    if (user != root) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
@@ -130,6 +149,14 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
     info.units = 1;
     ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, {}));
     StoreElement(b, first.element_type(), results[0], b.getInt64(0), value);
+  } else if (Streams(fusion, options)) {
+    info.units = elements_out;
+    RETURN_IF_ERROR(EmitStreamingRangeLoops(
+        b, first.dimensions(), begin, end, first.element_type(), results[0],
+        [&](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          elements.ClearCache();
+          return elements.Generate(root, index);
+        }));
   } else {
     info.units = elements_out;
     if (elements_out > 0) {

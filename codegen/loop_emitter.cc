@@ -5,9 +5,36 @@
 
 namespace mxla::codegen {
 
+namespace {
+
+// !llvm.loop metadata that turns off vectorization and unrolling.
+llvm::MDNode* KeepAsWritten(llvm::LLVMContext& context) {
+  auto flag = [&](const char* name, llvm::Metadata* value) {
+    llvm::Metadata* operands[] = {llvm::MDString::get(context, name), value};
+    return llvm::MDNode::get(context, operands);
+  };
+  llvm::Metadata* hints[] = {
+      nullptr,
+      flag("llvm.loop.vectorize.width",
+           llvm::ConstantAsMetadata::get(
+               llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))),
+      flag("llvm.loop.interleave.count",
+           llvm::ConstantAsMetadata::get(
+               llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))),
+      llvm::MDNode::get(context,
+                        {llvm::MDString::get(context, "llvm.loop.unroll.disable")}),
+  };
+  llvm::MDNode* loop = llvm::MDNode::getDistinct(context, hints);
+  loop->replaceOperandWith(0, loop);  // loop IDs refer to themselves
+  return loop;
+}
+
+}  // namespace
+
 absl::Status EmitForLoop(
     llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end,
-    const char* name, const std::function<absl::Status(llvm::Value*)>& body) {
+    const char* name, const std::function<absl::Status(llvm::Value*)>& body,
+    LoopHints hints) {
   llvm::LLVMContext& context = b.getContext();
   llvm::Function* function = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* preheader = b.GetInsertBlock();
@@ -29,16 +56,20 @@ absl::Status EmitForLoop(
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true,
                                   /*HasNSW=*/true);
   i->addIncoming(next, b.GetInsertBlock());
-  b.CreateBr(header);
+  llvm::BranchInst* latch = b.CreateBr(header);
+  if (hints == LoopHints::kKeepAsWritten) {
+    latch->setMetadata(llvm::LLVMContext::MD_loop, KeepAsWritten(context));
+  }
 
   b.SetInsertPoint(exit);
   return absl::OkStatus();
 }
 
-absl::Status EmitLinearRangeLoops(
+absl::Status EmitRowSegments(
     llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
     llvm::Value* begin, llvm::Value* end,
-    const std::function<absl::Status(const IrIndex&, llvm::Value*)>& body) {
+    const std::function<absl::Status(const IrIndex&, llvm::Value*,
+                                     llvm::Value*, llvm::Value*)>& row_body) {
   RET_CHECK(!dimensions.empty());
   const int64_t inner = dimensions.back();
   llvm::Value* inner_size = b.getInt64(inner);
@@ -55,12 +86,24 @@ absl::Status EmitLinearRangeLoops(
                           b.getInt64(0));
     llvm::Value* to = b.CreateSub(end, row_start);
     to = b.CreateSelect(b.CreateICmpSLT(to, inner_size), to, inner_size);
-    return EmitForLoop(b, from, to, "col", [&](llvm::Value* col) {
-      IrIndex index = row_index;
-      index.push_back(col);
-      return body(index, b.CreateAdd(row_start, col, "", true, true));
-    });
+    return row_body(row_index, row_start, from, to);
   });
+}
+
+absl::Status EmitLinearRangeLoops(
+    llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
+    llvm::Value* begin, llvm::Value* end,
+    const std::function<absl::Status(const IrIndex&, llvm::Value*)>& body) {
+  return EmitRowSegments(
+      b, dimensions, begin, end,
+      [&](const IrIndex& row_index, llvm::Value* row_start, llvm::Value* from,
+          llvm::Value* to) {
+        return EmitForLoop(b, from, to, "col", [&](llvm::Value* col) {
+          IrIndex index = row_index;
+          index.push_back(col);
+          return body(index, b.CreateAdd(row_start, col, "", true, true));
+        });
+      });
 }
 
 absl::Status EmitLoopNest(

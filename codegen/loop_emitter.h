@@ -15,12 +15,28 @@
 
 namespace mxla::codegen {
 
+// What LLVM may do to a loop: a loop that is already vector code, or too
+// short to gain, is kept as written (less code, faster compiles).
+enum class LoopHints { kDefault, kKeepAsWritten };
+
 // for (i = start; i < end; ++i) body(i). The builder is left after the loop.
 // `body` may emit further loops; it must leave the builder in a block that
 // falls through to the latch (any block it ends in).
 absl::Status EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* start,
                          llvm::Value* end, const char* name,
-                         const std::function<absl::Status(llvm::Value*)>& body);
+                         const std::function<absl::Status(llvm::Value*)>& body,
+                         LoopHints hints = LoopHints::kDefault);
+
+// The rows of `dimensions` (rank >= 1, no zero size) that meet the
+// row-major positions [begin, end): `row` gets the row's index (all
+// dimensions but the last), its first linear position, and the columns
+// [from, to) of it inside the range.
+absl::Status EmitRowSegments(
+    llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
+    llvm::Value* begin, llvm::Value* end,
+    const std::function<absl::Status(const IrIndex& row_index,
+                                     llvm::Value* row_start, llvm::Value* from,
+                                     llvm::Value* to)>& row);
 
 // Visits the row-major positions [begin, end) of `dimensions` (rank >= 1,
 // no zero size): an outer loop over rows (all dimensions but the last) and

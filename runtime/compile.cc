@@ -74,6 +74,7 @@ std::string CompileCacheKey(const HloModule& module,
       " disabled=", absl::StrJoin(disabled, ","),
       " verify=", options.pipeline.verify,
       " reassociate=", options.codegen.reassociate_reductions,
+      " streaming=", options.codegen.streaming_store_min_bytes,
       " opt=", options.codegen.optimization_level);
 }
 

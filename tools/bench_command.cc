@@ -119,6 +119,10 @@ double MeasureStream(int runs, Report& report) {
        [&](int64_t s, int64_t e) {
          bench::StreamTriadNonTemporal(b.get(), c.get(), a.get(), 3, s, e);
        }},
+      {"fill_nt", f * n,
+       [&](int64_t s, int64_t e) {
+         bench::StreamFillNonTemporal(a.get(), 7, s, e);
+       }},
   };
   double triad = 0;
   std::cout << "bandwidth (64M floats, " << ThreadPool::Default().threads()

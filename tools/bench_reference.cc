@@ -93,4 +93,17 @@ void StreamTriadNonTemporal(const float* b, const float* c, float* a, float s,
   for (; i < end; ++i) a[i] = b[i] + s * c[i];
 }
 
+void StreamFillNonTemporal(float* a, float s, int64_t begin, int64_t end) {
+  int64_t i = begin;
+  for (; i < end && (reinterpret_cast<uintptr_t>(a + i) & 31) != 0; ++i) {
+    a[i] = s;
+  }
+#if defined(__AVX__)
+  const __m256 value = _mm256_set1_ps(s);
+  for (; i + 8 <= end; i += 8) _mm256_stream_ps(a + i, value);
+  _mm_sfence();
+#endif
+  for (; i < end; ++i) a[i] = s;
+}
+
 }  // namespace mxla::bench

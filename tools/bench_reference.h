@@ -37,6 +37,8 @@ void StreamFill(float* a, float s, int64_t begin, int64_t end);
 // Triad with non-temporal (cache-bypassing) stores.
 void StreamTriadNonTemporal(const float* b, const float* c, float* a, float s,
                             int64_t begin, int64_t end);
+// Fill with non-temporal stores: the write-only ceiling for W3 and W4.
+void StreamFillNonTemporal(float* a, float s, int64_t begin, int64_t end);
 
 }  // namespace mxla::bench
 

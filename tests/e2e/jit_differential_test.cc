@@ -36,6 +36,7 @@ struct Config {
   const char* name;
   bool full_pipeline;
   bool exact;
+  bool stream_every_result = false;
 };
 
 void CheckSeed(uint64_t seed, const Config& config) {
@@ -46,6 +47,7 @@ void CheckSeed(uint64_t seed, const Config& config) {
   CompileOptions options;
   if (!config.full_pipeline) options.passes = std::vector<std::string>{};
   options.codegen.reassociate_reductions = !config.exact;
+  if (config.stream_every_result) options.codegen.streaming_store_min_bytes = 1;
   absl::StatusOr<std::unique_ptr<Executable>> executable =
       Compile(module, options);
   ASSERT_TRUE(executable.ok())
@@ -82,6 +84,11 @@ TEST(JitDifferentialTest, FullPipelineIsBitExact) {
 
 TEST(JitDifferentialTest, LoweringAndFusionOnlyIsBitExact) {
   CheckSeeds(600, {"no passes, exact", false, true});
+}
+
+TEST(JitDifferentialTest, StreamingStoresAreBitExact) {
+  CheckSeeds(400, {"full pipeline, exact, streaming stores", true, true,
+                   /*stream_every_result=*/true});
 }
 
 TEST(JitDifferentialTest, ReassociatedReductionsAreClose) {

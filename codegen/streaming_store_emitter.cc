@@ -1,0 +1,146 @@
+#include "codegen/streaming_store_emitter.h"
+
+#include "codegen/llvm_types.h"
+#include "codegen/loop_emitter.h"
+#include "ir/status_macros.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/MDBuilder.h"
+
+namespace mxla::codegen {
+namespace {
+
+constexpr int64_t kVectorBytes = 32;   // the aligned store's width
+constexpr int64_t kBlockElements = 512;  // one block: 2 KiB of f32, in L1
+
+llvm::AllocaInst* EntryBlockBuffer(llvm::IRBuilder<>& b, llvm::Type* type,
+                                   int64_t count) {
+  llvm::IRBuilder<>::InsertPointGuard guard(b);
+  llvm::BasicBlock& entry = b.GetInsertBlock()->getParent()->getEntryBlock();
+  b.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+  llvm::AllocaInst* buffer = b.CreateAlloca(type, b.getInt64(count));
+  buffer->setAlignment(llvm::Align(64));
+  return buffer;
+}
+
+// while (pos < to) { n = step(pos); body(pos, n); pos += n; }
+absl::Status EmitStepLoop(
+    llvm::IRBuilder<>& b, llvm::Value* from, llvm::Value* to,
+    const std::function<absl::StatusOr<llvm::Value*>(llvm::Value*)>& body) {
+  llvm::LLVMContext& context = b.getContext();
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* preheader = b.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(context, "block.header", function);
+  auto* body_block = llvm::BasicBlock::Create(context, "block.body", function);
+  auto* exit = llvm::BasicBlock::Create(context, "block.exit", function);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode* position = b.CreatePHI(b.getInt64Ty(), 2, "block");
+  position->addIncoming(from, preheader);
+  b.CreateCondBr(b.CreateICmpSLT(position, to), body_block, exit);
+  b.SetInsertPoint(body_block);
+  ASSIGN_OR_RETURN(llvm::Value * count, body(position));
+  position->addIncoming(b.CreateAdd(position, count), b.GetInsertBlock());
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status EmitStreamingRangeLoops(
+    llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
+    llvm::Value* begin, llvm::Value* end, PrimitiveType type,
+    llvm::Value* output,
+    const std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>& value) {
+  RET_CHECK(type != PRED);
+  llvm::LLVMContext& context = b.getContext();
+  llvm::Type* memory_type = MemoryType(type, context);
+  const int64_t element_bytes = primitive_util::ByteWidth(type);
+  RET_CHECK(kVectorBytes % element_bytes == 0);
+  const int64_t lanes = kVectorBytes / element_bytes;
+  llvm::Type* vector_type = llvm::FixedVectorType::get(memory_type, lanes);
+  llvm::AllocaInst* block = EntryBlockBuffer(b, memory_type, kBlockElements);
+  llvm::MDNode* nontemporal = llvm::MDNode::get(
+      context, llvm::ConstantAsMetadata::get(b.getInt32(1)));
+  llvm::Value* output_address = b.CreatePtrToInt(output, b.getInt64Ty());
+
+  RETURN_IF_ERROR(EmitRowSegments(
+      b, dimensions, begin, end,
+      [&](const IrIndex& row_index, llvm::Value* row_start, llvm::Value* from,
+          llvm::Value* to) {
+        return EmitStepLoop(b, from, to, [&](llvm::Value* col)
+                                             -> absl::StatusOr<llvm::Value*> {
+          llvm::Value* position = b.CreateAdd(row_start, col);
+          // Up to the next aligned address first, then whole blocks.
+          llvm::Value* misaligned = b.CreateAnd(
+              b.CreateAdd(output_address,
+                          b.CreateMul(position, b.getInt64(element_bytes))),
+              b.getInt64(kVectorBytes - 1));
+          llvm::Value* head = b.CreateUDiv(
+              b.CreateSub(b.getInt64(kVectorBytes), misaligned),
+              b.getInt64(element_bytes));
+          llvm::Value* count = b.CreateSelect(
+              b.CreateICmpEQ(misaligned, b.getInt64(0)),
+              b.getInt64(kBlockElements), head);
+          llvm::Value* left = b.CreateSub(to, col);
+          count = b.CreateSelect(b.CreateICmpSLT(left, count), left, count);
+
+          RETURN_IF_ERROR(EmitForLoop(
+              b, b.getInt64(0), count, "compute", [&](llvm::Value* j) {
+                IrIndex index = row_index;
+                index.push_back(b.CreateAdd(col, j));
+                ASSIGN_OR_RETURN(llvm::Value * element, value(index));
+                StoreElement(b, type, block, j, element);
+                return absl::OkStatus();
+              }));
+
+          llvm::Function* function = b.GetInsertBlock()->getParent();
+          auto* stream = llvm::BasicBlock::Create(context, "stream", function);
+          auto* plain = llvm::BasicBlock::Create(context, "plain", function);
+          auto* done = llvm::BasicBlock::Create(context, "copied", function);
+          b.CreateCondBr(b.CreateICmpEQ(count, b.getInt64(kBlockElements)),
+                         stream, plain);
+
+          b.SetInsertPoint(stream);
+          RETURN_IF_ERROR(EmitForLoop(
+              b, b.getInt64(0), b.getInt64(kBlockElements / lanes), "vector",
+              [&](llvm::Value* v) {
+                llvm::Value* offset = b.CreateMul(v, b.getInt64(lanes));
+                llvm::Value* from_block =
+                    b.CreateInBoundsGEP(memory_type, block, offset);
+                llvm::Value* to_output = b.CreateInBoundsGEP(
+                    memory_type, output, b.CreateAdd(position, offset));
+                llvm::Value* vector = b.CreateAlignedLoad(
+                    vector_type, from_block, llvm::Align(kVectorBytes));
+                llvm::StoreInst* store = b.CreateAlignedStore(
+                    vector, to_output, llvm::Align(kVectorBytes));
+                store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                                   nontemporal);
+                return absl::OkStatus();
+              },
+              LoopHints::kKeepAsWritten));
+          b.CreateBr(done);
+
+          b.SetInsertPoint(plain);
+          RETURN_IF_ERROR(EmitForLoop(
+              b, b.getInt64(0), count, "tail", [&](llvm::Value* j) {
+                llvm::Value* element = b.CreateLoad(
+                    memory_type, b.CreateInBoundsGEP(memory_type, block, j));
+                b.CreateStore(element,
+                              b.CreateInBoundsGEP(memory_type, output,
+                                                  b.CreateAdd(position, j)));
+                return absl::OkStatus();
+              },
+              LoopHints::kKeepAsWritten));
+          b.CreateBr(done);
+
+          b.SetInsertPoint(done);
+          return count;
+        });
+      }));
+  // Non-temporal stores are weakly ordered: publish them before returning.
+  b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+  return absl::OkStatus();
+}
+
+}  // namespace mxla::codegen

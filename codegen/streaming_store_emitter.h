@@ -1,0 +1,35 @@
+// Streaming (non-temporal) stores for large outputs. A plain store first
+// reads its cache line from memory (read-for-ownership), so an elementwise
+// kernel moves 1.5x the bytes it must; a non-temporal store writes the line
+// without reading it. x86 only allows them aligned, which LLVM's loop
+// vectorizer cannot promise for a scalar loop, so each run of output
+// positions is computed in blocks into an L1-resident buffer by an ordinary
+// (vectorizable) loop, then copied out with aligned vector non-temporal
+// stores; the unaligned head and short tail are copied with plain stores.
+// The kernel ends with a fence so the stores are visible to whoever waits
+// for it.
+#ifndef MXLA_CODEGEN_STREAMING_STORE_EMITTER_H_
+#define MXLA_CODEGEN_STREAMING_STORE_EMITTER_H_
+
+#include <functional>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "codegen/elemental_emitter.h"
+#include "ir/primitive_type.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace mxla::codegen {
+
+// Like EmitLinearRangeLoops (loop_emitter.h) over the positions [begin,
+// end) of `dimensions`, storing value(index) to `output` (row-major, element
+// type `type`, not pred) with streaming stores.
+absl::Status EmitStreamingRangeLoops(
+    llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
+    llvm::Value* begin, llvm::Value* end, PrimitiveType type,
+    llvm::Value* output,
+    const std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>& value);
+
+}  // namespace mxla::codegen
+
+#endif  // MXLA_CODEGEN_STREAMING_STORE_EMITTER_H_
