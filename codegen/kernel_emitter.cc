@@ -134,7 +134,8 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
         ShapeUtil::ElementsIn(ShapeUtil::MakeShape(F32, rows->row_dimensions));
     if (info.units > 0) {
       RETURN_IF_ERROR(EmitRowFusion(b, fused, *rows, elements, results[0],
-                                    begin, end, options));
+                                    begin, end, options,
+                                    Streams(fusion, options)));
     }
   } else if (is_reduce) {
     info.units = elements_out;

@@ -1,6 +1,6 @@
 // The LLVM backend of ir/float32_math.h: each operation emits the IR
 // instruction with the same IEEE meaning as the C++ backend's (fma as
-// llvm.fma, rint as llvm.rint, ordered compares), without fast-math flags,
+// llvm.fma, ordered compares), without fast-math flags,
 // so the JIT computes the evaluator's bits. Works on f32 scalars and on
 // vectors of f32 alike (the i32 values take the matching shape).
 #ifndef MXLA_CODEGEN_LLVM_FLOAT_OPS_H_
@@ -40,7 +40,6 @@ class LlvmFloatOps {
   }
   F Neg(F a) { return b_.CreateFNeg(a); }
   F Abs(F a) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a); }
-  F Rint(F a) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, a); }
   B Less(F a, F c) { return b_.CreateFCmpOLT(a, c); }
   B Equal(F a, F c) { return b_.CreateFCmpOEQ(a, c); }
   B IsNan(F a) { return b_.CreateFCmpUNO(a, a); }
@@ -54,7 +53,6 @@ class LlvmFloatOps {
   I ShiftLeft(I a, int n) { return b_.CreateShl(a, n); }
   I ShiftRightArithmetic(I a, int n) { return b_.CreateAShr(a, n); }
   F IntToFloat(I a) { return b_.CreateSIToFP(a, float_type_); }
-  I FloatToInt(F a) { return b_.CreateFPToSI(a, int_type_); }
 
  private:
   llvm::IRBuilder<>& b_;

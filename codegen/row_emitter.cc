@@ -5,6 +5,7 @@
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
 #include "codegen/reduction_emitter.h"
+#include "codegen/streaming_store_emitter.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Function.h"
@@ -36,7 +37,8 @@ IrIndex Concat(const IrIndex& row, const IrIndex& column) {
 absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
                            const RowFusion& rows, ElementalEmitter& elements,
                            llvm::Value* output, llvm::Value* begin,
-                           llvm::Value* end, const CodegenOptions& options) {
+                           llvm::Value* end, const CodegenOptions& options,
+                           bool stream) {
   llvm::LLVMContext& context = b.getContext();
   const std::vector<int64_t>& row_dims = rows.row_dimensions;
   const std::vector<int64_t>& column_dims = rows.column_dimensions;
@@ -98,7 +100,10 @@ absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
 
   const HloInstruction& root = *fused.root_instruction();
   const PrimitiveType root_type = root.shape().element_type();
-  return EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {
+  std::vector<int64_t> full_dims = row_dims;
+  full_dims.insert(full_dims.end(), column_dims.begin(), column_dims.end());
+  const bool streaming = stream && root.shape().rank() != row_rank;
+  RETURN_IF_ERROR(EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {
     IrIndex row_index = ElementalEmitter::Delinearize(b, row_dims, row);
     for (int64_t phase = 0; phase < phases; ++phase) {
       const HloInstruction& reduce = *rows.reduces[phase];
@@ -132,6 +137,16 @@ absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
     llvm::Value* row_start =
         b.CreateMul(row, b.getInt64(columns), "", /*HasNUW=*/true,
                     /*HasNSW=*/true);
+    if (streaming) {
+      return EmitStreamingRangeLoops(
+          b, full_dims, row_start, b.CreateAdd(row_start, b.getInt64(columns)),
+          root_type, output,
+          [&](const IrIndex& full) -> absl::StatusOr<llvm::Value*> {
+            elements.ClearCache();
+            return elements.Generate(root, full);
+          },
+          /*fence=*/false);
+    }
     return EmitLoopNest(b, column_dims, [&](const IrIndex& column) {
       elements.ClearCache();
       IrIndex full = Concat(row_index, column);
@@ -141,7 +156,9 @@ absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
       StoreElement(b, root_type, output, position, value);
       return absl::OkStatus();
     });
-  });
+  }));
+  if (streaming) EmitStreamingFence(b);
+  return absl::OkStatus();
 }
 
 }  // namespace mxla::codegen

@@ -21,11 +21,13 @@
 namespace mxla::codegen {
 
 // Emits rows [begin, end) of `fused` (whose structure is `rows`), writing
-// the root's values to `output`.
+// the root's values to `output`, with streaming stores if `stream`
+// (streaming_store_emitter.h; full-row roots only).
 absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
                            const RowFusion& rows, ElementalEmitter& elements,
                            llvm::Value* output, llvm::Value* begin,
-                           llvm::Value* end, const CodegenOptions& options);
+                           llvm::Value* end, const CodegenOptions& options,
+                           bool stream);
 
 }  // namespace mxla::codegen
 

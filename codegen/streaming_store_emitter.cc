@@ -51,7 +51,8 @@ absl::Status EmitStreamingRangeLoops(
     llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
     llvm::Value* begin, llvm::Value* end, PrimitiveType type,
     llvm::Value* output,
-    const std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>& value) {
+    const std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>& value,
+    bool fence) {
   RET_CHECK(type != PRED);
   llvm::LLVMContext& context = b.getContext();
   llvm::Type* memory_type = MemoryType(type, context);
@@ -138,9 +139,14 @@ absl::Status EmitStreamingRangeLoops(
           return count;
         });
       }));
-  // Non-temporal stores are weakly ordered: publish them before returning.
-  b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+  if (fence) EmitStreamingFence(b);
   return absl::OkStatus();
+}
+
+void EmitStreamingFence(llvm::IRBuilder<>& b) {
+  // Non-temporal stores are weakly ordered; a full fence (mfence on x86)
+  // drains them.
+  b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
 }
 
 }  // namespace mxla::codegen

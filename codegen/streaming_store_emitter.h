@@ -6,8 +6,8 @@
 // positions is computed in blocks into an L1-resident buffer by an ordinary
 // (vectorizable) loop, then copied out with aligned vector non-temporal
 // stores; the unaligned head and short tail are copied with plain stores.
-// The kernel ends with a fence so the stores are visible to whoever waits
-// for it.
+// A fence follows so the stores are visible to whoever waits for the
+// kernel.
 #ifndef MXLA_CODEGEN_STREAMING_STORE_EMITTER_H_
 #define MXLA_CODEGEN_STREAMING_STORE_EMITTER_H_
 
@@ -23,12 +23,17 @@ namespace mxla::codegen {
 
 // Like EmitLinearRangeLoops (loop_emitter.h) over the positions [begin,
 // end) of `dimensions`, storing value(index) to `output` (row-major, element
-// type `type`, not pred) with streaming stores.
+// type `type`, not pred) with streaming stores. Without `fence`, the
+// caller must emit EmitStreamingFence before the kernel returns.
 absl::Status EmitStreamingRangeLoops(
     llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
     llvm::Value* begin, llvm::Value* end, PrimitiveType type,
     llvm::Value* output,
-    const std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>& value);
+    const std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>& value,
+    bool fence = true);
+
+// Orders earlier streaming stores before anything after it.
+void EmitStreamingFence(llvm::IRBuilder<>& b);
 
 }  // namespace mxla::codegen
 

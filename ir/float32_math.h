@@ -2,7 +2,7 @@
 // backend so that the evaluator (backend: C++ floats, below) and the JIT
 // (backend: LLVM IR values, codegen/llvm_float_ops.h) perform the very same
 // IEEE operations in the same order and so agree bit for bit. They use only
-// +, -, *, /, fma, rint, comparisons, selects and integer bit operations:
+// +, -, *, /, fma, comparisons, selects and integer bit operations:
 // no table lookups and no branches, so a loop of them vectorizes.
 //
 // Accuracy against the correctly rounded result (measured over every 61st
@@ -15,9 +15,10 @@
 // and e / (1 + e) for x < 0, with e = exp(-|x|).
 //
 // Methods (standard ones, constants derived here):
-//   exp:  x = k ln2 + r, |r| ≤ ln2/2 (two-constant reduction with fma); e^r by
-//         its degree-7 Taylor polynomial; 2^k applied as two exact power-of-two
-//         factors so that results down to the subnormals round once.
+//   exp:  x = k ln2 + r, |r| ≤ ln2/2 (k rounded by adding 1.5·2^23; two-
+//         constant reduction with fma); e^r = 1 + r·g(r), g a degree-5 Chebyshev fit; 2^k
+//         applied as two exact power-of-two factors so that results down to
+//         the subnormals round once.
 //   log:  x = 2^e m, m in [√2/2, √2); with f = m - 1 and s = f / (2 + f),
 //         log(m) = f - (f²/2 - s (f²/2 + R(s²))), R the atanh series tail.
 //   tanh: |x| < 0.55: odd Taylor polynomial to x^17; beyond: 1 - 2/(e^{2|x|}+1)
@@ -45,7 +46,6 @@ concept Backend = requires(Ops& o, typename Ops::F f, typename Ops::I i,
   { o.Fma(f, f, f) } -> std::same_as<typename Ops::F>;
   { o.Neg(f) } -> std::same_as<typename Ops::F>;
   { o.Abs(f) } -> std::same_as<typename Ops::F>;
-  { o.Rint(f) } -> std::same_as<typename Ops::F>;
   { o.Less(f, f) } -> std::same_as<typename Ops::B>;
   { o.Equal(f, f) } -> std::same_as<typename Ops::B>;
   { o.IsNan(f) } -> std::same_as<typename Ops::B>;
@@ -59,8 +59,6 @@ concept Backend = requires(Ops& o, typename Ops::F f, typename Ops::I i,
   { o.ShiftLeft(i, 1) } -> std::same_as<typename Ops::I>;
   { o.ShiftRightArithmetic(i, 1) } -> std::same_as<typename Ops::I>;
   { o.IntToFloat(i) } -> std::same_as<typename Ops::F>;
-  // Only called on integral values that fit in i32.
-  { o.FloatToInt(f) } -> std::same_as<typename Ops::I>;
 };
 
 // Horner's rule with fma, highest coefficient first.
@@ -79,21 +77,31 @@ typename Ops::F Exp(Ops& o, typename Ops::F x) {
   // Beyond these every result is inf or 0; clamping keeps k in [-150, 128].
   F clamped = o.Select(o.Less(x, o.Float(-104.0f)), o.Float(-104.0f), x);
   clamped = o.Select(o.Less(o.Float(89.0f), clamped), o.Float(89.0f), clamped);
-  F k = o.Rint(o.Mul(clamped, o.Float(1.44269502162933349609375f)));
+  // k = round(x / ln2) by the shifter trick: adding 1.5 * 2^23 rounds to an
+  // integer and leaves k in the low bits of `shifted` (bits 0x4b400000 + k).
+  const F shifter = o.Float(0x1.8p23f);
+  F shifted = o.Fma(clamped, o.Float(1.44269502162933349609375f), shifter);
+  F k = o.Sub(shifted, shifter);
   // ln2 = 0x1.62e43p-1 + 0x1.05c61p-29 (to 48 bits).
   F r = o.Fma(o.Neg(k), o.Float(0x1.62e43p-1f), clamped);
   r = o.Fma(o.Neg(k), o.Float(-0x1.05c61p-29f), r);
-  static constexpr float kTaylor[] = {
-      1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f,
-      1.0f};
-  F p = Polynomial(o, r, kTaylor);
-  // 2^k = 2^k1 * 2^k2 with both halves normal, so the product is exact
-  // until the last multiply, which rounds once (also into subnormals).
-  I ki = o.FloatToInt(k);
-  I k1 = o.ShiftRightArithmetic(ki, 1);
-  I k2 = o.IntSub(ki, k1);
-  F scale1 = o.FromBits(o.ShiftLeft(o.IntAdd(k1, o.Int(127)), 23));
-  F scale2 = o.FromBits(o.ShiftLeft(o.IntAdd(k2, o.Int(127)), 23));
+  // e^r = 1 + r g(r) on |r| <= ln2/2, g a degree-5 Chebyshev fit of
+  // (e^r - 1) / r (relative error 1.1e-8); the exact 1 added last keeps
+  // the rounding of the coefficients away from the result's leading bits.
+  static constexpr float kExpm1OverR[] = {0x1.6d4316p-10f, 0x1.123d82p-7f,
+                                          0x1.5554eap-5f,  0x1.55547cp-3f,
+                                          0x1.0p-1f,       0x1.0p+0f};
+  F p = o.Fma(Polynomial(o, r, kExpm1OverR), r, o.Float(1.0f));
+  // 2^k = 2^k1 * 2^k2 with k1 = k >> 1 and both halves normal, so the
+  // product is exact until the last multiply, which rounds once (also into
+  // subnormals). From the bits of `shifted`: (bits >> 1) = 0x25a00000 + k1
+  // and bits - (bits >> 1) = 0x25a00000 + k2.
+  I bits = o.Bits(shifted);
+  I half = o.ShiftRightArithmetic(bits, 1);
+  I exponent_bias = o.Int(127 - 0x25a00000);
+  F scale1 = o.FromBits(o.ShiftLeft(o.IntAdd(half, exponent_bias), 23));
+  F scale2 = o.FromBits(
+      o.ShiftLeft(o.IntAdd(o.IntSub(bits, half), exponent_bias), 23));
   F result = o.Mul(o.Mul(p, scale1), scale2);
   return o.Select(o.IsNan(x), x, result);
 }
@@ -176,7 +184,6 @@ struct ScalarOps {
   F Fma(F a, F b, F c) { return std::fma(a, b, c); }
   F Neg(F a) { return -a; }
   F Abs(F a) { return std::fabs(a); }
-  F Rint(F a) { return std::rint(a); }
   B Less(F a, F b) { return a < b; }
   B Equal(F a, F b) { return a == b; }
   B IsNan(F a) { return a != a; }
@@ -191,7 +198,6 @@ struct ScalarOps {
   I ShiftLeft(I a, int n) { return int32_t(uint32_t(a) << n); }
   I ShiftRightArithmetic(I a, int n) { return a >> n; }
   F IntToFloat(I a) { return static_cast<float>(a); }
-  I FloatToInt(F a) { return static_cast<int32_t>(a); }
 };
 
 inline float Exp(float x) {
