@@ -116,8 +116,8 @@ CommandRunner RegisterOptCommand(CLI::App& app) {
                 "Print a per-pass timing table to stderr");
   opt->add_option("--emit", options->emit,
                   "What to print: hlo (after the passes), fused (after the "
-                  "jit's lowering and fusion), llvm, llvm-opt (the kernels' "
-                  "LLVM IR before/after optimization) or asm")
+                  "jit's lowering, fusion and row fusion), llvm, llvm-opt "
+                  "(the kernels' LLVM IR before/after optimization) or asm")
       ->capture_default_str();
   return [options] {
     absl::Status status = Optimize(*options);
