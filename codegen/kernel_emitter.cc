@@ -76,6 +76,15 @@ int64_t BytesOf(const Shape& shape) {
   return bytes;
 }
 
+// Bytes a fusion must move: its operands read once, its result written once.
+int64_t TrafficBytes(const HloInstruction& fusion) {
+  int64_t bytes = BytesOf(fusion.shape());
+  for (const HloInstruction* operand : fusion.operands()) {
+    bytes += BytesOf(operand->shape());
+  }
+  return bytes;
+}
+
 // Whether a loop fusion writes its result with streaming stores: a large
 // array that is an entry result, so nothing reads it back soon.
 bool Streams(const HloInstruction& fusion, const CodegenOptions& options) {
@@ -158,6 +167,20 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
           elements.ClearCache();
           return elements.Generate(root, index);
         }));
+  } else if (TrafficBytes(fusion) < 2 * kMinBytesPerChunk) {
+    // Too small to split: one unit, static loop bounds (no clipping to a
+    // range), which also spares the loop vectorizer its run-time checks.
+    info.units = 1;
+    RETURN_IF_ERROR(EmitForLoop(b, begin, end, "unit", [&](llvm::Value*) {
+      return EmitLoopNest(b, first.dimensions(), [&](const IrIndex& index) {
+        elements.ClearCache();
+        ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, index));
+        StoreElement(b, first.element_type(), results[0],
+                     ElementalEmitter::Linearize(b, first.dimensions(), index),
+                     value);
+        return absl::OkStatus();
+      });
+    }));
   } else {
     info.units = elements_out;
     if (elements_out > 0) {
@@ -174,10 +197,7 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
   b.CreateRetVoid();
   EmitEntryWrapper(module, symbol, body, buffer_count);
 
-  int64_t bytes = BytesOf(fusion.shape());
-  for (const HloInstruction* operand : fusion.operands()) {
-    bytes += BytesOf(operand->shape());
-  }
+  const int64_t bytes = TrafficBytes(fusion);
   info.bytes_per_unit = info.units > 0 ? bytes / info.units : 0;
   return info;
 }

@@ -6,7 +6,8 @@
 // `buffers` holds the fusion's operand buffers in operand order, then its
 // output buffers (one per tuple element for a variadic reduce). The kernel
 // computes the units [begin, end) of its iteration space (KernelInfo::units):
-// output elements for a loop fusion and for a reduce over the operand's last
+// output elements for a loop fusion (one unit for all of it if it moves less
+// than 2 * kMinBytesPerChunk), and for a reduce over the operand's last
 // dimension, output rows for a reduce that keeps the last dimension, rows
 // for a row fusion (ir/row_fusion_analysis.h; row_emitter.h). Any
 // split of [0, units) gives identical bits. Buffers never alias each other.

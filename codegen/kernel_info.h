@@ -11,6 +11,12 @@ namespace mxla {
 using KernelFunction = void (*)(void* const* buffers, int64_t begin,
                                 int64_t end);
 
+// Below this much memory traffic per chunk, handing work to another thread
+// costs more than it saves (a wake-up costs a few microseconds; 256 KiB
+// streams in about that): the runtime's split granularity, and the size
+// under which codegen emits a kernel as one unit with static loop bounds.
+inline constexpr int64_t kMinBytesPerChunk = 256 << 10;
+
 struct KernelInfo {
   std::string fusion_name;  // The fusion instruction it computes.
   std::string symbol;       // Its function name in the JIT.

@@ -12,10 +12,6 @@
 namespace mxla {
 namespace {
 
-// Below this much memory traffic a chunk is not worth a thread hand-off
-// (a wake-up costs a few microseconds; 256 KiB streams in about that).
-constexpr int64_t kMinBytesPerChunk = 256 << 10;
-
 int64_t MaxChunks(const KernelInfo& kernel) {
   int64_t bytes = kernel.units * kernel.bytes_per_unit;
   return std::max<int64_t>(1, bytes / kMinBytesPerChunk);
