@@ -44,6 +44,7 @@ llvm::Function* CreateBodyFunction(llvm::Module& module,
     body->addParamAttr(i, llvm::Attribute::NoCapture);
   }
   body->addFnAttr(llvm::Attribute::NoUnwind);
+  body->addFnAttr(llvm::Attribute::AlwaysInline);
   return body;
 }
 
