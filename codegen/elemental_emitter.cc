@@ -1,5 +1,6 @@
 #include "codegen/elemental_emitter.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -18,15 +19,6 @@ absl::Status NotFusible(const HloInstruction& instruction) {
       absl::StrCat("codegen: '", instruction.name(), "' (",
                    HloOpcodeString(instruction.opcode()),
                    ") cannot be generated element by element inside a fusion"));
-}
-
-// Dimensions other than size 1, and where they are.
-std::vector<int64_t> NonUnitDimensions(absl::Span<const int64_t> dims) {
-  std::vector<int64_t> positions;
-  for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i) {
-    if (dims[i] != 1) positions.push_back(i);
-  }
-  return positions;
 }
 
 }  // namespace
@@ -70,6 +62,12 @@ IrIndex ElementalEmitter::Delinearize(llvm::IRBuilder<>& b,
                                       absl::Span<const int64_t> dimensions,
                                       llvm::Value* linear) {
   IrIndex index(dimensions.size());
+  // The outermost dimension that is not 1 needs no wrap-around.
+  int64_t outermost = 0;
+  while (outermost + 1 < static_cast<int64_t>(dimensions.size()) &&
+         dimensions[outermost] == 1) {
+    ++outermost;
+  }
   int64_t stride = 1;
   for (int64_t i = static_cast<int64_t>(dimensions.size()) - 1; i >= 0; --i) {
     if (dimensions[i] == 1) {
@@ -77,33 +75,64 @@ IrIndex ElementalEmitter::Delinearize(llvm::IRBuilder<>& b,
     } else {
       llvm::Value* quotient =
           stride == 1 ? linear : b.CreateUDiv(linear, b.getInt64(stride));
-      // The outermost coordinate needs no wrap-around.
-      index[i] = i == 0 ? quotient
-                        : b.CreateURem(quotient, b.getInt64(dimensions[i]));
+      index[i] = i == outermost
+                     ? quotient
+                     : b.CreateURem(quotient, b.getInt64(dimensions[i]));
     }
     stride *= dimensions[i];
   }
   return index;
 }
 
-// A reshape that only adds or removes size-1 dimensions maps coordinates
-// one to one; anything else goes through the linear position.
+// A reshape maps coordinates group by group: the dimensions of both shapes
+// split into the shortest runs with equal products (where the row-major
+// prefix products meet), and only inside a run does an index go through a
+// linear position. So [6,4] -> [2,3,4] maps the 4 straight through and
+// divides only within {6} <-> {2,3}: the innermost coordinate of a reshape
+// that keeps the last dimension needs no division, and what division is
+// left depends on outer coordinates only, which LLVM hoists out of the
+// inner loop.
 IrIndex ElementalEmitter::ReshapeOperandIndex(const HloInstruction& reshape,
                                               const IrIndex& index) {
   absl::Span<const int64_t> out_dims = reshape.shape().dimensions();
   absl::Span<const int64_t> in_dims = reshape.operand(0)->shape().dimensions();
-  std::vector<int64_t> out_kept = NonUnitDimensions(out_dims);
-  std::vector<int64_t> in_kept = NonUnitDimensions(in_dims);
-  bool unit_only = out_kept.size() == in_kept.size();
-  for (size_t k = 0; unit_only && k < out_kept.size(); ++k) {
-    unit_only = out_dims[out_kept[k]] == in_dims[in_kept[k]];
-  }
-  if (!unit_only) {
+  if (std::find(in_dims.begin(), in_dims.end(), 0) != in_dims.end()) {
+    // No elements: any index map will do.
     return Delinearize(b_, in_dims, Linearize(b_, out_dims, index));
   }
-  IrIndex operand_index(in_dims.size(), b_.getInt64(0));
-  for (size_t k = 0; k < out_kept.size(); ++k) {
-    operand_index[in_kept[k]] = index[out_kept[k]];
+  IrIndex operand_index;
+  size_t i = 0, j = 0;
+  while (i < in_dims.size() || j < out_dims.size()) {
+    const size_t in_begin = i, out_begin = j;
+    int64_t in_product = 1, out_product = 1;
+    // Grow the side with the smaller product until both agree; size-1
+    // dimensions right after an agreement join the run.
+    auto take_out = [&] { out_product *= out_dims[j++]; };
+    auto take_in = [&] { in_product *= in_dims[i++]; };
+    const bool out_left = j < out_dims.size(), in_left = i < in_dims.size();
+    if (out_left) take_out();
+    if (in_left) take_in();
+    while (true) {
+      const bool more_out = j < out_dims.size(), more_in = i < in_dims.size();
+      if (in_product == out_product) {
+        if (more_out && out_dims[j] == 1) {
+          take_out();
+        } else if (more_in && in_dims[i] == 1) {
+          take_in();
+        } else {
+          break;
+        }
+      } else if (out_product < in_product && more_out) {
+        take_out();
+      } else {
+        take_in();
+      }
+    }
+    IrIndex out_run(index.begin() + out_begin, index.begin() + j);
+    IrIndex in_run = Delinearize(
+        b_, in_dims.subspan(in_begin, i - in_begin),
+        Linearize(b_, out_dims.subspan(out_begin, j - out_begin), out_run));
+    operand_index.insert(operand_index.end(), in_run.begin(), in_run.end());
   }
   return operand_index;
 }

@@ -3,6 +3,7 @@
 // INT_MIN, -1, 0), index maps, constants, both reduction loop orders and
 // variadic reductions, tuple results, and argument errors.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -219,6 +220,33 @@ ENTRY main {
   arguments.push_back(std::move(x));
   arguments.push_back(std::move(p));
   ExpectSameAsEvaluator(text, arguments);
+}
+
+// Reshapes map coordinates run by run (dimension groups with equal
+// products): merges, splits, size-1 insertions on either side, and shapes
+// with no common split.
+TEST(JitExecutableTest, ReshapesOfEveryGrouping) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"2,3,4", "6,4"}, {"6,4", "2,3,4"}, {"4,5", "4,1,5"}, {"1,6", "6,1"},
+      {"2,6", "3,4"},   {"24", "2,3,4"},  {"2,3,4", "24"},  {"1,1,24", "4,1,6"},
+      {"3,1,8", "1,24,1"}};
+  for (const auto& [from, to] : cases) {
+    const std::string text = absl::StrCat(
+        "HloModule reshape\nbody {\n  x = f32[", from,
+        "] parameter(0)\n  r = f32[", to, "] reshape(x)\n  ROOT n = f32[", to,
+        "] negate(r)\n}\nENTRY main {\n  a = f32[", from,
+        "] parameter(0)\n  ROOT f = f32[", to,
+        "] fusion(a), kind=kLoop, calls=body\n}\n");
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> parsed,
+                         ParseHloModule(text));
+    std::vector<Literal> arguments;
+    arguments.emplace_back(
+        parsed->entry_computation()->parameter_instruction(0)->shape());
+    for (int64_t i = 0; i < arguments[0].element_count(); ++i) {
+      arguments[0].data<float>()[i] = i * 1.25f - 7;
+    }
+    ExpectSameAsEvaluator(text, arguments);
+  }
 }
 
 // Reductions over [5,7,9] for every dimension set, both loop orders; with
