@@ -9,7 +9,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MXLA_BUILD_DIR:-$root/build}
 
 packages=(cmake ninja-build g++ lld-14 ccache llvm-19-dev llvm-19-tools
-          libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev)
+          libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
+          graphviz)
 
 install_missing() {
   local missing=()

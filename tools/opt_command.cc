@@ -1,7 +1,8 @@
 // `mxla opt FILE.hlo [--passes=a,b] [--disable-pass=P] [--dump-dir=DIR]
-//  [--time-passes] [--emit=hlo|fused|llvm|llvm-opt|asm]`: parse, verify, run
-// the default pipeline (or the named passes; `--passes=` runs none), print
-// the result at the requested stage.
+//  [--time-passes] [--emit=hlo|fused|llvm|llvm-opt|asm|dot|svg]
+//  [--collapse-fusions]`: parse, verify, run the default pipeline (or the
+// named passes; `--passes=` runs none), print the result at the requested
+// stage.
 #include <iostream>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "runtime/compile.h"
 #include "tools/commands.h"
 #include "tools/file_util.h"
+#include "tools/hlo_dot.h"
 
 namespace mxla::tools {
 namespace {
@@ -29,13 +31,16 @@ struct OptOptions {
   std::vector<std::string> disabled;
   bool time_passes = false;
   std::string emit = "hlo";
+  bool collapse_fusions = false;
 };
 
 // --emit: what to print, and whether it needs the jit's lowering + fusion.
+enum class Picture { kNone, kDot, kSvg };
 struct EmitStage {
   const char* name;
   bool fused;
   std::optional<IrStage> ir;
+  Picture picture = Picture::kNone;
 };
 constexpr EmitStage kEmitStages[] = {
     {"hlo", false, std::nullopt},
@@ -43,6 +48,8 @@ constexpr EmitStage kEmitStages[] = {
     {"llvm", true, IrStage::kLlvm},
     {"llvm-opt", true, IrStage::kLlvmOptimized},
     {"asm", true, IrStage::kAssembly},
+    {"dot", true, std::nullopt, Picture::kDot},
+    {"svg", true, std::nullopt, Picture::kSvg},
 };
 
 absl::StatusOr<EmitStage> ParseEmit(const std::string& name) {
@@ -86,6 +93,15 @@ absl::Status Optimize(const OptOptions& options) {
                    CreateBackendPipeline(compile));
   RETURN_IF_ERROR(pipeline->Run(**module).status());
   if (options.time_passes) std::cerr << pipeline->TimingReport();
+  if (stage.picture != Picture::kNone) {
+    std::string dot =
+        HloModuleToDot(**module, {.collapse_fusions = options.collapse_fusions});
+    if (stage.picture == Picture::kSvg) {
+      ASSIGN_OR_RETURN(dot, RenderSvg(dot));
+    }
+    std::cout << dot;
+    return absl::OkStatus();
+  }
   if (!stage.ir.has_value()) {
     std::cout << (*module)->ToString();
     return absl::OkStatus();
@@ -117,8 +133,13 @@ CommandRunner RegisterOptCommand(CLI::App& app) {
   opt->add_option("--emit", options->emit,
                   "What to print: hlo (after the passes), fused (after the "
                   "jit's lowering, fusion and row fusion), llvm, llvm-opt "
-                  "(the kernels' LLVM IR before/after optimization) or asm")
+                  "(the kernels' LLVM IR before/after optimization), asm, or "
+                  "the fused module as a Graphviz graph: dot (text) or svg "
+                  "(rendered with Graphviz's dot)")
       ->capture_default_str();
+  opt->add_flag("--collapse-fusions", options->collapse_fusions,
+                "With --emit=dot/svg: draw each fusion as one node instead of "
+                "a cluster holding its body");
   return [options] {
     absl::Status status = Optimize(*options);
     return status.ok() ? 0 : ReportError(std::string(status.message()));

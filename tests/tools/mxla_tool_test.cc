@@ -1,4 +1,5 @@
 // End-to-end tests of the `mxla` command: exit status, stdout, stderr.
+#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -104,7 +105,32 @@ TEST(MxlaToolTest, EmitShowsEveryStage) {
   Result bad = RunMxla("opt - --emit=pdf", kModule);
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr("unknown --emit stage 'pdf' (stages: hlo, "
-                                 "fused, llvm, llvm-opt, asm)"));
+                                 "fused, llvm, llvm-opt, asm, dot, svg)"));
+}
+
+TEST(MxlaToolTest, GraphsAsDotAndSvg) {
+  Result dot = RunMxla("opt - --emit=dot", kModule);
+  EXPECT_EQ(dot.exit_code, 0) << dot.err;
+  EXPECT_THAT(dot.out, HasSubstr("digraph"));
+  EXPECT_THAT(dot.out, HasSubstr("subgraph cluster_"));
+  Result collapsed = RunMxla("opt - --emit=dot --collapse-fusions", kModule);
+  EXPECT_EQ(collapsed.exit_code, 0) << collapsed.err;
+  EXPECT_THAT(collapsed.out, ::testing::Not(HasSubstr("subgraph")));
+  EXPECT_THAT(collapsed.out, HasSubstr("\\nfusion\\n"));
+  // tools/dev.sh installs Graphviz, so dot is on PATH here.
+  Result svg = RunMxla("opt - --emit=svg", kModule);
+  EXPECT_EQ(svg.exit_code, 0) << svg.err;
+  EXPECT_THAT(svg.out, HasSubstr("<svg"));
+  // Without Graphviz: a clear error, not a crash or empty output.
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", "/nonexistent", 1);
+  Result missing = RunMxla("opt - --emit=svg", kModule);
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("needs Graphviz's 'dot', which is not on "
+                                     "PATH; install it (Debian: apt-get "
+                                     "install graphviz)"));
+  EXPECT_TRUE(missing.out.empty());
 }
 
 // A smoke run of the benchmark (timings are reported, never asserted).
