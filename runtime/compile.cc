@@ -1,9 +1,13 @@
 #include "runtime/compile.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codegen/compiler.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/fusion.h"
@@ -51,12 +55,45 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
   return pipeline;
 }
 
+std::string DumpDirectory(const CompileOptions& options) {
+  if (!options.pipeline.dump_dir.empty()) return options.pipeline.dump_dir;
+  const char* dir = std::getenv("MXLA_DUMP_DIR");
+  return dir == nullptr ? "" : dir;
+}
+
+absl::Status DumpCodegenStages(const HloModule& fused_module,
+                               const CodegenOptions& options,
+                               const std::string& dir) {
+  auto write = [&](const char* name, const std::string& text) {
+    const std::string path = absl::StrCat(dir, "/", name);
+    std::ofstream file(path);
+    file << text;
+    if (!file) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot write dump file '", path, "'"));
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(write("fused.hlo", fused_module.ToString()));
+  const std::pair<const char*, IrStage> stages[] = {
+      {"llvm.ll", IrStage::kLlvm},
+      {"llvm-opt.ll", IrStage::kLlvmOptimized},
+      {"kernels.s", IrStage::kAssembly}};
+  for (const auto& [name, stage] : stages) {
+    ASSIGN_OR_RETURN(std::string text, EmitIr(fused_module, options, stage));
+    RETURN_IF_ERROR(write(name, text));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForBackend(
     const HloModule& module, const CompileOptions& options) {
   RETURN_IF_ERROR(VerifyModule(module, VerifierMode::kBuilder));
   std::unique_ptr<HloModule> optimized = module.Clone();
+  CompileOptions dumping = options;
+  dumping.pipeline.dump_dir = DumpDirectory(options);
   ASSIGN_OR_RETURN(std::unique_ptr<PassPipeline> pipeline,
-                   CreateBackendPipeline(options));
+                   CreateBackendPipeline(dumping));
   RETURN_IF_ERROR(pipeline->Run(*optimized).status());
   return optimized;
 }
@@ -80,8 +117,9 @@ std::string CompileCacheKey(const HloModule& module,
 
 absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const HloModule& module, const CompileOptions& options) {
+  const std::string dump_dir = DumpDirectory(options);
   const bool cached = options.backend == Backend::kJit && options.use_cache &&
-                      options.pipeline.dump_dir.empty();
+                      dump_dir.empty();
   std::string key;
   if (cached) {
     key = CompileCacheKey(module, options);
@@ -94,6 +132,10 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
                    OptimizeForBackend(module, options));
   switch (options.backend) {
     case Backend::kJit: {
+      if (!dump_dir.empty()) {
+        RETURN_IF_ERROR(
+            DumpCodegenStages(*optimized, options.codegen, dump_dir));
+      }
       ASSIGN_OR_RETURN(std::unique_ptr<JitExecutable> executable,
                        JitExecutable::Create(std::move(optimized),
                                              options.codegen));

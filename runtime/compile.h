@@ -36,7 +36,7 @@ struct CompileOptions {
   CodegenOptions codegen;
   // jit only: reuse the program of an earlier compile of the same module
   // with the same options (runtime/compile_cache.h). Compiles that dump
-  // (pipeline.dump_dir) always run the pipeline.
+  // (pipeline.dump_dir or MXLA_DUMP_DIR) always run the pipeline.
   bool use_cache = true;
 };
 
@@ -48,6 +48,18 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
 
 // The passes Compile runs for `options`: the default pipeline or the named
 // passes, then, for the jit backend, lower-broadcasts, fusion and row-fusion.
+// The directory Compile dumps into: options.pipeline.dump_dir, else the
+// MXLA_DUMP_DIR environment variable, else none ("").
+std::string DumpDirectory(const CompileOptions& options);
+
+// Writes what the jit backend makes of `fused_module` into `dir`: the fused
+// module (fused.hlo), the kernels' LLVM IR before and after optimization
+// (llvm.ll, llvm-opt.ll) and the host assembly (kernels.s). Compile calls it
+// after the pipeline's per-pass dumps (NN-pass.hlo, passes.txt).
+absl::Status DumpCodegenStages(const HloModule& fused_module,
+                               const CodegenOptions& options,
+                               const std::string& dir);
+
 // The compile cache's key for compiling `module` with `options`: the
 // module's text and every option that changes the compiled code.
 std::string CompileCacheKey(const HloModule& module,

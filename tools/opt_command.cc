@@ -93,6 +93,10 @@ absl::Status Optimize(const OptOptions& options) {
                    CreateBackendPipeline(compile));
   RETURN_IF_ERROR(pipeline->Run(**module).status());
   if (options.time_passes) std::cerr << pipeline->TimingReport();
+  if (stage.fused && !options.dump_dir.empty()) {
+    RETURN_IF_ERROR(
+        DumpCodegenStages(**module, compile.codegen, options.dump_dir));
+  }
   if (stage.picture != Picture::kNone) {
     std::string dot =
         HloModuleToDot(**module, {.collapse_fusions = options.collapse_fusions});
@@ -126,8 +130,10 @@ CommandRunner RegisterOptCommand(CLI::App& app) {
   opt->add_option("--disable-pass", options->disabled,
                   "Skip this pass wherever it appears (repeatable)");
   opt->add_option("--dump-dir", options->dump_dir,
-                  "Write the module after every pass that changes it, and "
-                  "passes.txt, into this directory");
+                  "Write the module after every pass that changes it and "
+                  "passes.txt (per-pass timings) into this directory; with "
+                  "a fused --emit stage also fused.hlo, llvm.ll, "
+                  "llvm-opt.ll and kernels.s");
   opt->add_flag("--time-passes", options->time_passes,
                 "Print a per-pass timing table to stderr");
   opt->add_option("--emit", options->emit,

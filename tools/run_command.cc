@@ -186,7 +186,10 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
   run->add_option("--passes", options->passes,
                   "Comma-separated passes instead of the default pipeline");
   run->add_option("--dump-dir", options->dump_dir,
-                  "Write the module after every pass that changes it here");
+                  "Write the module after every pass that changes it, "
+                  "passes.txt (per-pass timings), and for the jit fused.hlo, "
+                  "llvm.ll, llvm-opt.ll and kernels.s into this directory "
+                  "(library users: MXLA_DUMP_DIR)");
   return [options] {
     absl::Status status = Run(*options);
     return status.ok() ? 0 : ReportError(std::string(status.message()));

@@ -3,6 +3,10 @@
 // entries go first, and concurrent compiles through it stay correct.
 #include "runtime/compile_cache.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -115,6 +119,29 @@ TEST(CompileCacheTest, BypassedWhenOffOrDumping) {
   EXPECT_EQ(after.hits, before.hits);
   EXPECT_EQ(after.misses, before.misses);
   EXPECT_NE(AsJit(a).program(), AsJit(b).program());
+}
+
+TEST(CompileCacheTest, DumpDirectoryFromTheEnvironment) {
+  // Library users dump through MXLA_DUMP_DIR: every stage is written, and
+  // the compile bypasses the cache (a hit would skip the passes).
+  const std::string dir = ::testing::TempDir() + "/mxla_env_dump";
+  std::filesystem::remove_all(dir);
+  setenv("MXLA_DUMP_DIR", dir.c_str(), 1);
+  CompileCache::Stats before = CompileCache::Default().stats();
+  absl::StatusOr<std::unique_ptr<Executable>> executable =
+      Compile(*BiasAdd(1007));
+  unsetenv("MXLA_DUMP_DIR");
+  ASSERT_OK(executable.status());
+  EXPECT_EQ(CompileCache::Default().stats().misses, before.misses);
+  for (const char* name :
+       {"00-input.hlo", "passes.txt", "fused.hlo", "llvm.ll", "llvm-opt.ll",
+        "kernels.s"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
+  }
+  std::ifstream fused(dir + "/fused.hlo");
+  std::string text((std::istreambuf_iterator<char>(fused)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("kind=kLoop"), std::string::npos) << text;
 }
 
 TEST(CompileCacheTest, FailedCompilesStoreNothing) {

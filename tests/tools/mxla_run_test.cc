@@ -1,5 +1,6 @@
 // `mxla run` end to end: .npy inputs by number or name, printed and .npy
 // results, and every error path (exit 1, "error: ...", never a crash).
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -58,6 +59,22 @@ TEST(MxlaRunTest, PrintsTheResultWithInputsByNumberOrName) {
                                             " -i x=", f.x, " --backend=interpreter"));
   EXPECT_EQ(by_name.exit_code, 0) << by_name.err;
   EXPECT_EQ(by_name.out, by_number.out);
+}
+
+TEST(MxlaRunTest, DumpDirHoldsEveryStage) {
+  Files f;
+  const std::string dir = TempPath("run_dump");
+  std::filesystem::remove_all(dir);
+  ToolResult result = RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x,
+                                           " -i 1=", f.v, " --dump-dir=", dir));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  for (const char* name : {"00-input.hlo", "01-lower-broadcasts.hlo",
+                           "passes.txt", "fused.hlo", "llvm.ll", "llvm-opt.ll",
+                           "kernels.s"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
+  }
+  EXPECT_THAT(ReadFile(dir + "/passes.txt"), HasSubstr("lower-broadcasts"));
+  EXPECT_THAT(ReadFile(dir + "/llvm-opt.ll"), HasSubstr("define void @mxla."));
 }
 
 TEST(MxlaRunTest, WritesNpyOutput) {
