@@ -122,8 +122,8 @@ absl::Status HloComputation::RemoveInstructions(
   return absl::OkStatus();
 }
 
-std::string HloComputation::ToString() const {
-  return HloPrinter::ComputationToString(*this);
+std::string HloComputation::ToString(const HloPrintOptions& options) const {
+  return HloPrinter::ComputationToString(*this, options);
 }
 
 }  // namespace mxla

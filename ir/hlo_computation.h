@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "ir/hlo_instruction.h"
+#include "ir/hlo_printer.h"
 
 namespace mxla {
 
@@ -60,7 +61,7 @@ class HloComputation {
   absl::Status RemoveInstructions(
       const absl::flat_hash_set<HloInstruction*>& dead);
 
-  std::string ToString() const;
+  std::string ToString(const HloPrintOptions& options = {}) const;
 
  private:
   std::string name_;

@@ -154,8 +154,8 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
   return clone;
 }
 
-std::string HloModule::ToString() const {
-  return HloPrinter::ModuleToString(*this);
+std::string HloModule::ToString(const HloPrintOptions& options) const {
+  return HloPrinter::ModuleToString(*this, options);
 }
 
 }  // namespace mxla

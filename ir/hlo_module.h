@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "ir/hlo_computation.h"
+#include "ir/hlo_printer.h"
 
 namespace mxla {
 
@@ -43,7 +44,7 @@ class HloModule {
   // into this one, renaming on collisions. Returns the copy.
   HloComputation* DeepCopyComputation(const HloComputation& computation);
 
-  std::string ToString() const;
+  std::string ToString(const HloPrintOptions& options = {}) const;
 
   // Naming (used by HloComputation::AddInstruction).
   std::string UniqueInstructionName(absl::string_view hint);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_instruction.h"
@@ -33,8 +34,29 @@ std::string OperandsToString(const HloInstruction& instruction) {
   }
 }
 
+std::string Quoted(const std::string& text) {
+  return absl::StrCat(
+      "\"", absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""},
+                                       {"\n", "\\n"}, {"\t", "\\t"}}),
+      "\"");
+}
+
+std::string MetadataToString(const OpMetadata& metadata) {
+  std::vector<std::string> entries;
+  if (!metadata.op_name.empty()) {
+    entries.push_back(absl::StrCat("op_name=", Quoted(metadata.op_name)));
+  }
+  if (!metadata.source_file.empty()) {
+    entries.push_back(
+        absl::StrCat("source_file=", Quoted(metadata.source_file)));
+    entries.push_back(absl::StrCat("source_line=", metadata.source_line));
+  }
+  return absl::StrCat("metadata={", absl::StrJoin(entries, " "), "}");
+}
+
 // The `, attr=value` list after the operands, in XLA's order.
-std::string AttributesToString(const HloInstruction& instruction) {
+std::string AttributesToString(const HloInstruction& instruction,
+                               const HloPrintOptions& options) {
   std::vector<std::string> attributes;
   switch (instruction.opcode()) {
     case HloOpcode::kBroadcast:
@@ -74,6 +96,9 @@ std::string AttributesToString(const HloInstruction& instruction) {
     attributes.push_back(
         absl::StrCat("calls=", instruction.to_apply()->name()));
   }
+  if (options.metadata && !instruction.metadata().empty()) {
+    attributes.push_back(MetadataToString(instruction.metadata()));
+  }
   std::string text;
   for (const std::string& attribute : attributes) {
     absl::StrAppend(&text, ", ", attribute);
@@ -83,17 +108,17 @@ std::string AttributesToString(const HloInstruction& instruction) {
 
 }  // namespace
 
-std::string HloPrinter::InstructionToString(
-    const HloInstruction& instruction) {
+std::string HloPrinter::InstructionToString(const HloInstruction& instruction,
+                                            const HloPrintOptions& options) {
   return absl::StrCat(instruction.name(), " = ",
                       instruction.shape().ToStringWithLayout(), " ",
                       HloOpcodeString(instruction.opcode()), "(",
                       OperandsToString(instruction), ")",
-                      AttributesToString(instruction));
+                      AttributesToString(instruction, options));
 }
 
-std::string HloPrinter::ComputationToString(
-    const HloComputation& computation) {
+std::string HloPrinter::ComputationToString(const HloComputation& computation,
+                                            const HloPrintOptions& options) {
   const HloModule* module = computation.parent();
   bool is_entry =
       module != nullptr && module->entry_computation() == &computation;
@@ -103,16 +128,17 @@ std::string HloPrinter::ComputationToString(
        computation.MakeInstructionPostOrder()) {
     absl::StrAppend(&text, "  ",
                     instruction == computation.root_instruction() ? "ROOT " : "",
-                    InstructionToString(*instruction), "\n");
+                    InstructionToString(*instruction, options), "\n");
   }
   absl::StrAppend(&text, "}\n");
   return text;
 }
 
-std::string HloPrinter::ModuleToString(const HloModule& module) {
+std::string HloPrinter::ModuleToString(const HloModule& module,
+                                       const HloPrintOptions& options) {
   std::string text = absl::StrCat("HloModule ", module.name(), "\n");
   for (const HloComputation* computation : module.MakeComputationPostOrder()) {
-    absl::StrAppend(&text, "\n", ComputationToString(*computation));
+    absl::StrAppend(&text, "\n", ComputationToString(*computation, options));
   }
   return text;
 }

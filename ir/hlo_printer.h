@@ -13,12 +13,22 @@ class HloInstruction;
 class HloComputation;
 class HloModule;
 
+struct HloPrintOptions {
+  // `metadata={op_name="Add" source_file="main.cc" source_line=12}` as in
+  // XLA's text, for instructions that carry it (the builder records its
+  // caller's op and source line). Off by default; dumps turn it on.
+  bool metadata = false;
+};
+
 class HloPrinter {
  public:
-  static std::string ModuleToString(const HloModule& module);
-  static std::string ComputationToString(const HloComputation& computation);
+  static std::string ModuleToString(const HloModule& module,
+                                    const HloPrintOptions& options = {});
+  static std::string ComputationToString(const HloComputation& computation,
+                                         const HloPrintOptions& options = {});
   // One line: `name = f32[2]{0} add(a, b)` (no ROOT, no indentation).
-  static std::string InstructionToString(const HloInstruction& instruction);
+  static std::string InstructionToString(const HloInstruction& instruction,
+                                         const HloPrintOptions& options = {});
 };
 
 }  // namespace mxla

@@ -131,7 +131,7 @@ absl::Status PassPipeline::Dump(const HloModule& module,
   std::string path = absl::StrFormat("%s/%02d-%s.hlo", options_.dump_dir,
                                      dump_counter_++, name);
   std::ofstream file(path);
-  file << module.ToString();
+  file << module.ToString({.metadata = true});
   if (!file) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot write dump file '", path, "'"));

@@ -74,7 +74,8 @@ absl::Status DumpCodegenStages(const HloModule& fused_module,
     }
     return absl::OkStatus();
   };
-  RETURN_IF_ERROR(write("fused.hlo", fused_module.ToString()));
+  RETURN_IF_ERROR(
+      write("fused.hlo", fused_module.ToString({.metadata = true})));
   const std::pair<const char*, IrStage> stages[] = {
       {"llvm.ll", IrStage::kLlvm},
       {"llvm-opt.ll", IrStage::kLlvmOptimized},

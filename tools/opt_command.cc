@@ -32,6 +32,7 @@ struct OptOptions {
   bool time_passes = false;
   std::string emit = "hlo";
   bool collapse_fusions = false;
+  bool metadata = false;
 };
 
 // --emit: what to print, and whether it needs the jit's lowering + fusion.
@@ -107,7 +108,7 @@ absl::Status Optimize(const OptOptions& options) {
     return absl::OkStatus();
   }
   if (!stage.ir.has_value()) {
-    std::cout << (*module)->ToString();
+    std::cout << (*module)->ToString({.metadata = options.metadata});
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(std::string ir, EmitIr(**module, compile.codegen, *stage.ir));
@@ -143,6 +144,9 @@ CommandRunner RegisterOptCommand(CLI::App& app) {
                   "the fused module as a Graphviz graph: dot (text) or svg "
                   "(rendered with Graphviz's dot)")
       ->capture_default_str();
+  opt->add_flag("--metadata", options->metadata,
+                "With --emit=hlo/fused: print each instruction's metadata "
+                "(op_name, source_file, source_line), as dumps do");
   opt->add_flag("--collapse-fusions", options->collapse_fusions,
                 "With --emit=dot/svg: draw each fusion as one node instead of "
                 "a cluster holding its body");

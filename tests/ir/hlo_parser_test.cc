@@ -809,5 +809,25 @@ TEST(HloParserTest, MalformedShapesAndLiterals) {
   EXPECT_THAT(Lit("1e-50", "f32[]"), IsOk());  // Underflow rounds to 0.
 }
 
+TEST(HloParserTest, MetadataRoundTripsWhenPrinted) {
+  const std::string text = R"(HloModule m
+
+ENTRY main {
+  x = f32[2]{0} parameter(0), metadata={op_name="Parameter" source_file="a \"b\".cc" source_line=3}
+  ROOT n = f32[2]{0} negate(x), metadata={op_name="Neg" source_file="main.cc" source_line=12}
+}
+)";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
+  EXPECT_EQ(module->ToString({.metadata = true}), text);
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  EXPECT_EQ(root->metadata().op_name, "Neg");
+  EXPECT_EQ(root->metadata().source_line, 12);
+  EXPECT_EQ(module->entry_computation()->parameter_instruction(0)
+                ->metadata().source_file,
+            "a \"b\".cc");
+  // Without the option the text is XLA's plain form.
+  EXPECT_EQ(module->ToString().find("metadata"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mxla
