@@ -219,6 +219,19 @@ absl::Status VerifyParameters(const HloComputation& computation) {
   return absl::OkStatus();
 }
 
+// ", made by Add at main.cc:12" for instructions whose metadata says where
+// they came from, so a verifier error points at the user's code.
+std::string MadeAt(const OpMetadata& metadata) {
+  if (metadata.empty()) return "";
+  std::string text = ", made by ";
+  absl::StrAppend(&text, metadata.op_name.empty() ? "?" : metadata.op_name);
+  if (!metadata.source_file.empty()) {
+    absl::StrAppend(&text, " at ", metadata.source_file, ":",
+                    metadata.source_line);
+  }
+  return text;
+}
+
 }  // namespace
 
 absl::Status VerifyModule(const HloModule& module, VerifierMode mode) {
@@ -251,8 +264,9 @@ absl::Status VerifyModule(const HloModule& module, VerifierMode mode) {
             status.code(),
             absl::StrCat("computation '", computation->name(),
                          "', instruction '", instruction->name(), "' (",
-                         HloOpcodeString(instruction->opcode()),
-                         "): ", status.message()));
+                         HloOpcodeString(instruction->opcode()), ")",
+                         MadeAt(instruction->metadata()), ": ",
+                         status.message()));
       }
     }
   }

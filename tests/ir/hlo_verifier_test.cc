@@ -70,6 +70,21 @@ ENTRY main {
                        HasSubstr("Implicit broadcast is not allowed in HLO")));
 }
 
+// An error names where the bad instruction came from when its metadata says.
+TEST(HloVerifierTest, ErrorsNameTheInstructionsSourceLine) {
+  EXPECT_THAT(Verify(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  v = f32[3] parameter(1)
+  ROOT sum = f32[2,3] add(x, v), metadata={op_name="Add" source_file="model.cc" source_line=42}
+})",
+                     VerifierMode::kLowered),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("instruction 'sum' (add), made by Add at "
+                                 "model.cc:42: ")));
+}
+
 TEST(HloVerifierTest, DeclaredShapeMustMatchInference) {
   EXPECT_THAT(Verify(R"(
 HloModule m
