@@ -11,6 +11,13 @@ namespace mxla {
 std::string HloModule::UniqueName(absl::string_view hint) {
   std::string base(hint.empty() ? "name" : hint);
   if (used_names_.insert(base).second) return base;
+  // A taken "add.3" continues "add"'s numbering rather than growing to
+  // "add.3.1": clones of clones (fusion, row fusion) keep short names.
+  size_t dot = base.rfind('.');
+  if (dot != std::string::npos && dot + 1 < base.size() &&
+      base.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
+    base.resize(dot);
+  }
   int64_t& suffix = next_suffix_[base];
   std::string candidate;
   do {

@@ -46,7 +46,9 @@ class HloModule {
 
   std::string ToString(const HloPrintOptions& options = {}) const;
 
-  // Naming (used by HloComputation::AddInstruction).
+  // Naming (used by HloComputation::AddInstruction): `hint` if it is free,
+  // else the hint without a trailing ".N" plus the next free ".N" of that
+  // base, so copying "add.1" again gives "add.2", not "add.1.1".
   std::string UniqueInstructionName(absl::string_view hint);
   void ReleaseInstructionName(const std::string& name);
   int64_t NextUniqueId() { return next_unique_id_++; }

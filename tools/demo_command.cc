@@ -1,8 +1,12 @@
-// `mxla demo [--example NAME] [--list]`: walks the built-in examples through
-// the whole pipeline: the builder call, the recorded HLO with its implicit
-// broadcasts, the lowered and the fused HLO, the JIT's result (checked
-// against the interpreter and against the value the document promises) and
-// the compile and run times.
+// `mxla demo [--example NAME] [--list] [--dump-dir DIR]`: walks the built-in
+// examples through the whole pipeline: the builder call, the recorded HLO
+// with its implicit broadcasts, the lowered and the fused HLO, an excerpt of
+// the kernel's vector code, the JIT's result (checked against the
+// interpreter, the documented value and the document's figures) and the
+// compile and run times.
+#include <algorithm>
+#include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include <chrono>
+#include "codegen/compiler.h"
 
 #include "ir/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
@@ -18,6 +22,8 @@
 #include "runtime/compile.h"
 #include "tools/commands.h"
 #include "tools/demo_examples.h"
+#include "tools/doc_figure.h"
+#include "tools/ir_excerpt.h"
 
 namespace mxla::tools {
 namespace {
@@ -25,6 +31,7 @@ namespace {
 struct DemoOptions {
   std::string example;
   bool list = false;
+  std::string dump_dir;
 };
 
 std::string Indent(const std::string& text) {
@@ -36,13 +43,80 @@ std::string Indent(const std::string& text) {
   return out.substr(0, out.find_last_not_of(' ') + 1);
 }
 
-absl::Status ShowExample(const DemoExample& example) {
+// The whole value when it is small; otherwise its shape and the first
+// elements of its first rows, which is all a reader can take in.
+std::string Preview(const Literal& value) {
+  const Shape& shape = value.shape();
+  if (ShapeUtil::ElementsIn(shape) <= 32 || shape.element_type() != F32 ||
+      shape.rank() != 2) {
+    return value.ToString();
+  }
+  absl::Span<const float> data = value.data<float>();
+  int64_t columns = shape.dimensions(1);
+  std::vector<std::string> rows;
+  for (int64_t r = 0; r < 2; ++r) {
+    std::vector<std::string> cells;
+    for (int64_t c = 0; c < 4; ++c) {
+      cells.push_back(absl::StrCat(data[r * columns + c]));
+    }
+    rows.push_back(absl::StrCat("{", absl::StrJoin(cells, ", "), ", ...}"));
+  }
+  return absl::StrCat(shape.ToString(), " { ", absl::StrJoin(rows, ", "),
+                      ", ... }");
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// The jit's result against the interpreter's: bit for bit, or within the
+// example's tolerance. Returns what to tell the reader.
+absl::StatusOr<std::string> CheckAgainstOracle(const DemoExample& example,
+                                               const Literal& result,
+                                               const Literal& oracle) {
+  if (result == oracle) return std::string("interpreter agrees bit for bit");
+  if (example.tolerance == 0) {
+    return absl::InternalError(absl::StrCat(
+        "the jit disagrees with the interpreter: ", oracle.ToString()));
+  }
+  absl::Status near =
+      LiteralUtil::Near(oracle, result, example.tolerance, example.tolerance);
+  if (!near.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "the jit disagrees with the interpreter: ", near.message()));
+  }
+  return absl::StrFormat(
+      "interpreter agrees within %g (the jit may reassociate float sums)",
+      example.tolerance);
+}
+
+// Draws each of the document's figures from the example's values and fails
+// when one differs from the document by a single character.
+absl::Status ShowFigures(const DemoExample& example, const Literal& result) {
+  for (const DocFigure& figure : example.figures) {
+    ASSIGN_OR_RETURN(std::string drawn, figure.draw(example.inputs, result));
+    std::string expected = Dedent(figure.doc_text);
+    if (drawn != expected) {
+      return absl::InternalError(
+          absl::StrCat("a figure differs from broadcasting.md's:\n", expected,
+                       "\nwas drawn as:\n", drawn));
+    }
+    std::cout << "  as broadcasting.md draws it (and so does mxla):\n"
+              << Indent(drawn) << "\n\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ShowExample(const DemoExample& example,
+                         const DemoOptions& options) {
   std::cout << "=== " << example.name << ": " << example.title << "\n\n";
   std::cout << "  builder:\n    " << example.code << "\n\n";
   absl::StatusOr<XlaComputation> computation = example.build();
   if (!computation.ok()) return computation.status();
   std::vector<std::string> inputs;
-  for (const Literal& input : example.inputs) inputs.push_back(input.ToString());
+  for (const Literal& input : example.inputs) inputs.push_back(Preview(input));
   std::cout << "  inputs:\n    " << absl::StrJoin(inputs, "\n    ") << "\n\n";
   absl::Status verified =
       VerifyModule(computation->module(), VerifierMode::kBuilder);
@@ -59,38 +133,70 @@ absl::Status ShowExample(const DemoExample& example) {
   auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    Compile(computation->module()));
-  double compile_ms = std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+  double compile_ms = MillisecondsSince(start);
   std::cout << "  fused (one LLVM kernel per fusion):\n"
             << Indent(executable->module().ToString()) << "\n";
 
+  ASSIGN_OR_RETURN(std::string optimized_ir,
+                   EmitIr(executable->module(), CodegenOptions{},
+                          IrStage::kLlvmOptimized));
+  std::string excerpt = VectorLoopExcerpt(optimized_ir, /*max_lines=*/12);
+  if (excerpt.empty()) {
+    std::cout << "  no vector instructions: the output is smaller than one "
+                 "vector\n\n";
+  } else {
+    std::cout << "  the kernel's busiest vector block (optimized LLVM IR):\n"
+              << Indent(excerpt) << "\n";
+  }
+
   std::vector<const Literal*> arguments;
   for (const Literal& input : example.inputs) arguments.push_back(&input);
-  start = std::chrono::steady_clock::now();
+  // The median of a few runs after a warm-up: one run on a busy machine
+  // can be off by 10x.
   ASSIGN_OR_RETURN(Literal result, executable->Run(arguments));
-  double run_us = std::chrono::duration<double, std::micro>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+  std::vector<double> run_us;
+  for (int i = 0; i < 15; ++i) {
+    start = std::chrono::steady_clock::now();
+    ASSIGN_OR_RETURN(result, executable->Run(arguments));
+    run_us.push_back(1000 * MillisecondsSince(start));
+  }
+  std::nth_element(run_us.begin(), run_us.begin() + run_us.size() / 2,
+                   run_us.end());
   ASSIGN_OR_RETURN(Literal oracle,
                    EvaluateModule(computation->module(), arguments));
-  std::cout << "  result (jit, compiled in " << absl::StrFormat("%.1f", compile_ms)
-            << " ms, ran in " << absl::StrFormat("%.1f", run_us) << " us):\n    "
-            << result.ToString() << "\n";
-  if (result != oracle) {
-    return absl::InternalError(absl::StrCat(
-        "the jit disagrees with the interpreter: ", oracle.ToString()));
-  }
-  std::cout << "  interpreter agrees bit for bit";
+  std::cout << "  result (jit, compiled in "
+            << absl::StrFormat("%.1f", compile_ms) << " ms, ran in "
+            << absl::StrFormat("%.1f", run_us[run_us.size() / 2])
+            << " us, median of 15):\n    "
+            << Preview(result) << "\n";
+  ASSIGN_OR_RETURN(std::string agreement,
+                   CheckAgainstOracle(example, result, oracle));
+  std::cout << "  " << agreement;
   if (example.expected.has_value()) {
     if (result != *example.expected) {
       return absl::InternalError(absl::StrCat(
-          "the result differs from broadcasting.md's ",
+          "the result differs from the documented ",
           example.expected->ToString()));
     }
-    std::cout << "; matches broadcasting.md";
+    std::cout << "; matches the documented result";
   }
   std::cout << "\n\n";
+  RETURN_IF_ERROR(ShowFigures(example, result));
+
+  if (!options.dump_dir.empty()) {
+    // A second compile that dumps: the timed one above stays free of I/O.
+    CompileOptions dumping;
+    dumping.pipeline.dump_dir = absl::StrCat(options.dump_dir, "/", example.name);
+    RETURN_IF_ERROR(Compile(computation->module(), dumping).status());
+    std::ofstream file(absl::StrCat(dumping.pipeline.dump_dir, "/result.txt"));
+    file << result.ToString() << "\n";
+    if (!file) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot write '", dumping.pipeline.dump_dir, "/result.txt'"));
+    }
+    std::cout << "  every stage written to " << dumping.pipeline.dump_dir
+              << "/\n\n";
+  }
   return absl::OkStatus();
 }
 
@@ -106,7 +212,7 @@ int RunDemo(const DemoOptions& options) {
   for (const DemoExample& example : examples) {
     if (!options.example.empty() && example.name != options.example) continue;
     found = true;
-    absl::Status status = ShowExample(example);
+    absl::Status status = ShowExample(example, options);
     if (!status.ok()) {
       return ReportError(absl::StrCat(example.name, ": ", status.message()));
     }
@@ -123,9 +229,16 @@ int RunDemo(const DemoOptions& options) {
 CommandRunner RegisterDemoCommand(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* demo = app.add_subcommand(
-      "demo", "Walk the built-in broadcasting examples through the pipeline");
+      "demo",
+      "Walk broadcasting.md's examples and a few kernels (bias + relu, "
+      "softmax, layer norm) through the whole pipeline");
   demo->add_option("--example", options->example, "Show only this example");
   demo->add_flag("--list", options->list, "List the examples and exit");
+  demo->add_option("--dump-dir", options->dump_dir,
+                    "Also write every stage of each example into DIR/NAME/: "
+                    "the module after each pass that changes it, passes.txt "
+                    "(per-pass timings), fused.hlo, llvm.ll, llvm-opt.ll, "
+                    "kernels.s and result.txt");
   return [options] { return RunDemo(*options); };
 }
 

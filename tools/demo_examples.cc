@@ -1,9 +1,10 @@
 #include "tools/demo_examples.h"
 
-#include <cmath>
 #include <numeric>
 
-#include "builder/arithmetic.h"
+#include "ir/hlo_evaluator.h"
+#include "ir/status_macros.h"
+#include "tools/doc_figure.h"
 
 namespace mxla::tools {
 namespace {
@@ -25,8 +26,11 @@ DemoExample Binary(std::string name, std::string title, std::string code,
                    std::optional<Literal> expected) {
   Shape x_shape = x.shape();
   Shape y_shape = y.shape();
-  DemoExample example{std::move(name), std::move(title), std::move(code),
-                      nullptr, {}, std::move(expected)};
+  DemoExample example;
+  example.name = std::move(name);
+  example.title = std::move(title);
+  example.code = std::move(code);
+  example.expected = std::move(expected);
   std::string builder_name = example.name;
   example.build = [builder_name, x_shape, y_shape, dims] {
     XlaBuilder b(builder_name);
@@ -40,51 +44,161 @@ DemoExample Binary(std::string name, std::string title, std::string code,
   return example;
 }
 
-// DESIGN.md's user example: max(x + v, 0) with v on dimension 1.
-DemoExample BiasRelu() {
-  DemoExample example{
-      "bias_relu", "max(x + v, 0): a bias row and a scalar zero",
-      "Max(Add(x /*f32[2,3]*/, v /*f32[3]*/, {1}), ConstantR0<float>(&b, 0))",
-      nullptr, {}, std::nullopt};
-  example.build = [] {
-    XlaBuilder b("bias_relu");
-    XlaOp x = Parameter(&b, 0, F32Shape({2, 3}), "x");
-    XlaOp v = Parameter(&b, 1, F32Shape({3}), "v");
-    Max(Add(x, v, {1}), ConstantR0<float>(&b, 0.0f));
-    return b.Build();
-  };
-  example.inputs.push_back(
-      LiteralUtil::CreateR2<float>({{1, -2, 3}, {-4, 5, -6}}));
-  example.inputs.push_back(LiteralUtil::CreateR1<float>({-1, 1, 0.5f}));
-  example.expected =
-      LiteralUtil::CreateR2<float>({{0, 0, 3.5f}, {0, 6, 0}});
-  return example;
+// A term of a figure: an input as given, an input stretched to the result's
+// shape (the broadcast the lowering inserts), the result, or an operator.
+struct Term {
+  enum Kind { kInput, kStretchedInput, kResult, kOperator } kind = kInput;
+  int input = 0;
+  DrawStyle style;
+  std::string op;
+  int line = 0;             // the operator's line, or
+  bool every_line = false;  // on every line of the figure
+};
+
+Term MakeTerm(Term::Kind kind, int input, DrawStyle style) {
+  Term term;
+  term.kind = kind;
+  term.input = input;
+  term.style = style;
+  return term;
+}
+Term In(int input, DrawStyle style = {}) {
+  return MakeTerm(Term::kInput, input, style);
+}
+Term Stretched(int input, DrawStyle style = {}) {
+  return MakeTerm(Term::kStretchedInput, input, style);
+}
+Term Out(DrawStyle style = {}) { return MakeTerm(Term::kResult, 0, style); }
+Term Op(std::string op, int line = 0) {
+  Term term = MakeTerm(Term::kOperator, 0, {});
+  term.op = std::move(op);
+  term.line = line;
+  return term;
+}
+Term OpOnEveryLine(std::string op) {
+  Term term = Op(std::move(op));
+  term.every_line = true;
+  return term;
 }
 
-// A 1.0/0.0 mask of each row's maximum: reduce, compare against the
-// broadcast row maximum, select between scalars, convert.
-DemoExample RowMaxMask() {
-  DemoExample example{
-      "row_max_mask", "mask of row maxima: reduce, compare, select, convert",
-      "m = Reduce(x, -inf, max, {1}); "
-      "ConvertElementType(Select(Eq(x, m, {0}), 1.0f, 0.0f), S32)",
-      nullptr, {}, std::nullopt};
-  example.build = [] {
-    XlaBuilder b("row_max_mask");
-    XlaOp x = Parameter(&b, 0, F32Shape({2, 3}), "x");
-    XlaOp rowmax = Reduce(x, ConstantR0<float>(&b, -INFINITY),
-                          CreateScalarMaxComputation(F32, &b), {1});
-    XlaOp mask = Select(Eq(x, rowmax, {0}), ConstantR0<float>(&b, 1.0f),
-                        ConstantR0<float>(&b, 0.0f));
-    ConvertElementType(mask, S32);
-    return b.Build();
-  };
-  example.inputs.push_back(
-      LiteralUtil::CreateR2<float>({{1, 5, 3}, {9, 2, 9}}));
-  example.expected = LiteralUtil::CreateR2<int32_t>({{0, 1, 0}, {1, 0, 1}});
-  return example;
+// `value` broadcast to `shape` as the binary op's broadcast_dimensions say
+// (identity for an operand of the result's rank), computed by the
+// interpreter from a BroadcastInDim.
+absl::StatusOr<Literal> StretchTo(const Literal& value, const Shape& shape,
+                                  std::vector<int64_t> dims) {
+  if (value.shape().rank() == shape.rank()) {
+    dims.resize(shape.rank());
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  XlaBuilder b("stretch");
+  BroadcastInDim(Parameter(&b, 0, value.shape(), "value"), shape.dimensions(),
+                 dims);
+  ASSIGN_OR_RETURN(XlaComputation computation, b.Build());
+  return EvaluateModule(computation.module(), {&value});
 }
 
+DocFigure Figure(std::string doc_text, std::vector<Term> terms,
+                 std::vector<int64_t> dims = {}) {
+  auto draw = [terms, dims](const std::vector<Literal>& inputs,
+                            const Literal& result)
+      -> absl::StatusOr<std::string> {
+    std::vector<Block> blocks;
+    size_t height = 0;
+    for (const Term& term : terms) {
+      Block block;
+      if (term.kind == Term::kInput) {
+        ASSIGN_OR_RETURN(block, DrawValue(inputs[term.input], term.style));
+      } else if (term.kind == Term::kStretchedInput) {
+        ASSIGN_OR_RETURN(Literal stretched,
+                         StretchTo(inputs[term.input], result.shape(), dims));
+        ASSIGN_OR_RETURN(block, DrawValue(stretched, term.style));
+      } else if (term.kind == Term::kResult) {
+        ASSIGN_OR_RETURN(block, DrawValue(result, term.style));
+      }
+      height = std::max(height, block.size());
+      blocks.push_back(std::move(block));
+    }
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (terms[i].kind != Term::kOperator) continue;
+      blocks[i] = terms[i].every_line
+                      ? OperatorOnLines(terms[i].op, static_cast<int>(height))
+                      : OperatorAt(terms[i].op, terms[i].line);
+    }
+    return DrawFigure(blocks);
+  };
+  return DocFigure{std::move(doc_text), std::move(draw)};
+}
+
+DemoExample* Find(std::vector<DemoExample>& examples, absl::string_view name) {
+  for (DemoExample& example : examples) {
+    if (example.name == name) return &example;
+  }
+  return nullptr;
+}
+
+// The figures of broadcasting.md, copied from it with their indentation.
+void AddFigures(std::vector<DemoExample>& examples) {
+  DrawStyle right_aligned;
+  right_aligned.align = Align::kRight;
+  DrawStyle standing;
+  standing.column = true;
+  DrawStyle brackets;
+  brackets.brackets = true;
+  Find(examples, "matrix_plus_vector")->figures = {
+      Figure(R"(
+    |1 2 3| + |7 8 9|
+    |4 5 6|
+)",
+             {In(0), Op(" + "), In(1)}),
+      Figure(R"(
+    |1 2 3| + |7 8 9| = |8  10 12|
+    |4 5 6|   |7 8 9|   |11 13 15|
+)",
+             {In(0), Op(" + "), Stretched(1), Op(" = "), Out()}, {1}),
+      Figure(R"(
+    |7 8 9| ==> |7 8 9|
+                |7 8 9|
+)",
+             {In(1), Op(" ==> "), Stretched(1)}, {1}),
+  };
+  Find(examples, "matrix_plus_scalar")->figures = {Figure(R"(
+    |1 2 3| + 7 = |8  9  10|
+    |4 5 6|       |11 12 13|
+)",
+                                                         {In(0), Op(" + "), In(1),
+                                                          Op(" = "), Out()})};
+  Find(examples, "vector_as_rows")->figures = {Figure(R"(
+    |7 8 9| ==> |7 8 9|
+                |7 8 9|
+                |7 8 9|
+)",
+                                                     {In(1), Op(" ==> "), Out()})};
+  Find(examples, "vector_as_columns")->figures = {
+      Figure(R"(
+     |7| ==> |7 7 7|
+     |8|     |8 8 8|
+     |9|     |9 9 9|
+)",
+             {In(1, standing), Op(" ==> "), Out()})};
+  Find(examples, "composition_4_1x2")->figures = {
+      Figure(R"(
+    |1 1| + [5 6]
+    |2 2|
+    |3 3|
+    |4 4|
+)",
+             {Stretched(0), Op(" + "), In(1, brackets)}, {0}),
+      Figure(R"(
+    |1 1| + |5 6|     |6  7|
+    |2 2| + |5 6|  =  |7  8|
+    |3 3| + |5 6|     |8  9|
+    |4 4| + |5 6|     |9 10|
+)",
+             {Stretched(0), OpOnEveryLine(" + "), Stretched(1), Op("  =  ", 1),
+              Out(right_aligned)},
+             {0}),
+  };
+}
 std::vector<DemoExample> MakeExamples() {
   std::vector<DemoExample> examples;
   examples.push_back(Binary(
@@ -145,8 +259,10 @@ std::vector<DemoExample> MakeExamples() {
       "1x2 matrix + 4x3x1 array on dimensions (1,2): both operands stretch",
       "Add(x /*f32[1,2]*/, y /*f32[4,3,1]*/, {1, 2})", Counting({1, 2}),
       Counting({4, 3, 1}), {1, 2}, std::nullopt));
-  examples.push_back(BiasRelu());
-  examples.push_back(RowMaxMask());
+  AddFigures(examples);
+  for (DemoExample& kernel : MakeKernelExamples()) {
+    examples.push_back(std::move(kernel));
+  }
   return examples;
 }
 

@@ -36,6 +36,23 @@ TEST(HloModuleTest, NamesAreUniqueAndDeterministic) {
   EXPECT_EQ(f.entry->parameter_instruction(2), nullptr);
 }
 
+// Copies of copies (fusion clones a fused instruction again) continue the
+// original's numbering instead of growing "add.1.1.1".
+TEST(HloModuleTest, TakenNumberedNamesContinueTheBaseNumbering) {
+  HloModule module("m");
+  EXPECT_EQ(module.UniqueInstructionName("add"), "add");
+  EXPECT_EQ(module.UniqueInstructionName("add"), "add.1");
+  EXPECT_EQ(module.UniqueInstructionName("add.1"), "add.2");
+  EXPECT_EQ(module.UniqueInstructionName("add.2"), "add.3");
+  // A free numbered name is kept as written (parsed modules keep theirs).
+  EXPECT_EQ(module.UniqueInstructionName("mul.7"), "mul.7");
+  EXPECT_EQ(module.UniqueInstructionName("mul.7"), "mul.1");
+  // Only a purely numeric last part is a suffix.
+  EXPECT_EQ(module.UniqueInstructionName("y.b"), "y.b");
+  EXPECT_EQ(module.UniqueInstructionName("y.b"), "y.b.1");
+  EXPECT_EQ(module.UniqueInstructionName("y.b.1"), "y.b.2");
+}
+
 TEST(HloModuleTest, UsersFollowOperandChanges) {
   Fixture f;
   HloInstruction* x = f.Add(HloInstruction::CreateParameter(0, F32({2}), "x"));

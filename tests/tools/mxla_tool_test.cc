@@ -1,5 +1,8 @@
 // End-to-end tests of the `mxla` command: exit status, stdout, stderr.
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +13,7 @@
 namespace mxla {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -164,6 +168,45 @@ TEST(MxlaToolTest, DemoShowsEveryExample) {
   Result unknown = RunMxla("demo --example nope");
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("no example named 'nope'"));
+}
+
+// The document's figures appear verbatim, and the kernels show their vector
+// loop and agree with the interpreter.
+TEST(MxlaToolTest, DemoDrawsTheDocumentsFiguresAndVectorCode) {
+  Result result = RunMxla("demo");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("    |1 2 3| + 7 = |8  9  10|\n"
+                                    "    |4 5 6|       |11 12 13|\n"));
+  EXPECT_THAT(result.out, HasSubstr("    |1 1| + |5 6|     |6  7|\n"
+                                    "    |2 2| + |5 6|  =  |7  8|\n"));
+  Result softmax = RunMxla("demo --example softmax");
+  ASSERT_EQ(softmax.exit_code, 0) << softmax.err;
+  EXPECT_THAT(softmax.out, HasSubstr("busiest vector block"));
+  EXPECT_THAT(softmax.out, ContainsRegex("fsub <[0-9]+ x float>"));
+  EXPECT_THAT(softmax.out, HasSubstr("interpreter agrees"));
+  EXPECT_THAT(softmax.out, HasSubstr("median of 15"));
+}
+
+TEST(MxlaToolTest, DemoWritesEveryStageToTheDumpDirectory) {
+  std::string dir = ::testing::TempDir() + "/demo_dump";
+  std::filesystem::remove_all(dir);
+  Result result = RunMxla("demo --example bias_relu --dump-dir " + dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("every stage written to " + dir +
+                                    "/bias_relu/"));
+  for (const char* file :
+       {"00-input.hlo", "01-lower-broadcasts.hlo", "passes.txt", "fused.hlo",
+        "llvm.ll", "llvm-opt.ll", "kernels.s", "result.txt"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/bias_relu/" + file)) << file;
+  }
+  std::ifstream input(dir + "/bias_relu/00-input.hlo");
+  std::string text((std::istreambuf_iterator<char>(input)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("metadata={op_name=\"Max\""));
+  std::ifstream result_file(dir + "/bias_relu/result.txt");
+  std::string value((std::istreambuf_iterator<char>(result_file)),
+                    std::istreambuf_iterator<char>());
+  EXPECT_EQ(value, "f32[2,3] { {0, 0, 3.5}, {0, 6, 0} }\n");
 }
 
 }  // namespace

@@ -1,0 +1,148 @@
+// The demo's kernels: small programs a model would run, each exercising
+// broadcasts between a reduction's result and its operand. bias_relu and
+// row_max_mask are small enough to print whole; softmax and layer_norm run
+// at a realistic size so their vector loops and run times mean something.
+#include <cmath>
+
+#include "builder/arithmetic.h"
+#include "tools/demo_examples.h"
+
+namespace mxla::tools {
+namespace {
+
+constexpr int64_t kRows = 128;
+constexpr int64_t kColumns = 1024;
+
+Shape F32Shape(std::initializer_list<int64_t> dims) {
+  return ShapeUtil::MakeShape(F32, dims);
+}
+
+// Deterministic values in (-amplitude, amplitude) that vary along both
+// dimensions, so every row has a different maximum and mean.
+Literal Wave(std::initializer_list<int64_t> dims, float amplitude, float phase) {
+  Literal literal(F32Shape(dims));
+  absl::Span<float> values = literal.data<float>();
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = amplitude * std::sin(0.37f * i + phase * (i / 97));
+  }
+  return literal;
+}
+
+// DESIGN.md's user example: max(x + v, 0) with v on dimension 1.
+DemoExample BiasRelu() {
+  DemoExample example;
+  example.name = "bias_relu";
+  example.title = "max(x + v, 0): a bias row and a scalar zero";
+  example.code =
+      "Max(Add(x /*f32[2,3]*/, v /*f32[3]*/, {1}), ConstantR0<float>(&b, 0))";
+  example.build = [] {
+    XlaBuilder b("bias_relu");
+    XlaOp x = Parameter(&b, 0, F32Shape({2, 3}), "x");
+    XlaOp v = Parameter(&b, 1, F32Shape({3}), "v");
+    Max(Add(x, v, {1}), ConstantR0<float>(&b, 0.0f));
+    return b.Build();
+  };
+  example.inputs.push_back(
+      LiteralUtil::CreateR2<float>({{1, -2, 3}, {-4, 5, -6}}));
+  example.inputs.push_back(LiteralUtil::CreateR1<float>({-1, 1, 0.5f}));
+  example.expected =
+      LiteralUtil::CreateR2<float>({{0, 0, 3.5f}, {0, 6, 0}});
+  return example;
+}
+
+// A 1.0/0.0 mask of each row's maximum: reduce, compare against the
+// broadcast row maximum, select between scalars, convert.
+DemoExample RowMaxMask() {
+  DemoExample example;
+  example.name = "row_max_mask";
+  example.title = "mask of row maxima: reduce, compare, select, convert";
+  example.code =
+      "m = Reduce(x, -inf, max, {1}); "
+      "ConvertElementType(Select(Eq(x, m, {0}), 1.0f, 0.0f), S32)";
+  example.build = [] {
+    XlaBuilder b("row_max_mask");
+    XlaOp x = Parameter(&b, 0, F32Shape({2, 3}), "x");
+    XlaOp rowmax = Reduce(x, ConstantR0<float>(&b, -INFINITY),
+                          CreateScalarMaxComputation(F32, &b), {1});
+    XlaOp mask = Select(Eq(x, rowmax, {0}), ConstantR0<float>(&b, 1.0f),
+                        ConstantR0<float>(&b, 0.0f));
+    ConvertElementType(mask, S32);
+    return b.Build();
+  };
+  example.inputs.push_back(
+      LiteralUtil::CreateR2<float>({{1, 5, 3}, {9, 2, 9}}));
+  example.expected = LiteralUtil::CreateR2<int32_t>({{0, 1, 0}, {1, 0, 1}});
+  return example;
+}
+
+// Row softmax, stabilized by the row maximum: two reductions whose results
+// broadcast back along dimension 0.
+DemoExample Softmax() {
+  DemoExample example;
+  example.name = "softmax";
+  example.title = "softmax over each row of f32[128,1024]";
+  example.code =
+      "m = Reduce(x, -inf, max, {1});\n"
+      "    e = Exp(Sub(x, m, /*broadcast_dimensions=*/{0}));\n"
+      "    Div(e, Reduce(e, 0, add, {1}), {0})";
+  example.build = [] {
+    XlaBuilder b("softmax");
+    XlaOp x = Parameter(&b, 0, F32Shape({kRows, kColumns}), "x");
+    XlaOp rowmax = Reduce(x, ConstantR0<float>(&b, -INFINITY),
+                          CreateScalarMaxComputation(F32, &b), {1});
+    XlaOp e = Exp(Sub(x, rowmax, {0}));
+    XlaOp sum = Reduce(e, ConstantR0<float>(&b, 0.0f),
+                       CreateScalarAddComputation(F32, &b), {1});
+    Div(e, sum, {0});
+    return b.Build();
+  };
+  example.inputs.push_back(Wave({kRows, kColumns}, 4.0f, 0.5f));
+  example.tolerance = 1e-6;
+  return example;
+}
+
+// Layer normalization: each row to mean 0 and variance 1, then scaled and
+// shifted per column: row statistics broadcast on {0}, gamma/beta on {1}.
+DemoExample LayerNorm() {
+  DemoExample example;
+  example.name = "layer_norm";
+  example.title = "layer normalization of f32[128,1024] with gamma and beta";
+  example.code =
+      "c = Sub(x, Div(Reduce(x, 0, add, {1}), n), {0});\n"
+      "    r = Rsqrt(Add(Div(Reduce(Mul(c, c), 0, add, {1}), n), 1e-5));\n"
+      "    Add(Mul(Mul(c, r, {0}), gamma, {1}), beta, {1})";
+  example.build = [] {
+    XlaBuilder b("layer_norm");
+    XlaOp x = Parameter(&b, 0, F32Shape({kRows, kColumns}), "x");
+    XlaOp gamma = Parameter(&b, 1, F32Shape({kColumns}), "gamma");
+    XlaOp beta = Parameter(&b, 2, F32Shape({kColumns}), "beta");
+    XlaOp n = ConstantR0<float>(&b, static_cast<float>(kColumns));
+    XlaComputation add = CreateScalarAddComputation(F32, &b);
+    XlaOp zero = ConstantR0<float>(&b, 0.0f);
+    XlaOp mean = Div(Reduce(x, zero, add, {1}), n);
+    XlaOp centered = Sub(x, mean, {0});
+    XlaOp variance = Div(Reduce(Mul(centered, centered), zero, add, {1}), n);
+    XlaOp inverse = Rsqrt(Add(variance, ConstantR0<float>(&b, 1e-5f)));
+    Add(Mul(Mul(centered, inverse, {0}), gamma, {1}), beta, {1});
+    return b.Build();
+  };
+  example.inputs.push_back(Wave({kRows, kColumns}, 3.0f, 0.25f));
+  example.inputs.push_back(Wave({kColumns}, 1.0f, 0.0f));
+  example.inputs.push_back(Wave({kColumns}, 0.5f, 1.0f));
+  // Two reassociated sums feed a rsqrt, so allow a little more than softmax.
+  example.tolerance = 1e-5;
+  return example;
+}
+
+}  // namespace
+
+std::vector<DemoExample> MakeKernelExamples() {
+  std::vector<DemoExample> examples;
+  examples.push_back(BiasRelu());
+  examples.push_back(RowMaxMask());
+  examples.push_back(Softmax());
+  examples.push_back(LayerNorm());
+  return examples;
+}
+
+}  // namespace mxla::tools
