@@ -118,7 +118,7 @@ absl::Status EmitLoopNest(
       index.push_back(b.getInt64(0));
       return nest(dim + 1, std::move(index));
     }
-    return EmitForLoop(b, b.getInt64(0), b.getInt64(dimensions[dim]), "red",
+    return EmitForLoop(b, b.getInt64(0), b.getInt64(dimensions[dim]), "dim",
                        [&](llvm::Value* i) {
                          IrIndex inner = index;
                          inner.push_back(i);
