@@ -3,32 +3,49 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
-#include <map>
+#include <iterator>
+#include <list>
 #include <mutex>
+#include <vector>
 
 namespace mxla {
 namespace {
 
 constexpr int64_t kHugePage = int64_t{2} << 20;
 
-// Freed large buffers by padded size.
+// Freed large buffers, oldest first. A full pool evicts its oldest buffers
+// to keep a newly freed one: the newest is the likeliest to be asked for
+// again (the same executable run in a loop), while turning it away would
+// make every later call fault in fresh memory.
 class Pool {
  public:
   void* Take(int64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = free_.find(bytes);
-    if (it == free_.end()) return nullptr;
-    void* buffer = it->second;
-    free_.erase(it);
-    total_ -= bytes;
-    return buffer;
+    // Newest first; at most kHostBufferPoolBytes / 2 MiB entries.
+    for (auto it = free_.rbegin(); it != free_.rend(); ++it) {
+      if (it->bytes != bytes) continue;
+      void* buffer = it->buffer;
+      free_.erase(std::next(it).base());
+      total_ -= bytes;
+      return buffer;
+    }
+    return nullptr;
   }
-  // False if the pool is full (the caller frees the buffer).
+  // False if the buffer alone exceeds the bound (the caller frees it).
   bool Keep(void* buffer, int64_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (total_ + bytes > kHostBufferPoolBytes) return false;
-    free_.emplace(bytes, buffer);
-    total_ += bytes;
+    if (bytes > kHostBufferPoolBytes) return false;
+    std::vector<void*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (total_ + bytes > kHostBufferPoolBytes) {
+        evicted.push_back(free_.front().buffer);
+        total_ -= free_.front().bytes;
+        free_.pop_front();
+      }
+      free_.push_back({bytes, buffer});
+      total_ += bytes;
+    }
+    for (void* old : evicted) std::free(old);  // outside the lock
     return true;
   }
   int64_t total() {
@@ -37,8 +54,12 @@ class Pool {
   }
 
  private:
+  struct Entry {
+    int64_t bytes;
+    void* buffer;
+  };
   std::mutex mutex_;
-  std::multimap<int64_t, void*> free_;
+  std::list<Entry> free_;
   int64_t total_ = 0;
 };
 

@@ -6,9 +6,10 @@
 // pages: ~20 ms here):
 //   * they are 2 MiB aligned and advised to use transparent huge pages, so a
 //     first touch costs a fault per 2 MiB;
-//   * freed ones are kept, up to kHostBufferPoolBytes in total, and handed
-//     out again for the same size, so a result allocated per call (Run with
-//     literals) reuses warm memory.
+//   * freed ones are kept, up to kHostBufferPoolBytes in total (a full pool
+//     drops its oldest buffers to keep the newest), and handed out again for
+//     the same size, so a result allocated per call (Run with literals)
+//     reuses warm memory.
 #ifndef MXLA_IR_HOST_BUFFER_H_
 #define MXLA_IR_HOST_BUFFER_H_
 
