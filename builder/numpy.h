@@ -23,6 +23,9 @@ namespace mxla::numpy {
 std::vector<int64_t> TrailingBroadcastDimensions(int64_t lhs_rank,
                                                  int64_t rhs_rank);
 
+// Each op is the builder/ops.h op of the same name with
+// broadcast_dimensions = TrailingBroadcastDimensions(ranks), so it has that
+// op's element-type rules, errors and invalid-operand behavior.
 #define MXLA_DECLARE_NUMPY_BINARY_OP(Name) \
   XlaOp Name(XlaOp lhs, XlaOp rhs,         \
              SourceLocation location = SourceLocation::current());

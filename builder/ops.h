@@ -4,6 +4,13 @@
 // Every function takes the call site as a defaulted last argument, so error
 // messages point at the user's line. An op whose operands are invalid (or
 // whose builder already failed) returns an invalid XlaOp.
+//
+// Errors go to the `builder` argument or, for ops without one, to the first
+// operand that has a builder; operands from another builder are an error.
+// User mistakes are InvalidArgument naming the op, its operand shapes, its
+// attributes and the call site (see XlaBuilder). With no builder to report
+// to (a null `builder`, or only default-constructed operands) the op
+// returns an invalid XlaOp and records nothing.
 #ifndef MXLA_BUILDER_OPS_H_
 #define MXLA_BUILDER_OPS_H_
 
@@ -21,9 +28,16 @@ using Dims = absl::Span<const int64_t>;
 
 // --- Inputs and constants ---------------------------------------------------
 
+// Entry parameter `parameter_number` of `shape`, which must be a valid array
+// shape (tuples are rejected). Numbers must be unique (checked here) and be
+// 0..n-1 by Build(). An empty `name` becomes "parameter"; names are made
+// unique in the module.
 XlaOp Parameter(XlaBuilder* builder, int64_t parameter_number,
                 const Shape& shape, const std::string& name,
                 SourceLocation location = SourceLocation::current());
+// A constant holding a copy of the array `literal` (tuples are rejected).
+// The ConstantR* helpers build the literal from C++ values; T must be one of
+// bool, int32_t, int64_t, float, double.
 XlaOp ConstantLiteral(XlaBuilder* builder, const Literal& literal,
                       SourceLocation location = SourceLocation::current());
 
@@ -51,6 +65,7 @@ XlaOp ConstantR1(XlaBuilder* builder, int64_t length, T value,
       builder, LiteralUtil::CreateR1<T>(absl::Span<const T>(values)),
       location);
 }
+// Ragged rows are not reported as an error: LiteralUtil::CreateR2 traps.
 template <typename T>
 XlaOp ConstantR2(XlaBuilder* builder,
                  std::initializer_list<std::initializer_list<T>> values,
@@ -58,14 +73,19 @@ XlaOp ConstantR2(XlaBuilder* builder,
   return ConstantLiteral(builder, LiteralUtil::CreateR2<T>(values), location);
 }
 
-// An array of `shape` whose values count along `iota_dimension`.
+// An array of `shape` whose values count along `iota_dimension`. `shape`
+// must be a valid array shape of rank >= 1, with iota_dimension in
+// [0, rank).
 XlaOp Iota(XlaBuilder* builder, const Shape& shape, int64_t iota_dimension,
            SourceLocation location = SourceLocation::current());
 
 // --- Binary elementwise ops -------------------------------------------------
 // `broadcast_dimensions` maps the lower-rank operand's dimensions onto the
 // higher-rank one's (strictly increasing); empty for equal ranks or scalars.
-// Size-1 dimensions stretch as in XLA's degenerate broadcasting.
+// Size-1 dimensions stretch as in XLA's degenerate broadcasting. Both
+// operands must have the same element type (there is no implicit
+// conversion). Sub, Div, Rem and Pow reject pred; And, Or and Xor need pred
+// or an integer type. Eq..Ge compare and return pred.
 
 #define MXLA_DECLARE_BINARY_OP(Name)                                     \
   XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions = {},       \
@@ -89,11 +109,15 @@ MXLA_DECLARE_BINARY_OP(Gt)
 MXLA_DECLARE_BINARY_OP(Ge)
 #undef MXLA_DECLARE_BINARY_OP
 
+// Eq..Ge with the direction as an argument.
 XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
               ComparisonDirection direction,
               SourceLocation location = SourceLocation::current());
 
 // --- Unary elementwise ops --------------------------------------------------
+// Same shape out as in. Neg, Abs and Sign reject pred; Exp, Log, Sqrt, Rsqrt,
+// Tanh, Logistic, Floor and Ceil need a float type; Not needs pred or an
+// integer type.
 
 #define MXLA_DECLARE_UNARY_OP(Name) \
   XlaOp Name(XlaOp operand, SourceLocation location = SourceLocation::current());
@@ -113,38 +137,50 @@ MXLA_DECLARE_UNARY_OP(Not)
 
 // --- Other ops --------------------------------------------------------------
 
-// Scalar operands (pred included) broadcast to the others' shape; non-scalar
-// operands must have equal dimensions.
+// `pred` must have element type pred, and on_true/on_false one element
+// type. Scalar operands (pred included) broadcast to the others' shape;
+// non-scalar operands must have equal dimensions.
 XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false,
              SourceLocation location = SourceLocation::current());
+// Elementwise conversion to the array type `new_element_type`.
 XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type,
                          SourceLocation location = SourceLocation::current());
-// Prepends `broadcast_sizes`: the result is sizes ++ operand dimensions.
+// Prepends `broadcast_sizes` (each >= 0): the result is sizes ++ operand
+// dimensions.
 XlaOp Broadcast(XlaOp operand, Dims broadcast_sizes,
                 SourceLocation location = SourceLocation::current());
 // Operand dimension i goes to output dimension broadcast_dimensions[i]
-// (strictly increasing); size-1 operand dimensions may stretch.
+// (strictly increasing, one per operand dimension); each operand size must
+// be 1 (it stretches) or equal its output size.
 XlaOp BroadcastInDim(XlaOp operand, Dims out_dimension_sizes,
                      Dims broadcast_dimensions,
                      SourceLocation location = SourceLocation::current());
+// Row-major reinterpretation; the element counts must be equal.
 XlaOp Reshape(XlaOp operand, Dims new_sizes,
               SourceLocation location = SourceLocation::current());
-// Output dimension i is operand dimension permutation[i].
+// Output dimension i is operand dimension permutation[i]; `permutation`
+// must be a permutation of 0..rank-1.
 XlaOp Transpose(XlaOp operand, Dims permutation,
                 SourceLocation location = SourceLocation::current());
-// Reduces `dimensions_to_reduce` of `operand` with the scalar `computation`
-// (e.g. CreateScalarAddComputation) starting from `init_value`.
+// Reduces `dimensions_to_reduce` (distinct, in range) of `operand` with the
+// scalar `computation` (e.g. CreateScalarAddComputation), starting from the
+// scalar `init_value` of the operand's element type. `computation` is
+// copied into the builder, so it need not outlive the call.
 XlaOp Reduce(XlaOp operand, XlaOp init_value, const XlaComputation& computation,
              Dims dimensions_to_reduce,
              SourceLocation location = SourceLocation::current());
-// Variadic reduce: N operands, N inits, a reducer of 2N scalars returning an
-// N-tuple; the result is an N-tuple.
+// Variadic reduce: N >= 1 operands of equal dimensions, N inits, a reducer
+// of 2N scalars (accumulators, then elements) returning an N-tuple; the
+// result is an N-tuple. Errors go to `builder`.
 XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands,
              absl::Span<const XlaOp> init_values,
              const XlaComputation& computation, Dims dimensions_to_reduce,
              SourceLocation location = SourceLocation::current());
+// A tuple of `elements` (tuples allowed, but the jit backend rejects nested
+// tuples as Unimplemented at compile time). Errors go to `builder`.
 XlaOp Tuple(XlaBuilder* builder, absl::Span<const XlaOp> elements,
             SourceLocation location = SourceLocation::current());
+// Element `index` (in range) of a tuple-shaped op.
 XlaOp GetTupleElement(XlaOp tuple, int64_t index,
                       SourceLocation location = SourceLocation::current());
 

@@ -7,7 +7,7 @@
 // and returns an invalid XlaOp; every later op is a no-op; Build() returns
 // that first error. Every message names the op, the operand shapes, the
 // broadcast_dimensions and the caller's file:line. Nothing aborts on user
-// input.
+// input, with one exception: ragged rows given to ConstantR2 trap (ops.h).
 #ifndef MXLA_BUILDER_XLA_BUILDER_H_
 #define MXLA_BUILDER_XLA_BUILDER_H_
 
@@ -28,8 +28,9 @@ namespace mxla {
 class XlaBuilder;
 using SourceLocation = std::source_location;
 
-// A handle to an op in a builder. Default-constructed and failed ops are
-// invalid.
+// A handle to an op in a builder: a small value that owns nothing.
+// Default-constructed and failed ops are invalid. A handle must not be used
+// after its builder is destroyed: valid() does not (cannot) check that.
 class XlaOp {
  public:
   XlaOp() = default;
@@ -45,16 +46,23 @@ class XlaOp {
   XlaBuilder* builder_ = nullptr;
 };
 
-// A built computation: an immutable HloModule (shared by copies).
+// A built computation: an immutable HloModule, shared by copies and
+// independent of the builder that made it. Nothing mutates the module, so
+// copies may be read from several threads at once.
 class XlaComputation {
  public:
+  // Takes ownership of `module`. It must be non-null, with an entry
+  // computation that has a root and parameters numbered 0..n-1, as Build()
+  // guarantees; nothing checks this here (verify a parsed module first).
   explicit XlaComputation(std::unique_ptr<HloModule> module)
       : module_(std::move(module)) {}
 
+  // Valid while this computation or any copy of it lives.
   const HloModule& module() const { return *module_; }
-  // A mutable copy, for passes and compilation.
+  // A mutable deep copy owned by the caller, for passes and compilation.
   std::unique_ptr<HloModule> CloneModule() const { return module_->Clone(); }
   const std::string& name() const { return module_->name(); }
+  // The entry's parameter shapes, by parameter number, and its root's shape.
   ProgramShape GetProgramShape() const;
   // The module in HLO text.
   std::string ToString() const { return module_->ToString(); }
@@ -63,43 +71,57 @@ class XlaComputation {
   std::shared_ptr<const HloModule> module_;
 };
 
+// Owns the module under construction. Not thread-safe: use one builder from
+// one thread at a time (separate builders are independent).
 class XlaBuilder {
  public:
+  // `name` names the module and its entry computation.
   explicit XlaBuilder(std::string name);
   XlaBuilder(const XlaBuilder&) = delete;
   XlaBuilder& operator=(const XlaBuilder&) = delete;
 
   const std::string& name() const { return name_; }
 
-  // The computation with the last added op as root, or the first error.
+  // The computation with the last added op as root, or the first recorded
+  // error (with its own code). InvalidArgument if no op was added or the
+  // parameter numbers are not 0..n-1. The result is a deep copy: the builder
+  // stays usable, and later ops and Builds see the same instructions.
   absl::StatusOr<XlaComputation> Build(
       SourceLocation location = SourceLocation::current());
-  // The computation with `root` as root, or the first error. The builder
-  // stays usable: later ops and Builds see the same instructions.
+  // The same with `root` as root; InvalidArgument if `root` is invalid or
+  // belongs to another builder.
   absl::StatusOr<XlaComputation> Build(
       XlaOp root, SourceLocation location = SourceLocation::current());
 
+  // The shape of `op`. Once any op has failed this returns that first error,
+  // even for a valid `op`; otherwise InvalidArgument if `op` is invalid or
+  // belongs to another builder.
   absl::StatusOr<Shape> GetShape(XlaOp op) const;
   // OK, or the first error recorded.
   absl::Status first_error() const { return first_error_; }
 
-  // Records `error` as the builder's error unless one is already recorded.
+  // Records `error` as the builder's error unless one is already recorded
+  // (an OK `error` changes nothing). Later ops become no-ops.
   void NoteError(absl::Status error);
 
-  // A builder for a nested computation (a reducer). Its errors are its own.
+  // A new builder, named "<this name>.<name>", for a nested computation (a
+  // reducer). It keeps no pointer to this builder, so either may outlive the
+  // other; its errors are its own and never reach this builder.
   std::unique_ptr<XlaBuilder> CreateSubBuilder(const std::string& name);
 
   // --- For op implementations (builder/ops.cc), not for users. ---
 
-  // Runs `create` unless an error is already recorded; records its error
-  // (prefixed with `context` and the call site) and returns an invalid op.
+  // Runs `create` unless an error is already recorded (then returns an
+  // invalid op). If `create` fails, records its error with the same code,
+  // prefixed with `context` and the call site, and returns an invalid op.
   XlaOp ReportErrorOrReturn(absl::FunctionRef<absl::StatusOr<XlaOp>()> create,
                             absl::FunctionRef<std::string()> context,
                             const SourceLocation& location);
-  // The instruction behind `op`, or an error if `op` is invalid or belongs
-  // to another builder.
+  // The instruction behind `op` (owned by computation()), or InvalidArgument
+  // if `op` is invalid or belongs to another builder.
   absl::StatusOr<HloInstruction*> LookUp(XlaOp op) const;
-  // Adds an instruction (with call-site metadata) and returns its handle.
+  // Adds an instruction to computation(), which takes ownership, sets its
+  // call-site metadata and returns its handle.
   XlaOp AddInstruction(std::unique_ptr<HloInstruction> instruction,
                        absl::string_view op_name,
                        const SourceLocation& location);
@@ -108,9 +130,12 @@ class XlaBuilder {
   XlaOp HandleFor(HloInstruction* instruction);
   // The builder's entry computation under construction.
   HloComputation* computation() const { return entry_; }
-  // Copies `computation` into this builder's module (for reduce's to_apply).
+  // Deep-copies `computation`'s entry (and what it calls) into this
+  // builder's module, renaming on collisions; returns the module-owned copy
+  // (for reduce's to_apply).
   HloComputation* AddCalledComputation(const XlaComputation& computation);
-  // Registers parameter `number`; fails if already registered.
+  // Registers parameter `number`; InvalidArgument if it is negative or
+  // already registered.
   absl::Status RegisterParameter(int64_t number);
 
  private:

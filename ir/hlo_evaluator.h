@@ -7,7 +7,11 @@
 // via broadcast_dimensions and select may mix scalars with arrays, or the
 // lowered form. Unverified modules are not supported, but the evaluator
 // checks what keeps it in bounds (operand counts, shapes, dimensions) and
-// returns an Internal error instead of reading out of range.
+// returns an Internal error instead of reading out of range. One gap: a
+// reduce's reducer root is inspected unchecked (a rootless reducer, or a
+// binary root without two operands, is read out of bounds). In
+// EvaluateModule/EvaluateComputation an instruction's error is prefixed
+// "evaluating <name> (<opcode>): " and keeps its code.
 // After: the value of the root, as a fresh literal (a tuple literal for a
 // tuple root). Evaluating a module before and after lower-broadcasts gives
 // bitwise identical results.
@@ -32,6 +36,11 @@
 // Instructions run once each in an operand-before-user order, without
 // recursion per instruction; intermediate values are freed after their last
 // user runs, and instructions the root does not depend on are skipped.
+//
+// Arguments are borrowed for the call only; the result is owned by the
+// caller. The IR is only read, so concurrent evaluations of a module nobody
+// is changing are safe (the interpreter backend relies on this). Values are
+// Literals, which trap if memory runs out.
 #ifndef MXLA_IR_HLO_EVALUATOR_H_
 #define MXLA_IR_HLO_EVALUATOR_H_
 
@@ -45,19 +54,21 @@
 namespace mxla {
 
 // Evaluates the entry computation. `arguments[i]` is parameter i's value;
-// a wrong count, a null argument or a shape or element type that differs
-// from the parameter's is InvalidArgument naming the parameter, e.g.
-// "argument 1 (parameter 'v') has shape f32[4] but the computation expects
-// f32[3]".
+// a wrong count is InvalidArgument, and so is a null argument or a shape or
+// element type that differs from the parameter's, naming the parameter,
+// e.g. "argument 1 (parameter 'v') has shape f32[4] but the computation
+// expects f32[3]". A module without an entry is InvalidArgument.
 absl::StatusOr<Literal> EvaluateModule(
     const HloModule& module, absl::Span<const Literal* const> arguments);
 
 // The argument check EvaluateModule does, for other backends: count, null
-// and shape, with the message above.
+// and shape, with the message above. Internal if `computation` has no
+// parameter numbered i for some i < count (numbers not 0..n-1).
 absl::Status CheckArguments(const HloComputation& computation,
                             absl::Span<const Literal* const> arguments);
 
-// Same, for any computation of a module (a reducer, a fusion body).
+// Same as EvaluateModule, for any computation of a module (a reducer, a
+// fusion body).
 absl::StatusOr<Literal> EvaluateComputation(
     const HloComputation& computation,
     absl::Span<const Literal* const> arguments);

@@ -41,6 +41,12 @@ struct OpMetadata {
   bool empty() const { return op_name.empty() && source_file.empty(); }
 };
 
+// The Create* factories do not validate: the caller passes the result shape
+// (ShapeInference computes it) and the verifier checks it. Operands must be
+// non-null. A new instruction is registered as a user of its operands at
+// once, so it must be added to their computation
+// (HloComputation::AddInstruction) rather than dropped: destroying it does
+// not detach it, and the operands would keep a dangling user.
 class HloInstruction {
  public:
   static std::unique_ptr<HloInstruction> CreateParameter(
@@ -76,14 +82,18 @@ class HloInstruction {
       const Shape& shape, HloInstruction* operand,
       absl::Span<const int64_t> dimensions);
   // operands = inputs..., init_values...; one result per input (a tuple
-  // when there are several).
+  // when there are several). `to_apply` is referenced, not owned: it must
+  // belong to the same module.
   static std::unique_ptr<HloInstruction> CreateReduce(
       const Shape& shape, absl::Span<HloInstruction* const> operands,
       absl::Span<const int64_t> dimensions, HloComputation* to_apply);
+  // A tuple's shape is made from its elements' shapes.
   static std::unique_ptr<HloInstruction> CreateTuple(
       absl::Span<HloInstruction* const> elements);
   static std::unique_ptr<HloInstruction> CreateGetTupleElement(
       const Shape& shape, HloInstruction* operand, int64_t index);
+  // `fused_computation` is referenced, not owned: it must belong to the
+  // same module (passes/fusion.h builds one per fusion).
   static std::unique_ptr<HloInstruction> CreateFusion(
       const Shape& shape, FusionKind kind,
       absl::Span<HloInstruction* const> operands,
@@ -98,19 +108,22 @@ class HloInstruction {
   HloInstruction(const HloInstruction&) = delete;
   HloInstruction& operator=(const HloInstruction&) = delete;
 
+  // Setters below change only this instruction: nothing is re-inferred or
+  // checked (the verifier does that).
   HloOpcode opcode() const { return opcode_; }
   const Shape& shape() const { return shape_; }
   void set_shape(const Shape& shape) { shape_ = shape; }
   const std::string& name() const { return name_; }
   // Only HloComputation (which keeps names unique) should rename.
   void set_name(std::string name) { name_ = std::move(name); }
+  // Assigned by HloComputation::AddInstruction; -1 before.
   int64_t unique_id() const { return unique_id_; }
   void set_unique_id(int64_t id) { unique_id_ = id; }
   HloComputation* parent() const { return parent_; }
   void set_parent(HloComputation* parent) { parent_ = parent; }
 
   // Operands and users. Users are listed once each, in the order they first
-  // used this instruction.
+  // used this instruction. `i` is not bounds-checked.
   int64_t operand_count() const { return operands_.size(); }
   HloInstruction* mutable_operand(int64_t i) const { return operands_[i]; }
   const HloInstruction* operand(int64_t i) const { return operands_[i]; }
@@ -118,10 +131,12 @@ class HloInstruction {
   const std::vector<HloInstruction*>& users() const { return users_; }
   int64_t user_count() const { return users_.size(); }
 
-  // Replaces operand `i` by `new_operand`, keeping user lists right.
+  // Replaces operand `i` (in range, unchecked) by the non-null
+  // `new_operand`, keeping user lists right. Shapes are not checked.
   void ReplaceOperandWith(int64_t i, HloInstruction* new_operand);
   // Makes every user of this instruction use `replacement` instead (the
   // computation's root is updated by HloComputation::ReplaceInstruction).
+  // `replacement` must not depend on this instruction, or a cycle results.
   void ReplaceAllUsesWith(HloInstruction* replacement);
   // Drops all operands (used before deleting an instruction).
   void DetachFromOperands();
@@ -138,6 +153,7 @@ class HloInstruction {
   }
   ComparisonDirection comparison_direction() const { return direction_; }
   void set_comparison_direction(ComparisonDirection d) { direction_ = d; }
+  // literal() requires has_literal() (CreateConstant or set_literal).
   const Literal& literal() const { return *literal_; }
   bool has_literal() const { return literal_ != nullptr; }
   void set_literal(Literal literal);
@@ -154,17 +170,21 @@ class HloInstruction {
     called_computations_ = std::move(computations);
   }
   // reduce's to_apply / fusion's calls: the single called computation.
+  // Throws std::out_of_range if there is none (e.g. any other opcode).
   HloComputation* to_apply() const { return called_computations_.at(0); }
   FusionKind fusion_kind() const { return fusion_kind_; }
   void set_fusion_kind(FusionKind kind) { fusion_kind_ = kind; }
   const OpMetadata& metadata() const { return metadata_; }
   void set_metadata(OpMetadata metadata) { metadata_ = std::move(metadata); }
 
-  // Copies the opcode-specific attributes (not shape, operands, name) of
-  // `other`. Called computations are copied as pointers.
+  // Copies the opcode-specific attributes and the metadata (not shape,
+  // operands, name) of `other`. Called computations are copied as pointers;
+  // the literal is deep-copied.
   void CopyAttributesFrom(const HloInstruction& other);
   // True if the two have the same opcode, shape, operands and attributes
-  // (names ignored): the test CSE uses.
+  // (names and metadata ignored): the test CSE uses. Operands and called
+  // computations compare by identity, literals bitwise. Two constants must
+  // both have literals.
   bool IdenticalIgnoringName(const HloInstruction& other) const;
 
   // The instruction as one HLO text line without indentation or ROOT.

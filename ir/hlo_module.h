@@ -1,6 +1,13 @@
 // HloModule: owns computations, one of them the entry. Computations are
-// kept so that every called computation comes before its callers (the order
-// the text format needs). Instruction names are unique across the module.
+// stored in insertion order (a callee may come after its caller, as after
+// XlaBuilder or fusion); MakeComputationPostOrder gives callees before
+// callers, the order the text format needs. Instruction names are unique
+// across the module as long as they are only set through
+// HloComputation::AddInstruction.
+//
+// Pointers to computations and instructions stay valid until these are
+// removed or the module is destroyed. Not thread-safe for mutation; const
+// methods may run concurrently.
 #ifndef MXLA_IR_HLO_MODULE_H_
 #define MXLA_IR_HLO_MODULE_H_
 
@@ -25,31 +32,43 @@ class HloModule {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
-  // Adds an empty computation (its name made unique) and returns it. The
-  // first one added with `is_entry` becomes the entry.
+  // Adds an empty computation (its name made unique) and returns it, owned by
+  // the module. The first one added with `is_entry` becomes the entry.
   HloComputation* AddComputation(std::string name, bool is_entry);
+  // Null until set. `entry` must be owned by this module (unchecked).
   HloComputation* entry_computation() const { return entry_; }
   void set_entry_computation(HloComputation* entry) { entry_ = entry; }
 
-  // In dependency order: callees before callers, the entry last.
+  // Every computation in dependency order: callees before callers, the
+  // entry last.
   std::vector<HloComputation*> MakeComputationPostOrder() const;
+  // Every computation in insertion order.
   std::vector<HloComputation*> computations() const;
+  // The first computation named `name`, or nullptr.
   HloComputation* GetComputationWithName(absl::string_view name) const;
-  // Deletes computations that the entry does not reach.
+  // Deletes computations that the entry does not reach (none if there is no
+  // entry); pointers to them dangle afterwards.
   void RemoveUnusedComputations();
 
-  // A deep copy with the same names.
+  // A deep copy (metadata included), owned by the caller; every computation
+  // is copied, reachable or not. Names are kept, except that an instruction
+  // and a computation sharing a name (legal in parsed text) cannot both keep
+  // it in the copy: one gets a ".N" suffix.
   std::unique_ptr<HloModule> Clone() const;
-  // Copies `computation` (and everything it calls) from another module
-  // into this one, renaming on collisions. Returns the copy.
+  // Copies `computation` (and everything it calls), usually from another
+  // module, into this one, renaming on collisions. Returns the copy, owned by
+  // this module and not the entry.
   HloComputation* DeepCopyComputation(const HloComputation& computation);
 
+  // HLO text (HloPrinter::ModuleToString).
   std::string ToString(const HloPrintOptions& options = {}) const;
 
   // Naming (used by HloComputation::AddInstruction): `hint` if it is free,
   // else the hint without a trailing ".N" plus the next free ".N" of that
   // base, so copying "add.1" again gives "add.2", not "add.1.1".
+  // Computation names draw from the same pool; an empty hint means "name".
   std::string UniqueInstructionName(absl::string_view hint);
+  // Makes `name` free again (used when an instruction is removed).
   void ReleaseInstructionName(const std::string& name);
   int64_t NextUniqueId() { return next_unique_id_++; }
 

@@ -32,14 +32,20 @@
 
 namespace mxla {
 
+// A whole module, owned by the caller. Without ENTRY the last computation is
+// the entry; without ROOT a computation's last instruction is its root.
+// Run VerifyModule before anything that relies on consistent shapes.
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     absl::string_view text);
 
-// A whole shape: "f32[2,3]{1,0}", "s32[]", "(f32[2], pred[])".
+// A whole shape: "f32[2,3]{1,0}", "s32[]", "(f32[2], pred[])". It is
+// validated, a layout must be the row-major default, and nothing may follow.
 absl::StatusOr<Shape> ParseShape(absl::string_view text);
 
 // The value part of a literal of `shape`: "{ {1, 2}, {3, 4} }", "-inf",
-// "( {1, 2}, true )" for a tuple.
+// "( {1, 2}, true )" for a tuple. An invalid `shape` is InvalidArgument too;
+// counts and nesting must match it, every value must fit its element type,
+// and nothing may follow.
 absl::StatusOr<Literal> ParseLiteral(absl::string_view text,
                                      const Shape& shape);
 

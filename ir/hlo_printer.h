@@ -2,6 +2,10 @@
 // parser reads; print -> parse -> print is the identity). Shapes carry their
 // row-major layout, computations list instructions operands-first, callees
 // come before callers, and the entry is marked ENTRY.
+//
+// The printer trusts its input: every constant needs a literal (else null
+// dereference) and every reduce and fusion its called computation (else
+// HloInstruction::to_apply() throws). Verified modules satisfy both.
 #ifndef MXLA_IR_HLO_PRINTER_H_
 #define MXLA_IR_HLO_PRINTER_H_
 
@@ -22,8 +26,11 @@ struct HloPrintOptions {
 
 class HloPrinter {
  public:
+  // "HloModule <name>", then every computation (ComputationToString).
   static std::string ModuleToString(const HloModule& module,
                                     const HloPrintOptions& options = {});
+  // "[ENTRY ]name {", one line per instruction with "ROOT " on the root,
+  // "}".
   static std::string ComputationToString(const HloComputation& computation,
                                          const HloPrintOptions& options = {});
   // One line: `name = f32[2]{0} add(a, b)` (no ROOT, no indentation).

@@ -11,8 +11,13 @@
 //             broadcast_dimensions, every broadcast maps sizes exactly.
 // Both modes reject broadcasts that would stretch a size-1 dimension.
 //
-// Errors are InvalidArgument and name the computation, the instruction and
-// its opcode, then say what is wrong.
+// Errors are InvalidArgument; an instruction's error names the computation,
+// the instruction, its opcode and, when its metadata records one, the
+// builder call that made it, then says what is wrong. Module-level errors
+// (no entry, a computation without a root, parameter numbers not 0..n-1, a
+// duplicate instruction name) name the module or computation. The
+// exceptions are Internal: an operand whose user list lacks the instruction
+// (IR corrupted by a direct edit) and an opcode the verifier does not know.
 #ifndef MXLA_IR_HLO_VERIFIER_H_
 #define MXLA_IR_HLO_VERIFIER_H_
 
@@ -23,6 +28,9 @@ namespace mxla {
 
 enum class VerifierMode { kBuilder, kLowered };
 
+// Checks every computation of `module`, reachable or not, and returns the
+// first error. Reads only: concurrent calls on a module nobody is changing
+// are safe.
 absl::Status VerifyModule(const HloModule& module, VerifierMode mode);
 
 }  // namespace mxla

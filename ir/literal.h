@@ -29,23 +29,31 @@ namespace mxla {
 class Literal {
  public:
   Literal();  // The empty tuple `()`.
-  // A zero-filled literal of a valid `shape` (array or tuple).
+  // A zero-filled literal of `shape` (array or tuple), which must pass
+  // ShapeUtil::ValidateShape (unchecked). Traps if the memory cannot be
+  // allocated.
   explicit Literal(const Shape& shape);
   // A literal whose array contents are unspecified until written: for
   // results that a kernel overwrites completely, skipping the zero fill.
+  // Same preconditions as Literal(shape).
   static Literal ForOverwrite(const Shape& shape);
+  // Deep copies (a new buffer). A moved-from literal may only be assigned to
+  // or destroyed.
   Literal(const Literal& other);
   Literal& operator=(const Literal& other);
   Literal(Literal&&) noexcept = default;
   Literal& operator=(Literal&&) noexcept = default;
 
   const Shape& shape() const { return shape_; }
+  // For array literals. (A tuple literal has no buffer: untyped_data() is
+  // null and size_bytes() 0.)
   int64_t element_count() const { return ShapeUtil::ElementsIn(shape_); }
   int64_t size_bytes() const { return size_bytes_; }
   void* untyped_data() { return buffer_.get(); }
   const void* untyped_data() const { return buffer_.get(); }
 
-  // Typed view of an array literal; T must be the element type's native type.
+  // Typed view of an array literal; T must be the element type's native type
+  // (unchecked). Valid until the literal is destroyed or assigned to.
   template <typename T>
   absl::Span<const T> data() const {
     return absl::Span<const T>(reinterpret_cast<const T*>(buffer_.get()),
@@ -57,7 +65,8 @@ class Literal {
                          static_cast<size_t>(element_count()));
   }
 
-  // Row-major linear index of a multi-dimensional index.
+  // Row-major linear index of a multi-dimensional index. `index` must have
+  // rank() entries, each in range; nothing is checked, here or in Get/Set.
   int64_t LinearIndex(absl::Span<const int64_t> index) const;
   template <typename T>
   T Get(absl::Span<const int64_t> index) const {
@@ -67,10 +76,11 @@ class Literal {
   void Set(absl::Span<const int64_t> index, T value) {
     data<T>()[LinearIndex(index)] = value;
   }
-  // Element `linear_index` converted to double (pred gives 0 or 1).
+  // Element `linear_index` (in [0, element_count()), unchecked) converted to
+  // double (pred gives 0 or 1). Array literals only: a tuple traps.
   double GetAsDouble(int64_t linear_index) const;
 
-  // Tuples.
+  // Tuples (0 elements for an array literal); `i` is not bounds-checked.
   int64_t tuple_size() const { return elements_.size(); }
   const Literal& tuple_element(int64_t i) const { return elements_[i]; }
   Literal& tuple_element(int64_t i) { return elements_[i]; }
@@ -91,6 +101,9 @@ class Literal {
   std::vector<Literal> elements_;
 };
 
+// Factories. T is the native type of an element type (bool, int32_t,
+// int64_t, float, double). Like Literal(shape), they trap if the memory
+// cannot be allocated.
 class LiteralUtil {
  public:
   template <typename T>
@@ -110,7 +123,8 @@ class LiteralUtil {
   static Literal CreateR1(std::initializer_list<T> values) {
     return CreateR1<T>(absl::Span<const T>(values.begin(), values.size()));
   }
-  // Rows must all have the same length (checked by an internal assertion).
+  // Rows (and, for CreateR3, planes) must all have the same length: ragged
+  // input traps in every build mode rather than returning an error.
   template <typename T>
   static Literal CreateR2(
       std::initializer_list<std::initializer_list<T>> values) {
@@ -140,8 +154,9 @@ class LiteralUtil {
     return CreateFromFlat<T>({static_cast<int64_t>(values.size()), d1, d2},
                              flat);
   }
-  // A literal of `dimensions` from row-major `values`; the counts must agree
-  // (an internal assertion: use CreateFromFlatChecked for user data).
+  // A literal of `dimensions` from row-major `values`. The dimensions must
+  // be valid and the counts agree, or it traps: use CreateFromFlatChecked
+  // for user data.
   template <typename T>
   static Literal CreateFromFlat(absl::Span<const int64_t> dimensions,
                                 absl::Span<const T> values) {
@@ -150,6 +165,8 @@ class LiteralUtil {
     if (!literal.ok()) __builtin_trap();
     return *std::move(literal);
   }
+  // InvalidArgument if `dimensions` fail ShapeUtil::ValidateShape or
+  // `values` has a different element count.
   template <typename T>
   static absl::StatusOr<Literal> CreateFromFlatChecked(
       absl::Span<const int64_t> dimensions, absl::Span<const T> values) {
@@ -165,14 +182,18 @@ class LiteralUtil {
     std::copy(values.begin(), values.end(), literal.data<T>().begin());
     return literal;
   }
+  // A tuple that takes ownership of `elements`.
   static Literal MakeTuple(std::vector<Literal> elements);
-  // Scalar zero / one of an array type.
+  // Scalar zero / one of an array type (`type` must be one; One(PRED) is
+  // true).
   static Literal Zero(PrimitiveType type);
   static Literal One(PrimitiveType type);
 
   // OK if `actual` has `expected`'s shape and every element is within
   // `abs_tolerance + rel_tolerance * |expected|` (integers and pred must be
-  // equal; NaN matches NaN). The error names the first differing index.
+  // equal; NaN matches NaN; an infinity only matches itself); tuples are
+  // compared element by element. Otherwise InvalidArgument naming the shape
+  // mismatch or the first differing index and both values.
   static absl::Status Near(const Literal& expected, const Literal& actual,
                            double abs_tolerance, double rel_tolerance);
 };

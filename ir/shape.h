@@ -19,7 +19,9 @@ namespace mxla {
 class Shape {
  public:
   Shape() = default;  // An invalid shape (PRIMITIVE_TYPE_INVALID).
+  // An array shape, not validated (see the file comment).
   Shape(PrimitiveType element_type, absl::Span<const int64_t> dimensions);
+  // A tuple of `tuple_shapes`; `()` when empty.
   explicit Shape(std::vector<Shape> tuple_shapes);
 
   PrimitiveType element_type() const { return element_type_; }
@@ -27,6 +29,9 @@ class Shape {
   bool IsTuple() const { return element_type_ == TUPLE; }
   bool IsScalar() const { return IsArray() && dimensions_.empty(); }
 
+  // Array dimensions (a tuple has none: rank 0, but it is not a scalar).
+  // The indexed accessors and setters do not bounds-check: `i` must be in
+  // [0, rank()) or [0, tuple_shapes().size()).
   int64_t rank() const { return static_cast<int64_t>(dimensions_.size()); }
   absl::Span<const int64_t> dimensions() const { return dimensions_; }
   int64_t dimensions(int64_t i) const { return dimensions_[i]; }
@@ -41,6 +46,7 @@ class Shape {
   // As HLO text prints it: "f32[2,3]{1,0}", "f32[]", "(f32[2]{0}, s32[])".
   std::string ToStringWithLayout() const;
 
+  // Structural: element type, dimensions and tuple elements.
   bool operator==(const Shape& other) const;
   bool operator!=(const Shape& other) const { return !(*this == other); }
 

@@ -28,31 +28,38 @@ class ShapeUtil {
   static absl::StatusOr<Shape> MakeValidatedShape(
       PrimitiveType element_type, absl::Span<const int64_t> dimensions);
 
-  // OK if every size is >= 0, rank <= kMaxRank, and the element count and
-  // byte size fit in int64. Tuples are checked element by element.
+  // OK if the element type is an array type, every size is >= 0,
+  // rank <= kMaxRank, and the element count and byte size fit in int64;
+  // InvalidArgument naming the problem otherwise. Tuples are checked element
+  // by element (the empty tuple is valid).
   static absl::Status ValidateShape(const Shape& shape);
 
-  // Element count of an array shape; the shape must be valid.
+  // Element count of an array shape; the shape must be valid (unchecked:
+  // overflow is undefined behavior). A tuple shape gives 1.
   static int64_t ElementsIn(const Shape& shape);
-  // Element count of `dimensions`, failing instead of overflowing.
+  // Element count of `dimensions`; InvalidArgument for a negative size or an
+  // int64 overflow.
   static absl::StatusOr<int64_t> CheckedElementCount(
       absl::Span<const int64_t> dimensions);
   // Bytes of an array shape's dense row-major buffer; the shape must be valid.
   static int64_t ByteSizeOf(const Shape& shape);
 
+  // Comparisons that ignore the rest of the shape.
   static bool SameDimensions(const Shape& a, const Shape& b) {
     return a.dimensions() == b.dimensions();
   }
   static bool SameElementType(const Shape& a, const Shape& b) {
     return a.element_type() == b.element_type();
   }
+  // An array with exactly one element (any rank, e.g. f32[1,1]).
   static bool IsEffectiveScalar(const Shape& shape) {
     return shape.IsArray() && ElementsIn(shape) == 1;
   }
   // Same dimensions, element type `type`.
   static Shape ChangeElementType(const Shape& shape, PrimitiveType type);
 
-  // Row-major strides in elements: the last dimension has stride 1.
+  // Row-major strides in elements of an array shape: the last dimension has
+  // stride 1.
   static std::vector<int64_t> RowMajorStrides(const Shape& shape);
 
   // Human-readable form, as in error messages: "f32[2,3]".

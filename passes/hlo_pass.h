@@ -1,6 +1,9 @@
 // HloPass: one transformation of a module. Run returns whether it changed
-// anything; it never leaves a module half-rewritten on error (errors are
-// internal invariants, reported as Internal).
+// anything. Errors are Internal (a broken invariant) unless a pass documents
+// otherwise (fusion: FailedPrecondition on HLO that is not lowered). After
+// an error the module may hold the rewrites made before it (simplify, for
+// one, keeps its earlier replacements): discard it, as Compile does by
+// optimizing a copy.
 //
 // A pass states which HLO form it expects and leaves: the pipeline verifies
 // in builder mode until a pass reports that its output is lowered HLO (no
@@ -19,6 +22,8 @@ class HloPass {
   virtual ~HloPass() = default;
   // Kebab-case, unique: "lower-broadcasts".
   virtual absl::string_view name() const = 0;
+  // Rewrites `module` in place; true if anything changed. Expects a module
+  // that verifies in the form the pass documents.
   virtual absl::StatusOr<bool> Run(HloModule& module) = 0;
   // True if the module is lowered HLO after this pass.
   virtual bool ProducesLoweredHlo() const { return false; }

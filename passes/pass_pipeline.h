@@ -8,7 +8,11 @@
 //
 // Dumps: DIR/00-input.hlo, then DIR/NN-<pass>.hlo after each pass run that
 // changed the module, and DIR/passes.txt listing every pass run, in order,
-// with "changed", "unchanged" or "disabled" and its time.
+// with "changed", "unchanged" or "disabled" and its time (written only when
+// Run succeeds).
+//
+// A pipeline owns its passes. It is not thread-safe: Run mutates its records,
+// so use one pipeline per thread.
 #ifndef MXLA_PASSES_PASS_PIPELINE_H_
 #define MXLA_PASSES_PASS_PIPELINE_H_
 
@@ -38,6 +42,7 @@ class PassPipeline {
   explicit PassPipeline(PipelineOptions options = {})
       : options_(std::move(options)) {}
 
+  // Appends a step running the non-null `pass` once.
   void AddPass(std::unique_ptr<HloPass> pass);
   // Runs `passes` in order, again and again, until a round changes nothing;
   // more than `max_rounds` rounds is an Internal error.
@@ -45,12 +50,18 @@ class PassPipeline {
                      std::vector<std::unique_ptr<HloPass>> passes,
                      int64_t max_rounds = 32);
 
-  // Runs every step; true if any pass changed the module.
+  // Runs every step; true if any pass changed the module. The input itself is
+  // not verified. Errors: a failing pass's own code, prefixed "pass '<name>'
+  // failed: "; Internal "pass '<name>' produced an invalid module: ..." if
+  // verification fails after it; Internal for a fixed-point group that does
+  // not settle; InvalidArgument if the dump directory or a dump file cannot
+  // be written. The module may be partly rewritten after an error.
   absl::StatusOr<bool> Run(HloModule& module);
 
   // The pass names in order (a fixed-point group's passes listed once).
   std::vector<std::string> PassNames() const;
-  // Every pass run by the last Run(), in order.
+  // Every pass run by the last Run(), in order (disabled ones included; a
+  // pass whose own Run fails is not recorded).
   const std::vector<PassRecord>& records() const { return records_; }
   // One line per pass name: runs, changes, total milliseconds; and a total.
   std::string TimingReport() const;

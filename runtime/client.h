@@ -17,6 +17,8 @@
 
 namespace mxla {
 
+// Compile(computation.module(), options): same contract and errors. The
+// executable does not refer to `computation` afterwards.
 inline absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const XlaComputation& computation, const CompileOptions& options = {}) {
   return Compile(computation.module(), options);

@@ -2,8 +2,9 @@
 // Executable for the chosen backend.
 //
 // Backends:
-//   jit          (default) lower-broadcasts, fusion and row-fusion after the pipeline,
-//                then one LLVM kernel per fusion (runtime/jit_executable.h);
+//   jit          (default) lower-broadcasts, fusion and row-fusion after
+//                the pipeline, then one LLVM kernel per fusion
+//                (runtime/jit_executable.h);
 //   interpreter  the reference evaluator (ir/hlo_evaluator.h) on the
 //                optimized module: the oracle.
 #ifndef MXLA_RUNTIME_COMPILE_H_
@@ -24,6 +25,8 @@ namespace mxla {
 
 enum class Backend { kJit, kInterpreter };
 
+// "jit" or "interpreter"; ParseBackend is its inverse, InvalidArgument for
+// any other name.
 absl::string_view BackendName(Backend backend);
 absl::StatusOr<Backend> ParseBackend(absl::string_view name);
 
@@ -41,13 +44,18 @@ struct CompileOptions {
 };
 
 // Verifies `module` (builder form allowed), optimizes a copy, compiles it.
-// Invalid modules are InvalidArgument; the input is never modified. For the
+// Invalid modules are InvalidArgument; the input is never modified, and the
+// returned executable (owned by the caller) does not refer to it. For the
 // jit, an identical earlier compile is served from the compile cache.
+// Other errors: an unknown pass name (InvalidArgument), a pass failure (see
+// PassPipeline::Run), FailedPrecondition when disabled passes leave the jit
+// HLO that is not lowered or not fused, Unimplemented for HLO the jit cannot
+// compile (e.g. nested tuples), InvalidArgument for unwritable dumps.
+// Thread-safe: compiles may run concurrently (give them distinct dump
+// directories).
 absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const HloModule& module, const CompileOptions& options = {});
 
-// The passes Compile runs for `options`: the default pipeline or the named
-// passes, then, for the jit backend, lower-broadcasts, fusion and row-fusion.
 // The directory Compile dumps into: options.pipeline.dump_dir, else the
 // MXLA_DUMP_DIR environment variable, else none ("").
 std::string DumpDirectory(const CompileOptions& options);
@@ -55,20 +63,28 @@ std::string DumpDirectory(const CompileOptions& options);
 // Writes what the jit backend makes of `fused_module` into `dir`: the fused
 // module (fused.hlo), the kernels' LLVM IR before and after optimization
 // (llvm.ll, llvm-opt.ll) and the host assembly (kernels.s). Compile calls it
-// after the pipeline's per-pass dumps (NN-pass.hlo, passes.txt).
+// after the pipeline's per-pass dumps (NN-pass.hlo, passes.txt). `dir` must
+// exist; InvalidArgument if a file cannot be written, codegen errors as
+// JitKernels::Compile reports them.
 absl::Status DumpCodegenStages(const HloModule& fused_module,
                                const CodegenOptions& options,
                                const std::string& dir);
 
 // The compile cache's key for compiling `module` with `options`: the
-// module's text and every option that changes the compiled code.
+// module's text (without metadata) and every option that changes the
+// compiled code.
 std::string CompileCacheKey(const HloModule& module,
                             const CompileOptions& options);
 
+// The passes Compile runs for `options`: the default pipeline or the named
+// passes, then, for the jit backend, lower-broadcasts, fusion and row-fusion.
+// InvalidArgument for an unknown pass name.
 absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
     const CompileOptions& options);
 
-// Verifies `module` and returns the optimized copy Compile would compile.
+// Verifies `module` (builder mode) and returns the optimized copy Compile
+// would compile, owned by the caller; dumps like Compile when
+// DumpDirectory(options) is set. Never uses the compile cache.
 absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForBackend(
     const HloModule& module, const CompileOptions& options);
 

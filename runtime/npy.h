@@ -14,11 +14,16 @@
 
 namespace mxla {
 
+// The array in `bytes` (a whole file); pred bytes other than 0 read as true.
 absl::StatusOr<Literal> ParseNpy(absl::string_view bytes);
-// The .npy bytes (version 1.0) of an array literal.
+// The .npy bytes (version 1.0) of an array literal; a tuple is
+// InvalidArgument.
 absl::StatusOr<std::string> SerializeNpy(const Literal& literal);
 
+// NotFound if `path` cannot be opened; ParseNpy's errors, prefixed with
+// the path.
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
+// SerializeNpy's errors; InvalidArgument if the file cannot be written.
 absl::Status WriteNpyFile(const std::string& path, const Literal& literal);
 
 }  // namespace mxla
