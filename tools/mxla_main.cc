@@ -36,8 +36,19 @@ std::vector<std::string> SplitEmptyAssignments(int argc, char** argv) {
 int main(int argc, char** argv) {
   CLI::App app{
       "mxla: an XLA-style compiler for the CPU. Builds HLO with XLA's "
-      "broadcasting semantics, lowers, and runs it."};
+      "broadcasting semantics, lowers, and runs it.",
+      "mxla"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "mxla " MXLA_VERSION
+                                    " (LLVM " MXLA_LLVM_VERSION ")");
+  app.footer(
+      "Examples:\n"
+      "  mxla demo --example softmax          one example, every stage\n"
+      "  mxla opt model.hlo --emit=fused      the module the JIT compiles\n"
+      "  mxla run model.hlo -i 0=x.npy -i 1=v.npy --compare\n"
+      "  mxla run model.hlo -i x=x.npy --dump-dir=dump\n"
+      "Run 'mxla SUBCOMMAND --help' for a subcommand's options. Exit status: "
+      "0 on success, 1 with 'error: ...' on stderr for any user error.");
   std::map<std::string, mxla::tools::CommandRunner> runners;
   runners["opt"] = mxla::tools::RegisterOptCommand(app);
   runners["run"] = mxla::tools::RegisterRunCommand(app);
@@ -49,11 +60,17 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // CLI11 uses many exit codes; mxla promises 1 for every user error.
-    mxla::tools::ReportError(std::string(e.what()) +
-                             " (run 'mxla --help' for usage)");
-    return 1;
+    // Point at the help of the subcommand the user was typing, if any.
+    std::string help = "mxla --help";
+    for (CLI::App* subcommand : app.get_subcommands()) {
+      help = "mxla " + subcommand->get_name() + " --help";
+    }
+    return mxla::tools::ReportError(std::string(e.what()) + " (run '" + help +
+                                    "' for usage)");
   }
   for (CLI::App* subcommand : app.get_subcommands()) {
     return runners.at(subcommand->get_name())();

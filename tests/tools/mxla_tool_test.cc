@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -151,8 +153,41 @@ TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
 TEST(MxlaToolTest, HelpExitsZero) {
   Result help = RunMxla("--help");
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_THAT(help.out, HasSubstr("opt"));
-  EXPECT_THAT(help.out, HasSubstr("demo"));
+  EXPECT_THAT(help.out, HasSubstr("Usage: mxla [OPTIONS] SUBCOMMAND"));
+  for (const char* command : {"opt", "run", "demo", "bench"}) {
+    EXPECT_THAT(help.out, HasSubstr(std::string("  ") + command)) << command;
+  }
+  EXPECT_THAT(help.out, HasSubstr("Examples:"));
+  Result version = RunMxla("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.out, ContainsRegex("^mxla [0-9]+\\.[0-9]+\\.[0-9]+ \\(LLVM 19"));
+}
+
+// Every subcommand documents each of its options, and rejects any other.
+TEST(MxlaToolTest, EachSubcommandsHelpIsCompleteAndUnknownFlagsFail) {
+  // opt and run are given their file, so the flag is the only problem.
+  const std::pair<const char*, std::vector<const char*>> commands[] = {
+      {"opt -", {"--passes", "--disable-pass", "--dump-dir", "--time-passes",
+               "--emit", "--metadata", "--collapse-fusions"}},
+      {"run -", {"--input", "--output", "--backend", "--compare", "--tolerance",
+               "--passes", "--dump-dir"}},
+      {"demo", {"--example", "--list", "--dump-dir"}},
+      {"bench", {"--threads", "--filter", "--runs", "--json"}},
+  };
+  for (const auto& [command, options] : commands) {
+    Result help = RunMxla(std::string(command) + " --help");
+    EXPECT_EQ(help.exit_code, 0) << command;
+    std::string name = std::string(command).substr(0, std::string(command).find(' '));
+    EXPECT_THAT(help.out, HasSubstr("Usage: mxla " + name));
+    for (const char* option : options) {
+      EXPECT_THAT(help.out, HasSubstr(option)) << command << " " << option;
+    }
+    Result bad = RunMxla(std::string(command) + " --no-such-flag");
+    EXPECT_EQ(bad.exit_code, 1) << command;
+    EXPECT_THAT(bad.err, HasSubstr("not expected: --no-such-flag")) << command;
+    EXPECT_THAT(bad.err, HasSubstr("run 'mxla " + name + " --help'")) << command;
+    EXPECT_THAT(bad.out, IsEmpty()) << command;
+  }
 }
 
 TEST(MxlaToolTest, DemoShowsEveryExample) {
