@@ -1,0 +1,66 @@
+// Fuzz target: a random valid graph (tests/testlib/random_graph.h) whose
+// seed and options come from the bytes, run by the JIT and by the
+// interpreter. With exact reductions the two must agree bit for bit; with
+// reassociated float reductions, within 1e-4. Compile and run must succeed.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/hlo_evaluator.h"
+#include "runtime/compile.h"
+#include "tests/fuzz/byte_reader.h"
+#include "tests/fuzz/fuzz_check.h"
+#include "tests/testlib/random_graph.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace mxla;
+  fuzz::ByteReader in(data, size);
+  uint64_t seed = in.U64();
+  RandomGraphOptions options;
+  options.max_instructions = in.Int(1, 24);
+  options.max_rank = in.Int(1, 5);
+  options.max_dimension_size = in.Int(1, 9);
+  options.element_types.clear();
+  for (PrimitiveType type : {F32, F64, S32, S64, PRED}) {
+    if (in.Bool()) options.element_types.push_back(type);
+  }
+  if (options.element_types.empty()) options.element_types.push_back(F32);
+  bool exact = in.Bool();
+  bool full_pipeline = in.Bool();
+  bool stream_everything = in.Int(0, 7) == 0;
+
+  absl::StatusOr<RandomGraph> graph = GenerateRandomGraph(seed, options);
+  FUZZ_CHECK(graph.ok(), graph.status().ToString());
+  const HloModule& module = graph->computation.module();
+  std::vector<const Literal*> arguments;
+  for (const Literal& argument : graph->arguments) arguments.push_back(&argument);
+  absl::StatusOr<Literal> expected = EvaluateModule(module, arguments);
+  FUZZ_CHECK(expected.ok(), expected.status().ToString());
+
+  CompileOptions compile;
+  if (!full_pipeline) compile.passes = std::vector<std::string>{};
+  compile.codegen.reassociate_reductions = !exact;
+  if (stream_everything) compile.codegen.streaming_store_min_bytes = 1;
+  absl::StatusOr<std::unique_ptr<Executable>> executable =
+      Compile(module, compile);
+  FUZZ_CHECK(executable.ok(), absl::StrCat(graph->description, ": ",
+                                           executable.status().ToString(),
+                                           "\n", module.ToString()));
+  absl::StatusOr<Literal> actual = (*executable)->Run(arguments);
+  FUZZ_CHECK(actual.ok(), absl::StrCat(graph->description, ": ",
+                                       actual.status().ToString()));
+  std::string context = absl::StrCat(
+      graph->description, exact ? " exact" : " reassociated",
+      full_pipeline ? ", full pipeline\n" : ", no passes\n", module.ToString(),
+      "\nexpected ", expected->ToString(), "\nactual   ", actual->ToString());
+  if (exact) {
+    FUZZ_CHECK(*actual == *expected, context);
+  } else {
+    absl::Status near = LiteralUtil::Near(*expected, *actual, 1e-4, 1e-4);
+    FUZZ_CHECK(near.ok(), absl::StrCat(near.message(), "\n", context));
+  }
+  return 0;
+}
