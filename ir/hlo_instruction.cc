@@ -18,14 +18,21 @@ void HloInstruction::AppendOperand(HloInstruction* operand) {
 }
 
 void HloInstruction::AddUser(HloInstruction* user) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end()) {
+  if (user_positions_.try_emplace(user, users_.size()).second) {
     users_.push_back(user);
   }
 }
 
 void HloInstruction::RemoveUser(HloInstruction* user) {
-  auto it = std::find(users_.begin(), users_.end(), user);
-  if (it != users_.end()) users_.erase(it);
+  auto it = user_positions_.find(user);
+  if (it == user_positions_.end()) return;
+  const int64_t position = it->second;
+  user_positions_.erase(it);
+  if (position != static_cast<int64_t>(users_.size()) - 1) {
+    users_[position] = users_.back();
+    user_positions_[users_[position]] = position;
+  }
+  users_.pop_back();
 }
 
 void HloInstruction::ReplaceOperandWith(int64_t i,

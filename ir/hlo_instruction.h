@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "ir/hlo_opcode.h"
@@ -122,14 +123,21 @@ class HloInstruction {
   HloComputation* parent() const { return parent_; }
   void set_parent(HloComputation* parent) { parent_ = parent; }
 
-  // Operands and users. Users are listed once each, in the order they first
-  // used this instruction. `i` is not bounds-checked.
+  // Operands and users. Users are listed once each, in an order that
+  // depends only on the sequence of edits (deterministic, not meaningful:
+  // removing a user moves the last one into its place). `i` is not
+  // bounds-checked.
   int64_t operand_count() const { return operands_.size(); }
   HloInstruction* mutable_operand(int64_t i) const { return operands_[i]; }
   const HloInstruction* operand(int64_t i) const { return operands_[i]; }
   const std::vector<HloInstruction*>& operands() const { return operands_; }
   const std::vector<HloInstruction*>& users() const { return users_; }
   int64_t user_count() const { return users_.size(); }
+  // O(1): a parameter read by 100,000 instructions must not make graph
+  // edits quadratic.
+  bool IsUserOf(const HloInstruction* operand) const {
+    return operand->user_positions_.contains(this);
+  }
 
   // Replaces operand `i` (in range, unchecked) by the non-null
   // `new_operand`, keeping user lists right. Shapes are not checked.
@@ -203,6 +211,7 @@ class HloInstruction {
   HloComputation* parent_ = nullptr;
   std::vector<HloInstruction*> operands_;
   std::vector<HloInstruction*> users_;
+  absl::flat_hash_map<const HloInstruction*, int64_t> user_positions_;
 
   std::vector<int64_t> dimensions_;
   std::optional<std::vector<int64_t>> broadcast_dimensions_;

@@ -174,8 +174,7 @@ absl::Status VerifyInstruction(const HloInstruction& instruction,
       return absl::InvalidArgumentError(absl::StrCat(
           "operand ", operand->name(), " belongs to another computation"));
     }
-    const auto& users = operand->users();
-    if (std::find(users.begin(), users.end(), &instruction) == users.end()) {
+    if (!instruction.IsUserOf(operand)) {
       return absl::InternalError(absl::StrCat(
           "operand ", operand->name(), " does not list it as a user"));
     }

@@ -1,5 +1,6 @@
 #include "passes/fusion.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -131,6 +132,31 @@ absl::Status CheckLowered(const HloModule& module) {
   return absl::OkStatus();
 }
 
+// Materializes more values so that no fusion grows far beyond
+// kMaxFusedInstructions: LLVM's scheduling is superlinear in a kernel's
+// size, and a 100,000-instruction chain must still compile in time linear
+// in its length. In post order, each instruction's fused size is itself
+// plus its operands' (a shared operand counts once per path, which only
+// cuts earlier); one that exceeds the limit becomes a root, so every fusion
+// holds at most arity x limit + 1 instructions.
+void LimitFusionSizes(const std::vector<HloInstruction*>& order,
+                      absl::flat_hash_set<const HloInstruction*>& roots) {
+  absl::flat_hash_map<const HloInstruction*, int64_t> fused_size;
+  for (const HloInstruction* instruction : order) {
+    if (!IsFusible(*instruction)) continue;
+    int64_t size = 1;
+    for (const HloInstruction* operand : instruction->operands()) {
+      if (roots.contains(operand)) continue;
+      auto it = fused_size.find(operand);
+      if (it != fused_size.end()) size += it->second;
+    }
+    if (size > kMaxFusedInstructions && !IsScalarConstant(*instruction)) {
+      roots.insert(instruction);
+    }
+    fused_size[instruction] = std::min(size, kMaxFusedInstructions + 1);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
@@ -146,6 +172,7 @@ absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
       roots.insert(instruction);
     }
   }
+  LimitFusionSizes(order, roots);
   if (roots.empty()) return changed;
 
   // Operands are fused before their users, so a fusion's operands that are

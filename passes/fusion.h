@@ -22,6 +22,9 @@
 //   * every other fusible instruction is fused into each fusion that reaches
 //     it: cheap ones (broadcasts, reshapes, adds, compares, ...) are
 //     duplicated into several consumers rather than written to memory;
+//   * a value whose fusion would exceed kMaxFusedInstructions (counting a
+//     shared operand once per path) is materialized too, so kernels stay
+//     small enough for LLVM to compile in time linear in the graph;
 //   * a fusion rooted at a reduce is kInput, every other kLoop; its operands
 //     are the non-fusible or materialized values it reads, once each, in the
 //     order the fused instructions (in post order) first read them;
@@ -31,9 +34,15 @@
 #ifndef MXLA_PASSES_FUSION_H_
 #define MXLA_PASSES_FUSION_H_
 
+#include <cstdint>
+
 #include "passes/hlo_pass.h"
 
 namespace mxla {
+
+// Past this many instructions a fused value is materialized (see Rules).
+// Real kernels (softmax, layer norm) are far smaller.
+inline constexpr int64_t kMaxFusedInstructions = 500;
 
 class FusionPass : public HloPass {
  public:

@@ -27,6 +27,7 @@
 #include "runtime/thread_pool.h"
 #include "tools/bench_reference.h"
 #include "tools/bench_workloads.h"
+#include "tools/bench_scaling.h"
 #include "tools/commands.h"
 
 namespace mxla::tools {
@@ -301,6 +302,30 @@ absl::Status BenchDispatch(Report& report) {
   return absl::OkStatus();
 }
 
+absl::Status BenchScaling(Report& report) {
+  ASSIGN_OR_RETURN(std::vector<ScalingPoint> points,
+                   MeasureGraphScaling({1000, 10000, 100000}));
+  std::cout << "\ngraph size (a chain of v * 0.5 + x on f32[1024]; one "
+               "uncached compile each):\n"
+               "  instructions  build ms  compile ms  us/instruction  "
+               "kernels  run ms\n";
+  for (const ScalingPoint& point : points) {
+    double per_instruction =
+        1000 * (point.build_ms + point.compile_ms) / point.instructions;
+    std::cout << absl::StrFormat("  %12d %9.1f %11.1f %15.2f %8d %7.3f\n",
+                                 point.instructions, point.build_ms,
+                                 point.compile_ms, per_instruction,
+                                 point.kernels, point.run_ms);
+    report.Add(absl::StrFormat(
+        R"({"kind":"scaling","instructions":%d,"build_ms":%.3f,)"
+        R"("compile_ms":%.3f,"us_per_instruction":%.3f,"kernels":%d,)"
+        R"("run_ms":%.4f})",
+        point.instructions, point.build_ms, point.compile_ms, per_instruction,
+        point.kernels, point.run_ms));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunBench(const BenchOptions& options) {
   if (options.runs < 1) return absl::InvalidArgumentError("--runs must be >= 1");
   std::vector<std::string> filter =
@@ -310,26 +335,33 @@ absl::Status RunBench(const BenchOptions& options) {
            std::find(filter.begin(), filter.end(), id) != filter.end();
   };
   for (const std::string& id : filter) {
-    bool known = id == "W7";
+    bool known = id == "W7" || id == "S";
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: unknown workload '", id, "' (W1 to W7)"));
+          "--filter: unknown workload '", id, "' (W1 to W7, S)"));
     }
   }
   Report report;
-  double triad = MeasureStream(options.runs, report);
-  std::cout << "\nworkloads (f32; ms are median and min of " << options.runs
-            << " cache-flushed runs; GB/s from bytes that must move):\n"
-            << "  id  workload          jit ms   min ms    GB/s  %triad |  "
-               "hand ms    GB/s %triad | jit/hand | compile ms (median, first), hit us\n";
-  bool first = true;
-  std::vector<MemoryLine> memory;
+  bool any_workload = false;
   for (const auto& factory : bench::Workloads()) {
-    if (!selected(factory.id)) continue;
-    RETURN_IF_ERROR(BenchWorkload(factory.make(), triad, options.runs, first,
-                                  report, memory));
-    first = false;
+    any_workload |= selected(factory.id);
+  }
+  std::vector<MemoryLine> memory;
+  if (any_workload) {
+    double triad = MeasureStream(options.runs, report);
+    std::cout << "\nworkloads (f32; ms are median and min of " << options.runs
+              << " cache-flushed runs; GB/s from bytes that must move):\n"
+              << "  id  workload          jit ms   min ms    GB/s  %triad |  "
+                 "hand ms    GB/s %triad | jit/hand | compile ms (median, "
+                 "first), hit us\n";
+    bool first = true;
+    for (const auto& factory : bench::Workloads()) {
+      if (!selected(factory.id)) continue;
+      RETURN_IF_ERROR(BenchWorkload(factory.make(), triad, options.runs, first,
+                                    report, memory));
+      first = false;
+    }
   }
   if (!memory.empty()) {
     std::cout << "\nmemory (Run(Literal) allocates the output each call; "
@@ -345,6 +377,10 @@ absl::Status RunBench(const BenchOptions& options) {
     }
   }
   if (selected("W7")) RETURN_IF_ERROR(BenchDispatch(report));
+  // Seconds of LLVM at 100,000 instructions: only when asked for.
+  if (std::find(filter.begin(), filter.end(), "S") != filter.end()) {
+    RETURN_IF_ERROR(BenchScaling(report));
+  }
   if (!options.json.empty()) {
     std::ofstream out(options.json);
     out << "[\n  " << absl::StrJoin(report.json, ",\n  ") << "\n]\n";
@@ -368,7 +404,9 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
                     "Threads for the JIT and the reference loops (default: "
                     "all cores)");
   bench->add_option("--filter", options->filter,
-                    "Comma-separated workload ids (W1..W7)");
+                    "Comma-separated workload ids: W1..W7, and S for "
+                    "compile-time scaling up to 100,000 instructions (only "
+                    "run when named)");
   bench->add_option("--runs", options->runs, "Timed runs per measurement")
       ->capture_default_str();
   bench->add_option("--json", options->json, "Also write the results here");

@@ -335,11 +335,13 @@ ENTRY main {
   EXPECT_EQ(module->ToString(), before);
 }
 
-TEST(FusionTest, DeepChainsFuseWithoutRecursion) {
+// A 100,000-negate chain fuses without recursion into kernels of at most
+// kMaxFusedInstructions + 1 negates, each negate in exactly one of them.
+TEST(FusionTest, DeepChainsFuseWithoutRecursionIntoBoundedKernels) {
   std::string text =
       "HloModule deep\nENTRY main {\n  v0 = f32[8] parameter(0)\n";
-  constexpr int kDepth = 100000;
-  for (int i = 1; i <= kDepth; ++i) {
+  constexpr int64_t kDepth = 100000;
+  for (int64_t i = 1; i <= kDepth; ++i) {
     absl::StrAppend(&text, i == kDepth ? "  ROOT " : "  ", "v", i,
                     " = f32[8] negate(v", i - 1, ")\n");
   }
@@ -347,9 +349,39 @@ TEST(FusionTest, DeepChainsFuseWithoutRecursion) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
   ASSERT_OK_AND_ASSIGN(bool changed, FusionPass().Run(*module));
   EXPECT_TRUE(changed);
-  EXPECT_EQ(module->entry_computation()->instruction_count(), 2);
-  HloInstruction* root = module->entry_computation()->root_instruction();
-  EXPECT_EQ(root->to_apply()->instruction_count(), kDepth + 1);
+  int64_t fusions = 0, fused_negates = 0;
+  for (const HloInstruction* instruction :
+       module->entry_computation()->instructions()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    ++fusions;
+    int64_t negates = CountIn(*instruction->to_apply(), HloOpcode::kNegate);
+    EXPECT_LE(negates, kMaxFusedInstructions + 1);
+    fused_negates += negates;
+  }
+  EXPECT_EQ(fused_negates, kDepth);
+  EXPECT_EQ(fusions, (kDepth + kMaxFusedInstructions) / (kMaxFusedInstructions + 1));
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kLowered));
+}
+
+// A wide DAG whose cheap values are shared (v[i+1] = v[i] + v[i]) counts a
+// shared operand once per path: fusions are cut early, never too big.
+TEST(FusionTest, SharedOperandsStillBoundTheFusionSize) {
+  std::string text =
+      "HloModule doubling\nENTRY main {\n  v0 = f32[4] parameter(0)\n";
+  constexpr int kDepth = 3000;
+  for (int i = 1; i <= kDepth; ++i) {
+    absl::StrAppend(&text, i == kDepth ? "  ROOT " : "  ", "v", i,
+                    " = f32[4] add(v", i - 1, ", v", i - 1, ")\n");
+  }
+  text += "}\n";
+  std::unique_ptr<HloModule> module = Fuse(text, F32Args({{4}}));
+  ASSERT_NE(module, nullptr);
+  for (const HloInstruction* instruction :
+       module->entry_computation()->instructions()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    EXPECT_LE(CountIn(*instruction->to_apply(), HloOpcode::kAdd),
+              2 * kMaxFusedInstructions + 1);
+  }
 }
 
 // The structural invariants of a fused entry.

@@ -141,13 +141,14 @@ TEST(MxlaToolTest, GraphsAsDotAndSvg) {
 
 // A smoke run of the benchmark (timings are reported, never asserted).
 TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
-  Result result = RunMxla("bench --filter W7 --runs 1");
+  Result result = RunMxla("bench --filter W3,W7 --runs 1");
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("triad"));
+  EXPECT_THAT(result.out, HasSubstr("W3  outer"));
   EXPECT_THAT(result.out, HasSubstr("W7 small_dispatch (8x8 + 8): RunBuffers"));
   Result unknown = RunMxla("bench --filter W9");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W9' (W1 to W7)"));
+  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W9' (W1 to W7, S)"));
 }
 
 TEST(MxlaToolTest, HelpExitsZero) {
