@@ -27,10 +27,12 @@ std::string WriteTempFile(const std::string& name,
   return path;
 }
 
-ToolResult RunMxla(const std::string& args, const std::string& stdin_text) {
+ToolResult RunMxla(const std::string& args, const std::string& stdin_text,
+                   const std::string& environment) {
   std::string in = WriteTempFile("stdin", stdin_text);
   std::string out = TempPath("stdout"), err = TempPath("stderr");
-  std::string command = absl::StrCat(MXLA_TOOL_PATH, " ", args, " <", in,
+  std::string command = absl::StrCat(environment, " ", MXLA_TOOL_PATH, " ",
+                                     args, " <", in,
                                      " >", out, " 2>", err);
   int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out),

@@ -13,7 +13,9 @@ struct ToolResult {
 };
 
 // Runs `mxla <args>` through the shell with `stdin_text` as standard input.
-ToolResult RunMxla(const std::string& args, const std::string& stdin_text = "");
+// `environment` ("NAME=value ...") is set for this run only.
+ToolResult RunMxla(const std::string& args, const std::string& stdin_text = "",
+                   const std::string& environment = "");
 
 // Writes `contents` to a file named `name` in the test's temporary
 // directory and returns its path.

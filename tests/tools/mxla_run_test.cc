@@ -1,5 +1,6 @@
 // `mxla run` end to end: .npy inputs by number or name, printed and .npy
 // results, and every error path (exit 1, "error: ...", never a crash).
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -163,6 +164,54 @@ ENTRY e {
   EXPECT_EQ(printed.out, "(f32[2] {1, 2}, f32[2] {1, 2})\n");
   ExpectUserError(RunMxla(absl::StrCat("run ", tuple, " -i 0=", vec, " -o ", TempPath("t.npy"))),
                   "cannot write (f32[2], f32[2]) as .npy");
+}
+
+// Same inputs, same bits: across runs and across pool sizes (MXLA_THREADS
+// 1, 2 and 16), for a softmax whose kernels the pool splits by rows and
+// whose row sums the JIT reassociates.
+TEST(MxlaRunTest, OutputBitsDoNotDependOnRunOrThreadCount) {
+  Literal x(ShapeUtil::MakeShape(F32, {512, 1000}));
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    x.data<float>()[i] = 5 * std::sin(0.37f * i) + 0.001f * (i % 977);
+  }
+  std::string input = NpyFile("softmax_x.npy", x);
+  std::string module = WriteTempFile("softmax_rows.hlo", R"(HloModule softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  c = f32[] parameter(0)
+  d = f32[] parameter(1)
+  ROOT s = f32[] add(c, d)
+}
+ENTRY main {
+  x = f32[512,1000] parameter(0)
+  ninf = f32[] constant(-inf)
+  rowmax = f32[512] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  shifted = f32[512,1000] subtract(x, rowmax), broadcast_dimensions={0}
+  e = f32[512,1000] exponential(shifted)
+  zero = f32[] constant(0)
+  sum = f32[512] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  ROOT softmax = f32[512,1000] divide(e, sum), broadcast_dimensions={0}
+}
+)");
+  std::string first;
+  for (const char* threads : {"1", "2", "16", "16", "1"}) {
+    std::string out = TempPath(absl::StrCat("softmax_out_", threads, ".npy"));
+    ToolResult result = RunMxla(absl::StrCat("run ", module, " -i 0=", input,
+                                             " -o ", out),
+                                "", absl::StrCat("MXLA_THREADS=", threads));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    std::string bytes = ReadFile(out);
+    ASSERT_GT(bytes.size(), 512u * 1000 * 4);
+    if (first.empty()) {
+      first = bytes;
+    } else {
+      EXPECT_TRUE(bytes == first) << "MXLA_THREADS=" << threads;
+    }
+  }
 }
 
 }  // namespace
