@@ -3,6 +3,13 @@
 # Installs what is missing (Debian 12 packages, as root), configures and
 # builds incrementally into build/ (or $MXLA_BUILD_DIR), then runs the demo or
 # every test.
+#
+#   demo [options]      the demo (options go to `mxla demo`)
+#   test [ctest args]   every test: the suite, then `sanitize` and `fuzz 30`
+#                       (MXLA_QUICK=1: the suite only)
+#   sanitize            the suite under ASan + UBSan (build-asan/), and the
+#                       concurrency tests under TSan (build-tsan/), clang-19
+#   fuzz [SECONDS]      each libFuzzer target for SECONDS (default 30)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,7 +17,7 @@ build=${MXLA_BUILD_DIR:-$root/build}
 
 packages=(cmake ninja-build g++ lld-14 ccache llvm-19-dev llvm-19-tools
           libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-          graphviz)
+          graphviz clang-19 libclang-rt-19-dev)
 
 install_missing() {
   local missing=()
@@ -36,6 +43,46 @@ configure_and_build() {
   cmake --build "$build" -j "$(nproc)"
 }
 
+# A clang-19 build with sanitizers: configure once, then build `targets`
+# (all when none are named). -O1 keeps the instrumented suite fast to build.
+configure_and_build_sanitized() {
+  local dir=$1 sanitizers=$2 fuzz=$3
+  shift 3
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
+      -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -gline-tables-only" \
+      -DCMAKE_CXX_COMPILER=clang++-19 -DMXLA_SANITIZE="$sanitizers" \
+      -DMXLA_FUZZ="$fuzz"
+  fi
+  cmake --build "$dir" -j "$(nproc)" ${1:+--target "$@"}
+}
+
+asan_build=$root/build-asan
+tsan_build=$root/build-tsan
+# The tests that exercise threads; TSan runs only these.
+tsan_targets=(runtime_concurrency_test runtime_jit_concurrency_test
+              runtime_compile_cache_test)
+tsan_tests='Concurrency|CompileCacheTest'
+
+run_sanitizers() {
+  echo "=== ASan + UBSan: the whole suite"
+  configure_and_build_sanitized "$asan_build" address,undefined ON
+  # The package test builds a consumer without the sanitizer runtime.
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir "$asan_build" --output-on-failure -j "$(nproc)" \
+    -E package_consumer
+  echo "=== TSan: the concurrency tests"
+  configure_and_build_sanitized "$tsan_build" thread OFF "${tsan_targets[@]}"
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tools/tsan.supp" \
+    ctest --test-dir "$tsan_build" --output-on-failure -j 1 -R "$tsan_tests"
+}
+
+run_fuzzers() {
+  echo "=== libFuzzer: ${1}s per target"
+  configure_and_build_sanitized "$asan_build" address,undefined ON
+  bash "$root/tools/fuzz.sh" "$asan_build" "$1"
+}
+
 command=${1:-}
 shift || true
 case "$command" in
@@ -48,9 +95,22 @@ case "$command" in
     install_missing
     configure_and_build
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
+    if [ "${MXLA_QUICK:-0}" != 1 ]; then
+      run_sanitizers
+      run_fuzzers 30
+    fi
+    ;;
+  sanitize)
+    install_missing
+    run_sanitizers
+    ;;
+  fuzz)
+    install_missing
+    run_fuzzers "${1:-30}"
     ;;
   *)
-    echo "usage: bash tools/dev.sh demo [demo options] | test [ctest options]" >&2
+    echo "usage: bash tools/dev.sh demo [options] | test [ctest options]" \
+         "| sanitize | fuzz [seconds]" >&2
     exit 1
     ;;
 esac
