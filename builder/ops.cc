@@ -2,6 +2,7 @@
 // result shape and records one instruction (BroadcastInDim records XLA's
 // broadcast/reshape/broadcast sequence). Binary ops keep their
 // broadcast_dimensions as an implicit broadcast for lower-broadcasts.
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "builder/op_helpers.h"
 #include "builder/xla_builder.h"
 #include "ir/broadcast_sequence.h"
+#include "ir/memory_limit.h"
 #include "ir/status_macros.h"
 
 namespace mxla {
@@ -94,6 +96,65 @@ XlaOp Parameter(XlaBuilder* builder, int64_t parameter_number,
             "Parameter", location);
       });
 }
+
+namespace builder_internal {
+namespace {
+
+// Records `status` on `builder` as ReportErrorOrReturn would (prefixed with
+// the call and its site); true if it is OK.
+bool NoteCallError(XlaBuilder* builder, const std::string& call,
+                   const absl::Status& status, const SourceLocation& location) {
+  if (status.ok()) return true;
+  if (builder != nullptr) {
+    builder->NoteError(absl::Status(
+        status.code(), absl::StrCat(call, " at ", CallSiteString(location),
+                                    ": ", status.message())));
+  }
+  return false;
+}
+
+absl::Status CheckConstantBytes(int64_t elements, int64_t element_bytes) {
+  int64_t bytes;
+  if (__builtin_mul_overflow(elements, element_bytes, &bytes)) {
+    bytes = std::numeric_limits<int64_t>::max();
+  }
+  return CheckMemoryLimit(bytes, "the constant");
+}
+
+}  // namespace
+
+bool CheckConstantR1Length(XlaBuilder* builder, int64_t length,
+                           int64_t element_bytes,
+                           const SourceLocation& location) {
+  absl::Status status =
+      length < 0 ? absl::InvalidArgumentError("the length must be >= 0")
+                 : CheckConstantBytes(length, element_bytes);
+  return NoteCallError(builder, absl::StrCat("ConstantR1(length=", length, ")"),
+                       status, location);
+}
+
+bool CheckConstantR2Rows(XlaBuilder* builder,
+                         absl::Span<const int64_t> row_sizes,
+                         int64_t element_bytes,
+                         const SourceLocation& location) {
+  absl::Status status;
+  for (size_t row = 1; row < row_sizes.size() && status.ok(); ++row) {
+    if (row_sizes[row] != row_sizes[0]) {
+      status = absl::InvalidArgumentError(
+          absl::StrCat("row ", row, " has ", row_sizes[row],
+                       " elements but row 0 has ", row_sizes[0]));
+    }
+  }
+  if (status.ok() && !row_sizes.empty()) {
+    status = CheckConstantBytes(
+        row_sizes[0] * static_cast<int64_t>(row_sizes.size()), element_bytes);
+  }
+  return NoteCallError(
+      builder, absl::StrCat("ConstantR2(", row_sizes.size(), " rows)"),
+      status, location);
+}
+
+}  // namespace builder_internal
 
 XlaOp ConstantLiteral(XlaBuilder* builder, const Literal& literal,
                       SourceLocation location) {

@@ -56,20 +56,44 @@ XlaOp ConstantR1(XlaBuilder* builder, std::initializer_list<T> values,
                  SourceLocation location = SourceLocation::current()) {
   return ConstantLiteral(builder, LiteralUtil::CreateR1<T>(values), location);
 }
-// `length` copies of `value`.
+namespace builder_internal {
+// Record an InvalidArgument on `builder` and return false for a negative
+// length, a constant past the memory limit (ir/memory_limit.h) or ragged
+// rows: the checks the templates below make before building a literal.
+bool CheckConstantR1Length(XlaBuilder* builder, int64_t length,
+                           int64_t element_bytes,
+                           const SourceLocation& location);
+bool CheckConstantR2Rows(XlaBuilder* builder,
+                         absl::Span<const int64_t> row_sizes,
+                         int64_t element_bytes, const SourceLocation& location);
+}  // namespace builder_internal
+
+// `length` copies of `value`; a negative length, or one past the memory
+// limit, is InvalidArgument.
 template <typename T>
 XlaOp ConstantR1(XlaBuilder* builder, int64_t length, T value,
                  SourceLocation location = SourceLocation::current()) {
-  std::vector<T> values(length < 0 ? 0 : length, value);
+  if (!builder_internal::CheckConstantR1Length(builder, length, sizeof(T),
+                                               location)) {
+    return XlaOp();
+  }
+  std::vector<T> values(length, value);
   return ConstantLiteral(
       builder, LiteralUtil::CreateR1<T>(absl::Span<const T>(values)),
       location);
 }
-// Ragged rows are not reported as an error: LiteralUtil::CreateR2 traps.
+// Rows of different lengths are InvalidArgument naming the first short or
+// long row.
 template <typename T>
 XlaOp ConstantR2(XlaBuilder* builder,
                  std::initializer_list<std::initializer_list<T>> values,
                  SourceLocation location = SourceLocation::current()) {
+  std::vector<int64_t> row_sizes;
+  for (const auto& row : values) row_sizes.push_back(row.size());
+  if (!builder_internal::CheckConstantR2Rows(builder, row_sizes, sizeof(T),
+                                             location)) {
+    return XlaOp();
+  }
   return ConstantLiteral(builder, LiteralUtil::CreateR2<T>(values), location);
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_evaluator_index_ops.h"
+#include "ir/memory_limit.h"
 #include "ir/scalar_semantics.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
@@ -442,6 +443,14 @@ absl::StatusOr<Literal> EvaluateComputation(
     const HloComputation& computation,
     absl::Span<const Literal* const> arguments) {
   RETURN_IF_ERROR(CheckArguments(computation, arguments));
+  // Every value must fit before the first one is allocated.
+  for (const HloInstruction* instruction : computation.instructions()) {
+    RETURN_IF_ERROR(CheckMemoryLimit(
+        TotalArrayBytes(instruction->shape()),
+        absl::StrCat("the interpreter's value of instruction '",
+                     instruction->name(), "' (",
+                     instruction->shape().ToString(), ")")));
+  }
   ASSIGN_OR_RETURN(Plan plan, MakePlan(computation));
   return RunPlan(plan, arguments);
 }

@@ -2,10 +2,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_evaluator.h"
+#include "ir/memory_limit.h"
 #include "ir/status_macros.h"
 #include "runtime/thread_pool.h"
 
@@ -26,6 +28,18 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
   const HloModule& fused = *program->module;
   ASSIGN_OR_RETURN(program->assignment,
                    AssignBuffers(*fused.entry_computation()));
+  // Checked before LLVM runs: a run allocates its result and one arena.
+  const Shape& result = fused.entry_computation()->root_instruction()->shape();
+  int64_t run_bytes;
+  if (__builtin_add_overflow(TotalArrayBytes(result),
+                             program->assignment.arena_bytes, &run_bytes)) {
+    run_bytes = std::numeric_limits<int64_t>::max();
+  }
+  RETURN_IF_ERROR(CheckMemoryLimit(
+      run_bytes,
+      absl::StrCat("a run of computation '", fused.name(), "' (result ",
+                   result.ToString(), ", ", program->assignment.arena_bytes,
+                   " bytes of temporaries)")));
   ASSIGN_OR_RETURN(program->kernels, JitKernels::Compile(fused, options));
   for (const FusionStep& step : program->assignment.steps) {
     const KernelInfo* info = nullptr;
