@@ -8,6 +8,7 @@
 #include "builder/op_helpers.h"
 #include "builder/xla_builder.h"
 #include "ir/broadcast_sequence.h"
+#include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 
 namespace mxla {
@@ -149,6 +150,14 @@ XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands,
           ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
           instructions.push_back(instruction);
           shapes.push_back(&instruction->shape());
+        }
+        // A computation made from a parsed module has had no checks.
+        absl::Status reducer_ok =
+            VerifyModule(computation.module(), VerifierMode::kBuilder);
+        if (!reducer_ok.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "the reducer computation '", computation.name(),
+              "' is not valid: ", reducer_ok.message()));
         }
         ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferReduceShape(
                                           shapes, dimensions_to_reduce,

@@ -1,12 +1,14 @@
 // The builder's error behaviour: the first error sticks and Build() returns
 // it; messages name the op, the operand shapes, the broadcast_dimensions,
 // the offending dimension and the caller's file:line; nothing aborts.
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
+#include "ir/hlo_parser.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -254,6 +256,33 @@ TEST(BuilderErrorsTest, ReducerOfNonArrayTypeIsAnError) {
   XlaOp x = Parameter(&b, 0, F32({2}), "x");
   Reduce(x, ConstantR0<float>(&b, 0), CreateScalarAddComputation(TUPLE, &b), {0});
   EXPECT_THAT(b.Build(), StatusIs(kInvalid, HasSubstr("not an array element type")));
+}
+
+// A reducer made from a module nobody verified (an empty one, or parsed
+// text whose declared shape is wrong) is an error, not a crash.
+TEST(BuilderErrorsTest, UnverifiedReducerComputationsAreErrors) {
+  XlaComputation empty(std::make_unique<HloModule>("empty"));
+  XlaBuilder b("reduce");
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(mxla::F32, {4}), "x");
+  Reduce(x, ConstantR0<float>(&b, 0), empty, {0});
+  EXPECT_THAT(b.Build().status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the reducer computation 'empty' is not "
+                                 "valid: ")));
+
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> gap, ParseHloModule(R"(
+HloModule gap
+ENTRY add {
+  a = f32[] parameter(0)
+  c = f32[] parameter(1)
+  ROOT s = f32[3] add(a, c)
+})"));
+  XlaBuilder g("reduce_gap");
+  XlaOp y = Parameter(&g, 0, ShapeUtil::MakeShape(mxla::F32, {4}), "y");
+  Reduce(y, ConstantR0<float>(&g, 0), XlaComputation(std::move(gap)), {0});
+  EXPECT_THAT(g.Build().status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the reducer computation 'gap' is not valid")));
 }
 
 }  // namespace
