@@ -19,6 +19,7 @@ absl::string_view OutcomeString(PassRecord::Outcome outcome) {
     case PassRecord::Outcome::kChanged: return "changed";
     case PassRecord::Outcome::kUnchanged: return "unchanged";
     case PassRecord::Outcome::kDisabled: return "disabled";
+    case PassRecord::Outcome::kFailed: return "FAILED";
   }
   return "?";
 }
@@ -67,8 +68,14 @@ absl::StatusOr<bool> PassPipeline::Run(HloModule& module) {
   }
   bool changed = false;
   for (Step& step : steps_) {
-    ASSIGN_OR_RETURN(bool step_changed, RunStep(step, module));
-    changed |= step_changed;
+    absl::StatusOr<bool> step_changed = RunStep(step, module);
+    if (!step_changed.ok()) {
+      // The log of what ran up to the failure is what one debugs it with;
+      // the pass's error matters more than a failure to write the log.
+      if (!options_.dump_dir.empty()) WriteLog().IgnoreError();
+      return step_changed.status();
+    }
+    changed |= *step_changed;
   }
   if (!options_.dump_dir.empty()) RETURN_IF_ERROR(WriteLog());
   return changed;
@@ -102,6 +109,7 @@ absl::StatusOr<bool> PassPipeline::RunPass(HloPass& pass, HloModule& module) {
                   std::chrono::steady_clock::now() - start)
                   .count();
   if (!changed.ok()) {
+    records_.push_back({name, PassRecord::Outcome::kFailed, ms});
     return absl::Status(changed.status().code(),
                         absl::StrCat("pass '", name, "' failed: ",
                                      changed.status().message()));
@@ -115,6 +123,11 @@ absl::StatusOr<bool> PassPipeline::RunPass(HloPass& pass, HloModule& module) {
     absl::Status verified = VerifyModule(
         module, lowered_ ? VerifierMode::kLowered : VerifierMode::kBuilder);
     if (!verified.ok()) {
+      records_.back().outcome = PassRecord::Outcome::kFailed;
+      if (!options_.dump_dir.empty()) {
+        // The invalid module, for the pass's author to read.
+        Dump(module, name + "-invalid").IgnoreError();
+      }
       return absl::InternalError(absl::StrCat(
           "pass '", name, "' produced an invalid module: ",
           verified.message()));

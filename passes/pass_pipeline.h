@@ -33,7 +33,7 @@ struct PipelineOptions {
 
 struct PassRecord {
   std::string name;
-  enum class Outcome { kChanged, kUnchanged, kDisabled } outcome;
+  enum class Outcome { kChanged, kUnchanged, kDisabled, kFailed } outcome;
   double milliseconds = 0;
 };
 

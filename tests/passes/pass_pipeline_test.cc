@@ -66,6 +66,28 @@ TEST(PassPipelineTest, VerifierFailureNamesThePass) {
                              HasSubstr("relu"))));
 }
 
+// A failing pipeline still leaves its log and the module the bad pass made.
+TEST(PassPipelineTest, FailuresAreLoggedAndTheInvalidModuleDumped) {
+  std::string dir = ::testing::TempDir() + "/pipeline_failure_dump";
+  std::filesystem::remove_all(dir);
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  PipelineOptions options;
+  options.dump_dir = dir;
+  PassPipeline pipeline(options);
+  pipeline.AddPass(std::make_unique<CountdownPass>(1));
+  pipeline.AddPass(std::make_unique<CorruptingPass>());
+  EXPECT_THAT(pipeline.Run(*module),
+              StatusIs(absl::StatusCode::kInternal,
+                       HasSubstr("produced an invalid module")));
+  std::ifstream log(dir + "/passes.txt");
+  std::string text((std::istreambuf_iterator<char>(log)), {});
+  EXPECT_THAT(text, HasSubstr("countdown            changed"));
+  EXPECT_THAT(text, HasSubstr("corrupt              FAILED"));
+  std::ifstream invalid(dir + "/02-corrupt-invalid.hlo");
+  std::string invalid_text((std::istreambuf_iterator<char>(invalid)), {});
+  EXPECT_THAT(invalid_text, HasSubstr("ROOT relu = f32[7]"));
+}
+
 TEST(PassPipelineTest, LoweredModeStartsAfterLowering) {
   std::unique_ptr<HloModule> module = Parse(kBiasRelu);
   // simplify alone leaves implicit broadcasts: builder-mode verification
