@@ -104,11 +104,14 @@ absl::StatusOr<HloInstruction*> MergeOneProducer(HloModule& module,
     if (!Mergeable(*producer, *consumer)) continue;
     MergedBody merged = Merge(module, *producer, *consumer);
     if (!AnalyzeRowFusion(*merged.computation).ok()) continue;
-    HloInstruction* fusion = entry->AddInstruction(HloInstruction::CreateFusion(
+    std::unique_ptr<HloInstruction> created = HloInstruction::CreateFusion(
         consumer->shape(), FusionKind::kInput, merged.operands,
-        merged.computation));
-    fusion->set_name("fusion");
-    fusion->set_metadata(consumer->metadata());
+        merged.computation);
+    // Named before it is added, so the module makes the name unique
+    // (renaming it afterwards could duplicate another fusion's name).
+    created->set_name("fusion");
+    created->set_metadata(consumer->metadata());
+    HloInstruction* fusion = entry->AddInstruction(std::move(created));
     entry->ReplaceInstruction(consumer, fusion);
     RETURN_IF_ERROR(entry->RemoveInstruction(consumer));
     RETURN_IF_ERROR(entry->RemoveInstruction(producer));
