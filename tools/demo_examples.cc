@@ -26,10 +26,8 @@ DemoExample Binary(std::string name, std::string title, std::string code,
                    std::optional<Literal> expected) {
   Shape x_shape = x.shape();
   Shape y_shape = y.shape();
-  DemoExample example;
-  example.name = std::move(name);
-  example.title = std::move(title);
-  example.code = std::move(code);
+  DemoExample example =
+      NamedExample(std::move(name), std::move(title), std::move(code));
   example.expected = std::move(expected);
   std::string builder_name = example.name;
   example.build = [builder_name, x_shape, y_shape, dims] {
@@ -267,6 +265,15 @@ std::vector<DemoExample> MakeExamples() {
 }
 
 }  // namespace
+
+DemoExample NamedExample(std::string name, std::string title,
+                         std::string code) {
+  DemoExample example;
+  example.name = std::move(name);
+  example.title = std::move(title);
+  example.code = std::move(code);
+  return example;
+}
 
 const std::vector<DemoExample>& DemoExamples() {
   static const auto* const kExamples =

@@ -39,6 +39,10 @@ struct DemoExample {
   double tolerance = 0;
 };
 
+// An example with its name, title and code set; the rest is the caller's.
+DemoExample NamedExample(std::string name, std::string title,
+                         std::string code);
+
 // The document's examples first, then the kernels.
 const std::vector<DemoExample>& DemoExamples();
 

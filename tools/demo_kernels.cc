@@ -30,11 +30,9 @@ Literal Wave(std::initializer_list<int64_t> dims, float amplitude, float phase) 
 
 // DESIGN.md's user example: max(x + v, 0) with v on dimension 1.
 DemoExample BiasRelu() {
-  DemoExample example;
-  example.name = "bias_relu";
-  example.title = "max(x + v, 0): a bias row and a scalar zero";
-  example.code =
-      "Max(Add(x /*f32[2,3]*/, v /*f32[3]*/, {1}), ConstantR0<float>(&b, 0))";
+  DemoExample example = NamedExample(
+      "bias_relu", "max(x + v, 0): a bias row and a scalar zero",
+      "Max(Add(x /*f32[2,3]*/, v /*f32[3]*/, {1}), ConstantR0<float>(&b, 0))");
   example.build = [] {
     XlaBuilder b("bias_relu");
     XlaOp x = Parameter(&b, 0, F32Shape({2, 3}), "x");
@@ -53,12 +51,10 @@ DemoExample BiasRelu() {
 // A 1.0/0.0 mask of each row's maximum: reduce, compare against the
 // broadcast row maximum, select between scalars, convert.
 DemoExample RowMaxMask() {
-  DemoExample example;
-  example.name = "row_max_mask";
-  example.title = "mask of row maxima: reduce, compare, select, convert";
-  example.code =
+  DemoExample example = NamedExample(
+      "row_max_mask", "mask of row maxima: reduce, compare, select, convert",
       "m = Reduce(x, -inf, max, {1}); "
-      "ConvertElementType(Select(Eq(x, m, {0}), 1.0f, 0.0f), S32)";
+      "ConvertElementType(Select(Eq(x, m, {0}), 1.0f, 0.0f), S32)");
   example.build = [] {
     XlaBuilder b("row_max_mask");
     XlaOp x = Parameter(&b, 0, F32Shape({2, 3}), "x");
@@ -78,13 +74,11 @@ DemoExample RowMaxMask() {
 // Row softmax, stabilized by the row maximum: two reductions whose results
 // broadcast back along dimension 0.
 DemoExample Softmax() {
-  DemoExample example;
-  example.name = "softmax";
-  example.title = "softmax over each row of f32[128,1024]";
-  example.code =
+  DemoExample example = NamedExample(
+      "softmax", "softmax over each row of f32[128,1024]",
       "m = Reduce(x, -inf, max, {1});\n"
       "    e = Exp(Sub(x, m, /*broadcast_dimensions=*/{0}));\n"
-      "    Div(e, Reduce(e, 0, add, {1}), {0})";
+      "    Div(e, Reduce(e, 0, add, {1}), {0})");
   example.build = [] {
     XlaBuilder b("softmax");
     XlaOp x = Parameter(&b, 0, F32Shape({kRows, kColumns}), "x");
@@ -104,13 +98,11 @@ DemoExample Softmax() {
 // Layer normalization: each row to mean 0 and variance 1, then scaled and
 // shifted per column: row statistics broadcast on {0}, gamma/beta on {1}.
 DemoExample LayerNorm() {
-  DemoExample example;
-  example.name = "layer_norm";
-  example.title = "layer normalization of f32[128,1024] with gamma and beta";
-  example.code =
+  DemoExample example = NamedExample(
+      "layer_norm", "layer normalization of f32[128,1024] with gamma and beta",
       "c = Sub(x, Div(Reduce(x, 0, add, {1}), n), {0});\n"
       "    r = Rsqrt(Add(Div(Reduce(Mul(c, c), 0, add, {1}), n), 1e-5));\n"
-      "    Add(Mul(Mul(c, r, {0}), gamma, {1}), beta, {1})";
+      "    Add(Mul(Mul(c, r, {0}), gamma, {1}), beta, {1})");
   example.build = [] {
     XlaBuilder b("layer_norm");
     XlaOp x = Parameter(&b, 0, F32Shape({kRows, kColumns}), "x");
