@@ -52,11 +52,11 @@ std::string Preview(const Literal& value) {
     return value.ToString();
   }
   absl::Span<const float> data = value.data<float>();
-  int64_t columns = shape.dimensions(1);
+  const int64_t columns = shape.dimensions(1);
   std::vector<std::string> rows;
-  for (int64_t r = 0; r < 2; ++r) {
+  for (int64_t r = 0; r < std::min<int64_t>(2, shape.dimensions(0)); ++r) {
     std::vector<std::string> cells;
-    for (int64_t c = 0; c < 4; ++c) {
+    for (int64_t c = 0; c < std::min<int64_t>(4, columns); ++c) {
       cells.push_back(absl::StrCat(data[r * columns + c]));
     }
     rows.push_back(absl::StrCat("{", absl::StrJoin(cells, ", "), ", ...}"));
