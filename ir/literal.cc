@@ -121,8 +121,21 @@ std::string IndexString(const Shape& shape, int64_t linear_index) {
 
 }  // namespace
 
-absl::Status LiteralUtil::Near(const Literal& expected, const Literal& actual,
-                               double abs_tolerance, double rel_tolerance) {
+namespace {
+
+bool SameBytes(const Literal& a, const Literal& b, int64_t i) {
+  const int64_t width = primitive_util::ByteWidth(a.shape().element_type());
+  return std::memcmp(static_cast<const uint8_t*>(a.untyped_data()) + i * width,
+                     static_cast<const uint8_t*>(b.untyped_data()) + i * width,
+                     width) == 0;
+}
+
+// OK if the shapes are equal and `matches(expected, actual, i)` holds for
+// every element (tuples element by element); otherwise InvalidArgument
+// naming the first mismatch.
+template <typename Matches>
+absl::Status CompareElements(const Literal& expected, const Literal& actual,
+                             const Matches& matches) {
   if (expected.shape() != actual.shape()) {
     return absl::InvalidArgumentError(
         absl::StrCat("shape mismatch: expected ", expected.shape().ToString(),
@@ -130,9 +143,8 @@ absl::Status LiteralUtil::Near(const Literal& expected, const Literal& actual,
   }
   if (expected.shape().IsTuple()) {
     for (int64_t i = 0; i < expected.tuple_size(); ++i) {
-      absl::Status status = Near(expected.tuple_element(i),
-                                 actual.tuple_element(i), abs_tolerance,
-                                 rel_tolerance);
+      absl::Status status = CompareElements(expected.tuple_element(i),
+                                            actual.tuple_element(i), matches);
       if (!status.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "tuple element ", i, ": ", status.message()));
@@ -140,26 +152,8 @@ absl::Status LiteralUtil::Near(const Literal& expected, const Literal& actual,
     }
     return absl::OkStatus();
   }
-  bool is_float =
-      primitive_util::IsFloatingPointType(expected.shape().element_type());
   for (int64_t i = 0; i < expected.element_count(); ++i) {
-    double e = expected.GetAsDouble(i);
-    double a = actual.GetAsDouble(i);
-    bool ok;
-    if (!is_float) {
-      int64_t width = primitive_util::ByteWidth(expected.shape().element_type());
-      ok = std::memcmp(
-               static_cast<const uint8_t*>(expected.untyped_data()) + i * width,
-               static_cast<const uint8_t*>(actual.untyped_data()) + i * width,
-               width) == 0;
-    } else if (std::isnan(e) || std::isnan(a)) {
-      ok = std::isnan(e) && std::isnan(a);
-    } else if (std::isinf(e) || std::isinf(a)) {
-      ok = e == a;
-    } else {
-      ok = std::fabs(e - a) <= abs_tolerance + rel_tolerance * std::fabs(e);
-    }
-    if (!ok) {
+    if (!matches(expected, actual, i)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "value mismatch at index ", IndexString(expected.shape(), i),
           ": expected ", FormatLiteralElement(expected, i, false), ", actual ",
@@ -167,6 +161,35 @@ absl::Status LiteralUtil::Near(const Literal& expected, const Literal& actual,
     }
   }
   return absl::OkStatus();
+}
+
+bool IsFloat(const Literal& literal) {
+  return primitive_util::IsFloatingPointType(literal.shape().element_type());
+}
+
+}  // namespace
+
+absl::Status LiteralUtil::Near(const Literal& expected, const Literal& actual,
+                               double abs_tolerance, double rel_tolerance) {
+  return CompareElements(
+      expected, actual, [&](const Literal& e, const Literal& a, int64_t i) {
+        if (!IsFloat(e)) return SameBytes(e, a, i);
+        const double x = e.GetAsDouble(i), y = a.GetAsDouble(i);
+        if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+        if (std::isinf(x) || std::isinf(y)) return x == y;
+        return std::fabs(x - y) <= abs_tolerance + rel_tolerance * std::fabs(x);
+      });
+}
+
+absl::Status LiteralUtil::SameValues(const Literal& expected,
+                                     const Literal& actual) {
+  return CompareElements(
+      expected, actual, [](const Literal& e, const Literal& a, int64_t i) {
+        if (IsFloat(e) && std::isnan(e.GetAsDouble(i))) {
+          return std::isnan(a.GetAsDouble(i));
+        }
+        return SameBytes(e, a, i);
+      });
 }
 
 }  // namespace mxla

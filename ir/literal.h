@@ -196,6 +196,13 @@ class LiteralUtil {
   // mismatch or the first differing index and both values.
   static absl::Status Near(const Literal& expected, const Literal& actual,
                            double abs_tolerance, double rel_tolerance);
+  // The exact comparison of results across backends: every element has the
+  // same bits (so -0 differs from +0), except that a NaN matches any NaN.
+  // NaNs made by invalid operations (0/0, sqrt(-1)) may differ in sign and
+  // payload: the hardware makes one encoding, LLVM's constant folding
+  // another. Errors as for Near.
+  static absl::Status SameValues(const Literal& expected,
+                                 const Literal& actual);
 };
 
 }  // namespace mxla

@@ -5,7 +5,11 @@
 // no reassociation, no flush-to-zero, NaNs and signed zeros are honoured.
 //
 // Types: pred = bool, s32/s64 = two's complement, f32/f64 = IEEE binary32/64
-// with round-to-nearest-even. Which types an op accepts is shape inference's
+// with round-to-nearest-even. A NaN made by an invalid operation (0/0,
+// sqrt(-1), inf - inf) has no specified sign or payload: the hardware's
+// default NaN at run time, but LLVM may fold the same operation to a
+// positive quiet NaN. Backends agree on NaN-ness (LiteralUtil::SameValues),
+// not on those bits. Which types an op accepts is shape inference's
 // rule; the templates below are constrained to exactly those types.
 //
 //   add, subtract, multiply, negate, abs

@@ -59,7 +59,7 @@ void CheckSeed(uint64_t seed, const Config& config) {
                         module.ToString() + "\nfused:\n" +
                         (*executable)->module().ToString();
   if (config.exact) {
-    EXPECT_EQ(*actual, expected)
+    EXPECT_OK(LiteralUtil::SameValues(expected, *actual))
         << context << "\nexpected " << expected.ToString() << "\nactual   "
         << actual->ToString();
   } else {

@@ -76,7 +76,8 @@ void ExpectBothBackends(const std::string& what,
         << result.ToString() << ", documented " << expected.ToString();
     results.push_back(std::move(result));
   }
-  EXPECT_EQ(results[0], results[1]) << what << ": the backends differ";
+  EXPECT_OK(LiteralUtil::SameValues(results[0], results[1]))
+      << what << ": the backends differ";
 }
 
 void ExpectBinary(const std::string& what, BinaryOp op, Literal lhs,

@@ -72,6 +72,26 @@ TEST(LiteralTest, EqualityIsBitwise) {
   EXPECT_EQ(a.data<float>()[0], 1);  // Copies are deep.
 }
 
+// Exact except for NaN encodings: -0 and +0 differ, any two NaNs match.
+TEST(LiteralTest, SameValuesIsBitwiseExceptForNaNEncodings) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Literal a = LiteralUtil::CreateR1<double>({nan, 1.5, 0.0});
+  Literal b = LiteralUtil::CreateR1<double>({-nan, 1.5, 0.0});
+  EXPECT_FALSE(a == b);
+  EXPECT_OK(LiteralUtil::SameValues(a, b));
+  Literal negative_zero = LiteralUtil::CreateR1<double>({nan, 1.5, -0.0});
+  EXPECT_THAT(LiteralUtil::SameValues(a, negative_zero),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("value mismatch at index {2}")));
+  Literal not_nan = LiteralUtil::CreateR1<double>({1, 1.5, 0.0});
+  EXPECT_THAT(LiteralUtil::SameValues(a, not_nan),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("index {0}")));
+  EXPECT_THAT(LiteralUtil::SameValues(LiteralUtil::CreateR1<int32_t>({1, 2}),
+                                      LiteralUtil::CreateR1<int32_t>({1, 3})),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{1}")));
+}
+
 TEST(LiteralTest, NearToleratesAndReportsTheIndex) {
   Literal expected = LiteralUtil::CreateR2<float>({{1, 2}, {3, 4}});
   Literal close = LiteralUtil::CreateR2<float>({{1, 2}, {3, 4.0001f}});
