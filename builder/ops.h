@@ -11,6 +11,12 @@
 // attributes and the call site (see XlaBuilder). With no builder to report
 // to (a null `builder`, or only default-constructed operands) the op
 // returns an invalid XlaOp and records nothing.
+
+// Included first, outside the guard, so that this header also compiles on
+// its own: xla_builder.h declares XlaOp and XlaBuilder and then includes
+// this file, whose body then sees them.
+#include "builder/xla_builder.h"
+
 #ifndef MXLA_BUILDER_OPS_H_
 #define MXLA_BUILDER_OPS_H_
 
