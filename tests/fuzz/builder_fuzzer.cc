@@ -4,11 +4,16 @@
 //   * no crash or sanitizer report, whatever the calls;
 //   * a failed Build() is InvalidArgument with a message (never Internal);
 //   * a successful Build() verifies, survives the pass pipeline, and when
-//     small enough evaluates to the same bits before and after it.
+//     small enough evaluates to the same bits before and after it, on
+//     arguments whose elements are distinct (seeded from the bytes) so that
+//     a pass that moves elements changes the result. Constants take
+//     distinct values too.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -42,6 +47,41 @@ std::vector<int64_t> Numbers(ByteReader& in, int64_t max_count, int64_t low,
   return numbers;
 }
 
+// splitmix64: the argument values' own PRNG (the bytes stay for the graph).
+uint64_t NextRandom(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+  return z ^ (z >> 31);
+}
+
+// An array of `shape` whose elements are pairwise distinct (pred: random
+// bits) and in a random order: base + k * step for k = 0..n-1, shuffled,
+// with a nonzero fractional base for floats so no element is 0.
+Literal DistinctValues(const Shape& shape, uint64_t& state) {
+  Literal literal(shape);
+  primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto data = literal.data<T>();
+    std::vector<int64_t> order(data.size());
+    std::iota(order.begin(), order.end(), -static_cast<int64_t>(data.size() / 2));
+    for (size_t i = order.size(); i > 1; --i) {
+      std::swap(order[i - 1], order[NextRandom(state) % i]);
+    }
+    const int64_t base = static_cast<int64_t>(NextRandom(state) % 7) - 3;
+    for (size_t i = 0; i < data.size(); ++i) {
+      if constexpr (std::is_same_v<T, bool>) {
+        data[i] = NextRandom(state) & 1;
+      } else if constexpr (std::is_floating_point_v<T>) {
+        data[i] = static_cast<T>(base + order[i]) * T(0.75) + T(0.125);
+      } else {
+        data[i] = static_cast<T>(base + 3 * order[i]);
+      }
+    }
+  });
+  return literal;
+}
+
 Shape RandomShape(ByteReader& in) {
   return ShapeUtil::MakeShape(in.Pick(kTypes), Numbers(in, 4, 0, 5));
 }
@@ -56,8 +96,14 @@ XlaOp RandomOp(ByteReader& in, XlaBuilder& b, const std::vector<XlaOp>& values,
       int64_t number = in.Int(0, 7) == 0 ? in.Int(-1, 3) : next_parameter++;
       return Parameter(&b, number, RandomShape(in), absl::StrCat("p", number));
     }
-    case 1:
-      return ConstantLiteral(&b, LiteralUtil::One(in.Pick(kTypes)));
+    case 1: {
+      // A scalar or a short vector of distinct values.
+      int64_t count = in.Int(0, 4);
+      Shape shape = count == 0 ? ShapeUtil::MakeScalarShape(in.Pick(kTypes))
+                               : ShapeUtil::MakeShape(in.Pick(kTypes), {count});
+      uint64_t state = in.U64();
+      return ConstantLiteral(&b, DistinctValues(shape, state));
+    }
     case 2:
       return Iota(&b, RandomShape(in), in.Int(-1, 4));
     case 3: case 4: case 5: {
@@ -139,10 +185,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                           module.ToString()));
   if (!fuzz::SmallEnoughToEvaluate(module)) return 0;
 
-  // Zero arguments: the point is the pipeline's agreement, not the values.
+  // Distinct values, so a transposed, reversed or shifted read shows.
+  uint64_t state = in.U64();
   std::vector<Literal> arguments;
   for (const Shape& shape : computation->GetProgramShape().parameters) {
-    arguments.emplace_back(shape);
+    arguments.push_back(fuzz::DistinctValues(shape, state));
   }
   std::vector<const Literal*> pointers;
   for (const Literal& argument : arguments) pointers.push_back(&argument);
