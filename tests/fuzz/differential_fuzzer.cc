@@ -3,6 +3,10 @@
 // interpreter. With exact reductions the two must agree bit for bit (NaN
 // encodings aside: LiteralUtil::SameValues); with
 // reassociated float reductions, within 1e-4. Compile and run must succeed.
+// One input in eight is in the scale tier: parameters of up to 3 * 2^20
+// elements (rows up to 65536 long), so kernels are split into chunks and run
+// on the process's pool (MXLA_THREADS), stream their stores or row-fuse.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,6 +36,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool exact = in.Bool();
   bool full_pipeline = in.Bool();
   bool stream_everything = in.Int(0, 7) == 0;
+  if (in.Int(0, 7) == 7) {  // not 0: what inputs that end early read
+    // Up to 3 * 2^20 elements (12 MiB of f32): large enough for every
+    // kernel path, small enough for the evaluator to keep a run short.
+    options.max_rank = std::max<int64_t>(options.max_rank, 2);
+    const int64_t columns = in.Int(1, 65536);
+    const int64_t rank = in.Int(2, options.max_rank);
+    options.parameter_dimensions = {columns};
+    int64_t elements = columns;
+    for (int64_t i = 1; i < rank; ++i) {
+      const int64_t size = in.Int(1, 2053);
+      if (elements * size > (int64_t{3} << 20)) break;
+      options.parameter_dimensions.insert(options.parameter_dimensions.begin(),
+                                          size);
+      elements *= size;
+    }
+    options.max_instructions = std::min<int64_t>(options.max_instructions, 8);
+  }
 
   absl::StatusOr<RandomGraph> graph = GenerateRandomGraph(seed, options);
   FUZZ_CHECK(graph.ok(), graph.status().ToString());

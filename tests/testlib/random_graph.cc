@@ -40,6 +40,17 @@ absl::Status ValidateOptions(const RandomGraphOptions& options) {
   if (options.max_rank == 0 && !options.allow_scalars) {
     return absl::InvalidArgumentError("max_rank 0 needs allow_scalars");
   }
+  if (static_cast<int64_t>(options.parameter_dimensions.size()) >
+          options.max_rank ||
+      std::any_of(options.parameter_dimensions.begin(),
+                  options.parameter_dimensions.end(),
+                  [](int64_t size) { return size < 1; })) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "parameter_dimensions [",
+        absl::StrJoin(options.parameter_dimensions, ","),
+        "] must have rank <= max_rank (", options.max_rank,
+        ") and sizes >= 1"));
+  }
   if (options.max_parameters == 0 && options.max_instructions == 0) {
     return absl::InvalidArgumentError(
         "no parameters and no instructions: nothing to build");
@@ -47,8 +58,14 @@ absl::Status ValidateOptions(const RandomGraphOptions& options) {
   return absl::OkStatus();
 }
 
-// Every shape rank <= max_rank with sizes <= max fits (capped for speed).
+// Every shape rank <= max_rank with sizes <= max fits (capped for speed);
+// in the scale tier, shapes up to the parameters' size.
 int64_t MaxElements(const RandomGraphOptions& options) {
+  if (!options.parameter_dimensions.empty()) {
+    int64_t elements = 1;
+    for (int64_t size : options.parameter_dimensions) elements *= size;
+    return elements;
+  }
   int64_t max_elements = 1;
   for (int64_t i = 0; i < options.max_rank && max_elements < (1 << 20); ++i) {
     max_elements *= options.max_dimension_size;
@@ -62,6 +79,27 @@ Range ArgumentRange(PrimitiveType type) {
   Range range = Range::Of(-2, 2);
   range.maybe_zero = false;  // see RandomLiteral
   return range;
+}
+
+// Parameter `index`'s dimensions: random, or in the scale tier the given
+// ones, whole for parameter 0 and else with sizes set to 1 (one in three)
+// and, one time in four, leading dimensions dropped.
+std::vector<int64_t> ParameterDimensions(Rng& rng,
+                                         const RandomGraphOptions& options,
+                                         const ShapeLimits& limits,
+                                         int64_t index) {
+  if (options.parameter_dimensions.empty()) {
+    return RandomDimensions(rng, limits, RandomRank(rng, limits));
+  }
+  std::vector<int64_t> dims = options.parameter_dimensions;
+  if (index == 0) return dims;
+  if (dims.size() > 1 && rng.OneIn(4)) {
+    dims.erase(dims.begin(), dims.begin() + rng.UniformIn(1, dims.size() - 1));
+  }
+  for (int64_t& size : dims) {
+    if (rng.OneIn(3)) size = 1;
+  }
+  return dims;
 }
 
 // ConstantR0 of a scalar literal's value (the API users write).
@@ -133,7 +171,7 @@ void Generator::AddParameters() {
                             : rng_.UniformIn(1, options_.max_parameters);
   for (int64_t i = 0; i < count; ++i) {
     Shape shape(rng_.Pick(options_.element_types),
-                RandomDimensions(rng_, limits_, RandomRank(rng_, limits_)));
+                ParameterDimensions(rng_, options_, limits_, i));
     XlaOp op = Parameter(&builder_, i, shape, absl::StrCat("p", i));
     Record(op, ArgumentRange(shape.element_type()));
   }
@@ -156,6 +194,8 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryReshape, 6, options_.allow_reshape},
       {&Generator::TryTranspose, 5, options_.allow_transpose},
       {&Generator::TryReduce, 7, options_.allow_reduce},
+      {&Generator::TryRowReduction, 6,
+       options_.allow_reduce && !options_.parameter_dimensions.empty()},
       {&Generator::TryIota, 2, true},
       {&Generator::TryConstant, 2, true},
   };

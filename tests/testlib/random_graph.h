@@ -53,6 +53,13 @@ struct RandomGraphOptions {
   // sqrt is correctly rounded and stays).
   bool allow_transcendental = true;
   int64_t max_parameters = 3;
+  // The scale tier: when set, each parameter has these dimensions (the first
+  // one exactly; later ones with sizes replaced by 1 or leading dimensions
+  // dropped, so that binary ops broadcast them), making kernels large enough
+  // to be split, threaded, streamed and row-fused. Other new shapes still
+  // draw sizes up to max_dimension_size, and no value may have more
+  // elements than the parameters'. Rank at most max_rank, sizes >= 1.
+  std::vector<int64_t> parameter_dimensions;
 };
 
 struct RandomGraph {

@@ -178,6 +178,7 @@ class Generator {
   bool TryReshape(int64_t budget);
   bool TryTranspose(int64_t budget);
   bool TryReduce(int64_t budget);
+  bool TryRowReduction(int64_t budget);  // the scale tier only
   bool TryIota(int64_t budget);
   bool TryConstant(int64_t budget);
 

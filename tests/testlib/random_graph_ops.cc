@@ -176,6 +176,49 @@ bool Generator::TryReduce(int64_t budget) {
   return true;
 }
 
+// Softmax's shape: x combined elementwise with a reduction of x over its
+// trailing dimensions, broadcast back along the leading ones. The scale
+// tier's graphs need it to reach row fusion (passes/row_fusion.h); random
+// reduce dimensions and partners almost never line up this way.
+bool Generator::TryRowReduction(int64_t budget) {
+  const int64_t a = PickValue([](const Value& v) {
+    return v.shape.rank() >= 2 && v.shape.element_type() != PRED;
+  });
+  if (a < 0) return false;
+  const Shape& shape = values_[a].shape;
+  const PrimitiveType type = shape.element_type();
+  const int64_t kept = rng_.UniformIn(1, shape.rank() - 1);
+  std::vector<int64_t> reduced_dims, leading;
+  int64_t count = 1;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (d < kept) {
+      leading.push_back(d);
+    } else {
+      reduced_dims.push_back(d);
+      count *= shape.dimensions(d);
+    }
+  }
+  const HloOpcode reducer =
+      rng_.Pick(std::vector<HloOpcode>{O::kAdd, O::kMaximum, O::kMinimum});
+  const Source init = ReduceInit(reducer, type);
+  const Range range =
+      ReduceRange(reducer, type, values_[a].range, init.range, count);
+  const HloOpcode combine = rng_.Pick(
+      std::vector<HloOpcode>{O::kSubtract, O::kAdd, O::kMultiply, O::kMaximum});
+  if (2 + init.Cost() > budget || !Accept(range, type) ||
+      !Accept(BinaryRange(combine, type, values_[a].range, range), type)) {
+    return false;
+  }
+  XlaComputation computation = Reducer(reducer, type, &builder_);
+  XlaOp op = Emit(ValueSource(a, type));
+  XlaOp init_op = Emit(init);
+  Record(Reduce(op, init_op, computation, reduced_dims), range);
+  const int64_t row = static_cast<int64_t>(values_.size()) - 1;
+  EmitBinaryIfOk(combine, ValueSource(a, type), ValueSource(row, type), leading,
+                 budget - 1 - init.Cost());
+  return true;
+}
+
 // An existing scalar now and then; else the reducer's identity (infinities
 // for float max/min) or a small random value.
 Source Generator::ReduceInit(HloOpcode reducer, PrimitiveType type) {
