@@ -1,0 +1,267 @@
+// Every elementwise op, for every element type it accepts, on edge values
+// (0, -0, 1, -1, inf, -inf, NaN, denormals, the largest finite values,
+// INT_MIN, INT_MAX, ...), against a table of XLA's results that was computed
+// independently of mxla: edge_value_table.inc, generated with NumPy and
+// Python's decimal module by gen_edge_value_table.py (its docstring lists
+// the rules). The interpreter and the JIT share ir/scalar_semantics.h, so a
+// deviation from XLA there passes every differential test; this table is
+// what catches it. Both backends are checked against the table.
+//
+// Exact bits are required, except: where the table has a NaN any NaN will
+// do (invalid operations make the hardware's default NaN), and exp, log,
+// tanh and logistic of finite values may be off by the error that
+// ir/float32_math.h documents (f32: 1, 1, 2 and 2.5 ulp; rounding the exact
+// value in the table adds half an ulp) or 1 ulp in f64, and power, libm's
+// pow, by 1 ulp.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
+#include "ir/hlo_evaluator.h"
+#include "ir/hlo_parser.h"
+#include "runtime/compile.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+struct Row {
+  const char* op;  // HLO opcode; compare-EQ etc. for compare's directions
+  PrimitiveType type;
+  PrimitiveType result_type;
+  uint64_t a, b, expected;  // bit patterns of the elements
+};
+
+const Row kTable[] = {
+#include "tests/e2e/edge_value_table.inc"
+};
+
+bool IsBinary(absl::string_view op) {
+  static const char* const kBinary[] = {
+      "add",   "subtract", "multiply", "divide", "remainder", "maximum",
+      "minimum", "power",  "and",      "or",     "xor"};
+  for (const char* name : kBinary) {
+    if (op == name) return true;
+  }
+  return absl::StartsWith(op, "compare-");
+}
+
+// One module per operand type and arity: parameters a[n] (and b[n]) hold
+// the edge values (all pairs for binary ops), and the root is a tuple of
+// every op's result on them.
+struct Group {
+  PrimitiveType type;
+  bool binary;
+  std::vector<uint64_t> a, b;
+  std::vector<std::pair<std::string, PrimitiveType>> ops;
+  std::vector<std::vector<uint64_t>> expected;  // per op, per element
+};
+
+std::vector<Group> Groups() {
+  std::map<std::pair<PrimitiveType, bool>, Group> groups;
+  for (const Row& row : kTable) {
+    const bool binary = IsBinary(row.op);
+    Group& group = groups[{row.type, binary}];
+    group.type = row.type;
+    group.binary = binary;
+    if (group.ops.empty() || group.ops.back().first != row.op ||
+        group.ops.back().second != row.result_type) {
+      group.ops.emplace_back(row.op, row.result_type);
+      group.expected.emplace_back();
+    }
+    const size_t i = group.expected.back().size();
+    if (group.ops.size() == 1) {
+      group.a.push_back(row.a);
+      group.b.push_back(row.b);
+    } else {
+      // Every op of a group sees the same inputs in the same order.
+      EXPECT_TRUE(i < group.a.size() && group.a[i] == row.a &&
+                  (!binary || group.b[i] == row.b))
+          << "edge_value_table.inc: inputs of " << row.op << " differ";
+    }
+    group.expected.back().push_back(row.expected);
+  }
+  std::vector<Group> out;
+  for (auto& [key, group] : groups) out.push_back(std::move(group));
+  return out;
+}
+
+std::string TypeName(PrimitiveType type) {
+  return std::string(primitive_util::LowercaseName(type));
+}
+
+std::string ModuleText(const Group& group) {
+  const std::string n = absl::StrCat("[", group.a.size(), "]");
+  const std::string operand = TypeName(group.type) + n;
+  std::string text = absl::StrCat("HloModule edge_values\nENTRY main {\n  a = ",
+                                   operand, " parameter(0)\n");
+  if (group.binary) absl::StrAppend(&text, "  b = ", operand, " parameter(1)\n");
+  std::vector<std::string> names, shapes;
+  for (size_t i = 0; i < group.ops.size(); ++i) {
+    const auto& [op, result_type] = group.ops[i];
+    const std::string shape = TypeName(result_type) + n;
+    std::string instruction;
+    if (absl::StartsWith(op, "compare-")) {
+      instruction = absl::StrCat("compare(a, b), direction=", op.substr(8));
+    } else {
+      instruction = absl::StrCat(op, group.binary ? "(a, b)" : "(a)");
+    }
+    absl::StrAppend(&text, "  r", i, " = ", shape, " ", instruction, "\n");
+    names.push_back(absl::StrCat("r", i));
+    shapes.push_back(shape);
+  }
+  absl::StrAppend(&text, "  ROOT t = (", absl::StrJoin(shapes, ", "),
+                  ") tuple(", absl::StrJoin(names, ", "), ")\n}\n");
+  return text;
+}
+
+Literal FromBits(PrimitiveType type, const std::vector<uint64_t>& bits) {
+  Literal literal(ShapeUtil::MakeShape(type, {static_cast<int64_t>(bits.size())}));
+  const int64_t width = primitive_util::ByteWidth(type);
+  auto* data = static_cast<char*>(literal.untyped_data());
+  for (size_t i = 0; i < bits.size(); ++i) {
+    std::memcpy(data + i * width, &bits[i], width);  // little-endian
+  }
+  return literal;
+}
+
+uint64_t Bits(const Literal& literal, int64_t i) {
+  const int64_t width = primitive_util::ByteWidth(literal.shape().element_type());
+  uint64_t bits = 0;
+  std::memcpy(&bits, static_cast<const char*>(literal.untyped_data()) + i * width,
+              width);
+  return bits;
+}
+
+bool IsNaN(PrimitiveType type, uint64_t bits) {
+  if (type == F32) return std::isnan(std::bit_cast<float>(uint32_t(bits)));
+  if (type == F64) return std::isnan(std::bit_cast<double>(bits));
+  return false;
+}
+
+// How many representable values lie between two finite floats of one sign.
+int64_t UlpDistance(PrimitiveType type, uint64_t x, uint64_t y) {
+  const uint64_t sign = type == F32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
+  if ((x & sign) != (y & sign)) return x == y ? 0 : INT64_MAX;
+  return x > y ? static_cast<int64_t>(x - y) : static_cast<int64_t>(y - x);
+}
+
+// The documented error bound of a transcendental op, in ulp of the rounded
+// exact value; 0 for everything else.
+int64_t AllowedUlps(absl::string_view op, PrimitiveType type) {
+  if (op == "power") return 1;  // libm's pow (glibc: < 1 ulp)
+  if (op != "exponential" && op != "log" && op != "tanh" && op != "logistic") {
+    return 0;
+  }
+  if (type == F64) return 1;
+  if (op == "tanh") return 2;
+  if (op == "logistic") return 3;
+  return 1;
+}
+
+std::string Show(PrimitiveType type, uint64_t bits) {
+  switch (type) {
+    case F32:
+      return absl::StrCat(std::bit_cast<float>(uint32_t(bits)));
+    case F64:
+      return absl::StrCat(std::bit_cast<double>(bits));
+    case S32:
+      return absl::StrCat(static_cast<int32_t>(bits));
+    case S64:
+      return absl::StrCat(static_cast<int64_t>(bits));
+    default:
+      return bits ? "true" : "false";
+  }
+}
+
+// Checks `result` (the tuple a backend returned) against the table.
+void ExpectTable(const char* backend, const Group& group, const Literal& result) {
+  int failures = 0;
+  for (size_t k = 0; k < group.ops.size(); ++k) {
+    const auto& [op, type] = group.ops[k];
+    const Literal& values = result.tuple_element(k);
+    for (size_t i = 0; i < group.a.size(); ++i) {
+      const uint64_t expected = group.expected[k][i];
+      const uint64_t actual = Bits(values, i);
+      bool ok = actual == expected;
+      if (!ok && IsNaN(type, expected)) ok = IsNaN(type, actual);
+      if (!ok && AllowedUlps(op, type) > 0 && !IsNaN(type, actual)) {
+        ok = UlpDistance(type, actual, expected) <= AllowedUlps(op, type);
+      }
+      if (ok) continue;
+      ADD_FAILURE() << backend << ": " << op << " " << TypeName(group.type)
+                    << " -> " << TypeName(type) << " of "
+                    << Show(group.type, group.a[i])
+                    << (group.binary ? ", " + Show(group.type, group.b[i]) : "")
+                    << ": expected " << Show(type, expected) << " (0x"
+                    << std::hex << expected << "), got " << Show(type, actual)
+                    << " (0x" << actual << std::dec << ")";
+      if (++failures == 20) return;
+    }
+  }
+}
+
+TEST(EdgeValueTableTest, CoversEveryElementwiseOpAndType) {
+  std::map<std::string, std::vector<std::string>> types;
+  for (const Group& group : Groups()) {
+    for (const auto& [op, result_type] : group.ops) {
+      const std::string name = op == "convert"
+                                   ? "convert to " + TypeName(result_type)
+                                   : op;
+      types[name].push_back(TypeName(group.type));
+    }
+  }
+  auto joined = [&](const std::string& op) {
+    return absl::StrJoin(types[op], ",");
+  };
+  // The types shape inference accepts for each op (XLA's rules).
+  EXPECT_EQ(joined("add"), "pred,s32,s64,f32,f64");
+  EXPECT_EQ(joined("maximum"), "pred,s32,s64,f32,f64");
+  EXPECT_EQ(joined("compare-LT"), "pred,s32,s64,f32,f64");
+  EXPECT_EQ(joined("divide"), "s32,s64,f32,f64");
+  EXPECT_EQ(joined("power"), "s32,s64,f32,f64");
+  EXPECT_EQ(joined("xor"), "pred,s32,s64");
+  EXPECT_EQ(joined("not"), "pred,s32,s64");
+  EXPECT_EQ(joined("sign"), "s32,s64,f32,f64");
+  EXPECT_EQ(joined("logistic"), "f32,f64");
+  EXPECT_EQ(joined("convert to s32"), "pred,s64,f32,f64");
+  int64_t ops = 0;
+  for (const auto& [op, list] : types) ops += !absl::StartsWith(op, "convert");
+  // 11 binary ops, 6 compare directions, 12 unary ops: every elementwise
+  // opcode of ir/opcodes.def.
+  EXPECT_EQ(ops, 11 + 6 + 12);
+}
+
+TEST(EdgeValueTableTest, InterpreterAndJitGiveXlasValues) {
+  for (const Group& group : Groups()) {
+    SCOPED_TRACE(absl::StrCat(TypeName(group.type),
+                              group.binary ? " binary" : " unary", " ops"));
+    const std::string text = ModuleText(group);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
+    std::vector<Literal> arguments;
+    arguments.push_back(FromBits(group.type, group.a));
+    if (group.binary) arguments.push_back(FromBits(group.type, group.b));
+    std::vector<const Literal*> pointers;
+    for (const Literal& argument : arguments) pointers.push_back(&argument);
+
+    ASSERT_OK_AND_ASSIGN(Literal interpreted, EvaluateModule(*module, pointers));
+    ExpectTable("interpreter", group, interpreted);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> jit, Compile(*module));
+    ASSERT_OK_AND_ASSIGN(Literal compiled, jit->Run(pointers));
+    ExpectTable("jit", group, compiled);
+  }
+}
+
+}  // namespace
+}  // namespace mxla
