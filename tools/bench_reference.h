@@ -22,7 +22,8 @@ void Outer(const float* a, const float* c, float* out, int64_t cols,
 // out[i,j,k] = a[i,j] + b[k] for rows (i,j) in [begin, end).
 void Compose3d(const float* a, const float* b, float* out, int64_t inner,
                int64_t begin, int64_t end);
-// Row softmax: out[i,:] = exp(x[i,:] - max) / sum(exp(x[i,:] - max)).
+// Row softmax: out[i,:] = exp(x[i,:] - max) / sum(exp(x[i,:] - max)), with
+// the JIT's f32 exp (ir/float32_math.h), vectorized by GCC.
 void SoftmaxRows(const float* x, float* out, int64_t cols, int64_t begin,
                  int64_t end);
 // min(max(((a*b + c)*a - b) / (c*c + 1), 0.5*b), a) over [begin, end).
