@@ -1,5 +1,6 @@
 #include "ir/module_fingerprint.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -9,7 +10,10 @@ namespace mxla {
 namespace {
 
 // Where each computation and instruction sits (instructions within their
-// computation), so that references compare across modules.
+// computation), so that references compare across modules. Instructions are
+// looked up by unique id in a flat table (a hash map costs most of a cache
+// hit); ids that are missing or shared within a computation fall back to
+// the map, so the answer is exact either way.
 class Positions {
  public:
   explicit Positions(const std::vector<HloComputation*>& computations) {
@@ -17,17 +21,45 @@ class Positions {
       computation_[computations[c]] = c;
     }
   }
-  // Numbers the instructions of `computation` in the order given.
+  // Numbers the instructions of one computation in the order given,
+  // forgetting the previous computation's.
   void Number(const std::vector<HloInstruction*>& instructions) {
-    instruction_.clear();
-    instruction_.reserve(instructions.size());
+    for (int64_t id : numbered_ids_) by_id_[id] = -1;
+    numbered_ids_.clear();
+    by_pointer_.clear();
+    numbered_ = &instructions;
+    use_ids_ = true;
+    for (size_t i = 0; i < instructions.size() && use_ids_; ++i) {
+      const int64_t id = instructions[i]->unique_id();
+      if (id < 0) {
+        use_ids_ = false;
+        break;
+      }
+      if (id >= static_cast<int64_t>(by_id_.size())) {
+        by_id_.resize(std::max<int64_t>(id + 1, 2 * by_id_.size()), -1);
+      }
+      if (by_id_[id] != -1) use_ids_ = false;  // a shared id
+      by_id_[id] = i;
+      numbered_ids_.push_back(id);
+    }
+    if (use_ids_) return;
+    by_pointer_.reserve(instructions.size());
     for (size_t i = 0; i < instructions.size(); ++i) {
-      instruction_[instructions[i]] = i;
+      by_pointer_[instructions[i]] = i;
     }
   }
   int64_t Of(const HloInstruction* instruction) const {
-    auto it = instruction_.find(instruction);
-    return it == instruction_.end() ? -1 : it->second;
+    if (use_ids_) {
+      // The identity check keeps an instruction of another computation
+      // that shares an id from passing for a numbered one.
+      const int64_t id = instruction->unique_id();
+      if (id < 0 || id >= static_cast<int64_t>(by_id_.size())) return -1;
+      const int64_t position = by_id_[id];
+      return position >= 0 && (*numbered_)[position] == instruction ? position
+                                                                     : -1;
+    }
+    auto it = by_pointer_.find(instruction);
+    return it == by_pointer_.end() ? -1 : it->second;
   }
   int64_t Of(const HloComputation* computation) const {
     auto it = computation_.find(computation);
@@ -36,7 +68,11 @@ class Positions {
 
  private:
   absl::flat_hash_map<const HloComputation*, int64_t> computation_;
-  absl::flat_hash_map<const HloInstruction*, int64_t> instruction_;
+  const std::vector<HloInstruction*>* numbered_ = nullptr;  // the caller's
+  bool use_ids_ = true;
+  std::vector<int64_t> by_id_;  // -1 where no numbered instruction has the id
+  std::vector<int64_t> numbered_ids_;
+  absl::flat_hash_map<const HloInstruction*, int64_t> by_pointer_;
 };
 
 // Whether `a` (numbered by `pa`) and `b` (by `pb`) have the same name,

@@ -100,5 +100,33 @@ TEST(ModuleFingerprintTest, TheRootCounts) {
   EXPECT_NE(FingerprintModule(*a), FingerprintModule(*b));
 }
 
+// Positions are looked up by unique id; shared or missing ids fall back to
+// an exact lookup rather than confusing two instructions.
+TEST(ModuleFingerprintTest, SharedOrMissingUniqueIdsStayExact) {
+  std::unique_ptr<HloModule> a = Parse(kBase);
+  for (const int64_t id : {int64_t{0}, int64_t{-1}}) {
+    std::unique_ptr<HloModule> b = a->Clone();
+    for (HloInstruction* instruction :
+         b->entry_computation()->instructions()) {
+      instruction->set_unique_id(id);
+    }
+    EXPECT_TRUE(IdenticalModules(*a, *b)) << id;
+    EXPECT_TRUE(IdenticalModules(*b, *a)) << id;
+    EXPECT_EQ(FingerprintModule(*a), FingerprintModule(*b)) << id;
+    // Swapping two operands must still be seen.
+    HloInstruction* multiply = nullptr;
+    for (HloInstruction* instruction :
+         b->entry_computation()->instructions()) {
+      if (instruction->name() == "m") multiply = instruction;
+    }
+    ASSERT_NE(multiply, nullptr);
+    HloInstruction* lhs = multiply->mutable_operand(0);
+    multiply->ReplaceOperandWith(0, multiply->mutable_operand(1));
+    multiply->ReplaceOperandWith(1, lhs);
+    EXPECT_FALSE(IdenticalModules(*a, *b)) << id;
+    EXPECT_FALSE(IdenticalModules(*b, *a)) << id;
+  }
+}
+
 }  // namespace
 }  // namespace mxla
