@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/hash/hash.h"
 #include "ir/hlo_printer.h"
 
 namespace mxla {
@@ -205,10 +206,15 @@ void HloInstruction::CopyAttributesFrom(const HloInstruction& other) {
 }
 
 bool HloInstruction::IdenticalIgnoringName(const HloInstruction& other) const {
+  return operands_ == other.operands_ &&
+         called_computations_ == other.called_computations_ &&
+         IdenticalAttributes(other);
+}
+
+bool HloInstruction::IdenticalAttributes(const HloInstruction& other) const {
   if (opcode_ != other.opcode_ || shape_ != other.shape_ ||
-      operands_ != other.operands_ || dimensions_ != other.dimensions_ ||
-      broadcast_dimensions_ != other.broadcast_dimensions_ ||
-      called_computations_ != other.called_computations_) {
+      dimensions_ != other.dimensions_ ||
+      broadcast_dimensions_ != other.broadcast_dimensions_) {
     return false;
   }
   switch (opcode_) {
@@ -226,6 +232,31 @@ bool HloInstruction::IdenticalIgnoringName(const HloInstruction& other) const {
       return fusion_kind_ == other.fusion_kind_;
     default:
       return true;
+  }
+}
+
+size_t HloInstruction::AttributeHash() const {
+  // (This Abseil cannot hash std::optional.)
+  size_t hash = absl::HashOf(static_cast<int>(opcode_), shape_, dimensions_,
+                             broadcast_dimensions_.has_value());
+  if (broadcast_dimensions_.has_value()) {
+    hash = absl::HashOf(hash, *broadcast_dimensions_);
+  }
+  switch (opcode_) {
+    case HloOpcode::kParameter:
+      return absl::HashOf(hash, parameter_number_);
+    case HloOpcode::kConstant:
+      return literal_ == nullptr ? hash : absl::HashOf(hash, *literal_);
+    case HloOpcode::kIota:
+      return absl::HashOf(hash, iota_dimension_);
+    case HloOpcode::kCompare:
+      return absl::HashOf(hash, static_cast<int>(direction_));
+    case HloOpcode::kGetTupleElement:
+      return absl::HashOf(hash, tuple_index_);
+    case HloOpcode::kFusion:
+      return absl::HashOf(hash, static_cast<int>(fusion_kind_));
+    default:
+      return hash;
   }
 }
 

@@ -194,6 +194,14 @@ class HloInstruction {
   // computations compare by identity, literals bitwise. Two constants must
   // both have literals.
   bool IdenticalIgnoringName(const HloInstruction& other) const;
+  // The same test without operands and called computations: opcode, shape
+  // and the attributes the opcode uses (literals bitwise). For comparing
+  // instructions of different computations or modules.
+  bool IdenticalAttributes(const HloInstruction& other) const;
+  // A hash of what IdenticalAttributes compares (the literal's bytes
+  // included): equal for instructions it calls identical. Not stable across
+  // processes.
+  size_t AttributeHash() const;
 
   // The instruction as one HLO text line without indentation or ROOT.
   std::string ToString() const;

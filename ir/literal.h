@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ir/host_buffer.h"
 #include "ir/shape.h"
@@ -90,6 +91,19 @@ class Literal {
 
   bool operator==(const Literal& other) const;
   bool operator!=(const Literal& other) const { return !(*this == other); }
+  // absl::Hash support, consistent with operator==: the shape and the bytes
+  // (so every value of a type hashes apart, NaN encodings included).
+  template <typename H>
+  friend H AbslHashValue(H h, const Literal& literal) {
+    h = H::combine(std::move(h), literal.shape_);
+    if (literal.shape_.IsTuple()) {
+      return H::combine(std::move(h), literal.elements_);
+    }
+    return H::combine(
+        std::move(h),
+        absl::string_view(reinterpret_cast<const char*>(literal.buffer_.get()),
+                          literal.size_bytes_));
+  }
 
  private:
   friend class LiteralUtil;

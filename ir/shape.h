@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -49,6 +50,12 @@ class Shape {
   // Structural: element type, dimensions and tuple elements.
   bool operator==(const Shape& other) const;
   bool operator!=(const Shape& other) const { return !(*this == other); }
+  // absl::Hash support, consistent with operator==.
+  template <typename H>
+  friend H AbslHashValue(H h, const Shape& shape) {
+    return H::combine(std::move(h), shape.element_type_, shape.dimensions_,
+                      shape.tuple_shapes_);
+  }
 
  private:
   PrimitiveType element_type_ = PRIMITIVE_TYPE_INVALID;

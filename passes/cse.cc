@@ -6,33 +6,27 @@
 #include "absl/hash/hash.h"
 
 namespace mxla {
-namespace {
 
-// A hash consistent with HloInstruction::IdenticalIgnoringName; collisions
-// are resolved by comparing candidates.
-size_t InstructionHash(const HloInstruction& instruction) {
-  size_t hash = absl::HashOf(static_cast<int>(instruction.opcode()),
-                             instruction.shape().ToString(),
-                             instruction.dimensions());
-  for (const HloInstruction* operand : instruction.operands()) {
-    hash = absl::HashOf(hash, operand);
-  }
-  return hash;
+size_t CseHash(const HloInstruction& instruction) {
+  // Operands and callees by identity, as IdenticalIgnoringName compares
+  // them; the attribute hash covers literals by value, so N distinct
+  // constants land in N buckets rather than one.
+  return absl::HashOf(instruction.AttributeHash(), instruction.operands(),
+                      instruction.called_computations());
 }
-
-}  // namespace
 
 absl::StatusOr<bool> CsePass::Run(HloModule& module) {
   bool changed = false;
+  comparisons_ = 0;
   for (HloComputation* computation : module.computations()) {
     absl::flat_hash_map<size_t, std::vector<HloInstruction*>> seen;
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() == HloOpcode::kParameter) continue;
-      std::vector<HloInstruction*>& bucket =
-          seen[InstructionHash(*instruction)];
+      std::vector<HloInstruction*>& bucket = seen[CseHash(*instruction)];
       HloInstruction* twin = nullptr;
       for (HloInstruction* candidate : bucket) {
+        ++comparisons_;
         if (candidate->IdenticalIgnoringName(*instruction)) {
           twin = candidate;
           break;

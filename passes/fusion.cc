@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "passes/dce.h"
+#include "passes/operand_reuse.h"
 
 namespace mxla {
 namespace {
@@ -157,6 +158,40 @@ void LimitFusionSizes(const std::vector<HloInstruction*>& order,
   }
 }
 
+// XLA's rule against repeated work: an expensive value fused into a
+// consumer that reuses its elements would be recomputed once per read (each
+// exp of multiply(x[512,1024], broadcast(exp(v[1024]))) 512 times). Such a
+// value roots its own fusion instead: computed once per element, then read
+// from memory. A value is reused if a path from it through fused users to
+// a fusion root crosses a reusing read (passes/operand_reuse.h). Walking in
+// reverse post order, users are settled before their operands, and a value
+// made a root here ends the paths of the values it reads.
+void MaterializeReusedExpensiveValues(
+    const std::vector<HloInstruction*>& order,
+    absl::flat_hash_set<const HloInstruction*>& roots) {
+  absl::flat_hash_set<const HloInstruction*> reused;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const HloInstruction* instruction = *it;
+    if (!IsFusible(*instruction)) continue;
+    bool reuse = false;
+    for (const HloInstruction* user : instruction->users()) {
+      if (!IsFusible(*user)) continue;
+      for (int64_t i = 0; i < user->operand_count() && !reuse; ++i) {
+        reuse = user->operand(i) == instruction &&
+                ReusesOperandElements(*user, i);
+      }
+      reuse = reuse || (!roots.contains(user) && reused.contains(user));
+      if (reuse) break;
+    }
+    if (!reuse || roots.contains(instruction)) continue;
+    if (IsExpensiveElementwise(instruction->opcode())) {
+      roots.insert(instruction);
+    } else {
+      reused.insert(instruction);
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
@@ -173,6 +208,8 @@ absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
     }
   }
   LimitFusionSizes(order, roots);
+  // After the size limit: new roots only shorten fusions.
+  MaterializeReusedExpensiveValues(order, roots);
   if (roots.empty()) return changed;
 
   // Operands are fused before their users, so a fusion's operands that are

@@ -19,6 +19,11 @@
 //     the entry root, a reduce, used by a tuple, get-tuple-element or an
 //     existing fusion, or "expensive" (exponential, log, tanh, logistic,
 //     power, divide, remainder, sqrt, rsqrt) with several users;
+//   * as in XLA, an expensive value is never fused into a consumer that
+//     reuses its elements: if a path from it through fused users to its
+//     fusion's root crosses a broadcast that grows (passes/operand_reuse.h),
+//     it is materialized, so multiply(x[512,1024], broadcast(exp(v[1024])))
+//     computes 1024 exps, not 512 x 1024;
 //   * every other fusible instruction is fused into each fusion that reaches
 //     it: cheap ones (broadcasts, reshapes, adds, compares, ...) are
 //     duplicated into several consumers rather than written to memory;

@@ -4,9 +4,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/row_fusion_analysis.h"
 #include "ir/status_macros.h"
+#include "passes/operand_reuse.h"
 
 namespace mxla {
 namespace {
@@ -18,8 +20,57 @@ bool HasReduce(const HloComputation& computation) {
   return false;
 }
 
+// Whether inlining `body` into a row kernel would redo expensive work for
+// every read of its result. The kernel computes a value that depends on a
+// reduce once per row (a register), and a reduce's inputs once per element
+// in its loop; any other value is computed at each index read. So: an
+// expensive op reached from the root without entering a reduce's inputs,
+// and not itself computed from a reduce.
+bool RecomputesExpensiveWork(const HloComputation& body) {
+  absl::flat_hash_set<const HloInstruction*> after_reduce;
+  for (const HloInstruction* instruction : body.MakeInstructionPostOrder()) {
+    bool after = instruction->opcode() == HloOpcode::kReduce;
+    for (const HloInstruction* operand : instruction->operands()) {
+      after = after || after_reduce.contains(operand);
+    }
+    if (after) after_reduce.insert(instruction);
+  }
+  std::vector<const HloInstruction*> stack = {body.root_instruction()};
+  absl::flat_hash_set<const HloInstruction*> visited;
+  while (!stack.empty()) {
+    const HloInstruction* instruction = stack.back();
+    stack.pop_back();
+    if (!visited.insert(instruction).second ||
+        instruction->opcode() == HloOpcode::kReduce) {
+      continue;
+    }
+    if (IsExpensiveElementwise(instruction->opcode()) &&
+        !after_reduce.contains(instruction)) {
+      return true;
+    }
+    for (const HloInstruction* operand : instruction->operands()) {
+      stack.push_back(operand);
+    }
+  }
+  return false;
+}
+
+// Whether `consumer`'s body reads some element of `producer` more than once.
+bool ReusesProducer(const HloInstruction& producer,
+                    const HloInstruction& consumer) {
+  const HloComputation& body = *consumer.to_apply();
+  for (int64_t i = 0; i < consumer.operand_count(); ++i) {
+    if (consumer.operand(i) == &producer &&
+        ReusedAlongUsers(*body.parameter_instruction(i))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Whether `producer` may disappear into `consumer`: a fusion with one array
-// result that nothing else reads.
+// result that nothing else reads, and not expensive work the consumer would
+// redo per read (fusion's rule, passes/fusion.h).
 bool Mergeable(const HloInstruction& producer, const HloInstruction& consumer) {
   if (producer.opcode() != HloOpcode::kFusion || producer.shape().IsTuple()) {
     return false;
@@ -27,7 +78,11 @@ bool Mergeable(const HloInstruction& producer, const HloInstruction& consumer) {
   for (const HloInstruction* user : producer.users()) {
     if (user != &consumer) return false;
   }
-  return HasReduce(*producer.to_apply()) || HasReduce(*consumer.to_apply());
+  if (!HasReduce(*producer.to_apply()) && !HasReduce(*consumer.to_apply())) {
+    return false;
+  }
+  return !(RecomputesExpensiveWork(*producer.to_apply()) &&
+           ReusesProducer(producer, consumer));
 }
 
 // Builds the body of `consumer` with `producer`'s body inlined in place of

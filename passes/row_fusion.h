@@ -8,7 +8,11 @@
 // Before: a fused module (passes/fusion.h). After: the same, with some
 // fusions merged into kInput fusions whose bodies hold several reduces; the
 // module verifies, round-trips and evaluates to the same bits. A producer is
-// merged only if every user of it is the consumer. Iterative; a second run
+// merged only if every user of it is the consumer, and not if the consumer
+// reuses its elements while its body has an expensive op that the row
+// kernel would recompute at each read: one that neither depends on a
+// reduce (computed once per row) nor feeds only a reduce's inputs (the
+// fusion pass's rule, passes/fusion.h). Iterative; a second run
 // changes nothing.
 #ifndef MXLA_PASSES_ROW_FUSION_H_
 #define MXLA_PASSES_ROW_FUSION_H_

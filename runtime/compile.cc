@@ -99,35 +99,53 @@ absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForBackend(
   return optimized;
 }
 
-std::string CompileCacheKey(const HloModule& module,
-                            const CompileOptions& options) {
+std::string CompileOptionsKey(const CompileOptions& options) {
   std::vector<std::string> disabled(options.pipeline.disabled_passes.begin(),
                                     options.pipeline.disabled_passes.end());
   std::sort(disabled.begin(), disabled.end());
   return absl::StrCat(
-      module.ToString(), "\n// backend=", BackendName(options.backend),
-      " passes=",
-      options.passes.has_value() ? absl::StrJoin(*options.passes, ",")
-                                 : "default",
-      " disabled=", absl::StrJoin(disabled, ","),
-      " verify=", options.pipeline.verify,
+      "backend=", BackendName(options.backend), " passes=",
+      options.passes.has_value()
+          ? absl::StrCat("[", absl::StrJoin(*options.passes, ","), "]")
+          : "default",
+      " disabled=[", absl::StrJoin(disabled, ","),
+      "] verify=", options.pipeline.verify,
       " reassociate=", options.codegen.reassociate_reductions,
       " streaming=", options.codegen.streaming_store_min_bytes,
       " opt=", options.codegen.optimization_level);
 }
 
+namespace {
+
+// A jit compile through the compile cache. The memory limit is checked on
+// hits too: it may have been lowered since the program was compiled.
+absl::StatusOr<std::unique_ptr<Executable>> CompileCached(
+    const HloModule& module, const CompileOptions& options) {
+  const CompileKey key(module, CompileOptionsKey(options));
+  ASSIGN_OR_RETURN(
+      std::shared_ptr<const JitExecutable::Program> program,
+      CompileCache::Default().GetOrCompile(
+          key, [&]() -> CompileCache::ProgramOrError {
+            ASSIGN_OR_RETURN(std::unique_ptr<HloModule> optimized,
+                             OptimizeForBackend(module, options));
+            ASSIGN_OR_RETURN(std::unique_ptr<JitExecutable> executable,
+                             JitExecutable::Create(std::move(optimized),
+                                                   options.codegen));
+            return executable->program();
+          }));
+  RETURN_IF_ERROR(JitExecutable::CheckMemoryLimit(*program->module,
+                                                  program->assignment));
+  return std::make_unique<JitExecutable>(std::move(program));
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const HloModule& module, const CompileOptions& options) {
   const std::string dump_dir = DumpDirectory(options);
-  const bool cached = options.backend == Backend::kJit && options.use_cache &&
-                      dump_dir.empty();
-  std::string key;
-  if (cached) {
-    key = CompileCacheKey(module, options);
-    if (std::shared_ptr<const JitExecutable::Program> program =
-            CompileCache::Default().Lookup(key)) {
-      return std::make_unique<JitExecutable>(std::move(program));
-    }
+  if (options.backend == Backend::kJit && options.use_cache &&
+      dump_dir.empty()) {
+    return CompileCached(module, options);
   }
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> optimized,
                    OptimizeForBackend(module, options));
@@ -140,7 +158,6 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
       ASSIGN_OR_RETURN(std::unique_ptr<JitExecutable> executable,
                        JitExecutable::Create(std::move(optimized),
                                              options.codegen));
-      if (cached) CompileCache::Default().Insert(key, executable->program());
       return executable;
     }
     case Backend::kInterpreter:

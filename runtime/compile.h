@@ -46,7 +46,10 @@ struct CompileOptions {
 // Verifies `module` (builder form allowed), optimizes a copy, compiles it.
 // Invalid modules are InvalidArgument; the input is never modified, and the
 // returned executable (owned by the caller) does not refer to it. For the
-// jit, an identical earlier compile is served from the compile cache.
+// jit, an identical earlier compile is served from the compile cache
+// (concurrent identical compiles run once, the others wait for it), and a
+// program whose run (result plus temporaries) exceeds the memory limit is
+// InvalidArgument (ir/memory_limit.h) whether it was compiled or cached.
 // Other errors: an unknown pass name (InvalidArgument), a pass failure (see
 // PassPipeline::Run), FailedPrecondition when disabled passes leave the jit
 // HLO that is not lowered or not fused, Unimplemented for HLO the jit cannot
@@ -70,11 +73,10 @@ absl::Status DumpCodegenStages(const HloModule& fused_module,
                                const CodegenOptions& options,
                                const std::string& dir);
 
-// The compile cache's key for compiling `module` with `options`: the
-// module's text (without metadata) and every option that changes the
-// compiled code.
-std::string CompileCacheKey(const HloModule& module,
-                            const CompileOptions& options);
+// The options part of the compile cache's key (runtime/compile_cache.h):
+// every option that changes the compiled code, as a short string. Together
+// with the module's structure it decides whether a compile is a hit.
+std::string CompileOptionsKey(const CompileOptions& options);
 
 // The passes Compile runs for `options`: the default pipeline or the named
 // passes, then, for the jit backend, lower-broadcasts, fusion and row-fusion.

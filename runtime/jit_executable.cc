@@ -21,6 +21,22 @@ int64_t MaxChunks(const KernelInfo& kernel) {
 
 }  // namespace
 
+absl::Status JitExecutable::CheckMemoryLimit(
+    const HloModule& fused, const BufferAssignment& assignment) {
+  // A run allocates its result and one arena.
+  const Shape& result = fused.entry_computation()->root_instruction()->shape();
+  int64_t run_bytes;
+  if (__builtin_add_overflow(TotalArrayBytes(result), assignment.arena_bytes,
+                             &run_bytes)) {
+    run_bytes = std::numeric_limits<int64_t>::max();
+  }
+  return ::mxla::CheckMemoryLimit(
+      run_bytes,
+      absl::StrCat("a run of computation '", fused.name(), "' (result ",
+                   result.ToString(), ", ", assignment.arena_bytes,
+                   " bytes of temporaries)"));
+}
+
 absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
     std::unique_ptr<const HloModule> module, const CodegenOptions& options) {
   auto program = std::make_shared<Program>();
@@ -28,18 +44,7 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
   const HloModule& fused = *program->module;
   ASSIGN_OR_RETURN(program->assignment,
                    AssignBuffers(*fused.entry_computation()));
-  // Checked before LLVM runs: a run allocates its result and one arena.
-  const Shape& result = fused.entry_computation()->root_instruction()->shape();
-  int64_t run_bytes;
-  if (__builtin_add_overflow(TotalArrayBytes(result),
-                             program->assignment.arena_bytes, &run_bytes)) {
-    run_bytes = std::numeric_limits<int64_t>::max();
-  }
-  RETURN_IF_ERROR(CheckMemoryLimit(
-      run_bytes,
-      absl::StrCat("a run of computation '", fused.name(), "' (result ",
-                   result.ToString(), ", ", program->assignment.arena_bytes,
-                   " bytes of temporaries)")));
+  RETURN_IF_ERROR(CheckMemoryLimit(fused, program->assignment));
   ASSIGN_OR_RETURN(program->kernels, JitKernels::Compile(fused, options));
   for (const FusionStep& step : program->assignment.steps) {
     const KernelInfo* info = nullptr;

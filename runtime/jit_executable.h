@@ -35,9 +35,16 @@ class JitExecutable : public Executable {
     std::vector<Step> steps;
   };
 
-  // `module` must be fused (passes/fusion.h).
+  // `module` must be fused (passes/fusion.h). Checks the memory limit
+  // (CheckMemoryLimit) before LLVM runs.
   static absl::StatusOr<std::unique_ptr<JitExecutable>> Create(
       std::unique_ptr<const HloModule> module, const CodegenOptions& options);
+  // InvalidArgument (ir/memory_limit.h) if a run of `fused` with buffers
+  // `assignment` (its result plus the arena of temporaries) would exceed
+  // the memory limit, naming the computation, the result shape and both
+  // byte counts. Create and compile-cache hits (compile.h) check it.
+  static absl::Status CheckMemoryLimit(const HloModule& fused,
+                                       const BufferAssignment& assignment);
   explicit JitExecutable(std::shared_ptr<const Program> program)
       : Executable(program->module), program_(std::move(program)) {}
 

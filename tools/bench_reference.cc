@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "ir/float32_math.h"
 
@@ -73,6 +74,17 @@ void SoftmaxRows(const float* __restrict x, float* __restrict out, int64_t cols,
     for (float lane : lanes) sum += lane;
     for (int64_t j = body; j < cols; ++j) sum += o[j];
     for (int64_t j = 0; j < cols; ++j) o[j] /= sum;
+  }
+}
+
+void ScaleByExp(const float* x, const float* v, float* out, int64_t cols,
+                int64_t begin, int64_t end) {
+  std::vector<float> scale(cols);
+  for (int64_t j = 0; j < cols; ++j) scale[j] = std::exp(v[j]);
+  for (int64_t i = begin; i < end; ++i) {
+    const float* row = x + i * cols;
+    float* o = out + i * cols;
+    for (int64_t j = 0; j < cols; ++j) o[j] = row[j] * scale[j];
   }
 }
 

@@ -26,6 +26,10 @@ void Compose3d(const float* a, const float* b, float* out, int64_t inner,
 // the JIT's f32 exp (ir/float32_math.h), vectorized by GCC.
 void SoftmaxRows(const float* x, float* out, int64_t cols, int64_t begin,
                  int64_t end);
+// out[i,j] = x[i,j] * exp(v[j]): exp(v) computed once per call into a
+// scratch row (what fusion's expensive-producer rule makes the JIT do).
+void ScaleByExp(const float* x, const float* v, float* out, int64_t cols,
+                int64_t begin, int64_t end);
 // min(max(((a*b + c)*a - b) / (c*c + 1), 0.5*b), a) over [begin, end).
 void Chain10(const float* a, const float* b, const float* c, float* out,
              int64_t begin, int64_t end);

@@ -130,6 +130,26 @@ Workload MakeChain10() {
   return w;
 }
 
+// Issue 13: exp of a vector broadcast across rows. Fusion computes the
+// 1,024 exps once (passes/fusion.h), not once per row.
+Workload MakeScaleByExp() {
+  constexpr int64_t rows = 4096, cols = 1024;
+  XlaBuilder b("scale_by_exp");
+  XlaOp x = Parameter(&b, 0, F32({rows, cols}), "x");
+  XlaOp v = Parameter(&b, 1, F32({cols}), "v");
+  Mul(x, Exp(v), {1});
+  Workload w{"W8", "scale_by_exp", *b.Build(), {}, 0, rows, {}};
+  w.inputs.push_back(Values(F32({rows, cols}), 14, -1, 2));
+  w.inputs.push_back(Values(F32({cols}), 15, -4, 8));
+  w.bytes = Bytes(w.inputs, F32({rows, cols}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      ScaleByExp(Data(in[0]), Data(in[1]), out, cols, begin, end);
+    };
+  };
+  return w;
+}
+
 }  // namespace
 
 Workload MakeBiasAdd(int64_t rows, int64_t cols) {
@@ -156,6 +176,7 @@ const std::vector<WorkloadFactory>& Workloads() {
       {"W4", "compose3d", MakeCompose3d},
       {"W5", "softmax_rows", MakeSoftmax},
       {"W6", "chain10", MakeChain10},
+      {"W8", "scale_by_exp", MakeScaleByExp},
   };
   return *workloads;
 }

@@ -173,6 +173,103 @@ ENTRY main {
             1);
 }
 
+// XLA's rule: an expensive producer is not fused into a consumer that
+// reuses its elements. Fused, each exp here would run once per row.
+TEST(FusionTest, ExpensiveValueReadThroughAGrowingBroadcastIsMaterialized) {
+  auto module = Fuse(R"(HloModule reuse
+ENTRY main {
+  x = f32[5,3] parameter(0)
+  v = f32[3] parameter(1)
+  e = f32[3] exponential(v)
+  eb = f32[5,3] broadcast(e), dimensions={1}
+  ROOT m = f32[5,3] multiply(x, eb)
+})",
+                     F32Args({{5, 3}, {3}}));
+  ASSERT_NE(module, nullptr);
+  ASSERT_EQ(EntryOf(*module, HloOpcode::kFusion).size(), 2u)
+      << module->ToString();
+  HloInstruction* exp = FusionOf(*module, HloOpcode::kExp);
+  HloInstruction* multiply = FusionOf(*module, HloOpcode::kMultiply);
+  ASSERT_NE(exp, nullptr);
+  ASSERT_NE(multiply, nullptr);
+  EXPECT_EQ(exp->shape(), ShapeUtil::MakeShape(F32, {3}));
+  EXPECT_THAT(multiply->operands(), Contains(exp));
+  EXPECT_EQ(CountIn(*multiply->to_apply(), HloOpcode::kExp), 0);
+  EXPECT_EQ(CountIn(*multiply->to_apply(), HloOpcode::kBroadcast), 1);
+}
+
+// The reuse may be several fused users away: through cheap ops and
+// reshapes, and into a root that is itself the broadcast. The value made a
+// root ends the path of what it reads, so the log under it stays fused.
+TEST(FusionTest, ReuseIsFoundThroughCheapUsersAndEndsAtNewRoots) {
+  auto module = Fuse(R"(HloModule reuse_path
+ENTRY main {
+  x = f32[4,6] parameter(0)
+  v = f32[2,3] parameter(1)
+  l = f32[2,3] log(v)
+  e = f32[2,3] exponential(l)
+  n = f32[2,3] negate(e)
+  r = f32[6] reshape(n)
+  rb = f32[4,6] broadcast(r), dimensions={1}
+  a = f32[4,6] add(x, rb)
+  s = f32[6] sqrt(r)
+  sb = f32[4,6] broadcast(s), dimensions={1}
+  ROOT t = (f32[4,6], f32[4,6]) tuple(a, sb)
+})",
+                     F32Args({{4, 6}, {2, 3}}));
+  ASSERT_NE(module, nullptr);
+  HloInstruction* exp = FusionOf(*module, HloOpcode::kExp);
+  HloInstruction* sqrt = FusionOf(*module, HloOpcode::kSqrt);
+  HloInstruction* add = FusionOf(*module, HloOpcode::kAdd);
+  HloInstruction* broadcast = FusionOf(*module, HloOpcode::kBroadcast);
+  ASSERT_NE(exp, nullptr) << module->ToString();
+  ASSERT_NE(sqrt, nullptr) << module->ToString();
+  ASSERT_NE(add, nullptr);
+  ASSERT_NE(broadcast, nullptr);
+  EXPECT_EQ(EntryOf(*module, HloOpcode::kFusion).size(), 4u);
+  EXPECT_EQ(CountIn(*exp->to_apply(), HloOpcode::kLog), 1);
+  // negate and reshape are cheap: duplicated into both readers of exp.
+  for (HloInstruction* reader : {add, sqrt}) {
+    EXPECT_THAT(reader->operands(), Contains(exp));
+    EXPECT_EQ(CountIn(*reader->to_apply(), HloOpcode::kExp), 0);
+    EXPECT_EQ(CountIn(*reader->to_apply(), HloOpcode::kNegate), 1);
+  }
+  EXPECT_THAT(broadcast->operands(), ElementsAre(sqrt));
+  EXPECT_EQ(CountIn(*broadcast->to_apply(), HloOpcode::kSqrt), 0);
+}
+
+// Cheap producers are still duplicated through broadcasts, and expensive
+// ones still fuse where each element is read once: after a broadcast, or
+// through one that only adds a size-1 dimension.
+TEST(FusionTest, CheapOrUnreusedValuesStillFuse) {
+  auto module = Fuse(R"(HloModule no_reuse
+ENTRY main {
+  x = f32[5,3] parameter(0)
+  v = f32[3] parameter(1)
+  n = f32[3] negate(v)
+  nb = f32[5,3] broadcast(n), dimensions={1}
+  vb = f32[5,3] broadcast(v), dimensions={1}
+  e = f32[5,3] exponential(vb)
+  a = f32[5,3] add(nb, e)
+  m = f32[5,3] multiply(a, x)
+  l = f32[3] log(v)
+  lb = f32[1,3] broadcast(l), dimensions={1}
+  ROOT t = (f32[5,3], f32[1,3]) tuple(m, lb)
+})",
+                     F32Args({{5, 3}, {3}}));
+  ASSERT_NE(module, nullptr);
+  ASSERT_EQ(EntryOf(*module, HloOpcode::kFusion).size(), 2u)
+      << module->ToString();
+  HloInstruction* multiply = FusionOf(*module, HloOpcode::kMultiply);
+  HloInstruction* broadcast = FusionOf(*module, HloOpcode::kBroadcast);
+  ASSERT_NE(multiply, nullptr);
+  ASSERT_NE(broadcast, nullptr);
+  EXPECT_EQ(CountIn(*multiply->to_apply(), HloOpcode::kNegate), 1);
+  EXPECT_EQ(CountIn(*multiply->to_apply(), HloOpcode::kExp), 1);
+  EXPECT_EQ(CountIn(*multiply->to_apply(), HloOpcode::kBroadcast), 2);
+  EXPECT_EQ(CountIn(*broadcast->to_apply(), HloOpcode::kLog), 1);
+}
+
 TEST(FusionTest, SoftmaxHasInputFusionsForItsReductions) {
   const std::string reducers = R"(
 max {

@@ -257,6 +257,46 @@ ENTRY main {
                        HasSubstr("'t' reduces a different shape than 's'")));
 }
 
+// Softmax of x * exp(v) broadcast over the rows: fusion gives exp(v) its
+// own kernel (a broadcast reuses it), and row fusion must not merge it back
+// into the row kernel, where each row's loops would recompute it.
+TEST(RowFusionTest, ExpensiveProducersReusedByTheRowKernelStay) {
+  const std::string body = R"(
+ENTRY main {
+  x = f32[3,5] parameter(0)
+  v = f32[5] parameter(1)
+  ev = f32[5] exponential(v)
+  evb = f32[3,5] broadcast(ev), dimensions={1}
+  xs = f32[3,5] multiply(x, evb)
+  ninf = f32[] constant(-inf)
+  m = f32[3] reduce(xs, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[3,5] broadcast(m), dimensions={0}
+  sub = f32[3,5] subtract(xs, mb)
+  e = f32[3,5] exponential(sub)
+  zero = f32[] constant(0)
+  s = f32[3] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[3,5] broadcast(s), dimensions={0}
+  ROOT out = f32[3,5] divide(e, sb)
+})";
+  auto module = RowFuse(std::string("HloModule scaled_softmax") + kReducers +
+                        body);
+  ASSERT_NE(module, nullptr);
+  std::vector<HloInstruction*> fusions = Fusions(*module);
+  ASSERT_EQ(fusions.size(), 2u) << module->ToString();
+  const HloInstruction* exp = fusions[0];
+  const HloInstruction* rows = fusions[1];
+  EXPECT_EQ(exp->to_apply()->root_instruction()->opcode(), HloOpcode::kExp);
+  EXPECT_EQ(exp->shape(), ShapeUtil::MakeShape(F32, {5}));
+  EXPECT_EQ(rows, module->entry_computation()->root_instruction());
+  ASSERT_OK(AnalyzeRowFusion(*rows->to_apply()).status());
+  EXPECT_THAT(rows->operands(), ::testing::Contains(exp)) << module->ToString();
+  for (const HloInstruction* instruction : rows->to_apply()->instructions()) {
+    EXPECT_FALSE(instruction->opcode() == HloOpcode::kExp &&
+                 instruction->shape().rank() == 1)
+        << "exp(v) merged into the row kernel: " << module->ToString();
+  }
+}
+
 TEST(RowFusionTest, ProducersWithOtherUsersStay) {
   // The row sums are also a result: merging them would compute them twice.
   auto module = RowFuse(std::string("HloModule shared") + kReducers + R"(

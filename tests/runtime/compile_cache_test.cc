@@ -3,6 +3,8 @@
 // entries go first, and concurrent compiles through it stay correct.
 #include "runtime/compile_cache.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,9 +15,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "ir/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
+#include "ir/memory_limit.h"
 #include "runtime/compile.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -24,21 +28,28 @@ namespace mxla {
 namespace {
 
 using ::mxla::testing::Pointers;
+using ::mxla::testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
 
 // A bias add whose constant makes each `variant` a different module.
-std::unique_ptr<HloModule> BiasAdd(int variant) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(absl::StrCat(R"(HloModule bias_add
+std::string BiasAddText(int variant) {
+  return absl::StrCat(R"(HloModule bias_add
 ENTRY main {
   x = f32[4,8] parameter(0)
   b = f32[8] parameter(1)
   bb = f32[4,8] broadcast(b), dimensions={1}
   k = f32[] constant()",
-                                  variant, R"()
+                      variant, R"()
   kb = f32[4,8] broadcast(k), dimensions={}
   s = f32[4,8] add(x, bb)
   ROOT r = f32[4,8] multiply(s, kb)
-})"));
+})");
+}
+
+std::unique_ptr<HloModule> BiasAdd(int variant) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(BiasAddText(variant));
   EXPECT_OK(module.status());
   return std::move(*module);
 }
@@ -100,8 +111,147 @@ TEST(CompileCacheTest, AnythingThatChangesTheCodeMisses) {
                        Compile(*BiasAdd(1003)));
   EXPECT_NE(AsJit(base).program(), AsJit(other_module).program());
 
-  EXPECT_NE(CompileCacheKey(*module, {}), CompileCacheKey(*module, exact));
-  EXPECT_EQ(CompileCacheKey(*module, {}), CompileCacheKey(*BiasAdd(1002), {}));
+  EXPECT_NE(CompileOptionsKey({}), CompileOptionsKey(exact));
+  EXPECT_NE(CompileOptionsKey({}), CompileOptionsKey(no_passes));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> again,
+                       Compile(*BiasAdd(1002)));
+  EXPECT_EQ(AsJit(base).program(), AsJit(again).program());
+}
+
+// Modules that differ only in a constant's value, a name or an attribute
+// print differently and compile apart.
+TEST(CompileCacheTest, ModulesThatDifferAnywhereNeverShare) {
+  const std::string base = BiasAddText(1010);
+  const std::string variants[] = {
+      base,
+      absl::StrReplaceAll(base, {{"constant(1010)", "constant(1011)"}}),
+      absl::StrReplaceAll(base, {{"HloModule bias_add", "HloModule other"}}),
+      absl::StrReplaceAll(base, {{"  s = ", "  s2 = "}, {"(s, kb)", "(s2, kb)"}}),
+      absl::StrReplaceAll(base, {{"multiply(s, kb)", "subtract(s, kb)"}}),
+      absl::StrReplaceAll(base, {{"add(x, bb)", "add(bb, x)"}}),
+  };
+  for (size_t i = 1; i < std::size(variants); ++i) {
+    ASSERT_NE(variants[i], base) << i;
+  }
+  std::vector<std::shared_ptr<const CompileCache::Program>> programs;
+  CompileCache::Stats before = CompileCache::Default().stats();
+  for (const std::string& text : variants) {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                         ParseHloModule(text));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(*module));
+    for (const auto& program : programs) {
+      EXPECT_NE(program, AsJit(executable).program()) << text;
+    }
+    programs.push_back(AsJit(executable).program());
+  }
+  EXPECT_EQ(CompileCache::Default().stats().misses - before.misses,
+            static_cast<int64_t>(std::size(variants)));
+}
+
+// The memory limit may be lowered after a program is cached; a hit must
+// still apply it, as a compile does.
+TEST(CompileCacheTest, HitsApplyTheMemoryLimit) {
+  std::unique_ptr<HloModule> module = BiasAdd(1020);
+  ASSERT_OK(Compile(*module).status());
+  CompileCache::Stats before = CompileCache::Default().stats();
+  SetMemoryLimitBytes(64);  // the f32[4,8] result alone is 128 bytes
+  absl::StatusOr<std::unique_ptr<Executable>> over = Compile(*module);
+  SetMemoryLimitBytes(0);
+  EXPECT_EQ(CompileCache::Default().stats().hits - before.hits, 1);
+  EXPECT_THAT(over.status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("computation 'bias_add'"),
+                             HasSubstr("f32[4,8]"),
+                             HasSubstr("over the memory limit of 64 bytes"))));
+  ASSERT_OK(Compile(*module).status());  // the entry is still there
+  EXPECT_EQ(CompileCache::Default().stats().hits - before.hits, 2);
+}
+
+// Threads that miss on one module at once run one compile between them.
+TEST(CompileCacheTest, ConcurrentIdenticalCompilesCompileOnce) {
+  constexpr int kThreads = 8;
+  std::unique_ptr<HloModule> module = BiasAdd(1030);
+  CompileCache::Stats before = CompileCache::Default().stats();
+  std::vector<std::shared_ptr<const CompileCache::Program>> programs(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<std::unique_ptr<Executable>> executable = Compile(*module);
+      if (executable.ok()) programs[t] = AsJit(*executable).program();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CompileCache::Stats after = CompileCache::Default().stats();
+  EXPECT_EQ(after.misses - before.misses, 1);
+  EXPECT_EQ(after.hits - before.hits + after.waits - before.waits,
+            kThreads - 1);
+  for (const auto& program : programs) {
+    ASSERT_NE(program, nullptr);
+    EXPECT_EQ(program, programs[0]);
+  }
+}
+
+// Callers that arrive while a compile runs wait for it and share its
+// outcome, an error included; an error is not stored, so the next call
+// compiles again.
+TEST(CompileCacheTest, WaitersShareOneCompileAndErrorsAreNotStored) {
+  constexpr int kThreads = 6;
+  CompileCache cache(4);
+  std::unique_ptr<HloModule> module = BiasAdd(1040);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> compiled, Compile(*module));
+  for (const bool fail : {true, false}) {
+    const CompileCache::Stats before = cache.stats();
+    std::atomic<int> compiles = 0;
+    // The first caller's compile lasts until every other caller waits.
+    auto compile = [&]() -> CompileCache::ProgramOrError {
+      ++compiles;
+      for (int spin = 0; spin < 100000 &&
+                         cache.stats().waits - before.waits < kThreads - 1;
+           ++spin) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+      if (fail) return absl::ResourceExhaustedError("no memory for LLVM");
+      return AsJit(compiled).program();
+    };
+    std::vector<absl::Status> statuses(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        CompileKey key(*module, "options");
+        statuses[t] = cache.GetOrCompile(key, compile).status();
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_EQ(compiles.load(), 1) << "fail=" << fail;
+    EXPECT_EQ(cache.stats().misses - before.misses, 1);
+    EXPECT_EQ(cache.stats().waits - before.waits, kThreads - 1);
+    for (const absl::Status& status : statuses) {
+      EXPECT_EQ(status.code(), fail ? absl::StatusCode::kResourceExhausted
+                                    : absl::StatusCode::kOk);
+    }
+    EXPECT_EQ(cache.stats().entries, fail ? 0 : 1);
+  }
+}
+
+// Keys whose fingerprints collide still compare their modules and options.
+TEST(CompileCacheTest, CollidingFingerprintsNeverShare) {
+  CompileCache cache(8);
+  std::unique_ptr<HloModule> a = BiasAdd(1050);
+  std::unique_ptr<HloModule> b = BiasAdd(1051);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> ea, Compile(*a));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> eb, Compile(*b));
+  cache.Insert(CompileKey(*a, "o", 42), AsJit(ea).program());
+  EXPECT_EQ(cache.Lookup(CompileKey(*b, "o", 42)), nullptr);
+  EXPECT_EQ(cache.Lookup(CompileKey(*a, "p", 42)), nullptr);
+  cache.Insert(CompileKey(*b, "o", 42), AsJit(eb).program());
+  EXPECT_EQ(cache.stats().entries, 2);
+  EXPECT_EQ(cache.Lookup(CompileKey(*a, "o", 42)), AsJit(ea).program());
+  EXPECT_EQ(cache.Lookup(CompileKey(*b, "o", 42)), AsJit(eb).program());
+  // The entry keeps its own copy: the key's module may go away.
+  std::unique_ptr<HloModule> a_again = BiasAdd(1050);
+  a.reset();
+  EXPECT_EQ(cache.Lookup(CompileKey(*a_again, "o", 42)), AsJit(ea).program());
 }
 
 TEST(CompileCacheTest, BypassedWhenOffOrDumping) {
@@ -166,14 +316,16 @@ TEST(CompileCacheTest, LeastRecentlyUsedEntriesAreEvicted) {
                        Compile(*BiasAdd(1006)));
   std::shared_ptr<const CompileCache::Program> program =
       AsJit(executable).program();
-  cache.Insert("a", program);
-  cache.Insert("b", program);
-  EXPECT_NE(cache.Lookup("a"), nullptr);  // now "b" is the oldest
-  cache.Insert("c", program);
+  std::unique_ptr<HloModule> module = BiasAdd(1006);
+  const CompileKey a(*module, "a"), b(*module, "b"), c(*module, "c");
+  cache.Insert(a, program);
+  cache.Insert(b, program);
+  EXPECT_NE(cache.Lookup(a), nullptr);  // now "b" is the oldest
+  cache.Insert(c, program);
   EXPECT_EQ(cache.stats().entries, 2);
-  EXPECT_EQ(cache.Lookup("b"), nullptr);
-  EXPECT_NE(cache.Lookup("a"), nullptr);
-  EXPECT_NE(cache.Lookup("c"), nullptr);
+  EXPECT_EQ(cache.Lookup(b), nullptr);
+  EXPECT_NE(cache.Lookup(a), nullptr);
+  EXPECT_NE(cache.Lookup(c), nullptr);
   EXPECT_EQ(cache.stats().hits, 3);
   EXPECT_EQ(cache.stats().misses, 1);
 }

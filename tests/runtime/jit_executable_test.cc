@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "ir/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
+#include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -344,6 +345,84 @@ ENTRY main {
   ASSERT_OK_AND_ASSIGN(auto executable, CompileText(text));
   ASSERT_OK_AND_ASSIGN(Literal result, executable->Run(Pointers(arguments)));
   EXPECT_EQ(result, LiteralUtil::CreateR1<int32_t>({1, 3, 0, 4}));
+}
+
+// Fusion gives an expensive value read through a growing broadcast its own
+// kernel (passes/fusion.h); the compiled program still gives the
+// interpreter's bits, for a loop fusion and for a row-fused softmax.
+TEST(JitExecutableTest, MaterializedExpensiveProducersMatchTheInterpreter) {
+  const std::string reducers = R"(
+max_f32 {
+  max_a = f32[] parameter(0)
+  max_b = f32[] parameter(1)
+  ROOT max_c = f32[] maximum(max_a, max_b)
+}
+add_f32 {
+  add_a = f32[] parameter(0)
+  add_b = f32[] parameter(1)
+  ROOT add_c = f32[] add(add_a, add_b)
+})";
+  const std::string texts[] = {
+      R"(HloModule scale_by_exp
+ENTRY main {
+  x = f32[512,1024] parameter(0)
+  v = f32[1024] parameter(1)
+  e = f32[1024] exponential(v)
+  eb = f32[512,1024] broadcast(e), dimensions={1}
+  ROOT m = f32[512,1024] multiply(x, eb)
+})",
+      "HloModule scaled_softmax" + reducers + R"(
+ENTRY main {
+  x = f32[64,1024] parameter(0)
+  v = f32[1024] parameter(1)
+  ev = f32[1024] exponential(v)
+  evb = f32[64,1024] broadcast(ev), dimensions={1}
+  xs = f32[64,1024] multiply(x, evb)
+  ninf = f32[] constant(-inf)
+  m = f32[64] reduce(xs, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[64,1024] broadcast(m), dimensions={0}
+  sub = f32[64,1024] subtract(xs, mb)
+  e = f32[64,1024] exponential(sub)
+  zero = f32[] constant(0)
+  s = f32[64] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[64,1024] broadcast(s), dimensions={0}
+  ROOT out = f32[64,1024] divide(e, sb)
+})"};
+  for (const std::string& text : texts) {
+    SCOPED_TRACE(text);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                         ParseHloModule(text));
+    std::vector<Literal> arguments;
+    for (const HloInstruction* parameter :
+         module->entry_computation()->parameter_instructions()) {
+      Literal literal(parameter->shape());
+      for (int64_t i = 0; i < literal.element_count(); ++i) {
+        literal.data<float>()[i] = 0.01f * ((i * 37) % 401) - 2;
+      }
+      arguments.push_back(std::move(literal));
+    }
+    CompileOptions jit, interpreter;
+    jit.codegen.reassociate_reductions = false;
+    interpreter.backend = Backend::kInterpreter;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> compiled,
+                         Compile(*module, jit));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> oracle,
+                         Compile(*module, interpreter));
+    // The exp of v is a kernel of its own, over v's 1,024 elements.
+    int64_t vector_exp_kernels = 0;
+    for (const HloInstruction* instruction :
+         compiled->module().entry_computation()->instructions()) {
+      vector_exp_kernels +=
+          instruction->opcode() == HloOpcode::kFusion &&
+          instruction->shape() == ShapeUtil::MakeShape(F32, {1024}) &&
+          instruction->to_apply()->root_instruction()->opcode() ==
+              HloOpcode::kExp;
+    }
+    EXPECT_EQ(vector_exp_kernels, 1) << compiled->module().ToString();
+    ASSERT_OK_AND_ASSIGN(Literal actual, compiled->Run(Pointers(arguments)));
+    ASSERT_OK_AND_ASSIGN(Literal expected, oracle->Run(Pointers(arguments)));
+    EXPECT_OK(LiteralUtil::SameValues(expected, actual));
+  }
 }
 
 TEST(JitExecutableTest, ArgumentErrorsNameTheParameter) {

@@ -148,7 +148,7 @@ TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
   EXPECT_THAT(result.out, HasSubstr("W7 small_dispatch (8x8 + 8): RunBuffers"));
   Result unknown = RunMxla("bench --filter W9");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W9' (W1 to W7, S)"));
+  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W9' (W1 to W8, S)"));
 }
 
 TEST(MxlaToolTest, HelpExitsZero) {
