@@ -339,7 +339,7 @@ absl::Status RunBench(const BenchOptions& options) {
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: unknown workload '", id, "' (W1 to W7, S)"));
+          "--filter: unknown workload '", id, "' (W1 to W9, S)"));
     }
   }
   Report report;
@@ -404,7 +404,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
                     "Threads for the JIT and the reference loops (default: "
                     "all cores)");
   bench->add_option("--filter", options->filter,
-                    "Comma-separated workload ids: W1..W7, and S for "
+                    "Comma-separated workload ids: W1..W9, and S for "
                     "compile-time scaling up to 100,000 instructions (only "
                     "run when named)");
   bench->add_option("--runs", options->runs, "Timed runs per measurement")

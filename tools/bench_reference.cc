@@ -37,6 +37,27 @@ void Compose3d(const float* a, const float* b, float* out, int64_t inner,
   }
 }
 
+void ColumnSum(const float* x, float* out, int64_t rows, int64_t cols,
+               int64_t begin, int64_t end) {
+  for (int64_t j = begin; j < end; ++j) out[j] = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = begin; j < end; ++j) out[j] += x[i * cols + j];
+  }
+}
+
+void Sum(const float* x, float* out, int64_t n) {
+  constexpr int64_t kLanes = 16;
+  float lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[i + l];
+  }
+  float total = 0;
+  for (; i < n; ++i) total += x[i];
+  for (float lane : lanes) total += lane;
+  *out = total;
+}
+
 void SoftmaxRows(const float* x, float* out, int64_t cols, int64_t begin,
                  int64_t end) {
   for (int64_t i = begin; i < end; ++i) {

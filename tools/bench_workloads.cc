@@ -130,6 +130,40 @@ Workload MakeChain10() {
   return w;
 }
 
+// W8: the column sum of X[4096,4096] (a reduction that keeps the last
+// dimension: the JIT splits it into blocks of output columns).
+Workload MakeColumnSum() {
+  constexpr int64_t n = 4096;
+  XlaBuilder b("column_sum");
+  Reduce(Parameter(&b, 0, F32({n, n}), "X"), ConstantR0<float>(&b, 0),
+         CreateScalarAddComputation(mxla::F32, &b), {0});
+  Workload w{"W8", "column_sum", *b.Build(), {}, 0, n, {}};
+  w.inputs.push_back(Values(F32({n, n}), 14, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({n}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      ColumnSum(Data(in[0]), out, n, n, begin, end);
+    };
+  };
+  return w;
+}
+
+// W9: the sum of X[4096,4096] to a scalar (the JIT sums fixed chunks in
+// parallel and combines them in order; the hand loop is one thread).
+Workload MakeSum() {
+  constexpr int64_t n = 4096;
+  XlaBuilder b("sum");
+  Reduce(Parameter(&b, 0, F32({n, n}), "X"), ConstantR0<float>(&b, 0),
+         CreateScalarAddComputation(mxla::F32, &b), {0, 1});
+  Workload w{"W9", "sum", *b.Build(), {}, 0, 1, {}};
+  w.inputs.push_back(Values(F32({n, n}), 15, 0, 1));
+  w.bytes = Bytes(w.inputs, F32({}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t, int64_t) { Sum(Data(in[0]), out, n * n); };
+  };
+  return w;
+}
+
 }  // namespace
 
 Workload MakeBiasAdd(int64_t rows, int64_t cols) {
@@ -156,6 +190,8 @@ const std::vector<WorkloadFactory>& Workloads() {
       {"W4", "compose3d", MakeCompose3d},
       {"W5", "softmax_rows", MakeSoftmax},
       {"W6", "chain10", MakeChain10},
+      {"W8", "column_sum", MakeColumnSum},
+      {"W9", "sum", MakeSum},
   };
   return *workloads;
 }

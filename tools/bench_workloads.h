@@ -35,7 +35,8 @@ struct WorkloadFactory {
   std::function<Workload()> make;
 };
 
-// W1-W6, in order; W7 (small dispatch) is W1 at 8x8 (MakeBiasAdd(8, 8)).
+// W1-W6, W8 (column sum) and W9 (sum to a scalar), in order; W7 (small
+// dispatch) is W1 at 8x8 (MakeBiasAdd(8, 8)).
 const std::vector<WorkloadFactory>& Workloads();
 Workload MakeBiasAdd(int64_t rows, int64_t cols);
 

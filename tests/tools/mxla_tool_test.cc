@@ -146,9 +146,9 @@ TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
   EXPECT_THAT(result.out, HasSubstr("triad"));
   EXPECT_THAT(result.out, HasSubstr("W3  outer"));
   EXPECT_THAT(result.out, HasSubstr("W7 small_dispatch (8x8 + 8): RunBuffers"));
-  Result unknown = RunMxla("bench --filter W9");
+  Result unknown = RunMxla("bench --filter W10");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W9' (W1 to W7, S)"));
+  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W10' (W1 to W9, S)"));
 }
 
 TEST(MxlaToolTest, HelpExitsZero) {
