@@ -9,7 +9,6 @@
 #include "ir/status_macros.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 
 namespace mxla {
 namespace {
@@ -84,12 +83,12 @@ class SharedJit {
 
  private:
   static absl::StatusOr<SharedJit*> Create() {
-    ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                     codegen::CreateHostTargetMachine(3));
+    // The LLJIT only links: every compile makes its object file with its
+    // own target machine at its own level (JitKernels::Compile).
+    codegen::InitializeLlvm();
     llvm::Expected<llvm::orc::JITTargetMachineBuilder> target =
         llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!target) return codegen::ToStatus(target.takeError());
-    target->setCodeGenOptLevel(machine->getOptLevel());
     llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> lljit =
         llvm::orc::LLJITBuilder()
             .setJITTargetMachineBuilder(*target)
@@ -133,8 +132,29 @@ JitKernels::~JitKernels() {
   }
 }
 
+namespace {
+
+// The IR pipeline on `emitted`, recording the IR before and after it into
+// `dump` when given.
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> Optimize(
+    EmittedModule& emitted, const CodegenOptions& options, CodegenDump* dump) {
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
+                   codegen::CreateHostTargetMachine(options.optimization_level));
+  if (dump != nullptr) dump->llvm = codegen::ModuleToString(*emitted.module);
+  RETURN_IF_ERROR(codegen::OptimizeModule(*emitted.module, *machine,
+                                          options.optimization_level));
+  if (dump != nullptr) {
+    dump->llvm_optimized = codegen::ModuleToString(*emitted.module);
+  }
+  return machine;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
-    const HloModule& fused_module, const CodegenOptions& options) {
+    const HloModule& fused_module, const CodegenOptions& options,
+    CodegenDump* dump) {
+  RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
   std::unique_ptr<JitKernels> result(new JitKernels());
   auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(fused_module, options));
@@ -142,12 +162,18 @@ absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
 
   start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                   codegen::CreateHostTargetMachine(options.optimization_level));
-  RETURN_IF_ERROR(codegen::OptimizeModule(*emitted.module, *machine,
-                                          options.optimization_level));
+                   Optimize(emitted, options, dump));
   result->times_.optimize = SecondsSince(start);
 
+  // Machine code from this compile's own target machine, so the code
+  // generator runs at options.optimization_level; the shared JIT links it.
   start = std::chrono::steady_clock::now();
+  if (dump != nullptr) {
+    ASSIGN_OR_RETURN(dump->assembly,
+                     codegen::EmitAssembly(*emitted.module, *machine));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object,
+                   codegen::EmitObject(*emitted.module, *machine));
   ASSIGN_OR_RETURN(SharedJit * shared, SharedJit::Get());
   llvm::orc::LLJIT& lljit = shared->lljit();
   llvm::Expected<llvm::orc::JITDylib&> dylib =
@@ -157,14 +183,18 @@ absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
   result->jit_->shared = shared;
   result->jit_->dylib = &*dylib;
   dylib->addToLinkOrder(shared->process_symbols());
-  RETURN_IF_ERROR(codegen::ToStatus(lljit.addIRModule(
-      *dylib, llvm::orc::ThreadSafeModule(std::move(emitted.module),
-                                          std::move(emitted.context)))));
+  RETURN_IF_ERROR(
+      codegen::ToStatus(lljit.addObjectFile(*dylib, std::move(object))));
   for (const KernelInfo& kernel : emitted.kernels) {
     llvm::Expected<llvm::orc::ExecutorAddr> address =
         lljit.lookup(*dylib, kernel.symbol);
     if (!address) return codegen::ToStatus(address.takeError());
     result->functions_[kernel.fusion_name] = address->toPtr<KernelFunction>();
+    if (kernel.combine_symbol.empty()) continue;
+    llvm::Expected<llvm::orc::ExecutorAddr> combine =
+        lljit.lookup(*dylib, kernel.combine_symbol);
+    if (!combine) return codegen::ToStatus(combine.takeError());
+    result->combines_[kernel.fusion_name] = combine->toPtr<KernelFunction>();
   }
   result->times_.jit = SecondsSince(start);
   result->kernels_ = std::move(emitted.kernels);
@@ -176,21 +206,39 @@ KernelFunction JitKernels::Lookup(const std::string& fusion_name) const {
   return it == functions_.end() ? nullptr : it->second;
 }
 
+KernelFunction JitKernels::LookupCombine(const std::string& fusion_name) const {
+  auto it = combines_.find(fusion_name);
+  return it == combines_.end() ? nullptr : it->second;
+}
+
 absl::StatusOr<std::string> EmitIr(const HloModule& fused_module,
                                    const CodegenOptions& options,
                                    IrStage stage) {
+  RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
   ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(fused_module, options));
   if (stage == IrStage::kLlvm) {
     return codegen::ModuleToString(*emitted.module);
   }
   ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                   codegen::CreateHostTargetMachine(options.optimization_level));
-  RETURN_IF_ERROR(codegen::OptimizeModule(*emitted.module, *machine,
-                                          options.optimization_level));
+                   Optimize(emitted, options, nullptr));
   if (stage == IrStage::kLlvmOptimized) {
     return codegen::ModuleToString(*emitted.module);
   }
   return codegen::EmitAssembly(*emitted.module, *machine);
 }
+
+absl::StatusOr<CodegenDump> EmitCodegenStages(const HloModule& fused_module,
+                                              const CodegenOptions& options) {
+  RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
+  ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(fused_module, options));
+  CodegenDump dump;
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
+                   Optimize(emitted, options, &dump));
+  ASSIGN_OR_RETURN(dump.assembly,
+                   codegen::EmitAssembly(*emitted.module, *machine));
+  return dump;
+}
+
+int64_t OptimizationPipelineRuns() { return codegen::OptimizeModuleRuns(); }
 
 }  // namespace mxla

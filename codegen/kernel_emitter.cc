@@ -104,6 +104,26 @@ bool Streams(const HloInstruction& fusion, const CodegenOptions& options) {
   return true;
 }
 
+// The kernel that folds a split reduction's partial results into its
+// output (KernelInfo::combine_symbol); same buffers as the main kernel.
+absl::Status EmitCombineKernel(llvm::Module& module, const std::string& symbol,
+                               const HloComputation& fused, int64_t inputs,
+                               int64_t buffer_count,
+                               const ReductionPlan& plan) {
+  llvm::Function* body = CreateBodyFunction(module, symbol, buffer_count);
+  llvm::IRBuilder<> b(
+      llvm::BasicBlock::Create(module.getContext(), "entry", body));
+  std::vector<llvm::Value*> parameters;
+  for (int64_t i = 0; i < inputs; ++i) parameters.push_back(body->getArg(i));
+  ElementalEmitter elements(b, fused, parameters);
+  RETURN_IF_ERROR(EmitReductionCombine(b, *fused.root_instruction(), elements,
+                                       body->getArg(inputs),
+                                       body->getArg(buffer_count - 1), plan));
+  b.CreateRetVoid();
+  EmitEntryWrapper(module, symbol, body, buffer_count);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
@@ -122,7 +142,11 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
   }
 
   const int64_t inputs = fusion.operand_count();
-  const int64_t buffer_count = inputs + outputs.size();
+  absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
+  // A reduction split into partials also takes a scratch buffer.
+  const bool scratch =
+      !rows.ok() && is_reduce && PlanReduction(root, options).chunks > 0;
+  const int64_t buffer_count = inputs + outputs.size() + (scratch ? 1 : 0);
   llvm::Function* body = CreateBodyFunction(module, symbol, buffer_count);
   llvm::LLVMContext& context = module.getContext();
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", body));
@@ -135,10 +159,9 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
   llvm::Value* end = body->getArg(buffer_count + 1);
   ElementalEmitter elements(b, fused, parameters);
 
-  KernelInfo info{fusion.name(), symbol, 0, 0};
+  KernelInfo info{fusion.name(), symbol, 0, 0, 0, ""};
   const Shape& first = outputs[0];
   const int64_t elements_out = ShapeUtil::ElementsIn(first);
-  absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
   if (rows.ok()) {
     info.units =
         ShapeUtil::ElementsIn(ShapeUtil::MakeShape(F32, rows->row_dimensions));
@@ -148,13 +171,22 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
                                     Streams(fusion, options)));
     }
   } else if (is_reduce) {
-    info.units = elements_out;
-    if (ReduceKeepsLastDimension(root) && elements_out > 0) {
-      info.units = elements_out / first.dimensions().back();
+    ReductionPlan plan = PlanReduction(root, options);
+    info.units = plan.units;
+    if (plan.chunks > 0) {
+      info.scratch_bytes = plan.scratch_bytes;
+      // '$' cannot occur in an HLO name, so no kernel symbol collides.
+      info.combine_symbol = symbol + "$combine";
     }
     if (info.units > 0) {
-      RETURN_IF_ERROR(
-          EmitReduction(b, root, elements, results, begin, end, options));
+      RETURN_IF_ERROR(EmitReduction(
+          b, root, elements, results,
+          plan.chunks > 0 ? body->getArg(buffer_count - 1) : nullptr, begin,
+          end, plan, options));
+    }
+    if (plan.chunks > 0) {
+      RETURN_IF_ERROR(EmitCombineKernel(module, info.combine_symbol, fused,
+                                        inputs, buffer_count, plan));
     }
   } else if (first.rank() == 0) {
     info.units = 1;

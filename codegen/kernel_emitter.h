@@ -4,13 +4,15 @@
 //   void kernel(void* const* buffers, int64_t begin, int64_t end)
 //
 // `buffers` holds the fusion's operand buffers in operand order, then its
-// output buffers (one per tuple element for a variadic reduce). The kernel
-// computes the units [begin, end) of its iteration space (KernelInfo::units):
-// output elements for a loop fusion (one unit for all of it if it moves less
-// than 2 * kMinBytesPerChunk), and for a reduce over the operand's last
-// dimension, output rows for a reduce that keeps the last dimension, rows
-// for a row fusion (ir/row_fusion_analysis.h; row_emitter.h). Any
-// split of [0, units) gives identical bits. Buffers never alias each other.
+// output buffers (one per tuple element for a variadic reduce), then a
+// scratch buffer if KernelInfo::scratch_bytes > 0. The kernel computes the
+// units [begin, end) of its iteration space (KernelInfo::units): output
+// elements for a loop fusion (one unit for all of it if it moves less than
+// 2 * kMinBytesPerChunk), rows for a row fusion (ir/row_fusion_analysis.h; row_emitter.h); for a
+// reduction, reduction_emitter.h's ReductionPlan (blocks of output rows, or
+// chunks of the reduced range whose partials a second kernel combines: see
+// KernelInfo::combine_symbol). Any split of [0, units) gives identical
+// bits. Buffers never alias each other.
 #ifndef MXLA_CODEGEN_KERNEL_EMITTER_H_
 #define MXLA_CODEGEN_KERNEL_EMITTER_H_
 

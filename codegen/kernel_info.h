@@ -22,6 +22,13 @@ struct KernelInfo {
   std::string symbol;       // Its function name in the JIT.
   int64_t units = 0;        // The iteration space is [0, units).
   int64_t bytes_per_unit = 0;  // Memory traffic per unit: the cost model.
+  // A reduction split into partial results (codegen/reduction_emitter.h):
+  // the kernel takes one more buffer after its outputs, a scratch buffer of
+  // `scratch_bytes` (64-byte aligned, private to the run), and writes the
+  // partials there; once every unit has run, `combine_symbol` (same
+  // signature, called with [0, 1)) writes the outputs from them.
+  int64_t scratch_bytes = 0;
+  std::string combine_symbol;  // empty unless scratch_bytes > 0
 };
 
 }  // namespace mxla

@@ -1,8 +1,10 @@
 #include "codegen/llvm_pipeline.h"
 
+#include <atomic>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -11,20 +13,28 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SmallVectorMemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 namespace mxla::codegen {
 namespace {
 
-void InitializeLlvmOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
-  });
+std::atomic<int64_t> optimize_module_runs{0};
+
+llvm::CodeGenOptLevel ToCodeGenLevel(int level) {
+  switch (level) {
+    case 0:
+      return llvm::CodeGenOptLevel::None;
+    case 1:
+      return llvm::CodeGenOptLevel::Less;
+    case 2:
+      return llvm::CodeGenOptLevel::Default;
+    default:
+      return llvm::CodeGenOptLevel::Aggressive;
+  }
 }
 
 llvm::OptimizationLevel ToLevel(int level) {
@@ -48,23 +58,58 @@ absl::Status ToStatus(llvm::Error error) {
       absl::StrCat("LLVM: ", llvm::toString(std::move(error))));
 }
 
+void InitializeLlvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+absl::Status CheckOptimizationLevel(int optimization_level) {
+  if (optimization_level >= 0 && optimization_level <= 3) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("CodegenOptions::optimization_level must be 0 to 3, got ",
+                   optimization_level));
+}
+
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
     int optimization_level) {
-  InitializeLlvmOnce();
+  RETURN_IF_ERROR(CheckOptimizationLevel(optimization_level));
+  InitializeLlvm();
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
       llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) return ToStatus(builder.takeError());
-  builder->setCodeGenOptLevel(optimization_level >= 3
-                                  ? llvm::CodeGenOptLevel::Aggressive
-                                  : llvm::CodeGenOptLevel::Default);
+  builder->setCodeGenOptLevel(ToCodeGenLevel(optimization_level));
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       builder->createTargetMachine();
   if (!machine) return ToStatus(machine.takeError());
   return std::move(*machine);
 }
 
+int64_t HostVectorBytes() {
+  static const int64_t bytes = [] {
+    // The same feature list JITTargetMachineBuilder::detectHost uses.
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    auto has = [&](const char* name) {
+      auto it = features.find(name);
+      return it != features.end() && it->second;
+    };
+    if (has("avx512f")) return int64_t{64};
+    if (has("avx")) return int64_t{32};
+    return int64_t{16};
+  }();
+  return bytes;
+}
+
+int64_t OptimizeModuleRuns() { return optimize_module_runs.load(); }
+
 absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
                             int optimization_level) {
+  optimize_module_runs.fetch_add(1);
   module.setTargetTriple(machine.getTargetTriple().str());
   module.setDataLayout(machine.createDataLayout());
   const std::string cpu = machine.getTargetCPU().str();
@@ -80,8 +125,6 @@ absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
     return absl::InternalError(
         absl::StrCat("codegen produced invalid LLVM IR: ", problems));
   }
-  if (optimization_level <= 0) return absl::OkStatus();
-
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
@@ -97,8 +140,11 @@ absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
   passes.registerFunctionAnalyses(functions);
   passes.registerLoopAnalyses(loops);
   passes.crossRegisterProxies(loops, functions, cgscc, modules);
+  // O0 only inlines the always-inline kernel bodies into their wrappers.
   llvm::ModulePassManager pipeline =
-      passes.buildPerModuleDefaultPipeline(ToLevel(optimization_level));
+      optimization_level <= 0
+          ? passes.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+          : passes.buildPerModuleDefaultPipeline(ToLevel(optimization_level));
   pipeline.run(module, modules);
   return absl::OkStatus();
 }
@@ -115,6 +161,21 @@ absl::StatusOr<std::string> EmitAssembly(const llvm::Module& module,
   }
   emit.run(*copy);
   return std::string(assembly.str());
+}
+
+absl::StatusOr<std::unique_ptr<llvm::MemoryBuffer>> EmitObject(
+    llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream stream(object);
+  llvm::legacy::PassManager emit;
+  if (machine.addPassesToEmitFile(emit, stream, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile)) {
+    return absl::InternalError("LLVM: the target cannot emit object files");
+  }
+  emit.run(module);
+  return std::make_unique<llvm::SmallVectorMemoryBuffer>(
+      std::move(object), module.getModuleIdentifier() + ".o",
+      /*RequiresNullTerminator=*/false);
 }
 
 std::string ModuleToString(const llvm::Module& module) {

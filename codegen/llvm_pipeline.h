@@ -10,13 +10,26 @@
 
 #include "absl/status/statusor.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace mxla::codegen {
 
-// The host CPU with all its features (AVX-512 where present).
+// Initializes LLVM's native target (once per process; thread-safe).
+void InitializeLlvm();
+
+// InvalidArgument unless 0 <= optimization_level <= 3.
+absl::Status CheckOptimizationLevel(int optimization_level);
+
+// The host CPU with all its features (AVX-512 where present), generating
+// machine code at `optimization_level` (0-3: None, Less, Default,
+// Aggressive).
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
     int optimization_level);
+
+// The width in bytes of the host's widest vector registers, as the JIT's
+// target machine sees them: 64 with AVX-512, 32 with AVX, else 16.
+int64_t HostVectorBytes();
 
 // Sets the triple, data layout and per-function CPU attributes of `module`
 // for `machine`, verifies it (a broken module is an Internal error) and runs
@@ -24,9 +37,16 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
 absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
                             int optimization_level);
 
+// The number of OptimizeModule calls so far in this process.
+int64_t OptimizeModuleRuns();
+
 // The module's assembly for `machine` (the module is not modified).
 absl::StatusOr<std::string> EmitAssembly(const llvm::Module& module,
                                          llvm::TargetMachine& machine);
+
+// The module as an object file for `machine`, ready for the JIT's linker.
+absl::StatusOr<std::unique_ptr<llvm::MemoryBuffer>> EmitObject(
+    llvm::Module& module, llvm::TargetMachine& machine);
 
 std::string ModuleToString(const llvm::Module& module);
 

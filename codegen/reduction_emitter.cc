@@ -73,6 +73,24 @@ llvm::Intrinsic::ID MaxMinIntrinsic(const HloComputation& reducer) {
 
 }  // namespace
 
+bool IsPlainBinaryReducer(const HloComputation& reducer, HloOpcode opcode) {
+  if (reducer.num_parameters() != 2) return false;
+  const HloInstruction* root = reducer.root_instruction();
+  if (root == nullptr || root->opcode() != opcode ||
+      root->shape().IsTuple() || root->operand_count() != 2) {
+    return false;
+  }
+  const HloInstruction* lhs = root->operand(0);
+  const HloInstruction* rhs = root->operand(1);
+  return lhs != rhs && lhs->opcode() == HloOpcode::kParameter &&
+         rhs->opcode() == HloOpcode::kParameter;
+}
+
+bool MayReassociate(const HloComputation& reducer) {
+  return IsPlainBinaryReducer(reducer, HloOpcode::kAdd) ||
+         IsPlainBinaryReducer(reducer, HloOpcode::kMultiply);
+}
+
 absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
     llvm::IRBuilder<>& b, const HloInstruction& reduce,
     const std::vector<llvm::Value*>& accumulators,
@@ -85,7 +103,11 @@ absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
     }
   }
   llvm::IRBuilder<>::FastMathFlagGuard guard(b);
-  if (reassociate) {
+  // Only a plain add/multiply may be reassociated: any other reducer (a
+  // variadic or compensated one, say) depends on its exact order of
+  // operations, and `reassoc` on its ops would let LLVM undo it.
+  if (reassociate && accumulators.size() == 1 &&
+      MayReassociate(*reduce.to_apply())) {
     llvm::FastMathFlags flags;
     flags.setAllowReassoc();
     b.setFastMathFlags(flags);
@@ -174,55 +196,124 @@ absl::Status EmitPerElement(llvm::IRBuilder<>& b, const HloInstruction& reduce,
   });
 }
 
-// One output row per unit; the row is the accumulator and the innermost loop
-// runs along it.
+// One block of one output row per unit (ReductionPlan::column_blocks
+// blocks per row); the block is the accumulator and the innermost loop runs
+// along it. Each element still folds its reduced elements in order, so the
+// blocks change no bits.
 absl::Status EmitPerRow(llvm::IRBuilder<>& b, const HloInstruction& reduce,
                         const ReduceLayout& layout, ElementalEmitter& fused,
                         const std::vector<llvm::Value*>& outputs,
-                        llvm::Value* begin, llvm::Value* end) {
+                        llvm::Value* begin, llvm::Value* end,
+                        const ReductionPlan& plan) {
   const int64_t inner = layout.output_dims.back();
   absl::Span<const int64_t> row_dims(layout.output_dims.data(),
                                      layout.output_dims.size() - 1);
-  return EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {
+  return EmitForLoop(b, begin, end, "unit", [&](llvm::Value* unit) {
+    llvm::Value* row = unit;
+    llvm::Value* from = b.getInt64(0);
+    llvm::Value* to = b.getInt64(inner);
+    if (plan.column_blocks > 1) {  // static bounds otherwise
+      llvm::Value* blocks = b.getInt64(plan.column_blocks);
+      row = b.CreateUDiv(unit, blocks);
+      from = b.CreateMul(b.CreateURem(unit, blocks),
+                         b.getInt64(plan.column_block), "", true, true);
+      to = b.CreateAdd(from, b.getInt64(plan.column_block), "", true, true);
+      to = b.CreateSelect(b.CreateICmpSLT(to, b.getInt64(inner)), to,
+                          b.getInt64(inner));
+    }
     IrIndex row_index = ElementalEmitter::Delinearize(b, row_dims, row);
     llvm::Value* row_start = b.CreateMul(row, b.getInt64(inner), "", true, true);
     auto position = [&](llvm::Value* col) {
       return b.CreateAdd(row_start, col, "", true, true);
     };
-    RETURN_IF_ERROR(EmitForLoop(
-        b, b.getInt64(0), b.getInt64(inner), "init", [&](llvm::Value* col) {
+    RETURN_IF_ERROR(EmitForLoop(b, from, to, "init", [&](llvm::Value* col) {
+      fused.ClearCache();
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> inits,
+                       GenerateInits(reduce, fused));
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        StoreElement(b, layout.types[i], outputs[i], position(col), inits[i]);
+      }
+      return absl::OkStatus();
+    }));
+    return EmitLoopNest(b, layout.reduced_sizes, [&](const IrIndex& reduced) {
+      return EmitForLoop(b, from, to, "col", [&](llvm::Value* col) {
+        fused.ClearCache();
+        IrIndex kept = row_index;
+        kept.push_back(col);
+        ASSIGN_OR_RETURN(
+            std::vector<llvm::Value*> xs,
+            GenerateInputs(reduce, fused, OperandIndex(layout, kept, reduced)));
+        std::vector<llvm::Value*> accs;
+        for (size_t i = 0; i < outputs.size(); ++i) {
+          accs.push_back(
+              LoadElement(b, layout.types[i], outputs[i], position(col)));
+        }
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                         ApplyReducer(b, reduce, accs, xs, false));
+        for (size_t i = 0; i < outputs.size(); ++i) {
+          StoreElement(b, layout.types[i], outputs[i], position(col), next[i]);
+        }
+        return absl::OkStatus();
+      });
+    });
+  });
+}
+
+llvm::AllocaInst* EntryAlloca(llvm::IRBuilder<>& b, llvm::Type* type) {
+  llvm::IRBuilder<>::InsertPointGuard guard(b);
+  llvm::BasicBlock& entry = b.GetInsertBlock()->getParent()->getEntryBlock();
+  b.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+  return b.CreateAlloca(type);
+}
+
+// One chunk of one output's reduced range per unit, folded into a partial
+// result in `scratch[unit]`: the chunk's first element, then the others in
+// order (the init value is folded in once, by EmitReductionCombine).
+absl::Status EmitPartials(llvm::IRBuilder<>& b, const HloInstruction& reduce,
+                          const ReduceLayout& layout, ElementalEmitter& fused,
+                          llvm::Value* scratch, llvm::Value* begin,
+                          llvm::Value* end, const ReductionPlan& plan,
+                          bool reassociate) {
+  const PrimitiveType type = layout.types[0];
+  llvm::AllocaInst* slot =
+      EntryAlloca(b, RegisterType(type, b.getContext()));
+  int64_t reduced_elements = 1;
+  for (int64_t size : layout.reduced_sizes) reduced_elements *= size;
+  return EmitForLoop(b, begin, end, "chunk", [&](llvm::Value* unit) {
+    llvm::Value* chunks = b.getInt64(plan.chunks);
+    IrIndex kept = ElementalEmitter::Delinearize(b, layout.output_dims,
+                                                 b.CreateUDiv(unit, chunks));
+    llvm::Value* first = b.CreateMul(b.CreateURem(unit, chunks),
+                                     b.getInt64(kPartialChunkElements), "",
+                                     true, true);
+    llvm::Value* last =
+        b.CreateAdd(first, b.getInt64(kPartialChunkElements), "", true, true);
+    last = b.CreateSelect(b.CreateICmpSLT(last, b.getInt64(reduced_elements)),
+                          last, b.getInt64(reduced_elements));
+    fused.ClearCache();
+    IrIndex first_index =
+        ElementalEmitter::Delinearize(b, layout.reduced_sizes, first);
+    ASSIGN_OR_RETURN(
+        std::vector<llvm::Value*> x0,
+        GenerateInputs(reduce, fused, OperandIndex(layout, kept, first_index)));
+    b.CreateStore(x0[0], slot);
+    RETURN_IF_ERROR(EmitLinearRangeLoops(
+        b, layout.reduced_sizes,
+        b.CreateAdd(first, b.getInt64(1), "", true, true), last,
+        [&](const IrIndex& reduced, llvm::Value*) -> absl::Status {
           fused.ClearCache();
-          ASSIGN_OR_RETURN(std::vector<llvm::Value*> inits,
-                           GenerateInits(reduce, fused));
-          for (size_t i = 0; i < outputs.size(); ++i) {
-            StoreElement(b, layout.types[i], outputs[i], position(col),
-                         inits[i]);
-          }
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> xs,
+                           GenerateInputs(reduce, fused,
+                                          OperandIndex(layout, kept, reduced)));
+          llvm::Value* acc = b.CreateLoad(slot->getAllocatedType(), slot);
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                           ApplyReducer(b, reduce, {acc}, xs, reassociate));
+          b.CreateStore(next[0], slot);
           return absl::OkStatus();
         }));
-    return EmitLoopNest(b, layout.reduced_sizes, [&](const IrIndex& reduced) {
-      return EmitForLoop(
-          b, b.getInt64(0), b.getInt64(inner), "col", [&](llvm::Value* col) {
-            fused.ClearCache();
-            IrIndex kept = row_index;
-            kept.push_back(col);
-            ASSIGN_OR_RETURN(std::vector<llvm::Value*> xs,
-                             GenerateInputs(reduce, fused,
-                                            OperandIndex(layout, kept, reduced)));
-            std::vector<llvm::Value*> accs;
-            for (size_t i = 0; i < outputs.size(); ++i) {
-              accs.push_back(LoadElement(b, layout.types[i], outputs[i],
-                                         position(col)));
-            }
-            ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                             ApplyReducer(b, reduce, accs, xs, false));
-            for (size_t i = 0; i < outputs.size(); ++i) {
-              StoreElement(b, layout.types[i], outputs[i], position(col),
-                           next[i]);
-            }
-            return absl::OkStatus();
-          });
-    });
+    StoreElement(b, type, scratch, unit,
+                 b.CreateLoad(slot->getAllocatedType(), slot));
+    return absl::OkStatus();
   });
 }
 
@@ -235,18 +326,113 @@ bool ReduceKeepsLastDimension(const HloInstruction& reduce) {
   return std::find(dims.begin(), dims.end(), rank - 1) == dims.end();
 }
 
+bool MaySplitReducedRange(const HloInstruction& reduce,
+                          const CodegenOptions& options) {
+  if (reduce.operand_count() != 2) return false;
+  const HloComputation& reducer = *reduce.to_apply();
+  const bool is_float =
+      primitive_util::IsFloatingPointType(reduce.shape().element_type());
+  for (HloOpcode opcode : {HloOpcode::kAdd, HloOpcode::kMultiply,
+                           HloOpcode::kMaximum, HloOpcode::kMinimum,
+                           HloOpcode::kAnd, HloOpcode::kOr}) {
+    if (!IsPlainBinaryReducer(reducer, opcode)) continue;
+    // Integer (wrapping) and boolean ops are associative and commutative;
+    // float max/min give the same value in any order (but for NaN
+    // payloads); float add/multiply only round differently, which is what
+    // reassociate_reductions allows.
+    return !is_float || options.reassociate_reductions;
+  }
+  return false;
+}
+
+ReductionPlan PlanReduction(const HloInstruction& reduce,
+                            const CodegenOptions& options) {
+  ReduceLayout layout = Analyze(reduce);
+  int64_t outputs = 1, reduced = 1;
+  for (int64_t size : layout.output_dims) outputs *= size;
+  for (int64_t size : layout.reduced_sizes) reduced *= size;
+  ReductionPlan plan;
+  if (outputs == 0) return plan;
+  if (ReduceKeepsLastDimension(reduce)) {
+    int64_t widest = 1;
+    for (PrimitiveType type : layout.types) {
+      widest = std::max<int64_t>(widest, primitive_util::ByteWidth(type));
+    }
+    const int64_t inner = layout.output_dims.back();
+    plan.column_block = std::max<int64_t>(1, kColumnBlockBytes / widest);
+    plan.column_blocks = (inner + plan.column_block - 1) / plan.column_block;
+    plan.units = outputs / inner * plan.column_blocks;
+    return plan;
+  }
+  plan.units = outputs;
+  if (outputs < kMinOutputsToSplit &&
+      reduced >= 2 * kPartialChunkElements &&
+      MaySplitReducedRange(reduce, options)) {
+    plan.chunks = (reduced + kPartialChunkElements - 1) / kPartialChunkElements;
+    plan.units = outputs * plan.chunks;
+    plan.scratch_bytes =
+        plan.units * primitive_util::ByteWidth(layout.types[0]);
+  }
+  return plan;
+}
+
 absl::Status EmitReduction(llvm::IRBuilder<>& b, const HloInstruction& reduce,
                            ElementalEmitter& fused,
                            const std::vector<llvm::Value*>& outputs,
-                           llvm::Value* begin, llvm::Value* end,
+                           llvm::Value* scratch, llvm::Value* begin,
+                           llvm::Value* end, const ReductionPlan& plan,
                            const CodegenOptions& options) {
   ReduceLayout layout = Analyze(reduce);
   RET_CHECK(static_cast<int64_t>(outputs.size()) == layout.inputs);
   if (ReduceKeepsLastDimension(reduce)) {
-    return EmitPerRow(b, reduce, layout, fused, outputs, begin, end);
+    return EmitPerRow(b, reduce, layout, fused, outputs, begin, end, plan);
+  }
+  if (plan.chunks > 0) {
+    RET_CHECK(scratch != nullptr && layout.inputs == 1);
+    return EmitPartials(b, reduce, layout, fused, scratch, begin, end, plan,
+                        options.reassociate_reductions);
   }
   return EmitPerElement(b, reduce, layout, fused, outputs, begin, end,
                         options.reassociate_reductions);
+}
+
+absl::Status EmitReductionCombine(llvm::IRBuilder<>& b,
+                                  const HloInstruction& reduce,
+                                  ElementalEmitter& fused, llvm::Value* output,
+                                  llvm::Value* scratch,
+                                  const ReductionPlan& plan) {
+  ReduceLayout layout = Analyze(reduce);
+  RET_CHECK(plan.chunks > 0 && layout.inputs == 1);
+  const PrimitiveType type = layout.types[0];
+  llvm::AllocaInst* slot = EntryAlloca(b, RegisterType(type, b.getContext()));
+  const int64_t outputs = plan.units / plan.chunks;
+  return EmitForLoop(
+      b, b.getInt64(0), b.getInt64(outputs), "out", [&](llvm::Value* out) {
+        fused.ClearCache();
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> inits,
+                         GenerateInits(reduce, fused));
+        b.CreateStore(inits[0], slot);
+        llvm::Value* base =
+            b.CreateMul(out, b.getInt64(plan.chunks), "", true, true);
+        RETURN_IF_ERROR(EmitForLoop(
+            b, b.getInt64(0), b.getInt64(plan.chunks), "partial",
+            [&](llvm::Value* chunk) -> absl::Status {
+              llvm::Value* partial = LoadElement(
+                  b, type, scratch, b.CreateAdd(base, chunk, "", true, true));
+              llvm::Value* acc = b.CreateLoad(slot->getAllocatedType(), slot);
+              // In chunk order, never reassociated: the combined value is
+              // the same for any thread count.
+              ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                               ApplyReducer(b, reduce, {acc}, {partial},
+                                            /*reassociate=*/false));
+              b.CreateStore(next[0], slot);
+              return absl::OkStatus();
+            },
+            LoopHints::kKeepAsWritten));
+        StoreElement(b, type, output, out,
+                     b.CreateLoad(slot->getAllocatedType(), slot));
+        return absl::OkStatus();
+      });
 }
 
 }  // namespace mxla::codegen

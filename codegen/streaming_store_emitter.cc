@@ -1,5 +1,6 @@
 #include "codegen/streaming_store_emitter.h"
 
+#include "codegen/llvm_pipeline.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
 #include "ir/status_macros.h"
@@ -9,7 +10,6 @@
 namespace mxla::codegen {
 namespace {
 
-constexpr int64_t kVectorBytes = 32;   // the aligned store's width
 constexpr int64_t kBlockElements = 512;  // one block: 2 KiB of f32, in L1
 
 llvm::AllocaInst* EntryBlockBuffer(llvm::IRBuilder<>& b, llvm::Type* type,
@@ -57,8 +57,10 @@ absl::Status EmitStreamingRangeLoops(
   llvm::LLVMContext& context = b.getContext();
   llvm::Type* memory_type = MemoryType(type, context);
   const int64_t element_bytes = primitive_util::ByteWidth(type);
-  RET_CHECK(kVectorBytes % element_bytes == 0);
-  const int64_t lanes = kVectorBytes / element_bytes;
+  const int64_t vector_bytes = HostVectorBytes();
+  RET_CHECK(vector_bytes % element_bytes == 0 &&
+            kBlockElements * element_bytes % vector_bytes == 0);
+  const int64_t lanes = vector_bytes / element_bytes;
   llvm::Type* vector_type = llvm::FixedVectorType::get(memory_type, lanes);
   llvm::AllocaInst* block = EntryBlockBuffer(b, memory_type, kBlockElements);
   llvm::MDNode* nontemporal = llvm::MDNode::get(
@@ -76,13 +78,16 @@ absl::Status EmitStreamingRangeLoops(
           llvm::Value* misaligned = b.CreateAnd(
               b.CreateAdd(output_address,
                           b.CreateMul(position, b.getInt64(element_bytes))),
-              b.getInt64(kVectorBytes - 1));
+              b.getInt64(vector_bytes - 1));
+          // Rounded up: a caller's buffer that is not even element-aligned
+          // never reaches the alignment, but still advances.
           llvm::Value* head = b.CreateUDiv(
-              b.CreateSub(b.getInt64(kVectorBytes), misaligned),
+              b.CreateSub(b.getInt64(vector_bytes + element_bytes - 1),
+                          misaligned),
               b.getInt64(element_bytes));
-          llvm::Value* count = b.CreateSelect(
-              b.CreateICmpEQ(misaligned, b.getInt64(0)),
-              b.getInt64(kBlockElements), head);
+          llvm::Value* aligned = b.CreateICmpEQ(misaligned, b.getInt64(0));
+          llvm::Value* count =
+              b.CreateSelect(aligned, b.getInt64(kBlockElements), head);
           llvm::Value* left = b.CreateSub(to, col);
           count = b.CreateSelect(b.CreateICmpSLT(left, count), left, count);
 
@@ -95,16 +100,13 @@ absl::Status EmitStreamingRangeLoops(
                 return absl::OkStatus();
               }));
 
-          llvm::Function* function = b.GetInsertBlock()->getParent();
-          auto* stream = llvm::BasicBlock::Create(context, "stream", function);
-          auto* plain = llvm::BasicBlock::Create(context, "plain", function);
-          auto* done = llvm::BasicBlock::Create(context, "copied", function);
-          b.CreateCondBr(b.CreateICmpEQ(count, b.getInt64(kBlockElements)),
-                         stream, plain);
-
-          b.SetInsertPoint(stream);
+          // An aligned block streams its whole vectors, however short (a
+          // row end cuts it); the rest (a head up to the alignment, or the
+          // part of a vector before the row's end) takes plain stores.
+          llvm::Value* vectors = b.CreateSelect(
+              aligned, b.CreateUDiv(count, b.getInt64(lanes)), b.getInt64(0));
           RETURN_IF_ERROR(EmitForLoop(
-              b, b.getInt64(0), b.getInt64(kBlockElements / lanes), "vector",
+              b, b.getInt64(0), vectors, "vector",
               [&](llvm::Value* v) {
                 llvm::Value* offset = b.CreateMul(v, b.getInt64(lanes));
                 llvm::Value* from_block =
@@ -112,19 +114,17 @@ absl::Status EmitStreamingRangeLoops(
                 llvm::Value* to_output = b.CreateInBoundsGEP(
                     memory_type, output, b.CreateAdd(position, offset));
                 llvm::Value* vector = b.CreateAlignedLoad(
-                    vector_type, from_block, llvm::Align(kVectorBytes));
+                    vector_type, from_block, llvm::Align(vector_bytes));
                 llvm::StoreInst* store = b.CreateAlignedStore(
-                    vector, to_output, llvm::Align(kVectorBytes));
+                    vector, to_output, llvm::Align(vector_bytes));
                 store->setMetadata(llvm::LLVMContext::MD_nontemporal,
                                    nontemporal);
                 return absl::OkStatus();
               },
               LoopHints::kKeepAsWritten));
-          b.CreateBr(done);
-
-          b.SetInsertPoint(plain);
           RETURN_IF_ERROR(EmitForLoop(
-              b, b.getInt64(0), count, "tail", [&](llvm::Value* j) {
+              b, b.CreateMul(vectors, b.getInt64(lanes)), count, "tail",
+              [&](llvm::Value* j) {
                 llvm::Value* element = b.CreateLoad(
                     memory_type, b.CreateInBoundsGEP(memory_type, block, j));
                 b.CreateStore(element,
@@ -133,9 +133,6 @@ absl::Status EmitStreamingRangeLoops(
                 return absl::OkStatus();
               },
               LoopHints::kKeepAsWritten));
-          b.CreateBr(done);
-
-          b.SetInsertPoint(done);
           return count;
         });
       }));

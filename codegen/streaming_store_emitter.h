@@ -5,7 +5,10 @@
 // vectorizer cannot promise for a scalar loop, so each run of output
 // positions is computed in blocks into an L1-resident buffer by an ordinary
 // (vectorizable) loop, then copied out with aligned vector non-temporal
-// stores; the unaligned head and short tail are copied with plain stores.
+// stores as wide as the host's vector registers (HostVectorBytes: 64 bytes
+// with AVX-512); the unaligned head up to that alignment and the part of the
+// last vector before a row's end are copied with plain stores, so rows of
+// any length stream.
 // A fence follows so the stores are visible to whoever waits for the
 // kernel.
 #ifndef MXLA_CODEGEN_STREAMING_STORE_EMITTER_H_

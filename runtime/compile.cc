@@ -61,30 +61,52 @@ std::string DumpDirectory(const CompileOptions& options) {
   return dir == nullptr ? "" : dir;
 }
 
+namespace {
+
+absl::Status WriteDumpFile(const std::string& dir, const char* name,
+                           const std::string& text) {
+  const std::string path = absl::StrCat(dir, "/", name);
+  std::ofstream file(path);
+  file << text;
+  if (!file) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write dump file '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteCodegenDump(const CodegenDump& dump, const std::string& dir) {
+  RETURN_IF_ERROR(WriteDumpFile(dir, "llvm.ll", dump.llvm));
+  RETURN_IF_ERROR(WriteDumpFile(dir, "llvm-opt.ll", dump.llvm_optimized));
+  return WriteDumpFile(dir, "kernels.s", dump.assembly);
+}
+
+// Compiles `optimized` once; with `dump_dir`, writes the stages of that very
+// compile (fused.hlo first, so it is there even when codegen fails).
+absl::StatusOr<std::unique_ptr<JitExecutable>> CompileJit(
+    std::unique_ptr<HloModule> optimized, const CodegenOptions& options,
+    const std::string& dump_dir) {
+  if (dump_dir.empty()) {
+    return JitExecutable::Create(std::move(optimized), options);
+  }
+  RETURN_IF_ERROR(WriteDumpFile(dump_dir, "fused.hlo",
+                                optimized->ToString({.metadata = true})));
+  CodegenDump dump;
+  ASSIGN_OR_RETURN(std::unique_ptr<JitExecutable> executable,
+                   JitExecutable::Create(std::move(optimized), options, &dump));
+  RETURN_IF_ERROR(WriteCodegenDump(dump, dump_dir));
+  return executable;
+}
+
+}  // namespace
+
 absl::Status DumpCodegenStages(const HloModule& fused_module,
                                const CodegenOptions& options,
                                const std::string& dir) {
-  auto write = [&](const char* name, const std::string& text) {
-    const std::string path = absl::StrCat(dir, "/", name);
-    std::ofstream file(path);
-    file << text;
-    if (!file) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot write dump file '", path, "'"));
-    }
-    return absl::OkStatus();
-  };
-  RETURN_IF_ERROR(
-      write("fused.hlo", fused_module.ToString({.metadata = true})));
-  const std::pair<const char*, IrStage> stages[] = {
-      {"llvm.ll", IrStage::kLlvm},
-      {"llvm-opt.ll", IrStage::kLlvmOptimized},
-      {"kernels.s", IrStage::kAssembly}};
-  for (const auto& [name, stage] : stages) {
-    ASSIGN_OR_RETURN(std::string text, EmitIr(fused_module, options, stage));
-    RETURN_IF_ERROR(write(name, text));
-  }
-  return absl::OkStatus();
+  RETURN_IF_ERROR(WriteDumpFile(dir, "fused.hlo",
+                                fused_module.ToString({.metadata = true})));
+  ASSIGN_OR_RETURN(CodegenDump dump, EmitCodegenStages(fused_module, options));
+  return WriteCodegenDump(dump, dir);
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForBackend(
@@ -151,13 +173,9 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
                    OptimizeForBackend(module, options));
   switch (options.backend) {
     case Backend::kJit: {
-      if (!dump_dir.empty()) {
-        RETURN_IF_ERROR(
-            DumpCodegenStages(*optimized, options.codegen, dump_dir));
-      }
-      ASSIGN_OR_RETURN(std::unique_ptr<JitExecutable> executable,
-                       JitExecutable::Create(std::move(optimized),
-                                             options.codegen));
+      ASSIGN_OR_RETURN(
+          std::unique_ptr<JitExecutable> executable,
+          CompileJit(std::move(optimized), options.codegen, dump_dir));
       return executable;
     }
     case Backend::kInterpreter:

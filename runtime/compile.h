@@ -65,9 +65,11 @@ std::string DumpDirectory(const CompileOptions& options);
 
 // Writes what the jit backend makes of `fused_module` into `dir`: the fused
 // module (fused.hlo), the kernels' LLVM IR before and after optimization
-// (llvm.ll, llvm-opt.ll) and the host assembly (kernels.s). Compile calls it
-// after the pipeline's per-pass dumps (NN-pass.hlo, passes.txt). `dir` must
-// exist; InvalidArgument if a file cannot be written, codegen errors as
+// (llvm.ll, llvm-opt.ll) and the host assembly (kernels.s), all from one
+// emit and optimization (EmitCodegenStages). A dumping Compile writes the
+// same files from the compile it returns, after the pipeline's per-pass
+// dumps (NN-pass.hlo, passes.txt), so they show the code that runs. `dir`
+// must exist; InvalidArgument if a file cannot be written, codegen errors as
 // JitKernels::Compile reports them.
 absl::Status DumpCodegenStages(const HloModule& fused_module,
                                const CodegenOptions& options,

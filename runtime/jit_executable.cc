@@ -38,14 +38,18 @@ absl::Status JitExecutable::CheckMemoryLimit(
 }
 
 absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
-    std::unique_ptr<const HloModule> module, const CodegenOptions& options) {
+    std::unique_ptr<const HloModule> module, const CodegenOptions& options,
+    CodegenDump* dump) {
   auto program = std::make_shared<Program>();
   program->module = std::move(module);
   const HloModule& fused = *program->module;
   ASSIGN_OR_RETURN(program->assignment,
                    AssignBuffers(*fused.entry_computation()));
+  // Split reductions' scratch, added after the compile, is at most a few
+  // KiB more than the assignment's arena.
   RETURN_IF_ERROR(CheckMemoryLimit(fused, program->assignment));
-  ASSIGN_OR_RETURN(program->kernels, JitKernels::Compile(fused, options));
+  ASSIGN_OR_RETURN(program->kernels, JitKernels::Compile(fused, options, dump));
+  int64_t arena_bytes = program->assignment.arena_bytes;
   for (const FusionStep& step : program->assignment.steps) {
     const KernelInfo* info = nullptr;
     for (const KernelInfo& kernel : program->kernels->kernels()) {
@@ -54,7 +58,16 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
     RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
     program->steps.push_back({program->kernels->Lookup(info->fusion_name),
                               info->units, MaxChunks(*info), step.buffers});
+    if (info->scratch_bytes > 0) {
+      Program::Step& added = program->steps.back();
+      added.combine = program->kernels->LookupCombine(info->fusion_name);
+      RET_CHECK(added.combine != nullptr, "no combine kernel for ",
+                info->fusion_name);
+      added.scratch_offset = (arena_bytes + 63) / 64 * 64;
+      arena_bytes = added.scratch_offset + info->scratch_bytes;
+    }
   }
+  program->arena_bytes = arena_bytes;
   return std::make_unique<JitExecutable>(std::move(program));
 }
 
@@ -72,11 +85,12 @@ absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
         absl::StrCat("expected ", plan.results.size(),
                      " result buffers, got ", results.size()));
   }
+  const int64_t arena_bytes = program_->arena_bytes;
   HostBuffer arena =
-      plan.arena_bytes > 0 ? AllocateHostBuffer(plan.arena_bytes) : nullptr;
-  if (plan.arena_bytes > 0 && arena == nullptr) {
+      arena_bytes > 0 ? AllocateHostBuffer(arena_bytes) : nullptr;
+  if (arena_bytes > 0 && arena == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot allocate ", plan.arena_bytes, " bytes of temporaries"));
+        "cannot allocate ", arena_bytes, " bytes of temporaries"));
   }
   auto address = [&](const BufferSlot& slot) -> void* {
     switch (slot.kind) {
@@ -98,16 +112,20 @@ absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
   for (const Program::Step& step : program_->steps) {
     pointers.clear();
     for (const BufferSlot& slot : step.buffers) pointers.push_back(address(slot));
+    if (step.scratch_offset >= 0) {
+      pointers.push_back(arena.get() + step.scratch_offset);
+    }
     void* const* buffers = pointers.data();
     KernelFunction function = step.function;
     if (step.max_chunks <= 1) {
       if (step.units > 0) function(buffers, 0, step.units);
-      continue;
+    } else {
+      ThreadPool::Default().ParallelFor(
+          step.units, step.max_chunks, [&](int64_t begin, int64_t end) {
+            function(buffers, begin, end);
+          });
     }
-    ThreadPool::Default().ParallelFor(
-        step.units, step.max_chunks, [&](int64_t begin, int64_t end) {
-          function(buffers, begin, end);
-        });
+    if (step.combine != nullptr) step.combine(buffers, 0, 1);
   }
   for (size_t i = 0; i < plan.results.size(); ++i) {
     const BufferSlot& source = plan.results[i];

@@ -28,17 +28,25 @@ class JitExecutable : public Executable {
       int64_t units;
       int64_t max_chunks;
       std::vector<BufferSlot> buffers;
+      // A split reduction (KernelInfo::combine_symbol): its scratch buffer
+      // at this arena offset (-1: none), and the kernel run after all units.
+      int64_t scratch_offset = -1;
+      KernelFunction combine = nullptr;
     };
     std::shared_ptr<const HloModule> module;  // fused
     std::unique_ptr<JitKernels> kernels;
     BufferAssignment assignment;
     std::vector<Step> steps;
+    // A run's arena: the assignment's temporaries, then the steps' scratch.
+    int64_t arena_bytes = 0;
   };
 
   // `module` must be fused (passes/fusion.h). Checks the memory limit
-  // (CheckMemoryLimit) before LLVM runs.
+  // (CheckMemoryLimit) before LLVM runs. With `dump`, the codegen stages of
+  // this compile are recorded into it (JitKernels::Compile).
   static absl::StatusOr<std::unique_ptr<JitExecutable>> Create(
-      std::unique_ptr<const HloModule> module, const CodegenOptions& options);
+      std::unique_ptr<const HloModule> module, const CodegenOptions& options,
+      CodegenDump* dump = nullptr);
   // InvalidArgument (ir/memory_limit.h) if a run of `fused` with buffers
   // `assignment` (its result plus the arena of temporaries) would exceed
   // the memory limit, naming the computation, the result shape and both

@@ -340,7 +340,7 @@ absl::Status RunBench(const BenchOptions& options) {
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: unknown workload '", id, "' (W1 to W8, S)"));
+          "--filter: unknown workload '", id, "' (W1 to W10, S)"));
     }
   }
   Report report;
@@ -405,7 +405,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
                     "Threads for the JIT and the reference loops (default: "
                     "all cores)");
   bench->add_option("--filter", options->filter,
-                    "Comma-separated workload ids: W1..W8, and S for "
+                    "Comma-separated workload ids: W1..W10, and S for "
                     "compile-time scaling (chains up to 100,000 "
                     "instructions, 16,384 constants, 16,384 broadcasts; "
                     "only run when named)");

@@ -40,15 +40,36 @@ void Compose3d(const float* a, const float* b, float* out, int64_t inner,
   }
 }
 
+// Sums and maxima over kLanes independent accumulators: GCC vectorizes them
+// without reassociating anything.
+constexpr int64_t kLanes = 16;
+
+void ColumnSum(const float* x, float* out, int64_t rows, int64_t cols,
+               int64_t begin, int64_t end) {
+  for (int64_t j = begin; j < end; ++j) out[j] = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = begin; j < end; ++j) out[j] += x[i * cols + j];
+  }
+}
+
+void Sum(const float* x, float* out, int64_t n) {
+  float lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += x[i + l];
+  }
+  float total = 0;
+  for (; i < n; ++i) total += x[i];
+  for (float lane : lanes) total += lane;
+  *out = total;
+}
+
 // The softmax baseline is the loop a performance engineer would write, not
 // a strawman: ir/float32_math.h's exp (a branch-free polynomial that GCC
 // vectorizes under -O3 -march=native), and the max and the sum over kLanes
-// independent accumulators, which vectorize without reassociating anything.
-// tests/tools/bench_reference_test.cc checks its values.
-constexpr int64_t kLanes = 16;
-
-void SoftmaxRows(const float* __restrict x, float* __restrict out, int64_t cols, int64_t begin,
-                 int64_t end) {
+// accumulators. tests/tools/bench_reference_test.cc checks its values.
+void SoftmaxRows(const float* __restrict x, float* __restrict out,
+                 int64_t cols, int64_t begin, int64_t end) {
   const int64_t body = cols - cols % kLanes;
   for (int64_t i = begin; i < end; ++i) {
     const float* row = x + i * cols;

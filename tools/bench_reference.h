@@ -34,6 +34,13 @@ void ScaleByExp(const float* x, const float* v, float* out, int64_t cols,
 void Chain10(const float* a, const float* b, const float* c, float* out,
              int64_t begin, int64_t end);
 
+// out[j] = sum_i x[i,j] for the columns j in [begin, end); x is rows x
+// cols. Rows in order, so the loop vectorizes across columns.
+void ColumnSum(const float* x, float* out, int64_t rows, int64_t cols,
+               int64_t begin, int64_t end);
+// *out = sum of x[0, n) with 16 independent accumulators (vectorizes without
+// fast-math), on one thread.
+void Sum(const float* x, float* out, int64_t n);
 // STREAM kernels over [begin, end).
 void StreamCopy(const float* a, float* c, int64_t begin, int64_t end);
 void StreamTriad(const float* b, const float* c, float* a, float s,

@@ -130,7 +130,7 @@ Workload MakeChain10() {
   return w;
 }
 
-// Issue 13: exp of a vector broadcast across rows. Fusion computes the
+// W8: exp of a vector broadcast across rows. Fusion computes the
 // 1,024 exps once (passes/fusion.h), not once per row.
 Workload MakeScaleByExp() {
   constexpr int64_t rows = 4096, cols = 1024;
@@ -146,6 +146,40 @@ Workload MakeScaleByExp() {
     return [&in, out](int64_t begin, int64_t end) {
       ScaleByExp(Data(in[0]), Data(in[1]), out, cols, begin, end);
     };
+  };
+  return w;
+}
+
+// W9: the column sum of X[4096,4096] (a reduction that keeps the last
+// dimension: the JIT splits it into blocks of output columns).
+Workload MakeColumnSum() {
+  constexpr int64_t n = 4096;
+  XlaBuilder b("column_sum");
+  Reduce(Parameter(&b, 0, F32({n, n}), "X"), ConstantR0<float>(&b, 0),
+         CreateScalarAddComputation(mxla::F32, &b), {0});
+  Workload w{"W9", "column_sum", *b.Build(), {}, 0, n, {}};
+  w.inputs.push_back(Values(F32({n, n}), 14, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({n}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      ColumnSum(Data(in[0]), out, n, n, begin, end);
+    };
+  };
+  return w;
+}
+
+// W10: the sum of X[4096,4096] to a scalar (the JIT sums fixed chunks in
+// parallel and combines them in order; the hand loop is one thread).
+Workload MakeSum() {
+  constexpr int64_t n = 4096;
+  XlaBuilder b("sum");
+  Reduce(Parameter(&b, 0, F32({n, n}), "X"), ConstantR0<float>(&b, 0),
+         CreateScalarAddComputation(mxla::F32, &b), {0, 1});
+  Workload w{"W10", "sum", *b.Build(), {}, 0, 1, {}};
+  w.inputs.push_back(Values(F32({n, n}), 15, 0, 1));
+  w.bytes = Bytes(w.inputs, F32({}));
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t, int64_t) { Sum(Data(in[0]), out, n * n); };
   };
   return w;
 }
@@ -177,6 +211,8 @@ const std::vector<WorkloadFactory>& Workloads() {
       {"W5", "softmax_rows", MakeSoftmax},
       {"W6", "chain10", MakeChain10},
       {"W8", "scale_by_exp", MakeScaleByExp},
+      {"W9", "column_sum", MakeColumnSum},
+      {"W10", "sum", MakeSum},
   };
   return *workloads;
 }

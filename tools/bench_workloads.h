@@ -35,7 +35,8 @@ struct WorkloadFactory {
   std::function<Workload()> make;
 };
 
-// W1-W6 and W8 (x * exp(v) broadcast over rows), in order; W7 (small
+// W1-W6, W8 (x * exp(v) broadcast over rows), W9 (column sum) and W10
+// (sum to a scalar), in order; W7 (small
 // dispatch) is W1 at 8x8 (MakeBiasAdd(8, 8)).
 const std::vector<WorkloadFactory>& Workloads();
 Workload MakeBiasAdd(int64_t rows, int64_t cols);

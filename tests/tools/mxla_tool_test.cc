@@ -146,9 +146,9 @@ TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
   EXPECT_THAT(result.out, HasSubstr("triad"));
   EXPECT_THAT(result.out, HasSubstr("W3  outer"));
   EXPECT_THAT(result.out, HasSubstr("W7 small_dispatch (8x8 + 8): RunBuffers"));
-  Result unknown = RunMxla("bench --filter W9");
+  Result unknown = RunMxla("bench --filter W11");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W9' (W1 to W8, S)"));
+  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W11' (W1 to W10, S)"));
 }
 
 TEST(MxlaToolTest, HelpExitsZero) {
