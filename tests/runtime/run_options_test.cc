@@ -5,8 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "builder/arithmetic.h"
@@ -175,6 +177,42 @@ TEST(RunOptionsTest, TheDefaultPoolSplitsByItsSize) {
   recorder.Reset(0);
   ASSERT_OK(executable->Run({&x, &y}, one).status());
   EXPECT_EQ(recorder.chunks, 1);
+}
+
+// ctest runs this binary a second time with MXLA_THREADS=abc
+// (tests/CMakeLists.txt): a run on the default pool then fails naming the
+// variable and its value, on both backends, while a run on a caller's pool
+// does not need the default pool and works.
+TEST(RunOptionsEnvironmentTest, InvalidMxlaThreadsFailsDefaultPoolRuns) {
+  const char* env = std::getenv("MXLA_THREADS");
+  if (env == nullptr || std::string(env) != "abc") {
+    GTEST_SKIP() << "runs with MXLA_THREADS=abc only";
+  }
+  EXPECT_THAT(ThreadPool::Default(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("MXLA_THREADS='abc' is not a thread count")));
+  Literal x = Input(0), y = Input(1);
+  Literal out(ShapeUtil::MakeShape(F32, {kRows, kCols}));
+  const void* arguments[] = {x.untyped_data(), y.untyped_data()};
+  void* results[] = {out.untyped_data()};
+  ThreadPool pool(2);
+  RunOptions own_pool;
+  own_pool.thread_pool = &pool;
+  for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
+    CompileOptions compile_options;
+    compile_options.backend = backend;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(ExpAdd(), compile_options));
+    auto expected = StatusIs(absl::StatusCode::kInvalidArgument,
+                             HasSubstr("MXLA_THREADS='abc'"));
+    EXPECT_THAT(executable->Run({&x, &y}), expected);
+    EXPECT_THAT(executable->RunBuffers(arguments, results), expected);
+    RunOptions one_thread;
+    one_thread.threads = 1;
+    EXPECT_THAT(executable->Run({&x, &y}, one_thread), expected);
+    EXPECT_OK(executable->Run({&x, &y}, own_pool).status());
+    EXPECT_OK(executable->RunBuffers(arguments, results, own_pool));
+  }
 }
 
 }  // namespace
