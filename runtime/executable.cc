@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
+#include "runtime/thread_pool.h"
 
 namespace mxla {
 namespace {

@@ -12,9 +12,10 @@
 #include "absl/types/span.h"
 #include "ir/hlo_module.h"
 #include "ir/literal.h"
-#include "runtime/thread_pool.h"
 
 namespace mxla {
+
+class ThreadPool;  // runtime/thread_pool.h
 
 // How one run uses threads. Results never depend on them: a kernel computes
 // every element the same way however its range is split, and reductions
@@ -28,7 +29,7 @@ struct RunOptions {
   // The most threads, the caller included, that work on one kernel; above
   // the pool's size it means the pool's size. Unset: the whole pool. 1 runs
   // every kernel on the calling thread. InvalidArgument naming
-  // RunOptions::threads outside [1, kMaxThreads].
+  // RunOptions::threads outside [1, kMaxThreads] (thread_pool.h).
   std::optional<int> threads;
 };
 
