@@ -57,7 +57,8 @@ class ThreadPool {
 
   // Calls fn(begin, end) on min(units, max_chunks, threads()) disjoint
   // chunks of near-equal size that cover [0, units), in parallel; returns
-  // when all have run. One chunk runs inline on the calling thread.
+  // when all have run. The caller runs chunks too, and a single chunk runs
+  // on the caller alone.
   void ParallelFor(int64_t units, int64_t max_chunks,
                    absl::FunctionRef<void(int64_t, int64_t)> fn);
 
