@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <iterator>
-#include <list>
 #include <mutex>
 #include <vector>
 
@@ -17,8 +16,15 @@ constexpr int64_t kHugePage = int64_t{2} << 20;
 // to keep a newly freed one: the newest is the likeliest to be asked for
 // again (the same executable run in a loop), while turning it away would
 // make every later call fault in fresh memory.
+//
+// The entries live in a vector reserved for the most the bound allows (one
+// per 2 MiB), so keeping and taking buffers never allocates.
 class Pool {
  public:
+  static constexpr int64_t kMaxEntries = kHostBufferPoolBytes / kHugePage;
+
+  Pool() { free_.reserve(kMaxEntries); }
+
   void* Take(int64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     // Newest first; at most kHostBufferPoolBytes / 2 MiB entries.
@@ -34,18 +40,21 @@ class Pool {
   // False if the buffer alone exceeds the bound (the caller frees it).
   bool Keep(void* buffer, int64_t bytes) {
     if (bytes > kHostBufferPoolBytes) return false;
-    std::vector<void*> evicted;
+    // Every entry holds 2 MiB or more: the bound caps how many there are.
+    void* evicted[kMaxEntries];
+    int64_t count = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       while (total_ + bytes > kHostBufferPoolBytes) {
-        evicted.push_back(free_.front().buffer);
-        total_ -= free_.front().bytes;
-        free_.pop_front();
+        evicted[count] = free_[count].buffer;
+        total_ -= free_[count].bytes;
+        ++count;
       }
-      free_.push_back({bytes, buffer});
+      free_.erase(free_.begin(), free_.begin() + count);
+      free_.push_back({bytes, buffer});  // within the reserved capacity
       total_ += bytes;
     }
-    for (void* old : evicted) std::free(old);  // outside the lock
+    for (int64_t i = 0; i < count; ++i) std::free(evicted[i]);  // unlocked
     return true;
   }
   int64_t total() {
@@ -59,7 +68,7 @@ class Pool {
     void* buffer;
   };
   std::mutex mutex_;
-  std::list<Entry> free_;
+  std::vector<Entry> free_;  // oldest first
   int64_t total_ = 0;
 };
 

@@ -30,6 +30,9 @@ enum class Backend { kJit, kInterpreter };
 absl::string_view BackendName(Backend backend);
 absl::StatusOr<Backend> ParseBackend(absl::string_view name);
 
+// Threads are not a compile option: they do not change the compiled code
+// (the runtime splits each kernel's range), so they are no part of the
+// compile cache's key. Choose them per run with RunOptions (executable.h).
 struct CompileOptions {
   Backend backend = Backend::kJit;
   // The passes to run instead of the default pipeline (empty runs none).

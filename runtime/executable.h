@@ -1,11 +1,12 @@
 // Executable: a compiled computation, immutable after Compile() and safe to
 // Run from many threads at once. Run checks its arguments (count, null,
 // element type, dimensions): InvalidArgument, naming the offending
-// parameter when there is one.
+// parameter when there is one. Both Run APIs check their RunOptions first.
 #ifndef MXLA_RUNTIME_EXECUTABLE_H_
 #define MXLA_RUNTIME_EXECUTABLE_H_
 
 #include <memory>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -13,6 +14,24 @@
 #include "ir/literal.h"
 
 namespace mxla {
+
+class ThreadPool;  // runtime/thread_pool.h
+
+// How one run uses threads. Results never depend on them: a kernel computes
+// every element the same way however its range is split, and reductions
+// combine their chunks in a fixed order.
+struct RunOptions {
+  // Whose threads help run the kernels, borrowed for the call; it may serve
+  // other runs at the same time. Null: ThreadPool::Default(), whose size is
+  // MXLA_THREADS or else the machine's hardware threads; an invalid
+  // MXLA_THREADS is then the run's InvalidArgument.
+  ThreadPool* thread_pool = nullptr;
+  // The most threads, the caller included, that work on one kernel; above
+  // the pool's size it means the pool's size. Unset: the whole pool. 1 runs
+  // every kernel on the calling thread. InvalidArgument naming
+  // RunOptions::threads outside [1, kMaxThreads] (thread_pool.h).
+  std::optional<int> threads;
+};
 
 class Executable {
  public:
@@ -26,8 +45,8 @@ class Executable {
   // tuple root. Beyond the argument check, the jit returns
   // ResourceExhausted if its temporaries cannot be allocated and the
   // interpreter returns the evaluator's errors.
-  virtual absl::StatusOr<Literal> Run(
-      absl::Span<const Literal* const> arguments) const = 0;
+  absl::StatusOr<Literal> Run(absl::Span<const Literal* const> arguments,
+                              const RunOptions& options = {}) const;
 
   // The zero-copy variant on caller-owned, row-major buffers: one per entry
   // parameter, and one per result array (per tuple element for a tuple
@@ -36,14 +55,34 @@ class Executable {
   // here (InvalidArgument on a mismatch); sizes are not, and a short buffer
   // is undefined behavior. The default copies through literals, running
   // before it checks the result count; the jit checks both counts first.
-  virtual absl::Status RunBuffers(absl::Span<const void* const> arguments,
-                                  absl::Span<void* const> results) const;
+  // The jit's RunBuffers allocates nothing once the executable has run as
+  // many calls at once before (it keeps their temporaries for reuse).
+  absl::Status RunBuffers(absl::Span<const void* const> arguments,
+                          absl::Span<void* const> results,
+                          const RunOptions& options = {}) const;
 
   // The module after the compile pipeline; valid while the executable
   // lives.
   const HloModule& module() const { return *module_; }
 
+ protected:
+  // RunOptions after the checks: a pool, and 1 <= threads <= its size.
+  struct RunThreads {
+    ThreadPool* pool;
+    int threads;
+  };
+  // Run and RunBuffers after the options are checked.
+  virtual absl::StatusOr<Literal> DoRun(
+      absl::Span<const Literal* const> arguments,
+      const RunThreads& threads) const = 0;
+  // The default copies through literals and DoRun.
+  virtual absl::Status DoRunBuffers(absl::Span<const void* const> arguments,
+                                    absl::Span<void* const> results,
+                                    const RunThreads& threads) const;
+
  private:
+  static absl::StatusOr<RunThreads> ResolveThreads(const RunOptions& options);
+
   std::shared_ptr<const HloModule> module_;
 };
 

@@ -4,8 +4,9 @@
 
 namespace mxla {
 
-absl::StatusOr<Literal> InterpreterExecutable::Run(
-    absl::Span<const Literal* const> arguments) const {
+absl::StatusOr<Literal> InterpreterExecutable::DoRun(
+    absl::Span<const Literal* const> arguments,
+    const RunThreads& /*threads*/) const {
   return EvaluateModule(module(), arguments);
 }
 

@@ -10,8 +10,11 @@ namespace mxla {
 class InterpreterExecutable : public Executable {
  public:
   using Executable::Executable;
-  absl::StatusOr<Literal> Run(
-      absl::Span<const Literal* const> arguments) const override;
+
+ protected:
+  // Single-threaded: the evaluator ignores `threads`.
+  absl::StatusOr<Literal> DoRun(absl::Span<const Literal* const> arguments,
+                                const RunThreads& threads) const override;
 };
 
 }  // namespace mxla

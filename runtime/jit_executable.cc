@@ -1,10 +1,11 @@
 #include "runtime/jit_executable.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_evaluator.h"
 #include "ir/memory_limit.h"
@@ -17,6 +18,17 @@ namespace {
 int64_t MaxChunks(const KernelInfo& kernel) {
   int64_t bytes = kernel.units * kernel.bytes_per_unit;
   return std::max<int64_t>(1, bytes / kMinBytesPerChunk);
+}
+
+int64_t MaxKernelBuffers(const JitExecutable::Program& program) {
+  int64_t most = 0;
+  for (const JitExecutable::Program::Step& step : program.steps) {
+    // A split reduction's scratch pointer follows its buffers.
+    const int64_t pointers =
+        step.buffers.size() + (step.scratch_offset >= 0 ? 1 : 0);
+    most = std::max(most, pointers);
+  }
+  return most;
 }
 
 }  // namespace
@@ -36,6 +48,11 @@ absl::Status JitExecutable::CheckMemoryLimit(
                    result.ToString(), ", ", assignment.arena_bytes,
                    " bytes of temporaries)"));
 }
+
+JitExecutable::JitExecutable(std::shared_ptr<const Program> program)
+    : Executable(program->module),
+      program_(std::move(program)),
+      scratch_(program_->arena_bytes, MaxKernelBuffers(*program_)) {}
 
 absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
     std::unique_ptr<const HloModule> module, const CodegenOptions& options,
@@ -71,8 +88,9 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
   return std::make_unique<JitExecutable>(std::move(program));
 }
 
-absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
-                                       absl::Span<void* const> results) const {
+absl::Status JitExecutable::DoRunBuffers(
+    absl::Span<const void* const> arguments, absl::Span<void* const> results,
+    const RunThreads& threads) const {
   const BufferAssignment& plan = program_->assignment;
   if (static_cast<int64_t>(arguments.size()) !=
       module().entry_computation()->num_parameters()) {
@@ -85,13 +103,18 @@ absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
         absl::StrCat("expected ", plan.results.size(),
                      " result buffers, got ", results.size()));
   }
-  const int64_t arena_bytes = program_->arena_bytes;
-  HostBuffer arena =
-      arena_bytes > 0 ? AllocateHostBuffer(arena_bytes) : nullptr;
-  if (arena_bytes > 0 && arena == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot allocate ", arena_bytes, " bytes of temporaries"));
+  // Leased, not allocated: a warm run makes no heap call (run_scratch.h).
+  // A run without temporaries whose pointer tables fit on the stack leases
+  // nothing (W7 in mxla bench).
+  constexpr int64_t kStackTable = 16;
+  void* stack_table[kStackTable];
+  std::optional<RunScratchPool::Lease> scratch;
+  if (program_->arena_bytes > 0 || scratch_.max_pointers() > kStackTable) {
+    ASSIGN_OR_RETURN(RunScratchPool::Lease lease, scratch_.Take());
+    scratch.emplace(std::move(lease));
   }
+  uint8_t* arena = scratch ? (*scratch)->arena.get() : nullptr;
+  void** buffers = scratch ? (*scratch)->pointers.data() : stack_table;
   auto address = [&](const BufferSlot& slot) -> void* {
     switch (slot.kind) {
       case BufferSlot::kParameter:
@@ -100,30 +123,30 @@ absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
         return const_cast<void*>(
             plan.constants[slot.index]->literal().untyped_data());
       case BufferSlot::kArena:
-        return arena.get() + slot.offset;
+        return arena + slot.offset;
       case BufferSlot::kResult:
         return results[slot.index];
     }
     return nullptr;
   };
-  // Small kernels run inline: no pool hand-off, no std::function, and no
-  // heap allocation for the pointer array (W7 in mxla bench).
-  absl::InlinedVector<void*, 16> pointers;
   for (const Program::Step& step : program_->steps) {
-    pointers.clear();
-    for (const BufferSlot& slot : step.buffers) pointers.push_back(address(slot));
-    if (step.scratch_offset >= 0) {
-      pointers.push_back(arena.get() + step.scratch_offset);
+    for (size_t i = 0; i < step.buffers.size(); ++i) {
+      buffers[i] = address(step.buffers[i]);
     }
-    void* const* buffers = pointers.data();
+    if (step.scratch_offset >= 0) {
+      buffers[step.buffers.size()] = arena + step.scratch_offset;
+    }
     KernelFunction function = step.function;
-    if (step.max_chunks <= 1) {
+    // Small kernels, and runs limited to one thread, run inline without
+    // the pool's hand-off (W7 in mxla bench).
+    int64_t chunks = std::min<int64_t>(step.max_chunks, threads.threads);
+    if (chunks <= 1) {
       if (step.units > 0) function(buffers, 0, step.units);
     } else {
-      ThreadPool::Default().ParallelFor(
-          step.units, step.max_chunks, [&](int64_t begin, int64_t end) {
-            function(buffers, begin, end);
-          });
+      threads.pool->ParallelFor(step.units, chunks,
+                                [&](int64_t begin, int64_t end) {
+                                  function(buffers, begin, end);
+                                });
     }
     if (step.combine != nullptr) step.combine(buffers, 0, 1);
   }
@@ -137,8 +160,9 @@ absl::Status JitExecutable::RunBuffers(absl::Span<const void* const> arguments,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Literal> JitExecutable::Run(
-    absl::Span<const Literal* const> arguments) const {
+absl::StatusOr<Literal> JitExecutable::DoRun(
+    absl::Span<const Literal* const> arguments,
+    const RunThreads& threads) const {
   const HloComputation& entry = *module().entry_computation();
   RETURN_IF_ERROR(CheckArguments(entry, arguments));
   std::vector<const void*> argument_data;
@@ -155,7 +179,7 @@ absl::StatusOr<Literal> JitExecutable::Run(
   } else {
     result_data.push_back(result.untyped_data());
   }
-  RETURN_IF_ERROR(RunBuffers(argument_data, result_data));
+  RETURN_IF_ERROR(DoRunBuffers(argument_data, result_data, threads));
   return result;
 }
 

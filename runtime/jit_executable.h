@@ -1,12 +1,13 @@
 // The `jit` backend: an Executable whose fusions run as LLVM-compiled
 // kernels (codegen/compiler.h) over buffers laid out by buffer_assignment.h,
-// each kernel's iteration space split across the process's thread pool
-// when it moves enough bytes to pay for it.
+// each kernel's iteration space split across the run's thread pool
+// (RunOptions) when it moves enough bytes to pay for it.
 //
 // Immutable after creation; Run and RunBuffers may be called from many
-// threads at once (each run has its own arena). The compiled program is
-// shared: the compile cache (compile_cache.h) hands it to every executable
-// compiled from the same module and options.
+// threads at once (each run leases its own arena from the executable, see
+// run_scratch.h). The compiled program is shared: the compile cache
+// (compile_cache.h) hands it to every executable compiled from the same
+// module and options.
 #ifndef MXLA_RUNTIME_JIT_EXECUTABLE_H_
 #define MXLA_RUNTIME_JIT_EXECUTABLE_H_
 
@@ -16,6 +17,7 @@
 #include "codegen/compiler.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/executable.h"
+#include "runtime/run_scratch.h"
 
 namespace mxla {
 
@@ -53,20 +55,22 @@ class JitExecutable : public Executable {
   // byte counts. Create and compile-cache hits (compile.h) check it.
   static absl::Status CheckMemoryLimit(const HloModule& fused,
                                        const BufferAssignment& assignment);
-  explicit JitExecutable(std::shared_ptr<const Program> program)
-      : Executable(program->module), program_(std::move(program)) {}
-
-  absl::StatusOr<Literal> Run(
-      absl::Span<const Literal* const> arguments) const override;
-  absl::Status RunBuffers(absl::Span<const void* const> arguments,
-                          absl::Span<void* const> results) const override;
+  explicit JitExecutable(std::shared_ptr<const Program> program);
 
   const JitKernels& kernels() const { return *program_->kernels; }
   const BufferAssignment& buffers() const { return program_->assignment; }
   const std::shared_ptr<const Program>& program() const { return program_; }
 
+ protected:
+  absl::StatusOr<Literal> DoRun(absl::Span<const Literal* const> arguments,
+                                const RunThreads& threads) const override;
+  absl::Status DoRunBuffers(absl::Span<const void* const> arguments,
+                            absl::Span<void* const> results,
+                            const RunThreads& threads) const override;
+
  private:
   std::shared_ptr<const Program> program_;
+  mutable RunScratchPool scratch_;
 };
 
 }  // namespace mxla

@@ -4,35 +4,78 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
 namespace mxla {
 
-// One ParallelFor call: chunks are claimed with an atomic counter by the
-// caller and by any worker that picks the job up.
-struct ThreadPool::Job {
-  const std::function<void(int64_t, int64_t)>* fn;
-  int64_t units;
-  int64_t chunks;
-  std::atomic<int64_t> next{0};
-  std::atomic<int64_t> done{0};
-  std::mutex mutex;
-  std::condition_variable finished;
+absl::Status CheckThreadCount(int64_t threads, absl::string_view source) {
+  if (threads >= 1 && threads <= kMaxThreads) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(source, " is ", threads,
+                   ": a thread count must be from 1 to ", kMaxThreads));
+}
 
-  // Runs chunks until none is left.
-  void Help() {
-    for (int64_t chunk = next.fetch_add(1); chunk < chunks;
-         chunk = next.fetch_add(1)) {
-      int64_t begin = units * chunk / chunks;
-      int64_t end = units * (chunk + 1) / chunks;
-      (*fn)(begin, end);
-      if (done.fetch_add(1) + 1 == chunks) {
-        std::lock_guard<std::mutex> lock(mutex);
-        finished.notify_all();
-      }
+absl::StatusOr<int> ParseThreadCount(absl::string_view text,
+                                     absl::string_view source) {
+  // Digits only: atoi-style leniency ("4x", " 4", "+4") hides typos.
+  bool digits = !text.empty() && text.size() <= 9 &&
+                std::all_of(text.begin(), text.end(),
+                            [](char c) { return absl::ascii_isdigit(c); });
+  int value = 0;
+  if (!digits || !absl::SimpleAtoi(text, &value) ||
+      !CheckThreadCount(value, source).ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, "='", text, "' is not a thread count: expected an integer "
+        "from 1 to ", kMaxThreads));
+  }
+  return value;
+}
+
+absl::StatusOr<int> DefaultThreadCount(const char* env) {
+  if (env != nullptr) return ParseThreadCount(env, "MXLA_THREADS");
+  // hardware_concurrency() is 0 when the machine does not say.
+  int64_t hardware = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp<int64_t>(hardware, 1, kMaxThreads));
+}
+
+// One ParallelFor call, on the caller's stack. Chunks are claimed with an
+// atomic counter by the caller and by the workers that join. The pool's
+// mutex guards the list links and the helper counts; the caller returns
+// only when the job is out of the queue and no helper is inside it, so no
+// worker touches the job after that.
+struct ThreadPool::Job {
+  Job(absl::FunctionRef<void(int64_t, int64_t)> fn, int64_t units,
+      int64_t chunks)
+      : fn(fn), units(units), chunks(chunks), helpers_wanted(chunks - 1) {}
+
+  // Runs chunks until none is left unclaimed.
+  void RunChunks() {
+    for (int64_t chunk = next_chunk.fetch_add(1); chunk < chunks;
+         chunk = next_chunk.fetch_add(1)) {
+      // 128-bit: units * chunk may exceed int64 for huge ranges.
+      int64_t begin = static_cast<int64_t>(__int128{units} * chunk / chunks);
+      int64_t end =
+          static_cast<int64_t>(__int128{units} * (chunk + 1) / chunks);
+      fn(begin, end);
     }
   }
+
+  absl::FunctionRef<void(int64_t, int64_t)> fn;
+  const int64_t units;
+  const int64_t chunks;
+  std::atomic<int64_t> next_chunk{0};
+  int64_t helpers_wanted;       // guarded by the pool's mutex_
+  int64_t helpers_active = 0;   // guarded by the pool's mutex_
+  bool queued = false;          // guarded by the pool's mutex_
+  Job* next = nullptr;          // guarded by the pool's mutex_
+  std::condition_variable idle;  // helpers_active reached 0
 };
 
 ThreadPool::ThreadPool(int threads) {
+  threads = std::clamp(threads, 1, kMaxThreads);
+  workers_.reserve(threads - 1);
   for (int i = 1; i < threads; ++i) {
     workers_.emplace_back([this] { WorkerLoop(); });
   }
@@ -47,49 +90,67 @@ ThreadPool::~ThreadPool() {
   for (std::thread& worker : workers_) worker.join();
 }
 
+// Requires mutex_ held and job.queued. The queue holds at most one job per
+// concurrent caller, so the walk is short.
+void ThreadPool::Unlink(Job& job) {
+  Job* previous = nullptr;
+  for (Job* j = queue_head_; j != &job; j = j->next) previous = j;
+  (previous == nullptr ? queue_head_ : previous->next) = job.next;
+  if (queue_tail_ == &job) queue_tail_ = previous;
+  job.next = nullptr;
+  job.queued = false;
+}
+
 void ThreadPool::WorkerLoop() {
   while (true) {
-    std::shared_ptr<Job> job;
+    Job* job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      wake_.wait(lock, [this] { return stopping_ || queue_head_ != nullptr; });
       if (stopping_) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
+      job = queue_head_;
+      ++job->helpers_active;
+      if (--job->helpers_wanted == 0) Unlink(*job);
     }
-    job->Help();
+    job->RunChunks();
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Notified under the lock: the caller cannot see helpers_active == 0,
+    // return and destroy `idle` before notify_one has returned.
+    if (--job->helpers_active == 0) job->idle.notify_one();
   }
 }
 
 void ThreadPool::ParallelFor(int64_t units, int64_t max_chunks,
-                             const std::function<void(int64_t, int64_t)>& fn) {
+                             absl::FunctionRef<void(int64_t, int64_t)> fn) {
   if (units <= 0) return;
   int64_t chunks = std::min<int64_t>({units, max_chunks, threads()});
   if (chunks <= 1) {
     fn(0, units);
     return;
   }
-  auto job = std::make_shared<Job>();
-  job->fn = &fn;
-  job->units = units;
-  job->chunks = chunks;
+  Job job(fn, units, chunks);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (int64_t i = 1; i < chunks; ++i) queue_.push_back(job);
+    (queue_tail_ == nullptr ? queue_head_ : queue_tail_->next) = &job;
+    queue_tail_ = &job;
+    job.queued = true;
   }
-  wake_.notify_all();
-  job->Help();
-  std::unique_lock<std::mutex> lock(job->mutex);
-  job->finished.wait(lock, [&] { return job->done.load() == chunks; });
+  // A wake-up that finds every worker busy is lost, which is fine: a worker
+  // checks the queue before it sleeps, and the caller runs what is left.
+  for (int64_t i = 1; i < chunks; ++i) wake_.notify_one();
+  job.RunChunks();
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (job.queued) Unlink(job);
+  job.idle.wait(lock, [&] { return job.helpers_active == 0; });
 }
 
-ThreadPool& ThreadPool::Default() {
-  static ThreadPool* pool = [] {
-    int threads = static_cast<int>(std::thread::hardware_concurrency());
-    if (const char* env = std::getenv("MXLA_THREADS")) {
-      threads = std::atoi(env);
-    }
-    return new ThreadPool(std::max(threads, 1));
+absl::StatusOr<ThreadPool*> ThreadPool::Default() {
+  // Leaked on purpose: workers must outlive every static destructor that
+  // might still run a kernel.
+  static const absl::StatusOr<ThreadPool*>* pool = [] {
+    absl::StatusOr<int> threads = DefaultThreadCount(std::getenv("MXLA_THREADS"));
+    if (!threads.ok()) return new absl::StatusOr<ThreadPool*>(threads.status());
+    return new absl::StatusOr<ThreadPool*>(new ThreadPool(*threads));
   }();
   return *pool;
 }

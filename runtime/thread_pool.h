@@ -6,23 +6,48 @@
 // kernel: the caller always takes part, so a call completes even when every
 // worker is busy with other callers' work. How the range is split never
 // changes results: each unit is computed by exactly one call of `fn`.
+// ParallelFor never allocates: its bookkeeping lives on the caller's stack.
+//
+// Thread counts from users (RunOptions::threads, MXLA_THREADS, `--threads`
+// flags) must lie in [1, kMaxThreads]; CheckThreadCount and ParseThreadCount
+// turn anything else into InvalidArgument naming its source.
 #ifndef MXLA_RUNTIME_THREAD_POOL_H_
 #define MXLA_RUNTIME_THREAD_POOL_H_
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <functional>
-#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 namespace mxla {
+
+// More threads than this is a typo, not a machine.
+inline constexpr int kMaxThreads = 1024;
+
+// OK iff 1 <= threads <= kMaxThreads; otherwise InvalidArgument naming
+// `source` (e.g. "RunOptions::threads") and the value.
+absl::Status CheckThreadCount(int64_t threads, absl::string_view source);
+
+// A decimal thread count in [1, kMaxThreads], nothing else (no sign, no
+// spaces, no suffix); otherwise InvalidArgument naming `source` and `text`.
+absl::StatusOr<int> ParseThreadCount(absl::string_view text,
+                                     absl::string_view source);
+
+// The default pool's size for an MXLA_THREADS value (`env` null when it is
+// unset): ParseThreadCount(env, "MXLA_THREADS"), or the hardware threads
+// (at least 1, at most kMaxThreads) when unset.
+absl::StatusOr<int> DefaultThreadCount(const char* env);
 
 class ThreadPool {
  public:
   // `threads` counts the caller: a pool of 1 runs everything inline.
+  // Requires 1 <= threads <= kMaxThreads (check user input with
+  // CheckThreadCount first); other values are clamped into that range.
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -30,23 +55,31 @@ class ThreadPool {
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
-  // Calls fn(begin, end) on disjoint chunks covering [0, units), at most
-  // `max_chunks` of them, in parallel; returns when all have run.
+  // Calls fn(begin, end) on min(units, max_chunks, threads()) disjoint
+  // chunks of near-equal size that cover [0, units), in parallel; returns
+  // when all have run. The caller runs chunks too, and a single chunk runs
+  // on the caller alone.
   void ParallelFor(int64_t units, int64_t max_chunks,
-                   const std::function<void(int64_t, int64_t)>& fn);
+                   absl::FunctionRef<void(int64_t, int64_t)> fn);
 
-  // The process-wide pool, sized to the machine's cores (MXLA_THREADS
-  // overrides), created on first use.
-  static ThreadPool& Default();
+  // The process-wide pool, created on first use with
+  // DefaultThreadCount(getenv("MXLA_THREADS")) threads. MXLA_THREADS is read
+  // once per process: an invalid value is the InvalidArgument every call
+  // returns.
+  static absl::StatusOr<ThreadPool*> Default();
 
  private:
   struct Job;
   void WorkerLoop();
+  void Unlink(Job& job);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::shared_ptr<Job>> queue_;
+  // Jobs that want more helpers, oldest first: an intrusive list through
+  // Job::next, so queueing allocates nothing.
+  Job* queue_head_ = nullptr;
+  Job* queue_tail_ = nullptr;
   bool stopping_ = false;
 };
 

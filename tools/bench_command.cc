@@ -11,6 +11,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct BenchOptions {
-  int threads = 0;  // 0: the pool's default (all cores)
+  std::optional<int> threads;  // unset: the default pool's size
+  int threads_flag = 0;        // --threads, when given
   std::string filter;
   int runs = 10;
   std::string json;
@@ -75,9 +77,12 @@ Stats Time(const std::function<void()>& fn, int runs) {
   return Summarize(times);
 }
 
+// The pool the JIT runs on (RunBench checked that it exists), so that the
+// reference loops use as many threads.
+ThreadPool& BenchPool() { return **ThreadPool::Default(); }
+
 void ParallelRows(int64_t rows, const std::function<void(int64_t, int64_t)>& fn) {
-  ThreadPool& pool = ThreadPool::Default();
-  pool.ParallelFor(rows, pool.threads(), fn);
+  BenchPool().ParallelFor(rows, BenchPool().threads(), fn);
 }
 
 struct Report {
@@ -126,7 +131,7 @@ double MeasureStream(int runs, Report& report) {
        }},
   };
   double triad = 0;
-  std::cout << "bandwidth (64M floats, " << ThreadPool::Default().threads()
+  std::cout << "bandwidth (64M floats, " << BenchPool().threads()
             << " threads, median of " << runs << "):\n";
   for (const Kernel& kernel : kernels) {
     Stats stats = Time([&] { ParallelRows(n, kernel.body); }, runs);
@@ -327,6 +332,18 @@ absl::Status BenchScaling(Report& report) {
   return absl::OkStatus();
 }
 
+// Sizes the default pool (the JIT's and the reference loops') from
+// --threads, which must be valid; then the pool must exist (MXLA_THREADS
+// may be invalid).
+absl::Status CheckBenchThreads(const BenchOptions& options) {
+  if (options.threads.has_value()) {
+    RETURN_IF_ERROR(CheckThreadCount(*options.threads, "--threads"));
+    // Must precede the pool's first use.
+    setenv("MXLA_THREADS", std::to_string(*options.threads).c_str(), 1);
+  }
+  return ThreadPool::Default().status();
+}
+
 absl::Status RunBench(const BenchOptions& options) {
   if (options.runs < 1) return absl::InvalidArgumentError("--runs must be >= 1");
   std::vector<std::string> filter =
@@ -401,9 +418,10 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
       "bench",
       "Time the performance workloads against hand-written loops and the "
       "machine's memory bandwidth");
-  bench->add_option("--threads", options->threads,
-                    "Threads for the JIT and the reference loops (default: "
-                    "all cores)");
+  CLI::Option* threads = bench->add_option(
+      "--threads", options->threads_flag,
+      "Threads for the JIT and the reference loops, 1 to 1024 (default: "
+      "MXLA_THREADS, else all hardware threads)");
   bench->add_option("--filter", options->filter,
                     "Comma-separated workload ids: W1..W10, and S for "
                     "compile-time scaling (chains up to 100,000 "
@@ -412,12 +430,10 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
   bench->add_option("--runs", options->runs, "Timed runs per measurement")
       ->capture_default_str();
   bench->add_option("--json", options->json, "Also write the results here");
-  return [options] {
-    if (options->threads > 0) {
-      // Must precede the pool's first use.
-      setenv("MXLA_THREADS", std::to_string(options->threads).c_str(), 1);
-    }
-    absl::Status status = RunBench(*options);
+  return [options, threads] {
+    if (threads->count() > 0) options->threads = options->threads_flag;
+    absl::Status status = CheckBenchThreads(*options);
+    if (status.ok()) status = RunBench(*options);
     return status.ok() ? 0 : ReportError(std::string(status.message()));
   };
 }

@@ -1,14 +1,18 @@
 // One jit executable run from 8 threads at once, each on its own inputs,
 // gives exactly what it gives from one thread; and results are identical
-// for any thread count of the pool (the split never changes the bits).
+// for any number of threads a run uses (the split never changes the bits),
+// on every kind of kernel.
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
-#include "runtime/compile.h"
+#include "runtime/client.h"
+#include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -70,15 +74,107 @@ TEST(JitConcurrencyTest, EightThreadsGetTheSingleThreadResults) {
   }
 }
 
+struct SplitCase {
+  std::string name;
+  XlaComputation computation;
+  CompileOptions options;
+  // The runtime splits its largest kernel into 7 or more chunks.
+  bool splits = true;
+};
+
+XlaComputation ExpTimesBias() {
+  XlaBuilder b("exp_times_bias");
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {1000, 1024}), "x");
+  XlaOp v = Parameter(&b, 1, ShapeUtil::MakeShape(F32, {1024}), "v");
+  Mul(Exp(x), v, {1});
+  return *b.Build();
+}
+
+XlaComputation Reduce2D(std::vector<int64_t> dims, int64_t rows,
+                        int64_t cols) {
+  XlaBuilder b("sum");
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {rows, cols}), "x");
+  Reduce(Mul(x, x), ConstantR0<float>(&b, 0),
+         CreateScalarAddComputation(F32, &b), dims);
+  return *b.Build();
+}
+
+// x * 3 - y on an odd shape, with streaming stores forced on: chunk
+// boundaries fall at unaligned positions.
+XlaComputation Streaming() {
+  XlaBuilder b("streaming");
+  Shape shape = ShapeUtil::MakeShape(F32, {999, 1031});
+  XlaOp x = Parameter(&b, 0, shape, "x");
+  XlaOp y = Parameter(&b, 1, shape, "y");
+  Sub(Mul(x, ConstantR0<float>(&b, 3)), y);
+  return *b.Build();
+}
+
+std::vector<SplitCase> SplitCases() {
+  std::vector<SplitCase> cases;
+  cases.push_back({"loop", ExpTimesBias(), {}});
+  cases.push_back({"row_reduction", Reduce2D({1}, 2048, 1000), {}});
+  // Column reductions split into blocks of 512 output columns, reductions
+  // to a scalar into chunks of 16384 elements (codegen/reduction_emitter.h).
+  cases.push_back({"column_reduction", Reduce2D({0}, 512, 8192), {}});
+  cases.push_back({"scalar_reduction", Reduce2D({0, 1}, 2048, 1000), {}});
+  cases.push_back({"row_fusion", Softmax(2000), {}});
+  SplitCase streaming{"streaming", Streaming(), {}};
+  streaming.options.codegen.streaming_store_min_bytes = 1;
+  cases.push_back(std::move(streaming));
+  return cases;
+}
+
+// Seeded, distinct values per parameter, so a permuted element shows.
+std::vector<Literal> Arguments(const HloModule& module) {
+  std::vector<Literal> arguments;
+  const HloComputation& entry = *module.entry_computation();
+  for (int64_t p = 0; p < entry.num_parameters(); ++p) {
+    Literal x(entry.parameter_instruction(p)->shape());
+    for (int64_t i = 0; i < x.element_count(); ++i) {
+      x.data<float>()[i] = std::sin(0.37f * i + p) * 3;
+    }
+    arguments.push_back(std::move(x));
+  }
+  return arguments;
+}
+
+// The largest number of chunks a kernel of `jit` is split into.
+int64_t LargestSplit(const Executable& executable, int threads) {
+  const auto& jit = dynamic_cast<const JitExecutable&>(executable);
+  int64_t most = 1;
+  for (const JitExecutable::Program::Step& step : jit.program()->steps) {
+    most = std::max(most, std::min<int64_t>({step.units, step.max_chunks,
+                                             int64_t{threads}}));
+  }
+  return most;
+}
+
+// One executable run with 1 to 7 threads (RunOptions::threads on a pool of
+// 7, and the default pool) gives the same bits on every kind of kernel.
 TEST(JitConcurrencyTest, ResultsDoNotDependOnTheSplit) {
-  ThreadPool pool(3);
-  std::vector<int64_t> seen(1000, 0);
-  for (int64_t chunks : {1, 2, 3, 7, 1000}) {
-    std::fill(seen.begin(), seen.end(), 0);
-    pool.ParallelFor(1000, chunks, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) ++seen[i];
-    });
-    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 1000) << chunks;
+  ThreadPool pool(7);
+  for (const SplitCase& c : SplitCases()) {
+    SCOPED_TRACE(c.name);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(c.computation, c.options));
+    if (c.splits) {
+      ASSERT_GE(LargestSplit(*executable, 7), 7);
+    }
+    std::vector<Literal> arguments = Arguments(c.computation.module());
+    std::vector<const Literal*> pointers;
+    for (const Literal& argument : arguments) pointers.push_back(&argument);
+    RunOptions options;
+    options.thread_pool = &pool;
+    options.threads = 1;
+    ASSERT_OK_AND_ASSIGN(Literal expected, executable->Run(pointers, options));
+    for (int threads : {2, 3, 4, 5, 7}) {
+      options.threads = threads;
+      ASSERT_OK_AND_ASSIGN(Literal result, executable->Run(pointers, options));
+      EXPECT_EQ(result, expected) << threads << " threads";
+    }
+    ASSERT_OK_AND_ASSIGN(Literal result, executable->Run(pointers));
+    EXPECT_EQ(result, expected) << "the default pool";
   }
 }
 
