@@ -41,6 +41,7 @@ class JitExecutable : public Executable {
   explicit JitExecutable(std::shared_ptr<const Program> program)
       : Executable(program->module), program_(std::move(program)) {}
 
+  using Executable::RunBuffers;  // The sized overload.
   absl::StatusOr<Literal> Run(
       absl::Span<const Literal* const> arguments) const override;
   absl::Status RunBuffers(absl::Span<const void* const> arguments,
