@@ -32,6 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool exact = in.Bool();
   bool full_pipeline = in.Bool();
   bool stream_everything = in.Int(0, 7) == 0;
+  // Last, and false on exhausted input, so older corpus entries keep their
+  // meaning.
+  options.tuple_parameter = in.Int(0, 3) == 3;
 
   absl::StatusOr<RandomGraph> graph = GenerateRandomGraph(seed, options);
   FUZZ_CHECK(graph.ok(), graph.status().ToString());

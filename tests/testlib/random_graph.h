@@ -53,11 +53,16 @@ struct RandomGraphOptions {
   // sqrt is correctly rounded and stays).
   bool allow_transcendental = true;
   int64_t max_parameters = 3;
+  // With 2 or more parameters, all but the first are packed into one tuple
+  // parameter (number 1, "t1") that the graph reads by get-tuple-element;
+  // its argument is a tuple literal. Shapes and argument values are those
+  // the seed gives without packing.
+  bool tuple_parameter = false;
 };
 
 struct RandomGraph {
   XlaComputation computation;
-  std::vector<Literal> arguments;  // one per parameter, from the seed
+  std::vector<Literal> arguments;  // one per parameter (a tuple for "t1")
   std::string description;         // seed + a one-line summary
 };
 
