@@ -83,11 +83,6 @@ XlaOp Parameter(XlaBuilder* builder, int64_t parameter_number,
   return RecordOp(
       builder, "Parameter", {}, attributes, location,
       [&]() -> absl::StatusOr<XlaOp> {
-        if (!shape.IsArray()) {
-          return absl::InvalidArgumentError(
-              "parameter shapes must be arrays (tuple parameters are not "
-              "supported)");
-        }
         RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
         RETURN_IF_ERROR(builder->RegisterParameter(parameter_number));
         return builder->AddInstruction(

@@ -34,8 +34,9 @@ using Dims = absl::Span<const int64_t>;
 
 // --- Inputs and constants ---------------------------------------------------
 
-// Entry parameter `parameter_number` of `shape`, which must be a valid array
-// shape (tuples are rejected). Numbers must be unique (checked here) and be
+// Entry parameter `parameter_number` of `shape`, which must be a valid shape:
+// an array, or a tuple read with GetTupleElement (the jit backend rejects
+// nested tuples as Unimplemented at compile time). Numbers must be unique (checked here) and be
 // 0..n-1 by Build(). An empty `name` becomes "parameter"; names are made
 // unique in the module.
 XlaOp Parameter(XlaBuilder* builder, int64_t parameter_number,

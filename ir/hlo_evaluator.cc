@@ -192,9 +192,12 @@ struct ReduceJob {
 // elements are combined in the same order and by the same functions as the
 // general path, so the results are identical.
 bool TryReduceWithBinaryOp(const HloComputation& reducer, ReduceJob& job) {
+  // An unverified reducer may have no root or a malformed one: the general
+  // path reports it.
   const HloInstruction* root = reducer.root_instruction();
-  if (job.inputs.size() != 1 ||
-      GetHloOpcodeCategory(root->opcode()) != HloOpcodeCategory::kBinary) {
+  if (job.inputs.size() != 1 || root == nullptr ||
+      GetHloOpcodeCategory(root->opcode()) != HloOpcodeCategory::kBinary ||
+      root->operand_count() != 2) {
     return false;
   }
   const HloInstruction* a = root->operand(0);
@@ -278,6 +281,11 @@ absl::Status ReduceWithComputation(const HloComputation& reducer,
 
 absl::StatusOr<Literal> EvaluateReduce(
     const HloInstruction& reduce, absl::Span<const Literal* const> operands) {
+  const HloComputation* reducer = reduce.to_apply();
+  if (reducer == nullptr || reducer->root_instruction() == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "reduce '", reduce.name(), "' has no reducer computation (to_apply)"));
+  }
   const size_t n = operands.size() / 2;
   RET_CHECK(n >= 1 && operands.size() == 2 * n,
             "reduce needs inputs and "
@@ -314,8 +322,8 @@ absl::StatusOr<Literal> EvaluateReduce(
     job.outputs.emplace_back(
         ShapeUtil::MakeShape(job.inits[i]->shape().element_type(), kept_dims));
   }
-  if (!TryReduceWithBinaryOp(*reduce.to_apply(), job)) {
-    RETURN_IF_ERROR(ReduceWithComputation(*reduce.to_apply(), job));
+  if (!TryReduceWithBinaryOp(*reducer, job)) {
+    RETURN_IF_ERROR(ReduceWithComputation(*reducer, job));
   }
   if (n == 1) return std::move(job.outputs[0]);
   return LiteralUtil::MakeTuple(std::move(job.outputs));
@@ -348,8 +356,6 @@ absl::StatusOr<Literal> EvaluateOther(
     case HloOpcode::kTranspose:
       return EvaluateTranspose(*operands[0], instruction.dimensions());
     case HloOpcode::kReduce:
-      RET_CHECK(instruction.called_computations().size() == 1,
-                "reduce without a reducer");
       return EvaluateReduce(instruction, operands);
     case HloOpcode::kTuple: {
       std::vector<Literal> elements;
@@ -365,8 +371,11 @@ absl::StatusOr<Literal> EvaluateOther(
       return tuple.tuple_element(index);
     }
     case HloOpcode::kFusion:
-      RET_CHECK(instruction.called_computations().size() == 1,
-                "fusion without a computation");
+      if (instruction.called_computations().size() != 1 ||
+          instruction.to_apply() == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "fusion '", instruction.name(), "' has no fused computation"));
+      }
       return EvaluateComputation(*instruction.to_apply(), operands);
     default:
       return absl::InternalError(

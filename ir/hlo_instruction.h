@@ -177,9 +177,12 @@ class HloInstruction {
   void set_called_computations(std::vector<HloComputation*> computations) {
     called_computations_ = std::move(computations);
   }
-  // reduce's to_apply / fusion's calls: the single called computation.
-  // Throws std::out_of_range if there is none (e.g. any other opcode).
-  HloComputation* to_apply() const { return called_computations_.at(0); }
+  // reduce's to_apply / fusion's calls: the first called computation, or
+  // null if there is none (any other opcode, or a malformed instruction:
+  // the verifier and the evaluator report it as InvalidArgument).
+  HloComputation* to_apply() const {
+    return called_computations_.empty() ? nullptr : called_computations_[0];
+  }
   FusionKind fusion_kind() const { return fusion_kind_; }
   void set_fusion_kind(FusionKind kind) { fusion_kind_ = kind; }
   const OpMetadata& metadata() const { return metadata_; }

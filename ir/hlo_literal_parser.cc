@@ -166,7 +166,7 @@ absl::StatusOr<Literal> ParseArrayLiteral(TokenCursor& cursor,
         // the (possibly huge) declared shape.
         std::vector<T> values;
         RETURN_IF_ERROR(ParseArrayValues<T>(cursor, shape, 0, &values));
-        Literal literal(shape);
+        ASSIGN_OR_RETURN(Literal literal, Literal::Create(shape));
         std::copy(values.begin(), values.end(), literal.data<T>().begin());
         return literal;
       });

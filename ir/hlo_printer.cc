@@ -89,12 +89,14 @@ std::string AttributesToString(const HloInstruction& instruction,
         absl::StrCat("broadcast_dimensions=",
                      DimsToString(*instruction.broadcast_dimensions())));
   }
+  // A malformed instruction (no called computation) still prints, for the
+  // verifier's message about it.
+  const HloComputation* callee = instruction.to_apply();
+  std::string callee_name = callee != nullptr ? callee->name() : "<none>";
   if (instruction.opcode() == HloOpcode::kReduce) {
-    attributes.push_back(
-        absl::StrCat("to_apply=", instruction.to_apply()->name()));
+    attributes.push_back(absl::StrCat("to_apply=", callee_name));
   } else if (instruction.opcode() == HloOpcode::kFusion) {
-    attributes.push_back(
-        absl::StrCat("calls=", instruction.to_apply()->name()));
+    attributes.push_back(absl::StrCat("calls=", callee_name));
   }
   if (options.metadata && !instruction.metadata().empty()) {
     attributes.push_back(MetadataToString(instruction.metadata()));

@@ -85,6 +85,7 @@ void HostBufferDeleter::operator()(uint8_t* buffer) const {
 }
 
 HostBuffer AllocateHostBuffer(int64_t bytes) {
+  if (bytes > kMaxHostBufferBytes) return nullptr;
   if (bytes < kHugePage) {
     // aligned_alloc wants a size that is a multiple of the alignment.
     const int64_t padded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;

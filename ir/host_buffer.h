@@ -26,8 +26,12 @@ struct HostBufferDeleter {
 };
 using HostBuffer = std::unique_ptr<uint8_t[], HostBufferDeleter>;
 
-// Uninitialized; nullptr if the memory is not available. Zero bytes give a
-// valid, distinct buffer.
+// Requests above this (128 TiB, the x86-64 user address space) fail
+// without asking the allocator, whose sanitizer builds abort on them.
+inline constexpr int64_t kMaxHostBufferBytes = int64_t{1} << 47;
+
+// Uninitialized; nullptr if the memory is not available (always above
+// kMaxHostBufferBytes). Zero bytes give a valid, distinct buffer.
 HostBuffer AllocateHostBuffer(int64_t bytes);
 
 // Bytes currently kept for reuse.

@@ -36,10 +36,43 @@ Literal Literal::ForOverwrite(const Shape& shape) {
 }
 
 void Literal::Allocate(bool zero) {
+  if (!TryAllocate(zero).ok()) __builtin_trap();  // Out of memory.
+}
+
+absl::Status Literal::TryAllocate(bool zero) {
   size_bytes_ = ShapeUtil::ByteSizeOf(shape_);
   buffer_ = AllocateHostBuffer(size_bytes_);
-  if (buffer_ == nullptr) __builtin_trap();  // Out of memory.
+  if (buffer_ == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate ", size_bytes_, " bytes for a literal of ",
+                     "shape ", shape_.ToString()));
+  }
   if (zero) std::memset(buffer_.get(), 0, size_bytes_);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> Literal::TryCreate(const Shape& shape, bool zero) {
+  Literal literal;
+  literal.shape_ = shape;
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      absl::StatusOr<Literal> made = TryCreate(element, zero);
+      if (!made.ok()) return made.status();
+      literal.elements_.push_back(*std::move(made));
+    }
+    return literal;
+  }
+  absl::Status allocated = literal.TryAllocate(zero);
+  if (!allocated.ok()) return allocated;
+  return literal;
+}
+
+absl::StatusOr<Literal> Literal::Create(const Shape& shape) {
+  return TryCreate(shape, /*zero=*/true);
+}
+
+absl::StatusOr<Literal> Literal::CreateForOverwrite(const Shape& shape) {
+  return TryCreate(shape, /*zero=*/false);
 }
 
 Literal::Literal(const Literal& other)

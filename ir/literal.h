@@ -38,6 +38,11 @@ class Literal {
   // results that a kernel overwrites completely, skipping the zero fill.
   // Same preconditions as Literal(shape).
   static Literal ForOverwrite(const Shape& shape);
+  // Like Literal(shape) and ForOverwrite, but ResourceExhausted (naming the
+  // shape and the bytes) instead of a trap when the memory cannot be
+  // allocated: for literals whose size comes from user input.
+  static absl::StatusOr<Literal> Create(const Shape& shape);
+  static absl::StatusOr<Literal> CreateForOverwrite(const Shape& shape);
   // Deep copies (a new buffer). A moved-from literal may only be assigned to
   // or destroyed.
   Literal(const Literal& other);
@@ -108,6 +113,8 @@ class Literal {
  private:
   friend class LiteralUtil;
   void Allocate(bool zero = true);
+  absl::Status TryAllocate(bool zero);
+  static absl::StatusOr<Literal> TryCreate(const Shape& shape, bool zero);
 
   Shape shape_;
   int64_t size_bytes_ = 0;
@@ -180,7 +187,8 @@ class LiteralUtil {
     return *std::move(literal);
   }
   // InvalidArgument if `dimensions` fail ShapeUtil::ValidateShape or
-  // `values` has a different element count.
+  // `values` has a different element count; ResourceExhausted if the
+  // memory cannot be allocated.
   template <typename T>
   static absl::StatusOr<Literal> CreateFromFlatChecked(
       absl::Span<const int64_t> dimensions, absl::Span<const T> values) {
@@ -192,8 +200,9 @@ class LiteralUtil {
       return absl::InvalidArgumentError(
           "literal value count does not match its shape " + shape.ToString());
     }
-    Literal literal(shape);
-    std::copy(values.begin(), values.end(), literal.data<T>().begin());
+    absl::StatusOr<Literal> literal = Literal::CreateForOverwrite(shape);
+    if (!literal.ok()) return literal.status();
+    std::copy(values.begin(), values.end(), literal->template data<T>().begin());
     return literal;
   }
   // A tuple that takes ownership of `elements`.

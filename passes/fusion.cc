@@ -118,21 +118,6 @@ FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
   return group;
 }
 
-// Reducers too: the pass declares its output lowered, so an implicit
-// broadcast anywhere must be caught here rather than by the verifier.
-absl::Status CheckLowered(const HloModule& module) {
-  for (const HloComputation* computation : module.computations()) {
-    for (const HloInstruction* instruction : computation->instructions()) {
-      if (instruction->broadcast_dimensions().has_value()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "fusion needs lowered HLO; run lower-broadcasts first: ",
-            instruction->ToString()));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 // Materializes more values so that no fusion grows far beyond
 // kMaxFusedInstructions: LLVM's scheduling is superlinear in a kernel's
 // size, and a 100,000-instruction chain must still compile in time linear
@@ -197,7 +182,7 @@ void MaterializeReusedExpensiveValues(
 absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
   HloComputation* entry = module.entry_computation();
   RET_CHECK(entry != nullptr);
-  RETURN_IF_ERROR(CheckLowered(module));
+  RETURN_IF_ERROR(CheckLoweredInput(module, name()));
   // Dead code would stay outside any fusion: sweep it first.
   ASSIGN_OR_RETURN(bool changed, RemoveDeadInstructions(*entry));
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();

@@ -1,6 +1,7 @@
 // HloPass: one transformation of a module. Run returns whether it changed
 // anything. Errors are Internal (a broken invariant) unless a pass documents
-// otherwise (fusion: FailedPrecondition on HLO that is not lowered). After
+// otherwise (fusion and row-fusion: FailedPrecondition on HLO that is not
+// lowered). After
 // an error the module may hold the rewrites made before it (simplify, for
 // one, keeps its earlier replacements): discard it, as Compile does by
 // optimizing a copy.
@@ -11,6 +12,7 @@
 #ifndef MXLA_PASSES_HLO_PASS_H_
 #define MXLA_PASSES_HLO_PASS_H_
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/hlo_module.h"
@@ -28,6 +30,14 @@ class HloPass {
   // True if the module is lowered HLO after this pass.
   virtual bool ProducesLoweredHlo() const { return false; }
 };
+
+// For passes that need lowered HLO: FailedPrecondition "<pass> needs
+// lowered HLO; run lower-broadcasts first: <instruction>" naming the first
+// instruction (in any computation) with implicit broadcast_dimensions, so
+// that builder-form input is reported as the input's fault, not as an
+// invalid module the pass produced.
+absl::Status CheckLoweredInput(const HloModule& module,
+                               absl::string_view pass_name);
 
 }  // namespace mxla
 

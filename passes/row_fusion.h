@@ -5,7 +5,8 @@
 // pass per row, so each row is read from memory once and no intermediate
 // array is written.
 //
-// Before: a fused module (passes/fusion.h). After: the same, with some
+// Before: a fused module (passes/fusion.h); builder-form HLO (implicit
+// broadcasts) is FailedPrecondition, naming the instruction. After: the same, with some
 // fusions merged into kInput fusions whose bodies hold several reduces; the
 // module verifies, round-trips and evaluates to the same bits. A producer is
 // merged only if every user of it is the consumer, and not if the consumer

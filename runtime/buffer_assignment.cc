@@ -61,28 +61,58 @@ class ArenaAllocator {
   int64_t size_ = 0;
 };
 
+// Every parameter's leaves in XLA's order (parameter by parameter, tuple
+// elements in order): their slots, and the argument buffer sizes.
+absl::Status AssignParameters(const HloComputation& entry,
+                              BufferAssignment& assignment,
+                              std::map<Leaf, BufferSlot>& slots,
+                              absl::flat_hash_map<const HloInstruction*,
+                                                  std::vector<Leaf>>& leaves) {
+  for (int64_t number = 0; number < entry.num_parameters(); ++number) {
+    const HloInstruction* parameter = entry.parameter_instruction(number);
+    RET_CHECK(parameter != nullptr, "no parameter ", number);
+    const Shape& shape = parameter->shape();
+    leaves[parameter];  // An empty tuple has no leaves, but is a value.
+    std::vector<Shape> arrays =
+        shape.IsTuple() ? shape.tuple_shapes() : std::vector<Shape>{shape};
+    for (int64_t i = 0; i < static_cast<int64_t>(arrays.size()); ++i) {
+      if (arrays[i].IsTuple()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "jit: parameter ", number, " '", parameter->name(), "' has the ",
+            "nested tuple shape ", shape.ToString(), "; only arrays and ",
+            "tuples of arrays are supported"));
+      }
+      int64_t bytes = ShapeUtil::ByteSizeOf(arrays[i]);
+      slots[{parameter, i}] = {
+          BufferSlot::kParameter,
+          static_cast<int64_t>(assignment.argument_bytes.size()), 0, bytes};
+      assignment.argument_bytes.push_back(bytes);
+      leaves[parameter].push_back({parameter, i});
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
   BufferAssignment assignment;
   std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
-  // The leaves (fusion outputs, parameters, constants) each value stands for.
-  absl::flat_hash_map<const HloInstruction*, std::vector<BufferSlot>> values;
+  // The leaves (fusion outputs, parameter elements, constants) each value
+  // stands for, and where those that are not fusion outputs live.
+  std::map<Leaf, BufferSlot> slots;
   absl::flat_hash_map<const HloInstruction*, std::vector<Leaf>> leaves;
+  RETURN_IF_ERROR(AssignParameters(entry, assignment, slots, leaves));
   std::vector<const HloInstruction*> fusions;
   for (const HloInstruction* instruction : order) {
     switch (instruction->opcode()) {
       case HloOpcode::kParameter:
-        values[instruction] = {{BufferSlot::kParameter,
-                                instruction->parameter_number(), 0,
-                                ShapeUtil::ByteSizeOf(instruction->shape())}};
-        leaves[instruction] = {{instruction, 0}};
         break;
       case HloOpcode::kConstant:
-        values[instruction] = {
-            {BufferSlot::kConstant,
-             static_cast<int64_t>(assignment.constants.size()), 0,
-             ShapeUtil::ByteSizeOf(instruction->shape())}};
+        slots[{instruction, 0}] = {
+            BufferSlot::kConstant,
+            static_cast<int64_t>(assignment.constants.size()), 0,
+            ShapeUtil::ByteSizeOf(instruction->shape())};
         assignment.constants.push_back(instruction);
         leaves[instruction] = {{instruction, 0}};
         break;
@@ -106,10 +136,14 @@ absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
         }
         break;
       }
-      case HloOpcode::kGetTupleElement:
-        leaves[instruction] = {
-            leaves.at(instruction->operand(0)).at(instruction->tuple_index())};
+      case HloOpcode::kGetTupleElement: {
+        const std::vector<Leaf>& tuple = leaves.at(instruction->operand(0));
+        int64_t index = instruction->tuple_index();
+        RET_CHECK(index >= 0 && index < static_cast<int64_t>(tuple.size()),
+                  instruction->ToString());
+        leaves[instruction] = {tuple[index]};
         break;
+      }
       default:
         return absl::FailedPreconditionError(absl::StrCat(
             "jit: '", instruction->name(), "' (",
@@ -139,10 +173,6 @@ absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
     const Shape& shape = leaf.first->shape();
     return shape.IsTuple() ? shape.tuple_shapes(leaf.second) : shape;
   };
-  std::map<Leaf, BufferSlot> slots;
-  for (const auto& [instruction, slot] : values) {
-    slots[{instruction, 0}] = slot[0];
-  }
   ArenaAllocator arena;
   std::multimap<int64_t, Leaf> expiring;  // last read step -> leaf
   for (int64_t step = 0; step < static_cast<int64_t>(fusions.size()); ++step) {

@@ -1,7 +1,8 @@
 // Buffer assignment for a fused module: where every array value lives while
 // an executable runs.
 //
-//   * parameters are read in place from the caller's buffers, and array
+//   * parameters are read in place (a tuple parameter's elements each from
+//     their own buffer) from the caller's buffers, and array
 //     constants from the executable's literals: no copies;
 //   * tuples and get-tuple-elements are aliases, never buffers;
 //   * a fusion output that is (the first occurrence of) a result element is
@@ -26,7 +27,7 @@ namespace mxla {
 struct BufferSlot {
   enum Kind { kParameter, kConstant, kArena, kResult };
   Kind kind = kArena;
-  int64_t index = 0;   // parameter number, constant number, result element
+  int64_t index = 0;   // argument buffer, constant number, result element
   int64_t offset = 0;  // kArena: byte offset in the arena
   int64_t bytes = 0;
 };
@@ -39,6 +40,9 @@ struct FusionStep {
 struct BufferAssignment {
   std::vector<FusionStep> steps;                // in execution order
   std::vector<const HloInstruction*> constants;  // by constant number
+  // Byte size of each argument buffer: one per array leaf of the
+  // parameters, in XLA's order (runtime/buffer_leaves.h).
+  std::vector<int64_t> argument_bytes;
   int64_t arena_bytes = 0;
   // Per result element: where its value is; a kResult slot with the same
   // index means it was written in place.
@@ -48,7 +52,8 @@ struct BufferAssignment {
 };
 
 // `entry` must be fused (only parameter, constant, fusion, tuple and
-// get-tuple-element). Nested tuples are Unimplemented.
+// get-tuple-element). Parameters may be arrays or tuples of arrays; nested
+// tuples (a parameter's or a tuple's) are Unimplemented, naming them.
 absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry);
 
 }  // namespace mxla

@@ -1,7 +1,8 @@
 // Executable: a compiled computation, immutable after Compile() and safe to
 // Run from many threads at once. Run checks its arguments (count, null,
-// element type, dimensions): InvalidArgument, naming the offending
-// parameter when there is one. Both Run APIs check their RunOptions first.
+// element type, dimensions, tuple structure): InvalidArgument, naming the
+// offending parameter when there is one. Every Run API checks its
+// RunOptions first.
 #ifndef MXLA_RUNTIME_EXECUTABLE_H_
 #define MXLA_RUNTIME_EXECUTABLE_H_
 
@@ -40,25 +41,46 @@ class Executable {
       : module_(std::move(module)) {}
   virtual ~Executable() = default;
 
-  // One literal per entry parameter, in parameter-number order, borrowed
-  // for the call; the result, owned by the caller, is a tuple literal for a
-  // tuple root. Beyond the argument check, the jit returns
-  // ResourceExhausted if its temporaries cannot be allocated and the
-  // interpreter returns the evaluator's errors.
+  // One literal per entry parameter, in parameter-number order (a tuple
+  // literal for a tuple parameter), borrowed for the call; the result,
+  // owned by the caller, is a tuple literal for a tuple root. Beyond the
+  // argument check, Run returns ResourceExhausted if its result or
+  // temporaries cannot be allocated, and the interpreter the evaluator's
+  // errors. (The jit rejects nested tuple parameters at compile time:
+  // Unimplemented.)
   absl::StatusOr<Literal> Run(absl::Span<const Literal* const> arguments,
                               const RunOptions& options = {}) const;
 
-  // The zero-copy variant on caller-owned, row-major buffers: one per entry
-  // parameter, and one per result array (per tuple element for a tuple
-  // root), each of the exact byte size of its shape. Result buffers must not
-  // overlap argument buffers or each other. Only the counts can be checked
-  // here (InvalidArgument on a mismatch); sizes are not, and a short buffer
-  // is undefined behavior. The default copies through literals, running
-  // before it checks the result count; the jit checks both counts first.
-  // The jit's RunBuffers allocates nothing once the executable has run as
-  // many calls at once before (it keeps their temporaries for reuse).
+  // The zero-copy variant on caller-owned, row-major buffers, one per array
+  // leaf in XLA's order (runtime/buffer_leaves.h): the arguments parameter
+  // by parameter, a tuple parameter flattened depth-first into its
+  // elements; the results likewise from the root's shape. Each buffer has
+  // the exact byte size of its leaf's shape; result buffers must not
+  // overlap argument buffers or each other.
+  //
+  // This form checks only the buffer counts (InvalidArgument). It cannot
+  // check sizes, null pointers or overlaps (it has no sizes): a short,
+  // null or overlapping buffer is undefined behavior. The jit checks the
+  // counts before running; the interpreter copies through literals and
+  // checks the result count after running. The jit's RunBuffers allocates
+  // nothing once the executable has run as many calls at once before (it
+  // keeps their temporaries for reuse).
   absl::Status RunBuffers(absl::Span<const void* const> arguments,
                           absl::Span<void* const> results,
+                          const RunOptions& options = {}) const;
+
+  // RunBuffers with the byte size the caller allocated for each buffer
+  // (parallel spans). Checks, without allocating, before anything runs:
+  // both counts, every size (exactly its leaf's byte size), no null pointer
+  // for a non-empty leaf, and no result buffer overlapping an argument or
+  // another result; InvalidArgument naming the first offending buffer, its
+  // parameter, tuple element and shape. It still cannot check that the
+  // memory behind a pointer really has the size passed, or that argument
+  // buffers are not written by another thread during the run.
+  absl::Status RunBuffers(absl::Span<const void* const> arguments,
+                          absl::Span<const int64_t> argument_sizes,
+                          absl::Span<void* const> results,
+                          absl::Span<const int64_t> result_sizes,
                           const RunOptions& options = {}) const;
 
   // The module after the compile pipeline; valid while the executable

@@ -92,11 +92,11 @@ absl::Status JitExecutable::DoRunBuffers(
     absl::Span<const void* const> arguments, absl::Span<void* const> results,
     const RunThreads& threads) const {
   const BufferAssignment& plan = program_->assignment;
-  if (static_cast<int64_t>(arguments.size()) !=
-      module().entry_computation()->num_parameters()) {
+  if (arguments.size() != plan.argument_bytes.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "expected ", module().entry_computation()->num_parameters(),
-        " argument buffers, got ", arguments.size()));
+        "expected ", plan.argument_bytes.size(),
+        " argument buffers (one per array leaf of the parameters), got ",
+        arguments.size()));
   }
   if (results.size() != plan.results.size()) {
     return absl::InvalidArgumentError(
@@ -165,12 +165,21 @@ absl::StatusOr<Literal> JitExecutable::DoRun(
     const RunThreads& threads) const {
   const HloComputation& entry = *module().entry_computation();
   RETURN_IF_ERROR(CheckArguments(entry, arguments));
+  // A tuple argument passes its elements' buffers (buffer_leaves.h).
   std::vector<const void*> argument_data;
   for (const Literal* argument : arguments) {
-    argument_data.push_back(argument->untyped_data());
+    if (!argument->shape().IsTuple()) {
+      argument_data.push_back(argument->untyped_data());
+      continue;
+    }
+    for (int64_t i = 0; i < argument->tuple_size(); ++i) {
+      argument_data.push_back(argument->tuple_element(i).untyped_data());
+    }
   }
   // Every result element is written by a kernel or copied: no zero fill.
-  Literal result = Literal::ForOverwrite(entry.root_instruction()->shape());
+  ASSIGN_OR_RETURN(
+      Literal result,
+      Literal::CreateForOverwrite(entry.root_instruction()->shape()));
   std::vector<void*> result_data;
   if (result.shape().IsTuple()) {
     for (int64_t i = 0; i < result.tuple_size(); ++i) {

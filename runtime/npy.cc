@@ -122,7 +122,7 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes) {
                                   expected, " data bytes, the file has ",
                                   data.size()));
   }
-  Literal literal(shape);
+  ASSIGN_OR_RETURN(Literal literal, Literal::CreateForOverwrite(shape));
   std::memcpy(literal.untyped_data(), data.data(), data.size());
   if (code->type == PRED) {
     // NumPy booleans are 0/1 bytes; normalize anything else.

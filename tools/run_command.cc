@@ -12,12 +12,14 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "ir/hlo_parser.h"
 #include "ir/status_macros.h"
 #include "runtime/compile.h"
 #include "runtime/npy.h"
 #include "tools/commands.h"
+#include "tools/compare_results.h"
 #include "tools/file_util.h"
 
 namespace mxla::tools {
@@ -34,52 +36,147 @@ struct RunOptions {
   std::string dump_dir;
 };
 
-// The parameter an `I` of `I=PATH` names: a number or a parameter name.
-absl::StatusOr<const HloInstruction*> FindParameter(
-    const HloComputation& entry, absl::string_view key) {
+// One `I=PATH` or `I.J.K=PATH` binding: a parameter and, for a tuple
+// parameter, the tuple index path of one array element.
+struct Binding {
+  const HloInstruction* parameter;
+  std::vector<int64_t> index;
+  std::string path;
+};
+
+std::string LeafKey(const HloInstruction& parameter,
+                    absl::Span<const int64_t> index) {
+  std::string key = absl::StrCat(parameter.parameter_number());
+  for (int64_t i : index) absl::StrAppend(&key, ".", i);
+  return key;
+}
+
+// The parameter an `I` names (a number or a parameter name), or null.
+const HloInstruction* FindParameter(const HloComputation& entry,
+                                    absl::string_view key) {
   int64_t number;
   for (const HloInstruction* parameter : entry.parameter_instructions()) {
     bool by_number = absl::SimpleAtoi(key, &number) &&
                      number == parameter->parameter_number();
     if (by_number || parameter->name() == key) return parameter;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--input ", key, "=...: the entry computation has no parameter named "
-      "or numbered '", key, "'"));
+  return nullptr;
 }
 
-// One literal per parameter, in parameter order, from the --input flags.
+// Parses the `I` or `I.J.K` of a binding. Names may contain dots, so the
+// longest prefix naming a parameter wins and the rest must be indices.
+absl::StatusOr<Binding> ParseBinding(const HloComputation& entry,
+                                     absl::string_view key,
+                                     std::string path) {
+  std::vector<int64_t> reversed_index;
+  absl::string_view prefix = key;
+  while (true) {
+    if (const HloInstruction* parameter = FindParameter(entry, prefix)) {
+      return Binding{parameter, {reversed_index.rbegin(),
+                                 reversed_index.rend()}, std::move(path)};
+    }
+    size_t dot = prefix.rfind('.');
+    int64_t index;
+    if (dot == absl::string_view::npos ||
+        !absl::SimpleAtoi(prefix.substr(dot + 1), &index) || index < 0) {
+      break;
+    }
+    reversed_index.push_back(index);
+    prefix = prefix.substr(0, dot);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--input ", key, "=...: the entry computation has no parameter named "
+      "or numbered '", key, "' (a tuple parameter's elements are I.J, e.g. "
+      "0.1)"));
+}
+
+// The literal of `shape` (the part of `parameter` at `index`) from the
+// bindings, which are consumed.
+absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
+                                      const Shape& shape,
+                                      std::vector<int64_t>& index,
+                                      std::map<std::string, Literal>& leaves) {
+  if (!shape.IsTuple()) {
+    auto it = leaves.find(LeafKey(parameter, index));
+    if (it == leaves.end()) {
+      std::string what = absl::StrCat("parameter ",
+                                      parameter.parameter_number(), " ('",
+                                      parameter.name(), "', ");
+      if (!index.empty()) {
+        absl::StrAppend(&what, "tuple element {", absl::StrJoin(index, ","),
+                        "} ");
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat("missing input for ", what, shape.ToString(),
+                       "): pass --input ", LeafKey(parameter, index),
+                       "=PATH.npy"));
+    }
+    Literal literal = std::move(it->second);
+    leaves.erase(it);
+    return literal;
+  }
+  std::vector<Literal> elements;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size());
+       ++i) {
+    index.push_back(i);
+    absl::StatusOr<Literal> element =
+        AssembleInput(parameter, shape.tuple_shapes(i), index, leaves);
+    index.pop_back();
+    if (!element.ok()) return element.status();
+    elements.push_back(*std::move(element));
+  }
+  return LiteralUtil::MakeTuple(std::move(elements));
+}
+
+// One literal per parameter, in parameter order, from the --input flags:
+// one per array parameter, one per array element of a tuple parameter.
 absl::StatusOr<std::vector<Literal>> LoadInputs(
     const HloComputation& entry, const std::vector<std::string>& bindings) {
-  std::map<int64_t, Literal> by_number;
-  for (const std::string& binding : bindings) {
-    std::vector<std::string> parts = absl::StrSplit(binding, absl::MaxSplits('=', 1));
+  std::map<std::string, Literal> leaves;  // by LeafKey
+  for (const std::string& text : bindings) {
+    std::vector<std::string> parts = absl::StrSplit(text, absl::MaxSplits('=', 1));
     if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--input expects I=PATH.npy (I a parameter number or name), got '",
-          binding, "'"));
+          "--input expects I=PATH.npy (I a parameter number or name, I.J "
+          "for element J of a tuple parameter), got '", text, "'"));
     }
-    ASSIGN_OR_RETURN(const HloInstruction* parameter,
-                     FindParameter(entry, parts[0]));
-    if (by_number.contains(parameter->parameter_number())) {
+    ASSIGN_OR_RETURN(Binding binding, ParseBinding(entry, parts[0], parts[1]));
+    const HloInstruction& parameter = *binding.parameter;
+    std::string key = LeafKey(parameter, binding.index);
+    std::string what = absl::StrCat("parameter ", key, " ('",
+                                    parameter.name(), "'");
+    if (leaves.contains(key)) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ") is given twice"));
+    }
+    const Shape* shape = &parameter.shape();
+    for (int64_t i : binding.index) {
+      if (!shape->IsTuple() ||
+          i >= static_cast<int64_t>(shape->tuple_shapes().size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--input ", parts[0], "=...: parameter ",
+            parameter.parameter_number(), " ('", parameter.name(),
+            "') of shape ", parameter.shape().ToString(),
+            " has no tuple element {", absl::StrJoin(binding.index, ","),
+            "}"));
+      }
+      shape = &shape->tuple_shapes(i);
+    }
+    if (shape->IsTuple()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "parameter ", parameter->parameter_number(), " ('",
-          parameter->name(), "') is given twice"));
+          "--input ", parts[0], "=...: ", what, ") is the tuple ",
+          shape->ToString(), ": pass one .npy per array element, as --input ",
+          key, ".0=PATH.npy ..."));
     }
-    ASSIGN_OR_RETURN(Literal literal, ReadNpyFile(parts[1]));
-    by_number.emplace(parameter->parameter_number(), std::move(literal));
+    ASSIGN_OR_RETURN(Literal literal, ReadNpyFile(binding.path));
+    leaves.emplace(key, std::move(literal));
   }
   std::vector<Literal> inputs;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
-    auto it = by_number.find(i);
-    if (it == by_number.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "missing input for parameter ", i, " ('",
-          entry.parameter_instruction(i)->name(), "', ",
-          entry.parameter_instruction(i)->shape().ToString(),
-          "): pass --input ", i, "=PATH.npy"));
-    }
-    inputs.push_back(std::move(it->second));
+    const HloInstruction& parameter = *entry.parameter_instruction(i);
+    std::vector<int64_t> index;
+    ASSIGN_OR_RETURN(Literal input, AssembleInput(parameter, parameter.shape(),
+                                                  index, leaves));
+    inputs.push_back(std::move(input));
   }
   return inputs;
 }
@@ -90,41 +187,6 @@ absl::StatusOr<Literal> CompileAndRun(
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    Compile(module, options));
   return executable->Run(arguments);
-}
-
-// --compare: prints the largest difference to stderr; beyond the tolerance
-// (absolute and relative) it is an error naming the first bad element.
-absl::Status CompareResults(const Literal& first, const Literal& second,
-                            double tolerance) {
-  std::vector<std::pair<const Literal*, const Literal*>> pairs;
-  if (first.shape().IsTuple()) {
-    for (int64_t i = 0; i < first.tuple_size(); ++i) {
-      pairs.push_back({&first.tuple_element(i), &second.tuple_element(i)});
-    }
-  } else {
-    pairs.push_back({&first, &second});
-  }
-  double largest = 0;
-  for (const auto& [a, b] : pairs) {
-    for (int64_t i = 0; i < a->element_count(); ++i) {
-      double x = a->GetAsDouble(i), y = b->GetAsDouble(i);
-      if (std::isnan(x) && std::isnan(y)) continue;
-      double difference = std::fabs(x - y);
-      if (std::isnan(difference)) difference = INFINITY;
-      largest = std::max(largest, difference);
-    }
-  }
-  std::cerr << "compare: largest difference between jit and interpreter: "
-            << largest << "\n";
-  for (const auto& [a, b] : pairs) {
-    absl::Status near = LiteralUtil::Near(*b, *a, tolerance, tolerance);
-    if (!near.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--compare: jit and interpreter differ beyond tolerance ", tolerance,
-          ": ", near.message()));
-    }
-  }
-  return absl::OkStatus();
 }
 
 absl::Status Run(const RunOptions& options) {
@@ -151,6 +213,8 @@ absl::Status Run(const RunOptions& options) {
     compile_options.pipeline.dump_dir.clear();
     ASSIGN_OR_RETURN(Literal other,
                      CompileAndRun(**module, compile_options, arguments));
+    std::cerr << "compare: largest difference between jit and interpreter: "
+              << LargestDifference(result, other) << "\n";
     RETURN_IF_ERROR(CompareResults(result, other, options.tolerance));
   }
   if (options.output.empty()) {
@@ -170,7 +234,9 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
       ->required();
   run->add_option("--input,-i", options->bindings,
                   "I=PATH.npy: the value of parameter I (a number or a "
-                  "parameter name); one per parameter");
+                  "parameter name); one per parameter, and for a tuple "
+                  "parameter one per array element, as I.J (I.J.K for "
+                  "nested tuples)");
   run->add_option("--output,-o", options->output,
                   "Write the result to this .npy file instead of printing it");
   run->add_option("--backend", options->backend,

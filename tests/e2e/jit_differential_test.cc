@@ -37,10 +37,14 @@ struct Config {
   bool full_pipeline;
   bool exact;
   bool stream_every_result = false;
+  bool tuple_parameter = false;  // RandomGraphOptions::tuple_parameter
 };
 
 void CheckSeed(uint64_t seed, const Config& config) {
-  ASSERT_OK_AND_ASSIGN(RandomGraph graph, GenerateRandomGraph(seed, AllTypes()));
+  RandomGraphOptions graph_options = AllTypes();
+  graph_options.tuple_parameter = config.tuple_parameter;
+  ASSERT_OK_AND_ASSIGN(RandomGraph graph,
+                       GenerateRandomGraph(seed, graph_options));
   const HloModule& module = graph.computation.module();
   ASSERT_OK_AND_ASSIGN(Literal expected,
                        EvaluateModule(module, Pointers(graph.arguments)));
@@ -89,6 +93,13 @@ TEST(JitDifferentialTest, LoweringAndFusionOnlyIsBitExact) {
 TEST(JitDifferentialTest, StreamingStoresAreBitExact) {
   CheckSeeds(400, {"full pipeline, exact, streaming stores", true, true,
                    /*stream_every_result=*/true});
+}
+
+// Parameters after the first packed into one tuple parameter: the jit
+// reads each element from its own leaf buffer.
+TEST(JitDifferentialTest, TupleParametersAreBitExact) {
+  CheckSeeds(400, {"full pipeline, exact, tuple parameter", true, true,
+                   /*stream_every_result=*/false, /*tuple_parameter=*/true});
 }
 
 TEST(JitDifferentialTest, ReassociatedReductionsAreClose) {

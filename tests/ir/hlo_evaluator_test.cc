@@ -1034,6 +1034,63 @@ ENTRY main {
                        HasSubstr("no value outside a computation call")));
 }
 
+// API misuse on an unverified module: a reduce or fusion without its
+// computation, or a reducer without a root, is InvalidArgument from the
+// evaluator (and prints and fails the verifier), never an exception or a
+// null dereference.
+TEST(HloEvaluatorErrorsTest, MissingOrRootlessCalledComputation) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(absl::StrCat(kSumPrefix, R"(
+ENTRY main {
+  x = f32[3] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(x, zero), dimensions={0}, to_apply=add
+}
+)")));
+  HloInstruction* reduce = module->entry_computation()->root_instruction();
+  Literal x = R1<float>({1, 2, 3});
+  Literal zero = LiteralUtil::CreateR0<float>(0);
+  EXPECT_TRUE(Equals(EvaluateInstruction(*reduce, {&x, &zero}),
+                     LiteralUtil::CreateR0<float>(6)));
+  reduce->set_called_computations({});
+  EXPECT_EQ(reduce->to_apply(), nullptr);
+  EXPECT_THAT(EvaluateInstruction(*reduce, {&x, &zero}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("reduce 'r' has no reducer computation")));
+  EXPECT_THAT(reduce->ToString(), HasSubstr("to_apply=<none>"));
+  EXPECT_THAT(VerifyModule(*module, VerifierMode::kLowered),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("needs exactly one called computation")));
+  HloComputation* rootless = module->AddComputation("rootless", false);
+  reduce->set_called_computations({rootless});
+  EXPECT_THAT(EvaluateInstruction(*reduce, {&x, &zero}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has no reducer computation")));
+  EXPECT_THAT(EvaluateModule(*module, {&x}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has no reducer computation")));
+}
+
+TEST(HloEvaluatorErrorsTest, FusionWithoutComputation) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+body {
+  p = f32[2] parameter(0)
+  ROOT n = f32[2] negate(p)
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  ROOT f = f32[2] fusion(x), kind=kLoop, calls=body
+})"));
+  HloInstruction* fusion = module->entry_computation()->root_instruction();
+  fusion->set_called_computations({});
+  Literal x = R1<float>({1, 2});
+  EXPECT_THAT(EvaluateModule(*module, {&x}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("fusion 'f' has no fused computation")));
+  EXPECT_THAT(fusion->ToString(), HasSubstr("calls=<none>"));
+}
+
 TEST(HloEvaluatorTest, DeepChainDoesNotOverflowTheStack) {
   HloModule module("deep");
   HloComputation* entry = module.AddComputation("main", /*is_entry=*/true);

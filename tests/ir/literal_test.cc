@@ -109,5 +109,23 @@ TEST(LiteralTest, NearToleratesAndReportsTheIndex) {
                    .ok());
 }
 
+// Sizes from user input: an allocation that cannot succeed is
+// ResourceExhausted, not a trap.
+TEST(LiteralTest, CreateReportsExhaustedMemory) {
+  Shape huge = ShapeUtil::MakeShape(F32, {int64_t{1} << 46});  // 256 TiB
+  EXPECT_THAT(Literal::Create(huge),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("cannot allocate 281474976710656 bytes for a "
+                                 "literal of shape f32[70368744177664]")));
+  EXPECT_THAT(Literal::CreateForOverwrite(ShapeUtil::MakeTupleShape(
+                  {ShapeUtil::MakeShape(F32, {2}), huge})),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("cannot allocate")));
+  std::vector<float> none;
+  EXPECT_OK(LiteralUtil::CreateFromFlatChecked<float>({0}, none).status());
+  ASSERT_OK_AND_ASSIGN(Literal small, Literal::Create(ShapeUtil::MakeShape(S32, {3})));
+  EXPECT_EQ(small, LiteralUtil::CreateR1<int32_t>({0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace mxla

@@ -337,5 +337,21 @@ ENTRY main {
   EXPECT_TRUE(rows.buffered.empty());  // exp is read by one loop only
 }
 
+TEST(RowFusionTest, ImplicitBroadcastsAreAPreconditionError) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  v = f32[3] parameter(1)
+  ROOT s = f32[2,3] add(x, v), broadcast_dimensions={1}
+})"));
+  std::string before = module->ToString();
+  EXPECT_THAT(RowFusionPass().Run(*module),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("row-fusion needs lowered HLO; run "
+                                 "lower-broadcasts first: s = f32[2,3]")));
+  EXPECT_EQ(module->ToString(), before);
+}
+
 }  // namespace
 }  // namespace mxla

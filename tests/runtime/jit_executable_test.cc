@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "ir/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
+#include "ir/memory_limit.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/literal_pointers.h"
@@ -443,7 +444,30 @@ TEST(JitExecutableTest, ArgumentErrorsNameTheParameter) {
   void* results[] = {out};
   EXPECT_THAT(executable->RunBuffers(args, results),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("expected 2 argument buffers, got 1")));
+                       HasSubstr("expected 2 argument buffers (one per array "
+                                 "leaf of the parameters), got 1")));
+}
+
+// A result the host cannot allocate is ResourceExhausted from Run, not a
+// trap (the memory limit is lifted so that compilation accepts it).
+TEST(JitExecutableTest, UnallocatableResultIsResourceExhausted) {
+  SetMemoryLimitBytes(std::numeric_limits<int64_t>::max());
+  absl::StatusOr<std::unique_ptr<JitExecutable>> executable =
+      CompileText(R"(HloModule huge
+fused {
+  p = f32[] parameter(0)
+  ROOT b = f32[70368744177664] broadcast(p), dimensions={}
+}
+ENTRY main {
+  x = f32[] parameter(0)
+  ROOT f = f32[70368744177664] fusion(x), kind=kLoop, calls=fused
+})");
+  SetMemoryLimitBytes(0);
+  ASSERT_OK(executable.status());
+  Literal x = LiteralUtil::CreateR0<float>(1);
+  EXPECT_THAT((*executable)->Run({&x}),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("cannot allocate 281474976710656 bytes")));
 }
 
 TEST(JitExecutableTest, UnfusedModulesAreRejected) {

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/hlo_verifier.h"
+#include "ir/shape_util.h"
 #include "ir/primitive_type.h"
 #include "tests/testlib/random_graph_internal.h"
 
@@ -157,9 +158,17 @@ absl::StatusOr<RandomGraph> Generator::Generate() {
   if (!verified.ok()) return internal("verifier failed", verified);
 
   RandomGraph graph{*std::move(computation), {}, ""};
-  for (int64_t i = 0; i < num_parameters_; ++i) {
-    graph.arguments.push_back(
+  std::vector<Literal> leaves;
+  for (int64_t i = 0; i < parameter_values_; ++i) {
+    leaves.push_back(
         RandomLiteral(rng_, values_[i].shape, ValueStyle::kArgument));
+  }
+  if (preamble_instructions_ == num_parameters_) {  // no tuple parameter
+    graph.arguments = std::move(leaves);
+  } else {  // "t1" holds every leaf after the first.
+    graph.arguments.push_back(std::move(leaves[0]));
+    leaves.erase(leaves.begin());
+    graph.arguments.push_back(LiteralUtil::MakeTuple(std::move(leaves)));
   }
   graph.description = Describe(graph.computation);
   return graph;
@@ -169,13 +178,31 @@ void Generator::AddParameters() {
   const int64_t count = options_.max_parameters == 0
                             ? 0
                             : rng_.UniformIn(1, options_.max_parameters);
+  std::vector<Shape> shapes;
   for (int64_t i = 0; i < count; ++i) {
-    Shape shape(rng_.Pick(options_.element_types),
-                ParameterDimensions(rng_, options_, limits_, i));
-    XlaOp op = Parameter(&builder_, i, shape, absl::StrCat("p", i));
-    Record(op, ArgumentRange(shape.element_type()));
+    shapes.emplace_back(rng_.Pick(options_.element_types),
+                        ParameterDimensions(rng_, options_, limits_, i));
   }
-  num_parameters_ = count;
+  const bool pack = options_.tuple_parameter && count >= 2;
+  const int64_t arrays = pack ? 1 : count;
+  for (int64_t i = 0; i < arrays; ++i) {
+    XlaOp op = Parameter(&builder_, i, shapes[i], absl::StrCat("p", i));
+    Record(op, ArgumentRange(shapes[i].element_type()));
+  }
+  num_parameters_ = arrays;
+  preamble_instructions_ = arrays;
+  if (pack) {
+    XlaOp tuple = Parameter(
+        &builder_, 1,
+        ShapeUtil::MakeTupleShape({shapes.begin() + 1, shapes.end()}), "t1");
+    for (int64_t i = 1; i < count; ++i) {
+      Record(GetTupleElement(tuple, i - 1),
+             ArgumentRange(shapes[i].element_type()));
+    }
+    num_parameters_ = 2;
+    preamble_instructions_ = count + 1;
+  }
+  parameter_values_ = count;
 }
 
 bool Generator::RunStep(int64_t budget) {
@@ -250,7 +277,7 @@ std::string Generator::Describe(const XlaComputation& computation) const {
 }
 
 int64_t Generator::Emitted() const {
-  return builder_.computation()->instruction_count() - num_parameters_;
+  return builder_.computation()->instruction_count() - preamble_instructions_;
 }
 
 int64_t Generator::PickValue(absl::FunctionRef<bool(const Value&)> accept) {

@@ -60,11 +60,16 @@ struct RandomGraphOptions {
   // draw sizes up to max_dimension_size, and no value may have more
   // elements than the parameters'. Rank at most max_rank, sizes >= 1.
   std::vector<int64_t> parameter_dimensions;
+  // With 2 or more parameters, all but the first are packed into one tuple
+  // parameter (number 1, "t1") that the graph reads by get-tuple-element;
+  // its argument is a tuple literal. Shapes and argument values are those
+  // the seed gives without packing.
+  bool tuple_parameter = false;
 };
 
 struct RandomGraph {
   XlaComputation computation;
-  std::vector<Literal> arguments;  // one per parameter, from the seed
+  std::vector<Literal> arguments;  // one per parameter (a tuple for "t1")
   std::string description;         // seed + a one-line summary
 };
 

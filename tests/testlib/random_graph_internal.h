@@ -235,6 +235,8 @@ class Generator {
   XlaBuilder builder_;
   std::vector<Value> values_;
   int64_t num_parameters_ = 0;
+  int64_t parameter_values_ = 0;  // values_[0, n) are parameters or elements
+  int64_t preamble_instructions_ = 0;  // parameters and get-tuple-elements
 };
 
 }  // namespace mxla::random_graph_internal

@@ -177,6 +177,39 @@ TEST(RandomGraphTest, ArgumentsMatchParametersAndRanges) {
   });
 }
 
+// tuple_parameter packs parameters 1.. into the tuple parameter "t1" whose
+// elements are the unpacked graph's parameters and arguments, and the
+// graph still builds, verifies, round-trips and evaluates.
+TEST(RandomGraphTest, TupleParameterPacksTheSameShapesAndValues) {
+  RandomGraphOptions packed = AllTypes();
+  packed.tuple_parameter = true;
+  CheckSeeds(packed);
+  int64_t tuples = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    ASSERT_OK_AND_ASSIGN(RandomGraph plain, GenerateRandomGraph(seed, AllTypes()));
+    ASSERT_OK_AND_ASSIGN(RandomGraph graph, GenerateRandomGraph(seed, packed));
+    const HloComputation& entry = Entry(graph);
+    if (plain.arguments.size() < 2) {
+      EXPECT_EQ(graph.computation.ToString(), plain.computation.ToString());
+      continue;
+    }
+    ++tuples;
+    ASSERT_EQ(entry.num_parameters(), 2);
+    const HloInstruction* tuple = entry.parameter_instruction(1);
+    EXPECT_EQ(tuple->name(), "t1");
+    ASSERT_EQ(graph.arguments.size(), 2u);
+    EXPECT_EQ(graph.arguments[0], plain.arguments[0]);
+    const Literal& elements = graph.arguments[1];
+    ASSERT_EQ(elements.shape(), tuple->shape());
+    ASSERT_EQ(elements.tuple_size() + 1,
+              static_cast<int64_t>(plain.arguments.size()));
+    for (int64_t i = 0; i < elements.tuple_size(); ++i) {
+      EXPECT_EQ(elements.tuple_element(i), plain.arguments[i + 1]);  // bitwise
+    }
+  }
+  EXPECT_GE(tuples, 50);
+}
+
 // --- Options are respected. ------------------------------------------------
 
 int64_t OpCount(const RandomGraph& graph) {

@@ -1,5 +1,5 @@
-// `mxla run` end to end: .npy inputs by number or name, printed and .npy
-// results, and every error path (exit 1, "error: ...", never a crash).
+// `mxla run` end to end: .npy inputs by number or name (and per element of
+// a tuple parameter), printed and .npy results, --compare, and every error path (exit 1, "error: ...", never a crash).
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -164,6 +164,74 @@ ENTRY e {
   EXPECT_EQ(printed.out, "(f32[2] {1, 2}, f32[2] {1, 2})\n");
   ExpectUserError(RunMxla(absl::StrCat("run ", tuple, " -i 0=", vec, " -o ", TempPath("t.npy"))),
                   "cannot write (f32[2], f32[2]) as .npy");
+}
+
+// --compare on results that are infinite on both backends: no difference.
+TEST(MxlaRunTest, CompareTreatsEqualInfinitiesAsEqual) {
+  std::string hlo = WriteTempFile("double_it.hlo", R"(HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  ROOT s = f32[3] add(x, x)
+})");
+  std::string x = NpyFile("inf.npy", LiteralUtil::CreateR1<float>(
+                                         {INFINITY, -INFINITY, 1}));
+  ToolResult result = RunMxla(absl::StrCat("run ", hlo, " -i 0=", x, " --compare"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "f32[3] {inf, -inf, 2}\n");
+  EXPECT_THAT(result.err, HasSubstr("largest difference between jit and "
+                                    "interpreter: 0\n"));
+}
+
+constexpr char kTupleParameter[] = R"(HloModule tuple_parameter
+ENTRY main {
+  a = (f32[2], f32[2]) parameter(0)
+  s = f32[] parameter(1)
+  x = f32[2] get-tuple-element(a), index=0
+  y = f32[2] get-tuple-element(a), index=1
+  d = f32[2] subtract(y, x)
+  ROOT m = f32[2] multiply(d, s), broadcast_dimensions={}
+}
+)";
+
+TEST(MxlaRunTest, TupleParameterTakesOneInputPerElement) {
+  std::string hlo = WriteTempFile("tuple_parameter.hlo", kTupleParameter);
+  std::string x = NpyFile("tx.npy", LiteralUtil::CreateR1<float>({1, 2}));
+  std::string y = NpyFile("ty.npy", LiteralUtil::CreateR1<float>({10, 30}));
+  std::string s = NpyFile("ts.npy", LiteralUtil::CreateR0<float>(2));
+  for (const char* backend : {"jit", "interpreter"}) {
+    ToolResult by_number = RunMxla(absl::StrCat(
+        "run ", hlo, " -i 0.0=", x, " -i 0.1=", y, " -i 1=", s,
+        " --compare --backend=", backend));
+    EXPECT_EQ(by_number.exit_code, 0) << by_number.err;
+    EXPECT_EQ(by_number.out, "f32[2] {18, 56}\n");
+  }
+  ToolResult by_name = RunMxla(absl::StrCat("run ", hlo, " -i a.1=", y,
+                                            " -i s=", s, " -i a.0=", x));
+  EXPECT_EQ(by_name.exit_code, 0) << by_name.err;
+  EXPECT_EQ(by_name.out, "f32[2] {18, 56}\n");
+
+  std::string inputs = absl::StrCat(" -i 1=", s);
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, inputs, " -i 0.0=", x)),
+                  "missing input for parameter 0 ('a', tuple element {1} "
+                  "f32[2]): pass --input 0.1=PATH.npy");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, inputs, " -i 0=", x)),
+                  "parameter 0 ('a') is the tuple (f32[2], f32[2]): pass one "
+                  ".npy per array element, as --input 0.0=PATH.npy");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, inputs, " -i 0.0=", x,
+                                       " -i 0.1=", y, " -i 0.2=", y)),
+                  "parameter 0 ('a') of shape (f32[2], f32[2]) has no tuple "
+                  "element {2}");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, inputs, " -i 0.0=", x,
+                                       " -i 0.1=", y, " -i 1.0=", y)),
+                  "has no tuple element {0}");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, inputs, " -i 0.0=", x,
+                                       " -i a.0=", x, " -i 0.1=", y)),
+                  "parameter 0.0 ('a') is given twice");
+  std::string wrong = NpyFile("twrong.npy", LiteralUtil::CreateR1<float>({1, 2, 3}));
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, inputs, " -i 0.0=", x,
+                                       " -i 0.1=", wrong)),
+                  "argument 0 (parameter 'a') has shape (f32[2], f32[3]) but "
+                  "the computation expects (f32[2], f32[2])");
 }
 
 // Same inputs, same bits: across runs and across pool sizes (MXLA_THREADS

@@ -95,6 +95,23 @@ TEST(MxlaToolTest, UsageErrorsExitOne) {
   EXPECT_EQ(garbage.exit_code, 1);
 }
 
+// A lowering pass run on builder-form input reports the input's fault (the
+// precondition), never that the pass produced an invalid module.
+TEST(MxlaToolTest, LoweredOnlyPassesRejectBuilderFormInput) {
+  for (const char* pass : {"fusion", "row-fusion"}) {
+    Result result = RunMxla(absl::StrCat("opt - --passes=", pass), kModule);
+    EXPECT_EQ(result.exit_code, 1) << pass;
+    EXPECT_THAT(result.err,
+                HasSubstr(absl::StrCat("pass '", pass, "' failed: ", pass,
+                                       " needs lowered HLO; run "
+                                       "lower-broadcasts first: sum = ")));
+    EXPECT_THAT(result.err, Not(HasSubstr("produced an invalid module")));
+  }
+  Result lowered_first =
+      RunMxla("opt - --passes=lower-broadcasts,fusion,row-fusion", kModule);
+  EXPECT_EQ(lowered_first.exit_code, 0) << lowered_first.err;
+}
+
 TEST(MxlaToolTest, EmitShowsEveryStage) {
   Result fused = RunMxla("opt - --emit=fused", kModule);
   EXPECT_EQ(fused.exit_code, 0) << fused.err;

@@ -1,0 +1,176 @@
+#include "runtime/buffer_leaves.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/shape_util.h"
+
+namespace mxla {
+namespace {
+
+// Like ForEachArrayLeaf, with the leaf's tuple index (error paths only).
+void ForEachIndexedLeaf(
+    const Shape& shape, std::vector<int64_t>& index,
+    absl::FunctionRef<void(const Shape&, const std::vector<int64_t>&)> fn) {
+  if (!shape.IsTuple()) {
+    fn(shape, index);
+    return;
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size());
+       ++i) {
+    index.push_back(i);
+    ForEachIndexedLeaf(shape.tuple_shapes(i), index, fn);
+    index.pop_back();
+  }
+}
+
+// "tuple element {0,1}, f32[2]" or "f32[2]" for leaf `leaf` of `shape`.
+std::string DescribeLeafOf(const Shape& shape, int64_t leaf) {
+  std::string text;
+  int64_t count = 0;
+  std::vector<int64_t> index;
+  ForEachIndexedLeaf(shape, index, [&](const Shape& array,
+                                       const std::vector<int64_t>& at) {
+    if (count++ != leaf) return;
+    text = at.empty() ? array.ToString()
+                      : absl::StrCat("tuple element {", absl::StrJoin(at, ","),
+                                     "}, ", array.ToString());
+  });
+  return text;
+}
+
+bool Overlap(const void* a, int64_t a_bytes, const void* b, int64_t b_bytes) {
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return x < y + static_cast<uintptr_t>(b_bytes) &&
+         y < x + static_cast<uintptr_t>(a_bytes);
+}
+
+}  // namespace
+
+void ForEachArrayLeaf(const Shape& shape,
+                      absl::FunctionRef<void(const Shape&)> fn) {
+  if (!shape.IsTuple()) {
+    fn(shape);
+    return;
+  }
+  for (const Shape& element : shape.tuple_shapes()) {
+    ForEachArrayLeaf(element, fn);
+  }
+}
+
+int64_t CountArrayLeaves(const Shape& shape) {
+  int64_t count = 0;
+  ForEachArrayLeaf(shape, [&](const Shape&) { ++count; });
+  return count;
+}
+
+int64_t CountArgumentLeaves(const HloComputation& entry) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    count += CountArrayLeaves(entry.parameter_instruction(i)->shape());
+  }
+  return count;
+}
+
+int64_t CountResultLeaves(const HloComputation& entry) {
+  return CountArrayLeaves(entry.root_instruction()->shape());
+}
+
+std::string DescribeArgumentLeaf(const HloComputation& entry, int64_t leaf) {
+  int64_t first = 0;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    const HloInstruction* parameter = entry.parameter_instruction(i);
+    int64_t count = CountArrayLeaves(parameter->shape());
+    if (leaf < first + count) {
+      return absl::StrCat("argument buffer ", leaf, " (parameter ", i, " '",
+                          parameter->name(), "', ",
+                          DescribeLeafOf(parameter->shape(), leaf - first),
+                          ")");
+    }
+    first += count;
+  }
+  return absl::StrCat("argument buffer ", leaf);
+}
+
+std::string DescribeResultLeaf(const HloComputation& entry, int64_t leaf) {
+  return absl::StrCat("result buffer ", leaf, " (",
+                      DescribeLeafOf(entry.root_instruction()->shape(), leaf),
+                      ")");
+}
+
+absl::Status CheckSizedBuffers(const HloComputation& entry,
+                               absl::Span<const void* const> arguments,
+                               absl::Span<const int64_t> argument_sizes,
+                               absl::Span<void* const> results,
+                               absl::Span<const int64_t> result_sizes) {
+  const int64_t argument_count = CountArgumentLeaves(entry);
+  const int64_t result_count = CountResultLeaves(entry);
+  if (static_cast<int64_t>(arguments.size()) != argument_count ||
+      argument_sizes.size() != arguments.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", argument_count, " argument buffers and sizes, got ",
+        arguments.size(), " buffers and ", argument_sizes.size(), " sizes"));
+  }
+  if (static_cast<int64_t>(results.size()) != result_count ||
+      result_sizes.size() != results.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", result_count, " result buffers and sizes, got ",
+        results.size(), " buffers and ", result_sizes.size(), " sizes"));
+  }
+  // One leaf at a time: sizes and null pointers.
+  auto check = [](const void* data, int64_t size, const Shape& shape,
+                  auto describe) -> absl::Status {
+    int64_t expected = ShapeUtil::ByteSizeOf(shape);
+    if (size != expected) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(describe(), " has ", size, " bytes, expected ",
+                       expected));
+    }
+    if (data == nullptr && expected > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(describe(), " is null"));
+    }
+    return absl::OkStatus();
+  };
+  absl::Status status;
+  int64_t leaf = 0;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    ForEachArrayLeaf(entry.parameter_instruction(i)->shape(),
+                     [&](const Shape& shape) {
+      int64_t k = leaf++;
+      if (!status.ok()) return;
+      status = check(arguments[k], argument_sizes[k], shape,
+                     [&] { return DescribeArgumentLeaf(entry, k); });
+    });
+  }
+  if (!status.ok()) return status;
+  leaf = 0;
+  ForEachArrayLeaf(entry.root_instruction()->shape(), [&](const Shape& shape) {
+    int64_t k = leaf++;
+    if (!status.ok()) return;
+    status = check(results[k], result_sizes[k], shape,
+                   [&] { return DescribeResultLeaf(entry, k); });
+  });
+  if (!status.ok()) return status;
+  for (size_t r = 0; r < results.size(); ++r) {
+    for (size_t a = 0; a < arguments.size(); ++a) {
+      if (Overlap(results[r], result_sizes[r], arguments[a],
+                  argument_sizes[a])) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(DescribeResultLeaf(entry, r), " overlaps ",
+                         DescribeArgumentLeaf(entry, a)));
+      }
+    }
+    for (size_t s = 0; s < r; ++s) {
+      if (Overlap(results[r], result_sizes[r], results[s], result_sizes[s])) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(DescribeResultLeaf(entry, r), " overlaps ",
+                         DescribeResultLeaf(entry, s)));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace mxla
