@@ -172,13 +172,16 @@ const Reduce kRows = {"64,3001", "64", "1"};
 const Reduce kColumns = {"3001,64", "64", "0"};
 const Reduce kToScalar = {"5,70001", "", "0,1"};
 
-TEST(JitReductionTest, KahanReducerKeepsItsExactOrderAndBits) {
-  for (const Reduce& reduce : {kRows, kColumns, kToScalar}) {
-    SCOPED_TRACE(reduce.dims);
-    // Reassociation is on (the default).
-    Results results = CompileAndRun(Instantiate(kKahan, reduce));
-    EXPECT_OK(LiteralUtil::SameValues(results.expected, results.actual));
-    EXPECT_EQ(ScratchBytes(results), 0);
+// The Kahan (variadic) and the corrected-sum reducers: with reassociation
+// on (the default), neither is reordered nor split.
+TEST(JitReductionTest, CompensatedReducersKeepTheirExactOrderAndBits) {
+  for (const auto& reducer : {kKahan, kCorrectedSum}) {
+    for (const Reduce& reduce : {kRows, kColumns, kToScalar}) {
+      SCOPED_TRACE(reduce.dims);
+      Results results = CompileAndRun(Instantiate(reducer, reduce));
+      EXPECT_OK(LiteralUtil::SameValues(results.expected, results.actual));
+      EXPECT_EQ(ScratchBytes(results), 0);
+    }
   }
 }
 
@@ -189,15 +192,6 @@ TEST(JitReductionTest, OnlyPlainAddAndMultiplyReducersGetReassoc) {
   EXPECT_THAT(LlvmIr(Instantiate(kPlain, kRows)), HasSubstr("fadd reassoc"));
   EXPECT_THAT(LlvmIr(Instantiate(kPlain, kRows, "f32", "multiply", "1")),
               HasSubstr("fmul reassoc"));
-}
-
-TEST(JitReductionTest, CorrectedSumReducerKeepsItsExactBits) {
-  for (const Reduce& reduce : {kRows, kColumns, kToScalar}) {
-    SCOPED_TRACE(reduce.dims);
-    Results results = CompileAndRun(Instantiate(kCorrectedSum, reduce));
-    EXPECT_OK(LiteralUtil::SameValues(results.expected, results.actual));
-    EXPECT_EQ(ScratchBytes(results), 0);
-  }
 }
 
 // Blocks of output columns: every element keeps its order.
