@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "runtime/buffer_leaves.h"
 
 namespace mxla {
 namespace {
@@ -73,22 +74,16 @@ absl::Status AssignParameters(const HloComputation& entry,
     RET_CHECK(parameter != nullptr, "no parameter ", number);
     const Shape& shape = parameter->shape();
     leaves[parameter];  // An empty tuple has no leaves, but is a value.
-    std::vector<Shape> arrays =
-        shape.IsTuple() ? shape.tuple_shapes() : std::vector<Shape>{shape};
-    for (int64_t i = 0; i < static_cast<int64_t>(arrays.size()); ++i) {
-      if (arrays[i].IsTuple()) {
-        return absl::UnimplementedError(absl::StrCat(
-            "jit: parameter ", number, " '", parameter->name(), "' has the ",
-            "nested tuple shape ", shape.ToString(), "; only arrays and ",
-            "tuples of arrays are supported"));
-      }
-      int64_t bytes = ShapeUtil::ByteSizeOf(arrays[i]);
+    int64_t i = 0;
+    ForEachArrayLeaf(shape, [&](const Shape& array) {
+      int64_t bytes = ShapeUtil::ByteSizeOf(array);
       slots[{parameter, i}] = {
           BufferSlot::kParameter,
           static_cast<int64_t>(assignment.argument_bytes.size()), 0, bytes};
       assignment.argument_bytes.push_back(bytes);
       leaves[parameter].push_back({parameter, i});
-    }
+      ++i;
+    });
   }
   return absl::OkStatus();
 }
@@ -126,22 +121,33 @@ absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
         break;
       }
       case HloOpcode::kTuple: {
+        // A nested tuple's leaves are its elements' leaves in order.
         std::vector<Leaf>& own = leaves[instruction];
         for (const HloInstruction* element : instruction->operands()) {
-          if (element->shape().IsTuple()) {
-            return absl::UnimplementedError(absl::StrCat(
-                "jit: nested tuple '", instruction->name(), "' is not supported"));
-          }
-          own.push_back(leaves.at(element)[0]);
+          const std::vector<Leaf>& element_leaves = leaves.at(element);
+          own.insert(own.end(), element_leaves.begin(), element_leaves.end());
         }
         break;
       }
       case HloOpcode::kGetTupleElement: {
+        // Element `index` owns the leaves after those of the elements
+        // before it.
+        const Shape& tuple_shape = instruction->operand(0)->shape();
         const std::vector<Leaf>& tuple = leaves.at(instruction->operand(0));
         int64_t index = instruction->tuple_index();
-        RET_CHECK(index >= 0 && index < static_cast<int64_t>(tuple.size()),
+        RET_CHECK(tuple_shape.IsTuple() && index >= 0 &&
+                      index < static_cast<int64_t>(
+                                  tuple_shape.tuple_shapes().size()),
                   instruction->ToString());
-        leaves[instruction] = {tuple[index]};
+        int64_t first = 0;
+        for (int64_t i = 0; i < index; ++i) {
+          first += CountArrayLeaves(tuple_shape.tuple_shapes(i));
+        }
+        int64_t count = CountArrayLeaves(tuple_shape.tuple_shapes(index));
+        RET_CHECK(first + count <= static_cast<int64_t>(tuple.size()),
+                  instruction->ToString());
+        leaves[instruction] = {tuple.begin() + first,
+                               tuple.begin() + first + count};
         break;
       }
       default:

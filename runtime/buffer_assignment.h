@@ -52,8 +52,8 @@ struct BufferAssignment {
 };
 
 // `entry` must be fused (only parameter, constant, fusion, tuple and
-// get-tuple-element). Parameters may be arrays or tuples of arrays; nested
-// tuples (a parameter's or a tuple's) are Unimplemented, naming them.
+// get-tuple-element). Parameters and tuples may nest tuples to any depth:
+// every value stands for its array leaves, depth-first (buffer_leaves.h).
 absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry);
 
 }  // namespace mxla

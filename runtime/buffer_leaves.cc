@@ -66,6 +66,27 @@ int64_t CountArrayLeaves(const Shape& shape) {
   return count;
 }
 
+template <typename LiteralType>
+void CollectLeavesOf(LiteralType& literal,
+                     std::vector<LiteralType*>& leaves) {
+  if (!literal.shape().IsTuple()) {
+    leaves.push_back(&literal);
+    return;
+  }
+  for (int64_t i = 0; i < literal.tuple_size(); ++i) {
+    CollectLeavesOf(literal.tuple_element(i), leaves);
+  }
+}
+
+void CollectArrayLeaves(Literal& literal, std::vector<Literal*>& leaves) {
+  CollectLeavesOf(literal, leaves);
+}
+
+void CollectArrayLeaves(const Literal& literal,
+                        std::vector<const Literal*>& leaves) {
+  CollectLeavesOf(literal, leaves);
+}
+
 int64_t CountArgumentLeaves(const HloComputation& entry) {
   int64_t count = 0;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {

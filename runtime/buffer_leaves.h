@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "ir/hlo_computation.h"
+#include "ir/literal.h"
 #include "ir/shape.h"
 
 namespace mxla {
@@ -21,6 +23,10 @@ namespace mxla {
 void ForEachArrayLeaf(const Shape& shape,
                       absl::FunctionRef<void(const Shape&)> fn);
 int64_t CountArrayLeaves(const Shape& shape);
+// Appends the array leaves of `literal` to `leaves`, depth-first.
+void CollectArrayLeaves(Literal& literal, std::vector<Literal*>& leaves);
+void CollectArrayLeaves(const Literal& literal,
+                        std::vector<const Literal*>& leaves);
 
 // Number of argument / result buffers of `entry`.
 int64_t CountArgumentLeaves(const HloComputation& entry);

@@ -56,7 +56,7 @@ struct CompileOptions {
 // Other errors: an unknown pass name (InvalidArgument), a pass failure (see
 // PassPipeline::Run), FailedPrecondition when disabled passes leave the jit
 // HLO that is not lowered or not fused, Unimplemented for HLO the jit cannot
-// compile (e.g. nested tuples), InvalidArgument for unwritable dumps.
+// compile (an op inside a fusion that codegen cannot emit), InvalidArgument for unwritable dumps.
 // Thread-safe: compiles may run concurrently (give them distinct dump
 // directories).
 absl::StatusOr<std::unique_ptr<Executable>> Compile(

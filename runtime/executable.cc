@@ -17,17 +17,6 @@ absl::StatusOr<ThreadPool*> ResolvePool(const RunOptions& options) {
   return ThreadPool::Default();
 }
 
-// The array leaves of `literal`, depth-first (buffer_leaves.h's order).
-void CollectLeaves(Literal& literal, std::vector<Literal*>& leaves) {
-  if (!literal.shape().IsTuple()) {
-    leaves.push_back(&literal);
-    return;
-  }
-  for (int64_t i = 0; i < literal.tuple_size(); ++i) {
-    CollectLeaves(literal.tuple_element(i), leaves);
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<Literal> Executable::Run(
@@ -76,7 +65,7 @@ absl::Status Executable::DoRunBuffers(absl::Span<const void* const> arguments,
         Literal::CreateForOverwrite(entry.parameter_instruction(i)->shape()));
     literals.push_back(std::move(literal));
     std::vector<Literal*> leaves;
-    CollectLeaves(literals.back(), leaves);
+    CollectArrayLeaves(literals.back(), leaves);
     for (Literal* leaf : leaves) {
       std::memcpy(leaf->untyped_data(), arguments[next++], leaf->size_bytes());
     }
@@ -84,7 +73,7 @@ absl::Status Executable::DoRunBuffers(absl::Span<const void* const> arguments,
   for (const Literal& literal : literals) pointers.push_back(&literal);
   ASSIGN_OR_RETURN(Literal result, DoRun(pointers, threads));
   std::vector<Literal*> leaves;
-  CollectLeaves(result, leaves);
+  CollectArrayLeaves(result, leaves);
   if (leaves.size() != results.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected ", leaves.size(), " result buffers, got ", results.size()));

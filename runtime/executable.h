@@ -46,8 +46,7 @@ class Executable {
   // owned by the caller, is a tuple literal for a tuple root. Beyond the
   // argument check, Run returns ResourceExhausted if its result or
   // temporaries cannot be allocated, and the interpreter the evaluator's
-  // errors. (The jit rejects nested tuple parameters at compile time:
-  // Unimplemented.)
+  // errors. Tuples may nest, in parameters and results alike.
   absl::StatusOr<Literal> Run(absl::Span<const Literal* const> arguments,
                               const RunOptions& options = {}) const;
 

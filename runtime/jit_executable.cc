@@ -10,6 +10,7 @@
 #include "ir/hlo_evaluator.h"
 #include "ir/memory_limit.h"
 #include "ir/status_macros.h"
+#include "runtime/buffer_leaves.h"
 #include "runtime/thread_pool.h"
 
 namespace mxla {
@@ -165,29 +166,24 @@ absl::StatusOr<Literal> JitExecutable::DoRun(
     const RunThreads& threads) const {
   const HloComputation& entry = *module().entry_computation();
   RETURN_IF_ERROR(CheckArguments(entry, arguments));
-  // A tuple argument passes its elements' buffers (buffer_leaves.h).
-  std::vector<const void*> argument_data;
+  // A tuple argument passes its leaves' buffers, depth-first
+  // (buffer_leaves.h).
+  std::vector<const Literal*> argument_leaves;
   for (const Literal* argument : arguments) {
-    if (!argument->shape().IsTuple()) {
-      argument_data.push_back(argument->untyped_data());
-      continue;
-    }
-    for (int64_t i = 0; i < argument->tuple_size(); ++i) {
-      argument_data.push_back(argument->tuple_element(i).untyped_data());
-    }
+    CollectArrayLeaves(*argument, argument_leaves);
+  }
+  std::vector<const void*> argument_data;
+  for (const Literal* leaf : argument_leaves) {
+    argument_data.push_back(leaf->untyped_data());
   }
   // Every result element is written by a kernel or copied: no zero fill.
   ASSIGN_OR_RETURN(
       Literal result,
       Literal::CreateForOverwrite(entry.root_instruction()->shape()));
+  std::vector<Literal*> result_leaves;
+  CollectArrayLeaves(result, result_leaves);
   std::vector<void*> result_data;
-  if (result.shape().IsTuple()) {
-    for (int64_t i = 0; i < result.tuple_size(); ++i) {
-      result_data.push_back(result.tuple_element(i).untyped_data());
-    }
-  } else {
-    result_data.push_back(result.untyped_data());
-  }
+  for (Literal* leaf : result_leaves) result_data.push_back(leaf->untyped_data());
   RETURN_IF_ERROR(DoRunBuffers(argument_data, result_data, threads));
   return result;
 }
