@@ -180,8 +180,12 @@ void Generator::AddParameters() {
                             : rng_.UniformIn(1, options_.max_parameters);
   std::vector<Shape> shapes;
   for (int64_t i = 0; i < count; ++i) {
+    // One draw after the other: as sibling arguments, their order would be
+    // the compiler's, and a seed would give gcc and clang different graphs.
+    std::vector<int64_t> dimensions =
+        ParameterDimensions(rng_, options_, limits_, i);
     shapes.emplace_back(rng_.Pick(options_.element_types),
-                        ParameterDimensions(rng_, options_, limits_, i));
+                        std::move(dimensions));
   }
   const bool pack = options_.tuple_parameter && count >= 2;
   const int64_t arrays = pack ? 1 : count;

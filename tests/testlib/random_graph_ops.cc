@@ -2,6 +2,7 @@
 // broadcasts, reshape, transpose, reduce, iota and constants.
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "builder/arithmetic.h"
@@ -248,17 +249,20 @@ bool Generator::TryIota(int64_t budget) {
     if (type != PRED) types.push_back(type);
   }
   if (types.empty() || options_.max_rank < 1 || budget < 1) return false;
-  const Shape shape(
-      rng_.Pick(types),
-      RandomDimensions(rng_, limits_, rng_.UniformIn(1, options_.max_rank)));
+  std::vector<int64_t> dimensions =
+      RandomDimensions(rng_, limits_, rng_.UniformIn(1, options_.max_rank));
+  const Shape shape(rng_.Pick(types), std::move(dimensions));
   if (!FitsLimits(shape.dimensions())) return false;
   Emit(IotaSource(shape), /*is_result=*/true);
   return true;
 }
 
 bool Generator::TryConstant(int64_t budget) {
-  const Shape shape(rng_.Pick(options_.element_types),
-                    RandomDimensions(rng_, limits_, RandomRank(rng_, limits_)));
+  // Dimensions first, then the type: sequenced, so every compiler draws
+  // the same graph from a seed.
+  std::vector<int64_t> dimensions =
+      RandomDimensions(rng_, limits_, RandomRank(rng_, limits_));
+  const Shape shape(rng_.Pick(options_.element_types), std::move(dimensions));
   if (budget < 1 || !FitsLimits(shape.dimensions())) return false;
   Emit(ConstantSource(shape, ValueStyle::kArgument), /*is_result=*/true);
   return true;
