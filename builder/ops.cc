@@ -179,24 +179,19 @@ XlaOp Iota(XlaBuilder* builder, const Shape& shape, int64_t iota_dimension,
       });
 }
 
-#define MXLA_DEFINE_BINARY_OP(Name, opcode)                                \
+// One function per binary and unary op of the op table.
+#define MXLA_HLO_OP(...)
+#define MXLA_BINARY_OP(e, text, Name, type_rule, cost)                     \
   XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,              \
              SourceLocation location) {                                    \
-    return BinaryOp(HloOpcode::opcode, #Name, lhs, rhs,                    \
-                    broadcast_dimensions, std::nullopt, location);         \
+    return BinaryOp(HloOpcode::e, #Name, lhs, rhs, broadcast_dimensions,   \
+                    std::nullopt, location);                               \
   }
-MXLA_DEFINE_BINARY_OP(Add, kAdd)
-MXLA_DEFINE_BINARY_OP(Sub, kSubtract)
-MXLA_DEFINE_BINARY_OP(Mul, kMultiply)
-MXLA_DEFINE_BINARY_OP(Div, kDivide)
-MXLA_DEFINE_BINARY_OP(Rem, kRemainder)
-MXLA_DEFINE_BINARY_OP(Max, kMaximum)
-MXLA_DEFINE_BINARY_OP(Min, kMinimum)
-MXLA_DEFINE_BINARY_OP(Pow, kPower)
-MXLA_DEFINE_BINARY_OP(And, kAnd)
-MXLA_DEFINE_BINARY_OP(Or, kOr)
-MXLA_DEFINE_BINARY_OP(Xor, kXor)
-#undef MXLA_DEFINE_BINARY_OP
+#define MXLA_UNARY_OP(e, text, Name, type_rule, cost)          \
+  XlaOp Name(XlaOp operand, SourceLocation location) {         \
+    return UnaryOp(HloOpcode::e, #Name, operand, location);    \
+  }
+#include "ir/hlo_ops.def"
 
 #define MXLA_DEFINE_COMPARE_OP(Name, direction)                            \
   XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,              \
@@ -219,22 +214,5 @@ XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
                   broadcast_dimensions, direction, location);
 }
 
-#define MXLA_DEFINE_UNARY_OP(Name, opcode)                      \
-  XlaOp Name(XlaOp operand, SourceLocation location) {          \
-    return UnaryOp(HloOpcode::opcode, #Name, operand, location); \
-  }
-MXLA_DEFINE_UNARY_OP(Neg, kNegate)
-MXLA_DEFINE_UNARY_OP(Abs, kAbs)
-MXLA_DEFINE_UNARY_OP(Exp, kExp)
-MXLA_DEFINE_UNARY_OP(Log, kLog)
-MXLA_DEFINE_UNARY_OP(Sqrt, kSqrt)
-MXLA_DEFINE_UNARY_OP(Rsqrt, kRsqrt)
-MXLA_DEFINE_UNARY_OP(Tanh, kTanh)
-MXLA_DEFINE_UNARY_OP(Logistic, kLogistic)
-MXLA_DEFINE_UNARY_OP(Floor, kFloor)
-MXLA_DEFINE_UNARY_OP(Ceil, kCeil)
-MXLA_DEFINE_UNARY_OP(Sign, kSign)
-MXLA_DEFINE_UNARY_OP(Not, kNot)
-#undef MXLA_DEFINE_UNARY_OP
 
 }  // namespace mxla

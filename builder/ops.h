@@ -118,27 +118,26 @@ XlaOp Iota(XlaBuilder* builder, const Shape& shape, int64_t iota_dimension,
 // conversion). Sub, Div, Rem and Pow reject pred; And, Or and Xor need pred
 // or an integer type. Eq..Ge compare and return pred.
 
-#define MXLA_DECLARE_BINARY_OP(Name)                                     \
-  XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions = {},       \
+// Add, Sub, Mul, Div, Rem, Max, Min, Pow, And, Or, Xor: one per binary op
+// of the op table (ir/hlo_ops.def).
+#define MXLA_HLO_OP(...)
+#define MXLA_UNARY_OP(...)
+#define MXLA_BINARY_OP(e, text, Name, type_rule, cost)               \
+  XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions = {}, \
              SourceLocation location = SourceLocation::current());
-MXLA_DECLARE_BINARY_OP(Add)
-MXLA_DECLARE_BINARY_OP(Sub)
-MXLA_DECLARE_BINARY_OP(Mul)
-MXLA_DECLARE_BINARY_OP(Div)
-MXLA_DECLARE_BINARY_OP(Rem)
-MXLA_DECLARE_BINARY_OP(Max)
-MXLA_DECLARE_BINARY_OP(Min)
-MXLA_DECLARE_BINARY_OP(Pow)
-MXLA_DECLARE_BINARY_OP(And)
-MXLA_DECLARE_BINARY_OP(Or)
-MXLA_DECLARE_BINARY_OP(Xor)
-MXLA_DECLARE_BINARY_OP(Eq)
-MXLA_DECLARE_BINARY_OP(Ne)
-MXLA_DECLARE_BINARY_OP(Lt)
-MXLA_DECLARE_BINARY_OP(Le)
-MXLA_DECLARE_BINARY_OP(Gt)
-MXLA_DECLARE_BINARY_OP(Ge)
-#undef MXLA_DECLARE_BINARY_OP
+#include "ir/hlo_ops.def"
+
+// Comparisons, one per direction.
+#define MXLA_DECLARE_COMPARE_OP(Name)                              \
+  XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions = {}, \
+             SourceLocation location = SourceLocation::current());
+MXLA_DECLARE_COMPARE_OP(Eq)
+MXLA_DECLARE_COMPARE_OP(Ne)
+MXLA_DECLARE_COMPARE_OP(Lt)
+MXLA_DECLARE_COMPARE_OP(Le)
+MXLA_DECLARE_COMPARE_OP(Gt)
+MXLA_DECLARE_COMPARE_OP(Ge)
+#undef MXLA_DECLARE_COMPARE_OP
 
 // Eq..Ge with the direction as an argument.
 XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
@@ -150,21 +149,13 @@ XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
 // Tanh, Logistic, Floor and Ceil need a float type; Not needs pred or an
 // integer type.
 
-#define MXLA_DECLARE_UNARY_OP(Name) \
+// Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Logistic, Floor, Ceil, Sign, Not:
+// one per unary op of the op table (ir/hlo_ops.def).
+#define MXLA_HLO_OP(...)
+#define MXLA_BINARY_OP(...)
+#define MXLA_UNARY_OP(e, text, Name, type_rule, cost) \
   XlaOp Name(XlaOp operand, SourceLocation location = SourceLocation::current());
-MXLA_DECLARE_UNARY_OP(Neg)
-MXLA_DECLARE_UNARY_OP(Abs)
-MXLA_DECLARE_UNARY_OP(Exp)
-MXLA_DECLARE_UNARY_OP(Log)
-MXLA_DECLARE_UNARY_OP(Sqrt)
-MXLA_DECLARE_UNARY_OP(Rsqrt)
-MXLA_DECLARE_UNARY_OP(Tanh)
-MXLA_DECLARE_UNARY_OP(Logistic)
-MXLA_DECLARE_UNARY_OP(Floor)
-MXLA_DECLARE_UNARY_OP(Ceil)
-MXLA_DECLARE_UNARY_OP(Sign)
-MXLA_DECLARE_UNARY_OP(Not)
-#undef MXLA_DECLARE_UNARY_OP
+#include "ir/hlo_ops.def"
 
 // --- Other ops --------------------------------------------------------------
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/shape_inference.h"
+#include "ir/op_spec.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
@@ -57,13 +58,10 @@ absl::Status CheckOperandIsArray(const BinaryOp& op, const Shape& shape,
   return absl::OkStatus();
 }
 
-// Step 2: the opcode's own element-type rules.
+// Step 2: the opcode's own element-type rules (the op table's type_rule).
 absl::Status CheckTypeRules(const BinaryOp& op) {
-  switch (op.opcode) {
-    case HloOpcode::kSubtract:
-    case HloOpcode::kDivide:
-    case HloOpcode::kPower:
-    case HloOpcode::kRemainder:
+  switch (GetOpSpec(op.opcode).type_rule) {
+    case TypeRule::kArithmetic:
       for (const Shape* shape : {&op.lhs, &op.rhs}) {
         if (shape->element_type() == PRED) {
           return op.Error(
@@ -73,9 +71,7 @@ absl::Status CheckTypeRules(const BinaryOp& op) {
         }
       }
       return absl::OkStatus();
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-    case HloOpcode::kXor: {
+    case TypeRule::kPredOrIntegral: {
       // XLA checks the lhs only; step 3 then catches a differing rhs.
       PrimitiveType type = op.lhs.element_type();
       if (type != PRED && !primitive_util::IsIntegralType(type)) {
@@ -86,9 +82,19 @@ absl::Status CheckTypeRules(const BinaryOp& op) {
       }
       return absl::OkStatus();
     }
-    default:
+    case TypeRule::kFloating: {
+      PrimitiveType type = op.lhs.element_type();
+      if (!primitive_util::IsFloatingPointType(type)) {
+        return op.Error(
+            "Expected element type in shape to be floating for operation ",
+            op.name(), "; got ", primitive_util::UppercaseName(type), ".");
+      }
+      return absl::OkStatus();
+    }
+    case TypeRule::kAnyType:
       return absl::OkStatus();
   }
+  return absl::OkStatus();
 }
 
 // Degenerate (size-1) broadcasting of two equal-rank dimension lists.

@@ -9,6 +9,12 @@
 
 namespace mxla {
 
+HloComputation::~HloComputation() {
+  // Instructions point at each other only within a computation, so once
+  // every one forgets its edges, none touches a freed neighbour.
+  for (const auto& instruction : instructions_) instruction->ForgetEdges();
+}
+
 HloInstruction* HloComputation::AddInstruction(
     std::unique_ptr<HloInstruction> instruction) {
   HloInstruction* raw = instruction.get();

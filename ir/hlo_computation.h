@@ -25,6 +25,8 @@ class HloModule;
 class HloComputation {
  public:
   explicit HloComputation(std::string name) : name_(std::move(name)) {}
+  // Frees every instruction; their edges to each other are dropped first.
+  ~HloComputation();
   HloComputation(const HloComputation&) = delete;
   HloComputation& operator=(const HloComputation&) = delete;
 

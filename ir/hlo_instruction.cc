@@ -11,7 +11,13 @@ namespace mxla {
 HloInstruction::HloInstruction(HloOpcode opcode, const Shape& shape)
     : opcode_(opcode), shape_(shape) {}
 
-HloInstruction::~HloInstruction() = default;
+HloInstruction::~HloInstruction() { DetachFromOperands(); }
+
+void HloInstruction::ForgetEdges() {
+  operands_.clear();
+  users_.clear();
+  user_positions_.clear();
+}
 
 void HloInstruction::AppendOperand(HloInstruction* operand) {
   operands_.push_back(operand);
@@ -64,8 +70,106 @@ void HloInstruction::DetachFromOperands() {
   operands_.clear();
 }
 
+namespace {
+
+const std::vector<int64_t>& EmptyDims() {
+  static const auto* const kEmpty = new std::vector<int64_t>();
+  return *kEmpty;
+}
+
+}  // namespace
+
+const std::vector<int64_t>& HloInstruction::dimensions() const {
+  const auto* dims = attributes_.Get<std::vector<int64_t>>(AttrId::kDimensions);
+  return dims == nullptr ? EmptyDims() : *dims;
+}
+
+void HloInstruction::set_dimensions(std::vector<int64_t> dims) {
+  attributes_.Set(AttrId::kDimensions, std::move(dims));
+}
+
+std::optional<std::vector<int64_t>> HloInstruction::broadcast_dimensions()
+    const {
+  const auto* dims =
+      attributes_.Get<std::vector<int64_t>>(AttrId::kBroadcastDimensions);
+  if (dims == nullptr) return std::nullopt;
+  return *dims;
+}
+
+void HloInstruction::set_broadcast_dimensions(
+    std::optional<std::vector<int64_t>> dims) {
+  if (dims.has_value()) {
+    attributes_.Set(AttrId::kBroadcastDimensions, *std::move(dims));
+  } else {
+    attributes_.Erase(AttrId::kBroadcastDimensions);
+  }
+}
+
+ComparisonDirection HloInstruction::comparison_direction() const {
+  const auto* direction =
+      attributes_.Get<ComparisonDirection>(AttrId::kDirection);
+  return direction == nullptr ? ComparisonDirection::kEq : *direction;
+}
+
+void HloInstruction::set_comparison_direction(ComparisonDirection d) {
+  attributes_.Set(AttrId::kDirection, d);
+}
+
+const Literal& HloInstruction::literal() const {
+  return **attributes_.Get<std::shared_ptr<const Literal>>(AttrId::kLiteral);
+}
+
+bool HloInstruction::has_literal() const {
+  const auto* literal =
+      attributes_.Get<std::shared_ptr<const Literal>>(AttrId::kLiteral);
+  return literal != nullptr && *literal != nullptr;
+}
+
 void HloInstruction::set_literal(Literal literal) {
-  literal_ = std::make_unique<Literal>(std::move(literal));
+  attributes_.Set(AttrId::kLiteral,
+                  std::make_shared<const Literal>(std::move(literal)));
+}
+
+namespace {
+
+int64_t IntOr(const HloAttributes& attributes, AttrId id, int64_t fallback) {
+  const int64_t* value = attributes.Get<int64_t>(id);
+  return value == nullptr ? fallback : *value;
+}
+
+}  // namespace
+
+int64_t HloInstruction::parameter_number() const {
+  return IntOr(attributes_, AttrId::kParameterNumber, -1);
+}
+
+void HloInstruction::set_parameter_number(int64_t n) {
+  attributes_.Set(AttrId::kParameterNumber, n);
+}
+
+int64_t HloInstruction::iota_dimension() const {
+  return IntOr(attributes_, AttrId::kIotaDimension, 0);
+}
+
+void HloInstruction::set_iota_dimension(int64_t d) {
+  attributes_.Set(AttrId::kIotaDimension, d);
+}
+
+int64_t HloInstruction::tuple_index() const {
+  return IntOr(attributes_, AttrId::kTupleIndex, 0);
+}
+
+void HloInstruction::set_tuple_index(int64_t i) {
+  attributes_.Set(AttrId::kTupleIndex, i);
+}
+
+FusionKind HloInstruction::fusion_kind() const {
+  const auto* kind = attributes_.Get<FusionKind>(AttrId::kFusionKind);
+  return kind == nullptr ? FusionKind::kLoop : *kind;
+}
+
+void HloInstruction::set_fusion_kind(FusionKind kind) {
+  attributes_.Set(AttrId::kFusionKind, kind);
 }
 
 std::unique_ptr<HloInstruction> HloInstruction::CreateGeneric(
@@ -77,10 +181,18 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateGeneric(
   return instruction;
 }
 
+std::unique_ptr<HloInstruction> HloInstruction::CloneWithNewOperands(
+    const Shape& shape, absl::Span<HloInstruction* const> new_operands) const {
+  auto clone = CreateGeneric(opcode_, shape, new_operands);
+  clone->CopyAttributesFrom(*this);
+  clone->name_ = name_;
+  return clone;
+}
+
 std::unique_ptr<HloInstruction> HloInstruction::CreateParameter(
     int64_t parameter_number, const Shape& shape, std::string name) {
   auto instruction = CreateGeneric(HloOpcode::kParameter, shape, {});
-  instruction->parameter_number_ = parameter_number;
+  instruction->set_parameter_number(parameter_number);
   instruction->name_ = std::move(name);
   return instruction;
 }
@@ -96,7 +208,7 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateConstant(
 std::unique_ptr<HloInstruction> HloInstruction::CreateIota(
     const Shape& shape, int64_t iota_dimension) {
   auto instruction = CreateGeneric(HloOpcode::kIota, shape, {});
-  instruction->iota_dimension_ = iota_dimension;
+  instruction->set_iota_dimension(iota_dimension);
   return instruction;
 }
 
@@ -110,7 +222,7 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateBinary(
     HloInstruction* rhs,
     std::optional<std::vector<int64_t>> broadcast_dimensions) {
   auto instruction = CreateGeneric(opcode, shape, {lhs, rhs});
-  instruction->broadcast_dimensions_ = std::move(broadcast_dimensions);
+  instruction->set_broadcast_dimensions(std::move(broadcast_dimensions));
   return instruction;
 }
 
@@ -120,7 +232,7 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateCompare(
     std::optional<std::vector<int64_t>> broadcast_dimensions) {
   auto instruction = CreateBinary(shape, HloOpcode::kCompare, lhs, rhs,
                                   std::move(broadcast_dimensions));
-  instruction->direction_ = direction;
+  instruction->set_comparison_direction(direction);
   return instruction;
 }
 
@@ -139,7 +251,7 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateBroadcast(
     const Shape& shape, HloInstruction* operand,
     absl::Span<const int64_t> dimensions) {
   auto instruction = CreateGeneric(HloOpcode::kBroadcast, shape, {operand});
-  instruction->dimensions_.assign(dimensions.begin(), dimensions.end());
+  instruction->set_dimensions({dimensions.begin(), dimensions.end()});
   return instruction;
 }
 
@@ -152,7 +264,7 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateTranspose(
     const Shape& shape, HloInstruction* operand,
     absl::Span<const int64_t> dimensions) {
   auto instruction = CreateGeneric(HloOpcode::kTranspose, shape, {operand});
-  instruction->dimensions_.assign(dimensions.begin(), dimensions.end());
+  instruction->set_dimensions({dimensions.begin(), dimensions.end()});
   return instruction;
 }
 
@@ -160,7 +272,7 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateReduce(
     const Shape& shape, absl::Span<HloInstruction* const> operands,
     absl::Span<const int64_t> dimensions, HloComputation* to_apply) {
   auto instruction = CreateGeneric(HloOpcode::kReduce, shape, operands);
-  instruction->dimensions_.assign(dimensions.begin(), dimensions.end());
+  instruction->set_dimensions({dimensions.begin(), dimensions.end()});
   instruction->called_computations_ = {to_apply};
   return instruction;
 }
@@ -178,7 +290,7 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateGetTupleElement(
     const Shape& shape, HloInstruction* operand, int64_t index) {
   auto instruction =
       CreateGeneric(HloOpcode::kGetTupleElement, shape, {operand});
-  instruction->tuple_index_ = index;
+  instruction->set_tuple_index(index);
   return instruction;
 }
 
@@ -187,21 +299,14 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateFusion(
     absl::Span<HloInstruction* const> operands,
     HloComputation* fused_computation) {
   auto instruction = CreateGeneric(HloOpcode::kFusion, shape, operands);
-  instruction->fusion_kind_ = kind;
+  instruction->set_fusion_kind(kind);
   instruction->called_computations_ = {fused_computation};
   return instruction;
 }
 
 void HloInstruction::CopyAttributesFrom(const HloInstruction& other) {
-  dimensions_ = other.dimensions_;
-  broadcast_dimensions_ = other.broadcast_dimensions_;
-  direction_ = other.direction_;
-  if (other.literal_ != nullptr) set_literal(*other.literal_);
-  parameter_number_ = other.parameter_number_;
-  iota_dimension_ = other.iota_dimension_;
-  tuple_index_ = other.tuple_index_;
+  attributes_ = other.attributes_;
   called_computations_ = other.called_computations_;
-  fusion_kind_ = other.fusion_kind_;
   metadata_ = other.metadata_;
 }
 
@@ -212,52 +317,12 @@ bool HloInstruction::IdenticalIgnoringName(const HloInstruction& other) const {
 }
 
 bool HloInstruction::IdenticalAttributes(const HloInstruction& other) const {
-  if (opcode_ != other.opcode_ || shape_ != other.shape_ ||
-      dimensions_ != other.dimensions_ ||
-      broadcast_dimensions_ != other.broadcast_dimensions_) {
-    return false;
-  }
-  switch (opcode_) {
-    case HloOpcode::kParameter:
-      return parameter_number_ == other.parameter_number_;
-    case HloOpcode::kConstant:
-      return *literal_ == *other.literal_;
-    case HloOpcode::kIota:
-      return iota_dimension_ == other.iota_dimension_;
-    case HloOpcode::kCompare:
-      return direction_ == other.direction_;
-    case HloOpcode::kGetTupleElement:
-      return tuple_index_ == other.tuple_index_;
-    case HloOpcode::kFusion:
-      return fusion_kind_ == other.fusion_kind_;
-    default:
-      return true;
-  }
+  return opcode_ == other.opcode_ && shape_ == other.shape_ &&
+         attributes_ == other.attributes_;
 }
 
 size_t HloInstruction::AttributeHash() const {
-  // (This Abseil cannot hash std::optional.)
-  size_t hash = absl::HashOf(static_cast<int>(opcode_), shape_, dimensions_,
-                             broadcast_dimensions_.has_value());
-  if (broadcast_dimensions_.has_value()) {
-    hash = absl::HashOf(hash, *broadcast_dimensions_);
-  }
-  switch (opcode_) {
-    case HloOpcode::kParameter:
-      return absl::HashOf(hash, parameter_number_);
-    case HloOpcode::kConstant:
-      return literal_ == nullptr ? hash : absl::HashOf(hash, *literal_);
-    case HloOpcode::kIota:
-      return absl::HashOf(hash, iota_dimension_);
-    case HloOpcode::kCompare:
-      return absl::HashOf(hash, static_cast<int>(direction_));
-    case HloOpcode::kGetTupleElement:
-      return absl::HashOf(hash, tuple_index_);
-    case HloOpcode::kFusion:
-      return absl::HashOf(hash, static_cast<int>(fusion_kind_));
-    default:
-      return hash;
-  }
+  return absl::HashOf(static_cast<int>(opcode_), shape_, attributes_.Hash());
 }
 
 std::string HloInstruction::ToString() const {

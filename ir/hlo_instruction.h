@@ -1,9 +1,11 @@
 // HloInstruction: one node of an HLO computation. It has an opcode, a result
-// shape, operands, a name unique in its module, and only the attributes its
-// opcode needs. Instructions are created by the Create* factories, owned by
-// an HloComputation, and keep their users up to date as operands change.
+// shape, operands, a name unique in its module, and the attributes its
+// opcode takes (ir/hlo_ops.def lists them per op), kept in one typed bag
+// (ir/hlo_attribute.h). Instructions are created by the Create* factories
+// or cloned (CloneWithNewOperands), owned by an HloComputation, and keep
+// their users up to date as operands change.
 //
-// Attribute use by opcode:
+// The typed accessors read the bag:
 //   dimensions()            broadcast, transpose, reduce
 //   broadcast_dimensions()  a binary elementwise op before lowering (the
 //                           builder's implicit broadcast; absent afterwards)
@@ -12,8 +14,9 @@
 //   parameter_number()      parameter
 //   iota_dimension()        iota
 //   tuple_index()           get-tuple-element
-//   called_computations()   reduce (to_apply), fusion (calls)
 //   fusion_kind()           fusion
+// Called computations (reduce's to_apply, fusion's calls) are kept apart,
+// in called_computations(), so that cloning can remap them.
 #ifndef MXLA_IR_HLO_INSTRUCTION_H_
 #define MXLA_IR_HLO_INSTRUCTION_H_
 
@@ -26,6 +29,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 #include "ir/shape.h"
@@ -45,9 +49,8 @@ struct OpMetadata {
 // The Create* factories do not validate: the caller passes the result shape
 // (ShapeInference computes it) and the verifier checks it. Operands must be
 // non-null. A new instruction is registered as a user of its operands at
-// once, so it must be added to their computation
-// (HloComputation::AddInstruction) rather than dropped: destroying it does
-// not detach it, and the operands would keep a dangling user.
+// once; destroying one that was never added to a computation detaches it
+// again, so no operand keeps a dangling user.
 class HloInstruction {
  public:
   static std::unique_ptr<HloInstruction> CreateParameter(
@@ -99,11 +102,17 @@ class HloInstruction {
       const Shape& shape, FusionKind kind,
       absl::Span<HloInstruction* const> operands,
       HloComputation* fused_computation);
-  // A generic constructor used by the parser and by cloning: opcode, shape
-  // and operands; attributes are then set with the setters below.
+  // A generic constructor used by the parser: opcode, shape and operands;
+  // attributes are then set with the setters below.
   static std::unique_ptr<HloInstruction> CreateGeneric(
       HloOpcode opcode, const Shape& shape,
       absl::Span<HloInstruction* const> operands);
+
+  // The one clone primitive: a copy of this instruction (opcode, name,
+  // attributes, called computations, metadata) with `shape` and
+  // `new_operands` (as many as it has now). Not yet in any computation.
+  std::unique_ptr<HloInstruction> CloneWithNewOperands(
+      const Shape& shape, absl::Span<HloInstruction* const> new_operands) const;
 
   ~HloInstruction();
   HloInstruction(const HloInstruction&) = delete;
@@ -149,28 +158,28 @@ class HloInstruction {
   // Drops all operands (used before deleting an instruction).
   void DetachFromOperands();
 
-  // Attributes (see the table above).
-  const std::vector<int64_t>& dimensions() const { return dimensions_; }
-  int64_t dimensions(int64_t i) const { return dimensions_[i]; }
-  void set_dimensions(std::vector<int64_t> dims) { dimensions_ = std::move(dims); }
-  const std::optional<std::vector<int64_t>>& broadcast_dimensions() const {
-    return broadcast_dimensions_;
-  }
-  void set_broadcast_dimensions(std::optional<std::vector<int64_t>> dims) {
-    broadcast_dimensions_ = std::move(dims);
-  }
-  ComparisonDirection comparison_direction() const { return direction_; }
-  void set_comparison_direction(ComparisonDirection d) { direction_ = d; }
+  // Attributes (see the table above). A getter of an absent attribute
+  // returns its default: empty dimensions, kEq, parameter number -1, index
+  // and iota dimension 0, kLoop.
+  const HloAttributes& attributes() const { return attributes_; }
+  HloAttributes& mutable_attributes() { return attributes_; }
+  const std::vector<int64_t>& dimensions() const;
+  int64_t dimensions(int64_t i) const { return dimensions()[i]; }
+  void set_dimensions(std::vector<int64_t> dims);
+  std::optional<std::vector<int64_t>> broadcast_dimensions() const;
+  void set_broadcast_dimensions(std::optional<std::vector<int64_t>> dims);
+  ComparisonDirection comparison_direction() const;
+  void set_comparison_direction(ComparisonDirection d);
   // literal() requires has_literal() (CreateConstant or set_literal).
-  const Literal& literal() const { return *literal_; }
-  bool has_literal() const { return literal_ != nullptr; }
+  const Literal& literal() const;
+  bool has_literal() const;
   void set_literal(Literal literal);
-  int64_t parameter_number() const { return parameter_number_; }
-  void set_parameter_number(int64_t n) { parameter_number_ = n; }
-  int64_t iota_dimension() const { return iota_dimension_; }
-  void set_iota_dimension(int64_t d) { iota_dimension_ = d; }
-  int64_t tuple_index() const { return tuple_index_; }
-  void set_tuple_index(int64_t i) { tuple_index_ = i; }
+  int64_t parameter_number() const;
+  void set_parameter_number(int64_t n);
+  int64_t iota_dimension() const;
+  void set_iota_dimension(int64_t d);
+  int64_t tuple_index() const;
+  void set_tuple_index(int64_t i);
   const std::vector<HloComputation*>& called_computations() const {
     return called_computations_;
   }
@@ -183,14 +192,14 @@ class HloInstruction {
   HloComputation* to_apply() const {
     return called_computations_.empty() ? nullptr : called_computations_[0];
   }
-  FusionKind fusion_kind() const { return fusion_kind_; }
-  void set_fusion_kind(FusionKind kind) { fusion_kind_ = kind; }
+  FusionKind fusion_kind() const;
+  void set_fusion_kind(FusionKind kind);
   const OpMetadata& metadata() const { return metadata_; }
   void set_metadata(OpMetadata metadata) { metadata_ = std::move(metadata); }
 
-  // Copies the opcode-specific attributes and the metadata (not shape,
-  // operands, name) of `other`. Called computations are copied as pointers;
-  // the literal is deep-copied.
+  // Copies the attributes, called computations (as pointers) and metadata
+  // (not shape, operands, name) of `other`. A literal is shared: it is
+  // immutable.
   void CopyAttributesFrom(const HloInstruction& other);
   // True if the two have the same opcode, shape, operands and attributes
   // (names and metadata ignored): the test CSE uses. Operands and called
@@ -214,6 +223,10 @@ class HloInstruction {
   void AppendOperand(HloInstruction* operand);
   void AddUser(HloInstruction* user);
   void RemoveUser(HloInstruction* user);
+  // Forgets operands and users without touching them: HloComputation's
+  // destructor, which frees operands and users together.
+  friend class HloComputation;
+  void ForgetEdges();
 
   HloOpcode opcode_;
   Shape shape_;
@@ -224,15 +237,8 @@ class HloInstruction {
   std::vector<HloInstruction*> users_;
   absl::flat_hash_map<const HloInstruction*, int64_t> user_positions_;
 
-  std::vector<int64_t> dimensions_;
-  std::optional<std::vector<int64_t>> broadcast_dimensions_;
-  ComparisonDirection direction_ = ComparisonDirection::kEq;
-  std::unique_ptr<Literal> literal_;
-  int64_t parameter_number_ = -1;
-  int64_t iota_dimension_ = 0;
-  int64_t tuple_index_ = 0;
+  HloAttributes attributes_;
   std::vector<HloComputation*> called_computations_;
-  FusionKind fusion_kind_ = FusionKind::kLoop;
   OpMetadata metadata_;
 };
 

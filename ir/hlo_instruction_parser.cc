@@ -8,107 +8,23 @@
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_literal_parser.h"
 #include "ir/hlo_opcode.h"
+#include "ir/op_spec.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
 namespace mxla::hlo_parser_internal {
 namespace {
 
-enum class AttrKey {
-  kDimensions,
-  kBroadcastDimensions,
-  kDirection,
-  kType,
-  kToApply,
-  kCalls,
-  kKind,
-  kIndex,
-  kIotaDimension,
-  kInferredDimension,
-  kMetadata,
-  kSharding,
-  kFrontendAttributes,
-  kBackendConfig,
-};
+// Attributes every op accepts besides its own: metadata is kept, the rest
+// is accepted for XLA compatibility and ignored.
+constexpr absl::string_view kCommonAttributes[] = {
+    "metadata", "sharding", "frontend_attributes", "backend_config"};
 
-struct AttrSpec {
-  absl::string_view name;
-  AttrKey key;
-};
-
-constexpr AttrSpec kAttrSpecs[] = {
-    {"dimensions", AttrKey::kDimensions},
-    {"broadcast_dimensions", AttrKey::kBroadcastDimensions},
-    {"direction", AttrKey::kDirection},
-    {"type", AttrKey::kType},
-    {"to_apply", AttrKey::kToApply},
-    {"calls", AttrKey::kCalls},
-    {"kind", AttrKey::kKind},
-    {"index", AttrKey::kIndex},
-    {"iota_dimension", AttrKey::kIotaDimension},
-    {"inferred_dimension", AttrKey::kInferredDimension},
-    {"metadata", AttrKey::kMetadata},
-    {"sharding", AttrKey::kSharding},
-    {"frontend_attributes", AttrKey::kFrontendAttributes},
-    {"backend_config", AttrKey::kBackendConfig},
-};
-
-absl::string_view AttrName(AttrKey key) {
-  for (const AttrSpec& spec : kAttrSpecs) {
-    if (spec.key == key) return spec.name;
-  }
-  return "?";
-}
-
-// Whether `opcode` takes attribute `key` at all.
-bool Accepts(HloOpcode opcode, AttrKey key) {
-  switch (key) {
-    case AttrKey::kDimensions:
-      return opcode == HloOpcode::kBroadcast ||
-             opcode == HloOpcode::kTranspose || opcode == HloOpcode::kReduce;
-    case AttrKey::kBroadcastDimensions:
-      return IsBinaryElementwise(opcode);
-    case AttrKey::kDirection:
-    case AttrKey::kType:
-      return opcode == HloOpcode::kCompare;
-    case AttrKey::kToApply:
-      return opcode == HloOpcode::kReduce;
-    case AttrKey::kCalls:
-    case AttrKey::kKind:
-      return opcode == HloOpcode::kFusion;
-    case AttrKey::kIndex:
-      return opcode == HloOpcode::kGetTupleElement;
-    case AttrKey::kIotaDimension:
-      return opcode == HloOpcode::kIota;
-    case AttrKey::kInferredDimension:
-      return opcode == HloOpcode::kReshape;
-    case AttrKey::kMetadata:
-    case AttrKey::kSharding:
-    case AttrKey::kFrontendAttributes:
-    case AttrKey::kBackendConfig:
-      return true;
+bool IsCommonAttribute(absl::string_view name) {
+  for (absl::string_view common : kCommonAttributes) {
+    if (common == name) return true;
   }
   return false;
-}
-
-std::vector<AttrKey> RequiredAttributes(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kBroadcast:
-    case HloOpcode::kTranspose:
-      return {AttrKey::kDimensions};
-    case HloOpcode::kReduce:
-      return {AttrKey::kDimensions, AttrKey::kToApply};
-    case HloOpcode::kCompare:
-      return {AttrKey::kDirection};
-    case HloOpcode::kFusion:
-      return {AttrKey::kKind, AttrKey::kCalls};
-    case HloOpcode::kGetTupleElement:
-      return {AttrKey::kIndex};
-    case HloOpcode::kIota:
-      return {AttrKey::kIotaDimension};
-    default:
-      return {};
-  }
 }
 
 // The part of an instruction before its operands.
@@ -123,15 +39,12 @@ struct Header {
 };
 
 struct Attributes {
-  // Value tokens of the attributes seen, for duplicates and error locations.
-  std::map<AttrKey, Token> seen;
-  std::vector<int64_t> dimensions;
-  std::optional<std::vector<int64_t>> broadcast_dimensions;
-  ComparisonDirection direction = ComparisonDirection::kEq;
-  HloComputation* called = nullptr;
-  FusionKind kind = FusionKind::kLoop;
-  int64_t index = 0;
-  int64_t iota_dimension = 0;
+  // Value tokens of the attributes seen, by name: for duplicates, the
+  // checked attributes and error locations.
+  std::map<std::string, Token, std::less<>> seen;
+  HloAttributes values;
+  // In the order of the op's computation attributes.
+  std::vector<HloComputation*> callees;
   OpMetadata metadata;
 };
 
@@ -260,14 +173,6 @@ absl::StatusOr<HloComputation*> ParseComputationName(
   return it->second;
 }
 
-// Stores a parsed value, keeping the switch below flat.
-template <typename T, typename U>
-absl::Status Assign(absl::StatusOr<T> value, U& out) {
-  if (!value.ok()) return value.status();
-  out = *std::move(value);
-  return absl::OkStatus();
-}
-
 absl::StatusOr<ComparisonDirection> ParseDirection(TokenCursor& cursor) {
   const Token value = cursor.Peek();
   RETURN_IF_ERROR(cursor.ExpectName("a comparison direction").status());
@@ -293,37 +198,51 @@ absl::StatusOr<FusionKind> ParseFusionKind(TokenCursor& cursor) {
   return *kind;
 }
 
-absl::Status ParseAttributeValue(TokenCursor& cursor, AttrKey key,
-                                 const ModuleParseState& module,
+// The position of `id` among the op's computation attributes.
+size_t CalleeIndex(const OpSpec& spec, AttrId id) {
+  size_t index = 0;
+  for (const AttrSlot& slot : spec.attributes) {
+    if (slot.id == id) break;
+    if (GetAttrInfo(slot.id).type == AttrType::kComputation) ++index;
+  }
+  return index;
+}
+
+// Parses the value of the op's attribute `id` by its type.
+absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
+                                 AttrId id, const ModuleParseState& module,
                                  Attributes& attributes) {
-  switch (key) {
-    case AttrKey::kDimensions:
-      return Assign(ParseInt64ListAt(cursor), attributes.dimensions);
-    case AttrKey::kBroadcastDimensions:
-      return Assign(ParseInt64ListAt(cursor), attributes.broadcast_dimensions);
-    case AttrKey::kDirection:
-      return Assign(ParseDirection(cursor), attributes.direction);
-    case AttrKey::kType:  // Checked against the operands later.
-      return cursor.ExpectName("a comparison type").status();
-    case AttrKey::kToApply:
-    case AttrKey::kCalls:
-      return Assign(ParseComputationName(cursor, module), attributes.called);
-    case AttrKey::kKind:
-      return Assign(ParseFusionKind(cursor), attributes.kind);
-    case AttrKey::kIndex:
-      return Assign(cursor.ExpectNonNegativeInt("index"), attributes.index);
-    case AttrKey::kIotaDimension:
-      return Assign(cursor.ExpectNonNegativeInt("iota_dimension"),
-                    attributes.iota_dimension);
-    case AttrKey::kMetadata:
-      return Assign(ParseMetadata(cursor), attributes.metadata);
-    case AttrKey::kInferredDimension:
-    case AttrKey::kSharding:
-    case AttrKey::kFrontendAttributes:
-    case AttrKey::kBackendConfig:
+  const AttrInfo& info = GetAttrInfo(id);
+  auto keep = [&](auto value) -> absl::Status {
+    if (!value.ok()) return value.status();
+    attributes.values.Set(id, *std::move(value));
+    return absl::OkStatus();
+  };
+  switch (info.type) {
+    case AttrType::kInt64:
+      return keep(cursor.ExpectNonNegativeInt(info.name));
+    case AttrType::kInt64List:
+      return keep(ParseInt64ListAt(cursor));
+    case AttrType::kComparisonDirection:
+      return keep(ParseDirection(cursor));
+    case AttrType::kFusionKind:
+      return keep(ParseFusionKind(cursor));
+    case AttrType::kComputation: {
+      ASSIGN_OR_RETURN(HloComputation * callee,
+                       ParseComputationName(cursor, module));
+      size_t index = CalleeIndex(spec, id);
+      if (attributes.callees.size() <= index) {
+        attributes.callees.resize(index + 1, nullptr);
+      }
+      attributes.callees[index] = callee;
+      return absl::OkStatus();
+    }
+    case AttrType::kName:  // Checked against the operands later.
+      return cursor.ExpectName(absl::StrCat("a ", info.name)).status();
+    case AttrType::kLiteral:
+    case AttrType::kSkipped:
       break;
   }
-  // Accepted for XLA compatibility and ignored.
   return cursor.SkipValue();
 }
 
@@ -332,32 +251,39 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
                                            const Header& header,
                                            const ModuleParseState& module) {
   Attributes attributes;
-  absl::string_view opcode = HloOpcodeString(header.opcode);
+  const OpSpec& spec = GetOpSpec(header.opcode);
   while (cursor.TryConsume(TokenKind::kComma)) {
     const Token name = cursor.Peek();
     RETURN_IF_ERROR(cursor.ExpectName("an attribute name").status());
-    std::optional<AttrKey> key;
-    for (const AttrSpec& spec : kAttrSpecs) {
-      if (spec.name == name.text) key = spec.key;
-    }
-    if (!key.has_value() || !Accepts(header.opcode, *key)) {
+    std::optional<AttrId> id = AttrIdFromName(name.text);
+    const AttrSlot* slot = id.has_value() ? spec.FindAttribute(*id) : nullptr;
+    const bool common = IsCommonAttribute(name.text);
+    if (!common && (slot == nullptr || slot->use == AttrUse::kPositional)) {
       return TokenCursor::ErrorAt(
           name,
-          absl::StrCat("unknown attribute '", name.text, "' for ", opcode));
+          absl::StrCat("unknown attribute '", name.text, "' for ", spec.text));
     }
-    if (attributes.seen.count(*key) != 0) {
+    if (attributes.seen.contains(name.text)) {
       return TokenCursor::ErrorAt(
           name, absl::StrCat("duplicate attribute '", name.text, "'"));
     }
     RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
-    attributes.seen[*key] = cursor.Peek();
-    RETURN_IF_ERROR(ParseAttributeValue(cursor, *key, module, attributes));
+    attributes.seen[name.text] = cursor.Peek();
+    if (name.text == "metadata") {
+      ASSIGN_OR_RETURN(attributes.metadata, ParseMetadata(cursor));
+    } else if (common) {
+      RETURN_IF_ERROR(cursor.SkipValue());
+    } else {
+      RETURN_IF_ERROR(
+          ParseAttributeValue(cursor, spec, *id, module, attributes));
+    }
   }
-  for (AttrKey key : RequiredAttributes(header.opcode)) {
-    if (attributes.seen.count(key) == 0) {
+  for (const AttrSlot& slot : spec.attributes) {
+    absl::string_view name = GetAttrInfo(slot.id).name;
+    if (slot.use == AttrUse::kRequired && !attributes.seen.contains(name)) {
       return TokenCursor::ErrorAt(
           header.opcode_token,
-          absl::StrCat("missing attribute '", AttrName(key), "' for ", opcode));
+          absl::StrCat("missing attribute '", name, "' for ", spec.text));
     }
   }
   return attributes;
@@ -366,7 +292,7 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
 // mxla accepts only the default comparison type of the operand type.
 absl::Status CheckComparisonType(const Attributes& attributes,
                                  const std::vector<HloInstruction*>& operands) {
-  auto it = attributes.seen.find(AttrKey::kType);
+  auto it = attributes.seen.find(GetAttrInfo(AttrId::kComparisonType).name);
   if (it == attributes.seen.end()) return absl::OkStatus();
   PrimitiveType type = operands[0]->shape().element_type();
   absl::string_view expected = "";
@@ -386,23 +312,23 @@ absl::Status CheckComparisonType(const Attributes& attributes,
 // Index attributes that later code uses to index shapes.
 absl::Status CheckIndices(const Header& header, const Attributes& attributes,
                           const std::vector<HloInstruction*>& operands) {
-  if (header.opcode == HloOpcode::kGetTupleElement) {
+  if (const int64_t* index = attributes.values.Get<int64_t>(AttrId::kTupleIndex)) {
     const Shape& tuple = operands[0]->shape();
     if (!tuple.IsTuple() ||
-        attributes.index >= static_cast<int64_t>(tuple.tuple_shapes().size())) {
+        *index >= static_cast<int64_t>(tuple.tuple_shapes().size())) {
       return TokenCursor::ErrorAt(
-          attributes.seen.at(AttrKey::kIndex),
-          absl::StrCat("tuple index ", attributes.index,
+          attributes.seen.at("index"),
+          absl::StrCat("tuple index ", *index,
                        " is out of range for operand shape ",
                        tuple.ToString()));
     }
   }
-  if (header.opcode == HloOpcode::kIota &&
-      (!header.shape.IsArray() ||
-       attributes.iota_dimension >= header.shape.rank())) {
+  const int64_t* iota = attributes.values.Get<int64_t>(AttrId::kIotaDimension);
+  if (iota != nullptr &&
+      (!header.shape.IsArray() || *iota >= header.shape.rank())) {
     return TokenCursor::ErrorAt(
-        attributes.seen.at(AttrKey::kIotaDimension),
-        absl::StrCat("iota_dimension ", attributes.iota_dimension,
+        attributes.seen.at("iota_dimension"),
+        absl::StrCat("iota_dimension ", *iota,
                      " is out of range for shape ", header.shape.ToString()));
   }
   return absl::OkStatus();
@@ -414,16 +340,8 @@ std::unique_ptr<HloInstruction> Build(
   auto instruction =
       HloInstruction::CreateGeneric(header.opcode, header.shape, operands);
   instruction->set_name(header.name_token.text);
-  instruction->set_dimensions(std::move(attributes.dimensions));
-  instruction->set_broadcast_dimensions(
-      std::move(attributes.broadcast_dimensions));
-  instruction->set_comparison_direction(attributes.direction);
-  if (attributes.called != nullptr) {
-    instruction->set_called_computations({attributes.called});
-  }
-  instruction->set_fusion_kind(attributes.kind);
-  instruction->set_tuple_index(attributes.index);
-  instruction->set_iota_dimension(attributes.iota_dimension);
+  instruction->mutable_attributes() = std::move(attributes.values);
+  instruction->set_called_computations(std::move(attributes.callees));
   instruction->set_metadata(std::move(attributes.metadata));
   return instruction;
 }

@@ -118,23 +118,11 @@ void HloModule::RemoveUnusedComputations() {
 HloComputation* HloModule::CopyComputation(
     const HloComputation& from, const ComputationMap& callee_copies) {
   HloComputation* to = AddComputation(from.name(), /*is_entry=*/false);
-  absl::flat_hash_map<const HloInstruction*, HloInstruction*> map;
-  for (HloInstruction* old : from.MakeInstructionPostOrder()) {
-    std::vector<HloInstruction*> operands;
-    for (HloInstruction* operand : old->operands()) {
-      operands.push_back(map.at(operand));
-    }
-    auto copy =
-        HloInstruction::CreateGeneric(old->opcode(), old->shape(), operands);
-    copy->CopyAttributesFrom(*old);
-    std::vector<HloComputation*> callees;
-    for (HloComputation* callee : old->called_computations()) {
-      callees.push_back(callee_copies.at(callee));
-    }
-    copy->set_called_computations(std::move(callees));
-    copy->set_name(old->name());
-    map[old] = to->AddInstruction(std::move(copy));
-  }
+  InstructionCloneMap map;
+  CloneInstructionsInto(
+      from.MakeInstructionPostOrder(), *to, map,
+      [](HloInstruction*) -> HloInstruction* { return nullptr; },
+      &callee_copies);
   if (from.root_instruction() != nullptr) {
     to->set_root_instruction(map.at(from.root_instruction()));
   }

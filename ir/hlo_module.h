@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
+#include "ir/hlo_clone.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_printer.h"
 
@@ -73,8 +74,7 @@ class HloModule {
   int64_t NextUniqueId() { return next_unique_id_++; }
 
  private:
-  using ComputationMap =
-      absl::flat_hash_map<const HloComputation*, HloComputation*>;
+  using ComputationMap = ComputationCloneMap;
   // Copies one computation; its callees must already be in `callee_copies`.
   HloComputation* CopyComputation(const HloComputation& from,
                                   const ComputationMap& callee_copies);

@@ -3,27 +3,20 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ir/op_spec.h"
 
 namespace mxla {
 
 absl::string_view HloOpcodeString(HloOpcode opcode) {
-  switch (opcode) {
-#define MXLA_HLO_OPCODE(e, text, category, arity) \
-  case HloOpcode::e:                              \
-    return text;
-#include "ir/opcodes.def"
-#undef MXLA_HLO_OPCODE
-  }
-  return "unknown";
+  return GetOpSpec(opcode).text;
 }
 
 absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view text) {
   static const auto* const kByName = [] {
     auto* map = new absl::flat_hash_map<std::string, HloOpcode>();
-#define MXLA_HLO_OPCODE(e, text, category, arity) \
-  map->emplace(text, HloOpcode::e);
-#include "ir/opcodes.def"
-#undef MXLA_HLO_OPCODE
+    for (const OpSpec& spec : AllOpSpecs()) {
+      map->emplace(spec.text, spec.opcode);
+    }
     return map;
   }();
   auto it = kByName->find(std::string(text));
@@ -35,26 +28,10 @@ absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view text) {
 }
 
 HloOpcodeCategory GetHloOpcodeCategory(HloOpcode opcode) {
-  switch (opcode) {
-#define MXLA_HLO_OPCODE(e, text, category, arity) \
-  case HloOpcode::e:                              \
-    return HloOpcodeCategory::category;
-#include "ir/opcodes.def"
-#undef MXLA_HLO_OPCODE
-  }
-  return HloOpcodeCategory::kOther;
+  return GetOpSpec(opcode).category;
 }
 
-int64_t HloOpcodeArity(HloOpcode opcode) {
-  switch (opcode) {
-#define MXLA_HLO_OPCODE(e, text, category, arity) \
-  case HloOpcode::e:                              \
-    return arity;
-#include "ir/opcodes.def"
-#undef MXLA_HLO_OPCODE
-  }
-  return -1;
-}
+int64_t HloOpcodeArity(HloOpcode opcode) { return GetOpSpec(opcode).arity; }
 
 bool IsBinaryElementwise(HloOpcode opcode) {
   HloOpcodeCategory category = GetHloOpcodeCategory(opcode);
@@ -69,20 +46,7 @@ bool IsElementwise(HloOpcode opcode) {
 }
 
 bool IsExpensiveElementwise(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kExp:
-    case HloOpcode::kLog:
-    case HloOpcode::kTanh:
-    case HloOpcode::kLogistic:
-    case HloOpcode::kPower:
-    case HloOpcode::kDivide:
-    case HloOpcode::kRemainder:
-    case HloOpcode::kSqrt:
-    case HloOpcode::kRsqrt:
-      return true;
-    default:
-      return false;
-  }
+  return GetOpSpec(opcode).cost == CostClass::kExpensive;
 }
 
 absl::string_view ComparisonDirectionString(ComparisonDirection direction) {

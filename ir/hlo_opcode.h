@@ -1,4 +1,5 @@
-// HloOpcode and its properties, generated from opcodes.def.
+// HloOpcode and the properties passes ask about, generated from the op
+// table (ir/hlo_ops.def; the whole entry is ir/op_spec.h).
 #ifndef MXLA_IR_HLO_OPCODE_H_
 #define MXLA_IR_HLO_OPCODE_H_
 
@@ -11,9 +12,8 @@
 namespace mxla {
 
 enum class HloOpcode : int {
-#define MXLA_HLO_OPCODE(e, text, category, arity) e,
-#include "ir/opcodes.def"
-#undef MXLA_HLO_OPCODE
+#define MXLA_HLO_OP(e, ...) e,
+#include "ir/hlo_ops.def"
 };
 
 enum class HloOpcodeCategory { kLeaf, kUnary, kBinary, kCompare, kOther };

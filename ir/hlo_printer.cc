@@ -9,6 +9,7 @@
 #include "ir/hlo_instruction.h"
 #include "ir/hlo_module.h"
 #include "ir/literal_text.h"
+#include "ir/op_spec.h"
 
 namespace mxla {
 namespace {
@@ -17,21 +18,40 @@ std::string DimsToString(absl::Span<const int64_t> dims) {
   return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
 }
 
-// The text inside the parentheses after the opcode.
-std::string OperandsToString(const HloInstruction& instruction) {
-  switch (instruction.opcode()) {
-    case HloOpcode::kParameter:
-      return absl::StrCat(instruction.parameter_number());
-    case HloOpcode::kConstant:
-      return LiteralValuesToString(instruction.literal());
-    default: {
-      std::vector<std::string> names;
-      for (const HloInstruction* operand : instruction.operands()) {
-        names.push_back(operand->name());
-      }
-      return absl::StrJoin(names, ", ");
-    }
+// The value of a kept attribute as HLO text.
+std::string AttrValueToString(const AttrValue& value) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          return absl::StrCat(v);
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          return DimsToString(v);
+        } else if constexpr (std::is_same_v<T, ComparisonDirection>) {
+          return std::string(ComparisonDirectionString(v));
+        } else if constexpr (std::is_same_v<T, FusionKind>) {
+          return std::string(FusionKindString(v));
+        } else {
+          return v == nullptr ? "<none>" : LiteralValuesToString(*v);
+        }
+      },
+      value);
+}
+
+// The text inside the parentheses after the opcode: the positional
+// attribute (a parameter's number, a constant's value) or the operands.
+std::string OperandsToString(const HloInstruction& instruction,
+                             const OpSpec& spec) {
+  for (const AttrSlot& slot : spec.attributes) {
+    if (slot.use != AttrUse::kPositional) continue;
+    const AttrValue* value = instruction.attributes().Find(slot.id);
+    return value == nullptr ? "" : AttrValueToString(*value);
   }
+  std::vector<std::string> names;
+  for (const HloInstruction* operand : instruction.operands()) {
+    names.push_back(operand->name());
+  }
+  return absl::StrJoin(names, ", ");
 }
 
 std::string Quoted(const std::string& text) {
@@ -54,56 +74,34 @@ std::string MetadataToString(const OpMetadata& metadata) {
   return absl::StrCat("metadata={", absl::StrJoin(entries, " "), "}");
 }
 
-// The `, attr=value` list after the operands, in XLA's order.
+// The `, attr=value` list after the operands, in the op table's order.
 std::string AttributesToString(const HloInstruction& instruction,
+                               const OpSpec& spec,
                                const HloPrintOptions& options) {
-  std::vector<std::string> attributes;
-  switch (instruction.opcode()) {
-    case HloOpcode::kBroadcast:
-    case HloOpcode::kTranspose:
-    case HloOpcode::kReduce:
-      attributes.push_back(
-          absl::StrCat("dimensions=", DimsToString(instruction.dimensions())));
-      break;
-    case HloOpcode::kCompare:
-      attributes.push_back(absl::StrCat(
-          "direction=",
-          ComparisonDirectionString(instruction.comparison_direction())));
-      break;
-    case HloOpcode::kIota:
-      attributes.push_back(
-          absl::StrCat("iota_dimension=", instruction.iota_dimension()));
-      break;
-    case HloOpcode::kGetTupleElement:
-      attributes.push_back(absl::StrCat("index=", instruction.tuple_index()));
-      break;
-    case HloOpcode::kFusion:
-      attributes.push_back(
-          absl::StrCat("kind=", FusionKindString(instruction.fusion_kind())));
-      break;
-    default:
-      break;
-  }
-  if (instruction.broadcast_dimensions().has_value()) {
-    attributes.push_back(
-        absl::StrCat("broadcast_dimensions=",
-                     DimsToString(*instruction.broadcast_dimensions())));
-  }
-  // A malformed instruction (no called computation) still prints, for the
-  // verifier's message about it.
-  const HloComputation* callee = instruction.to_apply();
-  std::string callee_name = callee != nullptr ? callee->name() : "<none>";
-  if (instruction.opcode() == HloOpcode::kReduce) {
-    attributes.push_back(absl::StrCat("to_apply=", callee_name));
-  } else if (instruction.opcode() == HloOpcode::kFusion) {
-    attributes.push_back(absl::StrCat("calls=", callee_name));
+  std::string text;
+  int64_t callee_index = 0;
+  for (const AttrSlot& slot : spec.attributes) {
+    const AttrInfo& info = GetAttrInfo(slot.id);
+    if (info.type == AttrType::kComputation) {
+      // A malformed instruction (no called computation) still prints, for
+      // the verifier's message about it.
+      const auto& callees = instruction.called_computations();
+      const HloComputation* callee =
+          callee_index < static_cast<int64_t>(callees.size())
+              ? callees[callee_index]
+              : nullptr;
+      ++callee_index;
+      absl::StrAppend(&text, ", ", info.name, "=",
+                      callee != nullptr ? callee->name() : "<none>");
+      continue;
+    }
+    if (slot.use == AttrUse::kPositional) continue;
+    const AttrValue* value = instruction.attributes().Find(slot.id);
+    if (value == nullptr) continue;
+    absl::StrAppend(&text, ", ", info.name, "=", AttrValueToString(*value));
   }
   if (options.metadata && !instruction.metadata().empty()) {
-    attributes.push_back(MetadataToString(instruction.metadata()));
-  }
-  std::string text;
-  for (const std::string& attribute : attributes) {
-    absl::StrAppend(&text, ", ", attribute);
+    absl::StrAppend(&text, ", ", MetadataToString(instruction.metadata()));
   }
   return text;
 }
@@ -112,11 +110,11 @@ std::string AttributesToString(const HloInstruction& instruction,
 
 std::string HloPrinter::InstructionToString(const HloInstruction& instruction,
                                             const HloPrintOptions& options) {
+  const OpSpec& spec = GetOpSpec(instruction.opcode());
   return absl::StrCat(instruction.name(), " = ",
                       instruction.shape().ToStringWithLayout(), " ",
-                      HloOpcodeString(instruction.opcode()), "(",
-                      OperandsToString(instruction), ")",
-                      AttributesToString(instruction, options));
+                      spec.text, "(", OperandsToString(instruction, spec),
+                      ")", AttributesToString(instruction, spec, options));
 }
 
 std::string HloPrinter::ComputationToString(const HloComputation& computation,

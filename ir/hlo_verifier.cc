@@ -6,161 +6,61 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/shape_inference.h"
+#include "ir/op_spec.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
 namespace mxla {
 namespace {
 
-ProgramShape ComputeProgramShape(const HloComputation& computation) {
-  ProgramShape program_shape;
-  program_shape.parameters.resize(computation.num_parameters());
-  for (const HloInstruction* parameter :
-       computation.parameter_instructions()) {
-    int64_t number = parameter->parameter_number();
-    if (number >= 0 && number < computation.num_parameters()) {
-      program_shape.parameters[number] = parameter->shape();
+// The attributes the op table gives the opcode, and only those.
+absl::Status CheckAttributes(const HloInstruction& instruction,
+                             const OpSpec& spec) {
+  for (const auto& [id, value] : instruction.attributes().entries()) {
+    const AttrSlot* slot = spec.FindAttribute(id);
+    if (slot == nullptr || slot->use == AttrUse::kChecked ||
+        slot->use == AttrUse::kIgnored) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(spec.text, " does not take attribute '",
+                       GetAttrInfo(id).name, "'"));
     }
   }
-  program_shape.result = computation.root_instruction()->shape();
-  return program_shape;
-}
-
-std::vector<const Shape*> OperandShapes(const HloInstruction& instruction) {
-  std::vector<const Shape*> shapes;
-  for (const HloInstruction* operand : instruction.operands()) {
-    shapes.push_back(&operand->shape());
-  }
-  return shapes;
-}
-
-// Lowered HLO: an elementwise op's operands all have its dimensions.
-absl::Status CheckNoImplicitBroadcast(const HloInstruction& instruction) {
-  if (instruction.broadcast_dimensions().has_value()) {
+  for (const AttrSlot& slot : spec.attributes) {
+    const AttrInfo& info = GetAttrInfo(slot.id);
+    bool needed = slot.use == AttrUse::kRequired ||
+                  slot.use == AttrUse::kPositional;
+    if (!needed || info.type == AttrType::kComputation ||
+        instruction.attributes().Has(slot.id)) {
+      continue;
+    }
+    if (slot.id == AttrId::kLiteral) {
+      return absl::InvalidArgumentError("constant without a literal");
+    }
     return absl::InvalidArgumentError(
-        "carries broadcast_dimensions, which lowered HLO does not allow "
-        "(run lower-broadcasts first)");
+        absl::StrCat("missing attribute '", info.name, "'"));
   }
-  for (const HloInstruction* operand : instruction.operands()) {
-    if (!ShapeUtil::SameDimensions(operand->shape(), instruction.shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Implicit broadcast is not allowed in HLO. Operand ",
-          operand->name(), " has shape ", operand->shape().ToString(),
-          " but the result has ", instruction.shape().ToString()));
+  const int64_t callees = spec.called_computation_count();
+  if (static_cast<int64_t>(instruction.called_computations().size()) !=
+      callees) {
+    if (callees == 0) {
+      return absl::InvalidArgumentError("must not call a computation");
     }
+    return absl::InvalidArgumentError(
+        callees == 1 ? std::string("needs exactly one called computation")
+                     : absl::StrCat("needs exactly ", callees,
+                                    " called computations"));
   }
   return absl::OkStatus();
-}
-
-// The shape the instruction must have given its operands and attributes.
-// Instructions whose checks are not a shape computation return their own
-// shape after checking.
-absl::StatusOr<Shape> InferShape(const HloInstruction& instruction,
-                                 VerifierMode mode) {
-  const Shape& shape = instruction.shape();
-  auto operand = [&](int64_t i) -> const Shape& {
-    return instruction.operand(i)->shape();
-  };
-  HloOpcode opcode = instruction.opcode();
-  switch (GetHloOpcodeCategory(opcode)) {
-    case HloOpcodeCategory::kUnary:
-      return ShapeInference::InferUnaryOpShape(opcode, operand(0));
-    case HloOpcodeCategory::kBinary:
-    case HloOpcodeCategory::kCompare:
-      if (mode == VerifierMode::kLowered) {
-        RETURN_IF_ERROR(CheckNoImplicitBroadcast(instruction));
-      }
-      return ShapeInference::InferBinaryOpShape(
-          opcode, operand(0), operand(1),
-          instruction.broadcast_dimensions().value_or(std::vector<int64_t>{}));
-    default:
-      break;
-  }
-  switch (opcode) {
-    case HloOpcode::kParameter:
-      return shape;
-    case HloOpcode::kConstant:
-      return instruction.literal().shape();
-    case HloOpcode::kIota:
-      RETURN_IF_ERROR(ShapeInference::CheckIota(shape, instruction.iota_dimension()));
-      return shape;
-    case HloOpcode::kSelect:
-      if (mode == VerifierMode::kLowered) {
-        RETURN_IF_ERROR(CheckNoImplicitBroadcast(instruction));
-      }
-      return ShapeInference::InferSelectShape(
-          operand(0), operand(1), operand(2),
-          /*allow_scalar_broadcast=*/mode == VerifierMode::kBuilder);
-    case HloOpcode::kConvert:
-      return ShapeInference::InferConvertShape(operand(0),
-                                               shape.element_type());
-    case HloOpcode::kBroadcast:
-      RETURN_IF_ERROR(ShapeInference::CheckBroadcast(
-          operand(0), shape, instruction.dimensions()));
-      return ShapeUtil::ChangeElementType(shape,
-                                          operand(0).element_type());
-    case HloOpcode::kReshape:
-      return ShapeInference::InferReshapeShape(operand(0), shape.dimensions());
-    case HloOpcode::kTranspose:
-      return ShapeInference::InferTransposeShape(operand(0),
-                                                 instruction.dimensions());
-    case HloOpcode::kReduce:
-      return ShapeInference::InferReduceShape(
-          OperandShapes(instruction), instruction.dimensions(),
-          ComputeProgramShape(*instruction.to_apply()));
-    case HloOpcode::kTuple:
-      return ShapeInference::InferTupleShape(OperandShapes(instruction));
-    case HloOpcode::kGetTupleElement:
-      return ShapeInference::InferGetTupleElementShape(
-          operand(0), instruction.tuple_index());
-    case HloOpcode::kFusion: {
-      ProgramShape body = ComputeProgramShape(*instruction.to_apply());
-      if (body.parameters.size() != instruction.operands().size()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "fusion has ", instruction.operand_count(),
-            " operands but its computation takes ", body.parameters.size(),
-            " parameters"));
-      }
-      for (int64_t i = 0; i < instruction.operand_count(); ++i) {
-        if (body.parameters[i] != operand(i)) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "fusion operand ", i, " has shape ", operand(i).ToString(),
-              " but fused parameter ", i, " has ",
-              body.parameters[i].ToString()));
-        }
-      }
-      return body.result;
-    }
-    default:
-      return absl::InternalError("verifier does not know this opcode");
-  }
 }
 
 absl::Status CheckOperandCountAndAttributes(const HloInstruction& instruction) {
-  int64_t arity = HloOpcodeArity(instruction.opcode());
-  if (arity >= 0 && instruction.operand_count() != arity) {
+  const OpSpec& spec = GetOpSpec(instruction.opcode());
+  if (spec.arity >= 0 && instruction.operand_count() != spec.arity) {
     return absl::InvalidArgumentError(
-        absl::StrCat("expects ", arity, " operands but has ",
+        absl::StrCat("expects ", spec.arity, " operands but has ",
                      instruction.operand_count()));
   }
-  if (instruction.broadcast_dimensions().has_value() &&
-      !IsBinaryElementwise(instruction.opcode())) {
-    return absl::InvalidArgumentError(
-        "only binary elementwise ops may carry broadcast_dimensions");
-  }
-  bool calls = instruction.opcode() == HloOpcode::kReduce ||
-               instruction.opcode() == HloOpcode::kFusion;
-  if (calls != (instruction.called_computations().size() == 1)) {
-    return absl::InvalidArgumentError(
-        calls ? "needs exactly one called computation"
-              : "must not call a computation");
-  }
-  if (instruction.opcode() == HloOpcode::kConstant &&
-      !instruction.has_literal()) {
-    return absl::InvalidArgumentError("constant without a literal");
-  }
-  return absl::OkStatus();
+  return CheckAttributes(instruction, spec);
 }
 
 absl::Status VerifyInstruction(const HloInstruction& instruction,
@@ -190,7 +90,8 @@ absl::Status VerifyInstruction(const HloInstruction& instruction,
     }
   }
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(instruction.shape()));
-  ASSIGN_OR_RETURN(Shape inferred, InferShape(instruction, mode));
+  ASSIGN_OR_RETURN(Shape inferred,
+                   GetOpSpec(instruction.opcode()).shape_rule(instruction, mode));
   if (inferred != instruction.shape()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "declared shape ", instruction.shape().ToString(),

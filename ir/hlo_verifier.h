@@ -23,10 +23,9 @@
 
 #include "absl/status/status.h"
 #include "ir/hlo_module.h"
+#include "ir/verifier_mode.h"
 
 namespace mxla {
-
-enum class VerifierMode { kBuilder, kLowered };
 
 // Checks every computation of `module`, reachable or not, and returns the
 // first error. Reads only: concurrent calls on a module nobody is changing

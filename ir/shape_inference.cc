@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/op_spec.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
@@ -41,39 +42,42 @@ absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
   return absl::OkStatus();
 }
 
-// The unary type rules: which element types each unary op accepts.
+// The unary type rules (the op table's type_rule column).
 absl::Status CheckUnaryType(HloOpcode opcode, const Shape& operand) {
   PrimitiveType type = operand.element_type();
   absl::string_view upper = primitive_util::UppercaseName(type);
-  switch (opcode) {
-    case HloOpcode::kNegate:
-    case HloOpcode::kAbs:
-    case HloOpcode::kSign:
+  const OpSpec& spec = GetOpSpec(opcode);
+  switch (spec.type_rule) {
+    case TypeRule::kAnyType:
+      return absl::OkStatus();
+    case TypeRule::kArithmetic:
       if (type == PRED) {
         return OpError(opcode,
                        "Expected element type in shape to be arithmetic "
                        "type for operation ",
-                       HloOpcodeString(opcode), "; got PRED. Operand is ",
+                       spec.text, "; got PRED. Operand is ",
                        operand.ToString(), ".");
       }
       return absl::OkStatus();
-    case HloOpcode::kNot:
+    case TypeRule::kPredOrIntegral:
       if (type != PRED && !primitive_util::IsIntegralType(type)) {
         return OpError(opcode,
                        "Expected pred or an integral element type in "
-                       "argument to Not operation; got ",
-                       upper, ". Operand is ", operand.ToString(), ".");
+                       "argument to ",
+                       spec.builder, " operation; got ", upper,
+                       ". Operand is ", operand.ToString(), ".");
       }
       return absl::OkStatus();
-    default:  // exponential, log, sqrt, rsqrt, tanh, logistic, floor, ceil.
+    case TypeRule::kFloating:
       if (!primitive_util::IsFloatingPointType(type)) {
         return OpError(opcode,
                        "Expected element type in shape to be floating for ",
-                       HloOpcodeString(opcode), " operation; got ", upper,
+                       spec.text, " operation; got ", upper,
                        ". Operand is ", operand.ToString(), ".");
       }
       return absl::OkStatus();
   }
+  return absl::OkStatus();
 }
 
 // The dimensions of select's result when scalars may broadcast: those of

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "ir/hlo_clone.h"
 #include "ir/status_macros.h"
 #include "passes/dce.h"
 #include "passes/operand_reuse.h"
@@ -94,26 +95,18 @@ FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
   };
   std::vector<HloInstruction*> members = MembersInPostOrder(root, is_member);
   FusedGroup group{module.AddComputation("fused_computation", false), {}};
-  absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
-  for (HloInstruction* member : members) {
-    std::vector<HloInstruction*> operands;
-    for (HloInstruction* operand : member->operands()) {
-      if (!is_member(operand) && !clones.contains(operand)) {
-        int64_t number = group.operands.size();
-        clones[operand] =
-            group.computation->AddInstruction(HloInstruction::CreateParameter(
-                number, operand->shape(), absl::StrCat("param_", number)));
-        group.operands.push_back(operand);
-      }
-      operands.push_back(clones.at(operand));
-    }
-    std::unique_ptr<HloInstruction> clone = HloInstruction::CreateGeneric(
-        member->opcode(), member->shape(), operands);
-    clone->CopyAttributesFrom(*member);
-    clone->set_metadata(member->metadata());
-    clone->set_name(member->name());
-    clones[member] = group.computation->AddInstruction(std::move(clone));
-  }
+  InstructionCloneMap clones;
+  // What the members read from outside becomes the group's parameters, in
+  // the order they are first read.
+  CloneInstructionsInto(members, *group.computation, clones,
+                        [&](HloInstruction* operand) {
+                          int64_t number = group.operands.size();
+                          group.operands.push_back(operand);
+                          return group.computation->AddInstruction(
+                              HloInstruction::CreateParameter(
+                                  number, operand->shape(),
+                                  absl::StrCat("param_", number)));
+                        });
   group.computation->set_root_instruction(clones.at(root));
   return group;
 }

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "ir/hlo_clone.h"
 #include "ir/row_fusion_analysis.h"
 #include "ir/status_macros.h"
 #include "passes/operand_reuse.h"
@@ -114,24 +115,18 @@ MergedBody Merge(HloModule& module, const HloInstruction& producer,
   // Clones `body` with its parameters bound to `bindings`; returns its root.
   auto inline_body = [&](const HloComputation& body,
                          const std::vector<HloInstruction*>& bindings) {
-    absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
+    InstructionCloneMap clones;
+    std::vector<HloInstruction*> members;
     for (HloInstruction* instruction : body.MakeInstructionPostOrder()) {
       if (instruction->opcode() == HloOpcode::kParameter) {
         clones[instruction] = bindings[instruction->parameter_number()];
-        continue;
+      } else {
+        members.push_back(instruction);
       }
-      std::vector<HloInstruction*> operands;
-      for (const HloInstruction* operand : instruction->operands()) {
-        operands.push_back(clones.at(operand));
-      }
-      std::unique_ptr<HloInstruction> clone = HloInstruction::CreateGeneric(
-          instruction->opcode(), instruction->shape(), operands);
-      clone->CopyAttributesFrom(*instruction);
-      clone->set_metadata(instruction->metadata());
-      clone->set_name(instruction->name());
-      clones[instruction] =
-          merged.computation->AddInstruction(std::move(clone));
     }
+    CloneInstructionsInto(
+        members, *merged.computation, clones,
+        [](HloInstruction*) -> HloInstruction* { return nullptr; });
     return clones.at(body.root_instruction());
   };
   std::vector<HloInstruction*> producer_bindings;

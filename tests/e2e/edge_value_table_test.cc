@@ -239,7 +239,7 @@ TEST(EdgeValueTableTest, CoversEveryElementwiseOpAndType) {
   int64_t ops = 0;
   for (const auto& [op, list] : types) ops += !absl::StartsWith(op, "convert");
   // 11 binary ops, 6 compare directions, 12 unary ops: every elementwise
-  // opcode of ir/opcodes.def.
+  // opcode of ir/hlo_ops.def.
   EXPECT_EQ(ops, 11 + 6 + 12);
 }
 

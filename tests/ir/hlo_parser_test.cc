@@ -2,6 +2,7 @@
 // element type and literal form, XLA dump compatibility, and a table of
 // malformed inputs that must fail cleanly with line:column messages.
 #include "ir/hlo_parser.h"
+#include "ir/op_spec.h"
 
 #include <cmath>
 #include <memory>
@@ -111,7 +112,7 @@ ENTRY main {
 }
 )";
 
-// Every opcode of opcodes.def (checked by AllOpcodesParse).
+// Every opcode of the op table (ir/hlo_ops.def) (checked by AllOpcodesParse).
 constexpr char kAllOpcodes[] = R"(HloModule all_opcodes
 
 add_f32 {
@@ -266,10 +267,9 @@ TEST(HloParserTest, AllOpcodesParse) {
       seen.insert(instruction->opcode());
     }
   }
-#define MXLA_HLO_OPCODE(e, text, category, arity) \
-  EXPECT_TRUE(seen.contains(HloOpcode::e)) << text;
-#include "ir/opcodes.def"
-#undef MXLA_HLO_OPCODE
+  for (const OpSpec& spec : AllOpSpecs()) {
+    EXPECT_TRUE(seen.contains(spec.opcode)) << spec.text;
+  }
 }
 
 // An XLA dump: % names, signatures, operand shape prefixes, comments,

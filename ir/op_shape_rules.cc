@@ -1,0 +1,165 @@
+#include "ir/op_shape_rules.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/hlo_computation.h"
+#include "ir/shape_inference.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+
+namespace mxla::shape_rules {
+namespace {
+
+const Shape& OperandShape(const HloInstruction& instruction, int64_t i) {
+  return instruction.operand(i)->shape();
+}
+
+std::vector<const Shape*> OperandShapes(const HloInstruction& instruction) {
+  std::vector<const Shape*> shapes;
+  for (const HloInstruction* operand : instruction.operands()) {
+    shapes.push_back(&operand->shape());
+  }
+  return shapes;
+}
+
+ProgramShape ComputeProgramShape(const HloComputation& computation) {
+  ProgramShape program_shape;
+  program_shape.parameters.resize(computation.num_parameters());
+  for (const HloInstruction* parameter :
+       computation.parameter_instructions()) {
+    int64_t number = parameter->parameter_number();
+    if (number >= 0 && number < computation.num_parameters()) {
+      program_shape.parameters[number] = parameter->shape();
+    }
+  }
+  program_shape.result = computation.root_instruction()->shape();
+  return program_shape;
+}
+
+// Lowered HLO: an elementwise op's operands all have its dimensions.
+absl::Status CheckNoImplicitBroadcast(const HloInstruction& instruction,
+                                      VerifierMode mode) {
+  if (mode != VerifierMode::kLowered) return absl::OkStatus();
+  if (instruction.broadcast_dimensions().has_value()) {
+    return absl::InvalidArgumentError(
+        "carries broadcast_dimensions, which lowered HLO does not allow "
+        "(run lower-broadcasts first)");
+  }
+  for (const HloInstruction* operand : instruction.operands()) {
+    if (!ShapeUtil::SameDimensions(operand->shape(), instruction.shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Implicit broadcast is not allowed in HLO. Operand ",
+          operand->name(), " has shape ", operand->shape().ToString(),
+          " but the result has ", instruction.shape().ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> Parameter(const HloInstruction& instruction,
+                                VerifierMode) {
+  return instruction.shape();
+}
+
+absl::StatusOr<Shape> Constant(const HloInstruction& instruction,
+                               VerifierMode) {
+  return instruction.literal().shape();
+}
+
+absl::StatusOr<Shape> Iota(const HloInstruction& instruction, VerifierMode) {
+  RETURN_IF_ERROR(ShapeInference::CheckIota(instruction.shape(),
+                                            instruction.iota_dimension()));
+  return instruction.shape();
+}
+
+absl::StatusOr<Shape> Unary(const HloInstruction& instruction, VerifierMode) {
+  return ShapeInference::InferUnaryOpShape(instruction.opcode(),
+                                           OperandShape(instruction, 0));
+}
+
+absl::StatusOr<Shape> Binary(const HloInstruction& instruction,
+                             VerifierMode mode) {
+  RETURN_IF_ERROR(CheckNoImplicitBroadcast(instruction, mode));
+  return ShapeInference::InferBinaryOpShape(
+      instruction.opcode(), OperandShape(instruction, 0),
+      OperandShape(instruction, 1),
+      instruction.broadcast_dimensions().value_or(std::vector<int64_t>{}));
+}
+
+absl::StatusOr<Shape> Select(const HloInstruction& instruction,
+                             VerifierMode mode) {
+  RETURN_IF_ERROR(CheckNoImplicitBroadcast(instruction, mode));
+  return ShapeInference::InferSelectShape(
+      OperandShape(instruction, 0), OperandShape(instruction, 1),
+      OperandShape(instruction, 2),
+      /*allow_scalar_broadcast=*/mode == VerifierMode::kBuilder);
+}
+
+absl::StatusOr<Shape> Convert(const HloInstruction& instruction,
+                              VerifierMode) {
+  return ShapeInference::InferConvertShape(
+      OperandShape(instruction, 0), instruction.shape().element_type());
+}
+
+absl::StatusOr<Shape> Broadcast(const HloInstruction& instruction,
+                                VerifierMode) {
+  const Shape& operand = OperandShape(instruction, 0);
+  RETURN_IF_ERROR(ShapeInference::CheckBroadcast(operand, instruction.shape(),
+                                                 instruction.dimensions()));
+  return ShapeUtil::ChangeElementType(instruction.shape(),
+                                      operand.element_type());
+}
+
+absl::StatusOr<Shape> Reshape(const HloInstruction& instruction,
+                              VerifierMode) {
+  return ShapeInference::InferReshapeShape(OperandShape(instruction, 0),
+                                           instruction.shape().dimensions());
+}
+
+absl::StatusOr<Shape> Transpose(const HloInstruction& instruction,
+                                VerifierMode) {
+  return ShapeInference::InferTransposeShape(OperandShape(instruction, 0),
+                                             instruction.dimensions());
+}
+
+absl::StatusOr<Shape> Reduce(const HloInstruction& instruction,
+                             VerifierMode) {
+  return ShapeInference::InferReduceShape(
+      OperandShapes(instruction), instruction.dimensions(),
+      ComputeProgramShape(*instruction.to_apply()));
+}
+
+absl::StatusOr<Shape> Tuple(const HloInstruction& instruction, VerifierMode) {
+  return ShapeInference::InferTupleShape(OperandShapes(instruction));
+}
+
+absl::StatusOr<Shape> GetTupleElement(const HloInstruction& instruction,
+                                      VerifierMode) {
+  return ShapeInference::InferGetTupleElementShape(
+      OperandShape(instruction, 0), instruction.tuple_index());
+}
+
+absl::StatusOr<Shape> Fusion(const HloInstruction& instruction,
+                             VerifierMode) {
+  ProgramShape body = ComputeProgramShape(*instruction.to_apply());
+  if (body.parameters.size() != instruction.operands().size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fusion has ", instruction.operand_count(),
+        " operands but its computation takes ", body.parameters.size(),
+        " parameters"));
+  }
+  for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    if (body.parameters[i] != OperandShape(instruction, i)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fusion operand ", i, " has shape ",
+          OperandShape(instruction, i).ToString(), " but fused parameter ", i,
+          " has ", body.parameters[i].ToString()));
+    }
+  }
+  return body.result;
+}
+
+}  // namespace mxla::shape_rules

@@ -1,0 +1,43 @@
+// The verifier's shape rule of every op (the `shape_rule` column of
+// ir/hlo_ops.def): the shape an instruction must have given its operands
+// and attributes, or InvalidArgument saying why it has none. Each adapts
+// the instruction to ShapeInference; rules whose checks are not a shape
+// computation (parameter, iota, broadcast) check and return the declared
+// shape. In VerifierMode::kLowered the elementwise rules also reject
+// implicit broadcasts.
+#ifndef MXLA_IR_OP_SHAPE_RULES_H_
+#define MXLA_IR_OP_SHAPE_RULES_H_
+
+#include "absl/status/statusor.h"
+#include "ir/shape.h"
+#include "ir/verifier_mode.h"
+
+namespace mxla {
+
+class HloInstruction;
+
+namespace shape_rules {
+
+#define MXLA_DECLARE_SHAPE_RULE(name)                                   \
+  absl::StatusOr<Shape> name(const HloInstruction& instruction,         \
+                             VerifierMode mode);
+MXLA_DECLARE_SHAPE_RULE(Parameter)
+MXLA_DECLARE_SHAPE_RULE(Constant)
+MXLA_DECLARE_SHAPE_RULE(Iota)
+MXLA_DECLARE_SHAPE_RULE(Unary)
+MXLA_DECLARE_SHAPE_RULE(Binary)
+MXLA_DECLARE_SHAPE_RULE(Select)
+MXLA_DECLARE_SHAPE_RULE(Convert)
+MXLA_DECLARE_SHAPE_RULE(Broadcast)
+MXLA_DECLARE_SHAPE_RULE(Reshape)
+MXLA_DECLARE_SHAPE_RULE(Transpose)
+MXLA_DECLARE_SHAPE_RULE(Reduce)
+MXLA_DECLARE_SHAPE_RULE(Tuple)
+MXLA_DECLARE_SHAPE_RULE(GetTupleElement)
+MXLA_DECLARE_SHAPE_RULE(Fusion)
+#undef MXLA_DECLARE_SHAPE_RULE
+
+}  // namespace shape_rules
+}  // namespace mxla
+
+#endif  // MXLA_IR_OP_SHAPE_RULES_H_

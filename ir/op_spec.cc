@@ -1,0 +1,45 @@
+#include "ir/op_spec.h"
+
+#include "ir/op_shape_rules.h"
+
+namespace mxla {
+
+const AttrSlot* OpSpec::FindAttribute(AttrId id) const {
+  for (const AttrSlot& slot : attributes) {
+    if (slot.id == id) return &slot;
+  }
+  return nullptr;
+}
+
+int64_t OpSpec::called_computation_count() const {
+  int64_t count = 0;
+  for (const AttrSlot& slot : attributes) {
+    if (GetAttrInfo(slot.id).type == AttrType::kComputation) ++count;
+  }
+  return count;
+}
+
+const std::vector<OpSpec>& AllOpSpecs() {
+  static const auto* const kTable = new std::vector<OpSpec>{
+#define MXLA_ATTR(id, use) AttrSlot{AttrId::id, AttrUse::use}
+#define MXLA_ATTR_LIST(...) {__VA_ARGS__}
+#define MXLA_HLO_OP(e, text, category, arity, attributes, shape_rule,     \
+                    type_rule, cost, builder)                             \
+  OpSpec{HloOpcode::e,           text,                                    \
+         HloOpcodeCategory::category, arity,                              \
+         MXLA_ATTR_LIST attributes, &shape_rules::shape_rule,             \
+         TypeRule::type_rule,    CostClass::cost,                         \
+         #builder},
+#include "ir/hlo_ops.def"
+#undef MXLA_ATTR_LIST
+#undef MXLA_ATTR
+  };
+  return *kTable;
+}
+
+const OpSpec& GetOpSpec(HloOpcode opcode) {
+  // The table lists opcodes in enum order.
+  return AllOpSpecs()[static_cast<int>(opcode)];
+}
+
+}  // namespace mxla
