@@ -24,12 +24,12 @@ const std::vector<OpSpec>& AllOpSpecs() {
 #define MXLA_ATTR(id, use) AttrSlot{AttrId::id, AttrUse::use}
 #define MXLA_ATTR_LIST(...) {__VA_ARGS__}
 #define MXLA_HLO_OP(e, text, category, arity, attributes, shape_rule,     \
-                    type_rule, cost, builder)                             \
-  OpSpec{HloOpcode::e,           text,                                    \
+                    type_rule, cost, fusion, builder)                     \
+  OpSpec{HloOpcode::e,         text,                                      \
          HloOpcodeCategory::category, arity,                              \
          MXLA_ATTR_LIST attributes, &shape_rules::shape_rule,             \
-         TypeRule::type_rule,    CostClass::cost,                         \
-         #builder},
+         TypeRule::type_rule,  CostClass::cost,                           \
+         FusionClass::fusion,  #builder},
 #include "ir/hlo_ops.def"
 #undef MXLA_ATTR_LIST
 #undef MXLA_ATTR

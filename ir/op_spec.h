@@ -38,6 +38,8 @@ enum class TypeRule { kAnyType, kArithmetic, kFloating, kPredOrIntegral };
 
 enum class CostClass { kCheap, kExpensive };
 
+enum class FusionClass { kFusible, kUnfusible };
+
 // The shape an instruction must have, given its operands and attributes
 // (ir/op_shape_rules.h); errors are InvalidArgument.
 using ShapeRule = absl::StatusOr<Shape> (*)(const HloInstruction& instruction,
@@ -52,6 +54,7 @@ struct OpSpec {
   ShapeRule shape_rule;
   TypeRule type_rule;
   CostClass cost;
+  FusionClass fusion;
   absl::string_view builder;  // the XlaBuilder function's name
 
   // The slot of `id`, or null if the op does not take it.

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_clone.h"
+#include "ir/op_spec.h"
 #include "ir/status_macros.h"
 #include "passes/dce.h"
 #include "passes/operand_reuse.h"
@@ -20,21 +21,11 @@ bool IsScalarConstant(const HloInstruction& instruction) {
          instruction.shape().IsScalar();
 }
 
+// The op table says which ops fuse; scalar constants fuse too.
 bool IsFusible(const HloInstruction& instruction) {
-  switch (instruction.opcode()) {
-    case HloOpcode::kBroadcast:
-    case HloOpcode::kReshape:
-    case HloOpcode::kTranspose:
-    case HloOpcode::kIota:
-    case HloOpcode::kReduce:
-      return true;
-    case HloOpcode::kConstant:
-      return IsScalarConstant(instruction);
-    default:
-      return IsElementwise(instruction.opcode());
-  }
+  return GetOpSpec(instruction.opcode()).fusion == FusionClass::kFusible ||
+         IsScalarConstant(instruction);
 }
-
 
 // Whether `instruction` roots its own fusion. Non-fusible values are never
 // roots (they stay in the entry and become fusion parameters); scalar

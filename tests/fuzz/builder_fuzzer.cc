@@ -31,12 +31,19 @@ namespace {
 using BinaryOp = XlaOp (*)(XlaOp, XlaOp, Dims, SourceLocation);
 using UnaryOp = XlaOp (*)(XlaOp, SourceLocation);
 
-const std::vector<BinaryOp> kBinaryOps = {Add, Sub, Mul, Div, Rem, Max,
-                                          Min, Pow, And, Or,  Xor, Eq,
-                                          Ne,  Lt,  Le,  Gt,  Ge};
-const std::vector<UnaryOp> kUnaryOps = {Neg,  Abs,      Exp,   Log,
-                                        Sqrt, Rsqrt,    Tanh,  Logistic,
-                                        Floor, Ceil,    Sign,  Not};
+// Every binary and unary builder function of the op table.
+const std::vector<BinaryOp> kBinaryOps = {
+#define MXLA_HLO_OP(...)
+#define MXLA_UNARY_OP(...)
+#define MXLA_BINARY_OP(e, text, Name, type_rule, cost) Name,
+#include "ir/hlo_ops.def"
+    Eq, Ne, Lt, Le, Gt, Ge};
+const std::vector<UnaryOp> kUnaryOps = {
+#define MXLA_HLO_OP(...)
+#define MXLA_BINARY_OP(...)
+#define MXLA_UNARY_OP(e, text, Name, type_rule, cost) Name,
+#include "ir/hlo_ops.def"
+};
 const std::vector<PrimitiveType> kTypes = {F32, F64, S32, S64, PRED};
 
 // Mostly plausible values, sometimes out of range (-1, or past the rank).

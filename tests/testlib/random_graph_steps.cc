@@ -49,31 +49,16 @@ std::vector<HloOpcode> UnaryOpcodes(PrimitiveType type, bool transcendental) {
   return ops;
 }
 
+// The builder function of each op, from the op table.
 XlaOp EmitBinary(HloOpcode opcode, XlaOp lhs, XlaOp rhs, Dims dims,
                  ComparisonDirection direction) {
   switch (opcode) {
-    case O::kAdd:
-      return Add(lhs, rhs, dims);
-    case O::kSubtract:
-      return Sub(lhs, rhs, dims);
-    case O::kMultiply:
-      return Mul(lhs, rhs, dims);
-    case O::kDivide:
-      return Div(lhs, rhs, dims);
-    case O::kRemainder:
-      return Rem(lhs, rhs, dims);
-    case O::kMaximum:
-      return Max(lhs, rhs, dims);
-    case O::kMinimum:
-      return Min(lhs, rhs, dims);
-    case O::kPower:
-      return Pow(lhs, rhs, dims);
-    case O::kAnd:
-      return And(lhs, rhs, dims);
-    case O::kOr:
-      return Or(lhs, rhs, dims);
-    case O::kXor:
-      return Xor(lhs, rhs, dims);
+#define MXLA_HLO_OP(...)
+#define MXLA_UNARY_OP(...)
+#define MXLA_BINARY_OP(e, text, Name, type_rule, cost) \
+  case O::e:                                           \
+    return Name(lhs, rhs, dims);
+#include "ir/hlo_ops.def"
     default:
       return Compare(lhs, rhs, dims, direction);
   }
@@ -81,30 +66,14 @@ XlaOp EmitBinary(HloOpcode opcode, XlaOp lhs, XlaOp rhs, Dims dims,
 
 XlaOp EmitUnary(HloOpcode opcode, XlaOp x) {
   switch (opcode) {
-    case O::kNegate:
-      return Neg(x);
-    case O::kAbs:
-      return Abs(x);
-    case O::kExp:
-      return Exp(x);
-    case O::kLog:
-      return Log(x);
-    case O::kSqrt:
-      return Sqrt(x);
-    case O::kRsqrt:
-      return Rsqrt(x);
-    case O::kTanh:
-      return Tanh(x);
-    case O::kLogistic:
-      return Logistic(x);
-    case O::kFloor:
-      return Floor(x);
-    case O::kCeil:
-      return Ceil(x);
-    case O::kSign:
-      return Sign(x);
+#define MXLA_HLO_OP(...)
+#define MXLA_BINARY_OP(...)
+#define MXLA_UNARY_OP(e, text, Name, type_rule, cost) \
+  case O::e:                                          \
+    return Name(x);
+#include "ir/hlo_ops.def"
     default:
-      return Not(x);
+      return XlaOp();
   }
 }
 
