@@ -88,115 +88,142 @@ absl::Status AssignParameters(const HloComputation& entry,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
-  BufferAssignment assignment;
-  std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
-  // The leaves (fusion outputs, parameter elements, constants) each value
-  // stands for, and where those that are not fusion outputs live.
+// What each entry value stands for, built in post order: the leaves
+// (fusion outputs, parameter elements, constants) of every value, the
+// slots of those that are not fusion outputs, and the fusions in order.
+struct EntryLeaves {
   std::map<Leaf, BufferSlot> slots;
   absl::flat_hash_map<const HloInstruction*, std::vector<Leaf>> leaves;
-  RETURN_IF_ERROR(AssignParameters(entry, assignment, slots, leaves));
   std::vector<const HloInstruction*> fusions;
-  for (const HloInstruction* instruction : order) {
+};
+
+// A nested tuple's leaves are its elements' leaves in order.
+void AddTupleLeaves(const HloInstruction& tuple, EntryLeaves& entry) {
+  std::vector<Leaf>& own = entry.leaves[&tuple];
+  for (const HloInstruction* element : tuple.operands()) {
+    const std::vector<Leaf>& element_leaves = entry.leaves.at(element);
+    own.insert(own.end(), element_leaves.begin(), element_leaves.end());
+  }
+}
+
+// Element `index` owns the leaves after those of the elements before it.
+absl::Status AddElementLeaves(const HloInstruction& gte, EntryLeaves& entry) {
+  const Shape& tuple_shape = gte.operand(0)->shape();
+  const std::vector<Leaf>& tuple = entry.leaves.at(gte.operand(0));
+  int64_t index = gte.tuple_index();
+  RET_CHECK(tuple_shape.IsTuple() && index >= 0 &&
+                index < static_cast<int64_t>(tuple_shape.tuple_shapes().size()),
+            gte.ToString());
+  int64_t first = 0;
+  for (int64_t i = 0; i < index; ++i) {
+    first += CountArrayLeaves(tuple_shape.tuple_shapes(i));
+  }
+  int64_t count = CountArrayLeaves(tuple_shape.tuple_shapes(index));
+  RET_CHECK(first + count <= static_cast<int64_t>(tuple.size()),
+            gte.ToString());
+  entry.leaves[&gte] = {tuple.begin() + first, tuple.begin() + first + count};
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EntryLeaves> CollectLeaves(const HloComputation& computation,
+                                          BufferAssignment& assignment) {
+  EntryLeaves entry;
+  RETURN_IF_ERROR(
+      AssignParameters(computation, assignment, entry.slots, entry.leaves));
+  for (const HloInstruction* instruction :
+       computation.MakeInstructionPostOrder()) {
     switch (instruction->opcode()) {
       case HloOpcode::kParameter:
         break;
       case HloOpcode::kConstant:
-        slots[{instruction, 0}] = {
+        entry.slots[{instruction, 0}] = {
             BufferSlot::kConstant,
             static_cast<int64_t>(assignment.constants.size()), 0,
             ShapeUtil::ByteSizeOf(instruction->shape())};
         assignment.constants.push_back(instruction);
-        leaves[instruction] = {{instruction, 0}};
+        entry.leaves[instruction] = {{instruction, 0}};
         break;
       case HloOpcode::kFusion: {
-        std::vector<Leaf>& own = leaves[instruction];
+        std::vector<Leaf>& own = entry.leaves[instruction];
         int64_t outputs = instruction->shape().IsTuple()
                               ? instruction->shape().tuple_shapes().size()
                               : 1;
         for (int64_t i = 0; i < outputs; ++i) own.push_back({instruction, i});
-        fusions.push_back(instruction);
+        entry.fusions.push_back(instruction);
         break;
       }
-      case HloOpcode::kTuple: {
-        // A nested tuple's leaves are its elements' leaves in order.
-        std::vector<Leaf>& own = leaves[instruction];
-        for (const HloInstruction* element : instruction->operands()) {
-          const std::vector<Leaf>& element_leaves = leaves.at(element);
-          own.insert(own.end(), element_leaves.begin(), element_leaves.end());
-        }
+      case HloOpcode::kTuple:
+        AddTupleLeaves(*instruction, entry);
         break;
-      }
-      case HloOpcode::kGetTupleElement: {
-        // Element `index` owns the leaves after those of the elements
-        // before it.
-        const Shape& tuple_shape = instruction->operand(0)->shape();
-        const std::vector<Leaf>& tuple = leaves.at(instruction->operand(0));
-        int64_t index = instruction->tuple_index();
-        RET_CHECK(tuple_shape.IsTuple() && index >= 0 &&
-                      index < static_cast<int64_t>(
-                                  tuple_shape.tuple_shapes().size()),
-                  instruction->ToString());
-        int64_t first = 0;
-        for (int64_t i = 0; i < index; ++i) {
-          first += CountArrayLeaves(tuple_shape.tuple_shapes(i));
-        }
-        int64_t count = CountArrayLeaves(tuple_shape.tuple_shapes(index));
-        RET_CHECK(first + count <= static_cast<int64_t>(tuple.size()),
-                  instruction->ToString());
-        leaves[instruction] = {tuple.begin() + first,
-                               tuple.begin() + first + count};
+      case HloOpcode::kGetTupleElement:
+        RETURN_IF_ERROR(AddElementLeaves(*instruction, entry));
         break;
-      }
       default:
         return absl::FailedPreconditionError(absl::StrCat(
             "jit: '", instruction->name(), "' (",
             HloOpcodeString(instruction->opcode()), ") is outside any fusion"));
     }
   }
+  return entry;
+}
 
-  // Which fusion outputs are written straight into a result buffer.
-  const std::vector<Leaf>& root_leaves = leaves.at(entry.root_instruction());
+// Which fusion outputs are written straight into a result buffer: the
+// first result each is.
+std::map<Leaf, int64_t> InPlaceResults(const std::vector<Leaf>& root_leaves) {
   std::map<Leaf, int64_t> in_place;
   for (int64_t i = 0; i < static_cast<int64_t>(root_leaves.size()); ++i) {
     const Leaf& leaf = root_leaves[i];
-    if (leaf.first->opcode() == HloOpcode::kFusion && !in_place.contains(leaf)) {
-      in_place[leaf] = i;
-    }
+    if (leaf.first->opcode() == HloOpcode::kFusion) in_place.emplace(leaf, i);
   }
+  return in_place;
+}
 
-  // Last step reading each fusion output.
+// The last step reading each fusion output.
+std::map<Leaf, int64_t> LastReads(const EntryLeaves& entry) {
   std::map<Leaf, int64_t> last_read;
-  for (int64_t step = 0; step < static_cast<int64_t>(fusions.size()); ++step) {
-    for (const HloInstruction* operand : fusions[step]->operands()) {
-      for (const Leaf& leaf : leaves.at(operand)) last_read[leaf] = step;
+  for (int64_t step = 0; step < static_cast<int64_t>(entry.fusions.size());
+       ++step) {
+    for (const HloInstruction* operand : entry.fusions[step]->operands()) {
+      for (const Leaf& leaf : entry.leaves.at(operand)) last_read[leaf] = step;
     }
   }
+  return last_read;
+}
 
-  auto leaf_shape = [](const Leaf& leaf) -> const Shape& {
-    const Shape& shape = leaf.first->shape();
-    return shape.IsTuple() ? shape.tuple_shapes(leaf.second) : shape;
-  };
+const Shape& LeafShape(const Leaf& leaf) {
+  const Shape& shape = leaf.first->shape();
+  return shape.IsTuple() ? shape.tuple_shapes(leaf.second) : shape;
+}
+
+}  // namespace
+
+absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
+  BufferAssignment assignment;
+  ASSIGN_OR_RETURN(EntryLeaves values, CollectLeaves(entry, assignment));
+  const std::vector<Leaf>& root_leaves =
+      values.leaves.at(entry.root_instruction());
+  const std::map<Leaf, int64_t> in_place = InPlaceResults(root_leaves);
+  const std::map<Leaf, int64_t> last_read = LastReads(values);
   ArenaAllocator arena;
   std::multimap<int64_t, Leaf> expiring;  // last read step -> leaf
-  for (int64_t step = 0; step < static_cast<int64_t>(fusions.size()); ++step) {
+  for (int64_t step = 0; step < static_cast<int64_t>(values.fusions.size());
+       ++step) {
     // Outputs last read before this step are free again.
     while (!expiring.empty() && expiring.begin()->first < step) {
-      const BufferSlot& slot = slots.at(expiring.begin()->second);
+      const BufferSlot& slot = values.slots.at(expiring.begin()->second);
       arena.Free(slot.offset, slot.bytes);
       expiring.erase(expiring.begin());
     }
-    const HloInstruction* fusion = fusions[step];
+    const HloInstruction* fusion = values.fusions[step];
     FusionStep fusion_step{fusion, {}};
     for (const HloInstruction* operand : fusion->operands()) {
       RET_CHECK(operand->shape().IsArray(), fusion->ToString());
-      fusion_step.buffers.push_back(slots.at(leaves.at(operand)[0]));
+      fusion_step.buffers.push_back(
+          values.slots.at(values.leaves.at(operand)[0]));
     }
-    for (const Leaf& leaf : leaves.at(fusion)) {
+    for (const Leaf& leaf : values.leaves.at(fusion)) {
       BufferSlot slot;
-      slot.bytes = ShapeUtil::ByteSizeOf(leaf_shape(leaf));
+      slot.bytes = ShapeUtil::ByteSizeOf(LeafShape(leaf));
       if (auto it = in_place.find(leaf); it != in_place.end()) {
         slot.kind = BufferSlot::kResult;
         slot.index = it->second;
@@ -206,13 +233,15 @@ absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
         auto read = last_read.find(leaf);
         expiring.emplace(read == last_read.end() ? step : read->second, leaf);
       }
-      slots[leaf] = slot;
+      values.slots[leaf] = slot;
       fusion_step.buffers.push_back(slot);
     }
     assignment.steps.push_back(std::move(fusion_step));
   }
   assignment.arena_bytes = arena.size();
-  for (const Leaf& leaf : root_leaves) assignment.results.push_back(slots.at(leaf));
+  for (const Leaf& leaf : root_leaves) {
+    assignment.results.push_back(values.slots.at(leaf));
+  }
   return assignment;
 }
 
