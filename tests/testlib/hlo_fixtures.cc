@@ -21,16 +21,15 @@ std::string Reciprocal(int64_t n) {
 
 std::string ScalarReducer(absl::string_view name, absl::string_view opcode,
                           absl::string_view type) {
-  return absl::StrReplaceAll(R"(
+  return absl::StrReplaceAll(
+      R"(
 $N {
   $N.lhs = $T[] parameter(0)
   $N.rhs = $T[] parameter(1)
   ROOT $N.root = $T[] $OP($N.lhs, $N.rhs)
 }
 )",
-                             {{"$N", absl::StrCat(name, "_", type)},
-                              {"$T", type},
-                              {"$OP", opcode}});
+      {{"$N", absl::StrCat(name, "_", type)}, {"$T", type}, {"$OP", opcode}});
 }
 
 std::string MaxAndAddReducers(absl::string_view type) {
@@ -42,7 +41,9 @@ std::string ModuleWithReducers(absl::string_view name) {
 }
 
 std::string Softmax(int64_t rows, int64_t cols) {
-  return ModuleWithReducers("softmax") + absl::StrReplaceAll(R"(
+  return ModuleWithReducers("softmax") +
+         absl::StrReplaceAll(
+             R"(
 ENTRY main {
   x = f32[$R,$C] parameter(0)
   ninf = f32[] constant(-inf)
@@ -55,12 +56,12 @@ ENTRY main {
   sb = f32[$R,$C] broadcast(s), dimensions={0}
   ROOT out = f32[$R,$C] divide(e, sb)
 })",
-                                                            {{"$R", absl::StrCat(rows)},
-                                                             {"$C", absl::StrCat(cols)}});
+             {{"$R", absl::StrCat(rows)}, {"$C", absl::StrCat(cols)}});
 }
 
 std::string LayerNorm(int64_t rows, int64_t cols) {
-  return ModuleWithReducers("layer_norm") + absl::StrReplaceAll(R"(
+  return ModuleWithReducers("layer_norm") +
+         absl::StrReplaceAll(R"(
 ENTRY main {
   x = f32[$R,$C] parameter(0)
   gamma = f32[$C] parameter(1)
@@ -86,9 +87,9 @@ ENTRY main {
   scaled = f32[$R,$C] multiply(normed, gb)
   ROOT out = f32[$R,$C] add(scaled, bb)
 })",
-                                                               {{"$R", absl::StrCat(rows)},
-                                                                {"$C", absl::StrCat(cols)},
-                                                                {"$INV", Reciprocal(cols)}});
+                             {{"$R", absl::StrCat(rows)},
+                              {"$C", absl::StrCat(cols)},
+                              {"$INV", Reciprocal(cols)}});
 }
 
 std::string LogSumExpOverTwoTrailingDimensions() {

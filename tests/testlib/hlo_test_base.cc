@@ -39,7 +39,8 @@ std::string IndexString(const Shape& shape, int64_t linear_index) {
 }
 
 std::string ElementBits(const Literal& literal, int64_t i) {
-  const int64_t width = primitive_util::ByteWidth(literal.shape().element_type());
+  const int64_t width =
+      primitive_util::ByteWidth(literal.shape().element_type());
   uint64_t bits = 0;
   std::memcpy(&bits,
               static_cast<const uint8_t*>(literal.untyped_data()) + i * width,
@@ -62,7 +63,8 @@ std::string FirstBitDifference(const Literal& expected, const Literal& actual) {
     }
     return "";
   }
-  const int64_t width = primitive_util::ByteWidth(expected.shape().element_type());
+  const int64_t width =
+      primitive_util::ByteWidth(expected.shape().element_type());
   const auto* e = static_cast<const uint8_t*>(expected.untyped_data());
   const auto* a = static_cast<const uint8_t*>(actual.untyped_data());
   for (int64_t i = 0; i < expected.element_count(); ++i) {
@@ -114,9 +116,9 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
     const std::optional<ErrorSpec>& error) {
   std::string difference;
   if (expected.shape() != actual.shape()) {
-    difference = absl::StrCat("shape mismatch: expected ",
-                              expected.shape().ToString(), ", actual ",
-                              actual.shape().ToString());
+    difference =
+        absl::StrCat("shape mismatch: expected ", expected.shape().ToString(),
+                     ", actual ", actual.shape().ToString());
   } else if (error.has_value()) {
     absl::Status near =
         LiteralUtil::Near(expected, actual, error->abs, error->rel);
@@ -160,10 +162,9 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
   const HloComputation& entry = *module.entry_computation();
   if (static_cast<int64_t>(arguments.size()) != entry.num_parameters()) {
     return ::testing::AssertionFailure()
-           << "RunAndCompare: " << arguments.size()
-           << " arguments for module '" << module.name() << "', whose entry '"
-           << entry.name() << "' has " << entry.num_parameters()
-           << " parameters";
+           << "RunAndCompare: " << arguments.size() << " arguments for module '"
+           << module.name() << "', whose entry '" << entry.name() << "' has "
+           << entry.num_parameters() << " parameters";
   }
   absl::StatusOr<Literal> expected = EvaluateModule(module, arguments);
   if (!expected.ok()) {
@@ -174,9 +175,9 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
   absl::StatusOr<std::unique_ptr<Executable>> executable =
       Compile(module, options.compile);
   if (!executable.ok()) {
-    return ::testing::AssertionFailure() << "RunAndCompare: " << backend
-                                         << " compile failed: "
-                                         << executable.status();
+    return ::testing::AssertionFailure()
+           << "RunAndCompare: " << backend
+           << " compile failed: " << executable.status();
   }
   absl::StatusOr<Literal> actual = (*executable)->Run(arguments, options.run);
   if (!actual.ok()) {

@@ -127,10 +127,12 @@ TEST(CompareLiteralsTest, BitExactSeesSignedZerosAndNanEncodings) {
 }
 
 TEST(CompareLiteralsTest, TuplesNameTheElement) {
-  Literal expected = LiteralUtil::MakeTuple(
-      {LiteralUtil::CreateR0<int32_t>(1), LiteralUtil::CreateR1<int64_t>({2, 3})});
-  Literal actual = LiteralUtil::MakeTuple(
-      {LiteralUtil::CreateR0<int32_t>(1), LiteralUtil::CreateR1<int64_t>({2, 4})});
+  Literal expected =
+      LiteralUtil::MakeTuple({LiteralUtil::CreateR0<int32_t>(1),
+                              LiteralUtil::CreateR1<int64_t>({2, 3})});
+  Literal actual =
+      LiteralUtil::MakeTuple({LiteralUtil::CreateR0<int32_t>(1),
+                              LiteralUtil::CreateR1<int64_t>({2, 4})});
   EXPECT_THAT(CompareLiterals(expected, actual, std::nullopt).message(),
               HasSubstr("in (s32[], s64[2]): tuple element 1: value mismatch "
                         "at index {1}: expected 3"));
