@@ -29,11 +29,13 @@ Literal SeededLiteral(Rng& rng, const Shape& shape) {
   return LiteralUtil::MakeTuple(std::move(elements));
 }
 
+// "{i,j,...}" of a row-major linear index (shape has that element).
 std::string IndexString(const Shape& shape, int64_t linear_index) {
-  std::vector<int64_t> index(shape.rank());
-  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-    index[d] = linear_index % shape.dimensions(d);
-    linear_index /= shape.dimensions(d);
+  std::vector<int64_t> index;
+  int64_t stride = ShapeUtil::ElementsIn(shape);
+  for (int64_t size : shape.dimensions()) {
+    stride /= size;
+    index.push_back(linear_index / stride % size);
   }
   return absl::StrCat("{", absl::StrJoin(index, ","), "}");
 }
@@ -99,6 +101,24 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerifyModule(
   return module;
 }
 
+namespace {
+
+// `compare` on the module `hlo_text` holds, or a failure naming the parse or
+// verifier error.
+template <typename Compare>
+::testing::AssertionResult OnParsedModule(absl::string_view hlo_text,
+                                          const Compare& compare) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseAndVerifyModule(hlo_text);
+  if (!module.ok()) {
+    return ::testing::AssertionFailure()
+           << "RunAndCompare: " << module.status().message();
+  }
+  return compare(**module);
+}
+
+}  // namespace
+
 std::vector<Literal> MakeSeededArguments(const HloModule& module,
                                          uint64_t seed) {
   Rng rng(seed);
@@ -134,26 +154,18 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
 
 ::testing::AssertionResult RunAndCompare(absl::string_view hlo_text,
                                          const RunAndCompareOptions& options) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseAndVerifyModule(hlo_text);
-  if (!module.ok()) {
-    return ::testing::AssertionFailure()
-           << "RunAndCompare: " << module.status().message();
-  }
-  std::vector<Literal> arguments = MakeSeededArguments(**module, options.seed);
-  return RunAndCompare(**module, Pointers(arguments), options);
+  return OnParsedModule(hlo_text, [&](const HloModule& module) {
+    std::vector<Literal> arguments = MakeSeededArguments(module, options.seed);
+    return RunAndCompare(module, Pointers(arguments), options);
+  });
 }
 
 ::testing::AssertionResult RunAndCompare(
     absl::string_view hlo_text, absl::Span<const Literal* const> arguments,
     const RunAndCompareOptions& options) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseAndVerifyModule(hlo_text);
-  if (!module.ok()) {
-    return ::testing::AssertionFailure()
-           << "RunAndCompare: " << module.status().message();
-  }
-  return RunAndCompare(**module, arguments, options);
+  return OnParsedModule(hlo_text, [&](const HloModule& module) {
+    return RunAndCompare(module, arguments, options);
+  });
 }
 
 ::testing::AssertionResult RunAndCompare(
