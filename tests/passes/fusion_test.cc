@@ -13,6 +13,7 @@
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph.h"
 #include "tests/testlib/status_matchers.h"
@@ -271,31 +272,8 @@ ENTRY main {
 }
 
 TEST(FusionTest, SoftmaxHasInputFusionsForItsReductions) {
-  const std::string reducers = R"(
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT mx = f32[] maximum(a, b)
-}
-add {
-  c = f32[] parameter(0)
-  d = f32[] parameter(1)
-  ROOT sum = f32[] add(c, d)
-})";
-  auto module = Fuse("HloModule softmax" + reducers + R"(
-ENTRY main {
-  x = f32[3,5] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[3] reduce(x, ninf), dimensions={1}, to_apply=max
-  mb = f32[3,5] broadcast(m), dimensions={0}
-  sub = f32[3,5] subtract(x, mb)
-  e = f32[3,5] exponential(sub)
-  zero = f32[] constant(0)
-  s = f32[3] reduce(e, zero), dimensions={1}, to_apply=add
-  sb = f32[3,5] broadcast(s), dimensions={0}
-  ROOT out = f32[3,5] divide(e, sb)
-})",
-                     F32Args({{3, 5}}));
+  const std::string reducers = fixtures::MaxAndAddReducers();
+  auto module = Fuse(fixtures::Softmax(3, 5), F32Args({{3, 5}}));
   ASSERT_NE(module, nullptr);
   std::vector<HloInstruction*> fusions = EntryOf(*module, HloOpcode::kFusion);
   ASSERT_EQ(fusions.size(), 4u);  // max, exp (two users), sum, divide
@@ -324,7 +302,7 @@ ENTRY main {
                        ParseHloModule("HloModule r" + reducers +
                                       "\nENTRY e {\n  ROOT p = f32[] "
                                       "parameter(0)\n}\n"));
-  for (const char* name : {"max", "add"}) {
+  for (const char* name : {"max_f32", "add_f32"}) {
     ASSERT_NE(module->GetComputationWithName(name), nullptr);
     EXPECT_EQ(module->GetComputationWithName(name)->ToString(),
               original->GetComputationWithName(name)->ToString());

@@ -15,6 +15,7 @@
 #include "ir/row_fusion_analysis.h"
 #include "ir/shape_util.h"
 #include "passes/fusion.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -24,33 +25,6 @@ namespace {
 using ::mxla::testing::Pointers;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
-
-constexpr char kReducers[] = R"(
-max_f32 {
-  max_lhs = f32[] parameter(0)
-  max_rhs = f32[] parameter(1)
-  ROOT max_root = f32[] maximum(max_lhs, max_rhs)
-}
-add_f32 {
-  add_lhs = f32[] parameter(0)
-  add_rhs = f32[] parameter(1)
-  ROOT add_root = f32[] add(add_lhs, add_rhs)
-}
-)";
-
-constexpr char kSoftmax[] = R"(
-ENTRY main {
-  x = f32[3,5] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[3] reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mb = f32[3,5] broadcast(m), dimensions={0}
-  sub = f32[3,5] subtract(x, mb)
-  e = f32[3,5] exponential(sub)
-  zero = f32[] constant(0)
-  s = f32[3] reduce(e, zero), dimensions={1}, to_apply=add_f32
-  sb = f32[3,5] broadcast(s), dimensions={0}
-  ROOT out = f32[3,5] divide(e, sb)
-})";
 
 std::vector<Literal> Arguments(const HloModule& module) {
   std::vector<Literal> arguments;
@@ -110,7 +84,7 @@ const HloInstruction* Named(const HloComputation& computation,
 }
 
 TEST(RowFusionTest, SoftmaxBecomesOnePassPerRow) {
-  auto module = RowFuse(std::string("HloModule softmax") + kReducers + kSoftmax);
+  auto module = RowFuse(fixtures::Softmax(3, 5));
   ASSERT_NE(module, nullptr);
   std::vector<HloInstruction*> fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 1u) << module->ToString();
@@ -134,32 +108,7 @@ TEST(RowFusionTest, SoftmaxBecomesOnePassPerRow) {
 }
 
 TEST(RowFusionTest, LayerNormWithBroadcastScaleAndOffset) {
-  auto module = RowFuse(std::string("HloModule layer_norm") + kReducers + R"(
-ENTRY main {
-  x = f32[4,6] parameter(0)
-  gamma = f32[6] parameter(1)
-  beta = f32[6] parameter(2)
-  zero = f32[] constant(0)
-  inv_n = f32[] constant(0.16666667)
-  inv_nb = f32[4] broadcast(inv_n), dimensions={}
-  sum = f32[4] reduce(x, zero), dimensions={1}, to_apply=add_f32
-  mean = f32[4] multiply(sum, inv_nb)
-  meanb = f32[4,6] broadcast(mean), dimensions={0}
-  centered = f32[4,6] subtract(x, meanb)
-  sq = f32[4,6] multiply(centered, centered)
-  sqsum = f32[4] reduce(sq, zero), dimensions={1}, to_apply=add_f32
-  var = f32[4] multiply(sqsum, inv_nb)
-  eps = f32[] constant(1e-5)
-  epsb = f32[4] broadcast(eps), dimensions={}
-  var_eps = f32[4] add(var, epsb)
-  scale = f32[4] rsqrt(var_eps)
-  scaleb = f32[4,6] broadcast(scale), dimensions={0}
-  normed = f32[4,6] multiply(centered, scaleb)
-  gb = f32[4,6] broadcast(gamma), dimensions={1}
-  bb = f32[4,6] broadcast(beta), dimensions={1}
-  scaled = f32[4,6] multiply(normed, gb)
-  ROOT out = f32[4,6] add(scaled, bb)
-})");
+  auto module = RowFuse(fixtures::LayerNorm(4, 6));
   ASSERT_NE(module, nullptr);
   std::vector<HloInstruction*> fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 1u) << module->ToString();
@@ -172,7 +121,7 @@ ENTRY main {
 
 TEST(RowFusionTest, LeadingDimensionReductionsStaySeparate) {
   // Column softmax: reductions over dimension 0 are not row-local.
-  auto module = RowFuse(std::string("HloModule columns") + kReducers + R"(
+  auto module = RowFuse(fixtures::ModuleWithReducers("columns") + R"(
 ENTRY main {
   x = f32[3,5] parameter(0)
   ninf = f32[] constant(-inf)
@@ -184,7 +133,7 @@ ENTRY main {
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(Fusions(*module).size(), 2u);
   ASSERT_OK_AND_ASSIGN(auto parsed, ParseHloModule(
-      std::string("HloModule c") + kReducers + R"(
+      fixtures::ModuleWithReducers("c") + R"(
 ENTRY main {
   x = f32[3,5] parameter(0)
   ninf = f32[] constant(-inf)
@@ -201,7 +150,7 @@ ENTRY main {
 TEST(RowFusionTest, AnalysisExplainsWhyNot) {
   auto analyze = [](const std::string& entry) {
     absl::StatusOr<std::unique_ptr<HloModule>> module =
-        ParseHloModule(std::string("HloModule why") + kReducers + entry);
+        ParseHloModule(fixtures::ModuleWithReducers("why") + entry);
     EXPECT_OK(module.status());
     return AnalyzeRowFusion(*(*module)->entry_computation()).status();
   };
@@ -278,7 +227,7 @@ ENTRY main {
   sb = f32[3,5] broadcast(s), dimensions={0}
   ROOT out = f32[3,5] divide(e, sb)
 })";
-  auto module = RowFuse(std::string("HloModule scaled_softmax") + kReducers +
+  auto module = RowFuse(fixtures::ModuleWithReducers("scaled_softmax") +
                         body);
   ASSERT_NE(module, nullptr);
   std::vector<HloInstruction*> fusions = Fusions(*module);
@@ -299,7 +248,7 @@ ENTRY main {
 
 TEST(RowFusionTest, ProducersWithOtherUsersStay) {
   // The row sums are also a result: merging them would compute them twice.
-  auto module = RowFuse(std::string("HloModule shared") + kReducers + R"(
+  auto module = RowFuse(fixtures::ModuleWithReducers("shared") + R"(
 ENTRY main {
   x = f32[3,5] parameter(0)
   zero = f32[] constant(0)
@@ -314,19 +263,7 @@ ENTRY main {
 
 TEST(RowFusionTest, RowShapedRootAndMultiDimensionalRowsAndColumns) {
   // logsumexp over the last two dimensions of a rank-4 array, per [2,3] row.
-  auto module = RowFuse(std::string("HloModule logsumexp") + kReducers + R"(
-ENTRY main {
-  x = f32[2,3,4,5] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[2,3] reduce(x, ninf), dimensions={2,3}, to_apply=max_f32
-  mb = f32[2,3,4,5] broadcast(m), dimensions={0,1}
-  d = f32[2,3,4,5] subtract(x, mb)
-  e = f32[2,3,4,5] exponential(d)
-  zero = f32[] constant(0)
-  s = f32[2,3] reduce(e, zero), dimensions={2,3}, to_apply=add_f32
-  l = f32[2,3] log(s)
-  ROOT lse = f32[2,3] add(l, m)
-})");
+  auto module = RowFuse(fixtures::LogSumExpOverTwoTrailingDimensions());
   ASSERT_NE(module, nullptr);
   std::vector<HloInstruction*> fusions = Fusions(*module);
   ASSERT_EQ(fusions.size(), 1u) << module->ToString();

@@ -9,11 +9,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "builder/arithmetic.h"
-#include "builder/xla_builder.h"
 #include "gtest/gtest.h"
 #include "ir/hlo_evaluator.h"
 #include "runtime/compile.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph.h"
 #include "tests/testlib/status_matchers.h"
@@ -79,15 +78,8 @@ TEST(ConcurrencyTest, SixteenThreadsCompileDifferentGraphsThroughOneCache) {
 // over the pool while 16 callers share it.
 TEST(ConcurrencyTest, SixteenThreadsRunOneExecutable) {
   constexpr int64_t kRows = 256;
-  XlaBuilder b("softmax");
-  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {kRows, 512}), "x");
-  XlaOp m = Reduce(x, ConstantR0<float>(&b, -INFINITY),
-                   CreateScalarMaxComputation(F32, &b), {1});
-  XlaOp e = Exp(Sub(x, m, {0}));
-  Div(e, Reduce(e, ConstantR0<float>(&b, 0.0f),
-                CreateScalarAddComputation(F32, &b), {1}),
-      {0});
-  ASSERT_OK_AND_ASSIGN(XlaComputation computation, b.Build());
+  ASSERT_OK_AND_ASSIGN(XlaComputation computation,
+                       fixtures::BuildSoftmax(kRows, 512));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
                        Compile(computation.module()));
   std::vector<Literal> inputs, expected;

@@ -14,6 +14,7 @@
 #include "runtime/client.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -22,15 +23,7 @@ namespace {
 // Softmax over the rows of x[rows, 1000]: two reductions, broadcasts and exp;
 // large enough that the pool splits each kernel.
 XlaComputation Softmax(int64_t rows) {
-  XlaBuilder b("softmax");
-  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {rows, 1000}), "x");
-  XlaOp m = Reduce(x, ConstantR0<float>(&b, -INFINITY),
-                   CreateScalarMaxComputation(F32, &b), {1});
-  XlaOp e = Exp(Sub(x, m, {0}));
-  XlaOp s = Reduce(e, ConstantR0<float>(&b, 0),
-                   CreateScalarAddComputation(F32, &b), {1});
-  Div(e, s, {0});
-  return *b.Build();
+  return *fixtures::BuildSoftmax(rows, 1000);
 }
 
 Literal Input(int64_t rows, int seed) {

@@ -18,6 +18,7 @@
 #include "ir/memory_limit.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -352,17 +353,6 @@ ENTRY main {
 // kernel (passes/fusion.h); the compiled program still gives the
 // interpreter's bits, for a loop fusion and for a row-fused softmax.
 TEST(JitExecutableTest, MaterializedExpensiveProducersMatchTheInterpreter) {
-  const std::string reducers = R"(
-max_f32 {
-  max_a = f32[] parameter(0)
-  max_b = f32[] parameter(1)
-  ROOT max_c = f32[] maximum(max_a, max_b)
-}
-add_f32 {
-  add_a = f32[] parameter(0)
-  add_b = f32[] parameter(1)
-  ROOT add_c = f32[] add(add_a, add_b)
-})";
   const std::string texts[] = {
       R"(HloModule scale_by_exp
 ENTRY main {
@@ -372,7 +362,7 @@ ENTRY main {
   eb = f32[512,1024] broadcast(e), dimensions={1}
   ROOT m = f32[512,1024] multiply(x, eb)
 })",
-      "HloModule scaled_softmax" + reducers + R"(
+      fixtures::ModuleWithReducers("scaled_softmax") + R"(
 ENTRY main {
   x = f32[64,1024] parameter(0)
   v = f32[1024] parameter(1)

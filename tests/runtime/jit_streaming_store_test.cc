@@ -16,13 +16,17 @@
 #include "ir/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "runtime/compile.h"
+#include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
+using ::mxla::testing::ParseAndVerifyModule;
 using ::mxla::testing::Pointers;
+using ::mxla::testing::RunAndCompare;
+using ::mxla::testing::RunAndCompareOptions;
 
 // x * 3 - y over TYPE[DIMS] (integers wrap).
 std::string MulSub(absl::string_view type, absl::string_view dims) {
@@ -68,14 +72,12 @@ CompileOptions StreamEverything() {
 
 void ExpectSameAsEvaluator(const std::string& text) {
   SCOPED_TRACE(text);
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseAndVerifyModule(text));
   std::vector<Literal> arguments = Arguments(*module);
-  ASSERT_OK_AND_ASSIGN(Literal expected,
-                       EvaluateModule(*module, Pointers(arguments)));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
-                       Compile(*module, StreamEverything()));
-  ASSERT_OK_AND_ASSIGN(Literal actual, executable->Run(Pointers(arguments)));
-  EXPECT_EQ(actual, expected);
+  RunAndCompareOptions options;
+  options.compile = StreamEverything();
+  EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), options));
 }
 
 TEST(JitStreamingStoreTest, EveryTypeAndOddShapes) {
@@ -123,13 +125,8 @@ TEST(JitStreamingStoreTest, LargeResultsWithShortRowsStreamByDefault) {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
                          ParseHloModule(text));
     std::vector<Literal> arguments = Arguments(*module);
-    ASSERT_OK_AND_ASSIGN(Literal expected,
-                         EvaluateModule(*module, Pointers(arguments)));
+    EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments)));
     CompileOptions defaults;
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
-                         Compile(*module, defaults));
-    ASSERT_OK_AND_ASSIGN(Literal actual, executable->Run(Pointers(arguments)));
-    EXPECT_TRUE(actual == expected);
     ASSERT_OK_AND_ASSIGN(std::string assembly,
                          EmitIr(*OptimizeForBackend(*module, defaults).value(),
                                 defaults.codegen, IrStage::kAssembly));

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/npy.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tool_runner.h"
 
@@ -243,17 +244,9 @@ TEST(MxlaRunTest, OutputBitsDoNotDependOnRunOrThreadCount) {
     x.data<float>()[i] = 5 * std::sin(0.37f * i) + 0.001f * (i % 977);
   }
   std::string input = NpyFile("softmax_x.npy", x);
-  std::string module = WriteTempFile("softmax_rows.hlo", R"(HloModule softmax
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_f32 {
-  c = f32[] parameter(0)
-  d = f32[] parameter(1)
-  ROOT s = f32[] add(c, d)
-}
+  std::string module = WriteTempFile("softmax_rows.hlo",
+                                     fixtures::ModuleWithReducers("softmax") +
+                                         R"(
 ENTRY main {
   x = f32[512,1000] parameter(0)
   ninf = f32[] constant(-inf)

@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "runtime/npy.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tool_runner.h"
 
@@ -22,17 +23,8 @@ using ::mxla::testing::TempPath;
 using ::mxla::testing::ToolResult;
 using ::mxla::testing::WriteTempFile;
 
-constexpr char kSums[] = R"(HloModule sums
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-add_s32 {
-  c = s32[] parameter(0)
-  d = s32[] parameter(1)
-  ROOT u = s32[] add(c, d)
-}
+const std::string kSums = "HloModule sums" + fixtures::AddReducer("f32") +
+                          fixtures::AddReducer("s32") + R"(
 ENTRY main {
   x = f32[2048,2048] parameter(0)
   zero = f32[] constant(0)

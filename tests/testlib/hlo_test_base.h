@@ -1,0 +1,82 @@
+// RunAndCompare, after XLA's HloTestBase: run HLO text with mxla's Compile
+// (the jit unless the options say otherwise) and with the reference
+// evaluator, the oracle, on the same arguments, and compare the results.
+//
+//   EXPECT_TRUE(RunAndCompare(fixtures::Softmax(7, 13)));      // bit-exact
+//   RunAndCompareOptions options;
+//   options.error = ErrorSpec{1e-5, 1e-6};                    // within
+//   options.compile.codegen.reassociate_reductions = true;
+//   EXPECT_TRUE(RunAndCompare(text, options));
+//   EXPECT_TRUE(RunAndCompare(text, Pointers(arguments), options));
+//
+// The text is parsed and verified (builder form: implicit broadcasts are
+// allowed), the evaluator runs the module as written, and Compile runs it
+// through the backend's pipeline. Without arguments, each entry parameter
+// gets a seeded value (MakeSeededArguments). The result is an
+// AssertionResult: on failure its message says what failed; a mismatch
+// names the comparison, the result shape, the first differing index and
+// both values (the interpreter's as "expected").
+#ifndef MXLA_TESTS_TESTLIB_HLO_TEST_BASE_H_
+#define MXLA_TESTS_TESTLIB_HLO_TEST_BASE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "gtest/gtest.h"
+#include "ir/hlo_module.h"
+#include "ir/literal.h"
+#include "runtime/compile.h"
+#include "runtime/executable.h"
+
+namespace mxla::testing {
+
+// Floating-point results agree if |actual - expected| <= abs + rel *
+// |expected|; NaN matches NaN, an infinity only itself, and integers and
+// pred must be equal (LiteralUtil::Near).
+struct ErrorSpec {
+  double abs = 0;
+  double rel = 0;
+};
+
+struct RunAndCompareOptions {
+  CompileOptions compile;  // the backend under test and its options
+  RunOptions run;
+  // Unset: bit-exact (the same bytes, so -0 differs from +0 and NaN
+  // encodings must match).
+  std::optional<ErrorSpec> error;
+  uint64_t seed = 0;  // for the generated arguments
+};
+
+// Parses `hlo_text` and verifies it in builder mode; the error says which
+// step failed.
+absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerifyModule(
+    absl::string_view hlo_text);
+
+// One value per entry parameter, deterministic per seed: floats in [-2, 2)
+// (never 0), integers in [-8, 8), pred random, as the random graphs draw
+// their arguments; tuple parameters element by element.
+std::vector<Literal> MakeSeededArguments(const HloModule& module,
+                                         uint64_t seed);
+
+// `actual` against `expected`, bit-exact or within `error`.
+::testing::AssertionResult CompareLiterals(
+    const Literal& expected, const Literal& actual,
+    const std::optional<ErrorSpec>& error);
+
+::testing::AssertionResult RunAndCompare(
+    absl::string_view hlo_text, const RunAndCompareOptions& options = {});
+::testing::AssertionResult RunAndCompare(
+    absl::string_view hlo_text, absl::Span<const Literal* const> arguments,
+    const RunAndCompareOptions& options = {});
+::testing::AssertionResult RunAndCompare(
+    const HloModule& module, absl::Span<const Literal* const> arguments,
+    const RunAndCompareOptions& options = {});
+
+}  // namespace mxla::testing
+
+#endif  // MXLA_TESTS_TESTLIB_HLO_TEST_BASE_H_
