@@ -1,5 +1,5 @@
-// ShapeInference for every op but the binary elementwise ones (those live in
-// binary_shape_inference.cc). Messages keep XLA's fragments intact and are
+// ShapeInference for every op but the binary elementwise ones and reduce
+// (binary_shape_inference.cc, reduce_shape_inference.cc). Messages keep XLA's fragments intact and are
 // prefixed with the op name; where XLA's text omits the shapes, they are
 // added so every message names them.
 #include "ir/shape_inference.h"
@@ -13,34 +13,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/op_spec.h"
+#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
 namespace mxla {
 namespace {
 
-template <typename... Args>
-absl::Status OpError(HloOpcode opcode, const Args&... fragment) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(HloOpcodeString(opcode), ": ", fragment...));
-}
-
-std::string DimsString(absl::Span<const int64_t> dims) {
-  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
-}
-
-// An operand must be a valid array: arrays only, sizes >= 0, rank and
-// element count in range. `what` names the operand in the message.
-absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
-                              absl::string_view what) {
-  if (!shape.IsArray()) {
-    return OpError(opcode, "Expected array argument for ", what, ", but got ",
-                   shape.ToString(), ".");
-  }
-  absl::Status valid = ShapeUtil::ValidateShape(shape);
-  if (!valid.ok()) return OpError(opcode, what, ": ", valid.message());
-  return absl::OkStatus();
-}
+using shape_inference_internal::DimsString;
+using shape_inference_internal::ExpectValidArray;
+using shape_inference_internal::OpError;
 
 // The unary type rules (the op table's type_rule column).
 absl::Status CheckUnaryType(HloOpcode opcode, const Shape& operand) {
@@ -133,102 +115,6 @@ absl::Status CheckInDimSizesAndOrder(const Shape& operand, const Shape& output,
                      " comes after ", dims[i - 1], ". Operand ",
                      operand.ToString(), ", output ", output.ToString(),
                      ", broadcast_dimensions=", DimsString(dims), ".");
-    }
-  }
-  return absl::OkStatus();
-}
-
-// The reducer's result as N accumulator shapes, each a scalar array.
-absl::StatusOr<std::vector<Shape>> ReducerAccumulators(
-    const ProgramShape& to_apply, int64_t n) {
-  const Shape& result = to_apply.result;
-  std::vector<Shape> accumulators;
-  if (result.IsTuple()) {
-    accumulators = result.tuple_shapes();
-  } else {
-    accumulators.push_back(result);
-  }
-  bool all_scalars = true;
-  for (const Shape& accumulator : accumulators) {
-    all_scalars = all_scalars && accumulator.IsScalar();
-  }
-  if (!all_scalars || (n == 1 && result.IsTuple())) {
-    return OpError(HloOpcode::kReduce,
-                   "Reduction function must produce a scalar or a tuple of "
-                   "scalars, but produces ",
-                   result.ToString(), ".");
-  }
-  if (static_cast<int64_t>(accumulators.size()) != n) {
-    return OpError(HloOpcode::kReduce,
-                   "Reduction function must produce a tuple with ", n,
-                   " elements, but produces ", accumulators.size(),
-                   " elements; reducer is ", to_apply.ToString(), ".");
-  }
-  return accumulators;
-}
-
-// XLA's reducer rules: 2N scalar parameters (accumulators, then elements),
-// N results, each of its init value's type, elements of the inputs' types.
-absl::StatusOr<std::vector<Shape>> CheckReducer(
-    const ProgramShape& to_apply, absl::Span<const Shape* const> inputs,
-    absl::Span<const Shape* const> inits) {
-  constexpr HloOpcode kOp = HloOpcode::kReduce;
-  int64_t n = static_cast<int64_t>(inputs.size());
-  if (static_cast<int64_t>(to_apply.parameters.size()) != 2 * n) {
-    return OpError(kOp, "Reduction function must take ", 2 * n,
-                   " parameters, but takes ", to_apply.parameters.size(),
-                   " parameter(s); reducer is ", to_apply.ToString(), ".");
-  }
-  ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
-                   ReducerAccumulators(to_apply, n));
-  for (int64_t i = 0; i < n; ++i) {
-    const Shape& accumulator = accumulators[i];
-    for (int64_t p : {i, n + i}) {
-      if (to_apply.parameters[p] != accumulator) {
-        return OpError(kOp, "Reduction function's ", p,
-                       "-th parameter shape differs from the result shape: ",
-                       to_apply.parameters[p].ToString(), " vs ",
-                       accumulator.ToString(), "; reducer is ",
-                       to_apply.ToString(), ".");
-      }
-    }
-    if (*inits[i] != accumulator) {
-      return OpError(kOp, "Reduction function's accumulator shape at index ", i,
-                     " differs from the init_value shape: ",
-                     accumulator.ToString(), " vs ", inits[i]->ToString(), ".");
-    }
-    if (inputs[i]->element_type() != accumulator.element_type()) {
-      return OpError(kOp, "Reduction function's ", n + i,
-                     "-th parameter shape differs from the input element "
-                     "type: ",
-                     accumulator.ToString(), " vs ", inputs[i]->ToString(),
-                     ".");
-    }
-  }
-  return accumulators;
-}
-
-// Inputs are valid arrays of one set of dimensions; inits valid scalars.
-absl::Status CheckReduceOperands(absl::Span<const Shape* const> inputs,
-                                 absl::Span<const Shape* const> inits) {
-  constexpr HloOpcode kOp = HloOpcode::kReduce;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    RETURN_IF_ERROR(
-        ExpectValidArray(kOp, *inputs[i], absl::StrCat("input ", i)));
-    if (!ShapeUtil::SameDimensions(*inputs[i], *inputs[0])) {
-      return OpError(kOp,
-                     "All reduced tensors must have the same dimension. "
-                     "Tensor 0 has shape ",
-                     inputs[0]->ToString(), ", Tensor ", i, " has shape ",
-                     inputs[i]->ToString(), ".");
-    }
-  }
-  for (size_t i = 0; i < inits.size(); ++i) {
-    RETURN_IF_ERROR(
-        ExpectValidArray(kOp, *inits[i], absl::StrCat("init value ", i)));
-    if (!inits[i]->IsScalar()) {
-      return OpError(kOp, "Initial value ", i, " must be a scalar, but is ",
-                     inits[i]->ToString(), ".");
     }
   }
   return absl::OkStatus();
@@ -407,55 +293,6 @@ absl::StatusOr<Shape> ShapeInference::InferTransposeShape(
   std::vector<int64_t> dims;
   for (int64_t d : permutation) dims.push_back(operand.dimensions(d));
   return ShapeUtil::MakeShape(operand.element_type(), dims);
-}
-
-absl::StatusOr<Shape> ShapeInference::InferReduceShape(
-    absl::Span<const Shape* const> operands,
-    absl::Span<const int64_t> dimensions, const ProgramShape& to_apply) {
-  constexpr HloOpcode kOp = HloOpcode::kReduce;
-  if (operands.empty() || operands.size() % 2 != 0) {
-    return OpError(kOp,
-                   "Expected an even, non-zero number of operands "
-                   "(N inputs then N init values), but got ",
-                   operands.size(), ".");
-  }
-  for (size_t i = 0; i < operands.size(); ++i) {
-    if (operands[i] == nullptr) {
-      return OpError(kOp, "operand ", i, " has no shape.");
-    }
-  }
-  size_t n = operands.size() / 2;
-  absl::Span<const Shape* const> inputs = operands.subspan(0, n);
-  absl::Span<const Shape* const> inits = operands.subspan(n);
-  RETURN_IF_ERROR(CheckReduceOperands(inputs, inits));
-  const Shape& arg = *inputs[0];
-  for (int64_t d : dimensions) {
-    if (d < 0 || d >= arg.rank()) {
-      return OpError(kOp, "Reducing out-of-bounds dimension ", d, " in shape ",
-                     arg.ToString(), ".");
-    }
-  }
-  ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
-                   CheckReducer(to_apply, inputs, inits));
-  std::vector<bool> reduced(arg.rank(), false);
-  for (int64_t d : dimensions) {
-    if (reduced[d]) {
-      return OpError(kOp, "Duplicate reduction dimension: ", d, " in ",
-                     DimsString(dimensions), " for shape ", arg.ToString(),
-                     ".");
-    }
-    reduced[d] = true;
-  }
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < arg.rank(); ++d) {
-    if (!reduced[d]) kept.push_back(arg.dimensions(d));
-  }
-  std::vector<Shape> results;
-  for (const Shape& accumulator : accumulators) {
-    results.push_back(ShapeUtil::MakeShape(accumulator.element_type(), kept));
-  }
-  if (n == 1) return results[0];
-  return ShapeUtil::MakeTupleShape(std::move(results));
 }
 
 absl::StatusOr<Shape> ShapeInference::InferTupleShape(

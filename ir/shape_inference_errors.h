@@ -1,0 +1,35 @@
+// The message helpers shape inference's files share: every error names the
+// op first, as "<op>: <XLA's fragment>".
+#ifndef MXLA_IR_SHAPE_INFERENCE_ERRORS_H_
+#define MXLA_IR_SHAPE_INFERENCE_ERRORS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/types/span.h"
+#include "ir/hlo_opcode.h"
+#include "ir/shape.h"
+
+namespace mxla::shape_inference_internal {
+
+template <typename... Args>
+absl::Status OpError(HloOpcode opcode, const Args&... fragment) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(HloOpcodeString(opcode), ": ", fragment...));
+}
+
+inline std::string DimsString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
+}
+
+// An operand must be a valid array: arrays only, sizes >= 0, rank and
+// element count in range. `what` names the operand in the message.
+absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
+                              absl::string_view what);
+
+}  // namespace mxla::shape_inference_internal
+
+#endif  // MXLA_IR_SHAPE_INFERENCE_ERRORS_H_
