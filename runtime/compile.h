@@ -5,7 +5,7 @@
 //   jit          (default) lower-broadcasts, fusion and row-fusion after
 //                the pipeline, then one LLVM kernel per fusion
 //                (runtime/jit_executable.h);
-//   interpreter  the reference evaluator (ir/hlo_evaluator.h) on the
+//   interpreter  the reference evaluator (interpreter/hlo_evaluator.h) on the
 //                optimized module: the oracle.
 #ifndef MXLA_RUNTIME_COMPILE_H_
 #define MXLA_RUNTIME_COMPILE_H_

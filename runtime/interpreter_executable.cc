@@ -1,6 +1,6 @@
 #include "runtime/interpreter_executable.h"
 
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 
 namespace mxla {
 

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/memory_limit.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"

@@ -8,7 +8,7 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/memory_limit.h"
 #include "runtime/compile.h"

@@ -12,7 +12,7 @@
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "runtime/compile.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph.h"

@@ -1,4 +1,4 @@
-#include "ir/scalar_semantics.h"
+#include "semantics/scalar_semantics.h"
 
 #include <cstdint>
 #include <limits>

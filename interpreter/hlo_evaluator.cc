@@ -1,4 +1,4 @@
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 
 #include <cstdint>
 #include <cstring>
@@ -10,9 +10,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ir/hlo_evaluator_index_ops.h"
+#include "interpreter/hlo_evaluator_index_ops.h"
 #include "ir/memory_limit.h"
-#include "ir/scalar_semantics.h"
+#include "semantics/scalar_semantics.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 

@@ -33,7 +33,7 @@
 //   sign        integers: -1, 0, 1. Floats: NaN stays NaN, ±0 stays ±0 (sign
 //               kept), otherwise ±1.
 //   exponential, log, tanh, logistic
-//               f32: mxla's own functions (ir/float32_math.h: exp and log
+//               f32: mxla's own functions (semantics/float32_math.h: exp and log
 //               within 1 ulp, tanh 2, logistic 2.5; the JIT emits the same
 //               operations, so its bits are these). f64: the <cmath>
 //               function; logistic is 1 / (1 + exp(-x)) in f64.
@@ -45,8 +45,8 @@
 //               0, values beyond the target range saturate to its min/max,
 //               others truncate toward zero. s64 -> s32: wraps (keeps the low
 //               32 bits). float <-> float: plain IEEE conversion.
-#ifndef MXLA_IR_SCALAR_SEMANTICS_H_
-#define MXLA_IR_SCALAR_SEMANTICS_H_
+#ifndef MXLA_SEMANTICS_SCALAR_SEMANTICS_H_
+#define MXLA_SEMANTICS_SCALAR_SEMANTICS_H_
 
 #include <cmath>
 #include <concepts>
@@ -55,7 +55,7 @@
 #include <type_traits>
 
 #include "absl/status/statusor.h"
-#include "ir/float32_math.h"
+#include "semantics/float32_math.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 
@@ -391,4 +391,4 @@ absl::StatusOr<Literal> ApplyConvert(const Literal& operand,
 
 }  // namespace mxla::semantics
 
-#endif  // MXLA_IR_SCALAR_SEMANTICS_H_
+#endif  // MXLA_SEMANTICS_SCALAR_SEMANTICS_H_

@@ -41,8 +41,8 @@
 // caller. The IR is only read, so concurrent evaluations of a module nobody
 // is changing are safe (the interpreter backend relies on this). Values are
 // Literals, which trap if memory runs out.
-#ifndef MXLA_IR_HLO_EVALUATOR_H_
-#define MXLA_IR_HLO_EVALUATOR_H_
+#ifndef MXLA_INTERPRETER_HLO_EVALUATOR_H_
+#define MXLA_INTERPRETER_HLO_EVALUATOR_H_
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -83,4 +83,4 @@ absl::StatusOr<Literal> EvaluateInstruction(
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_HLO_EVALUATOR_H_
+#endif  // MXLA_INTERPRETER_HLO_EVALUATOR_H_
