@@ -1,6 +1,6 @@
 // Emits one element of an elementwise op as LLVM IR, following
-// semantics/scalar_semantics.h exactly (the evaluator's rules): wrapping integers,
-// XLA's results for integer division by zero, NaN-propagating max/min with
+// semantics/scalar_semantics.h exactly (the evaluator's rules): wrapping
+// integers, XLA's results for integer division by zero, NaN-propagating max/min with
 // +0 > -0, saturating float->int convert, IEEE float math without fast-math.
 //
 // Values are register values (llvm_types.h: pred is i1). The functions work

@@ -33,7 +33,7 @@
 //   sign        integers: -1, 0, 1. Floats: NaN stays NaN, ±0 stays ±0 (sign
 //               kept), otherwise ±1.
 //   exponential, log, tanh, logistic
-//               f32: mxla's own functions (semantics/float32_math.h: exp and log
+//               f32: mxla's own functions (float32_math.h: exp and log
 //               within 1 ulp, tanh 2, logistic 2.5; the JIT emits the same
 //               operations, so its bits are these). f64: the <cmath>
 //               function; logistic is 1 / (1 + exp(-x)) in f64.

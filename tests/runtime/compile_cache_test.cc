@@ -19,7 +19,7 @@
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
-#include "ir/memory_limit.h"
+#include "runtime/memory_limit.h"
 #include "runtime/compile.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
