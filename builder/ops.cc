@@ -12,7 +12,7 @@
 #include "builder/op_helpers.h"
 #include "builder/xla_builder.h"
 #include "ir/broadcast_sequence.h"
-#include "ir/memory_limit.h"
+#include "ir/memory_budget.h"
 #include "ir/status_macros.h"
 
 namespace mxla {
@@ -108,12 +108,15 @@ bool NoteCallError(XlaBuilder* builder, const std::string& call,
   return false;
 }
 
-absl::Status CheckConstantBytes(int64_t elements, int64_t element_bytes) {
+absl::Status CheckConstantBytes(const XlaBuilder* builder, int64_t elements,
+                                int64_t element_bytes) {
   int64_t bytes;
   if (__builtin_mul_overflow(elements, element_bytes, &bytes)) {
     bytes = std::numeric_limits<int64_t>::max();
   }
-  return CheckMemoryLimit(bytes, "the constant");
+  const int64_t budget = builder != nullptr ? builder->memory_limit_bytes()
+                                            : PhysicalMemoryBytes();
+  return CheckMemoryBudget(bytes, budget, "the constant");
 }
 
 }  // namespace
@@ -123,7 +126,7 @@ bool CheckConstantR1Length(XlaBuilder* builder, int64_t length,
                            const SourceLocation& location) {
   absl::Status status =
       length < 0 ? absl::InvalidArgumentError("the length must be >= 0")
-                 : CheckConstantBytes(length, element_bytes);
+                 : CheckConstantBytes(builder, length, element_bytes);
   return NoteCallError(builder, absl::StrCat("ConstantR1(length=", length, ")"),
                        status, location);
 }
@@ -142,7 +145,8 @@ bool CheckConstantR2Rows(XlaBuilder* builder,
   }
   if (status.ok() && !row_sizes.empty()) {
     status = CheckConstantBytes(
-        row_sizes[0] * static_cast<int64_t>(row_sizes.size()), element_bytes);
+        builder, row_sizes[0] * static_cast<int64_t>(row_sizes.size()),
+        element_bytes);
   }
   return NoteCallError(
       builder, absl::StrCat("ConstantR2(", row_sizes.size(), " rows)"),

@@ -65,7 +65,7 @@ XlaOp ConstantR1(XlaBuilder* builder, std::initializer_list<T> values,
 }
 namespace builder_internal {
 // Record an InvalidArgument on `builder` and return false for a negative
-// length, a constant past the memory limit (ir/memory_limit.h) or ragged
+// length, a constant past the builder's memory_limit_bytes() or ragged
 // rows: the checks the templates below make before building a literal.
 bool CheckConstantR1Length(XlaBuilder* builder, int64_t length,
                            int64_t element_bytes,

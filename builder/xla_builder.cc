@@ -32,7 +32,9 @@ XlaBuilder::XlaBuilder(std::string name)
 
 std::unique_ptr<XlaBuilder> XlaBuilder::CreateSubBuilder(
     const std::string& name) {
-  return std::make_unique<XlaBuilder>(absl::StrCat(name_, ".", name));
+  auto sub = std::make_unique<XlaBuilder>(absl::StrCat(name_, ".", name));
+  sub->memory_limit_bytes_ = memory_limit_bytes_;
+  return sub;
 }
 
 void XlaBuilder::NoteError(absl::Status error) {

@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ir/hlo_module.h"
+#include "ir/memory_budget.h"
 #include "ir/shape_inference.h"
 
 namespace mxla {
@@ -81,6 +82,12 @@ class XlaBuilder {
   XlaBuilder& operator=(const XlaBuilder&) = delete;
 
   const std::string& name() const { return name_; }
+
+  // The budget (ir/memory_budget.h) each constant must fit (ConstantR1,
+  // ConstantR2); default: the machine's physical memory. A sub-builder
+  // inherits it. Compile and Run have their own (runtime/memory_limit.h).
+  int64_t memory_limit_bytes() const { return memory_limit_bytes_; }
+  void set_memory_limit_bytes(int64_t bytes) { memory_limit_bytes_ = bytes; }
 
   // The computation with the last added op as root, or the first recorded
   // error (with its own code). InvalidArgument if no op was added or the
@@ -149,6 +156,7 @@ class XlaBuilder {
   std::vector<HloInstruction*> instructions_;  // indexed by handle
   std::vector<int64_t> parameter_numbers_;
   absl::Status first_error_;
+  int64_t memory_limit_bytes_ = PhysicalMemoryBytes();
 };
 
 // "file.cc:42": the call site as error messages print it.

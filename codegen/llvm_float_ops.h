@@ -1,4 +1,4 @@
-// The LLVM backend of ir/float32_math.h: each operation emits the IR
+// The LLVM backend of semantics/float32_math.h: each operation emits the IR
 // instruction with the same IEEE meaning as the C++ backend's (fma as
 // llvm.fma, ordered compares), without fast-math flags,
 // so the JIT computes the evaluator's bits. Works on f32 scalars and on

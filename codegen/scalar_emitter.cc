@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/llvm_float_ops.h"
 #include "codegen/llvm_types.h"
-#include "ir/float32_math.h"
+#include "semantics/float32_math.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 

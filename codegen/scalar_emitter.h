@@ -1,12 +1,12 @@
 // Emits one element of an elementwise op as LLVM IR, following
-// ir/scalar_semantics.h exactly (the evaluator's rules): wrapping integers,
-// XLA's results for integer division by zero, NaN-propagating max/min with
+// semantics/scalar_semantics.h exactly (the evaluator's rules): wrapping
+// integers, XLA's results for integer division by zero, NaN-propagating max/min with
 // +0 > -0, saturating float->int convert, IEEE float math without fast-math.
 //
 // Values are register values (llvm_types.h: pred is i1). The functions work
 // on scalars; they also accept vectors of those types except where a libm
 // call is needed (f64 exp, log, tanh; pow), which the caller scalarizes.
-// f32 exp, log, tanh and logistic are inline IR (ir/float32_math.h), so
+// f32 exp, log, tanh and logistic are inline IR (semantics/float32_math.h), so
 // loops of them vectorize.
 // An op the element type does not support (shape inference rejects it) is an
 // Internal error.
@@ -42,7 +42,7 @@ class ScalarEmitter {
   llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent);
   llvm::Value* FloatSign(llvm::Value* x);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x);
-  // f32 exp, log, tanh, logistic: ir/float32_math.h emitted inline.
+  // f32 exp, log, tanh, logistic: semantics/float32_math.h emitted inline.
   llvm::Value* Float32Math(llvm::Value* (*function)(LlvmFloatOps&,
                                                     llvm::Value*),
                            llvm::Value* x);

@@ -12,22 +12,25 @@ namespace mxla {
 
 Literal::Literal() : shape_(std::vector<Shape>{}) {}
 
-Literal::Literal(const Shape& shape) : shape_(shape) {
+Literal::Literal(const Shape& shape, const BufferAllocator& allocator)
+    : shape_(shape), allocator_(&allocator) {
   if (shape.IsTuple()) {
     for (const Shape& element : shape.tuple_shapes()) {
-      elements_.emplace_back(element);
+      elements_.emplace_back(element, allocator);
     }
     return;
   }
   Allocate();
 }
 
-Literal Literal::ForOverwrite(const Shape& shape) {
+Literal Literal::ForOverwrite(const Shape& shape,
+                              const BufferAllocator& allocator) {
   Literal literal;
   literal.shape_ = shape;
+  literal.allocator_ = &allocator;
   if (shape.IsTuple()) {
     for (const Shape& element : shape.tuple_shapes()) {
-      literal.elements_.push_back(ForOverwrite(element));
+      literal.elements_.push_back(ForOverwrite(element, allocator));
     }
   } else {
     literal.Allocate(/*zero=*/false);
@@ -41,7 +44,7 @@ void Literal::Allocate(bool zero) {
 
 absl::Status Literal::TryAllocate(bool zero) {
   size_bytes_ = ShapeUtil::ByteSizeOf(shape_);
-  buffer_ = AllocateHostBuffer(size_bytes_);
+  buffer_ = allocator_->Allocate(size_bytes_);
   if (buffer_ == nullptr) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", size_bytes_, " bytes for a literal of ",
@@ -51,12 +54,14 @@ absl::Status Literal::TryAllocate(bool zero) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Literal> Literal::TryCreate(const Shape& shape, bool zero) {
+absl::StatusOr<Literal> Literal::TryCreate(const Shape& shape, bool zero,
+                                           const BufferAllocator& allocator) {
   Literal literal;
   literal.shape_ = shape;
+  literal.allocator_ = &allocator;
   if (shape.IsTuple()) {
     for (const Shape& element : shape.tuple_shapes()) {
-      absl::StatusOr<Literal> made = TryCreate(element, zero);
+      absl::StatusOr<Literal> made = TryCreate(element, zero, allocator);
       if (!made.ok()) return made.status();
       literal.elements_.push_back(*std::move(made));
     }
@@ -67,18 +72,34 @@ absl::StatusOr<Literal> Literal::TryCreate(const Shape& shape, bool zero) {
   return literal;
 }
 
-absl::StatusOr<Literal> Literal::Create(const Shape& shape) {
-  return TryCreate(shape, /*zero=*/true);
+absl::StatusOr<Literal> Literal::Create(const Shape& shape,
+                                        const BufferAllocator& allocator) {
+  return TryCreate(shape, /*zero=*/true, allocator);
 }
 
-absl::StatusOr<Literal> Literal::CreateForOverwrite(const Shape& shape) {
-  return TryCreate(shape, /*zero=*/false);
+absl::StatusOr<Literal> Literal::CreateForOverwrite(
+    const Shape& shape, const BufferAllocator& allocator) {
+  return TryCreate(shape, /*zero=*/false, allocator);
+}
+
+Literal::Literal(const Literal& other, const BufferAllocator& allocator)
+    : shape_(other.shape_), allocator_(&allocator) {
+  if (shape_.IsArray()) {
+    Allocate(/*zero=*/false);
+    std::memcpy(buffer_.get(), other.buffer_.get(), size_bytes_);
+    return;
+  }
+  for (const Literal& element : other.elements_) {
+    elements_.emplace_back(element, allocator);
+  }
 }
 
 Literal::Literal(const Literal& other)
-    : shape_(other.shape_), elements_(other.elements_) {
+    : shape_(other.shape_),
+      allocator_(other.allocator_),
+      elements_(other.elements_) {  // each with its own allocator
   if (shape_.IsArray()) {
-    Allocate();
+    Allocate(/*zero=*/false);
     std::memcpy(buffer_.get(), other.buffer_.get(), size_bytes_);
   }
 }

@@ -1,7 +1,10 @@
 // Literal: a host value with a shape. An array literal owns a dense row-major
-// buffer (a HostBuffer: 64-byte aligned, huge pages when large;
-// zero-initialized unless made ForOverwrite); a tuple literal owns its
-// elements. Literals are values: copyable and movable.
+// buffer (a HostBuffer from a BufferAllocator, ir/buffer_allocator.h:
+// 64-byte aligned; zero-initialized unless made ForOverwrite); a tuple
+// literal owns its elements. Literals are values: copyable and movable. A
+// literal, its copies and its tuple elements allocate with the allocator it
+// was made with (AlignedBufferAllocator() unless one is given), which must
+// outlive them.
 //
 // Equality (operator==) is bitwise: same shape and same bytes, so NaN equals
 // an identically encoded NaN and -0.0 differs from +0.0. `Near` compares
@@ -21,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "ir/host_buffer.h"
+#include "ir/buffer_allocator.h"
 #include "ir/shape.h"
 #include "ir/shape_util.h"
 
@@ -33,18 +36,28 @@ class Literal {
   // A zero-filled literal of `shape` (array or tuple), which must pass
   // ShapeUtil::ValidateShape (unchecked). Traps if the memory cannot be
   // allocated.
-  explicit Literal(const Shape& shape);
+  explicit Literal(const Shape& shape, const BufferAllocator& allocator =
+                                           AlignedBufferAllocator());
   // A literal whose array contents are unspecified until written: for
   // results that a kernel overwrites completely, skipping the zero fill.
   // Same preconditions as Literal(shape).
-  static Literal ForOverwrite(const Shape& shape);
+  static Literal ForOverwrite(
+      const Shape& shape,
+      const BufferAllocator& allocator = AlignedBufferAllocator());
   // Like Literal(shape) and ForOverwrite, but ResourceExhausted (naming the
   // shape and the bytes) instead of a trap when the memory cannot be
   // allocated: for literals whose size comes from user input.
-  static absl::StatusOr<Literal> Create(const Shape& shape);
-  static absl::StatusOr<Literal> CreateForOverwrite(const Shape& shape);
-  // Deep copies (a new buffer). A moved-from literal may only be assigned to
-  // or destroyed.
+  static absl::StatusOr<Literal> Create(
+      const Shape& shape,
+      const BufferAllocator& allocator = AlignedBufferAllocator());
+  static absl::StatusOr<Literal> CreateForOverwrite(
+      const Shape& shape,
+      const BufferAllocator& allocator = AlignedBufferAllocator());
+  // A deep copy of `other` whose buffers come from `allocator`; traps if
+  // the memory cannot be allocated.
+  Literal(const Literal& other, const BufferAllocator& allocator);
+  // Deep copies (a new buffer, from other's allocator). A moved-from literal
+  // may only be assigned to or destroyed.
   Literal(const Literal& other);
   Literal& operator=(const Literal& other);
   Literal(Literal&&) noexcept = default;
@@ -114,10 +127,12 @@ class Literal {
   friend class LiteralUtil;
   void Allocate(bool zero = true);
   absl::Status TryAllocate(bool zero);
-  static absl::StatusOr<Literal> TryCreate(const Shape& shape, bool zero);
+  static absl::StatusOr<Literal> TryCreate(const Shape& shape, bool zero,
+                                           const BufferAllocator& allocator);
 
   Shape shape_;
   int64_t size_bytes_ = 0;
+  const BufferAllocator* allocator_ = &AlignedBufferAllocator();
   HostBuffer buffer_;
   std::vector<Literal> elements_;
 };

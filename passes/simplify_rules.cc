@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ir/hlo_computation.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/simplify.h"

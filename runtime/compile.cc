@@ -17,6 +17,7 @@
 #include "runtime/compile_cache.h"
 #include "runtime/interpreter_executable.h"
 #include "runtime/jit_executable.h"
+#include "runtime/memory_limit.h"
 
 namespace mxla {
 
@@ -85,15 +86,17 @@ absl::Status WriteCodegenDump(const CodegenDump& dump, const std::string& dir) {
 // compile (fused.hlo first, so it is there even when codegen fails).
 absl::StatusOr<std::unique_ptr<JitExecutable>> CompileJit(
     std::unique_ptr<HloModule> optimized, const CodegenOptions& options,
-    const std::string& dump_dir) {
+    const std::string& dump_dir, int64_t memory_limit_bytes) {
   if (dump_dir.empty()) {
-    return JitExecutable::Create(std::move(optimized), options);
+    return JitExecutable::Create(std::move(optimized), options, nullptr,
+                                 memory_limit_bytes);
   }
   RETURN_IF_ERROR(WriteDumpFile(dump_dir, "fused.hlo",
                                 optimized->ToString({.metadata = true})));
   CodegenDump dump;
   ASSIGN_OR_RETURN(std::unique_ptr<JitExecutable> executable,
-                   JitExecutable::Create(std::move(optimized), options, &dump));
+                   JitExecutable::Create(std::move(optimized), options, &dump,
+                                         memory_limit_bytes));
   RETURN_IF_ERROR(WriteCodegenDump(dump, dump_dir));
   return executable;
 }
@@ -143,6 +146,7 @@ namespace {
 // hits too: it may have been lowered since the program was compiled.
 absl::StatusOr<std::unique_ptr<Executable>> CompileCached(
     const HloModule& module, const CompileOptions& options) {
+  const int64_t memory_limit_bytes = MemoryLimitOr(options.memory_limit_bytes);
   const CompileKey key(module, CompileOptionsKey(options));
   ASSIGN_OR_RETURN(
       std::shared_ptr<const JitExecutable::Program> program,
@@ -152,11 +156,12 @@ absl::StatusOr<std::unique_ptr<Executable>> CompileCached(
                              OptimizeForBackend(module, options));
             ASSIGN_OR_RETURN(std::unique_ptr<JitExecutable> executable,
                              JitExecutable::Create(std::move(optimized),
-                                                   options.codegen));
+                                                   options.codegen, nullptr,
+                                                   memory_limit_bytes));
             return executable->program();
           }));
-  RETURN_IF_ERROR(JitExecutable::CheckMemoryLimit(*program->module,
-                                                  program->assignment));
+  RETURN_IF_ERROR(JitExecutable::CheckMemoryLimit(
+      *program->module, program->assignment, memory_limit_bytes));
   return std::make_unique<JitExecutable>(std::move(program));
 }
 
@@ -175,7 +180,8 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
     case Backend::kJit: {
       ASSIGN_OR_RETURN(
           std::unique_ptr<JitExecutable> executable,
-          CompileJit(std::move(optimized), options.codegen, dump_dir));
+          CompileJit(std::move(optimized), options.codegen, dump_dir,
+                     MemoryLimitOr(options.memory_limit_bytes)));
       return executable;
     }
     case Backend::kInterpreter:

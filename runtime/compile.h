@@ -5,7 +5,7 @@
 //   jit          (default) lower-broadcasts, fusion and row-fusion after
 //                the pipeline, then one LLVM kernel per fusion
 //                (runtime/jit_executable.h);
-//   interpreter  the reference evaluator (ir/hlo_evaluator.h) on the
+//   interpreter  the reference evaluator (interpreter/hlo_evaluator.h) on the
 //                optimized module: the oracle.
 #ifndef MXLA_RUNTIME_COMPILE_H_
 #define MXLA_RUNTIME_COMPILE_H_
@@ -44,6 +44,11 @@ struct CompileOptions {
   // with the same options (runtime/compile_cache.h). Compiles that dump
   // (pipeline.dump_dir or MXLA_DUMP_DIR) always run the pipeline.
   bool use_cache = true;
+  // jit only: the budget a run's result plus temporaries must fit
+  // (ir/memory_budget.h), checked whether the program was compiled or
+  // cached. Unset: MemoryLimitBytes() (runtime/memory_limit.h). The
+  // interpreter's budget is a run's (RunOptions::memory_limit_bytes).
+  std::optional<int64_t> memory_limit_bytes;
 };
 
 // Verifies `module` (builder form allowed), optimizes a copy, compiles it.
@@ -52,7 +57,8 @@ struct CompileOptions {
 // jit, an identical earlier compile is served from the compile cache
 // (concurrent identical compiles run once, the others wait for it), and a
 // program whose run (result plus temporaries) exceeds the memory limit is
-// InvalidArgument (ir/memory_limit.h) whether it was compiled or cached.
+// InvalidArgument (options.memory_limit_bytes) whether it was compiled or
+// cached.
 // Other errors: an unknown pass name (InvalidArgument), a pass failure (see
 // PassPipeline::Run), FailedPrecondition when disabled passes leave the jit
 // HLO that is not lowered or not fused, Unimplemented for HLO the jit cannot

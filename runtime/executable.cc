@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"
+#include "runtime/host_buffer.h"
+#include "runtime/memory_limit.h"
 #include "runtime/thread_pool.h"
 
 namespace mxla {
@@ -22,18 +24,18 @@ absl::StatusOr<ThreadPool*> ResolvePool(const RunOptions& options) {
 absl::StatusOr<Literal> Executable::Run(
     absl::Span<const Literal* const> arguments,
     const RunOptions& options) const {
-  ASSIGN_OR_RETURN(RunThreads threads, ResolveThreads(options));
+  ASSIGN_OR_RETURN(RunContext threads, ResolveOptions(options));
   return DoRun(arguments, threads);
 }
 
 absl::Status Executable::RunBuffers(absl::Span<const void* const> arguments,
                                     absl::Span<void* const> results,
                                     const RunOptions& options) const {
-  ASSIGN_OR_RETURN(RunThreads threads, ResolveThreads(options));
+  ASSIGN_OR_RETURN(RunContext threads, ResolveOptions(options));
   return DoRunBuffers(arguments, results, threads);
 }
 
-absl::StatusOr<Executable::RunThreads> Executable::ResolveThreads(
+absl::StatusOr<Executable::RunContext> Executable::ResolveOptions(
     const RunOptions& options) {
   if (options.threads.has_value()) {
     RETURN_IF_ERROR(CheckThreadCount(*options.threads, "RunOptions::threads"));
@@ -41,12 +43,16 @@ absl::StatusOr<Executable::RunThreads> Executable::ResolveThreads(
   ASSIGN_OR_RETURN(ThreadPool * pool, ResolvePool(options));
   int threads = std::min(options.threads.value_or(pool->threads()),
                          pool->threads());
-  return RunThreads{pool, threads};
+  const BufferAllocator* allocator = options.allocator != nullptr
+                                         ? options.allocator
+                                         : &PooledHostAllocator();
+  return RunContext{pool, threads, allocator,
+                    MemoryLimitOr(options.memory_limit_bytes)};
 }
 
 absl::Status Executable::DoRunBuffers(absl::Span<const void* const> arguments,
                                       absl::Span<void* const> results,
-                                      const RunThreads& threads) const {
+                                      const RunContext& threads) const {
   const HloComputation& entry = *module().entry_computation();
   int64_t argument_count = CountArgumentLeaves(entry);
   if (static_cast<int64_t>(arguments.size()) != argument_count) {
@@ -62,7 +68,8 @@ absl::Status Executable::DoRunBuffers(absl::Span<const void* const> arguments,
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
     ASSIGN_OR_RETURN(
         Literal literal,
-        Literal::CreateForOverwrite(entry.parameter_instruction(i)->shape()));
+        Literal::CreateForOverwrite(entry.parameter_instruction(i)->shape(),
+                                    *threads.allocator));
     literals.push_back(std::move(literal));
     std::vector<Literal*> leaves;
     CollectArrayLeaves(literals.back(), leaves);

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ir/buffer_allocator.h"
 #include "ir/hlo_module.h"
 #include "ir/literal.h"
 
@@ -18,9 +19,9 @@ namespace mxla {
 
 class ThreadPool;  // runtime/thread_pool.h
 
-// How one run uses threads. Results never depend on them: a kernel computes
-// every element the same way however its range is split, and reductions
-// combine their chunks in a fixed order.
+// How one run uses threads and memory. Results never depend on threads: a
+// kernel computes every element the same way however its range is split,
+// and reductions combine their chunks in a fixed order.
 struct RunOptions {
   // Whose threads help run the kernels, borrowed for the call; it may serve
   // other runs at the same time. Null: ThreadPool::Default(), whose size is
@@ -32,6 +33,14 @@ struct RunOptions {
   // every kernel on the calling thread. InvalidArgument naming
   // RunOptions::threads outside [1, kMaxThreads] (thread_pool.h).
   std::optional<int> threads;
+  // Where Run allocates its result literal (and the interpreter's copies of
+  // RunBuffers' arguments); it must outlive the result. Null: the runtime's
+  // pooled huge-page allocator (runtime/host_buffer.h).
+  const BufferAllocator* allocator = nullptr;
+  // The interpreter's budget for every value it holds (EvaluatorOptions);
+  // the jit checks its budget at Compile (CompileOptions). Unset:
+  // MemoryLimitBytes() (runtime/memory_limit.h).
+  std::optional<int64_t> memory_limit_bytes;
 };
 
 class Executable {
@@ -87,22 +96,25 @@ class Executable {
   const HloModule& module() const { return *module_; }
 
  protected:
-  // RunOptions after the checks: a pool, and 1 <= threads <= its size.
-  struct RunThreads {
+  // RunOptions after the checks: a pool, 1 <= threads <= its size, and the
+  // defaults filled in.
+  struct RunContext {
     ThreadPool* pool;
     int threads;
+    const BufferAllocator* allocator;
+    int64_t memory_limit_bytes;
   };
   // Run and RunBuffers after the options are checked.
   virtual absl::StatusOr<Literal> DoRun(
       absl::Span<const Literal* const> arguments,
-      const RunThreads& threads) const = 0;
+      const RunContext& threads) const = 0;
   // The default copies through literals and DoRun.
   virtual absl::Status DoRunBuffers(absl::Span<const void* const> arguments,
                                     absl::Span<void* const> results,
-                                    const RunThreads& threads) const;
+                                    const RunContext& threads) const;
 
  private:
-  static absl::StatusOr<RunThreads> ResolveThreads(const RunOptions& options);
+  static absl::StatusOr<RunContext> ResolveOptions(const RunOptions& options);
 
   std::shared_ptr<const HloModule> module_;
 };

@@ -12,9 +12,10 @@ class InterpreterExecutable : public Executable {
   using Executable::Executable;
 
  protected:
-  // Single-threaded: the evaluator ignores `threads`.
+  // Single-threaded: the evaluator ignores the run's threads. Its budget is
+  // the run's memory limit.
   absl::StatusOr<Literal> DoRun(absl::Span<const Literal* const> arguments,
-                                const RunThreads& threads) const override;
+                                const RunContext& run) const override;
 };
 
 }  // namespace mxla

@@ -7,10 +7,11 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "ir/hlo_evaluator.h"
-#include "ir/memory_limit.h"
+#include "interpreter/hlo_evaluator.h"
+#include "ir/memory_budget.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"
+#include "runtime/memory_limit.h"
 #include "runtime/thread_pool.h"
 
 namespace mxla {
@@ -35,7 +36,8 @@ int64_t MaxKernelBuffers(const JitExecutable::Program& program) {
 }  // namespace
 
 absl::Status JitExecutable::CheckMemoryLimit(
-    const HloModule& fused, const BufferAssignment& assignment) {
+    const HloModule& fused, const BufferAssignment& assignment,
+    int64_t memory_limit_bytes) {
   // A run allocates its result and one arena.
   const Shape& result = fused.entry_computation()->root_instruction()->shape();
   int64_t run_bytes;
@@ -43,8 +45,8 @@ absl::Status JitExecutable::CheckMemoryLimit(
                              &run_bytes)) {
     run_bytes = std::numeric_limits<int64_t>::max();
   }
-  return ::mxla::CheckMemoryLimit(
-      run_bytes,
+  return CheckMemoryBudget(
+      run_bytes, memory_limit_bytes,
       absl::StrCat("a run of computation '", fused.name(), "' (result ",
                    result.ToString(), ", ", assignment.arena_bytes,
                    " bytes of temporaries)"));
@@ -57,7 +59,7 @@ JitExecutable::JitExecutable(std::shared_ptr<const Program> program)
 
 absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
     std::unique_ptr<const HloModule> module, const CodegenOptions& options,
-    CodegenDump* dump) {
+    CodegenDump* dump, std::optional<int64_t> memory_limit_bytes) {
   auto program = std::make_shared<Program>();
   program->module = std::move(module);
   const HloModule& fused = *program->module;
@@ -65,7 +67,8 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
                    AssignBuffers(*fused.entry_computation()));
   // Split reductions' scratch, added after the compile, is at most a few
   // KiB more than the assignment's arena.
-  RETURN_IF_ERROR(CheckMemoryLimit(fused, program->assignment));
+  RETURN_IF_ERROR(CheckMemoryLimit(fused, program->assignment,
+                                   MemoryLimitOr(memory_limit_bytes)));
   ASSIGN_OR_RETURN(program->kernels, JitKernels::Compile(fused, options, dump));
   int64_t arena_bytes = program->assignment.arena_bytes;
   for (const FusionStep& step : program->assignment.steps) {
@@ -91,7 +94,7 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
 
 absl::Status JitExecutable::DoRunBuffers(
     absl::Span<const void* const> arguments, absl::Span<void* const> results,
-    const RunThreads& threads) const {
+    const RunContext& threads) const {
   const BufferAssignment& plan = program_->assignment;
   if (arguments.size() != plan.argument_bytes.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -163,7 +166,7 @@ absl::Status JitExecutable::DoRunBuffers(
 
 absl::StatusOr<Literal> JitExecutable::DoRun(
     absl::Span<const Literal* const> arguments,
-    const RunThreads& threads) const {
+    const RunContext& run) const {
   const HloComputation& entry = *module().entry_computation();
   RETURN_IF_ERROR(CheckArguments(entry, arguments));
   // A tuple argument passes its leaves' buffers, depth-first
@@ -179,12 +182,13 @@ absl::StatusOr<Literal> JitExecutable::DoRun(
   // Every result element is written by a kernel or copied: no zero fill.
   ASSIGN_OR_RETURN(
       Literal result,
-      Literal::CreateForOverwrite(entry.root_instruction()->shape()));
+      Literal::CreateForOverwrite(entry.root_instruction()->shape(),
+                                  *run.allocator));
   std::vector<Literal*> result_leaves;
   CollectArrayLeaves(result, result_leaves);
   std::vector<void*> result_data;
   for (Literal* leaf : result_leaves) result_data.push_back(leaf->untyped_data());
-  RETURN_IF_ERROR(DoRunBuffers(argument_data, result_data, threads));
+  RETURN_IF_ERROR(DoRunBuffers(argument_data, result_data, run));
   return result;
 }
 

@@ -11,7 +11,9 @@
 #ifndef MXLA_RUNTIME_JIT_EXECUTABLE_H_
 #define MXLA_RUNTIME_JIT_EXECUTABLE_H_
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "codegen/compiler.h"
@@ -44,17 +46,20 @@ class JitExecutable : public Executable {
   };
 
   // `module` must be fused (passes/fusion.h). Checks the memory limit
-  // (CheckMemoryLimit) before LLVM runs. With `dump`, the codegen stages of
-  // this compile are recorded into it (JitKernels::Compile).
+  // (CheckMemoryLimit; unset: MemoryLimitBytes(), runtime/memory_limit.h)
+  // before LLVM runs. With `dump`, the codegen stages of this compile are
+  // recorded into it (JitKernels::Compile).
   static absl::StatusOr<std::unique_ptr<JitExecutable>> Create(
       std::unique_ptr<const HloModule> module, const CodegenOptions& options,
-      CodegenDump* dump = nullptr);
-  // InvalidArgument (ir/memory_limit.h) if a run of `fused` with buffers
+      CodegenDump* dump = nullptr,
+      std::optional<int64_t> memory_limit_bytes = std::nullopt);
+  // InvalidArgument (ir/memory_budget.h) if a run of `fused` with buffers
   // `assignment` (its result plus the arena of temporaries) would exceed
-  // the memory limit, naming the computation, the result shape and both
+  // `memory_limit_bytes`, naming the computation, the result shape and both
   // byte counts. Create and compile-cache hits (compile.h) check it.
   static absl::Status CheckMemoryLimit(const HloModule& fused,
-                                       const BufferAssignment& assignment);
+                                       const BufferAssignment& assignment,
+                                       int64_t memory_limit_bytes);
   explicit JitExecutable(std::shared_ptr<const Program> program);
 
   const JitKernels& kernels() const { return *program_->kernels; }
@@ -63,10 +68,10 @@ class JitExecutable : public Executable {
 
  protected:
   absl::StatusOr<Literal> DoRun(absl::Span<const Literal* const> arguments,
-                                const RunThreads& threads) const override;
+                                const RunContext& run) const override;
   absl::Status DoRunBuffers(absl::Span<const void* const> arguments,
                             absl::Span<void* const> results,
-                            const RunThreads& threads) const override;
+                            const RunContext& threads) const override;
 
  private:
   std::shared_ptr<const Program> program_;

@@ -93,7 +93,8 @@ absl::StatusOr<absl::string_view> SplitHeader(absl::string_view bytes,
 
 }  // namespace
 
-absl::StatusOr<Literal> ParseNpy(absl::string_view bytes) {
+absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
+                                 const BufferAllocator& allocator) {
   absl::string_view data;
   ASSIGN_OR_RETURN(absl::string_view header, SplitHeader(bytes, &data));
   ASSIGN_OR_RETURN(std::string descr, HeaderValue(header, "descr"));
@@ -122,7 +123,8 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes) {
                                   expected, " data bytes, the file has ",
                                   data.size()));
   }
-  ASSIGN_OR_RETURN(Literal literal, Literal::CreateForOverwrite(shape));
+  ASSIGN_OR_RETURN(Literal literal,
+                   Literal::CreateForOverwrite(shape, allocator));
   std::memcpy(literal.untyped_data(), data.data(), data.size());
   if (code->type == PRED) {
     // NumPy booleans are 0/1 bytes; normalize anything else.
@@ -163,7 +165,8 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
   return bytes;
 }
 
-absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path,
+                                    const BufferAllocator& allocator) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     return absl::NotFoundError(
@@ -171,7 +174,7 @@ absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
   }
   std::ostringstream contents;
   contents << file.rdbuf();
-  absl::StatusOr<Literal> literal = ParseNpy(contents.str());
+  absl::StatusOr<Literal> literal = ParseNpy(contents.str(), allocator);
   if (!literal.ok()) {
     return absl::Status(literal.status().code(),
                         absl::StrCat(path, ": ", literal.status().message()));

@@ -10,19 +10,26 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "ir/buffer_allocator.h"
 #include "ir/literal.h"
+#include "runtime/host_buffer.h"
 
 namespace mxla {
 
 // The array in `bytes` (a whole file); pred bytes other than 0 read as true.
-absl::StatusOr<Literal> ParseNpy(absl::string_view bytes);
+// Its buffer comes from `allocator`, which must outlive it.
+absl::StatusOr<Literal> ParseNpy(
+    absl::string_view bytes,
+    const BufferAllocator& allocator = PooledHostAllocator());
 // The .npy bytes (version 1.0) of an array literal; a tuple is
 // InvalidArgument.
 absl::StatusOr<std::string> SerializeNpy(const Literal& literal);
 
 // NotFound if `path` cannot be opened; ParseNpy's errors, prefixed with
 // the path.
-absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
+absl::StatusOr<Literal> ReadNpyFile(
+    const std::string& path,
+    const BufferAllocator& allocator = PooledHostAllocator());
 // SerializeNpy's errors; InvalidArgument if the file cannot be written.
 absl::Status WriteNpyFile(const std::string& path, const Literal& literal);
 

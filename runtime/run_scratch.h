@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ir/host_buffer.h"
+#include "runtime/host_buffer.h"
 
 namespace mxla {
 

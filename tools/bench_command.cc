@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "ir/status_macros.h"
 #include "runtime/client.h"
+#include "runtime/host_buffer.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
 #include "tools/bench_reference.h"
@@ -220,7 +221,8 @@ absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
 
   const Shape& shape =
       executable->module().entry_computation()->root_instruction()->shape();
-  Literal jit_out(shape), hand_out(shape);
+  Literal jit_out(shape, PooledHostAllocator()),
+      hand_out(shape, PooledHostAllocator());
   std::vector<const void*> arguments;
   for (const Literal& input : w.inputs) arguments.push_back(input.untyped_data());
   void* results[] = {jit_out.untyped_data()};

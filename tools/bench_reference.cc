@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "ir/float32_math.h"
+#include "semantics/float32_math.h"
 
 namespace mxla::bench {
 
@@ -65,7 +65,7 @@ void Sum(const float* x, float* out, int64_t n) {
 }
 
 // The softmax baseline is the loop a performance engineer would write, not
-// a strawman: ir/float32_math.h's exp (a branch-free polynomial that GCC
+// a strawman: semantics/float32_math.h's exp (a branch-free polynomial that GCC
 // vectorizes under -O3 -march=native), and the max and the sum over kLanes
 // accumulators. tests/tools/bench_reference_test.cc checks its values.
 void SoftmaxRows(const float* __restrict x, float* __restrict out,

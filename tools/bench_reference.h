@@ -23,7 +23,7 @@ void Outer(const float* a, const float* c, float* out, int64_t cols,
 void Compose3d(const float* a, const float* b, float* out, int64_t inner,
                int64_t begin, int64_t end);
 // Row softmax: out[i,:] = exp(x[i,:] - max) / sum(exp(x[i,:] - max)), with
-// the JIT's f32 exp (ir/float32_math.h), vectorized by GCC.
+// the JIT's f32 exp (semantics/float32_math.h), vectorized by GCC.
 void SoftmaxRows(const float* x, float* out, int64_t cols, int64_t begin,
                  int64_t end);
 // out[i,j] = x[i,j] * exp(v[j]): exp(v) computed once per call into a

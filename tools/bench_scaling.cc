@@ -9,6 +9,7 @@
 #include "ir/status_macros.h"
 #include "runtime/compile.h"
 #include "runtime/compile_cache.h"
+#include "runtime/host_buffer.h"
 
 namespace mxla::tools {
 namespace {
@@ -74,7 +75,7 @@ absl::StatusOr<ScalingPoint> Measure(const Graph& graph) {
        executable->module().entry_computation()->instructions()) {
     point.kernels += instruction->opcode() == HloOpcode::kFusion;
   }
-  Literal input(graph.parameter);
+  Literal input(graph.parameter, PooledHostAllocator());
   start = Clock::now();
   RETURN_IF_ERROR(executable->Run({&input}).status());
   point.run_ms = MillisecondsSince(start);

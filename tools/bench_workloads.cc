@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "builder/arithmetic.h"
+#include "runtime/host_buffer.h"
 #include "tools/bench_reference.h"
 
 namespace mxla::bench {
@@ -14,7 +15,7 @@ Shape F32(std::vector<int64_t> dims) {
 
 // Deterministic values in [low, low + span): a cheap integer hash per index.
 Literal Values(const Shape& shape, uint32_t seed, float low, float span) {
-  Literal literal(shape);
+  Literal literal(shape, PooledHostAllocator());  // as Run's results
   absl::Span<float> data = literal.data<float>();
   uint32_t state = seed * 2654435761u + 1;
   for (float& value : data) {

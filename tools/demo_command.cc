@@ -16,7 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/compiler.h"
 
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "runtime/compile.h"

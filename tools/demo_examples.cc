@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/status_macros.h"
 #include "tools/doc_figure.h"
 

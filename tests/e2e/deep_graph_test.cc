@@ -11,7 +11,7 @@
 
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "runtime/compile.h"

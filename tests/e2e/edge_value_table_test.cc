@@ -3,16 +3,17 @@
 // INT_MIN, INT_MAX, ...), against a table of XLA's results that was computed
 // independently of mxla: edge_value_table.inc, generated with NumPy and
 // Python's decimal module by gen_edge_value_table.py (its docstring lists
-// the rules). The interpreter and the JIT share ir/scalar_semantics.h, so a
-// deviation from XLA there passes every differential test; this table is
-// what catches it. Both backends are checked against the table.
+// the rules). The interpreter and the JIT share
+// semantics/scalar_semantics.h, so a deviation from XLA there passes every
+// differential test; this table is what catches it. Both backends are
+// checked against the table.
 //
 // Exact bits are required, except: where the table has a NaN any NaN will
 // do (invalid operations make the hardware's default NaN), and exp, log,
 // tanh and logistic of finite values may be off by the error that
-// ir/float32_math.h documents (f32: 1, 1, 2 and 2.5 ulp; rounding the exact
-// value in the table adds half an ulp) or 1 ulp in f64, and power, libm's
-// pow, by 1 ulp.
+// semantics/float32_math.h documents (f32: 1, 1, 2 and 2.5 ulp; rounding
+// the exact value in the table adds half an ulp) or 1 ulp in f64, and
+// power, libm's pow, by 1 ulp.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -28,7 +29,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"

@@ -4,7 +4,7 @@ for every element type it accepts, on edge values (0, -0, 1, -1, inf, -inf,
 NaN, denormals, the largest finite values, INT_MIN, INT_MAX, ...).
 
 The values come from XLA's semantics, written down independently of mxla's
-code (ir/scalar_semantics.h is never consulted or called):
+code (semantics/scalar_semantics.h is never consulted or called):
   * float +, -, *, /, sqrt, comparisons, float<->float and int->float
     conversions: IEEE 754 round-to-nearest-even, as NumPy's float32/float64
     compute them (no flush to zero);
@@ -13,7 +13,7 @@ code (ir/scalar_semantics.h is never consulted or called):
     the test allows libm's documented error (1 ulp) there;
   * exp, log, tanh, logistic: the exact value (Python's decimal module at 60
     digits), rounded to the type; the test allows the documented error
-    (ir/float32_math.h) for these only;
+    (semantics/float32_math.h) for these only;
   * rsqrt: 1 / sqrt(x), both rounded in the type (XLA emits exactly that);
   * maximum/minimum: NaN if an operand is NaN, max(-0, +0) = +0 and
     min(-0, +0) = -0 (IEEE 754-2019 maximum/minimum, LLVM's llvm.maximum);

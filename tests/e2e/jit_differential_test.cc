@@ -14,7 +14,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "runtime/compile.h"
 #include "tests/testlib/random_graph.h"
 #include "tests/testlib/literal_pointers.h"

@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "runtime/compile.h"
 #include "tests/fuzz/byte_reader.h"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "runtime/compile.h"
 #include "tests/fuzz/byte_reader.h"
 #include "tests/fuzz/fuzz_check.h"

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"

@@ -6,7 +6,7 @@
 
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/lower_broadcasts.h"

@@ -9,7 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/row_fusion_analysis.h"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"

@@ -1,5 +1,5 @@
 // The JIT's f32 exp, log, tanh and logistic run in vectorized loops; they
-// must still give the evaluator's bits (ir/float32_math.h is the shared
+// must still give the evaluator's bits (semantics/float32_math.h is the shared
 // definition). Checked on a fixed sample of every f32 bit pattern, NaN
 // payloads included, through full vector iterations and the scalar tail.
 #include <bit>
@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"

@@ -14,7 +14,7 @@
 #include "codegen/compiler.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"

@@ -14,7 +14,7 @@
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
-#include "ir/host_buffer.h"
+#include "runtime/host_buffer.h"
 #include "runtime/client.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"

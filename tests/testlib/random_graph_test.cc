@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/random_graph_internal.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "gtest/gtest.h"
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/status_matchers.h"

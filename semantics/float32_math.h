@@ -6,7 +6,7 @@
 // no table lookups and no branches, so a loop of them vectorizes.
 //
 // Accuracy against the correctly rounded result (measured over every 61st
-// f32 and the special values by tests/ir/float32_math_test.cc):
+// f32 and the special values by tests/semantics/float32_math_test.cc):
 //   exp ≤ 1 ulp, log ≤ 1 ulp, tanh ≤ 2 ulp, logistic ≤ 2.5 ulp;
 // subnormal results of exp are correctly scaled (one rounding). Special
 // values: a NaN operand is returned unchanged; exp(-inf) = 0,
@@ -23,8 +23,8 @@
 //         log(m) = f - (f²/2 - s (f²/2 + R(s²))), R the atanh series tail.
 //   tanh: |x| < 0.55: odd Taylor polynomial to x^17; beyond: 1 - 2/(e^{2|x|}+1)
 //         with the sign of x.
-#ifndef MXLA_IR_FLOAT32_MATH_H_
-#define MXLA_IR_FLOAT32_MATH_H_
+#ifndef MXLA_SEMANTICS_FLOAT32_MATH_H_
+#define MXLA_SEMANTICS_FLOAT32_MATH_H_
 
 #include <bit>
 #include <cmath>
@@ -222,4 +222,4 @@ inline float Logistic(float x) {
 
 }  // namespace mxla::float32_math
 
-#endif  // MXLA_IR_FLOAT32_MATH_H_
+#endif  // MXLA_SEMANTICS_FLOAT32_MATH_H_

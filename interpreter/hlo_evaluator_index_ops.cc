@@ -1,4 +1,4 @@
-#include "ir/hlo_evaluator_index_ops.h"
+#include "interpreter/hlo_evaluator_index_ops.h"
 
 #include <cstring>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/primitive_type.h"
-#include "ir/scalar_semantics.h"
+#include "semantics/scalar_semantics.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 

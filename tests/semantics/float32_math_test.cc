@@ -1,7 +1,7 @@
-// ir/float32_math.h: the error bounds its header states, measured against
-// the f64 <cmath> functions over a fixed sample of every f32 bit pattern,
+// semantics/float32_math.h: the error bounds its header states, measured
+// against the f64 <cmath> functions over a fixed sample of every f32 bit pattern,
 // and the special values.
-#include "ir/float32_math.h"
+#include "semantics/float32_math.h"
 
 #include <bit>
 #include <cmath>

@@ -1,8 +1,8 @@
 // Internal to the evaluator (hlo_evaluator*.cc): the ops that only move
 // elements, all expressed as one strided gather, plus the index arithmetic
 // that reduce shares with them. Not a public API.
-#ifndef MXLA_IR_HLO_EVALUATOR_INDEX_OPS_H_
-#define MXLA_IR_HLO_EVALUATOR_INDEX_OPS_H_
+#ifndef MXLA_INTERPRETER_HLO_EVALUATOR_INDEX_OPS_H_
+#define MXLA_INTERPRETER_HLO_EVALUATOR_INDEX_OPS_H_
 
 #include <cstdint>
 #include <optional>
@@ -53,4 +53,4 @@ absl::StatusOr<Literal> ImplicitBroadcast(
 
 }  // namespace mxla::hlo_evaluator_internal
 
-#endif  // MXLA_IR_HLO_EVALUATOR_INDEX_OPS_H_
+#endif  // MXLA_INTERPRETER_HLO_EVALUATOR_INDEX_OPS_H_

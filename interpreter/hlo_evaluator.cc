@@ -1,4 +1,4 @@
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 
 #include <cstdint>
 #include <cstring>
@@ -10,9 +10,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ir/hlo_evaluator_index_ops.h"
-#include "ir/memory_limit.h"
-#include "ir/scalar_semantics.h"
+#include "interpreter/hlo_evaluator_index_ops.h"
+#include "semantics/scalar_semantics.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
@@ -440,22 +439,24 @@ absl::Status CheckArguments(const HloComputation& computation,
 }
 
 absl::StatusOr<Literal> EvaluateModule(
-    const HloModule& module, absl::Span<const Literal* const> arguments) {
+    const HloModule& module, absl::Span<const Literal* const> arguments,
+    const EvaluatorOptions& options) {
   if (module.entry_computation() == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("module '", module.name(), "' has no entry computation"));
   }
-  return EvaluateComputation(*module.entry_computation(), arguments);
+  return EvaluateComputation(*module.entry_computation(), arguments, options);
 }
 
 absl::StatusOr<Literal> EvaluateComputation(
     const HloComputation& computation,
-    absl::Span<const Literal* const> arguments) {
+    absl::Span<const Literal* const> arguments,
+    const EvaluatorOptions& options) {
   RETURN_IF_ERROR(CheckArguments(computation, arguments));
   // Every value must fit before the first one is allocated.
   for (const HloInstruction* instruction : computation.instructions()) {
-    RETURN_IF_ERROR(CheckMemoryLimit(
-        TotalArrayBytes(instruction->shape()),
+    RETURN_IF_ERROR(CheckMemoryBudget(
+        TotalArrayBytes(instruction->shape()), options.memory_limit_bytes,
         absl::StrCat("the interpreter's value of instruction '",
                      instruction->name(), "' (",
                      instruction->shape().ToString(), ")")));

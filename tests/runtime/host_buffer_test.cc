@@ -1,6 +1,6 @@
-// ir/host_buffer.h: alignment, reuse of freed large buffers, and the bound
+// runtime/host_buffer.h: alignment, reuse of freed large buffers, and the bound
 // on what the pool keeps.
-#include "ir/host_buffer.h"
+#include "runtime/host_buffer.h"
 
 #include <cstdint>
 #include <vector>
@@ -88,11 +88,23 @@ TEST(HostBufferTest, AFullPoolMakesRoomForTheNewestBuffer) {
 TEST(HostBufferTest, LiteralsAreZeroedEvenOnReusedMemory) {
   const Shape shape = ShapeUtil::MakeShape(F32, {1024, 1024});  // 4 MiB
   {
-    Literal dirty = Literal::ForOverwrite(shape);
+    Literal dirty = Literal::ForOverwrite(shape, PooledHostAllocator());
     for (float& x : dirty.data<float>()) x = 7;
   }
-  Literal clean(shape);
+  Literal clean(shape, PooledHostAllocator());
   for (float x : clean.data<float>()) ASSERT_EQ(x, 0.0f);
+}
+
+// ir's default allocation never reaches the runtime's pool.
+TEST(HostBufferTest, LiteralsOutsideTheRuntimeAreNotPooled) {
+  const Shape shape = ShapeUtil::MakeShape(F32, {1024, 1024});  // 4 MiB
+  const int64_t before = PooledHostBufferBytes();
+  { Literal plain(shape); }
+  EXPECT_EQ(PooledHostBufferBytes(), before);
+  // Copies keep their source's allocator.
+  Literal pooled(shape, PooledHostAllocator());
+  { Literal copy = pooled; }
+  EXPECT_EQ(PooledHostBufferBytes(), before + 4 * kMiB);
 }
 
 }  // namespace

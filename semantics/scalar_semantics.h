@@ -33,7 +33,7 @@
 //   sign        integers: -1, 0, 1. Floats: NaN stays NaN, ±0 stays ±0 (sign
 //               kept), otherwise ±1.
 //   exponential, log, tanh, logistic
-//               f32: mxla's own functions (ir/float32_math.h: exp and log
+//               f32: mxla's own functions (float32_math.h: exp and log
 //               within 1 ulp, tanh 2, logistic 2.5; the JIT emits the same
 //               operations, so its bits are these). f64: the <cmath>
 //               function; logistic is 1 / (1 + exp(-x)) in f64.
@@ -45,8 +45,8 @@
 //               0, values beyond the target range saturate to its min/max,
 //               others truncate toward zero. s64 -> s32: wraps (keeps the low
 //               32 bits). float <-> float: plain IEEE conversion.
-#ifndef MXLA_IR_SCALAR_SEMANTICS_H_
-#define MXLA_IR_SCALAR_SEMANTICS_H_
+#ifndef MXLA_SEMANTICS_SCALAR_SEMANTICS_H_
+#define MXLA_SEMANTICS_SCALAR_SEMANTICS_H_
 
 #include <cmath>
 #include <concepts>
@@ -55,7 +55,7 @@
 #include <type_traits>
 
 #include "absl/status/statusor.h"
-#include "ir/float32_math.h"
+#include "semantics/float32_math.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 
@@ -98,7 +98,7 @@ constexpr T Add(T a, T b) {
 }
 
 template <Number T>
-constexpr T Subtract(T a, T b) {
+constexpr T Sub(T a, T b) {
   using internal::Unsigned;
   if constexpr (Integer<T>) {
     return internal::Wrap<T>(Unsigned<T>(a) - Unsigned<T>(b));
@@ -107,7 +107,7 @@ constexpr T Subtract(T a, T b) {
 }
 
 template <Element T>
-constexpr T Multiply(T a, T b) {
+constexpr T Mul(T a, T b) {
   using internal::Unsigned;
   if constexpr (Pred<T>) return a && b;
   if constexpr (Integer<T>) {
@@ -117,7 +117,7 @@ constexpr T Multiply(T a, T b) {
 }
 
 template <Number T>
-constexpr T Divide(T a, T b) {
+constexpr T Div(T a, T b) {
   if constexpr (Integer<T>) {
     if (b == 0) return T{-1};
     if (a == std::numeric_limits<T>::min() && b == -1) return a;
@@ -126,7 +126,7 @@ constexpr T Divide(T a, T b) {
 }
 
 template <Number T>
-T Remainder(T a, T b) {
+T Rem(T a, T b) {
   if constexpr (Integer<T>) {
     if (b == 0) return a;
     if (a == std::numeric_limits<T>::min() && b == -1) return T{0};
@@ -136,7 +136,7 @@ T Remainder(T a, T b) {
 }
 
 template <Element T>
-T Maximum(T a, T b) {
+T Max(T a, T b) {
   if constexpr (Pred<T>) return a || b;
   if constexpr (Integer<T>) return a < b ? b : a;
   if constexpr (Float<T>) {
@@ -148,7 +148,7 @@ T Maximum(T a, T b) {
 }
 
 template <Element T>
-T Minimum(T a, T b) {
+T Min(T a, T b) {
   if constexpr (Pred<T>) return a && b;
   if constexpr (Integer<T>) return b < a ? b : a;
   if constexpr (Float<T>) {
@@ -160,7 +160,7 @@ T Minimum(T a, T b) {
 }
 
 template <Number T>
-T Power(T base, T exponent) {
+T Pow(T base, T exponent) {
   if constexpr (Float<T>) {
     return std::pow(base, exponent);
   } else {
@@ -221,7 +221,7 @@ constexpr bool Compare(ComparisonDirection direction, T a, T b) {
 // ---- Unary ----------------------------------------------------------------
 
 template <Number T>
-constexpr T Negate(T a) {
+constexpr T Neg(T a) {
   if constexpr (Integer<T>) {
     return internal::Wrap<T>(internal::Unsigned<T>{0} -
                              internal::Unsigned<T>(a));
@@ -231,7 +231,7 @@ constexpr T Negate(T a) {
 
 template <Number T>
 T Abs(T a) {
-  if constexpr (Integer<T>) return a < 0 ? Negate(a) : a;
+  if constexpr (Integer<T>) return a < 0 ? Neg(a) : a;
   if constexpr (Float<T>) return std::fabs(a);
 }
 
@@ -309,65 +309,48 @@ To Convert(From x) {
 }
 
 // ---- Dispatch by opcode ---------------------------------------------------
+// Generated from the op table: each unary and binary op's function above is
+// named after its builder function (ir/hlo_ops.def).
 
 // Calls `fn(op)`, where `op` is a callable `T(T)` implementing the unary
 // `opcode` for T, and returns true; returns false when `opcode` is not a
 // unary op or is not defined for T. Call it once per array, not per element.
 template <typename T, typename Fn>
 bool WithUnaryOp(HloOpcode opcode, Fn&& fn) {
-#define MXLA_UNARY_CASE(op, function)               \
-  case HloOpcode::op:                               \
-    if constexpr (requires(T a) { function(a); }) { \
-      fn([](T a) -> T { return function(a); });     \
-      return true;                                  \
-    }                                               \
-    return false;
   switch (opcode) {
-    MXLA_UNARY_CASE(kNegate, Negate)
-    MXLA_UNARY_CASE(kAbs, Abs)
-    MXLA_UNARY_CASE(kSign, Sign)
-    MXLA_UNARY_CASE(kNot, Not)
-    MXLA_UNARY_CASE(kExp, Exp)
-    MXLA_UNARY_CASE(kLog, Log)
-    MXLA_UNARY_CASE(kSqrt, Sqrt)
-    MXLA_UNARY_CASE(kRsqrt, Rsqrt)
-    MXLA_UNARY_CASE(kTanh, Tanh)
-    MXLA_UNARY_CASE(kLogistic, Logistic)
-    MXLA_UNARY_CASE(kFloor, Floor)
-    MXLA_UNARY_CASE(kCeil, Ceil)
+#define MXLA_HLO_OP(...)
+#define MXLA_BINARY_OP(...)
+#define MXLA_UNARY_OP(e, text, Name, type_rule, cost) \
+  case HloOpcode::e:                                  \
+    if constexpr (requires(T a) { Name(a); }) {       \
+      fn([](T a) -> T { return Name(a); });           \
+      return true;                                    \
+    }                                                 \
+    return false;
+#include "ir/hlo_ops.def"
     default:
       return false;
   }
-#undef MXLA_UNARY_CASE
 }
 
 // Like WithUnaryOp for the binary ops other than compare: `op` is a
 // callable `T(T, T)` taking (lhs, rhs).
 template <typename T, typename Fn>
 bool WithBinaryOp(HloOpcode opcode, Fn&& fn) {
-#define MXLA_BINARY_CASE(op, function)                  \
-  case HloOpcode::op:                                   \
-    if constexpr (requires(T a) { function(a, a); }) {  \
-      fn([](T a, T b) -> T { return function(a, b); }); \
-      return true;                                      \
-    }                                                   \
-    return false;
   switch (opcode) {
-    MXLA_BINARY_CASE(kAdd, Add)
-    MXLA_BINARY_CASE(kSubtract, Subtract)
-    MXLA_BINARY_CASE(kMultiply, Multiply)
-    MXLA_BINARY_CASE(kDivide, Divide)
-    MXLA_BINARY_CASE(kRemainder, Remainder)
-    MXLA_BINARY_CASE(kMaximum, Maximum)
-    MXLA_BINARY_CASE(kMinimum, Minimum)
-    MXLA_BINARY_CASE(kPower, Power)
-    MXLA_BINARY_CASE(kAnd, And)
-    MXLA_BINARY_CASE(kOr, Or)
-    MXLA_BINARY_CASE(kXor, Xor)
+#define MXLA_HLO_OP(...)
+#define MXLA_UNARY_OP(...)
+#define MXLA_BINARY_OP(e, text, Name, type_rule, cost)   \
+  case HloOpcode::e:                                     \
+    if constexpr (requires(T a) { Name(a, a); }) {       \
+      fn([](T a, T b) -> T { return Name(a, b); });      \
+      return true;                                       \
+    }                                                    \
+    return false;
+#include "ir/hlo_ops.def"
     default:
       return false;
   }
-#undef MXLA_BINARY_CASE
 }
 
 // ---- Whole arrays ---------------------------------------------------------
@@ -391,4 +374,4 @@ absl::StatusOr<Literal> ApplyConvert(const Literal& operand,
 
 }  // namespace mxla::semantics
 
-#endif  // MXLA_IR_SCALAR_SEMANTICS_H_
+#endif  // MXLA_SEMANTICS_SCALAR_SEMANTICS_H_

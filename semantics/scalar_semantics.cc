@@ -1,4 +1,4 @@
-#include "ir/scalar_semantics.h"
+#include "semantics/scalar_semantics.h"
 
 #include <cstdint>
 #include <limits>
@@ -13,13 +13,13 @@ namespace mxla::semantics {
 // The integer corner cases of the contract, checked at compile time.
 static_assert(Add<int32_t>(std::numeric_limits<int32_t>::max(), 1) ==
               std::numeric_limits<int32_t>::min());
-static_assert(Negate<int32_t>(std::numeric_limits<int32_t>::min()) ==
+static_assert(Neg<int32_t>(std::numeric_limits<int32_t>::min()) ==
               std::numeric_limits<int32_t>::min());
-static_assert(Divide<int32_t>(7, 0) == -1);
-static_assert(Divide<int64_t>(std::numeric_limits<int64_t>::min(), -1) ==
+static_assert(Div<int32_t>(7, 0) == -1);
+static_assert(Div<int64_t>(std::numeric_limits<int64_t>::min(), -1) ==
               std::numeric_limits<int64_t>::min());
-static_assert(Divide<int32_t>(-7, 2) == -3);
-static_assert(Multiply<int64_t>(std::numeric_limits<int64_t>::max(), 2) == -2);
+static_assert(Div<int32_t>(-7, 2) == -3);
+static_assert(Mul<int64_t>(std::numeric_limits<int64_t>::max(), 2) == -2);
 
 namespace {
 

@@ -40,9 +40,12 @@
 // Arguments are borrowed for the call only; the result is owned by the
 // caller. The IR is only read, so concurrent evaluations of a module nobody
 // is changing are safe (the interpreter backend relies on this). Values are
-// Literals, which trap if memory runs out.
-#ifndef MXLA_IR_HLO_EVALUATOR_H_
-#define MXLA_IR_HLO_EVALUATOR_H_
+// Literals, which trap if memory runs out; EvaluatorOptions bounds them
+// first.
+#ifndef MXLA_INTERPRETER_HLO_EVALUATOR_H_
+#define MXLA_INTERPRETER_HLO_EVALUATOR_H_
+
+#include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -50,8 +53,17 @@
 #include "ir/hlo_instruction.h"
 #include "ir/hlo_module.h"
 #include "ir/literal.h"
+#include "ir/memory_budget.h"
 
 namespace mxla {
+
+struct EvaluatorOptions {
+  // The budget (ir/memory_budget.h) every value of the evaluated
+  // computation must fit, checked before the first one is allocated:
+  // InvalidArgument "the interpreter's value of instruction '<name>'
+  // (<shape>) needs N bytes, over the memory limit of L bytes ...".
+  int64_t memory_limit_bytes = PhysicalMemoryBytes();
+};
 
 // Evaluates the entry computation. `arguments[i]` is parameter i's value;
 // a wrong count is InvalidArgument, and so is a null argument or a shape or
@@ -59,7 +71,8 @@ namespace mxla {
 // e.g. "argument 1 (parameter 'v') has shape f32[4] but the computation
 // expects f32[3]". A module without an entry is InvalidArgument.
 absl::StatusOr<Literal> EvaluateModule(
-    const HloModule& module, absl::Span<const Literal* const> arguments);
+    const HloModule& module, absl::Span<const Literal* const> arguments,
+    const EvaluatorOptions& options = {});
 
 // The argument check EvaluateModule does, for other backends: count, null
 // and shape, with the message above. Internal if `computation` has no
@@ -71,7 +84,8 @@ absl::Status CheckArguments(const HloComputation& computation,
 // fusion body).
 absl::StatusOr<Literal> EvaluateComputation(
     const HloComputation& computation,
-    absl::Span<const Literal* const> arguments);
+    absl::Span<const Literal* const> arguments,
+    const EvaluatorOptions& options = {});
 
 // One instruction on given operand values (one per operand, with the
 // operands' shapes: InvalidArgument otherwise). Constants return their
@@ -83,4 +97,4 @@ absl::StatusOr<Literal> EvaluateInstruction(
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_HLO_EVALUATOR_H_
+#endif  // MXLA_INTERPRETER_HLO_EVALUATOR_H_

@@ -1,4 +1,4 @@
-#include "ir/host_buffer.h"
+#include "runtime/host_buffer.h"
 
 #include <sys/mman.h>
 
@@ -77,20 +77,24 @@ Pool& LargeBuffers() {
   return *pool;
 }
 
-}  // namespace
-
-void HostBufferDeleter::operator()(uint8_t* buffer) const {
-  if (pooled_bytes > 0 && LargeBuffers().Keep(buffer, pooled_bytes)) return;
+// A large buffer of `pooled_bytes` (its padded size).
+void ReleaseHostBuffer(uint8_t* buffer, int64_t pooled_bytes) {
+  if (LargeBuffers().Keep(buffer, pooled_bytes)) return;
   std::free(buffer);
 }
 
+class PooledAllocator final : public BufferAllocator {
+ public:
+  HostBuffer Allocate(int64_t bytes) const override {
+    return AllocateHostBuffer(bytes);
+  }
+};
+
+}  // namespace
+
 HostBuffer AllocateHostBuffer(int64_t bytes) {
   if (bytes > kMaxHostBufferBytes) return nullptr;
-  if (bytes < kHugePage) {
-    // aligned_alloc wants a size that is a multiple of the alignment.
-    const int64_t padded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-    return HostBuffer(static_cast<uint8_t*>(std::aligned_alloc(64, padded)));
-  }
+  if (bytes < kHugePage) return AlignedBufferAllocator().Allocate(bytes);
   const int64_t padded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
   void* memory = LargeBuffers().Take(padded);
   if (memory == nullptr) {
@@ -99,7 +103,13 @@ HostBuffer AllocateHostBuffer(int64_t bytes) {
     // Only a hint: without transparent huge pages this changes nothing.
     madvise(memory, padded, MADV_HUGEPAGE);
   }
-  return HostBuffer(static_cast<uint8_t*>(memory), HostBufferDeleter{padded});
+  return HostBuffer(static_cast<uint8_t*>(memory),
+                    HostBufferDeleter{&ReleaseHostBuffer, padded});
+}
+
+const BufferAllocator& PooledHostAllocator() {
+  static const PooledAllocator allocator;
+  return allocator;
 }
 
 int64_t PooledHostBufferBytes() { return LargeBuffers().total(); }

@@ -1,15 +1,13 @@
-#include "ir/memory_limit.h"
+#include "ir/memory_budget.h"
 
 #include <unistd.h>
 
-#include <atomic>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "ir/shape_util.h"
 
 namespace mxla {
-namespace {
 
 int64_t PhysicalMemoryBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -18,26 +16,12 @@ int64_t PhysicalMemoryBytes() {
   return static_cast<int64_t>(pages) * page_size;
 }
 
-std::atomic<int64_t>& Limit() {
-  static std::atomic<int64_t> limit{PhysicalMemoryBytes()};
-  return limit;
-}
-
-}  // namespace
-
-int64_t MemoryLimitBytes() { return Limit().load(std::memory_order_relaxed); }
-
-void SetMemoryLimitBytes(int64_t bytes) {
-  Limit().store(bytes > 0 ? bytes : PhysicalMemoryBytes(),
-                std::memory_order_relaxed);
-}
-
-absl::Status CheckMemoryLimit(int64_t bytes, absl::string_view what) {
-  const int64_t limit = MemoryLimitBytes();
-  if (bytes <= limit) return absl::OkStatus();
+absl::Status CheckMemoryBudget(int64_t bytes, int64_t budget,
+                               absl::string_view what) {
+  if (bytes <= budget) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat(what, " needs ", bytes, " bytes, over the memory limit of ",
-                   limit, " bytes (see SetMemoryLimitBytes)"));
+                   budget, " bytes (see SetMemoryLimitBytes)"));
 }
 
 int64_t TotalArrayBytes(const Shape& shape) {

@@ -3,7 +3,7 @@
 // broadcasting.md in builder form and (bitwise identical) in lowered form,
 // reduce order, data-movement ops, tuples, fusion, zero-element shapes,
 // argument errors and a very deep chain.
-#include "ir/hlo_evaluator.h"
+#include "interpreter/hlo_evaluator.h"
 
 #include <cmath>
 #include <cstdint>
