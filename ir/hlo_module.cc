@@ -146,6 +146,7 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
   }
   if (entry_ != nullptr) clone->entry_ = copies.at(entry_);
   clone->next_unique_id_ = next_unique_id_;
+  clone->form_ = form_;
   return clone;
 }
 

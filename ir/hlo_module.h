@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "ir/hlo_clone.h"
 #include "ir/hlo_computation.h"
+#include "ir/hlo_form.h"
 #include "ir/hlo_printer.h"
 
 namespace mxla {
@@ -38,6 +39,14 @@ class HloModule {
   HloComputation* AddComputation(std::string name, bool is_entry);
   // Null until set. `entry` must be owned by this module (unchecked).
   HloComputation* entry_computation() const { return entry_; }
+
+  // The HLO rules the module follows (ir/hlo_form.h): kBuilder for a new or
+  // parsed module. Passes advance it; the verifier checks against it.
+  HloForm form() const { return form_; }
+  // Moves the form forward to `form` (never back).
+  void AdvanceForm(HloForm form) {
+    if (form > form_) form_ = form;
+  }
   void set_entry_computation(HloComputation* entry) { entry_ = entry; }
 
   // Every computation in dependency order: callees before callers, the
@@ -83,6 +92,7 @@ class HloModule {
   std::string name_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
+  HloForm form_ = HloForm::kBuilder;
   absl::flat_hash_set<std::string> used_names_;
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
   int64_t next_unique_id_ = 0;

@@ -132,6 +132,25 @@ std::string MadeAt(const OpMetadata& metadata) {
   return text;
 }
 
+// The fused form: every computing instruction of the entry is a fusion.
+absl::Status CheckFusedEntry(const HloComputation& entry) {
+  for (const HloInstruction* instruction : entry.instructions()) {
+    switch (instruction->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kFusion:
+        break;
+      default:
+        return absl::InvalidArgumentError(absl::StrCat(
+            "fused module: entry instruction '", instruction->name(), "' (",
+            HloOpcodeString(instruction->opcode()), ") is outside any fusion"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status VerifyModule(const HloModule& module, VerifierMode mode) {
@@ -170,7 +189,23 @@ absl::Status VerifyModule(const HloModule& module, VerifierMode mode) {
       }
     }
   }
+  if (mode == HloForm::kFused) {
+    RETURN_IF_ERROR(CheckFusedEntry(*module.entry_computation()));
+  }
   return absl::OkStatus();
+}
+
+absl::Status VerifyModule(const HloModule& module) {
+  return VerifyModule(module, module.form());
+}
+
+absl::string_view HloFormString(HloForm form) {
+  switch (form) {
+    case HloForm::kBuilder: return "builder";
+    case HloForm::kLowered: return "lowered";
+    case HloForm::kFused: return "fused";
+  }
+  return "?";
 }
 
 }  // namespace mxla

@@ -40,7 +40,7 @@ ProgramShape ComputeProgramShape(const HloComputation& computation) {
 // Lowered HLO: an elementwise op's operands all have its dimensions.
 absl::Status CheckNoImplicitBroadcast(const HloInstruction& instruction,
                                       VerifierMode mode) {
-  if (mode != VerifierMode::kLowered) return absl::OkStatus();
+  if (mode == HloForm::kBuilder) return absl::OkStatus();
   if (instruction.broadcast_dimensions().has_value()) {
     return absl::InvalidArgumentError(
         "carries broadcast_dimensions, which lowered HLO does not allow "

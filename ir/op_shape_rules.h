@@ -3,14 +3,14 @@
 // and attributes, or InvalidArgument saying why it has none. Each adapts
 // the instruction to ShapeInference; rules whose checks are not a shape
 // computation (parameter, iota, broadcast) check and return the declared
-// shape. In VerifierMode::kLowered the elementwise rules also reject
-// implicit broadcasts.
+// shape. Past HloForm::kBuilder the elementwise rules also reject implicit
+// broadcasts.
 #ifndef MXLA_IR_OP_SHAPE_RULES_H_
 #define MXLA_IR_OP_SHAPE_RULES_H_
 
 #include "absl/status/statusor.h"
 #include "ir/shape.h"
-#include "ir/verifier_mode.h"
+#include "ir/hlo_form.h"
 
 namespace mxla {
 

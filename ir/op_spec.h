@@ -13,7 +13,7 @@
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
 #include "ir/shape.h"
-#include "ir/verifier_mode.h"
+#include "ir/hlo_form.h"
 
 namespace mxla {
 

@@ -179,6 +179,7 @@ absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
   LimitFusionSizes(order, roots);
   // After the size limit: new roots only shorten fusions.
   MaterializeReusedExpensiveValues(order, roots);
+  module.AdvanceForm(HloForm::kFused);
   if (roots.empty()) return changed;
 
   // Operands are fused before their users, so a fusion's operands that are

@@ -8,7 +8,8 @@
 // After: the entry holds only parameters, constants, fusions, tuples and
 // get-tuple-elements (a scalar constant stays only where a tuple,
 // get-tuple-element, existing fusion or the root reads it directly); the
-// module verifies in lowered mode, round-trips through text, and evaluates
+// module is in the fused form (HloForm::kFused) and verifies in it,
+// round-trips through text, and evaluates
 // to the same bits. Run returns whether it changed the module (dead entry
 // instructions are swept first); a second run returns false.
 //
@@ -53,7 +54,6 @@ class FusionPass : public HloPass {
  public:
   absl::string_view name() const override { return "fusion"; }
   absl::StatusOr<bool> Run(HloModule& module) override;
-  bool ProducesLoweredHlo() const override { return true; }
 };
 
 }  // namespace mxla

@@ -6,9 +6,10 @@
 // one, keeps its earlier replacements): discard it, as Compile does by
 // optimizing a copy.
 //
-// A pass states which HLO form it expects and leaves: the pipeline verifies
-// in builder mode until a pass reports that its output is lowered HLO (no
-// implicit broadcasts), and in lowered mode from then on.
+// A pass states which HLO form it expects and moves the module's form
+// forward when its output follows more rules (HloModule::AdvanceForm:
+// lower-broadcasts to kLowered, fusion to kFused); the pipeline verifies
+// the module against its form after every pass.
 #ifndef MXLA_PASSES_HLO_PASS_H_
 #define MXLA_PASSES_HLO_PASS_H_
 
@@ -27,8 +28,6 @@ class HloPass {
   // Rewrites `module` in place; true if anything changed. Expects a module
   // that verifies in the form the pass documents.
   virtual absl::StatusOr<bool> Run(HloModule& module) = 0;
-  // True if the module is lowered HLO after this pass.
-  virtual bool ProducesLoweredHlo() const { return false; }
 };
 
 // For passes that need lowered HLO: FailedPrecondition "<pass> needs

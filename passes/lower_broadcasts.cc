@@ -52,6 +52,7 @@ absl::StatusOr<bool> LowerBroadcastsPass::Run(HloModule& module) {
       changed |= lowered;
     }
   }
+  module.AdvanceForm(HloForm::kLowered);
   return changed;
 }
 

@@ -23,7 +23,6 @@ class LowerBroadcastsPass : public HloPass {
  public:
   absl::string_view name() const override { return "lower-broadcasts"; }
   absl::StatusOr<bool> Run(HloModule& module) override;
-  bool ProducesLoweredHlo() const override { return true; }
 };
 
 }  // namespace mxla

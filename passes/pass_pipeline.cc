@@ -55,7 +55,6 @@ std::vector<std::string> PassPipeline::PassNames() const {
 absl::StatusOr<bool> PassPipeline::Run(HloModule& module) {
   records_.clear();
   dump_counter_ = 0;
-  lowered_ = false;
   if (!options_.dump_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options_.dump_dir, error);
@@ -118,10 +117,8 @@ absl::StatusOr<bool> PassPipeline::RunPass(HloPass& pass, HloModule& module) {
                       *changed ? PassRecord::Outcome::kChanged
                                : PassRecord::Outcome::kUnchanged,
                       ms});
-  lowered_ |= pass.ProducesLoweredHlo();
   if (options_.verify) {
-    absl::Status verified = VerifyModule(
-        module, lowered_ ? VerifierMode::kLowered : VerifierMode::kBuilder);
+    absl::Status verified = VerifyModule(module);
     if (!verified.ok()) {
       records_.back().outcome = PassRecord::Outcome::kFailed;
       if (!options_.dump_dir.empty()) {

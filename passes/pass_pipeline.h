@@ -3,8 +3,8 @@
 // module. Passes can be disabled by name. A fixed-point group repeats its
 // passes until none of them changes the module.
 //
-// Verification uses builder mode until a pass whose ProducesLoweredHlo() is
-// true has run, then lowered mode.
+// Verification checks the module against its own form (HloModule::form()),
+// which the passes move forward: builder, then lowered, then fused.
 //
 // Dumps: DIR/00-input.hlo, then DIR/NN-<pass>.hlo after each pass run that
 // changed the module, and DIR/passes.txt listing every pass run, in order,
@@ -82,7 +82,6 @@ class PassPipeline {
   PipelineOptions options_;
   std::vector<Step> steps_;
   std::vector<PassRecord> records_;
-  bool lowered_ = false;
   int64_t dump_counter_ = 0;
 };
 

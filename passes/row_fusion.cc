@@ -176,6 +176,7 @@ absl::StatusOr<bool> RowFusionPass::Run(HloModule& module) {
   HloComputation* entry = module.entry_computation();
   RET_CHECK(entry != nullptr);
   RETURN_IF_ERROR(CheckLoweredInput(module, name()));
+  module.AdvanceForm(HloForm::kLowered);
   bool changed = false;
   // Producers come first in post order, so each has already absorbed its
   // own producers when its consumer tries to absorb it.

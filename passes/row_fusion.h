@@ -26,7 +26,6 @@ class RowFusionPass : public HloPass {
  public:
   absl::string_view name() const override { return "row-fusion"; }
   absl::StatusOr<bool> Run(HloModule& module) override;
-  bool ProducesLoweredHlo() const override { return true; }
 };
 
 }  // namespace mxla
