@@ -32,28 +32,46 @@ IrIndex Concat(const IrIndex& row, const IrIndex& column) {
   return full;
 }
 
+// The plan's buffered values as instructions of `fused`, with their writer
+// phases.
+absl::StatusOr<std::vector<std::pair<const HloInstruction*, int64_t>>>
+ResolveBuffered(const HloComputation& fused, const RowPlan& rows) {
+  std::vector<std::pair<const HloInstruction*, int64_t>> buffered;
+  for (const BufferedValue& value : rows.buffered) {
+    const HloInstruction* found = nullptr;
+    for (const HloInstruction* instruction : fused.instructions()) {
+      if (instruction->name() == value.name) found = instruction;
+    }
+    RET_CHECK(found != nullptr, value.name);
+    buffered.push_back({found, value.writer});
+  }
+  return buffered;
+}
+
 }  // namespace
 
 absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
-                           const RowFusion& rows, ElementalEmitter& elements,
+                           const RowPlan& rows, ElementalEmitter& elements,
                            llvm::Value* output, llvm::Value* begin,
-                           llvm::Value* end, const CodegenOptions& options,
-                           bool stream) {
+                           llvm::Value* end, const CodegenOptions& options) {
   llvm::LLVMContext& context = b.getContext();
   const std::vector<int64_t>& row_dims = rows.row_dimensions;
   const std::vector<int64_t>& column_dims = rows.column_dimensions;
   const int64_t row_rank = row_dims.size();
   const int64_t columns =
       ShapeUtil::ElementsIn(ShapeUtil::MakeShape(F32, column_dims));
-  const int64_t phases = rows.reduces.size();
+  const std::vector<const HloInstruction*> reduces = ReducesInPostOrder(fused);
+  const int64_t phases = reduces.size();
+  using Buffered = std::vector<std::pair<const HloInstruction*, int64_t>>;
+  ASSIGN_OR_RETURN(Buffered buffered, ResolveBuffered(fused, rows));
 
   std::vector<llvm::AllocaInst*> accumulators;
-  for (const HloInstruction* reduce : rows.reduces) {
+  for (const HloInstruction* reduce : reduces) {
     accumulators.push_back(EntryAlloca(
         b, RegisterType(reduce->shape().element_type(), context), 1));
   }
   absl::flat_hash_map<const HloInstruction*, llvm::AllocaInst*> row_buffers;
-  for (const auto& [value, writer] : rows.buffered) {
+  for (const auto& [value, writer] : buffered) {
     row_buffers[value] = EntryAlloca(
         b, MemoryType(value->shape().element_type(), context), columns);
   }
@@ -68,13 +86,13 @@ absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
     for (int64_t p = 0; p < phases; ++p) {
       if (p < phase) {
         llvm::Value* value = results[p];
-        elements.Bind(*rows.reduces[p],
+        elements.Bind(*reduces[p],
                       [value](const IrIndex&) { return value; });
       } else {
-        elements.Unbind(*rows.reduces[p]);
+        elements.Unbind(*reduces[p]);
       }
     }
-    for (const auto& [value, writer] : rows.buffered) {
+    for (const auto& [value, writer] : buffered) {
       if (writer < phase) {
         llvm::AllocaInst* buffer = row_buffers.at(value);
         PrimitiveType type = value->shape().element_type();
@@ -89,7 +107,7 @@ absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
     elements.ClearCache();
   };
   auto store_buffers = [&](int64_t phase, const IrIndex& full) -> absl::Status {
-    for (const auto& [value, writer] : rows.buffered) {
+    for (const auto& [value, writer] : buffered) {
       if (writer != phase) continue;
       ASSIGN_OR_RETURN(llvm::Value * element, elements.Generate(*value, full));
       StoreElement(b, value->shape().element_type(), row_buffers.at(value),
@@ -102,11 +120,11 @@ absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
   const PrimitiveType root_type = root.shape().element_type();
   std::vector<int64_t> full_dims = row_dims;
   full_dims.insert(full_dims.end(), column_dims.begin(), column_dims.end());
-  const bool streaming = stream && root.shape().rank() != row_rank;
+  const bool streaming = rows.store == StoreKind::kStreaming;
   RETURN_IF_ERROR(EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {
     IrIndex row_index = ElementalEmitter::Delinearize(b, row_dims, row);
     for (int64_t phase = 0; phase < phases; ++phase) {
-      const HloInstruction& reduce = *rows.reduces[phase];
+      const HloInstruction& reduce = *reduces[phase];
       llvm::AllocaInst* slot = accumulators[phase];
       bind_for_phase(phase);
       ASSIGN_OR_RETURN(llvm::Value * init,

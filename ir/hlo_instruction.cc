@@ -202,6 +202,7 @@ void HloInstruction::CopyAttributesFrom(const HloInstruction& other) {
   tuple_index_ = other.tuple_index_;
   called_computations_ = other.called_computations_;
   fusion_kind_ = other.fusion_kind_;
+  fusion_plan_ = other.fusion_plan_;
   metadata_ = other.metadata_;
 }
 
@@ -229,7 +230,8 @@ bool HloInstruction::IdenticalAttributes(const HloInstruction& other) const {
     case HloOpcode::kGetTupleElement:
       return tuple_index_ == other.tuple_index_;
     case HloOpcode::kFusion:
-      return fusion_kind_ == other.fusion_kind_;
+      return fusion_kind_ == other.fusion_kind_ &&
+             fusion_plan_ == other.fusion_plan_;
     default:
       return true;
   }
@@ -254,7 +256,10 @@ size_t HloInstruction::AttributeHash() const {
     case HloOpcode::kGetTupleElement:
       return absl::HashOf(hash, tuple_index_);
     case HloOpcode::kFusion:
-      return absl::HashOf(hash, static_cast<int>(fusion_kind_));
+      return absl::HashOf(hash, static_cast<int>(fusion_kind_),
+                          fusion_plan_.has_value()
+                              ? fusion_plan_->ToString()
+                              : std::string());
     default:
       return hash;
   }

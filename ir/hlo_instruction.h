@@ -14,6 +14,7 @@
 //   tuple_index()           get-tuple-element
 //   called_computations()   reduce (to_apply), fusion (calls)
 //   fusion_kind()           fusion
+//   fusion_plan()           fusion, once planned (ir/fusion_plan.h)
 #ifndef MXLA_IR_HLO_INSTRUCTION_H_
 #define MXLA_IR_HLO_INSTRUCTION_H_
 
@@ -26,6 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "ir/fusion_plan.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 #include "ir/shape.h"
@@ -185,6 +187,11 @@ class HloInstruction {
   }
   FusionKind fusion_kind() const { return fusion_kind_; }
   void set_fusion_kind(FusionKind kind) { fusion_kind_ = kind; }
+  // How codegen emits this fusion; set by passes/fusion_planning.h.
+  const std::optional<FusionPlan>& fusion_plan() const { return fusion_plan_; }
+  void set_fusion_plan(std::optional<FusionPlan> plan) {
+    fusion_plan_ = std::move(plan);
+  }
   const OpMetadata& metadata() const { return metadata_; }
   void set_metadata(OpMetadata metadata) { metadata_ = std::move(metadata); }
 
@@ -233,6 +240,7 @@ class HloInstruction {
   int64_t tuple_index_ = 0;
   std::vector<HloComputation*> called_computations_;
   FusionKind fusion_kind_ = FusionKind::kLoop;
+  std::optional<FusionPlan> fusion_plan_;
   OpMetadata metadata_;
 };
 

@@ -22,6 +22,7 @@ enum class AttrKey {
   kToApply,
   kCalls,
   kKind,
+  kPlan,
   kIndex,
   kIotaDimension,
   kInferredDimension,
@@ -44,6 +45,7 @@ constexpr AttrSpec kAttrSpecs[] = {
     {"to_apply", AttrKey::kToApply},
     {"calls", AttrKey::kCalls},
     {"kind", AttrKey::kKind},
+    {"plan", AttrKey::kPlan},
     {"index", AttrKey::kIndex},
     {"iota_dimension", AttrKey::kIotaDimension},
     {"inferred_dimension", AttrKey::kInferredDimension},
@@ -75,6 +77,7 @@ bool Accepts(HloOpcode opcode, AttrKey key) {
       return opcode == HloOpcode::kReduce;
     case AttrKey::kCalls:
     case AttrKey::kKind:
+    case AttrKey::kPlan:
       return opcode == HloOpcode::kFusion;
     case AttrKey::kIndex:
       return opcode == HloOpcode::kGetTupleElement;
@@ -130,6 +133,7 @@ struct Attributes {
   ComparisonDirection direction = ComparisonDirection::kEq;
   HloComputation* called = nullptr;
   FusionKind kind = FusionKind::kLoop;
+  std::optional<FusionPlan> plan;
   int64_t index = 0;
   int64_t iota_dimension = 0;
   OpMetadata metadata;
@@ -310,6 +314,8 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, AttrKey key,
       return Assign(ParseComputationName(cursor, module), attributes.called);
     case AttrKey::kKind:
       return Assign(ParseFusionKind(cursor), attributes.kind);
+    case AttrKey::kPlan:
+      return Assign(ParseFusionPlan(cursor), attributes.plan);
     case AttrKey::kIndex:
       return Assign(cursor.ExpectNonNegativeInt("index"), attributes.index);
     case AttrKey::kIotaDimension:
@@ -422,6 +428,7 @@ std::unique_ptr<HloInstruction> Build(
     instruction->set_called_computations({attributes.called});
   }
   instruction->set_fusion_kind(attributes.kind);
+  instruction->set_fusion_plan(std::move(attributes.plan));
   instruction->set_tuple_index(attributes.index);
   instruction->set_iota_dimension(attributes.iota_dimension);
   instruction->set_metadata(std::move(attributes.metadata));

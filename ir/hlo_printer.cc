@@ -97,6 +97,10 @@ std::string AttributesToString(const HloInstruction& instruction,
     attributes.push_back(absl::StrCat("to_apply=", callee_name));
   } else if (instruction.opcode() == HloOpcode::kFusion) {
     attributes.push_back(absl::StrCat("calls=", callee_name));
+    if (instruction.fusion_plan().has_value()) {
+      attributes.push_back(
+          absl::StrCat("plan=", instruction.fusion_plan()->ToString()));
+    }
   }
   if (options.metadata && !instruction.metadata().empty()) {
     attributes.push_back(MetadataToString(instruction.metadata()));

@@ -196,6 +196,12 @@ absl::Status VerifyInstruction(const HloInstruction& instruction,
         "declared shape ", instruction.shape().ToString(),
         " differs from the inferred shape ", inferred.ToString()));
   }
+  if (instruction.fusion_plan().has_value()) {
+    if (instruction.opcode() != HloOpcode::kFusion) {
+      return absl::InvalidArgumentError("only a fusion may carry a plan");
+    }
+    return CheckFusionPlan(*instruction.fusion_plan(), instruction);
+  }
   return absl::OkStatus();
 }
 

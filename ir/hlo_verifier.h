@@ -9,7 +9,9 @@
 //   kLowered  XLA's HLO rules: every elementwise op's operands have exactly
 //             its result dimensions, no instruction carries
 //             broadcast_dimensions, every broadcast maps sizes exactly.
-// Both modes reject broadcasts that would stretch a size-1 dimension.
+// Both modes reject broadcasts that would stretch a size-1 dimension, and
+// check a planned fusion's plan against its fused computation
+// (CheckFusionPlan in ir/fusion_plan.h).
 //
 // Errors are InvalidArgument; an instruction's error names the computation,
 // the instruction, its opcode and, when its metadata records one, the

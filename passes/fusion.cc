@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
+#include "passes/fusion_cost_model.h"
 #include "passes/dce.h"
 #include "passes/operand_reuse.h"
 
@@ -48,7 +49,7 @@ bool IsMaterialized(const HloInstruction& instruction,
   for (const HloInstruction* user : instruction.users()) {
     if (!IsFusible(*user)) return true;
   }
-  return IsExpensiveElementwise(instruction.opcode()) && instruction.user_count() > 1;
+  return IsExpensiveProducer(instruction) && instruction.user_count() > 1;
 }
 
 // The instructions of `root`'s fusion in post order: an iterative DFS that
@@ -169,7 +170,7 @@ void MaterializeReusedExpensiveValues(
       if (reuse) break;
     }
     if (!reuse || roots.contains(instruction)) continue;
-    if (IsExpensiveElementwise(instruction->opcode())) {
+    if (IsExpensiveProducer(*instruction)) {
       roots.insert(instruction);
     } else {
       reused.insert(instruction);

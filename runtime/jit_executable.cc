@@ -10,6 +10,7 @@
 #include "ir/hlo_evaluator.h"
 #include "ir/memory_limit.h"
 #include "ir/status_macros.h"
+#include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/thread_pool.h"
 

@@ -16,6 +16,7 @@
 #include "ir/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/memory_limit.h"
+#include "passes/fusion_planning.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/literal_pointers.h"
@@ -33,6 +34,11 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> CompileText(
     const std::string& text, CodegenOptions options = {}) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   if (!module.ok()) return module.status();
+  // Codegen maps the fusions' plans: plan the hand-fused module first.
+  FusionPlanningPass planning({options.reassociate_reductions,
+                               options.streaming_store_min_bytes});
+  absl::Status planned = planning.Run(**module).status();
+  if (!planned.ok()) return planned;
   return JitExecutable::Create(std::move(*module), options);
 }
 
