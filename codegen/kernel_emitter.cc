@@ -9,7 +9,6 @@
 #include "codegen/reduction_emitter.h"
 #include "codegen/row_emitter.h"
 #include "codegen/streaming_store_emitter.h"
-#include "ir/row_fusion_analysis.h"
 #include "ir/hlo_computation.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
@@ -77,31 +76,14 @@ int64_t BytesOf(const Shape& shape) {
   return bytes;
 }
 
-// Bytes a fusion must move: its operands read once, its result written once.
+// Bytes a fusion must move: its operands read once, its result written once
+// (the runtime's cost per unit).
 int64_t TrafficBytes(const HloInstruction& fusion) {
   int64_t bytes = BytesOf(fusion.shape());
   for (const HloInstruction* operand : fusion.operands()) {
     bytes += BytesOf(operand->shape());
   }
   return bytes;
-}
-
-// Whether a loop fusion writes its result with streaming stores: a large
-// array that is an entry result, so nothing reads it back soon.
-bool Streams(const HloInstruction& fusion, const CodegenOptions& options) {
-  if (options.streaming_store_min_bytes <= 0 || fusion.shape().IsTuple() ||
-      fusion.shape().element_type() == PRED ||
-      BytesOf(fusion.shape()) < options.streaming_store_min_bytes ||
-      fusion.parent() == nullptr) {
-    return false;
-  }
-  const HloInstruction* root = fusion.parent()->root_instruction();
-  if (root == &fusion) return true;
-  if (root->opcode() != HloOpcode::kTuple) return false;
-  for (const HloInstruction* user : fusion.users()) {
-    if (user != root) return false;
-  }
-  return true;
 }
 
 // The kernel that folds a split reduction's partial results into its
@@ -126,106 +108,137 @@ absl::Status EmitCombineKernel(llvm::Module& module, const std::string& symbol,
 
 }  // namespace
 
+
+namespace {
+
+// A loop fusion's body per its LoopPlan: one unit per output element
+// (streaming or plain stores), or one unit with static bounds.
+absl::Status EmitLoop(llvm::IRBuilder<>& b, const HloInstruction& root,
+                      const LoopPlan& plan, ElementalEmitter& elements,
+                      llvm::Value* result, llvm::Value* begin,
+                      llvm::Value* end, KernelInfo& info) {
+  const Shape& shape = root.shape();
+  const PrimitiveType type = shape.element_type();
+  if (shape.rank() == 0) {
+    info.units = 1;
+    ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, {}));
+    StoreElement(b, type, result, b.getInt64(0), value);
+    return absl::OkStatus();
+  }
+  const int64_t elements_out = ShapeUtil::ElementsIn(shape);
+  if (plan.store == StoreKind::kStreaming) {
+    info.units = elements_out;
+    return EmitStreamingRangeLoops(
+        b, shape.dimensions(), begin, end, type, result,
+        [&](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          elements.ClearCache();
+          return elements.Generate(root, index);
+        });
+  }
+  auto store = [&](const IrIndex& index, llvm::Value* linear) -> absl::Status {
+    elements.ClearCache();
+    ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, index));
+    StoreElement(b, type, result, linear, value);
+    return absl::OkStatus();
+  };
+  if (plan.one_unit) {
+    // Static loop bounds (no clipping to a range) also spare the loop
+    // vectorizer its run-time checks.
+    info.units = 1;
+    return EmitForLoop(b, begin, end, "unit", [&](llvm::Value*) {
+      return EmitLoopNest(b, shape.dimensions(), [&](const IrIndex& index) {
+        return store(index, ElementalEmitter::Linearize(b, shape.dimensions(),
+                                                        index));
+      });
+    });
+  }
+  info.units = elements_out;
+  if (elements_out == 0) return absl::OkStatus();
+  return EmitLinearRangeLoops(b, shape.dimensions(), begin, end, store);
+}
+
+// A reduction fusion's body per its ReductionPlan, and the combine kernel
+// of a split one.
+absl::Status EmitReductionKernel(
+    llvm::IRBuilder<>& b, llvm::Module& module, const HloComputation& fused,
+    const ReductionPlan& plan, ElementalEmitter& elements,
+    const std::vector<llvm::Value*>& results, llvm::Value* scratch,
+    llvm::Value* begin, llvm::Value* end, const CodegenOptions& options,
+    int64_t inputs, int64_t buffer_count, KernelInfo& info) {
+  info.units = plan.units;
+  if (plan.chunks > 0) {
+    info.scratch_bytes = plan.scratch_bytes;
+    // '$' cannot occur in an HLO name, so no kernel symbol collides.
+    info.combine_symbol = info.symbol + "$combine";
+  }
+  if (info.units > 0) {
+    RETURN_IF_ERROR(EmitReduction(b, *fused.root_instruction(), elements,
+                                  results, scratch, begin, end, plan,
+                                  options));
+  }
+  if (plan.chunks == 0) return absl::OkStatus();
+  return EmitCombineKernel(module, info.combine_symbol, fused, inputs,
+                           buffer_count, plan);
+}
+
+int64_t ScratchBuffers(const FusionPlan& plan) {
+  const auto* reduction = std::get_if<ReductionPlan>(&plan.config);
+  return reduction != nullptr && reduction->chunks > 0 ? 1 : 0;
+}
+
+}  // namespace
+
 absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
                                             const std::string& symbol,
                                             const CodegenOptions& options,
                                             llvm::Module& module) {
   RET_CHECK(fusion.opcode() == HloOpcode::kFusion, fusion.ToString());
-  const HloComputation& fused = *fusion.to_apply();
-  const HloInstruction& root = *fused.root_instruction();
-  std::vector<Shape> outputs = OutputShapes(fusion);
-  const bool is_reduce = root.opcode() == HloOpcode::kReduce;
-  if (!is_reduce && fusion.shape().IsTuple()) {
+  if (fusion.fusion_plan() == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "codegen: fusion '", fusion.name(),
+        "' has no plan; run the fusion-planning pass "
+        "(passes/fusion_planning.h) after fusion and row-fusion"));
+  }
+  const FusionPlan& plan = *fusion.fusion_plan();
+  if (!plan.is_reduction() && fusion.shape().IsTuple()) {
     return absl::UnimplementedError(absl::StrCat(
         "codegen: loop fusion '", fusion.name(),
         "' has a tuple result; only a variadic reduce may return several"));
   }
-
+  const HloComputation& fused = *fusion.to_apply();
+  std::vector<Shape> outputs = OutputShapes(fusion);
   const int64_t inputs = fusion.operand_count();
-  absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
-  // A reduction split into partials also takes a scratch buffer.
-  const bool scratch =
-      !rows.ok() && is_reduce && PlanReduction(root, options).chunks > 0;
-  const int64_t buffer_count = inputs + outputs.size() + (scratch ? 1 : 0);
+  const int64_t buffer_count = inputs + outputs.size() + ScratchBuffers(plan);
   llvm::Function* body = CreateBodyFunction(module, symbol, buffer_count);
-  llvm::LLVMContext& context = module.getContext();
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", body));
+  llvm::IRBuilder<> b(
+      llvm::BasicBlock::Create(module.getContext(), "entry", body));
   std::vector<llvm::Value*> parameters, results;
   for (int64_t i = 0; i < inputs; ++i) parameters.push_back(body->getArg(i));
   for (size_t i = 0; i < outputs.size(); ++i) {
     results.push_back(body->getArg(inputs + i));
   }
+  llvm::Value* scratch =
+      ScratchBuffers(plan) > 0 ? body->getArg(buffer_count - 1) : nullptr;
   llvm::Value* begin = body->getArg(buffer_count);
   llvm::Value* end = body->getArg(buffer_count + 1);
   ElementalEmitter elements(b, fused, parameters);
 
   KernelInfo info{fusion.name(), symbol, 0, 0, 0, ""};
-  const Shape& first = outputs[0];
-  const int64_t elements_out = ShapeUtil::ElementsIn(first);
-  if (rows.ok()) {
-    info.units =
-        ShapeUtil::ElementsIn(ShapeUtil::MakeShape(F32, rows->row_dimensions));
+  if (const auto* row = std::get_if<RowPlan>(&plan.config)) {
+    info.units = ShapeUtil::ElementsIn(
+        ShapeUtil::MakeShape(F32, row->row_dimensions));
     if (info.units > 0) {
-      RETURN_IF_ERROR(EmitRowFusion(b, fused, *rows, elements, results[0],
-                                    begin, end, options,
-                                    Streams(fusion, options)));
+      RETURN_IF_ERROR(EmitRowFusion(b, fused, *row, elements, results[0],
+                                    begin, end, options));
     }
-  } else if (is_reduce) {
-    ReductionPlan plan = PlanReduction(root, options);
-    info.units = plan.units;
-    if (plan.chunks > 0) {
-      info.scratch_bytes = plan.scratch_bytes;
-      // '$' cannot occur in an HLO name, so no kernel symbol collides.
-      info.combine_symbol = symbol + "$combine";
-    }
-    if (info.units > 0) {
-      RETURN_IF_ERROR(EmitReduction(
-          b, root, elements, results,
-          plan.chunks > 0 ? body->getArg(buffer_count - 1) : nullptr, begin,
-          end, plan, options));
-    }
-    if (plan.chunks > 0) {
-      RETURN_IF_ERROR(EmitCombineKernel(module, info.combine_symbol, fused,
-                                        inputs, buffer_count, plan));
-    }
-  } else if (first.rank() == 0) {
-    info.units = 1;
-    ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, {}));
-    StoreElement(b, first.element_type(), results[0], b.getInt64(0), value);
-  } else if (Streams(fusion, options)) {
-    info.units = elements_out;
-    RETURN_IF_ERROR(EmitStreamingRangeLoops(
-        b, first.dimensions(), begin, end, first.element_type(), results[0],
-        [&](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-          elements.ClearCache();
-          return elements.Generate(root, index);
-        }));
-  } else if (TrafficBytes(fusion) < 2 * kMinBytesPerChunk) {
-    // Too small to split: one unit, static loop bounds (no clipping to a
-    // range), which also spares the loop vectorizer its run-time checks.
-    info.units = 1;
-    RETURN_IF_ERROR(EmitForLoop(b, begin, end, "unit", [&](llvm::Value*) {
-      return EmitLoopNest(b, first.dimensions(), [&](const IrIndex& index) {
-        elements.ClearCache();
-        ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, index));
-        StoreElement(b, first.element_type(), results[0],
-                     ElementalEmitter::Linearize(b, first.dimensions(), index),
-                     value);
-        return absl::OkStatus();
-      });
-    }));
+  } else if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
+    RETURN_IF_ERROR(EmitReductionKernel(b, module, fused, *reduction, elements,
+                                        results, scratch, begin, end, options,
+                                        inputs, buffer_count, info));
   } else {
-    info.units = elements_out;
-    if (elements_out > 0) {
-      RETURN_IF_ERROR(EmitLinearRangeLoops(
-          b, first.dimensions(), begin, end,
-          [&](const IrIndex& index, llvm::Value* linear) -> absl::Status {
-            elements.ClearCache();
-            ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, index));
-            StoreElement(b, first.element_type(), results[0], linear, value);
-            return absl::OkStatus();
-          }));
-    }
+    RETURN_IF_ERROR(EmitLoop(b, *fused.root_instruction(),
+                             std::get<LoopPlan>(plan.config), elements,
+                             results[0], begin, end, info));
   }
   b.CreateRetVoid();
   EmitEntryWrapper(module, symbol, body, buffer_count);

@@ -73,19 +73,6 @@ llvm::Intrinsic::ID MaxMinIntrinsic(const HloComputation& reducer) {
 
 }  // namespace
 
-bool IsPlainBinaryReducer(const HloComputation& reducer, HloOpcode opcode) {
-  if (reducer.num_parameters() != 2) return false;
-  const HloInstruction* root = reducer.root_instruction();
-  if (root == nullptr || root->opcode() != opcode ||
-      root->shape().IsTuple() || root->operand_count() != 2) {
-    return false;
-  }
-  const HloInstruction* lhs = root->operand(0);
-  const HloInstruction* rhs = root->operand(1);
-  return lhs != rhs && lhs->opcode() == HloOpcode::kParameter &&
-         rhs->opcode() == HloOpcode::kParameter;
-}
-
 bool MayReassociate(const HloComputation& reducer) {
   return IsPlainBinaryReducer(reducer, HloOpcode::kAdd) ||
          IsPlainBinaryReducer(reducer, HloOpcode::kMultiply);
@@ -284,10 +271,10 @@ absl::Status EmitPartials(llvm::IRBuilder<>& b, const HloInstruction& reduce,
     IrIndex kept = ElementalEmitter::Delinearize(b, layout.output_dims,
                                                  b.CreateUDiv(unit, chunks));
     llvm::Value* first = b.CreateMul(b.CreateURem(unit, chunks),
-                                     b.getInt64(kPartialChunkElements), "",
+                                     b.getInt64(plan.chunk_elements), "",
                                      true, true);
     llvm::Value* last =
-        b.CreateAdd(first, b.getInt64(kPartialChunkElements), "", true, true);
+        b.CreateAdd(first, b.getInt64(plan.chunk_elements), "", true, true);
     last = b.CreateSelect(b.CreateICmpSLT(last, b.getInt64(reduced_elements)),
                           last, b.getInt64(reduced_elements));
     fused.ClearCache();
@@ -319,63 +306,6 @@ absl::Status EmitPartials(llvm::IRBuilder<>& b, const HloInstruction& reduce,
 
 }  // namespace
 
-bool ReduceKeepsLastDimension(const HloInstruction& reduce) {
-  const int64_t rank = reduce.operand(0)->shape().rank();
-  if (rank == 0) return false;
-  const std::vector<int64_t>& dims = reduce.dimensions();
-  return std::find(dims.begin(), dims.end(), rank - 1) == dims.end();
-}
-
-bool MaySplitReducedRange(const HloInstruction& reduce,
-                          const CodegenOptions& options) {
-  if (reduce.operand_count() != 2) return false;
-  const HloComputation& reducer = *reduce.to_apply();
-  const bool is_float =
-      primitive_util::IsFloatingPointType(reduce.shape().element_type());
-  for (HloOpcode opcode : {HloOpcode::kAdd, HloOpcode::kMultiply,
-                           HloOpcode::kMaximum, HloOpcode::kMinimum,
-                           HloOpcode::kAnd, HloOpcode::kOr}) {
-    if (!IsPlainBinaryReducer(reducer, opcode)) continue;
-    // Integer (wrapping) and boolean ops are associative and commutative;
-    // float max/min give the same value in any order (but for NaN
-    // payloads); float add/multiply only round differently, which is what
-    // reassociate_reductions allows.
-    return !is_float || options.reassociate_reductions;
-  }
-  return false;
-}
-
-ReductionPlan PlanReduction(const HloInstruction& reduce,
-                            const CodegenOptions& options) {
-  ReduceLayout layout = Analyze(reduce);
-  int64_t outputs = 1, reduced = 1;
-  for (int64_t size : layout.output_dims) outputs *= size;
-  for (int64_t size : layout.reduced_sizes) reduced *= size;
-  ReductionPlan plan;
-  if (outputs == 0) return plan;
-  if (ReduceKeepsLastDimension(reduce)) {
-    int64_t widest = 1;
-    for (PrimitiveType type : layout.types) {
-      widest = std::max<int64_t>(widest, primitive_util::ByteWidth(type));
-    }
-    const int64_t inner = layout.output_dims.back();
-    plan.column_block = std::max<int64_t>(1, kColumnBlockBytes / widest);
-    plan.column_blocks = (inner + plan.column_block - 1) / plan.column_block;
-    plan.units = outputs / inner * plan.column_blocks;
-    return plan;
-  }
-  plan.units = outputs;
-  if (outputs < kMinOutputsToSplit &&
-      reduced >= 2 * kPartialChunkElements &&
-      MaySplitReducedRange(reduce, options)) {
-    plan.chunks = (reduced + kPartialChunkElements - 1) / kPartialChunkElements;
-    plan.units = outputs * plan.chunks;
-    plan.scratch_bytes =
-        plan.units * primitive_util::ByteWidth(layout.types[0]);
-  }
-  return plan;
-}
-
 absl::Status EmitReduction(llvm::IRBuilder<>& b, const HloInstruction& reduce,
                            ElementalEmitter& fused,
                            const std::vector<llvm::Value*>& outputs,
@@ -384,7 +314,7 @@ absl::Status EmitReduction(llvm::IRBuilder<>& b, const HloInstruction& reduce,
                            const CodegenOptions& options) {
   ReduceLayout layout = Analyze(reduce);
   RET_CHECK(static_cast<int64_t>(outputs.size()) == layout.inputs);
-  if (ReduceKeepsLastDimension(reduce)) {
+  if (plan.column_block > 0) {  // the last dimension is kept
     return EmitPerRow(b, reduce, layout, fused, outputs, begin, end, plan);
   }
   if (plan.chunks > 0) {

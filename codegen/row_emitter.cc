@@ -1,7 +1,9 @@
 #include "codegen/row_emitter.h"
 
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
 #include "codegen/reduction_emitter.h"
@@ -32,132 +34,189 @@ IrIndex Concat(const IrIndex& row, const IrIndex& column) {
   return full;
 }
 
-}  // namespace
-
-absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
-                           const RowFusion& rows, ElementalEmitter& elements,
-                           llvm::Value* output, llvm::Value* begin,
-                           llvm::Value* end, const CodegenOptions& options,
-                           bool stream) {
-  llvm::LLVMContext& context = b.getContext();
-  const std::vector<int64_t>& row_dims = rows.row_dimensions;
-  const std::vector<int64_t>& column_dims = rows.column_dimensions;
-  const int64_t row_rank = row_dims.size();
-  const int64_t columns =
-      ShapeUtil::ElementsIn(ShapeUtil::MakeShape(F32, column_dims));
-  const int64_t phases = rows.reduces.size();
-
-  std::vector<llvm::AllocaInst*> accumulators;
-  for (const HloInstruction* reduce : rows.reduces) {
-    accumulators.push_back(EntryAlloca(
-        b, RegisterType(reduce->shape().element_type(), context), 1));
+// The plan's buffered values as instructions of `fused`, with their writer
+// phases.
+absl::StatusOr<std::vector<std::pair<const HloInstruction*, int64_t>>>
+ResolveBuffered(const HloComputation& fused, const RowPlan& rows) {
+  std::vector<std::pair<const HloInstruction*, int64_t>> buffered;
+  for (const BufferedValue& value : rows.buffered) {
+    const HloInstruction* found = nullptr;
+    for (const HloInstruction* instruction : fused.instructions()) {
+      if (instruction->name() == value.name) found = instruction;
+    }
+    RET_CHECK(found != nullptr, value.name);
+    buffered.push_back({found, value.writer});
   }
-  absl::flat_hash_map<const HloInstruction*, llvm::AllocaInst*> row_buffers;
-  for (const auto& [value, writer] : rows.buffered) {
-    row_buffers[value] = EntryAlloca(
-        b, MemoryType(value->shape().element_type(), context), columns);
+  return buffered;
+}
+
+using Buffered = std::vector<std::pair<const HloInstruction*, int64_t>>;
+
+// One row kernel being emitted: the phase loops (one per reduce, in post
+// order) and the output loop of a row, sharing accumulators and row
+// buffers (entry-block allocas) across rows.
+class RowKernel {
+ public:
+  RowKernel(llvm::IRBuilder<>& b, const HloComputation& fused,
+            const RowPlan& rows, ElementalEmitter& elements,
+            Buffered buffered, const CodegenOptions& options)
+      : b_(b), fused_(fused), rows_(rows), elements_(elements),
+        buffered_(std::move(buffered)), options_(options),
+        reduces_(ReducesInPostOrder(fused)),
+        columns_(ShapeUtil::ElementsIn(
+            ShapeUtil::MakeShape(F32, rows.column_dimensions))),
+        results_(reduces_.size(), nullptr) {
+    llvm::LLVMContext& context = b.getContext();
+    for (const HloInstruction* reduce : reduces_) {
+      accumulators_.push_back(EntryAlloca(
+          b, RegisterType(reduce->shape().element_type(), context), 1));
+    }
+    for (const auto& [value, writer] : buffered_) {
+      row_buffers_[value] = EntryAlloca(
+          b, MemoryType(value->shape().element_type(), context), columns_);
+    }
   }
-  auto column_of = [&](const IrIndex& full) {
-    IrIndex column(full.begin() + row_rank, full.end());
-    return ElementalEmitter::Linearize(b, column_dims, column);
-  };
-  // Before loop `phase`: earlier reduces are registers and earlier-written
-  // row buffers are loaded; everything else is computed.
-  std::vector<llvm::Value*> results(phases, nullptr);
-  auto bind_for_phase = [&](int64_t phase) {
-    for (int64_t p = 0; p < phases; ++p) {
-      if (p < phase) {
-        llvm::Value* value = results[p];
-        elements.Bind(*rows.reduces[p],
-                      [value](const IrIndex&) { return value; });
-      } else {
-        elements.Unbind(*rows.reduces[p]);
-      }
-    }
-    for (const auto& [value, writer] : rows.buffered) {
-      if (writer < phase) {
-        llvm::AllocaInst* buffer = row_buffers.at(value);
-        PrimitiveType type = value->shape().element_type();
-        elements.Bind(*value, [&b, &column_of, buffer, type](
-                                  const IrIndex& index) {
-          return LoadElement(b, type, buffer, column_of(index));
-        });
-      } else {
-        elements.Unbind(*value);
-      }
-    }
-    elements.ClearCache();
-  };
-  auto store_buffers = [&](int64_t phase, const IrIndex& full) -> absl::Status {
-    for (const auto& [value, writer] : rows.buffered) {
-      if (writer != phase) continue;
-      ASSIGN_OR_RETURN(llvm::Value * element, elements.Generate(*value, full));
-      StoreElement(b, value->shape().element_type(), row_buffers.at(value),
-                   column_of(full), element);
-    }
+
+  int64_t phases() const { return reduces_.size(); }
+
+  // Loop `phase` along the row: reduces_[phase] into its register, storing
+  // the row buffers this phase writes.
+  absl::Status EmitPhase(int64_t phase, const IrIndex& row_index) {
+    const HloInstruction& reduce = *reduces_[phase];
+    llvm::AllocaInst* slot = accumulators_[phase];
+    BindForPhase(phase);
+    ASSIGN_OR_RETURN(llvm::Value * init,
+                     elements_.Generate(*reduce.operand(1), {}));
+    b_.CreateStore(init, slot);
+    RETURN_IF_ERROR(EmitLoopNest(
+        b_, rows_.column_dimensions, [&](const IrIndex& column) {
+          elements_.ClearCache();
+          IrIndex full = Concat(row_index, column);
+          ASSIGN_OR_RETURN(llvm::Value * x,
+                           elements_.Generate(*reduce.operand(0), full));
+          RETURN_IF_ERROR(StoreBuffers(phase, full));
+          llvm::Value* acc = b_.CreateLoad(slot->getAllocatedType(), slot);
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
+                           ApplyReducer(b_, reduce, {acc}, {x},
+                                        options_.reassociate_reductions));
+          b_.CreateStore(next[0], slot);
+          return absl::OkStatus();
+        }));
+    results_[phase] = b_.CreateLoad(slot->getAllocatedType(), slot);
     return absl::OkStatus();
-  };
+  }
 
-  const HloInstruction& root = *fused.root_instruction();
-  const PrimitiveType root_type = root.shape().element_type();
-  std::vector<int64_t> full_dims = row_dims;
-  full_dims.insert(full_dims.end(), column_dims.begin(), column_dims.end());
-  const bool streaming = stream && root.shape().rank() != row_rank;
-  RETURN_IF_ERROR(EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {
-    IrIndex row_index = ElementalEmitter::Delinearize(b, row_dims, row);
-    for (int64_t phase = 0; phase < phases; ++phase) {
-      const HloInstruction& reduce = *rows.reduces[phase];
-      llvm::AllocaInst* slot = accumulators[phase];
-      bind_for_phase(phase);
-      ASSIGN_OR_RETURN(llvm::Value * init,
-                       elements.Generate(*reduce.operand(1), {}));
-      b.CreateStore(init, slot);
-      RETURN_IF_ERROR(
-          EmitLoopNest(b, column_dims, [&](const IrIndex& column) {
-            elements.ClearCache();
-            IrIndex full = Concat(row_index, column);
-            ASSIGN_OR_RETURN(llvm::Value * x,
-                             elements.Generate(*reduce.operand(0), full));
-            RETURN_IF_ERROR(store_buffers(phase, full));
-            llvm::Value* acc = b.CreateLoad(slot->getAllocatedType(), slot);
-            ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                             ApplyReducer(b, reduce, {acc}, {x},
-                                          options.reassociate_reductions));
-            b.CreateStore(next[0], slot);
-            return absl::OkStatus();
-          }));
-      results[phase] = b.CreateLoad(slot->getAllocatedType(), slot);
-    }
-    bind_for_phase(phases);
-    if (root.shape().rank() == row_rank) {  // one value per row
-      ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, row_index));
-      StoreElement(b, root_type, output, row, value);
+  // The last phase: the root's value for the row, or its row of values.
+  absl::Status EmitOutput(llvm::Value* row, const IrIndex& row_index,
+                          llvm::Value* output) {
+    BindForPhase(phases());
+    const HloInstruction& root = *fused_.root_instruction();
+    const PrimitiveType type = root.shape().element_type();
+    const std::vector<int64_t>& column_dims = rows_.column_dimensions;
+    if (root.shape().rank() ==
+        static_cast<int64_t>(rows_.row_dimensions.size())) {
+      ASSIGN_OR_RETURN(llvm::Value * value,
+                       elements_.Generate(root, row_index));
+      StoreElement(b_, type, output, row, value);
       return absl::OkStatus();
     }
     llvm::Value* row_start =
-        b.CreateMul(row, b.getInt64(columns), "", /*HasNUW=*/true,
-                    /*HasNSW=*/true);
-    if (streaming) {
+        b_.CreateMul(row, b_.getInt64(columns_), "", /*HasNUW=*/true,
+                     /*HasNSW=*/true);
+    if (rows_.store == StoreKind::kStreaming) {
+      std::vector<int64_t> full_dims = rows_.row_dimensions;
+      full_dims.insert(full_dims.end(), column_dims.begin(), column_dims.end());
       return EmitStreamingRangeLoops(
-          b, full_dims, row_start, b.CreateAdd(row_start, b.getInt64(columns)),
-          root_type, output,
+          b_, full_dims, row_start,
+          b_.CreateAdd(row_start, b_.getInt64(columns_)), type, output,
           [&](const IrIndex& full) -> absl::StatusOr<llvm::Value*> {
-            elements.ClearCache();
-            return elements.Generate(root, full);
+            elements_.ClearCache();
+            return elements_.Generate(root, full);
           },
           /*fence=*/false);
     }
-    return EmitLoopNest(b, column_dims, [&](const IrIndex& column) {
-      elements.ClearCache();
+    return EmitLoopNest(b_, column_dims, [&](const IrIndex& column) {
+      elements_.ClearCache();
       IrIndex full = Concat(row_index, column);
-      ASSIGN_OR_RETURN(llvm::Value * value, elements.Generate(root, full));
+      ASSIGN_OR_RETURN(llvm::Value * value, elements_.Generate(root, full));
       llvm::Value* position =
-          b.CreateAdd(row_start, column_of(full), "", true, true);
-      StoreElement(b, root_type, output, position, value);
+          b_.CreateAdd(row_start, ColumnOf(full), "", true, true);
+      StoreElement(b_, type, output, position, value);
       return absl::OkStatus();
     });
+  }
+
+ private:
+  llvm::Value* ColumnOf(const IrIndex& full) {
+    IrIndex column(full.begin() + rows_.row_dimensions.size(), full.end());
+    return ElementalEmitter::Linearize(b_, rows_.column_dimensions, column);
+  }
+
+  // Before loop `phase`: earlier reduces are registers and earlier-written
+  // row buffers are loaded; everything else is computed.
+  void BindForPhase(int64_t phase) {
+    for (int64_t p = 0; p < phases(); ++p) {
+      if (p < phase) {
+        llvm::Value* value = results_[p];
+        elements_.Bind(*reduces_[p], [value](const IrIndex&) { return value; });
+      } else {
+        elements_.Unbind(*reduces_[p]);
+      }
+    }
+    for (const auto& [value, writer] : buffered_) {
+      if (writer < phase) {
+        llvm::AllocaInst* buffer = row_buffers_.at(value);
+        PrimitiveType type = value->shape().element_type();
+        elements_.Bind(*value, [this, buffer, type](const IrIndex& index) {
+          return LoadElement(b_, type, buffer, ColumnOf(index));
+        });
+      } else {
+        elements_.Unbind(*value);
+      }
+    }
+    elements_.ClearCache();
+  }
+
+  absl::Status StoreBuffers(int64_t phase, const IrIndex& full) {
+    for (const auto& [value, writer] : buffered_) {
+      if (writer != phase) continue;
+      ASSIGN_OR_RETURN(llvm::Value * element, elements_.Generate(*value, full));
+      StoreElement(b_, value->shape().element_type(), row_buffers_.at(value),
+                   ColumnOf(full), element);
+    }
+    return absl::OkStatus();
+  }
+
+  llvm::IRBuilder<>& b_;
+  const HloComputation& fused_;
+  const RowPlan& rows_;
+  ElementalEmitter& elements_;
+  const Buffered buffered_;
+  const CodegenOptions& options_;
+  const std::vector<const HloInstruction*> reduces_;
+  const int64_t columns_;
+  std::vector<llvm::Value*> results_;  // per phase, once its loop ran
+  std::vector<llvm::AllocaInst*> accumulators_;
+  absl::flat_hash_map<const HloInstruction*, llvm::AllocaInst*> row_buffers_;
+};
+
+}  // namespace
+
+absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
+                           const RowPlan& rows, ElementalEmitter& elements,
+                           llvm::Value* output, llvm::Value* begin,
+                           llvm::Value* end, const CodegenOptions& options) {
+  ASSIGN_OR_RETURN(Buffered buffered, ResolveBuffered(fused, rows));
+  RowKernel kernel(b, fused, rows, elements, std::move(buffered), options);
+  RETURN_IF_ERROR(EmitForLoop(b, begin, end, "row", [&](llvm::Value* row) {
+    IrIndex row_index =
+        ElementalEmitter::Delinearize(b, rows.row_dimensions, row);
+    for (int64_t phase = 0; phase < kernel.phases(); ++phase) {
+      RETURN_IF_ERROR(kernel.EmitPhase(phase, row_index));
+    }
+    return kernel.EmitOutput(row, row_index, output);
   }));
-  if (streaming) EmitStreamingFence(b);
+  if (rows.store == StoreKind::kStreaming) EmitStreamingFence(b);
   return absl::OkStatus();
 }
 

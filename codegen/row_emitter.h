@@ -1,9 +1,9 @@
-// The body of a row fusion (ir/row_fusion_analysis.h): one unit per row.
-// For each row, one loop along the row per reduce, in order, with the
-// accumulator in a register and the result then bound as that reduce's
-// value; values the analysis buffers are stored to a stack row buffer by the
-// first loop that computes them and loaded by later ones; a last loop (or,
-// for a root of row shape, one element) writes the output row. Every loop
+// The body of a row fusion as its RowPlan (ir/fusion_plan.h) describes it:
+// one unit per row. For each row, one loop along the row per reduce, in
+// post order, with the accumulator in a register and the result then bound
+// as that reduce's value; the plan's buffered values are stored to a stack
+// row buffer by their writer loop and loaded by later ones; a last loop
+// (or, for a root of row shape, one element) writes the output row. Every loop
 // runs over the row's contiguous elements, so with the row in L1 the whole
 // chain reads the input from memory once.
 //
@@ -16,18 +16,17 @@
 #include "absl/status/status.h"
 #include "codegen/codegen_options.h"
 #include "codegen/elemental_emitter.h"
-#include "ir/row_fusion_analysis.h"
+#include "ir/fusion_plan.h"
 
 namespace mxla::codegen {
 
-// Emits rows [begin, end) of `fused` (whose structure is `rows`), writing
-// the root's values to `output`, with streaming stores if `stream`
-// (streaming_store_emitter.h; full-row roots only).
+// Emits rows [begin, end) of `fused` as `rows` plans them (a plan the
+// verifier accepted), writing the root's values to `output`, with
+// streaming stores if the plan says so (streaming_store_emitter.h).
 absl::Status EmitRowFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
-                           const RowFusion& rows, ElementalEmitter& elements,
+                           const RowPlan& rows, ElementalEmitter& elements,
                            llvm::Value* output, llvm::Value* begin,
-                           llvm::Value* end, const CodegenOptions& options,
-                           bool stream);
+                           llvm::Value* end, const CodegenOptions& options);
 
 }  // namespace mxla::codegen
 

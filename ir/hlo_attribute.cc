@@ -12,14 +12,28 @@ constexpr AttrInfo kAttrInfos[] = {
 #include "ir/hlo_attributes.def"
 };
 
+// Shared immutable values compare by what they point at.
+template <typename T>
+bool PointeesEqual(const std::shared_ptr<const T>& a,
+                   const std::shared_ptr<const T>& b) {
+  if (a == nullptr || b == nullptr) return a == b;
+  return *a == *b;
+}
+
 bool ValuesEqual(const AttrValue& a, const AttrValue& b) {
   if (a.index() != b.index()) return false;
-  if (const auto* literal = std::get_if<std::shared_ptr<const Literal>>(&a)) {
-    const auto& other = std::get<std::shared_ptr<const Literal>>(b);
-    if (*literal == nullptr || other == nullptr) return *literal == other;
-    return **literal == *other;
-  }
-  return a == b;
+  return std::visit(
+      [&](const auto& x) -> bool {
+        using T = std::decay_t<decltype(x)>;
+        const T& y = std::get<T>(b);
+        if constexpr (std::is_same_v<T, std::shared_ptr<const Literal>> ||
+                      std::is_same_v<T, std::shared_ptr<const FusionPlan>>) {
+          return PointeesEqual(x, y);
+        } else {
+          return x == y;
+        }
+      },
+      a);
 }
 
 size_t HashValue(const AttrValue& value) {
@@ -28,6 +42,9 @@ size_t HashValue(const AttrValue& value) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::shared_ptr<const Literal>>) {
           return v == nullptr ? 0 : absl::HashOf(*v);
+        } else if constexpr (std::is_same_v<T,
+                                            std::shared_ptr<const FusionPlan>>) {
+          return v == nullptr ? 0 : absl::HashOf(v->ToString());
         } else if constexpr (std::is_enum_v<T>) {
           return absl::HashOf(static_cast<int>(v));
         } else {

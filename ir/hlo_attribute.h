@@ -15,6 +15,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
+#include "ir/fusion_plan.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 
@@ -32,6 +33,7 @@ enum class AttrType {
   kFusionKind,
   kComputation,
   kLiteral,
+  kFusionPlan,
   kName,
   kSkipped,
 };
@@ -46,11 +48,12 @@ const AttrInfo& GetAttrInfo(AttrId id);
 // The attribute spelled `name` in HLO text, if any.
 std::optional<AttrId> AttrIdFromName(absl::string_view name);
 
-// A literal is immutable once it is an attribute, so copies of an
+// A literal or a plan is immutable once it is an attribute, so copies of an
 // instruction share it.
 using AttrValue = std::variant<int64_t, std::vector<int64_t>,
                                ComparisonDirection, FusionKind,
-                               std::shared_ptr<const Literal>>;
+                               std::shared_ptr<const Literal>,
+                               std::shared_ptr<const FusionPlan>>;
 
 class HloAttributes {
  public:
@@ -71,7 +74,7 @@ class HloAttributes {
     return entries_;
   }
 
-  // Literals compare bitwise (Literal::operator==).
+  // Literals compare bitwise (Literal::operator==), plans by value.
   friend bool operator==(const HloAttributes& a, const HloAttributes& b);
   // Equal for bags that compare equal; not stable across processes.
   size_t Hash() const;

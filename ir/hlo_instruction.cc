@@ -172,6 +172,21 @@ void HloInstruction::set_fusion_kind(FusionKind kind) {
   attributes_.Set(AttrId::kFusionKind, kind);
 }
 
+const FusionPlan* HloInstruction::fusion_plan() const {
+  const auto* plan =
+      attributes_.Get<std::shared_ptr<const FusionPlan>>(AttrId::kPlan);
+  return plan == nullptr ? nullptr : plan->get();
+}
+
+void HloInstruction::set_fusion_plan(std::optional<FusionPlan> plan) {
+  if (plan.has_value()) {
+    attributes_.Set(AttrId::kPlan,
+                    std::make_shared<const FusionPlan>(*std::move(plan)));
+  } else {
+    attributes_.Erase(AttrId::kPlan);
+  }
+}
+
 std::unique_ptr<HloInstruction> HloInstruction::CreateGeneric(
     HloOpcode opcode, const Shape& shape,
     absl::Span<HloInstruction* const> operands) {

@@ -15,6 +15,7 @@
 //   iota_dimension()        iota
 //   tuple_index()           get-tuple-element
 //   fusion_kind()           fusion
+//   fusion_plan()           fusion, once planned (ir/fusion_plan.h)
 // Called computations (reduce's to_apply, fusion's calls) are kept apart,
 // in called_computations(), so that cloning can remap them.
 #ifndef MXLA_IR_HLO_INSTRUCTION_H_
@@ -194,6 +195,9 @@ class HloInstruction {
   }
   FusionKind fusion_kind() const;
   void set_fusion_kind(FusionKind kind);
+  // How codegen emits this fusion (passes/fusion_planning.h), or null.
+  const FusionPlan* fusion_plan() const;
+  void set_fusion_plan(std::optional<FusionPlan> plan);
   const OpMetadata& metadata() const { return metadata_; }
   void set_metadata(OpMetadata metadata) { metadata_ = std::move(metadata); }
 

@@ -227,6 +227,12 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
       return keep(ParseDirection(cursor));
     case AttrType::kFusionKind:
       return keep(ParseFusionKind(cursor));
+    case AttrType::kFusionPlan: {
+      ASSIGN_OR_RETURN(FusionPlan plan, ParseFusionPlan(cursor));
+      attributes.values.Set(id,
+                            std::make_shared<const FusionPlan>(std::move(plan)));
+      return absl::OkStatus();
+    }
     case AttrType::kComputation: {
       ASSIGN_OR_RETURN(HloComputation * callee,
                        ParseComputationName(cursor, module));

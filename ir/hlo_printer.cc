@@ -31,6 +31,9 @@ std::string AttrValueToString(const AttrValue& value) {
           return std::string(ComparisonDirectionString(v));
         } else if constexpr (std::is_same_v<T, FusionKind>) {
           return std::string(FusionKindString(v));
+        } else if constexpr (std::is_same_v<T,
+                                            std::shared_ptr<const FusionPlan>>) {
+          return v == nullptr ? "<none>" : v->ToString();
         } else {
           return v == nullptr ? "<none>" : LiteralValuesToString(*v);
         }

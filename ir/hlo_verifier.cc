@@ -97,6 +97,9 @@ absl::Status VerifyInstruction(const HloInstruction& instruction,
         "declared shape ", instruction.shape().ToString(),
         " differs from the inferred shape ", inferred.ToString()));
   }
+  if (const FusionPlan* plan = instruction.fusion_plan()) {
+    return CheckFusionPlan(*plan, instruction);
+  }
   return absl::OkStatus();
 }
 

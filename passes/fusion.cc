@@ -10,6 +10,7 @@
 #include "ir/hlo_clone.h"
 #include "ir/op_spec.h"
 #include "ir/status_macros.h"
+#include "passes/fusion_cost_model.h"
 #include "passes/dce.h"
 #include "passes/operand_reuse.h"
 
@@ -40,7 +41,7 @@ bool IsMaterialized(const HloInstruction& instruction,
   for (const HloInstruction* user : instruction.users()) {
     if (!IsFusible(*user)) return true;
   }
-  return IsExpensiveElementwise(instruction.opcode()) && instruction.user_count() > 1;
+  return IsExpensiveProducer(instruction) && instruction.user_count() > 1;
 }
 
 // The instructions of `root`'s fusion in post order: an iterative DFS that
@@ -153,7 +154,7 @@ void MaterializeReusedExpensiveValues(
       if (reuse) break;
     }
     if (!reuse || roots.contains(instruction)) continue;
-    if (IsExpensiveElementwise(instruction->opcode())) {
+    if (IsExpensiveProducer(*instruction)) {
       roots.insert(instruction);
     } else {
       reused.insert(instruction);

@@ -6,6 +6,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
+#include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
@@ -30,6 +31,7 @@ constexpr PassFactory kPasses[] = {
     {"dce", &Make<DcePass>},
     {"fusion", &Make<FusionPass>},
     {"row-fusion", &Make<RowFusionPass>},
+    {"fusion-planning", &Make<FusionPlanningPass>},
 };
 
 }  // namespace

@@ -3,8 +3,9 @@
 //   lower-broadcasts
 //   simplify, cse, dce      (repeated until nothing changes)
 //
-// `fusion` and `row-fusion` are registered but not in the default pipeline:
-// the jit backend runs them last (runtime/compile.h).
+// `fusion`, `row-fusion` and `fusion-planning` (with default options) are
+// registered but not in the default pipeline: the jit backend runs them
+// last (runtime/compile.h).
 #ifndef MXLA_PASSES_PASS_REGISTRY_H_
 #define MXLA_PASSES_PASS_REGISTRY_H_
 
@@ -18,8 +19,8 @@
 
 namespace mxla {
 
-// Every pass name: the default pipeline's, in order, then fusion and
-// row-fusion.
+// Every pass name: the default pipeline's, in order, then fusion,
+// row-fusion and fusion-planning.
 std::vector<std::string> AvailablePassNames();
 // A new pass; an unknown name is InvalidArgument listing the known ones.
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name);

@@ -7,9 +7,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_clone.h"
-#include "ir/row_fusion_analysis.h"
 #include "ir/status_macros.h"
+#include "passes/fusion_cost_model.h"
 #include "passes/operand_reuse.h"
+#include "passes/row_fusion_analysis.h"
 
 namespace mxla {
 namespace {
@@ -45,7 +46,7 @@ bool RecomputesExpensiveWork(const HloComputation& body) {
         instruction->opcode() == HloOpcode::kReduce) {
       continue;
     }
-    if (IsExpensiveElementwise(instruction->opcode()) &&
+    if (IsExpensiveProducer(*instruction) &&
         !after_reduce.contains(instruction)) {
       return true;
     }

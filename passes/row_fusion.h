@@ -1,5 +1,5 @@
 // row-fusion: merges a fusion into its only consumer when the merged body is
-// a row fusion (ir/row_fusion_analysis.h): reductions over the trailing
+// a row fusion (passes/row_fusion_analysis.h): reductions over the trailing
 // dimensions whose results feed elementwise work on the same rows, as in
 // softmax or layer normalization. Codegen then runs the whole chain in one
 // pass per row, so each row is read from memory once and no intermediate

@@ -11,6 +11,7 @@
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/fusion.h"
+#include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
 #include "passes/row_fusion.h"
 #include "passes/pass_registry.h"
@@ -47,11 +48,15 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
     pipeline = CreateDefaultPipeline(options.pipeline);
   }
   if (options.backend == Backend::kJit) {
-    // Codegen needs lowered, fused HLO whatever the user's pass list; these
-    // passes do nothing when their work is already done.
+    // Codegen needs lowered, fused, planned HLO whatever the user's pass
+    // list; these passes do nothing when their work is already done
+    // (planning keeps the plans a parsed fused module brings).
     pipeline->AddPass(std::make_unique<LowerBroadcastsPass>());
     pipeline->AddPass(std::make_unique<FusionPass>());
     pipeline->AddPass(std::make_unique<RowFusionPass>());
+    pipeline->AddPass(std::make_unique<FusionPlanningPass>(FusionPlanningOptions{
+        .reassociate_reductions = options.codegen.reassociate_reductions,
+        .streaming_store_min_bytes = options.codegen.streaming_store_min_bytes}));
   }
   return pipeline;
 }

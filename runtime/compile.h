@@ -2,8 +2,10 @@
 // Executable for the chosen backend.
 //
 // Backends:
-//   jit          (default) lower-broadcasts, fusion and row-fusion after
-//                the pipeline, then one LLVM kernel per fusion
+//   jit          (default) lower-broadcasts, fusion, row-fusion and
+//                fusion-planning (with CodegenOptions' reassociation and
+//                streaming threshold) after the pipeline, then one LLVM
+//                kernel per fusion as its plan says
 //                (runtime/jit_executable.h);
 //   interpreter  the reference evaluator (interpreter/hlo_evaluator.h) on the
 //                optimized module: the oracle.
@@ -90,7 +92,8 @@ absl::Status DumpCodegenStages(const HloModule& fused_module,
 std::string CompileOptionsKey(const CompileOptions& options);
 
 // The passes Compile runs for `options`: the default pipeline or the named
-// passes, then, for the jit backend, lower-broadcasts, fusion and row-fusion.
+// passes, then, for the jit backend, lower-broadcasts, fusion, row-fusion
+// and fusion-planning.
 // InvalidArgument for an unknown pass name.
 absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
     const CompileOptions& options);

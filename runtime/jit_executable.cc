@@ -10,6 +10,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/memory_budget.h"
 #include "ir/status_macros.h"
+#include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/memory_limit.h"
 #include "runtime/thread_pool.h"

@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/row_fusion_analysis.h"
+#include "passes/row_fusion_analysis.h"
 #include "ir/shape_util.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"

@@ -168,12 +168,12 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
               ElementsAre("lower-broadcasts", "simplify", "cse", "dce",
-                          "fusion", "row-fusion"));
+                          "fusion", "row-fusion", "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
                                  "lower-broadcasts, simplify, cse, dce, "
-                                 "fusion, row-fusion)")));
+                                 "fusion, row-fusion, fusion-planning)")));
 }
 
 TEST(PassPipelineTest, DefaultPipelineLowersAndCleansUp) {

@@ -1,4 +1,4 @@
-// row-fusion and the analysis behind it (ir/row_fusion_analysis.h): which
+// row-fusion and the analysis behind it (passes/row_fusion_analysis.h): which
 // chains of fusions merge into one pass per row, which do not and why, and
 // that merged modules verify, round-trip, keep their values and are left
 // alone by a second run.
@@ -12,7 +12,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
-#include "ir/row_fusion_analysis.h"
+#include "passes/row_fusion_analysis.h"
 #include "ir/shape_util.h"
 #include "passes/fusion.h"
 #include "tests/testlib/hlo_fixtures.h"

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
+#include "passes/fusion_planning.h"
 #include "runtime/memory_limit.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
@@ -34,6 +35,11 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> CompileText(
     const std::string& text, CodegenOptions options = {}) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   if (!module.ok()) return module.status();
+  // Codegen maps the fusions' plans: plan the hand-fused module first.
+  FusionPlanningPass planning({options.reassociate_reductions,
+                               options.streaming_store_min_bytes});
+  absl::Status planned = planning.Run(**module).status();
+  if (!planned.ok()) return planned;
   return JitExecutable::Create(std::move(*module), options);
 }
 

@@ -98,6 +98,33 @@ TEST(MxlaRunTest, SamePassesOrNoneGiveTheSameValues) {
   EXPECT_EQ(none.out, all.out);
 }
 
+// A dumped fused.hlo carries its fusion plans and runs as it is with no
+// passes; a plan that does not fit its fusion is a user error.
+TEST(MxlaRunTest, DumpedFusedModuleRunsWithItsPlans) {
+  Files f;
+  const std::string dir = TempPath("fused_dump");
+  std::filesystem::remove_all(dir);
+  std::string inputs = absl::StrCat(" -i 0=", f.x, " -i 1=", f.v);
+  ToolResult dumped =
+      RunMxla(absl::StrCat("run ", f.hlo, inputs, " --dump-dir=", dir));
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.err;
+  const std::string fused = ReadFile(dir + "/fused.hlo");
+  EXPECT_THAT(fused, HasSubstr(", plan={kind=loop, store=plain, "
+                               "one_unit=true}"));
+  ToolResult rerun = RunMxla(
+      absl::StrCat("run ", dir, "/fused.hlo", inputs, " --passes= --compare"));
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_EQ(rerun.out, dumped.out);
+  EXPECT_THAT(rerun.err, HasSubstr("interpreter: 0"));
+
+  std::string bad = fused;
+  bad.replace(bad.find("kind=loop"), 9, "kind=reduction");
+  bad.replace(bad.find("store=plain, one_unit=true"), 26, "units=6");
+  ToolResult rejected = RunMxla(absl::StrCat(
+      "run ", WriteTempFile("bad_fused.hlo", bad), inputs, " --passes="));
+  ExpectUserError(rejected, "the root must be the only reduce");
+}
+
 TEST(MxlaRunTest, CompareRunsBothBackends) {
   Files f;
   std::string inputs = absl::StrCat(" -i 0=", f.x, " -i 1=", f.v);

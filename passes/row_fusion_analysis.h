@@ -17,8 +17,11 @@
 //   * at least one reduce is not the root (else it is a plain reduction).
 // Values that do not depend on a reduce (parameters, constants, iota and
 // their index maps) may be read at any index.
-#ifndef MXLA_IR_ROW_FUSION_ANALYSIS_H_
-#define MXLA_IR_ROW_FUSION_ANALYSIS_H_
+//
+// Used by the row-fusion pass (may two fusions merge?) and by fusion
+// planning (the row plan: passes/fusion_planning.h).
+#ifndef MXLA_PASSES_ROW_FUSION_ANALYSIS_H_
+#define MXLA_PASSES_ROW_FUSION_ANALYSIS_H_
 
 #include <cstdint>
 #include <vector>
@@ -29,19 +32,18 @@
 
 namespace mxla {
 
-// Row-dependent full-row values (shape S) that are expensive and read in
-// several loops are kept in a row buffer up to this many bytes in total;
-// beyond it they are recomputed.
-inline constexpr int64_t kRowBufferBudgetBytes = 64 << 10;
-
 struct RowFusion {
   std::vector<int64_t> row_dimensions;     // R
   std::vector<int64_t> column_dimensions;  // C
   // The reduces in post order: loop p computes reduces[p] for the row.
   std::vector<const HloInstruction*> reduces;
-  // Values written to a row buffer by the loop that first computes them
-  // (an index into `reduces`, or reduces.size() for the output loop) and
-  // loaded from it by later loops.
+  // Row-dependent full-row expensive values (IsExpensiveProducer) that
+  // several loops compute, each with the loop that first computes it (an
+  // index into `reduces`, or reduces.size() for the output loop).
+  absl::flat_hash_map<const HloInstruction*, int64_t> bufferable;
+  // Those of them kept in a row buffer, first come first served within
+  // kRowBufferBudgetBytes (passes/fusion_cost_model.h): written by their
+  // first loop and loaded by later ones.
   absl::flat_hash_map<const HloInstruction*, int64_t> buffered;
 };
 
@@ -51,4 +53,4 @@ absl::StatusOr<RowFusion> AnalyzeRowFusion(const HloComputation& computation);
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_ROW_FUSION_ANALYSIS_H_
+#endif  // MXLA_PASSES_ROW_FUSION_ANALYSIS_H_

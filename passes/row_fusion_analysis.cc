@@ -1,4 +1,4 @@
-#include "ir/row_fusion_analysis.h"
+#include "passes/row_fusion_analysis.h"
 
 #include <algorithm>
 
@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/shape_util.h"
+#include "passes/fusion_cost_model.h"
 
 namespace mxla {
 namespace {
@@ -140,7 +141,7 @@ void ChooseBuffers(const HloComputation& computation,
   int64_t budget = kRowBufferBudgetBytes;
   for (const HloInstruction* instruction : post_order) {
     if (!dependent.contains(instruction) ||
-        !IsExpensiveElementwise(instruction->opcode()) ||
+        !IsExpensiveProducer(*instruction) ||
         !SameDimensions(*instruction, full)) {
       continue;
     }
@@ -150,7 +151,9 @@ void ChooseBuffers(const HloComputation& computation,
     }
     const int64_t bytes = ShapeUtil::ByteSizeOf(ShapeUtil::MakeShape(
         instruction->shape().element_type(), rows.column_dimensions));
-    if (readers.size() >= 2 && bytes <= budget) {
+    if (readers.size() < 2) continue;
+    rows.bufferable[instruction] = readers.front();
+    if (bytes <= budget) {
       budget -= bytes;
       rows.buffered[instruction] = readers.front();
     }

@@ -1,0 +1,119 @@
+// FusionPlan: how codegen is to emit one fusion, decided by the
+// fusion-planning pass (passes/fusion_planning.h) and recorded on the fusion
+// instruction (HloInstruction::fusion_plan), so that codegen only maps it.
+//
+// Three kinds, one typed config each:
+//   loop       the root is not a reduce. One unit per output element, or
+//              with `one_unit` a single unit with static loop bounds (small
+//              kernels; every scalar result). `store` says whether results
+//              are written with streaming (non-temporal) stores.
+//   reduction  the root is a reduce (and the only one). The units are the
+//              ReductionPlan's: with column_block > 0 (the last dimension is
+//              kept) blocks of output rows; with chunks > 0 chunks of the
+//              reduced range whose partial results go to a scratch buffer;
+//              else one output element per unit.
+//   row        a row fusion: reduces over the trailing (column) dimensions
+//              inside the body. One unit per row; loop (phase) p computes
+//              the p-th reduce of the fused computation in post order, and
+//              a last phase writes the output. Buffered values are kept in a
+//              row buffer written by phase `writer` and read by later ones.
+// Values are named by instruction name (unique in a module, kept by
+// cloning), never by pointer.
+//
+// Text form (printed as `plan=...` after a fusion's `calls=`):
+//   {kind=loop, store=plain|streaming[, one_unit=true]}
+//   {kind=reduction, units=N[, column_block=B, column_blocks=K]
+//                             [, chunks=C, chunk_elements=E, scratch_bytes=S]}
+//   {kind=row, rows={R...}, columns={C...}, store=plain|streaming,
+//              buffered={name:writer, ...}}
+#ifndef MXLA_IR_FUSION_PLAN_H_
+#define MXLA_IR_FUSION_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ir/hlo_opcode.h"
+
+namespace mxla {
+
+class HloComputation;
+class HloInstruction;
+class TokenCursor;  // ir/hlo_lexer.h, internal to the parser
+
+enum class StoreKind { kPlain, kStreaming };
+
+struct LoopPlan {
+  StoreKind store = StoreKind::kPlain;
+  bool one_unit = false;  // one unit, static bounds
+  bool operator==(const LoopPlan&) const = default;
+};
+
+// How a reduce kernel's work is cut into units.
+struct ReductionPlan {
+  int64_t units = 0;           // the iteration space [0, units)
+  int64_t column_block = 0;    // kept last dimension: elements per block
+  int64_t column_blocks = 1;   //   and blocks per output row
+  int64_t chunks = 0;          // > 0: partial results, chunks per output
+  int64_t chunk_elements = 0;  //   of this many reduced elements each
+  int64_t scratch_bytes = 0;   //   in a scratch buffer of this size
+  bool operator==(const ReductionPlan&) const = default;
+};
+
+struct BufferedValue {
+  std::string name;    // a full-row value of the fused computation
+  int64_t writer = 0;  // the phase that stores it; later phases load it
+  bool operator==(const BufferedValue&) const = default;
+};
+
+struct RowPlan {
+  std::vector<int64_t> row_dimensions;     // R
+  std::vector<int64_t> column_dimensions;  // C
+  StoreKind store = StoreKind::kPlain;     // streaming: full-row roots only
+  std::vector<BufferedValue> buffered;     // in post order
+  bool operator==(const RowPlan&) const = default;
+};
+
+struct FusionPlan {
+  std::variant<LoopPlan, ReductionPlan, RowPlan> config;
+
+  bool is_loop() const { return std::holds_alternative<LoopPlan>(config); }
+  bool is_reduction() const {
+    return std::holds_alternative<ReductionPlan>(config);
+  }
+  bool is_row() const { return std::holds_alternative<RowPlan>(config); }
+  // The kind's text name: "loop", "reduction" or "row".
+  absl::string_view kind_name() const;
+  // The text form above, braces included.
+  std::string ToString() const;
+  bool operator==(const FusionPlan&) const = default;
+};
+
+// Parses the text form at `cursor` (the `{` first). Errors are the cursor's
+// "L:C: ..." messages: an unknown kind or key, a duplicate or missing key, a
+// bad value.
+absl::StatusOr<FusionPlan> ParseFusionPlan(TokenCursor& cursor);
+
+// Whether `plan` fits `fusion` (a fusion instruction with its computation):
+// the kind matches the root, the dimensions the shapes, every buffered name
+// is a full-row value of the fused computation and every number is the one
+// the shapes imply. InvalidArgument says which; the verifier prefixes the
+// instruction.
+absl::Status CheckFusionPlan(const FusionPlan& plan,
+                             const HloInstruction& fusion);
+
+// The reduces of `computation` in post order: the row phases.
+std::vector<const HloInstruction*> ReducesInPostOrder(
+    const HloComputation& computation);
+
+// Whether `reducer` is `opcode` applied to its two (distinct) parameters
+// (planning decides splits with it, codegen reassociation).
+bool IsPlainBinaryReducer(const HloComputation& reducer, HloOpcode opcode);
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_FUSION_PLAN_H_

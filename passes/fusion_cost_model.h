@@ -1,0 +1,47 @@
+// The cost model behind fusion, row fusion and fusion planning, in one
+// place: the thresholds that decide how kernels are cut into units and the
+// rule that keeps expensive work from being recomputed. The planning pass
+// (passes/fusion_planning.h) turns them into each fusion's FusionPlan;
+// codegen never reads them.
+#ifndef MXLA_PASSES_FUSION_COST_MODEL_H_
+#define MXLA_PASSES_FUSION_COST_MODEL_H_
+
+#include <cstdint>
+
+#include "ir/hlo_instruction.h"
+
+namespace mxla {
+
+// Below this much memory traffic per chunk, handing work to another thread
+// costs more than it saves (a wake-up costs a few microseconds; 256 KiB
+// streams in about that): the runtime's split granularity, and the size
+// under which a loop fusion is planned as one unit with static loop bounds
+// (2 * kMinBytesPerChunk of traffic).
+inline constexpr int64_t kMinBytesPerChunk = 256 << 10;
+
+// Row fusions: row-dependent full-row values that are expensive and read
+// in several loops are kept in a row buffer up to this many bytes in total;
+// beyond it they are recomputed.
+inline constexpr int64_t kRowBufferBudgetBytes = 64 << 10;
+
+// Reductions that keep the last dimension: one unit per block of this many
+// bytes of an output row.
+inline constexpr int64_t kColumnBlockBytes = 2048;
+// Reductions to fewer outputs than this may split each output's reduced
+// range into chunks of kPartialChunkElements (at least two chunks).
+inline constexpr int64_t kMinOutputsToSplit = 64;
+inline constexpr int64_t kPartialChunkElements = 16384;
+
+// The expensive-producer rule: a value computed by an expensive op
+// (IsExpensiveElementwise: exp, log, divide, ...) is never recomputed per
+// read. Fusion materializes it rather than fuse it into a consumer that
+// reuses its elements (passes/operand_reuse.h), row fusion does not merge
+// a producer whose expensive work the row kernel would redo, and a row
+// fusion buffers such values that several of its loops read.
+inline bool IsExpensiveProducer(const HloInstruction& instruction) {
+  return IsExpensiveElementwise(instruction.opcode());
+}
+
+}  // namespace mxla
+
+#endif  // MXLA_PASSES_FUSION_COST_MODEL_H_

@@ -1,0 +1,235 @@
+#include "passes/fusion_planning.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/hlo_computation.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+#include "passes/fusion_cost_model.h"
+#include "passes/row_fusion_analysis.h"
+
+namespace mxla {
+namespace {
+
+int64_t BytesOf(const Shape& shape) {
+  if (!shape.IsTuple()) return ShapeUtil::ByteSizeOf(shape);
+  int64_t bytes = 0;
+  for (const Shape& element : shape.tuple_shapes()) bytes += BytesOf(element);
+  return bytes;
+}
+
+// Bytes a fusion must move: its operands read once, its result written once.
+int64_t TrafficBytes(const HloInstruction& fusion) {
+  int64_t bytes = BytesOf(fusion.shape());
+  for (const HloInstruction* operand : fusion.operands()) {
+    bytes += BytesOf(operand->shape());
+  }
+  return bytes;
+}
+
+// Whether the fusion's result is written with streaming stores: a large
+// array that is an entry result, so nothing reads it back soon.
+bool Streams(const HloInstruction& fusion,
+             const FusionPlanningOptions& options) {
+  if (options.streaming_store_min_bytes <= 0 || fusion.shape().IsTuple() ||
+      fusion.shape().element_type() == PRED ||
+      BytesOf(fusion.shape()) < options.streaming_store_min_bytes ||
+      fusion.parent() == nullptr) {
+    return false;
+  }
+  const HloInstruction* root = fusion.parent()->root_instruction();
+  if (root == &fusion) return true;
+  if (root->opcode() != HloOpcode::kTuple) return false;
+  for (const HloInstruction* user : fusion.users()) {
+    if (user != root) return false;
+  }
+  return true;
+}
+
+bool ReduceKeepsLastDimension(const HloInstruction& reduce) {
+  const int64_t rank = reduce.operand(0)->shape().rank();
+  if (rank == 0) return false;
+  const std::vector<int64_t>& dims = reduce.dimensions();
+  return std::find(dims.begin(), dims.end(), rank - 1) == dims.end();
+}
+
+RowPlan MakeRowPlan(const HloInstruction& fusion, const RowFusion& rows,
+                    const FusionPlanningOptions& options) {
+  RowPlan plan{rows.row_dimensions, rows.column_dimensions, StoreKind::kPlain,
+               {}};
+  const Shape& root = fusion.to_apply()->root_instruction()->shape();
+  if (root.rank() != static_cast<int64_t>(rows.row_dimensions.size()) &&
+      Streams(fusion, options)) {
+    plan.store = StoreKind::kStreaming;
+  }
+  // Post order keeps the printed plan independent of pointer values.
+  for (const HloInstruction* instruction :
+       fusion.to_apply()->MakeInstructionPostOrder()) {
+    auto it = rows.buffered.find(instruction);
+    if (it != rows.buffered.end()) {
+      plan.buffered.push_back({instruction->name(), it->second});
+    }
+  }
+  return plan;
+}
+
+LoopPlan MakeLoopPlan(const HloInstruction& fusion,
+                      const FusionPlanningOptions& options) {
+  if (fusion.shape().rank() == 0) return {StoreKind::kPlain, true};
+  if (Streams(fusion, options)) return {StoreKind::kStreaming, false};
+  // Too small to split: one unit, static loop bounds (no clipping to a
+  // range), which also spares the loop vectorizer its run-time checks.
+  return {StoreKind::kPlain, TrafficBytes(fusion) < 2 * kMinBytesPerChunk};
+}
+
+absl::Status Unplannable(const HloInstruction& fusion, absl::string_view why) {
+  return absl::UnimplementedError(
+      absl::StrCat("fusion-planning: fusion '", fusion.name(), "' ", why));
+}
+
+// An existing plan (e.g. from a parsed fused.hlo) must also be one this
+// pass could have chosen structurally: codegen relies on it.
+absl::Status CheckExistingPlan(const HloInstruction& fusion,
+                               const FusionPlan& plan,
+                               const FusionPlanningOptions& options) {
+  RETURN_IF_ERROR(CheckFusionPlan(plan, fusion));
+  const HloComputation& fused = *fusion.to_apply();
+  if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
+    if (reduction->chunks > 0 &&
+        !MaySplitReducedRange(*fused.root_instruction(), options)) {
+      return absl::InvalidArgumentError(
+          "its reducer may not be split into partial results (float "
+          "reducers need reassociate_reductions)");
+    }
+    return absl::OkStatus();
+  }
+  const auto* row = std::get_if<RowPlan>(&plan.config);
+  if (row == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(RowFusion rows, AnalyzeRowFusion(fused));
+  if (rows.row_dimensions != row->row_dimensions) {
+    return absl::InvalidArgumentError("its rows are not the analysis' rows");
+  }
+  for (const BufferedValue& value : row->buffered) {
+    bool found = false;
+    for (const auto& [instruction, writer] : rows.bufferable) {
+      found = found || (instruction->name() == value.name &&
+                        writer == value.writer);
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", value.name, "' is not an expensive value first computed by "
+          "phase ", value.writer, " and read by a later one"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool MaySplitReducedRange(const HloInstruction& reduce,
+                          const FusionPlanningOptions& options) {
+  if (reduce.operand_count() != 2) return false;
+  const HloComputation& reducer = *reduce.to_apply();
+  const bool is_float =
+      primitive_util::IsFloatingPointType(reduce.shape().element_type());
+  for (HloOpcode opcode : {HloOpcode::kAdd, HloOpcode::kMultiply,
+                           HloOpcode::kMaximum, HloOpcode::kMinimum,
+                           HloOpcode::kAnd, HloOpcode::kOr}) {
+    if (!IsPlainBinaryReducer(reducer, opcode)) continue;
+    // Integer (wrapping) and boolean ops are associative and commutative;
+    // float max/min give the same value in any order (but for NaN
+    // payloads); float add/multiply only round differently, which is what
+    // reassociate_reductions allows.
+    return !is_float || options.reassociate_reductions;
+  }
+  return false;
+}
+
+ReductionPlan PlanReduction(const HloInstruction& reduce,
+                            const FusionPlanningOptions& options) {
+  absl::Span<const int64_t> dims = reduce.operand(0)->shape().dimensions();
+  std::vector<int64_t> reduced_dims = reduce.dimensions();
+  std::sort(reduced_dims.begin(), reduced_dims.end());
+  int64_t outputs = 1, reduced = 1, inner = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (std::binary_search(reduced_dims.begin(), reduced_dims.end(), d)) {
+      reduced *= dims[d];
+    } else {
+      outputs *= dims[d];
+      inner = dims[d];
+    }
+  }
+  ReductionPlan plan;
+  if (outputs == 0) return plan;
+  if (ReduceKeepsLastDimension(reduce)) {
+    int64_t widest = 1;
+    for (int64_t i = 0; i < reduce.operand_count() / 2; ++i) {
+      widest = std::max<int64_t>(
+          widest,
+          primitive_util::ByteWidth(reduce.operand(i)->shape().element_type()));
+    }
+    plan.column_block = std::max<int64_t>(1, kColumnBlockBytes / widest);
+    plan.column_blocks = (inner + plan.column_block - 1) / plan.column_block;
+    plan.units = outputs / inner * plan.column_blocks;
+    return plan;
+  }
+  plan.units = outputs;
+  if (outputs < kMinOutputsToSplit && reduced >= 2 * kPartialChunkElements &&
+      MaySplitReducedRange(reduce, options)) {
+    plan.chunks = (reduced + kPartialChunkElements - 1) / kPartialChunkElements;
+    plan.chunk_elements = kPartialChunkElements;
+    plan.units = outputs * plan.chunks;
+    plan.scratch_bytes = plan.units * primitive_util::ByteWidth(
+                                          reduce.operand(0)->shape().element_type());
+  }
+  return plan;
+}
+
+absl::StatusOr<FusionPlan> PlanFusion(const HloInstruction& fusion,
+                                      const FusionPlanningOptions& options) {
+  RET_CHECK(fusion.opcode() == HloOpcode::kFusion && fusion.to_apply());
+  const HloComputation& fused = *fusion.to_apply();
+  const HloInstruction& root = *fused.root_instruction();
+  absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
+  if (rows.ok()) return FusionPlan{MakeRowPlan(fusion, *rows, options)};
+  const std::vector<const HloInstruction*> reduces = ReducesInPostOrder(fused);
+  if (root.opcode() == HloOpcode::kReduce && reduces.size() == 1) {
+    return FusionPlan{PlanReduction(root, options)};
+  }
+  if (!reduces.empty()) {
+    return Unplannable(fusion, absl::StrCat("has reduces but no plan fits: ",
+                                            rows.status().message()));
+  }
+  if (fusion.shape().IsTuple()) {
+    return Unplannable(fusion, "is a loop fusion with a tuple result; only a "
+                               "variadic reduce may return several");
+  }
+  return FusionPlan{MakeLoopPlan(fusion, options)};
+}
+
+absl::StatusOr<bool> FusionPlanningPass::Run(HloModule& module) {
+  HloComputation* entry = module.entry_computation();
+  RET_CHECK(entry != nullptr);
+  bool changed = false;
+  for (HloInstruction* instruction : entry->MakeInstructionPostOrder()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    if (instruction->fusion_plan() != nullptr) {
+      absl::Status kept = CheckExistingPlan(
+          *instruction, *instruction->fusion_plan(), options_);
+      if (!kept.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "fusion-planning: the plan of fusion '", instruction->name(),
+            "' does not fit it: ", kept.message()));
+      }
+      continue;
+    }
+    ASSIGN_OR_RETURN(FusionPlan plan, PlanFusion(*instruction, options_));
+    instruction->set_fusion_plan(std::move(plan));
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace mxla
