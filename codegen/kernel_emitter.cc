@@ -9,6 +9,7 @@
 #include "codegen/reduction_emitter.h"
 #include "codegen/row_emitter.h"
 #include "codegen/streaming_store_emitter.h"
+#include "ir/fusion_plan.h"
 #include "ir/hlo_computation.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
@@ -67,23 +68,6 @@ void EmitEntryWrapper(llvm::Module& module, const std::string& symbol,
   args.push_back(kernel->getArg(2));
   b.CreateCall(body, args);
   b.CreateRetVoid();
-}
-
-int64_t BytesOf(const Shape& shape) {
-  if (!shape.IsTuple()) return ShapeUtil::ByteSizeOf(shape);
-  int64_t bytes = 0;
-  for (const Shape& element : shape.tuple_shapes()) bytes += BytesOf(element);
-  return bytes;
-}
-
-// Bytes a fusion must move: its operands read once, its result written once
-// (the runtime's cost per unit).
-int64_t TrafficBytes(const HloInstruction& fusion) {
-  int64_t bytes = BytesOf(fusion.shape());
-  for (const HloInstruction* operand : fusion.operands()) {
-    bytes += BytesOf(operand->shape());
-  }
-  return bytes;
 }
 
 // The kernel that folds a split reduction's partial results into its
@@ -243,7 +227,7 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
   b.CreateRetVoid();
   EmitEntryWrapper(module, symbol, body, buffer_count);
 
-  const int64_t bytes = TrafficBytes(fusion);
+  const int64_t bytes = FusionTrafficBytes(fusion);
   info.bytes_per_unit = info.units > 0 ? bytes / info.units : 0;
   return info;
 }

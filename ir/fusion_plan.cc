@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_lexer.h"
+#include "ir/memory_budget.h"
 #include "ir/hlo_literal_parser.h"
 #include "ir/status_macros.h"
 
@@ -229,6 +230,14 @@ bool IsPlainBinaryReducer(const HloComputation& reducer, HloOpcode opcode) {
   const HloInstruction* rhs = root->operand(1);
   return lhs != rhs && lhs->opcode() == HloOpcode::kParameter &&
          rhs->opcode() == HloOpcode::kParameter;
+}
+
+int64_t FusionTrafficBytes(const HloInstruction& fusion) {
+  int64_t bytes = TotalArrayBytes(fusion.shape());
+  for (const HloInstruction* operand : fusion.operands()) {
+    bytes += TotalArrayBytes(operand->shape());
+  }
+  return bytes;
 }
 
 }  // namespace mxla

@@ -106,6 +106,11 @@ absl::StatusOr<FusionPlan> ParseFusionPlan(TokenCursor& cursor);
 absl::Status CheckFusionPlan(const FusionPlan& plan,
                              const HloInstruction& fusion);
 
+// Bytes a fusion must move: its operands read once, its result written
+// once (tuples summed). Planning's size thresholds and the runtime's cost
+// per unit both start from it.
+int64_t FusionTrafficBytes(const HloInstruction& fusion);
+
 // The reduces of `computation` in post order: the row phases.
 std::vector<const HloInstruction*> ReducesInPostOrder(
     const HloComputation& computation);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_computation.h"
+#include "ir/memory_budget.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/fusion_cost_model.h"
@@ -13,29 +14,13 @@
 namespace mxla {
 namespace {
 
-int64_t BytesOf(const Shape& shape) {
-  if (!shape.IsTuple()) return ShapeUtil::ByteSizeOf(shape);
-  int64_t bytes = 0;
-  for (const Shape& element : shape.tuple_shapes()) bytes += BytesOf(element);
-  return bytes;
-}
-
-// Bytes a fusion must move: its operands read once, its result written once.
-int64_t TrafficBytes(const HloInstruction& fusion) {
-  int64_t bytes = BytesOf(fusion.shape());
-  for (const HloInstruction* operand : fusion.operands()) {
-    bytes += BytesOf(operand->shape());
-  }
-  return bytes;
-}
-
 // Whether the fusion's result is written with streaming stores: a large
 // array that is an entry result, so nothing reads it back soon.
 bool Streams(const HloInstruction& fusion,
              const FusionPlanningOptions& options) {
   if (options.streaming_store_min_bytes <= 0 || fusion.shape().IsTuple() ||
       fusion.shape().element_type() == PRED ||
-      BytesOf(fusion.shape()) < options.streaming_store_min_bytes ||
+      TotalArrayBytes(fusion.shape()) < options.streaming_store_min_bytes ||
       fusion.parent() == nullptr) {
     return false;
   }
@@ -81,7 +66,8 @@ LoopPlan MakeLoopPlan(const HloInstruction& fusion,
   if (Streams(fusion, options)) return {StoreKind::kStreaming, false};
   // Too small to split: one unit, static loop bounds (no clipping to a
   // range), which also spares the loop vectorizer its run-time checks.
-  return {StoreKind::kPlain, TrafficBytes(fusion) < 2 * kMinBytesPerChunk};
+  return {StoreKind::kPlain,
+          FusionTrafficBytes(fusion) < 2 * kMinBytesPerChunk};
 }
 
 absl::Status Unplannable(const HloInstruction& fusion, absl::string_view why) {

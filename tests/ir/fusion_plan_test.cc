@@ -10,6 +10,7 @@
 #include "ir/hlo_lexer.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -87,17 +88,7 @@ TEST(FusionPlanTest, ParseErrorsSayWhatIsWrong) {
 
 // A softmax row fusion over f32[2,4], with `plan` on the fusion.
 std::string RowModule(const std::string& plan) {
-  return absl::StrCat(R"(HloModule softmax
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(a, b)
-}
-add_f32 {
-  d = f32[] parameter(0)
-  g = f32[] parameter(1)
-  ROOT h = f32[] add(d, g)
-}
+  return absl::StrCat(fixtures::ModuleWithReducers("softmax"), R"(
 fused {
   p = f32[2,4] parameter(0)
   ninf = f32[] constant(-inf)

@@ -17,6 +17,7 @@
 #include "ir/hlo_parser.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -45,29 +46,6 @@ ENTRY main {
                              HasSubstr("run the fusion-planning pass"))));
 }
 
-constexpr char kSoftmax[] = R"(HloModule softmax
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(a, b)
-}
-add_f32 {
-  d = f32[] parameter(0)
-  g = f32[] parameter(1)
-  ROOT h = f32[] add(d, g)
-}
-ENTRY main {
-  x = f32[256,1024] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[256] reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mb = f32[256,1024] broadcast(m), dimensions={0}
-  sub = f32[256,1024] subtract(x, mb)
-  e = f32[256,1024] exponential(sub)
-  zero = f32[] constant(0)
-  s = f32[256] reduce(e, zero), dimensions={1}, to_apply=add_f32
-  sb = f32[256,1024] broadcast(s), dimensions={0}
-  ROOT out = f32[256,1024] divide(e, sb)
-})";
 
 // An integer sum reorders freely: split into 64 chunks, and exact.
 constexpr char kLargeSum[] = R"(HloModule large_sum
@@ -145,7 +123,7 @@ void ExpectDumpRunsAsIs(const std::string& text, const std::string& name,
 }
 
 TEST(FusionPlanJitTest, DumpedSoftmaxRunsWithItsRecordedPlan) {
-  ExpectDumpRunsAsIs(kSoftmax, "softmax",
+  ExpectDumpRunsAsIs(fixtures::Softmax(256, 1024), "softmax",
                      "plan={kind=row, "
                      "rows={256}, columns={1024}, store=plain, buffered={e");
 }
