@@ -1,7 +1,6 @@
 #include "codegen/compiler.h"
 
 #include <atomic>
-#include <chrono>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_emitter.h"
@@ -13,24 +12,11 @@
 namespace mxla {
 namespace {
 
-struct EmittedModule {
-  std::unique_ptr<llvm::LLVMContext> context;
-  std::unique_ptr<llvm::Module> module;
+// Emits one kernel per entry fusion into `module`.
+absl::StatusOr<std::vector<KernelInfo>> EmitKernels(
+    const HloModule& fused, const CodegenOptions& options,
+    llvm::Module& module) {
   std::vector<KernelInfo> kernels;
-};
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
-}
-
-absl::StatusOr<EmittedModule> EmitModule(const HloModule& fused,
-                                         const CodegenOptions& options) {
-  EmittedModule emitted;
-  emitted.context = std::make_unique<llvm::LLVMContext>();
-  emitted.module =
-      std::make_unique<llvm::Module>(fused.name(), *emitted.context);
   const HloComputation* entry = fused.entry_computation();
   RET_CHECK(entry != nullptr);
   for (const HloInstruction* instruction : entry->MakeInstructionPostOrder()) {
@@ -40,8 +26,8 @@ absl::StatusOr<EmittedModule> EmitModule(const HloModule& fused,
             KernelInfo info,
             codegen::EmitFusionKernel(*instruction,
                                       absl::StrCat("mxla.", instruction->name()),
-                                      options, *emitted.module));
-        emitted.kernels.push_back(std::move(info));
+                                      options, module));
+        kernels.push_back(std::move(info));
         break;
       }
       case HloOpcode::kParameter:
@@ -56,7 +42,7 @@ absl::StatusOr<EmittedModule> EmitModule(const HloModule& fused,
             ") is outside any fusion"));
     }
   }
-  return emitted;
+  return kernels;
 }
 
 // One LLJIT for the process, created on first use: building a JIT (target
@@ -132,60 +118,72 @@ JitKernels::~JitKernels() {
   }
 }
 
-namespace {
+struct KernelIr::Llvm {
+  // Declared before the module, so destroyed after it.
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::vector<KernelInfo> kernels;
+  int optimization_level = 3;
+  bool optimized = false;
+};
 
-// The IR pipeline on `emitted`, recording the IR before and after it into
-// `dump` when given.
-absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> Optimize(
-    EmittedModule& emitted, const CodegenOptions& options, CodegenDump* dump) {
-  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                   codegen::CreateHostTargetMachine(options.optimization_level));
-  if (dump != nullptr) dump->llvm = codegen::ModuleToString(*emitted.module);
-  RETURN_IF_ERROR(codegen::OptimizeModule(*emitted.module, *machine,
-                                          options.optimization_level));
-  if (dump != nullptr) {
-    dump->llvm_optimized = codegen::ModuleToString(*emitted.module);
-  }
-  return machine;
+KernelIr::KernelIr(std::unique_ptr<Llvm> llvm) : llvm_(std::move(llvm)) {}
+KernelIr::~KernelIr() = default;
+
+absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
+    const HloModule& fused_module, const CodegenOptions& options) {
+  RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
+  auto llvm = std::make_unique<Llvm>();
+  llvm->optimization_level = options.optimization_level;
+  llvm->context = std::make_unique<llvm::LLVMContext>();
+  llvm->module =
+      std::make_unique<llvm::Module>(fused_module.name(), *llvm->context);
+  ASSIGN_OR_RETURN(llvm->kernels,
+                   EmitKernels(fused_module, options, *llvm->module));
+  // The machine code generator runs at the IR pipeline's level.
+  ASSIGN_OR_RETURN(llvm->machine, codegen::CreateHostTargetMachine(
+                                      options.optimization_level));
+  return std::unique_ptr<KernelIr>(new KernelIr(std::move(llvm)));
 }
 
-}  // namespace
+absl::Status KernelIr::Optimize() {
+  RET_CHECK(!llvm_->optimized, "the kernels' IR is optimized already");
+  llvm_->optimized = true;
+  return codegen::OptimizeModule(*llvm_->module, *llvm_->machine,
+                                 llvm_->optimization_level);
+}
 
-absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
-    const HloModule& fused_module, const CodegenOptions& options,
-    CodegenDump* dump) {
-  RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
-  std::unique_ptr<JitKernels> result(new JitKernels());
-  auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(fused_module, options));
-  result->times_.emit = SecondsSince(start);
+std::string KernelIr::Text() const {
+  return codegen::ModuleToString(*llvm_->module);
+}
 
-  start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                   Optimize(emitted, options, dump));
-  result->times_.optimize = SecondsSince(start);
+absl::StatusOr<std::string> KernelIr::Assembly() const {
+  return codegen::EmitAssembly(*llvm_->module, *llvm_->machine);
+}
 
-  // Machine code from this compile's own target machine, so the code
-  // generator runs at options.optimization_level; the shared JIT links it.
-  start = std::chrono::steady_clock::now();
-  if (dump != nullptr) {
-    ASSIGN_OR_RETURN(dump->assembly,
-                     codegen::EmitAssembly(*emitted.module, *machine));
-  }
+const std::vector<KernelInfo>& KernelIr::kernels() const {
+  return llvm_->kernels;
+}
+
+absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Link(
+    std::unique_ptr<KernelIr> ir) {
+  KernelIr::Llvm& llvm = *ir->llvm_;
   ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object,
-                   codegen::EmitObject(*emitted.module, *machine));
+                   codegen::EmitObject(*llvm.module, *llvm.machine));
   ASSIGN_OR_RETURN(SharedJit * shared, SharedJit::Get());
   llvm::orc::LLJIT& lljit = shared->lljit();
   llvm::Expected<llvm::orc::JITDylib&> dylib =
       lljit.getExecutionSession().createJITDylib(shared->NextDylibName());
   if (!dylib) return codegen::ToStatus(dylib.takeError());
+  std::unique_ptr<JitKernels> result(new JitKernels());
   result->jit_ = std::make_unique<Jit>();
   result->jit_->shared = shared;
   result->jit_->dylib = &*dylib;
   dylib->addToLinkOrder(shared->process_symbols());
   RETURN_IF_ERROR(
       codegen::ToStatus(lljit.addObjectFile(*dylib, std::move(object))));
-  for (const KernelInfo& kernel : emitted.kernels) {
+  for (const KernelInfo& kernel : llvm.kernels) {
     llvm::Expected<llvm::orc::ExecutorAddr> address =
         lljit.lookup(*dylib, kernel.symbol);
     if (!address) return codegen::ToStatus(address.takeError());
@@ -196,9 +194,16 @@ absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
     if (!combine) return codegen::ToStatus(combine.takeError());
     result->combines_[kernel.fusion_name] = combine->toPtr<KernelFunction>();
   }
-  result->times_.jit = SecondsSince(start);
-  result->kernels_ = std::move(emitted.kernels);
+  result->kernels_ = std::move(llvm.kernels);
   return result;
+}
+
+absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
+    const HloModule& fused_module, const CodegenOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<KernelIr> ir,
+                   KernelIr::Emit(fused_module, options));
+  RETURN_IF_ERROR(ir->Optimize());
+  return Link(std::move(ir));
 }
 
 KernelFunction JitKernels::Lookup(const std::string& fusion_name) const {
@@ -214,29 +219,12 @@ KernelFunction JitKernels::LookupCombine(const std::string& fusion_name) const {
 absl::StatusOr<std::string> EmitIr(const HloModule& fused_module,
                                    const CodegenOptions& options,
                                    IrStage stage) {
-  RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
-  ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(fused_module, options));
-  if (stage == IrStage::kLlvm) {
-    return codegen::ModuleToString(*emitted.module);
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                   Optimize(emitted, options, nullptr));
-  if (stage == IrStage::kLlvmOptimized) {
-    return codegen::ModuleToString(*emitted.module);
-  }
-  return codegen::EmitAssembly(*emitted.module, *machine);
-}
-
-absl::StatusOr<CodegenDump> EmitCodegenStages(const HloModule& fused_module,
-                                              const CodegenOptions& options) {
-  RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
-  ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(fused_module, options));
-  CodegenDump dump;
-  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                   Optimize(emitted, options, &dump));
-  ASSIGN_OR_RETURN(dump.assembly,
-                   codegen::EmitAssembly(*emitted.module, *machine));
-  return dump;
+  ASSIGN_OR_RETURN(std::unique_ptr<KernelIr> ir,
+                   KernelIr::Emit(fused_module, options));
+  if (stage == IrStage::kLlvm) return ir->Text();
+  RETURN_IF_ERROR(ir->Optimize());
+  if (stage == IrStage::kLlvmOptimized) return ir->Text();
+  return ir->Assembly();
 }
 
 int64_t OptimizationPipelineRuns() { return codegen::OptimizeModuleRuns(); }

@@ -1,8 +1,10 @@
-// The LLVM backend's public face, free of LLVM headers. It takes a fused
-// module (passes/fusion.h has run: the entry holds parameters, constants,
-// fusions, tuples and get-tuple-elements) and produces one kernel per
-// fusion (kernel_emitter.h states the calling convention), JIT-compiled for
-// the host CPU, or the IR of any stage for inspection.
+// The LLVM backend's public face, free of LLVM headers. It takes a fused,
+// planned module (the entry holds parameters, constants, fusions, tuples and
+// get-tuple-elements; each fusion has its plan, ir/fusion_plan.h) and
+// produces one kernel per fusion (kernel_emitter.h states the calling
+// convention), JIT-compiled for the host CPU, in three stages: emit,
+// optimize, link. The runtime's compile pipeline (runtime/compile_pipeline.h)
+// runs, times and dumps each of them.
 #ifndef MXLA_CODEGEN_COMPILER_H_
 #define MXLA_CODEGEN_COMPILER_H_
 
@@ -18,33 +20,45 @@
 
 namespace mxla {
 
-// Wall time of each backend phase, in seconds.
-struct CodegenTimes {
-  double emit = 0;      // HLO -> LLVM IR
-  double optimize = 0;  // the IR pipeline at CodegenOptions' level
-  double jit = 0;       // machine code + linking (+ the dump's assembly)
-};
+// One compile's kernels between the stages, LLVM hidden: Emit makes their
+// IR, Optimize rewrites it in place, JitKernels::Link loads it.
+class KernelIr {
+ public:
+  // Stage "emit": one kernel per fusion, as its plan says. An
+  // optimization_level outside 0-3 is InvalidArgument, an instruction
+  // outside any fusion FailedPrecondition, unsupported HLO inside a fusion
+  // Unimplemented naming the instruction.
+  static absl::StatusOr<std::unique_ptr<KernelIr>> Emit(
+      const HloModule& fused_module, const CodegenOptions& options);
+  ~KernelIr();
 
-// The stages of one compile, for inspection: what JitKernels::Compile
-// compiled, not a recompile.
-struct CodegenDump {
-  std::string llvm;            // the kernels' IR as emitted
-  std::string llvm_optimized;  // after the IR pipeline: the IR compiled
-  std::string assembly;        // that IR's host assembly, from the same
-                               // target machine at the same level
+  // Stage "optimize": the IR pipeline at CodegenOptions::optimization_level
+  // (which also sets the machine code generator's level). Run it once.
+  // Failures inside LLVM are Internal.
+  absl::Status Optimize();
+  // The IR as it stands (before or after Optimize).
+  std::string Text() const;
+  // The host assembly of the IR as it stands, from the target machine that
+  // Link uses: the code Link would load.
+  absl::StatusOr<std::string> Assembly() const;
+  const std::vector<KernelInfo>& kernels() const;
+
+ private:
+  friend class JitKernels;
+  struct Llvm;
+  explicit KernelIr(std::unique_ptr<Llvm> llvm);
+  std::unique_ptr<Llvm> llvm_;
 };
 
 class JitKernels {
  public:
-  // Emits, optimizes (CodegenOptions::optimization_level selects both the IR
-  // pipeline and the machine code generator's level) and links the kernels.
-  // With `dump`, also records the stages of this very compile into it.
-  // Unsupported HLO inside a fusion is Unimplemented naming the instruction;
-  // an optimization_level outside 0-3 is InvalidArgument; failures inside
-  // LLVM are Internal.
+  // Stage "link": machine code for `ir` from its target machine, loaded
+  // into the process-wide JIT. Failures inside LLVM are Internal.
+  static absl::StatusOr<std::unique_ptr<JitKernels>> Link(
+      std::unique_ptr<KernelIr> ir);
+  // Emit, Optimize and Link in one call; errors as theirs.
   static absl::StatusOr<std::unique_ptr<JitKernels>> Compile(
-      const HloModule& fused_module, const CodegenOptions& options,
-      CodegenDump* dump = nullptr);
+      const HloModule& fused_module, const CodegenOptions& options);
   ~JitKernels();
 
   const std::vector<KernelInfo>& kernels() const { return kernels_; }
@@ -52,7 +66,6 @@ class JitKernels {
   KernelFunction Lookup(const std::string& fusion_name) const;
   // Its combine kernel (KernelInfo::combine_symbol), or nullptr.
   KernelFunction LookupCombine(const std::string& fusion_name) const;
-  const CodegenTimes& times() const { return times_; }
 
  private:
   struct Jit;
@@ -61,25 +74,20 @@ class JitKernels {
   std::vector<KernelInfo> kernels_;
   absl::flat_hash_map<std::string, KernelFunction> functions_;
   absl::flat_hash_map<std::string, KernelFunction> combines_;
-  CodegenTimes times_;
 };
 
 enum class IrStage { kLlvm, kLlvmOptimized, kAssembly };
 
 // The module's kernels as LLVM IR (before or after optimization) or as
-// assembly for the host, as JitKernels::Compile would compile them with
-// `options`; nothing is linked. Errors as JitKernels::Compile.
+// assembly for the host, as the compile would make them with `options`;
+// nothing is linked. Errors as KernelIr's.
 absl::StatusOr<std::string> EmitIr(const HloModule& fused_module,
                                    const CodegenOptions& options,
                                    IrStage stage);
 
-// All three stages of EmitIr from one emit and one optimization.
-absl::StatusOr<CodegenDump> EmitCodegenStages(const HloModule& fused_module,
-                                              const CodegenOptions& options);
-
-// Times the IR optimization pipeline has run in this process (each compile,
-// EmitIr or EmitCodegenStages of a module runs it once): a statistic that
-// lets tests check a dump did not recompile.
+// Times the IR optimization pipeline has run in this process (once per
+// KernelIr::Optimize): a statistic that lets tests check a dump did not
+// recompile.
 int64_t OptimizationPipelineRuns();
 
 }  // namespace mxla

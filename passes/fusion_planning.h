@@ -1,7 +1,8 @@
 // fusion-planning: decides how codegen emits each fusion of the entry and
 // records it on the fusion as its FusionPlan (ir/fusion_plan.h), so that
 // codegen only maps the plan and never looks outside a fusion. Runs after
-// fusion and row-fusion; the jit appends it (runtime/compile.cc).
+// fusion and row-fusion; the jit's compile pipeline runs it last
+// (runtime/compile_pipeline.h), with its CodegenOptions.
 //
 // The decisions, from the cost model in passes/fusion_cost_model.h:
 //   * a body that passes/row_fusion_analysis.h accepts is a row plan: its
@@ -28,18 +29,10 @@
 #include <cstdint>
 
 #include "ir/fusion_plan.h"
+#include "ir/fusion_plan_options.h"
 #include "passes/hlo_pass.h"
 
 namespace mxla {
-
-// The codegen options planning depends on (CodegenOptions has the same
-// fields and meaning; the jit copies them).
-struct FusionPlanningOptions {
-  // Lets plain float add/multiply reducers be split into partial results.
-  bool reassociate_reductions = true;
-  // Streaming stores from this many result bytes on; 0 turns them off.
-  int64_t streaming_store_min_bytes = int64_t{8} << 20;
-};
 
 class FusionPlanningPass : public HloPass {
  public:

@@ -164,6 +164,10 @@ absl::Status PassPipeline::WriteLog() const {
 }
 
 std::string PassPipeline::TimingReport() const {
+  return PassTimingReport(records_);
+}
+
+std::string PassTimingReport(absl::Span<const PassRecord> records) {
   struct Totals {
     int64_t runs = 0, changes = 0;
     double milliseconds = 0;
@@ -171,7 +175,7 @@ std::string PassPipeline::TimingReport() const {
   std::vector<std::string> order;
   std::map<std::string, Totals> totals;
   double sum = 0;
-  for (const PassRecord& record : records_) {
+  for (const PassRecord& record : records) {
     if (!totals.contains(record.name)) order.push_back(record.name);
     Totals& t = totals[record.name];
     ++t.runs;

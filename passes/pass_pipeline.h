@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/types/span.h"
 #include "passes/hlo_pass.h"
 
 namespace mxla {
@@ -63,7 +64,7 @@ class PassPipeline {
   // Every pass run by the last Run(), in order (disabled ones included; a
   // pass whose own Run fails is not recorded).
   const std::vector<PassRecord>& records() const { return records_; }
-  // One line per pass name: runs, changes, total milliseconds; and a total.
+  // PassTimingReport(records()).
   std::string TimingReport() const;
 
  private:
@@ -84,6 +85,9 @@ class PassPipeline {
   std::vector<PassRecord> records_;
   int64_t dump_counter_ = 0;
 };
+
+// One line per pass name: runs, changes, total milliseconds; and a total.
+std::string PassTimingReport(absl::Span<const PassRecord> records);
 
 }  // namespace mxla
 

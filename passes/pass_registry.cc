@@ -51,17 +51,6 @@ absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name) {
                    absl::StrJoin(AvailablePassNames(), ", "), ")"));
 }
 
-std::unique_ptr<PassPipeline> CreateDefaultPipeline(PipelineOptions options) {
-  auto pipeline = std::make_unique<PassPipeline>(std::move(options));
-  pipeline->AddPass(std::make_unique<LowerBroadcastsPass>());
-  std::vector<std::unique_ptr<HloPass>> cleanup;
-  cleanup.push_back(std::make_unique<SimplifyPass>());
-  cleanup.push_back(std::make_unique<CsePass>());
-  cleanup.push_back(std::make_unique<DcePass>());
-  pipeline->AddFixedPoint("simplify-cse-dce", std::move(cleanup));
-  return pipeline;
-}
-
 absl::StatusOr<std::unique_ptr<PassPipeline>> CreatePipeline(
     absl::Span<const std::string> pass_names, PipelineOptions options) {
   auto pipeline = std::make_unique<PassPipeline>(std::move(options));

@@ -1,11 +1,7 @@
-// The one table from pass names to passes, and the default pipeline:
-//
-//   lower-broadcasts
-//   simplify, cse, dce      (repeated until nothing changes)
-//
-// `fusion`, `row-fusion` and `fusion-planning` (with default options) are
-// registered but not in the default pipeline: the jit backend runs them
-// last (runtime/compile.h).
+// The one table from pass names to passes, for pass lists given by name
+// (`mxla opt --passes=...`, CompileOptions::passes). Which passes a compile
+// runs, and in what order, is the compile pipeline's one list
+// (runtime/compile_pipeline.h).
 #ifndef MXLA_PASSES_PASS_REGISTRY_H_
 #define MXLA_PASSES_PASS_REGISTRY_H_
 
@@ -19,14 +15,12 @@
 
 namespace mxla {
 
-// Every pass name: the default pipeline's, in order, then fusion,
-// row-fusion and fusion-planning.
+// Every pass name, in the order the jit's compile runs them:
+// lower-broadcasts, simplify, cse, dce, fusion, row-fusion, fusion-planning.
 std::vector<std::string> AvailablePassNames();
 // A new pass; an unknown name is InvalidArgument listing the known ones.
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name);
 
-// lower-broadcasts, then the fixed-point group "simplify-cse-dce".
-std::unique_ptr<PassPipeline> CreateDefaultPipeline(PipelineOptions options);
 // The named passes, each run once, in the given order; an unknown name is
 // CreatePass's InvalidArgument.
 absl::StatusOr<std::unique_ptr<PassPipeline>> CreatePipeline(

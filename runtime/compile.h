@@ -1,12 +1,10 @@
-// Compile(): runs the pass pipeline on a copy of a module and returns an
-// Executable for the chosen backend.
+// Compile(): runs the compile pipeline (runtime/compile_pipeline.h, the one
+// list of stages and of what differs between the backends) on a copy of a
+// module and returns an Executable for the chosen backend.
 //
 // Backends:
-//   jit          (default) lower-broadcasts, fusion, row-fusion and
-//                fusion-planning (with CodegenOptions' reassociation and
-//                streaming threshold) after the pipeline, then one LLVM
-//                kernel per fusion as its plan says
-//                (runtime/jit_executable.h);
+//   jit          (default) the HLO fused and planned, then one LLVM kernel
+//                per fusion as its plan says (runtime/jit_executable.h);
 //   interpreter  the reference evaluator (interpreter/hlo_evaluator.h) on the
 //                optimized module: the oracle.
 #ifndef MXLA_RUNTIME_COMPILE_H_
@@ -74,32 +72,14 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
 // MXLA_DUMP_DIR environment variable, else none ("").
 std::string DumpDirectory(const CompileOptions& options);
 
-// Writes what the jit backend makes of `fused_module` into `dir`: the fused
-// module (fused.hlo), the kernels' LLVM IR before and after optimization
-// (llvm.ll, llvm-opt.ll) and the host assembly (kernels.s), all from one
-// emit and optimization (EmitCodegenStages). A dumping Compile writes the
-// same files from the compile it returns, after the pipeline's per-pass
-// dumps (NN-pass.hlo, passes.txt), so they show the code that runs. `dir`
-// must exist; InvalidArgument if a file cannot be written, codegen errors as
-// JitKernels::Compile reports them.
-absl::Status DumpCodegenStages(const HloModule& fused_module,
-                               const CodegenOptions& options,
-                               const std::string& dir);
-
 // The options part of the compile cache's key (runtime/compile_cache.h):
 // every option that changes the compiled code, as a short string. Together
 // with the module's structure it decides whether a compile is a hit.
 std::string CompileOptionsKey(const CompileOptions& options);
 
-// The passes Compile runs for `options`: the default pipeline or the named
-// passes, then, for the jit backend, lower-broadcasts, fusion, row-fusion
-// and fusion-planning.
-// InvalidArgument for an unknown pass name.
-absl::StatusOr<std::unique_ptr<PassPipeline>> CreateBackendPipeline(
-    const CompileOptions& options);
-
-// Verifies `module` (builder mode) and returns the optimized copy Compile
-// would compile, owned by the caller; dumps like Compile when
+// Verifies `module` (builder mode) and returns the module the HLO passes
+// make of it for `options` (the compile pipeline's stages through
+// "hlo-passes"), owned by the caller; dumps like Compile when
 // DumpDirectory(options) is set. Never uses the compile cache.
 absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForBackend(
     const HloModule& module, const CompileOptions& options);

@@ -12,7 +12,6 @@
 #include "ir/status_macros.h"
 #include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
-#include "runtime/memory_limit.h"
 #include "runtime/thread_pool.h"
 
 namespace mxla {
@@ -58,19 +57,14 @@ JitExecutable::JitExecutable(std::shared_ptr<const Program> program)
       program_(std::move(program)),
       scratch_(program_->arena_bytes, MaxKernelBuffers(*program_)) {}
 
-absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
-    std::unique_ptr<const HloModule> module, const CodegenOptions& options,
-    CodegenDump* dump, std::optional<int64_t> memory_limit_bytes) {
+absl::StatusOr<std::shared_ptr<JitExecutable::Program>>
+JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
+                           BufferAssignment assignment,
+                           std::unique_ptr<JitKernels> kernels) {
   auto program = std::make_shared<Program>();
-  program->module = std::move(module);
-  const HloModule& fused = *program->module;
-  ASSIGN_OR_RETURN(program->assignment,
-                   AssignBuffers(*fused.entry_computation()));
-  // Split reductions' scratch, added after the compile, is at most a few
-  // KiB more than the assignment's arena.
-  RETURN_IF_ERROR(CheckMemoryLimit(fused, program->assignment,
-                                   MemoryLimitOr(memory_limit_bytes)));
-  ASSIGN_OR_RETURN(program->kernels, JitKernels::Compile(fused, options, dump));
+  program->module = std::move(fused);
+  program->assignment = std::move(assignment);
+  program->kernels = std::move(kernels);
   int64_t arena_bytes = program->assignment.arena_bytes;
   for (const FusionStep& step : program->assignment.steps) {
     const KernelInfo* info = nullptr;
@@ -90,7 +84,7 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> JitExecutable::Create(
     }
   }
   program->arena_bytes = arena_bytes;
-  return std::make_unique<JitExecutable>(std::move(program));
+  return program;
 }
 
 absl::Status JitExecutable::DoRunBuffers(

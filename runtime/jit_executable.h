@@ -13,11 +13,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "codegen/compiler.h"
 #include "runtime/buffer_assignment.h"
+#include "runtime/compile_report.h"
 #include "runtime/executable.h"
 #include "runtime/run_scratch.h"
 
@@ -43,20 +43,20 @@ class JitExecutable : public Executable {
     std::vector<Step> steps;
     // A run's arena: the assignment's temporaries, then the steps' scratch.
     int64_t arena_bytes = 0;
+    CompileReport report;  // of the compile that made it
   };
 
-  // `module` must be fused (passes/fusion.h). Checks the memory limit
-  // (CheckMemoryLimit; unset: MemoryLimitBytes(), runtime/memory_limit.h)
-  // before LLVM runs. With `dump`, the codegen stages of this compile are
-  // recorded into it (JitKernels::Compile).
-  static absl::StatusOr<std::unique_ptr<JitExecutable>> Create(
-      std::unique_ptr<const HloModule> module, const CodegenOptions& options,
-      CodegenDump* dump = nullptr,
-      std::optional<int64_t> memory_limit_bytes = std::nullopt);
+  // The program of the compile pipeline's "link" stage
+  // (runtime/compile_pipeline.h): one step per fusion of `fused`, in the
+  // assignment's order, running `kernels`' function for it.
+  static absl::StatusOr<std::shared_ptr<Program>> MakeProgram(
+      std::shared_ptr<const HloModule> fused, BufferAssignment assignment,
+      std::unique_ptr<JitKernels> kernels);
   // InvalidArgument (ir/memory_budget.h) if a run of `fused` with buffers
   // `assignment` (its result plus the arena of temporaries) would exceed
   // `memory_limit_bytes`, naming the computation, the result shape and both
-  // byte counts. Create and compile-cache hits (compile.h) check it.
+  // byte counts. The "assign-buffers" stage and compile-cache hits
+  // (compile.h) check it.
   static absl::Status CheckMemoryLimit(const HloModule& fused,
                                        const BufferAssignment& assignment,
                                        int64_t memory_limit_bytes);

@@ -155,12 +155,6 @@ absl::StatusOr<double> CompileSeconds(const XlaComputation& computation,
   return Seconds(start);
 }
 
-absl::StatusOr<double> PassSeconds(const XlaComputation& computation) {
-  Clock::time_point start = Clock::now();
-  RETURN_IF_ERROR(OptimizeForBackend(computation.module(), {}).status());
-  return Seconds(start);
-}
-
 // Reads a "Vm...:  N kB" line of /proc/self/status, in bytes (0 if absent).
 int64_t ProcStatusBytes(absl::string_view field) {
   std::ifstream status("/proc/self/status");
@@ -213,11 +207,11 @@ absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
     ASSIGN_OR_RETURN(double seconds, CompileSeconds(w.computation, true));
     hits.push_back(seconds);
   }
-  ASSIGN_OR_RETURN(double passes, PassSeconds(w.computation));
   Stats compile = Summarize(compiles);
   Stats hit = Summarize(hits);
-  const CodegenTimes& phases =
-      static_cast<const JitExecutable&>(*executable).kernels().times();
+  // The stage times of the first compile (runtime/compile_pipeline.h).
+  const CompileReport& stages =
+      static_cast<const JitExecutable&>(*executable).program()->report;
 
   const Shape& shape =
       executable->module().entry_computation()->root_instruction()->shape();
@@ -271,9 +265,9 @@ absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
       w.id, w.name, jit.median * 1e3, jit.min * 1e3, jit_gbps,
       100 * jit_gbps / triad, hand.median * 1e3, hand_gbps,
       100 * hand_gbps / triad, jit_gbps / hand_gbps, first_compile * 1e3,
-      compile.median * 1e3, hit.median * 1e6, passes * 1e3,
-      phases.emit * 1e3, phases.optimize * 1e3,
-      phases.jit * 1e3, line.literal_ms, line.peak_growth / 1048576.0,
+      compile.median * 1e3, hit.median * 1e6, stages.Milliseconds("hlo-passes"),
+      stages.Milliseconds("emit"), stages.Milliseconds("optimize"),
+      stages.Milliseconds("link"), line.literal_ms, line.peak_growth / 1048576.0,
       line.output_bytes / 1048576.0, line.arena_bytes / 1048576.0,
       same.ok() ? "true" : "false"));
   return absl::OkStatus();

@@ -4,6 +4,7 @@
 // named passes; `--passes=` runs none), print the result at the requested
 // stage.
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,12 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "codegen/compiler.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/pass_registry.h"
 #include "runtime/compile.h"
+#include "runtime/compile_pipeline.h"
 #include "tools/commands.h"
 #include "tools/file_util.h"
 #include "tools/hlo_dot.h"
@@ -40,17 +41,17 @@ enum class Picture { kNone, kDot, kSvg };
 struct EmitStage {
   const char* name;
   bool fused;
-  std::optional<IrStage> ir;
+  const char* dump_file = nullptr;  // the kernels' stage dump it prints
   Picture picture = Picture::kNone;
 };
 constexpr EmitStage kEmitStages[] = {
-    {"hlo", false, std::nullopt},
-    {"fused", true, std::nullopt},
-    {"llvm", true, IrStage::kLlvm},
-    {"llvm-opt", true, IrStage::kLlvmOptimized},
-    {"asm", true, IrStage::kAssembly},
-    {"dot", true, std::nullopt, Picture::kDot},
-    {"svg", true, std::nullopt, Picture::kSvg},
+    {"hlo", false},
+    {"fused", true},
+    {"llvm", true, "llvm.ll"},
+    {"llvm-opt", true, "llvm-opt.ll"},
+    {"asm", true, "kernels.s"},
+    {"dot", true, nullptr, Picture::kDot},
+    {"svg", true, nullptr, Picture::kSvg},
 };
 
 absl::StatusOr<EmitStage> ParseEmit(const std::string& name) {
@@ -69,6 +70,8 @@ absl::StatusOr<CompileOptions> MakeCompileOptions(const OptOptions& options,
   CompileOptions compile;
   compile.backend = stage.fused ? Backend::kJit : Backend::kInterpreter;
   compile.pipeline.dump_dir = options.dump_dir;
+  // Nothing runs: no module is too large to inspect.
+  compile.memory_limit_bytes = std::numeric_limits<int64_t>::max();
   for (const std::string& name : options.disabled) {
     RETURN_IF_ERROR(CreatePass(name).status());
     compile.pipeline.disabled_passes.insert(name);
@@ -90,14 +93,21 @@ absl::Status Optimize(const OptOptions& options) {
         absl::StrCat(options.input, ": ", verified.message()));
   }
   ASSIGN_OR_RETURN(CompileOptions compile, MakeCompileOptions(options, stage));
-  ASSIGN_OR_RETURN(std::unique_ptr<PassPipeline> pipeline,
-                   CreateBackendPipeline(compile));
-  RETURN_IF_ERROR(pipeline->Run(**module).status());
-  if (options.time_passes) std::cerr << pipeline->TimingReport();
-  if (stage.fused && !options.dump_dir.empty()) {
-    RETURN_IF_ERROR(
-        DumpCodegenStages(**module, compile.codegen, options.dump_dir));
+  // The compile pipeline up to what the stage shows: the HLO passes, or the
+  // kernels' optimized IR (its stages dump; nothing is linked or run).
+  const bool kernels =
+      stage.dump_file != nullptr || (stage.fused && !options.dump_dir.empty());
+  ASSIGN_OR_RETURN(
+      CompiledModule compiled,
+      RunCompilePipeline(**module, compile,
+                         {.first = "hlo-passes",  // verified above
+                          .last = kernels ? "optimize" : "hlo-passes",
+                          .keep_dumps = stage.dump_file != nullptr}));
+  if (options.time_passes) {
+    std::cerr << PassTimingReport(compiled.report.passes);
+    if (kernels) std::cerr << compiled.report.ToString();
   }
+  module = std::move(compiled.module);
   if (stage.picture != Picture::kNone) {
     std::string dot =
         HloModuleToDot(**module, {.collapse_fusions = options.collapse_fusions});
@@ -107,12 +117,11 @@ absl::Status Optimize(const OptOptions& options) {
     std::cout << dot;
     return absl::OkStatus();
   }
-  if (!stage.ir.has_value()) {
+  if (stage.dump_file == nullptr) {
     std::cout << (*module)->ToString({.metadata = options.metadata});
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(std::string ir, EmitIr(**module, compile.codegen, *stage.ir));
-  std::cout << ir;
+  std::cout << compiled.dumps[stage.dump_file];
   return absl::OkStatus();
 }
 

@@ -12,7 +12,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
-#include "passes/pass_registry.h"
+#include "runtime/compile.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph.h"
@@ -487,8 +487,11 @@ TEST(FusionTest, RandomGraphsFuseAndKeepTheirValues) {
     for (uint64_t seed = 0; seed < static_cast<uint64_t>(seeds); ++seed) {
       ASSERT_OK_AND_ASSIGN(RandomGraph graph,
                            GenerateRandomGraph(seed, options));
-      std::unique_ptr<HloModule> module = graph.computation.CloneModule();
-      ASSERT_OK(CreateDefaultPipeline({})->Run(*module).status());
+      CompileOptions optimize;
+      optimize.backend = Backend::kInterpreter;
+      ASSERT_OK_AND_ASSIGN(
+          std::unique_ptr<HloModule> module,
+          OptimizeForBackend(graph.computation.module(), optimize));
       std::unique_ptr<HloModule> fused =
           Fuse(module->ToString(), graph.arguments);
       ASSERT_NE(fused, nullptr) << graph.description;

@@ -13,6 +13,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"
+#include "runtime/compile.h"
 #include "tests/testlib/random_graph.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -25,14 +26,15 @@ using ::mxla::testing::Pointers;
 // The pipeline's result on `graph`, with `disabled` passes skipped.
 absl::StatusOr<Literal> OptimizeAndEvaluate(const RandomGraph& graph,
                                             const std::string& disabled) {
-  std::unique_ptr<HloModule> module = graph.computation.CloneModule();
-  PipelineOptions options;
-  if (!disabled.empty()) options.disabled_passes.insert(disabled);
-  absl::StatusOr<bool> changed = CreateDefaultPipeline(options)->Run(*module);
-  if (!changed.ok()) return changed.status();
-  absl::Status lowered = VerifyModule(*module, VerifierMode::kLowered);
+  CompileOptions options;
+  options.backend = Backend::kInterpreter;
+  if (!disabled.empty()) options.pipeline.disabled_passes.insert(disabled);
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      OptimizeForBackend(graph.computation.module(), options);
+  if (!module.ok()) return module.status();
+  absl::Status lowered = VerifyModule(**module, VerifierMode::kLowered);
   if (!lowered.ok() && disabled != "lower-broadcasts") return lowered;
-  return EvaluateModule(*module, Pointers(graph.arguments));
+  return EvaluateModule(**module, Pointers(graph.arguments));
 }
 
 // Which single disabled pass makes the results agree again.

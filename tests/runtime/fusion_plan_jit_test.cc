@@ -16,6 +16,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "runtime/compile.h"
+#include "runtime/compile_pipeline.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
@@ -40,7 +41,7 @@ ENTRY main {
   x = f32[4] parameter(0)
   ROOT unplanned = f32[4] fusion(x), kind=kLoop, calls=fused
 })"));
-  EXPECT_THAT(JitExecutable::Create(std::move(module), CodegenOptions{}),
+  EXPECT_THAT(RunJitBackend(std::move(module), CompileOptions{}),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        AllOf(HasSubstr("fusion 'unplanned' has no plan"),
                              HasSubstr("run the fusion-planning pass"))));

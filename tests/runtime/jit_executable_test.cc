@@ -18,6 +18,7 @@
 #include "passes/fusion_planning.h"
 #include "runtime/memory_limit.h"
 #include "runtime/compile.h"
+#include "runtime/compile_pipeline.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
@@ -36,11 +37,14 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> CompileText(
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   if (!module.ok()) return module.status();
   // Codegen maps the fusions' plans: plan the hand-fused module first.
-  FusionPlanningPass planning({options.reassociate_reductions,
-                               options.streaming_store_min_bytes});
-  absl::Status planned = planning.Run(**module).status();
+  absl::Status planned = FusionPlanningPass(options).Run(**module).status();
   if (!planned.ok()) return planned;
-  return JitExecutable::Create(std::move(*module), options);
+  CompileOptions compile;
+  compile.codegen = options;
+  absl::StatusOr<CompiledModule> compiled =
+      RunJitBackend(std::move(*module), compile);
+  if (!compiled.ok()) return compiled.status();
+  return std::make_unique<JitExecutable>(std::move(compiled->program));
 }
 
 // Runs `text` with the jit and the evaluator; the results must be bitwise

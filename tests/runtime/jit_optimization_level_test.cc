@@ -3,6 +3,7 @@
 // compile it returns (no recompile for the dump).
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -14,6 +15,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_parser.h"
 #include "runtime/compile.h"
+#include "runtime/compile_pipeline.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -80,31 +82,34 @@ TEST(JitOptimizationLevelTest, LevelsZeroAndThreeCompileDifferentlyAndAgree) {
   std::unique_ptr<HloModule> module = ParseHloModule(kModule).value();
   ASSERT_OK_AND_ASSIGN(Literal expected,
                        EvaluateModule(*module, Pointers(arguments)));
-  CodegenDump dumps[2];
+  // Each level's stage dumps (llvm.ll, llvm-opt.ll, kernels.s).
+  std::map<std::string, std::string> dumps[2];
   int i = 0;
   for (int level : {0, 3}) {
     SCOPED_TRACE(level);
     CompileOptions options = AtLevel(level);
     ASSERT_OK_AND_ASSIGN(
-        std::unique_ptr<JitExecutable> executable,
-        JitExecutable::Create(Fused(options), options.codegen, &dumps[i++]));
-    ASSERT_OK_AND_ASSIGN(Literal actual, executable->Run(Pointers(arguments)));
+        CompiledModule compiled,
+        RunJitBackend(Fused(options), options, /*keep_dumps=*/true));
+    dumps[i++] = compiled.dumps;
+    JitExecutable executable(std::move(compiled.program));
+    ASSERT_OK_AND_ASSIGN(Literal actual, executable.Run(Pointers(arguments)));
     EXPECT_OK(LiteralUtil::SameValues(expected, actual));
   }
-  const CodegenDump& o0 = dumps[0];
-  const CodegenDump& o3 = dumps[1];
-  EXPECT_EQ(o0.llvm, o3.llvm);  // the same emitted IR
+  std::map<std::string, std::string>& o0 = dumps[0];
+  std::map<std::string, std::string>& o3 = dumps[1];
+  EXPECT_EQ(o0["llvm.ll"], o3["llvm.ll"]);  // the same emitted IR
   // O0 keeps the emitter's stack slots and scalar loops; O3 promotes them
   // and vectorizes.
-  EXPECT_THAT(o0.llvm_optimized, HasSubstr("alloca"));
-  EXPECT_THAT(o0.llvm_optimized, Not(HasSubstr("x float>")));
-  EXPECT_THAT(o3.llvm_optimized, HasSubstr("x float>"));
+  EXPECT_THAT(o0["llvm-opt.ll"], HasSubstr("alloca"));
+  EXPECT_THAT(o0["llvm-opt.ll"], Not(HasSubstr("x float>")));
+  EXPECT_THAT(o3["llvm-opt.ll"], HasSubstr("x float>"));
   // O0's machine code spills to the stack frame (FastISel, no register
   // allocation across blocks); O3's uses packed vector arithmetic.
-  EXPECT_THAT(o0.assembly, HasSubstr("(%rsp)"));
-  EXPECT_THAT(o0.assembly, Not(HasSubstr("vmulps")));
-  EXPECT_THAT(o3.assembly, HasSubstr("vmulps"));
-  EXPECT_NE(o0.assembly, o3.assembly);
+  EXPECT_THAT(o0["kernels.s"], HasSubstr("(%rsp)"));
+  EXPECT_THAT(o0["kernels.s"], Not(HasSubstr("vmulps")));
+  EXPECT_THAT(o3["kernels.s"], HasSubstr("vmulps"));
+  EXPECT_NE(o0["kernels.s"], o3["kernels.s"]);
 }
 
 TEST(JitOptimizationLevelTest, LevelOutsideZeroToThreeIsAnError) {

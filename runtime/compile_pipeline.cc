@@ -1,0 +1,276 @@
+#include "runtime/compile_pipeline.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include "absl/memory/memory.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "codegen/compiler.h"
+#include "ir/hlo_verifier.h"
+#include "ir/status_macros.h"
+#include "passes/cse.h"
+#include "passes/dce.h"
+#include "passes/fusion.h"
+#include "passes/fusion_planning.h"
+#include "passes/lower_broadcasts.h"
+#include "passes/pass_registry.h"
+#include "passes/row_fusion.h"
+#include "passes/simplify.h"
+#include "runtime/buffer_assignment.h"
+#include "runtime/memory_limit.h"
+
+namespace mxla {
+
+// What the stages hand each other.
+struct CompilePipeline::State {
+  explicit State(const CompileOptions& options) : options(options) {}
+
+  const CompileOptions& options;
+  // The module as given; `module` is the copy the stages rewrite (the same
+  // object when the caller handed over ownership).
+  const HloModule* input = nullptr;
+  std::unique_ptr<HloModule> module;
+  BufferAssignment assignment;
+  std::unique_ptr<KernelIr> ir;
+  std::shared_ptr<JitExecutable::Program> program;
+  // Dumps go to `dump_dir` (if set) and, with keep_dumps, into `dumps`.
+  std::string dump_dir;
+  bool keep_dumps = false;
+  std::map<std::string, std::string> dumps;
+
+  bool dumping() const { return keep_dumps || !dump_dir.empty(); }
+  absl::Status Dump(const std::string& name, std::string text);
+};
+
+namespace {
+
+absl::Status WriteFile(const std::string& dir, const std::string& name,
+                       const std::string& text) {
+  const std::string path = absl::StrCat(dir, "/", name);
+  std::ofstream file(path);
+  file << text;
+  if (!file) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write dump file '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+template <typename... Passes>
+std::vector<std::unique_ptr<HloPass>> MakePasses() {
+  std::vector<std::unique_ptr<HloPass>> passes;
+  (passes.push_back(std::make_unique<Passes>()), ...);
+  return passes;
+}
+
+// The HLO passes: the user's list or the default one, then what the backend
+// needs of its input.
+absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
+    const CompileOptions& options, PipelineOptions pass_options) {
+  std::unique_ptr<PassPipeline> passes;
+  if (options.passes.has_value()) {
+    ASSIGN_OR_RETURN(passes,
+                     CreatePipeline(*options.passes, std::move(pass_options)));
+  } else {
+    passes = std::make_unique<PassPipeline>(std::move(pass_options));
+    passes->AddPass(std::make_unique<LowerBroadcastsPass>());
+    passes->AddFixedPoint("simplify-cse-dce",
+                          MakePasses<SimplifyPass, CsePass, DcePass>());
+  }
+  switch (options.backend) {
+    case Backend::kInterpreter:  // evaluates any verified HLO
+      break;
+    case Backend::kJit:
+      // Codegen needs lowered, fused, planned HLO whatever the user's pass
+      // list; these passes do nothing when their work is already done
+      // (planning keeps the plans a parsed fused module brings).
+      passes->AddPass(std::make_unique<LowerBroadcastsPass>());
+      passes->AddPass(std::make_unique<FusionPass>());
+      passes->AddPass(std::make_unique<RowFusionPass>());
+      passes->AddPass(std::make_unique<FusionPlanningPass>(options.codegen));
+      break;
+  }
+  return passes;
+}
+
+}  // namespace
+
+absl::Status CompilePipeline::State::Dump(const std::string& name,
+                                          std::string text) {
+  if (!dump_dir.empty()) RETURN_IF_ERROR(WriteFile(dump_dir, name, text));
+  if (keep_dumps) dumps[name] = std::move(text);
+  return absl::OkStatus();
+}
+
+CompilePipeline::CompilePipeline(CompileOptions options)
+    : options_(std::move(options)), dump_dir_(DumpDirectory(options_)) {}
+
+void CompilePipeline::AddStage(std::string name,
+                               std::function<absl::Status(State&)> run) {
+  stages_.push_back({std::move(name), std::move(run)});
+}
+
+absl::StatusOr<std::unique_ptr<CompilePipeline>> CompilePipeline::Create(
+    const CompileOptions& options) {
+  auto pipeline = absl::WrapUnique(new CompilePipeline(options));
+  PipelineOptions pass_options = options.pipeline;
+  pass_options.dump_dir = pipeline->dump_dir_;
+  ASSIGN_OR_RETURN(pipeline->hlo_passes_,
+                   MakeHloPasses(options, std::move(pass_options)));
+  PassPipeline* hlo_passes = pipeline->hlo_passes_.get();
+
+  pipeline->AddStage("verify", [](State& state) -> absl::Status {
+    RETURN_IF_ERROR(VerifyModule(*state.input, VerifierMode::kBuilder));
+    if (state.module == nullptr) state.module = state.input->Clone();
+    return absl::OkStatus();
+  });
+  pipeline->AddStage("hlo-passes", [hlo_passes](State& state) {
+    return hlo_passes->Run(*state.module).status();
+  });
+  if (options.backend == Backend::kInterpreter) return pipeline;
+
+  pipeline->AddStage("assign-buffers", [](State& state) -> absl::Status {
+    if (state.dumping()) {
+      RETURN_IF_ERROR(state.Dump("fused.hlo",
+                                 state.module->ToString({.metadata = true})));
+    }
+    ASSIGN_OR_RETURN(state.assignment,
+                     AssignBuffers(*state.module->entry_computation()));
+    // Split reductions' scratch, added at link, is at most a few KiB more.
+    return JitExecutable::CheckMemoryLimit(
+        *state.module, state.assignment,
+        MemoryLimitOr(state.options.memory_limit_bytes));
+  });
+  pipeline->AddStage("emit", [](State& state) -> absl::Status {
+    ASSIGN_OR_RETURN(state.ir,
+                     KernelIr::Emit(*state.module, state.options.codegen));
+    return state.dumping() ? state.Dump("llvm.ll", state.ir->Text())
+                           : absl::OkStatus();
+  });
+  pipeline->AddStage("optimize", [](State& state) -> absl::Status {
+    RET_CHECK(state.ir != nullptr, "stage 'optimize' runs after 'emit'");
+    RETURN_IF_ERROR(state.ir->Optimize());
+    if (!state.dumping()) return absl::OkStatus();
+    RETURN_IF_ERROR(state.Dump("llvm-opt.ll", state.ir->Text()));
+    ASSIGN_OR_RETURN(std::string assembly, state.ir->Assembly());
+    return state.Dump("kernels.s", std::move(assembly));
+  });
+  pipeline->AddStage("link", [](State& state) -> absl::Status {
+    // The kernels and buffers of this run's earlier stages.
+    RET_CHECK(state.ir != nullptr, "stage 'link' runs after 'emit'");
+    ASSIGN_OR_RETURN(std::unique_ptr<JitKernels> kernels,
+                     JitKernels::Link(std::move(state.ir)));
+    ASSIGN_OR_RETURN(state.program,
+                     JitExecutable::MakeProgram(std::move(state.module),
+                                                std::move(state.assignment),
+                                                std::move(kernels)));
+    return absl::OkStatus();
+  });
+  return pipeline;
+}
+
+std::vector<std::string> CompilePipeline::StageNames() const {
+  std::vector<std::string> names;
+  for (const Stage& stage : stages_) names.push_back(stage.name);
+  return names;
+}
+
+absl::StatusOr<std::pair<size_t, size_t>> CompilePipeline::Find(
+    const StageRange& range) const {
+  auto index = [&](const std::string& name,
+                   size_t otherwise) -> absl::StatusOr<size_t> {
+    if (name.empty()) return otherwise;
+    for (size_t i = 0; i < stages_.size(); ++i) {
+      if (stages_[i].name == name) return i;
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown compile stage '", name, "' for the ",
+                     BackendName(options_.backend), " backend (stages: ",
+                     absl::StrJoin(StageNames(), ", "), ")"));
+  };
+  ASSIGN_OR_RETURN(size_t first, index(range.first, 0));
+  ASSIGN_OR_RETURN(size_t last, index(range.last, stages_.size() - 1));
+  if (first > last) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "compile stage '", range.first, "' comes after '", range.last, "'"));
+  }
+  return std::make_pair(first, last);
+}
+
+absl::StatusOr<CompiledModule> CompilePipeline::Run(
+    std::unique_ptr<HloModule> module, const StageRange& range) {
+  const HloModule* input = module.get();
+  return RunStages(input, std::move(module), range);
+}
+
+absl::StatusOr<CompiledModule> CompilePipeline::Run(const HloModule& module,
+                                                    const StageRange& range) {
+  // "verify" copies the module once it has checked it.
+  const bool verifies = range.first.empty() || range.first == "verify";
+  return RunStages(&module, verifies ? nullptr : module.Clone(), range);
+}
+
+absl::StatusOr<CompiledModule> CompilePipeline::RunStages(
+    const HloModule* input, std::unique_ptr<HloModule> module,
+    const StageRange& range) {
+  ASSIGN_OR_RETURN(auto span, Find(range));
+  State state(options_);
+  state.input = input;
+  state.module = std::move(module);
+  state.dump_dir = dump_dir_;
+  state.keep_dumps = range.keep_dumps;
+  if (!dump_dir_.empty()) {
+    std::error_code error;  // an unusable directory fails at the first write
+    std::filesystem::create_directories(dump_dir_, error);
+  }
+  CompiledModule result;
+  absl::Status status;
+  for (size_t i = span.first; i <= span.second && status.ok(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    status = stages_[i].run(state);
+    const std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    result.report.stages.push_back(
+        {stages_[i].name, elapsed.count(), !status.ok()});
+    if (stages_[i].name == "hlo-passes") {
+      result.report.passes = hlo_passes_->records();
+    }
+  }
+  if (!dump_dir_.empty()) {
+    absl::Status written =
+        WriteFile(dump_dir_, "stages.txt", result.report.ToString());
+    if (status.ok()) status = written;
+  }
+  RETURN_IF_ERROR(status);
+  if (state.program != nullptr) state.program->report = result.report;
+  result.module = std::move(state.module);
+  result.program = std::move(state.program);
+  result.dumps = std::move(state.dumps);
+  return result;
+}
+
+absl::StatusOr<CompiledModule> RunCompilePipeline(
+    const HloModule& module, const CompileOptions& options,
+    const StageRange& range) {
+  ASSIGN_OR_RETURN(std::unique_ptr<CompilePipeline> pipeline,
+                   CompilePipeline::Create(options));
+  return pipeline->Run(module, range);
+}
+
+absl::StatusOr<CompiledModule> RunJitBackend(std::unique_ptr<HloModule> fused,
+                                             const CompileOptions& options,
+                                             bool keep_dumps) {
+  CompileOptions jit = options;
+  jit.backend = Backend::kJit;
+  ASSIGN_OR_RETURN(std::unique_ptr<CompilePipeline> pipeline,
+                   CompilePipeline::Create(jit));
+  StageRange backend;
+  backend.first = "assign-buffers";
+  backend.keep_dumps = keep_dumps;
+  return pipeline->Run(std::move(fused), backend);
+}
+
+}  // namespace mxla
