@@ -9,8 +9,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 # Folders whose headers are mxla's (absl/, llvm/ and the standard are not).
-set(MXLA_LAYER_FOLDERS ir semantics interpreter builder passes codegen runtime
-    tools tests)
+set(MXLA_LAYER_FOLDERS ir hlo_text semantics interpreter builder passes codegen
+    runtime tools tests)
 
 # Fails if a file in `folder` includes a layer folder outside `allowed`.
 function(mxla_check_includes library folder allowed source_dir)

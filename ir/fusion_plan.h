@@ -20,7 +20,8 @@
 // Values are named by instruction name (unique in a module, kept by
 // cloning), never by pointer.
 //
-// Text form (printed as `plan=...` after a fusion's `calls=`):
+// Text form (printed as `plan=...` after a fusion's `calls=`; parsed by the
+// text front end, hlo_text/fusion_plan_parser.h):
 //   {kind=loop, store=plain|streaming[, one_unit=true]}
 //   {kind=reduction, units=N[, column_block=B, column_blocks=K]
 //                             [, chunks=C, chunk_elements=E, scratch_bytes=S]}
@@ -35,7 +36,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/hlo_opcode.h"
 
@@ -43,7 +43,6 @@ namespace mxla {
 
 class HloComputation;
 class HloInstruction;
-class TokenCursor;  // ir/hlo_lexer.h, internal to the parser
 
 enum class StoreKind { kPlain, kStreaming };
 
@@ -92,11 +91,6 @@ struct FusionPlan {
   std::string ToString() const;
   bool operator==(const FusionPlan&) const = default;
 };
-
-// Parses the text form at `cursor` (the `{` first). Errors are the cursor's
-// "L:C: ..." messages: an unknown kind or key, a duplicate or missing key, a
-// bad value.
-absl::StatusOr<FusionPlan> ParseFusionPlan(TokenCursor& cursor);
 
 // Whether `plan` fits `fusion` (a fusion instruction with its computation):
 // the kind matches the root, the dimensions the shapes, every buffered name

@@ -8,8 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ir/hlo_parser.h"
 #include "absl/strings/str_cat.h"
+#include "hlo_text/hlo_parser.h"
 
 namespace mxla::tools {
 

@@ -8,7 +8,7 @@
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

@@ -11,8 +11,8 @@
 
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"

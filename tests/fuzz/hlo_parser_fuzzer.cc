@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/shape_util.h"
 #include "runtime/compile.h"

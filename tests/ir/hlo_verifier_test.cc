@@ -3,7 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/status_matchers.h"
 

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

@@ -5,10 +5,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_clone.h"
 #include "ir/hlo_module.h"
-#include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/literal.h"
 #include "ir/op_spec.h"

@@ -46,7 +46,7 @@ configure() {
 }
 
 # Installed headers include only installed mxla headers, never LLVM's.
-mxla_dirs='ir|semantics|interpreter|builder|passes|codegen|runtime'
+mxla_dirs='ir|hlo_text|semantics|interpreter|builder|passes|codegen|runtime'
 while read -r header; do
   while read -r included; do
     [ -f "$prefix/include/$included" ] ||
@@ -63,7 +63,8 @@ tus=$scratch/header_tus
 mkdir -p "$tus/core" "$tus/jit"
 for header in $(cd "$prefix/include" && find . -name '*.h' | sed 's@^\./@@'); do
   case $header in
-    ir/*|semantics/*|interpreter/*|builder/*|passes/*) component=core ;;
+    ir/*|hlo_text/*|semantics/*|interpreter/*|builder/*|passes/*)
+      component=core ;;
     *) component=jit ;;
   esac
   printf '#include "%s"\n' "$header" > "$tus/$component/${header//\//__}.cc"

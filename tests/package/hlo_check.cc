@@ -1,12 +1,13 @@
 // The `core`-only consumer's program (the README's second CMake block builds
-// it): parses, verifies and interprets an HLO module with mxla::interpreter
-// (and the ir and semantics under it) alone, so it links without LLVM.
+// it): parses, verifies and interprets an HLO module with mxla::hlo_text and
+// mxla::interpreter (and the ir and semantics under them) alone, so it links
+// without LLVM.
 // Exits non-zero on any error or a wrong result.
 #include <iostream>
 #include <memory>
 
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/literal.h"
 

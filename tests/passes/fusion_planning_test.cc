@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"

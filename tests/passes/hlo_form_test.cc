@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"
 #include "tests/testlib/status_matchers.h"

@@ -6,8 +6,8 @@
 
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/lower_broadcasts.h"
 #include "tests/testlib/literal_pointers.h"

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "tests/testlib/status_matchers.h"

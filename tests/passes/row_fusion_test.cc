@@ -9,8 +9,8 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/row_fusion_analysis.h"
 #include "ir/shape_util.h"

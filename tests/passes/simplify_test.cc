@@ -4,8 +4,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"
 #include "tests/testlib/status_matchers.h"

@@ -4,7 +4,7 @@
 #include "runtime/buffer_assignment.h"
 
 #include "gtest/gtest.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

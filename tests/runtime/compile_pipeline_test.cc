@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/literal_text.h"
 #include "tests/testlib/literal_pointers.h"

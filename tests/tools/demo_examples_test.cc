@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/status_matchers.h"
 #include "tools/demo_examples.h"

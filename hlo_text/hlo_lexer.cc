@@ -1,4 +1,4 @@
-#include "ir/hlo_lexer.h"
+#include "hlo_text/hlo_lexer.h"
 
 #include <charconv>
 #include <utility>

@@ -19,8 +19,8 @@
 //
 // Every error is InvalidArgument with a message "<line>:<column>: ...".
 // No input makes the parser crash, hang or recurse without bound.
-#ifndef MXLA_IR_HLO_PARSER_H_
-#define MXLA_IR_HLO_PARSER_H_
+#ifndef MXLA_HLO_TEXT_HLO_PARSER_H_
+#define MXLA_HLO_TEXT_HLO_PARSER_H_
 
 #include <memory>
 
@@ -51,4 +51,4 @@ absl::StatusOr<Literal> ParseLiteral(absl::string_view text,
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_HLO_PARSER_H_
+#endif  // MXLA_HLO_TEXT_HLO_PARSER_H_

@@ -1,4 +1,4 @@
-#include "ir/hlo_literal_parser.h"
+#include "hlo_text/hlo_literal_parser.h"
 
 #include <algorithm>
 #include <charconv>

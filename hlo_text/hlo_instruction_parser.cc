@@ -1,4 +1,4 @@
-#include "ir/hlo_instruction_parser.h"
+#include "hlo_text/hlo_instruction_parser.h"
 
 #include <map>
 #include <memory>
@@ -6,7 +6,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "ir/hlo_literal_parser.h"
+#include "hlo_text/fusion_plan_parser.h"
+#include "hlo_text/hlo_literal_parser.h"
 #include "ir/hlo_opcode.h"
 #include "ir/op_spec.h"
 #include "ir/shape_util.h"

@@ -1,14 +1,14 @@
 // Internal to the HLO parser: shapes, integer lists and literal values read
 // from a TokenCursor. Each function consumes exactly its construct and
 // returns a "<line>:<column>: ..." InvalidArgument error otherwise.
-#ifndef MXLA_IR_HLO_LITERAL_PARSER_H_
-#define MXLA_IR_HLO_LITERAL_PARSER_H_
+#ifndef MXLA_HLO_TEXT_HLO_LITERAL_PARSER_H_
+#define MXLA_HLO_TEXT_HLO_LITERAL_PARSER_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ir/hlo_lexer.h"
+#include "hlo_text/hlo_lexer.h"
 #include "ir/literal.h"
 #include "ir/shape.h"
 
@@ -31,4 +31,4 @@ absl::StatusOr<Literal> ParseLiteralAt(TokenCursor& cursor, const Shape& shape);
 
 }  // namespace mxla::hlo_parser_internal
 
-#endif  // MXLA_IR_HLO_LITERAL_PARSER_H_
+#endif  // MXLA_HLO_TEXT_HLO_LITERAL_PARSER_H_

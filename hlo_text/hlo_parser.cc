@@ -1,4 +1,4 @@
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 
 #include <optional>
 #include <utility>
@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "ir/hlo_instruction_parser.h"
-#include "ir/hlo_lexer.h"
-#include "ir/hlo_literal_parser.h"
+#include "hlo_text/hlo_instruction_parser.h"
+#include "hlo_text/hlo_lexer.h"
+#include "hlo_text/hlo_literal_parser.h"
 #include "ir/status_macros.h"
 
 namespace mxla {

@@ -1,7 +1,7 @@
 // Internal to the HLO parser: one instruction line, from `[ROOT] name =` to
 // the end of its attributes, added to the computation being parsed.
-#ifndef MXLA_IR_HLO_INSTRUCTION_PARSER_H_
-#define MXLA_IR_HLO_INSTRUCTION_PARSER_H_
+#ifndef MXLA_HLO_TEXT_HLO_INSTRUCTION_PARSER_H_
+#define MXLA_HLO_TEXT_HLO_INSTRUCTION_PARSER_H_
 
 #include <cstdint>
 #include <string>
@@ -9,9 +9,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "hlo_text/hlo_lexer.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_instruction.h"
-#include "ir/hlo_lexer.h"
 #include "ir/hlo_module.h"
 
 namespace mxla::hlo_parser_internal {
@@ -41,4 +41,4 @@ absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
 
 }  // namespace mxla::hlo_parser_internal
 
-#endif  // MXLA_IR_HLO_INSTRUCTION_PARSER_H_
+#endif  // MXLA_HLO_TEXT_HLO_INSTRUCTION_PARSER_H_

@@ -9,8 +9,8 @@
 // Lexing never fails: the first bad character (or unterminated comment or
 // string, or malformed number) becomes a kError token whose text is the
 // message, and the stream ends there. Every stream ends with kEof.
-#ifndef MXLA_IR_HLO_LEXER_H_
-#define MXLA_IR_HLO_LEXER_H_
+#ifndef MXLA_HLO_TEXT_HLO_LEXER_H_
+#define MXLA_HLO_TEXT_HLO_LEXER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -133,4 +133,4 @@ std::string DescribeToken(const Token& token);
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_HLO_LEXER_H_
+#endif  // MXLA_HLO_TEXT_HLO_LEXER_H_

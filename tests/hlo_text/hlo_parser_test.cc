@@ -1,7 +1,7 @@
 // The HLO text parser: round trips of the documented modules, every opcode,
 // element type and literal form, XLA dump compatibility, and a table of
 // malformed inputs that must fail cleanly with line:column messages.
-#include "ir/hlo_parser.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/op_spec.h"
 
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "ir/hlo_lexer.h"
+#include "hlo_text/hlo_lexer.h"
 #include "ir/hlo_module.h"
 #include "ir/shape_util.h"
 #include "tests/testlib/status_matchers.h"

@@ -1,0 +1,153 @@
+#include "hlo_text/fusion_plan_parser.h"
+
+#include <set>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hlo_text/hlo_literal_parser.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+namespace {
+
+// The keys each kind takes (`kind` itself aside) and must have.
+struct KindKeys {
+  std::set<std::string> allowed;
+  std::set<std::string> required;
+};
+
+KindKeys KeysOf(const FusionPlan& plan) {
+  if (plan.is_loop()) return {{"store", "one_unit"}, {"store"}};
+  if (plan.is_reduction()) {
+    return {{"units", "column_block", "column_blocks", "chunks",
+             "chunk_elements", "scratch_bytes"},
+            {"units"}};
+  }
+  return {{"rows", "columns", "store", "buffered"},
+          {"rows", "columns", "store", "buffered"}};
+}
+
+absl::StatusOr<StoreKind> ParseStore(TokenCursor& cursor) {
+  const Token token = cursor.Peek();
+  RETURN_IF_ERROR(cursor.ExpectName("a store kind").status());
+  if (token.text == "plain") return StoreKind::kPlain;
+  if (token.text == "streaming") return StoreKind::kStreaming;
+  return TokenCursor::ErrorAt(
+      token, absl::StrCat("unknown store kind '", token.text,
+                          "' (expected plain or streaming)"));
+}
+
+absl::StatusOr<bool> ParseBool(TokenCursor& cursor) {
+  const Token token = cursor.Peek();
+  RETURN_IF_ERROR(cursor.ExpectName("true or false").status());
+  if (token.text == "true") return true;
+  if (token.text == "false") return false;
+  return TokenCursor::ErrorAt(token, "expected true or false");
+}
+
+// `{name:writer, ...}`
+absl::StatusOr<std::vector<BufferedValue>> ParseBuffered(TokenCursor& cursor) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  std::vector<BufferedValue> values;
+  while (!cursor.TryConsume(TokenKind::kRBrace)) {
+    if (!values.empty()) RETURN_IF_ERROR(cursor.Expect(TokenKind::kComma));
+    BufferedValue value;
+    ASSIGN_OR_RETURN(value.name, cursor.ExpectName("a buffered value's name"));
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kColon));
+    ASSIGN_OR_RETURN(value.writer,
+                     cursor.ExpectNonNegativeInt("the writing phase"));
+    values.push_back(std::move(value));
+  }
+  return values;
+}
+
+absl::Status ParseValue(TokenCursor& cursor, const std::string& key,
+                        FusionPlan& plan) {
+  if (auto* loop = std::get_if<LoopPlan>(&plan.config)) {
+    if (key == "store") {
+      ASSIGN_OR_RETURN(loop->store, ParseStore(cursor));
+    } else {
+      ASSIGN_OR_RETURN(loop->one_unit, ParseBool(cursor));
+    }
+    return absl::OkStatus();
+  }
+  if (auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
+    int64_t* fields[] = {&reduction->units,  &reduction->column_block,
+                         &reduction->column_blocks, &reduction->chunks,
+                         &reduction->chunk_elements, &reduction->scratch_bytes};
+    const char* names[] = {"units",  "column_block",   "column_blocks",
+                           "chunks", "chunk_elements", "scratch_bytes"};
+    for (int i = 0; i < 6; ++i) {
+      if (key == names[i]) {
+        ASSIGN_OR_RETURN(*fields[i], cursor.ExpectNonNegativeInt(key));
+      }
+    }
+    return absl::OkStatus();
+  }
+  RowPlan& row = std::get<RowPlan>(plan.config);
+  if (key == "rows") {
+    ASSIGN_OR_RETURN(row.row_dimensions,
+                     hlo_parser_internal::ParseInt64ListAt(cursor));
+  } else if (key == "columns") {
+    ASSIGN_OR_RETURN(row.column_dimensions,
+                     hlo_parser_internal::ParseInt64ListAt(cursor));
+  } else if (key == "store") {
+    ASSIGN_OR_RETURN(row.store, ParseStore(cursor));
+  } else {
+    ASSIGN_OR_RETURN(row.buffered, ParseBuffered(cursor));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FusionPlan> ParseKind(TokenCursor& cursor) {
+  if (!cursor.IsName("kind")) return cursor.Expected("'kind' (a plan's first key)");
+  cursor.Next();
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
+  const Token kind = cursor.Peek();
+  RETURN_IF_ERROR(cursor.ExpectName("a plan kind").status());
+  if (kind.text == "loop") return FusionPlan{LoopPlan{}};
+  if (kind.text == "reduction") return FusionPlan{ReductionPlan{}};
+  if (kind.text == "row") return FusionPlan{RowPlan{}};
+  return TokenCursor::ErrorAt(
+      kind, absl::StrCat("unknown plan kind '", kind.text,
+                         "' (expected loop, reduction or row)"));
+}
+
+}  // namespace
+
+absl::StatusOr<FusionPlan> ParseFusionPlan(TokenCursor& cursor) {
+  const Token open = cursor.Peek();
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  ASSIGN_OR_RETURN(FusionPlan plan, ParseKind(cursor));
+  const KindKeys keys = KeysOf(plan);
+  std::set<std::string> seen;
+  while (cursor.TryConsume(TokenKind::kComma)) {
+    const Token key = cursor.Peek();
+    RETURN_IF_ERROR(cursor.ExpectName("a plan key").status());
+    if (keys.allowed.count(key.text) == 0) {
+      return TokenCursor::ErrorAt(
+          key, absl::StrCat("unknown key '", key.text, "' in a ",
+                            plan.kind_name(), " plan"));
+    }
+    if (!seen.insert(key.text).second) {
+      return TokenCursor::ErrorAt(
+          key, absl::StrCat("duplicate key '", key.text, "' in a plan"));
+    }
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
+    RETURN_IF_ERROR(ParseValue(cursor, key.text, plan));
+  }
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kRBrace));
+  for (const std::string& key : keys.required) {
+    if (seen.count(key) == 0) {
+      return TokenCursor::ErrorAt(
+          open, absl::StrCat("a ", plan.kind_name(), " plan needs '", key,
+                             "'"));
+    }
+  }
+  return plan;
+}
+
+}  // namespace mxla
