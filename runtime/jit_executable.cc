@@ -87,10 +87,11 @@ JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
   return program;
 }
 
-absl::Status JitExecutable::DoRunBuffers(
-    absl::Span<const void* const> arguments, absl::Span<void* const> results,
-    const RunContext& threads) const {
-  const BufferAssignment& plan = program_->assignment;
+namespace {
+
+absl::Status CheckBufferCounts(const BufferAssignment& plan,
+                               absl::Span<const void* const> arguments,
+                               absl::Span<void* const> results) {
   if (arguments.size() != plan.argument_bytes.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected ", plan.argument_bytes.size(),
@@ -102,19 +103,17 @@ absl::Status JitExecutable::DoRunBuffers(
         absl::StrCat("expected ", plan.results.size(),
                      " result buffers, got ", results.size()));
   }
-  // Leased, not allocated: a warm run makes no heap call (run_scratch.h).
-  // A run without temporaries whose pointer tables fit on the stack leases
-  // nothing (W7 in mxla bench).
-  constexpr int64_t kStackTable = 16;
-  void* stack_table[kStackTable];
-  std::optional<RunScratchPool::Lease> scratch;
-  if (program_->arena_bytes > 0 || scratch_.max_pointers() > kStackTable) {
-    ASSIGN_OR_RETURN(RunScratchPool::Lease lease, scratch_.Take());
-    scratch.emplace(std::move(lease));
-  }
-  uint8_t* arena = scratch ? (*scratch)->arena.get() : nullptr;
-  void** buffers = scratch ? (*scratch)->pointers.data() : stack_table;
-  auto address = [&](const BufferSlot& slot) -> void* {
+  return absl::OkStatus();
+}
+
+// Where a buffer slot is during one run.
+struct SlotAddresses {
+  const BufferAssignment& plan;
+  absl::Span<const void* const> arguments;
+  absl::Span<void* const> results;
+  uint8_t* arena;
+
+  void* operator()(const BufferSlot& slot) const {
     switch (slot.kind) {
       case BufferSlot::kParameter:
         return const_cast<void*>(arguments[slot.index]);
@@ -127,35 +126,71 @@ absl::Status JitExecutable::DoRunBuffers(
         return results[slot.index];
     }
     return nullptr;
-  };
-  for (const Program::Step& step : program_->steps) {
-    for (size_t i = 0; i < step.buffers.size(); ++i) {
-      buffers[i] = address(step.buffers[i]);
-    }
-    if (step.scratch_offset >= 0) {
-      buffers[step.buffers.size()] = arena + step.scratch_offset;
-    }
-    KernelFunction function = step.function;
-    // Small kernels, and runs limited to one thread, run inline without
-    // the pool's hand-off (W7 in mxla bench).
-    int64_t chunks = std::min<int64_t>(step.max_chunks, threads.threads);
-    if (chunks <= 1) {
-      if (step.units > 0) function(buffers, 0, step.units);
-    } else {
-      threads.pool->ParallelFor(step.units, chunks,
-                                [&](int64_t begin, int64_t end) {
-                                  function(buffers, begin, end);
-                                });
-    }
-    if (step.combine != nullptr) step.combine(buffers, 0, 1);
   }
-  for (size_t i = 0; i < plan.results.size(); ++i) {
-    const BufferSlot& source = plan.results[i];
+};
+
+// Runs one kernel over its units with `pointers` as its buffer table.
+void RunStep(const JitExecutable::Program::Step& step,
+             const SlotAddresses& where, void** pointers, ThreadPool& pool,
+             int threads) {
+  for (size_t i = 0; i < step.buffers.size(); ++i) {
+    pointers[i] = where(step.buffers[i]);
+  }
+  if (step.scratch_offset >= 0) {
+    pointers[step.buffers.size()] = where.arena + step.scratch_offset;
+  }
+  KernelFunction function = step.function;
+  // Small kernels, and runs limited to one thread, run inline without
+  // the pool's hand-off (W7 in mxla bench).
+  int64_t chunks = std::min<int64_t>(step.max_chunks, threads);
+  if (chunks <= 1) {
+    if (step.units > 0) function(pointers, 0, step.units);
+  } else {
+    pool.ParallelFor(step.units, chunks, [&](int64_t begin, int64_t end) {
+      function(pointers, begin, end);
+    });
+  }
+  if (step.combine != nullptr) step.combine(pointers, 0, 1);
+}
+
+// Result elements not computed in place: a parameter or constant returned
+// as is, or a value returned twice.
+void CopyResults(const SlotAddresses& where) {
+  for (size_t i = 0; i < where.plan.results.size(); ++i) {
+    const BufferSlot& source = where.plan.results[i];
     if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
       continue;
     }
-    if (source.bytes > 0) std::memcpy(results[i], address(source), source.bytes);
+    if (source.bytes > 0) {
+      std::memcpy(where.results[i], where(source), source.bytes);
+    }
   }
+}
+
+}  // namespace
+
+absl::Status JitExecutable::DoRunBuffers(
+    absl::Span<const void* const> arguments, absl::Span<void* const> results,
+    const RunContext& threads) const {
+  const BufferAssignment& plan = program_->assignment;
+  RETURN_IF_ERROR(CheckBufferCounts(plan, arguments, results));
+  // Leased, not allocated: a warm run makes no heap call (run_scratch.h).
+  // A run without temporaries whose pointer tables fit on the stack leases
+  // nothing (W7 in mxla bench).
+  constexpr int64_t kStackTable = 16;
+  void* stack_table[kStackTable];
+  std::optional<RunScratchPool::Lease> scratch;
+  if (program_->arena_bytes > 0 || scratch_.max_pointers() > kStackTable) {
+    ASSIGN_OR_RETURN(RunScratchPool::Lease lease, scratch_.Take());
+    scratch.emplace(std::move(lease));
+  }
+  const SlotAddresses where{plan, arguments, results,
+                         scratch ? (*scratch)->arena.get() : nullptr};
+  void** pointers = scratch ? (*scratch)->pointers.data() : stack_table;
+  for (const Program::Step& step : program_->steps) {
+    RunStep(step, where, pointers, *threads.pool, threads.threads);
+  }
+  CopyResults(where);
   return absl::OkStatus();
 }
 
