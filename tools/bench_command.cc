@@ -189,15 +189,15 @@ struct MemoryLine {
   int64_t arena_bytes = 0;
 };
 
-absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
-                           bool first, Report& report,
-                           std::vector<MemoryLine>& memory) {
-  Clock::time_point start = Clock::now();
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
-                   Compile(w.computation));
-  double first_compile = Seconds(start);
-  // Later compiles bypass the cache; hits use it (the first compile above
-  // filled it).
+// A workload's compile times: the first compile (it fills the cache),
+// compiles that bypass the cache, and cache hits.
+struct CompileLine {
+  double first_seconds = 0;
+  Stats compile, hit;
+};
+
+absl::StatusOr<CompileLine> TimeCompiles(const bench::Workload& w) {
+  CompileLine line;
   std::vector<double> compiles, hits;
   for (int i = 0; i < 5; ++i) {
     ASSIGN_OR_RETURN(double seconds, CompileSeconds(w.computation, false));
@@ -207,52 +207,89 @@ absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
     ASSIGN_OR_RETURN(double seconds, CompileSeconds(w.computation, true));
     hits.push_back(seconds);
   }
-  Stats compile = Summarize(compiles);
-  Stats hit = Summarize(hits);
-  // The stage times of the first compile (runtime/compile_pipeline.h).
-  const CompileReport& stages =
-      static_cast<const JitExecutable&>(*executable).program()->report;
+  line.compile = Summarize(compiles);
+  line.hit = Summarize(hits);
+  return line;
+}
 
+// The jit's RunBuffers against the hand-written loop on the same inputs.
+struct RunLine {
+  Stats jit, hand;
+  absl::Status same;  // whether their results agree
+  int64_t output_bytes = 0;
+};
+
+absl::StatusOr<RunLine> TimeRuns(const bench::Workload& w,
+                                 const Executable& executable, int runs) {
   const Shape& shape =
-      executable->module().entry_computation()->root_instruction()->shape();
+      executable.module().entry_computation()->root_instruction()->shape();
   Literal jit_out(shape, PooledHostAllocator()),
       hand_out(shape, PooledHostAllocator());
   std::vector<const void*> arguments;
   for (const Literal& input : w.inputs) arguments.push_back(input.untyped_data());
   void* results[] = {jit_out.untyped_data()};
   absl::Status run_status;
-  Stats jit = Time([&] { run_status.Update(executable->RunBuffers(arguments, results)); },
-                   runs);
+  RunLine line;
+  line.jit = Time(
+      [&] { run_status.Update(executable.RunBuffers(arguments, results)); },
+      runs);
   RETURN_IF_ERROR(run_status);
   bench::RowRange hand_loop = w.reference(w.inputs, hand_out.data<float>().data());
-  Stats hand = Time([&] { ParallelRows(w.rows, hand_loop); }, runs);
-  absl::Status same = LiteralUtil::Near(hand_out, jit_out, 1e-5, 1e-4);
+  line.hand = Time([&] { ParallelRows(w.rows, hand_loop); }, runs);
+  line.same = LiteralUtil::Near(hand_out, jit_out, 1e-5, 1e-4);
+  line.output_bytes = jit_out.size_bytes();
+  return line;
+}
 
-  // Run(Literal) allocates its output: a fresh buffer each call, so page
-  // faults are part of the time (huge pages keep them few).
+// Run(Literal) allocates its output: a fresh buffer each call, so page
+// faults are part of the time (huge pages keep them few).
+absl::StatusOr<MemoryLine> TimeLiteralRuns(const bench::Workload& w,
+                                           const JitExecutable& executable,
+                                           int runs, int64_t output_bytes) {
   std::vector<const Literal*> literals;
   for (const Literal& input : w.inputs) literals.push_back(&input);
+  absl::Status run_status;
   MemoryLine line{w.id};
   line.peak_growth = PeakRssGrowth(
-      [&] { run_status.Update(executable->Run(literals).status()); });
+      [&] { run_status.Update(executable.Run(literals).status()); });
   Stats literal_run = Time(
-      [&] { run_status.Update(executable->Run(literals).status()); }, runs);
+      [&] { run_status.Update(executable.Run(literals).status()); }, runs);
   RETURN_IF_ERROR(run_status);
   line.literal_ms = literal_run.median * 1e3;
-  line.output_bytes = jit_out.size_bytes();
-  line.arena_bytes =
-      static_cast<const JitExecutable&>(*executable).buffers().arena_bytes;
+  line.output_bytes = output_bytes;
+  line.arena_bytes = executable.buffers().arena_bytes;
+  return line;
+}
+
+absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
+                           bool first, Report& report,
+                           std::vector<MemoryLine>& memory) {
+  Clock::time_point start = Clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> compiled,
+                   Compile(w.computation));
+  const double first_compile = Seconds(start);
+  const auto& executable = static_cast<const JitExecutable&>(*compiled);
+  ASSIGN_OR_RETURN(CompileLine compile, TimeCompiles(w));
+  // The stage times of the first compile (runtime/compile_pipeline.h).
+  const CompileReport& stages = executable.program()->report;
+  ASSIGN_OR_RETURN(RunLine run, TimeRuns(w, executable, runs));
+  ASSIGN_OR_RETURN(MemoryLine line,
+                   TimeLiteralRuns(w, executable, runs, run.output_bytes));
   memory.push_back(line);
 
+  const Stats& jit = run.jit;
+  const Stats& hand = run.hand;
   double jit_gbps = Gbps(w.bytes, jit.median), hand_gbps = Gbps(w.bytes, hand.median);
   std::cout << absl::StrFormat(
       "  %-3s %-16s %8.2f %8.2f %7.1f %6.0f%% | %8.2f %7.1f %6.0f%% | %5.2f | "
       "%6.1f %6.1f %6.1f  %s\n",
       w.id, w.name, jit.median * 1e3, jit.min * 1e3, jit_gbps,
       100 * jit_gbps / triad, hand.median * 1e3, hand_gbps,
-      100 * hand_gbps / triad, jit_gbps / hand_gbps, compile.median * 1e3,
-      (first ? first_compile : compile.min) * 1e3, hit.median * 1e6,
-      same.ok() ? "ok" : std::string(same.message()));
+      100 * hand_gbps / triad, jit_gbps / hand_gbps,
+      compile.compile.median * 1e3,
+      (first ? first_compile : compile.compile.min) * 1e3,
+      compile.hit.median * 1e6,
+      run.same.ok() ? "ok" : std::string(run.same.message()));
   report.Add(absl::StrFormat(
       R"({"kind":"workload","id":"%s","name":"%s","jit_median_ms":%.4f,)"
       R"("jit_min_ms":%.4f,"jit_gbps":%.3f,"jit_pct_triad":%.1f,)"
@@ -265,11 +302,12 @@ absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
       w.id, w.name, jit.median * 1e3, jit.min * 1e3, jit_gbps,
       100 * jit_gbps / triad, hand.median * 1e3, hand_gbps,
       100 * hand_gbps / triad, jit_gbps / hand_gbps, first_compile * 1e3,
-      compile.median * 1e3, hit.median * 1e6, stages.Milliseconds("hlo-passes"),
-      stages.Milliseconds("emit"), stages.Milliseconds("optimize"),
-      stages.Milliseconds("link"), line.literal_ms, line.peak_growth / 1048576.0,
+      compile.compile.median * 1e3, compile.hit.median * 1e6,
+      stages.Milliseconds("hlo-passes"), stages.Milliseconds("emit"),
+      stages.Milliseconds("optimize"), stages.Milliseconds("link"),
+      line.literal_ms, line.peak_growth / 1048576.0,
       line.output_bytes / 1048576.0, line.arena_bytes / 1048576.0,
-      same.ok() ? "true" : "false"));
+      run.same.ok() ? "true" : "false"));
   return absl::OkStatus();
 }
 
@@ -340,14 +378,10 @@ absl::Status CheckBenchThreads(const BenchOptions& options) {
   return ThreadPool::Default().status();
 }
 
-absl::Status RunBench(const BenchOptions& options) {
-  if (options.runs < 1) return absl::InvalidArgumentError("--runs must be >= 1");
+// --filter's ids, each a known workload (W1 to W10), W7 or S.
+absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
   std::vector<std::string> filter =
-      absl::StrSplit(options.filter, ',', absl::SkipEmpty());
-  auto selected = [&](const std::string& id) {
-    return filter.empty() ||
-           std::find(filter.begin(), filter.end(), id) != filter.end();
-  };
+      absl::StrSplit(text, ',', absl::SkipEmpty());
   for (const std::string& id : filter) {
     bool known = id == "W7" || id == "S";
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
@@ -356,40 +390,59 @@ absl::Status RunBench(const BenchOptions& options) {
           "--filter: unknown workload '", id, "' (W1 to W10, S)"));
     }
   }
-  Report report;
+  return filter;
+}
+
+void PrintMemoryTable(const std::vector<MemoryLine>& memory) {
+  std::cout << "\nmemory (Run(Literal) allocates the output each call; "
+               "peak RSS growth of one such run):\n"
+               "  id  Run(Literal) ms  peak growth MiB  output MiB  "
+               "temporaries MiB\n";
+  for (const MemoryLine& line : memory) {
+    std::cout << absl::StrFormat("  %-3s %15.2f %16.1f %11.1f %16.1f\n",
+                                 line.id, line.literal_ms,
+                                 line.peak_growth / 1048576.0,
+                                 line.output_bytes / 1048576.0,
+                                 line.arena_bytes / 1048576.0);
+  }
+}
+
+// The selected workloads of bench::Workloads(), after STREAM's triad.
+absl::Status BenchWorkloads(const BenchOptions& options,
+                            const std::function<bool(const std::string&)>& selected,
+                            Report& report) {
   bool any_workload = false;
   for (const auto& factory : bench::Workloads()) {
     any_workload |= selected(factory.id);
   }
+  if (!any_workload) return absl::OkStatus();
+  double triad = MeasureStream(options.runs, report);
+  std::cout << "\nworkloads (f32; ms are median and min of " << options.runs
+            << " cache-flushed runs; GB/s from bytes that must move):\n"
+            << "  id  workload          jit ms   min ms    GB/s  %triad |  "
+               "hand ms    GB/s %triad | jit/hand | compile ms (median, "
+               "first), hit us\n";
   std::vector<MemoryLine> memory;
-  if (any_workload) {
-    double triad = MeasureStream(options.runs, report);
-    std::cout << "\nworkloads (f32; ms are median and min of " << options.runs
-              << " cache-flushed runs; GB/s from bytes that must move):\n"
-              << "  id  workload          jit ms   min ms    GB/s  %triad |  "
-                 "hand ms    GB/s %triad | jit/hand | compile ms (median, "
-                 "first), hit us\n";
-    bool first = true;
-    for (const auto& factory : bench::Workloads()) {
-      if (!selected(factory.id)) continue;
-      RETURN_IF_ERROR(BenchWorkload(factory.make(), triad, options.runs, first,
-                                    report, memory));
-      first = false;
-    }
+  bool first = true;
+  for (const auto& factory : bench::Workloads()) {
+    if (!selected(factory.id)) continue;
+    RETURN_IF_ERROR(BenchWorkload(factory.make(), triad, options.runs, first,
+                                  report, memory));
+    first = false;
   }
-  if (!memory.empty()) {
-    std::cout << "\nmemory (Run(Literal) allocates the output each call; "
-                 "peak RSS growth of one such run):\n"
-                 "  id  Run(Literal) ms  peak growth MiB  output MiB  "
-                 "temporaries MiB\n";
-    for (const MemoryLine& line : memory) {
-      std::cout << absl::StrFormat("  %-3s %15.2f %16.1f %11.1f %16.1f\n",
-                                   line.id, line.literal_ms,
-                                   line.peak_growth / 1048576.0,
-                                   line.output_bytes / 1048576.0,
-                                   line.arena_bytes / 1048576.0);
-    }
-  }
+  PrintMemoryTable(memory);
+  return absl::OkStatus();
+}
+
+absl::Status RunBench(const BenchOptions& options) {
+  if (options.runs < 1) return absl::InvalidArgumentError("--runs must be >= 1");
+  ASSIGN_OR_RETURN(std::vector<std::string> filter, ParseFilter(options.filter));
+  auto selected = [&](const std::string& id) {
+    return filter.empty() ||
+           std::find(filter.begin(), filter.end(), id) != filter.end();
+  };
+  Report report;
+  RETURN_IF_ERROR(BenchWorkloads(options, selected, report));
   if (selected("W7")) RETURN_IF_ERROR(BenchDispatch(report));
   // Seconds of LLVM at 100,000 instructions: only when asked for.
   if (std::find(filter.begin(), filter.end(), "S") != filter.end()) {
