@@ -49,75 +49,81 @@ llvm::Value* ScalarEmitter::LibmCall(const char* f32_name,
 absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
                                                   PrimitiveType type,
                                                   llvm::Value* x) {
-  const bool is_float = primitive_util::IsFloatingPointType(type);
-  const bool is_int = primitive_util::IsIntegralType(type);
+  llvm::Value* result = nullptr;
+  if (primitive_util::IsFloatingPointType(type)) {
+    result = FloatUnary(opcode, type, x);
+  } else if (primitive_util::IsIntegralType(type)) {
+    result = IntUnary(opcode, x);
+  } else if (opcode == HloOpcode::kNot) {  // pred
+    result = b_.CreateXor(x, AllOnes(x->getType()));
+  }
+  if (result == nullptr) return Unsupported(opcode, type);
+  return result;
+}
+
+llvm::Value* ScalarEmitter::IntUnary(HloOpcode opcode, llvm::Value* x) {
   llvm::Type* t = x->getType();
+  llvm::Value* zero = llvm::Constant::getNullValue(t);
   switch (opcode) {
     case HloOpcode::kNegate:
-      if (is_float) return b_.CreateFNeg(x);
-      if (is_int) return b_.CreateSub(llvm::Constant::getNullValue(t), x);
-      break;
-    case HloOpcode::kAbs:
-      if (is_float) return Intrinsic(llvm::Intrinsic::fabs, x);
-      if (is_int) {
-        llvm::Value* negative =
-            b_.CreateICmpSLT(x, llvm::Constant::getNullValue(t));
-        return b_.CreateSelect(negative, b_.CreateNeg(x), x);
-      }
-      break;
-    case HloOpcode::kSign:
-      if (is_float) return FloatSign(x);
-      if (is_int) {
-        llvm::Value* zero = llvm::Constant::getNullValue(t);
-        llvm::Value* positive = b_.CreateZExt(b_.CreateICmpSGT(x, zero), t);
-        llvm::Value* negative = b_.CreateZExt(b_.CreateICmpSLT(x, zero), t);
-        return b_.CreateSub(positive, negative);
-      }
-      break;
+      return b_.CreateSub(zero, x);
+    case HloOpcode::kAbs: {
+      // Its own statement: argument order is unspecified, and the IR must
+      // not depend on the compiler.
+      llvm::Value* negative = b_.CreateICmpSLT(x, zero);
+      return b_.CreateSelect(negative, b_.CreateNeg(x), x);
+    }
+    case HloOpcode::kSign: {
+      llvm::Value* positive = b_.CreateZExt(b_.CreateICmpSGT(x, zero), t);
+      llvm::Value* negative = b_.CreateZExt(b_.CreateICmpSLT(x, zero), t);
+      return b_.CreateSub(positive, negative);
+    }
     case HloOpcode::kNot:
-      if (is_float) break;
       return b_.CreateXor(x, AllOnes(t));
-    case HloOpcode::kExp:
-      if (type == F32) return Float32Math(&float32_math::Exp<LlvmFloatOps>, x);
-      if (is_float) return Intrinsic(llvm::Intrinsic::exp, x);
-      break;
-    case HloOpcode::kLog:
-      if (type == F32) return Float32Math(&float32_math::Log<LlvmFloatOps>, x);
-      if (is_float) return Intrinsic(llvm::Intrinsic::log, x);
-      break;
-    case HloOpcode::kSqrt:
-      if (is_float) return Intrinsic(llvm::Intrinsic::sqrt, x);
-      break;
-    case HloOpcode::kRsqrt:
-      if (is_float) {
-        return b_.CreateFDiv(llvm::ConstantFP::get(t, 1.0),
-                             Intrinsic(llvm::Intrinsic::sqrt, x));
-      }
-      break;
-    case HloOpcode::kTanh:
-      if (type == F32) return Float32Math(&float32_math::Tanh<LlvmFloatOps>, x);
-      if (is_float) return LibmCall("tanhf", "tanh", x);
-      break;
-    case HloOpcode::kLogistic:
-      if (type == F32) {
-        return Float32Math(&float32_math::Logistic<LlvmFloatOps>, x);
-      }
-      if (is_float) {
-        llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
-        llvm::Value* e = Intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
-        return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
-      }
-      break;
-    case HloOpcode::kFloor:
-      if (is_float) return Intrinsic(llvm::Intrinsic::floor, x);
-      break;
-    case HloOpcode::kCeil:
-      if (is_float) return Intrinsic(llvm::Intrinsic::ceil, x);
-      break;
     default:
-      break;
+      return nullptr;
   }
-  return Unsupported(opcode, type);
+}
+
+// f32 has inline IR for the transcendentals (so their loops vectorize); f64
+// takes LLVM's intrinsics or libm.
+llvm::Value* ScalarEmitter::FloatUnary(HloOpcode opcode, PrimitiveType type,
+                                       llvm::Value* x) {
+  const bool f32 = type == F32;
+  switch (opcode) {
+    case HloOpcode::kNegate:
+      return b_.CreateFNeg(x);
+    case HloOpcode::kAbs:
+      return Intrinsic(llvm::Intrinsic::fabs, x);
+    case HloOpcode::kSign:
+      return FloatSign(x);
+    case HloOpcode::kExp:
+      if (f32) return Float32Math(&float32_math::Exp<LlvmFloatOps>, x);
+      return Intrinsic(llvm::Intrinsic::exp, x);
+    case HloOpcode::kLog:
+      if (f32) return Float32Math(&float32_math::Log<LlvmFloatOps>, x);
+      return Intrinsic(llvm::Intrinsic::log, x);
+    case HloOpcode::kSqrt:
+      return Intrinsic(llvm::Intrinsic::sqrt, x);
+    case HloOpcode::kRsqrt:
+      return b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0),
+                           Intrinsic(llvm::Intrinsic::sqrt, x));
+    case HloOpcode::kTanh:
+      if (f32) return Float32Math(&float32_math::Tanh<LlvmFloatOps>, x);
+      return LibmCall("tanhf", "tanh", x);
+    case HloOpcode::kLogistic: {
+      if (f32) return Float32Math(&float32_math::Logistic<LlvmFloatOps>, x);
+      llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+      llvm::Value* e = Intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+    }
+    case HloOpcode::kFloor:
+      return Intrinsic(llvm::Intrinsic::floor, x);
+    case HloOpcode::kCeil:
+      return Intrinsic(llvm::Intrinsic::ceil, x);
+    default:
+      return nullptr;
+  }
 }
 
 // NaN stays NaN and ±0 stays itself; otherwise ±1.

@@ -37,6 +37,11 @@ class ScalarEmitter {
   llvm::Value* Convert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
 
  private:
+  // Unary for one kind of element type; null when the op has no meaning
+  // for it.
+  llvm::Value* IntUnary(HloOpcode opcode, llvm::Value* x);
+  llvm::Value* FloatUnary(HloOpcode opcode, PrimitiveType type,
+                          llvm::Value* x);
   llvm::Value* IntDivide(llvm::Value* a, llvm::Value* b, bool remainder);
   llvm::Value* FloatMaxMin(llvm::Value* a, llvm::Value* b, bool maximum);
   llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent);

@@ -45,95 +45,163 @@ absl::Status EmitStepLoop(
   return absl::OkStatus();
 }
 
+using ElementGenerator =
+    std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>;
+
+// One kernel's streaming output: its constants, and the three steps of each
+// block of a row segment: size it, compute it into the L1 buffer, copy it
+// out.
+class StreamingBlocks {
+ public:
+  // `type` is not pred, and its vectors split a block evenly.
+  StreamingBlocks(llvm::IRBuilder<>& b, PrimitiveType type,
+                  llvm::Value* output);
+
+  // Emits the block at column `col` of a row segment ending at `to`;
+  // returns how many elements it stored.
+  absl::StatusOr<llvm::Value*> Emit(const IrIndex& row_index,
+                                    llvm::Value* row_start, llvm::Value* col,
+                                    llvm::Value* to,
+                                    const ElementGenerator& value);
+
+ private:
+  struct Size {
+    llvm::Value* count;    // elements in the block
+    llvm::Value* aligned;  // i1: the block starts on a vector boundary
+  };
+
+  Size EmitSize(llvm::Value* position, llvm::Value* col, llvm::Value* to);
+  absl::Status EmitCompute(const IrIndex& row_index, llvm::Value* col,
+                           llvm::Value* count, const ElementGenerator& value);
+  absl::Status EmitCopyOut(llvm::Value* position, const Size& size);
+
+  llvm::IRBuilder<>& b_;
+  PrimitiveType type_;
+  llvm::Type* memory_type_;
+  int64_t element_bytes_;
+  int64_t vector_bytes_;
+  int64_t lanes_;
+  llvm::Value* output_;
+  llvm::AllocaInst* block_;  // in the entry block: one for all blocks
+  llvm::MDNode* nontemporal_;
+  llvm::Value* output_address_;
+};
+
+StreamingBlocks::StreamingBlocks(llvm::IRBuilder<>& b, PrimitiveType type,
+                                 llvm::Value* output)
+    : b_(b),
+      type_(type),
+      memory_type_(MemoryType(type, b.getContext())),
+      element_bytes_(primitive_util::ByteWidth(type)),
+      vector_bytes_(HostVectorBytes()),
+      lanes_(vector_bytes_ / element_bytes_),
+      output_(output),
+      block_(EntryBlockBuffer(b, memory_type_, kBlockElements)),
+      nontemporal_(llvm::MDNode::get(
+          b.getContext(), llvm::ConstantAsMetadata::get(b.getInt32(1)))),
+      output_address_(b.CreatePtrToInt(output, b.getInt64Ty())) {}
+
+absl::StatusOr<llvm::Value*> StreamingBlocks::Emit(
+    const IrIndex& row_index, llvm::Value* row_start, llvm::Value* col,
+    llvm::Value* to, const ElementGenerator& value) {
+  llvm::Value* position = b_.CreateAdd(row_start, col);
+  Size size = EmitSize(position, col, to);
+  RETURN_IF_ERROR(EmitCompute(row_index, col, size.count, value));
+  RETURN_IF_ERROR(EmitCopyOut(position, size));
+  return size.count;
+}
+
+// Up to the next aligned address first, then whole blocks; never past `to`.
+StreamingBlocks::Size StreamingBlocks::EmitSize(llvm::Value* position,
+                                                llvm::Value* col,
+                                                llvm::Value* to) {
+  llvm::Value* misaligned = b_.CreateAnd(
+      b_.CreateAdd(output_address_,
+                   b_.CreateMul(position, b_.getInt64(element_bytes_))),
+      b_.getInt64(vector_bytes_ - 1));
+  // Rounded up: a caller's buffer that is not even element-aligned never
+  // reaches the alignment, but still advances.
+  llvm::Value* head = b_.CreateUDiv(
+      b_.CreateSub(b_.getInt64(vector_bytes_ + element_bytes_ - 1), misaligned),
+      b_.getInt64(element_bytes_));
+  llvm::Value* aligned = b_.CreateICmpEQ(misaligned, b_.getInt64(0));
+  llvm::Value* count =
+      b_.CreateSelect(aligned, b_.getInt64(kBlockElements), head);
+  llvm::Value* left = b_.CreateSub(to, col);
+  count = b_.CreateSelect(b_.CreateICmpSLT(left, count), left, count);
+  return {count, aligned};
+}
+
+// An ordinary loop, so LLVM vectorizes the computation as usual.
+absl::Status StreamingBlocks::EmitCompute(const IrIndex& row_index,
+                                          llvm::Value* col, llvm::Value* count,
+                                          const ElementGenerator& value) {
+  return EmitForLoop(b_, b_.getInt64(0), count, "compute", [&](llvm::Value* j) {
+    IrIndex index = row_index;
+    index.push_back(b_.CreateAdd(col, j));
+    ASSIGN_OR_RETURN(llvm::Value * element, value(index));
+    StoreElement(b_, type_, block_, j, element);
+    return absl::OkStatus();
+  });
+}
+
+// An aligned block streams its whole vectors, however short (a row end cuts
+// it); the rest (a head up to the alignment, or the part of a vector before
+// the row's end) takes plain stores.
+absl::Status StreamingBlocks::EmitCopyOut(llvm::Value* position,
+                                          const Size& size) {
+  llvm::Type* vector_type = llvm::FixedVectorType::get(memory_type_, lanes_);
+  llvm::Value* vectors = b_.CreateSelect(
+      size.aligned, b_.CreateUDiv(size.count, b_.getInt64(lanes_)),
+      b_.getInt64(0));
+  RETURN_IF_ERROR(EmitForLoop(
+      b_, b_.getInt64(0), vectors, "vector",
+      [&](llvm::Value* v) {
+        llvm::Value* offset = b_.CreateMul(v, b_.getInt64(lanes_));
+        llvm::Value* from_block =
+            b_.CreateInBoundsGEP(memory_type_, block_, offset);
+        llvm::Value* to_output = b_.CreateInBoundsGEP(
+            memory_type_, output_, b_.CreateAdd(position, offset));
+        llvm::Value* vector = b_.CreateAlignedLoad(vector_type, from_block,
+                                                   llvm::Align(vector_bytes_));
+        llvm::StoreInst* store = b_.CreateAlignedStore(
+            vector, to_output, llvm::Align(vector_bytes_));
+        store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal_);
+        return absl::OkStatus();
+      },
+      LoopHints::kKeepAsWritten));
+  return EmitForLoop(
+      b_, b_.CreateMul(vectors, b_.getInt64(lanes_)), size.count, "tail",
+      [&](llvm::Value* j) {
+        llvm::Value* element = b_.CreateLoad(
+            memory_type_, b_.CreateInBoundsGEP(memory_type_, block_, j));
+        b_.CreateStore(element,
+                       b_.CreateInBoundsGEP(memory_type_, output_,
+                                            b_.CreateAdd(position, j)));
+        return absl::OkStatus();
+      },
+      LoopHints::kKeepAsWritten);
+}
+
 }  // namespace
 
-absl::Status EmitStreamingRangeLoops(
-    llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
-    llvm::Value* begin, llvm::Value* end, PrimitiveType type,
-    llvm::Value* output,
-    const std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>& value,
-    bool fence) {
+absl::Status EmitStreamingRangeLoops(llvm::IRBuilder<>& b,
+                                     absl::Span<const int64_t> dimensions,
+                                     llvm::Value* begin, llvm::Value* end,
+                                     PrimitiveType type, llvm::Value* output,
+                                     const ElementGenerator& value,
+                                     bool fence) {
   RET_CHECK(type != PRED);
-  llvm::LLVMContext& context = b.getContext();
-  llvm::Type* memory_type = MemoryType(type, context);
   const int64_t element_bytes = primitive_util::ByteWidth(type);
-  const int64_t vector_bytes = HostVectorBytes();
-  RET_CHECK(vector_bytes % element_bytes == 0 &&
-            kBlockElements * element_bytes % vector_bytes == 0);
-  const int64_t lanes = vector_bytes / element_bytes;
-  llvm::Type* vector_type = llvm::FixedVectorType::get(memory_type, lanes);
-  llvm::AllocaInst* block = EntryBlockBuffer(b, memory_type, kBlockElements);
-  llvm::MDNode* nontemporal = llvm::MDNode::get(
-      context, llvm::ConstantAsMetadata::get(b.getInt32(1)));
-  llvm::Value* output_address = b.CreatePtrToInt(output, b.getInt64Ty());
-
+  RET_CHECK(HostVectorBytes() % element_bytes == 0 &&
+            kBlockElements * element_bytes % HostVectorBytes() == 0);
+  StreamingBlocks blocks(b, type, output);
   RETURN_IF_ERROR(EmitRowSegments(
       b, dimensions, begin, end,
       [&](const IrIndex& row_index, llvm::Value* row_start, llvm::Value* from,
           llvm::Value* to) {
-        return EmitStepLoop(b, from, to, [&](llvm::Value* col)
-                                             -> absl::StatusOr<llvm::Value*> {
-          llvm::Value* position = b.CreateAdd(row_start, col);
-          // Up to the next aligned address first, then whole blocks.
-          llvm::Value* misaligned = b.CreateAnd(
-              b.CreateAdd(output_address,
-                          b.CreateMul(position, b.getInt64(element_bytes))),
-              b.getInt64(vector_bytes - 1));
-          // Rounded up: a caller's buffer that is not even element-aligned
-          // never reaches the alignment, but still advances.
-          llvm::Value* head = b.CreateUDiv(
-              b.CreateSub(b.getInt64(vector_bytes + element_bytes - 1),
-                          misaligned),
-              b.getInt64(element_bytes));
-          llvm::Value* aligned = b.CreateICmpEQ(misaligned, b.getInt64(0));
-          llvm::Value* count =
-              b.CreateSelect(aligned, b.getInt64(kBlockElements), head);
-          llvm::Value* left = b.CreateSub(to, col);
-          count = b.CreateSelect(b.CreateICmpSLT(left, count), left, count);
-
-          RETURN_IF_ERROR(EmitForLoop(
-              b, b.getInt64(0), count, "compute", [&](llvm::Value* j) {
-                IrIndex index = row_index;
-                index.push_back(b.CreateAdd(col, j));
-                ASSIGN_OR_RETURN(llvm::Value * element, value(index));
-                StoreElement(b, type, block, j, element);
-                return absl::OkStatus();
-              }));
-
-          // An aligned block streams its whole vectors, however short (a
-          // row end cuts it); the rest (a head up to the alignment, or the
-          // part of a vector before the row's end) takes plain stores.
-          llvm::Value* vectors = b.CreateSelect(
-              aligned, b.CreateUDiv(count, b.getInt64(lanes)), b.getInt64(0));
-          RETURN_IF_ERROR(EmitForLoop(
-              b, b.getInt64(0), vectors, "vector",
-              [&](llvm::Value* v) {
-                llvm::Value* offset = b.CreateMul(v, b.getInt64(lanes));
-                llvm::Value* from_block =
-                    b.CreateInBoundsGEP(memory_type, block, offset);
-                llvm::Value* to_output = b.CreateInBoundsGEP(
-                    memory_type, output, b.CreateAdd(position, offset));
-                llvm::Value* vector = b.CreateAlignedLoad(
-                    vector_type, from_block, llvm::Align(vector_bytes));
-                llvm::StoreInst* store = b.CreateAlignedStore(
-                    vector, to_output, llvm::Align(vector_bytes));
-                store->setMetadata(llvm::LLVMContext::MD_nontemporal,
-                                   nontemporal);
-                return absl::OkStatus();
-              },
-              LoopHints::kKeepAsWritten));
-          RETURN_IF_ERROR(EmitForLoop(
-              b, b.CreateMul(vectors, b.getInt64(lanes)), count, "tail",
-              [&](llvm::Value* j) {
-                llvm::Value* element = b.CreateLoad(
-                    memory_type, b.CreateInBoundsGEP(memory_type, block, j));
-                b.CreateStore(element,
-                              b.CreateInBoundsGEP(memory_type, output,
-                                                  b.CreateAdd(position, j)));
-                return absl::OkStatus();
-              },
-              LoopHints::kKeepAsWritten));
-          return count;
+        return EmitStepLoop(b, from, to, [&](llvm::Value* col) {
+          return blocks.Emit(row_index, row_start, col, to, value);
         });
       }));
   if (fence) EmitStreamingFence(b);

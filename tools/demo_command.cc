@@ -109,36 +109,33 @@ absl::Status ShowFigures(const DemoExample& example, const Literal& result) {
   return absl::OkStatus();
 }
 
-absl::Status ShowExample(const DemoExample& example,
-                         const DemoOptions& options) {
+// The builder call and its inputs, then the HLO the builder records and
+// the HLO the interpreter's passes leave. Returns the recorded computation.
+absl::StatusOr<XlaComputation> ShowBuilderAndHlo(const DemoExample& example) {
   std::cout << "=== " << example.name << ": " << example.title << "\n\n";
   std::cout << "  builder:\n    " << example.code << "\n\n";
-  absl::StatusOr<XlaComputation> computation = example.build();
-  if (!computation.ok()) return computation.status();
+  ASSIGN_OR_RETURN(XlaComputation computation, example.build());
   std::vector<std::string> inputs;
   for (const Literal& input : example.inputs) inputs.push_back(Preview(input));
   std::cout << "  inputs:\n    " << absl::StrJoin(inputs, "\n    ") << "\n\n";
-  absl::Status verified =
-      VerifyModule(computation->module(), VerifierMode::kBuilder);
-  if (!verified.ok()) return verified;
+  RETURN_IF_ERROR(VerifyModule(computation.module(), VerifierMode::kBuilder));
   std::cout << "  HLO as recorded by the builder (implicit broadcasts):\n"
-            << Indent(computation->ToString()) << "\n";
+            << Indent(computation.ToString()) << "\n";
   CompileOptions interpreter_options;
   interpreter_options.backend = Backend::kInterpreter;
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> lowered,
-                   OptimizeForBackend(computation->module(), interpreter_options));
+                   OptimizeForBackend(computation.module(), interpreter_options));
   std::cout << "  after lower-broadcasts, simplify, cse, dce:\n"
             << Indent(lowered->ToString()) << "\n";
+  return computation;
+}
 
-  auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
-                   Compile(computation->module()));
-  double compile_ms = MillisecondsSince(start);
+// The fused module and the kernel's busiest vector block.
+absl::Status ShowKernel(const Executable& executable) {
   std::cout << "  fused (one LLVM kernel per fusion):\n"
-            << Indent(executable->module().ToString()) << "\n";
-
+            << Indent(executable.module().ToString()) << "\n";
   ASSIGN_OR_RETURN(std::string optimized_ir,
-                   EmitIr(executable->module(), CodegenOptions{},
+                   EmitIr(executable.module(), CodegenOptions{},
                           IrStage::kLlvmOptimized));
   std::string excerpt = VectorLoopExcerpt(optimized_ir, /*max_lines=*/12);
   if (excerpt.empty()) {
@@ -148,27 +145,36 @@ absl::Status ShowExample(const DemoExample& example,
     std::cout << "  the kernel's busiest vector block (optimized LLVM IR):\n"
               << Indent(excerpt) << "\n";
   }
+  return absl::OkStatus();
+}
 
-  std::vector<const Literal*> arguments;
-  for (const Literal& input : example.inputs) arguments.push_back(&input);
-  // The median of a few runs after a warm-up: one run on a busy machine
-  // can be off by 10x.
-  ASSIGN_OR_RETURN(Literal result, executable->Run(arguments));
+struct TimedRun {
+  Literal result;
+  double median_us = 0;
+};
+constexpr int kTimedRuns = 15;
+
+// The median of a few runs after a warm-up: one run on a busy machine can
+// be off by 10x.
+absl::StatusOr<TimedRun> RunTimed(
+    Executable& executable, const std::vector<const Literal*>& arguments) {
+  TimedRun run;
+  ASSIGN_OR_RETURN(run.result, executable.Run(arguments));
   std::vector<double> run_us;
-  for (int i = 0; i < 15; ++i) {
-    start = std::chrono::steady_clock::now();
-    ASSIGN_OR_RETURN(result, executable->Run(arguments));
+  for (int i = 0; i < kTimedRuns; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    ASSIGN_OR_RETURN(run.result, executable.Run(arguments));
     run_us.push_back(1000 * MillisecondsSince(start));
   }
   std::nth_element(run_us.begin(), run_us.begin() + run_us.size() / 2,
                    run_us.end());
-  ASSIGN_OR_RETURN(Literal oracle,
-                   EvaluateModule(computation->module(), arguments));
-  std::cout << "  result (jit, compiled in "
-            << absl::StrFormat("%.1f", compile_ms) << " ms, ran in "
-            << absl::StrFormat("%.1f", run_us[run_us.size() / 2])
-            << " us, median of 15):\n    "
-            << Preview(result) << "\n";
+  run.median_us = run_us[run_us.size() / 2];
+  return run;
+}
+
+// Holds the result to the interpreter's and to the documented one.
+absl::Status ShowAgreement(const DemoExample& example, const Literal& result,
+                           const Literal& oracle) {
   ASSIGN_OR_RETURN(std::string agreement,
                    CheckAgainstOracle(example, result, oracle));
   std::cout << "  " << agreement;
@@ -181,21 +187,50 @@ absl::Status ShowExample(const DemoExample& example,
     std::cout << "; matches the documented result";
   }
   std::cout << "\n\n";
-  RETURN_IF_ERROR(ShowFigures(example, result));
+  return absl::OkStatus();
+}
 
+// A second compile that dumps: the timed one stays free of I/O.
+absl::Status DumpStages(const DemoExample& example,
+                        const XlaComputation& computation,
+                        const Literal& result, const std::string& dump_dir) {
+  CompileOptions dumping;
+  dumping.pipeline.dump_dir = absl::StrCat(dump_dir, "/", example.name);
+  RETURN_IF_ERROR(Compile(computation.module(), dumping).status());
+  std::ofstream file(absl::StrCat(dumping.pipeline.dump_dir, "/result.txt"));
+  file << result.ToString() << "\n";
+  if (!file) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot write '", dumping.pipeline.dump_dir, "/result.txt'"));
+  }
+  std::cout << "  every stage written to " << dumping.pipeline.dump_dir
+            << "/\n\n";
+  return absl::OkStatus();
+}
+
+absl::Status ShowExample(const DemoExample& example,
+                         const DemoOptions& options) {
+  ASSIGN_OR_RETURN(XlaComputation computation, ShowBuilderAndHlo(example));
+  auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
+                   Compile(computation.module()));
+  double compile_ms = MillisecondsSince(start);
+  RETURN_IF_ERROR(ShowKernel(*executable));
+
+  std::vector<const Literal*> arguments;
+  for (const Literal& input : example.inputs) arguments.push_back(&input);
+  ASSIGN_OR_RETURN(TimedRun run, RunTimed(*executable, arguments));
+  ASSIGN_OR_RETURN(Literal oracle,
+                   EvaluateModule(computation.module(), arguments));
+  std::cout << "  result (jit, compiled in "
+            << absl::StrFormat("%.1f", compile_ms) << " ms, ran in "
+            << absl::StrFormat("%.1f", run.median_us) << " us, median of "
+            << kTimedRuns << "):\n    " << Preview(run.result) << "\n";
+  RETURN_IF_ERROR(ShowAgreement(example, run.result, oracle));
+  RETURN_IF_ERROR(ShowFigures(example, run.result));
   if (!options.dump_dir.empty()) {
-    // A second compile that dumps: the timed one above stays free of I/O.
-    CompileOptions dumping;
-    dumping.pipeline.dump_dir = absl::StrCat(options.dump_dir, "/", example.name);
-    RETURN_IF_ERROR(Compile(computation->module(), dumping).status());
-    std::ofstream file(absl::StrCat(dumping.pipeline.dump_dir, "/result.txt"));
-    file << result.ToString() << "\n";
-    if (!file) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot write '", dumping.pipeline.dump_dir, "/result.txt'"));
-    }
-    std::cout << "  every stage written to " << dumping.pipeline.dump_dir
-              << "/\n\n";
+    RETURN_IF_ERROR(
+        DumpStages(example, computation, run.result, options.dump_dir));
   }
   return absl::OkStatus();
 }

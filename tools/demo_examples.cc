@@ -134,14 +134,11 @@ DemoExample* Find(std::vector<DemoExample>& examples, absl::string_view name) {
   return nullptr;
 }
 
-// The figures of broadcasting.md, copied from it with their indentation.
-void AddFigures(std::vector<DemoExample>& examples) {
-  DrawStyle right_aligned;
-  right_aligned.align = Align::kRight;
+// The figures of broadcasting.md's section on lower ranks, copied from it
+// with their indentation.
+void AddLowerRankFigures(std::vector<DemoExample>& examples) {
   DrawStyle standing;
   standing.column = true;
-  DrawStyle brackets;
-  brackets.brackets = true;
   Find(examples, "matrix_plus_vector")->figures = {
       Figure(R"(
     |1 2 3| + |7 8 9|
@@ -178,6 +175,14 @@ void AddFigures(std::vector<DemoExample>& examples) {
      |9|     |9 9 9|
 )",
              {In(1, standing), Op(" ==> "), Out()})};
+}
+
+// The figures of the composition section, likewise.
+void AddCompositionFigures(std::vector<DemoExample>& examples) {
+  DrawStyle right_aligned;
+  right_aligned.align = Align::kRight;
+  DrawStyle brackets;
+  brackets.brackets = true;
   Find(examples, "composition_4_1x2")->figures = {
       Figure(R"(
     |1 1| + [5 6]
@@ -197,7 +202,9 @@ void AddFigures(std::vector<DemoExample>& examples) {
              {0}),
   };
 }
-std::vector<DemoExample> MakeExamples() {
+
+// "Broadcasting a lower-rank array onto a higher-rank array".
+std::vector<DemoExample> LowerRankExamples() {
   std::vector<DemoExample> examples;
   examples.push_back(Binary(
       "matrix_plus_scalar", "|1 2 3; 4 5 6| + 7: a scalar needs no dimensions",
@@ -226,6 +233,13 @@ std::vector<DemoExample> MakeExamples() {
       "cuboid_plus_matrix", "2x3x4 cuboid + 3x4 matrix on dimensions (1,2)",
       "Add(x /*f32[2,3,4]*/, y /*f32[3,4]*/, {1, 2})", Counting({2, 3, 4}),
       Counting({3, 4}), {1, 2}, std::nullopt));
+  AddLowerRankFigures(examples);
+  return examples;
+}
+
+// "Broadcasting similar-rank arrays with degenerate dimensions".
+std::vector<DemoExample> DegenerateExamples() {
+  std::vector<DemoExample> examples;
   examples.push_back(Binary(
       "degenerate_2x1_2x3", "(2,1) and (2,3) broadcast to (2,3)",
       "Add(x /*f32[2,1]*/, y /*f32[2,3]*/)", Counting({2, 1}),
@@ -244,6 +258,12 @@ std::vector<DemoExample> MakeExamples() {
       LiteralUtil::CreateR2<float>({{1}, {2}}),
       LiteralUtil::CreateR2<float>({{10, 20, 30}}), {},
       LiteralUtil::CreateR2<float>({{11, 21, 31}, {12, 22, 32}})));
+  return examples;
+}
+
+// "Broadcast composition".
+std::vector<DemoExample> CompositionExamples() {
+  std::vector<DemoExample> examples;
   examples.push_back(Binary(
       "composition_4_1x2",
       "|1 2 3 4| + [5 6] (a 1x2 matrix) on dimension 0: rank raise, then "
@@ -257,9 +277,18 @@ std::vector<DemoExample> MakeExamples() {
       "1x2 matrix + 4x3x1 array on dimensions (1,2): both operands stretch",
       "Add(x /*f32[1,2]*/, y /*f32[4,3,1]*/, {1, 2})", Counting({1, 2}),
       Counting({4, 3, 1}), {1, 2}, std::nullopt));
-  AddFigures(examples);
-  for (DemoExample& kernel : MakeKernelExamples()) {
-    examples.push_back(std::move(kernel));
+  AddCompositionFigures(examples);
+  return examples;
+}
+
+// The document's sections in its order, then the kernels.
+std::vector<DemoExample> MakeExamples() {
+  std::vector<DemoExample> examples;
+  for (auto* section : {&LowerRankExamples, &DegenerateExamples,
+                        &CompositionExamples, &MakeKernelExamples}) {
+    for (DemoExample& example : section()) {
+      examples.push_back(std::move(example));
+    }
   }
   return examples;
 }
