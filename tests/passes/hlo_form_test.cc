@@ -7,11 +7,13 @@
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
+using ::mxla::fixtures::kBiasRelu;
 using ::mxla::testing::IsOk;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -22,15 +24,6 @@ absl::Status RunPass(const std::string& name, HloModule& module) {
   if (!pipeline.ok()) return pipeline.status();
   return (*pipeline)->Run(module).status();
 }
-
-constexpr char kBiasRelu[] = R"(HloModule bias_relu
-ENTRY e {
-  x = f32[2,3] parameter(0)
-  v = f32[3] parameter(1)
-  add = f32[2,3] add(x, v), broadcast_dimensions={1}
-  zero = f32[] constant(0)
-  ROOT max = f32[2,3] maximum(add, zero)
-})";
 
 TEST(HloFormTest, ParsedModulesStartInTheBuilderForm) {
   std::unique_ptr<HloModule> module = ParseHloModule(kBiasRelu).value();

@@ -9,25 +9,17 @@
 #include "hlo_text/hlo_parser.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
+using ::mxla::fixtures::kBiasRelu;
 using ::mxla::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-constexpr char kBiasRelu[] = R"(
-HloModule bias_relu
-ENTRY main {
-  x = f32[2,3] parameter(0)
-  v = f32[3] parameter(1)
-  sum = f32[2,3] add(x, v), broadcast_dimensions={1}
-  zero = f32[] constant(0)
-  ROOT relu = f32[2,3] maximum(sum, zero)
-})";
 
 std::unique_ptr<HloModule> Parse(const char* text) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);

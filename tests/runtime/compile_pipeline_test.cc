@@ -3,37 +3,29 @@
 #include "runtime/compile_pipeline.h"
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
 #include "hlo_text/hlo_parser.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/read_file.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
+using ::mxla::fixtures::kBiasRelu;
 using ::mxla::testing::Pointers;
+using ::mxla::testing::ReadFile;
 using ::mxla::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr char kBiasRelu[] = R"(
-HloModule bias_relu
-ENTRY main {
-  x = f32[2,3] parameter(0)
-  v = f32[3] parameter(1)
-  sum = f32[2,3] add(x, v), broadcast_dimensions={1}
-  zero = f32[] constant(0)
-  ROOT relu = f32[2,3] maximum(sum, zero)
-})";
 
 std::unique_ptr<HloModule> Parse(const char* text) {
   return ParseHloModule(text).value();
@@ -49,13 +41,6 @@ std::vector<std::string> StageNames(const CompileReport& report) {
   std::vector<std::string> names;
   for (const StageRecord& stage : report.stages) names.push_back(stage.name);
   return names;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
 }
 
 std::filesystem::path FreshDirectory(const std::string& name) {

@@ -4,9 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,12 +18,14 @@
 #include "runtime/jit_executable.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/read_file.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
 using ::mxla::testing::Pointers;
+using ::mxla::testing::ReadFile;
 using ::mxla::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -72,13 +72,6 @@ Literal Argument(const HloModule& module) {
     }
   }
   return literal;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
 }
 
 // Compiles `text` dumping into a fresh directory; returns fused.hlo.

@@ -2,10 +2,8 @@
 // machine code generator, and a dumping compile writes the stages of the one
 // compile it returns (no recompile for the dump).
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,12 +16,14 @@
 #include "runtime/compile_pipeline.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/read_file.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
 using ::mxla::testing::Pointers;
+using ::mxla::testing::ReadFile;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -68,13 +68,6 @@ CompileOptions AtLevel(int level) {
   options.codegen.reassociate_reductions = false;  // exact at every level
   options.use_cache = false;
   return options;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
 }
 
 TEST(JitOptimizationLevelTest, LevelsZeroAndThreeCompileDifferentlyAndAgree) {

@@ -1,5 +1,6 @@
 // HLO text that several tests share, defined once: scalar reducers for
-// `to_apply=` and whole modules (softmax, layer norm, logsumexp).
+// `to_apply=` and whole modules (bias + relu, softmax, layer norm,
+// logsumexp).
 //
 // Names are part of the contract, since tests look instructions and
 // computations up by name: a reducer is the computation `<op>_<type>`
@@ -17,6 +18,19 @@
 #include "builder/xla_builder.h"
 
 namespace mxla::fixtures {
+
+// The builder-form bias + relu: `relu = max(x + v, 0)` with x f32[2,3],
+// v f32[3] added along dimension 1 (an implicit broadcast) and a scalar 0:
+// entry `main` with x, v, sum, zero, relu.
+inline constexpr char kBiasRelu[] = R"(HloModule bias_relu
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  v = f32[3] parameter(1)
+  sum = f32[2,3] add(x, v), broadcast_dimensions={1}
+  zero = f32[] constant(0)
+  ROOT relu = f32[2,3] maximum(sum, zero)
+}
+)";
 
 // `<name>_<type> { lhs, rhs: <type>[]; ROOT <opcode>(lhs, rhs) }`.
 std::string ScalarReducer(absl::string_view name, absl::string_view opcode,

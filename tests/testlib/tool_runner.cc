@@ -15,11 +15,6 @@ std::string TempPath(const std::string& name) {
   return absl::StrCat(::testing::TempDir(), "/mxla_", getpid(), "_", name);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(file), {});
-}
-
 std::string WriteTempFile(const std::string& name,
                           const std::string& contents) {
   std::string path = TempPath(name);

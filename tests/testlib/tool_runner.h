@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "tests/testlib/read_file.h"
+
 namespace mxla::testing {
 
 struct ToolResult {
@@ -20,7 +22,6 @@ ToolResult RunMxla(const std::string& args, const std::string& stdin_text = "",
 // Writes `contents` to a file named `name` in the test's temporary
 // directory and returns its path.
 std::string WriteTempFile(const std::string& name, const std::string& contents);
-std::string ReadFile(const std::string& path);
 std::string TempPath(const std::string& name);
 
 }  // namespace mxla::testing

@@ -15,6 +15,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::fixtures::kBiasRelu;
 using ::mxla::testing::ReadFile;
 using ::mxla::testing::RunMxla;
 using ::mxla::testing::TempPath;
@@ -22,16 +23,6 @@ using ::mxla::testing::ToolResult;
 using ::mxla::testing::WriteTempFile;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-constexpr char kBiasRelu[] = R"(HloModule bias_relu
-ENTRY main {
-  x = f32[2,3] parameter(0)
-  v = f32[3] parameter(1)
-  sum = f32[2,3] add(x, v), broadcast_dimensions={1}
-  zero = f32[] constant(0)
-  ROOT relu = f32[2,3] maximum(sum, zero)
-}
-)";
 
 std::string NpyFile(const std::string& name, const Literal& literal) {
   absl::StatusOr<std::string> bytes = SerializeNpy(literal);
