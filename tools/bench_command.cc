@@ -30,6 +30,7 @@
 #include "tools/bench_reference.h"
 #include "tools/bench_workloads.h"
 #include "tools/bench_scaling.h"
+#include "tools/peak_rss.h"
 #include "tools/commands.h"
 
 namespace mxla::tools {
@@ -43,6 +44,9 @@ struct BenchOptions {
   std::string filter;
   int runs = 10;
   std::string json;
+  // --streaming-min-bytes: the workloads compile with it (A/B of streaming
+  // stores); unset: CodegenOptions' default.
+  std::optional<int64_t> streaming_min_bytes;
 };
 
 struct Stats {
@@ -147,38 +151,11 @@ double MeasureStream(int runs, Report& report) {
 }
 
 absl::StatusOr<double> CompileSeconds(const XlaComputation& computation,
-                                      bool use_cache) {
-  CompileOptions options;
+                                      CompileOptions options, bool use_cache) {
   options.use_cache = use_cache;
   Clock::time_point start = Clock::now();
   RETURN_IF_ERROR(Compile(computation, options).status());
   return Seconds(start);
-}
-
-// Reads a "Vm...:  N kB" line of /proc/self/status, in bytes (0 if absent).
-int64_t ProcStatusBytes(absl::string_view field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (absl::StartsWith(line, field)) {
-      int64_t kib = 0;
-      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(absl::StripSuffix(
-                               line.substr(field.size()), "kB")),
-                           &kib)) {
-        return kib * 1024;
-      }
-    }
-  }
-  return 0;
-}
-
-// How far the resident set peaks above its level before `run`: writing 5
-// to clear_refs resets the peak (VmHWM) to the current size.
-int64_t PeakRssGrowth(const std::function<void()>& run) {
-  { std::ofstream("/proc/self/clear_refs") << "5"; }
-  const int64_t before = ProcStatusBytes("VmRSS:");
-  run();
-  return ProcStatusBytes("VmHWM:") - before;
 }
 
 struct MemoryLine {
@@ -196,15 +173,16 @@ struct CompileLine {
   Stats compile, hit;
 };
 
-absl::StatusOr<CompileLine> TimeCompiles(const bench::Workload& w) {
+absl::StatusOr<CompileLine> TimeCompiles(const bench::Workload& w,
+                                         const CompileOptions& options) {
   CompileLine line;
   std::vector<double> compiles, hits;
   for (int i = 0; i < 5; ++i) {
-    ASSIGN_OR_RETURN(double seconds, CompileSeconds(w.computation, false));
+    ASSIGN_OR_RETURN(double seconds, CompileSeconds(w.computation, options, false));
     compiles.push_back(seconds);
   }
   for (int i = 0; i < 21; ++i) {
-    ASSIGN_OR_RETURN(double seconds, CompileSeconds(w.computation, true));
+    ASSIGN_OR_RETURN(double seconds, CompileSeconds(w.computation, options, true));
     hits.push_back(seconds);
   }
   line.compile = Summarize(compiles);
@@ -261,15 +239,16 @@ absl::StatusOr<MemoryLine> TimeLiteralRuns(const bench::Workload& w,
   return line;
 }
 
-absl::Status BenchWorkload(const bench::Workload& w, double triad, int runs,
-                           bool first, Report& report,
+absl::Status BenchWorkload(const bench::Workload& w,
+                           const CompileOptions& options, double triad,
+                           int runs, bool first, Report& report,
                            std::vector<MemoryLine>& memory) {
   Clock::time_point start = Clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> compiled,
-                   Compile(w.computation));
+                   Compile(w.computation, options));
   const double first_compile = Seconds(start);
   const auto& executable = static_cast<const JitExecutable&>(*compiled);
-  ASSIGN_OR_RETURN(CompileLine compile, TimeCompiles(w));
+  ASSIGN_OR_RETURN(CompileLine compile, TimeCompiles(w, options));
   // The stage times of the first compile (runtime/compile_pipeline.h).
   const CompileReport& stages = executable.program()->report;
   ASSIGN_OR_RETURN(RunLine run, TimeRuns(w, executable, runs));
@@ -422,12 +401,16 @@ absl::Status BenchWorkloads(const BenchOptions& options,
             << "  id  workload          jit ms   min ms    GB/s  %triad |  "
                "hand ms    GB/s %triad | jit/hand | compile ms (median, "
                "first), hit us\n";
+  CompileOptions compile;
+  if (options.streaming_min_bytes.has_value()) {
+    compile.codegen.streaming_store_min_bytes = *options.streaming_min_bytes;
+  }
   std::vector<MemoryLine> memory;
   bool first = true;
   for (const auto& factory : bench::Workloads()) {
     if (!selected(factory.id)) continue;
-    RETURN_IF_ERROR(BenchWorkload(factory.make(), triad, options.runs, first,
-                                  report, memory));
+    RETURN_IF_ERROR(BenchWorkload(factory.make(), compile, triad, options.runs,
+                                  first, report, memory));
     first = false;
   }
   PrintMemoryTable(memory);
@@ -436,6 +419,9 @@ absl::Status BenchWorkloads(const BenchOptions& options,
 
 absl::Status RunBench(const BenchOptions& options) {
   if (options.runs < 1) return absl::InvalidArgumentError("--runs must be >= 1");
+  if (options.streaming_min_bytes.value_or(0) < 0) {
+    return absl::InvalidArgumentError("--streaming-min-bytes must be >= 0");
+  }
   ASSIGN_OR_RETURN(std::vector<std::string> filter, ParseFilter(options.filter));
   auto selected = [&](const std::string& id) {
     return filter.empty() ||
@@ -479,6 +465,9 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
   bench->add_option("--runs", options->runs, "Timed runs per measurement")
       ->capture_default_str();
   bench->add_option("--json", options->json, "Also write the results here");
+  bench->add_option("--streaming-min-bytes", options->streaming_min_bytes,
+                    "Compile the workloads with streaming stores from this "
+                    "many result bytes on (0: none; default 8 MiB)");
   return [options, threads] {
     if (threads->count() > 0) options->threads = options->threads_flag;
     absl::Status status = CheckBenchThreads(*options);

@@ -166,6 +166,13 @@ TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
   Result unknown = RunMxla("bench --filter W11");
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W11' (W1 to W10, S)"));
+  // W3 again without streaming stores (an A/B of the store kind).
+  Result plain = RunMxla("bench --filter W3 --runs 1 --streaming-min-bytes 0");
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.out, HasSubstr("W3  outer"));
+  Result negative = RunMxla("bench --filter W3 --streaming-min-bytes -1");
+  EXPECT_EQ(negative.exit_code, 1);
+  EXPECT_THAT(negative.err, HasSubstr("--streaming-min-bytes must be >= 0"));
 }
 
 TEST(MxlaToolTest, HelpExitsZero) {
@@ -190,7 +197,8 @@ TEST(MxlaToolTest, EachSubcommandsHelpIsCompleteAndUnknownFlagsFail) {
       {"run -", {"--input", "--output", "--backend", "--compare", "--tolerance",
                "--passes", "--dump-dir"}},
       {"demo", {"--example", "--list", "--dump-dir"}},
-      {"bench", {"--threads", "--filter", "--runs", "--json"}},
+      {"bench", {"--threads", "--filter", "--runs", "--json",
+                 "--streaming-min-bytes"}},
   };
   for (const auto& [command, options] : commands) {
     Result help = RunMxla(std::string(command) + " --help");
