@@ -10,17 +10,8 @@
 namespace mxla::codegen {
 namespace {
 
-constexpr int64_t kBlockElements = 512;  // one block: 2 KiB of f32, in L1
-
-llvm::AllocaInst* EntryBlockBuffer(llvm::IRBuilder<>& b, llvm::Type* type,
-                                   int64_t count) {
-  llvm::IRBuilder<>::InsertPointGuard guard(b);
-  llvm::BasicBlock& entry = b.GetInsertBlock()->getParent()->getEntryBlock();
-  b.SetInsertPoint(&entry, entry.getFirstInsertionPt());
-  llvm::AllocaInst* buffer = b.CreateAlloca(type, b.getInt64(count));
-  buffer->setAlignment(llvm::Align(64));
-  return buffer;
-}
+// Elements per aligned block: the vector loop's trip count bound.
+constexpr int64_t kBlockElements = 512;
 
 // while (pos < to) { n = step(pos); body(pos, n); pos += n; }
 absl::Status EmitStepLoop(
@@ -48,9 +39,9 @@ absl::Status EmitStepLoop(
 using ElementGenerator =
     std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>;
 
-// One kernel's streaming output: its constants, and the three steps of each
-// block of a row segment: size it, compute it into the L1 buffer, copy it
-// out.
+// One kernel's streaming output: its constants, and the steps of each
+// block of a row segment: size it, stream its whole aligned vectors, store
+// the rest plainly.
 class StreamingBlocks {
  public:
   // `type` is not pred, and its vectors split a block evenly.
@@ -71,9 +62,12 @@ class StreamingBlocks {
   };
 
   Size EmitSize(llvm::Value* position, llvm::Value* col, llvm::Value* to);
-  absl::Status EmitCompute(const IrIndex& row_index, llvm::Value* col,
-                           llvm::Value* count, const ElementGenerator& value);
-  absl::Status EmitCopyOut(llvm::Value* position, const Size& size);
+  absl::Status EmitVectors(const IrIndex& row_index, llvm::Value* position,
+                           llvm::Value* col, llvm::Value* vectors,
+                           const ElementGenerator& value);
+  absl::Status EmitRest(const IrIndex& row_index, llvm::Value* position,
+                        llvm::Value* col, llvm::Value* from,
+                        llvm::Value* count, const ElementGenerator& value);
 
   llvm::IRBuilder<>& b_;
   PrimitiveType type_;
@@ -82,7 +76,6 @@ class StreamingBlocks {
   int64_t vector_bytes_;
   int64_t lanes_;
   llvm::Value* output_;
-  llvm::AllocaInst* block_;  // in the entry block: one for all blocks
   llvm::MDNode* nontemporal_;
   llvm::Value* output_address_;
 };
@@ -96,7 +89,6 @@ StreamingBlocks::StreamingBlocks(llvm::IRBuilder<>& b, PrimitiveType type,
       vector_bytes_(HostVectorBytes()),
       lanes_(vector_bytes_ / element_bytes_),
       output_(output),
-      block_(EntryBlockBuffer(b, memory_type_, kBlockElements)),
       nontemporal_(llvm::MDNode::get(
           b.getContext(), llvm::ConstantAsMetadata::get(b.getInt32(1)))),
       output_address_(b.CreatePtrToInt(output, b.getInt64Ty())) {}
@@ -106,8 +98,13 @@ absl::StatusOr<llvm::Value*> StreamingBlocks::Emit(
     llvm::Value* to, const ElementGenerator& value) {
   llvm::Value* position = b_.CreateAdd(row_start, col);
   Size size = EmitSize(position, col, to);
-  RETURN_IF_ERROR(EmitCompute(row_index, col, size.count, value));
-  RETURN_IF_ERROR(EmitCopyOut(position, size));
+  llvm::Value* vectors = b_.CreateSelect(
+      size.aligned, b_.CreateUDiv(size.count, b_.getInt64(lanes_)),
+      b_.getInt64(0));
+  RETURN_IF_ERROR(EmitVectors(row_index, position, col, vectors, value));
+  RETURN_IF_ERROR(EmitRest(row_index, position, col,
+                           b_.CreateMul(vectors, b_.getInt64(lanes_)),
+                           size.count, value));
   return size.count;
 }
 
@@ -132,52 +129,51 @@ StreamingBlocks::Size StreamingBlocks::EmitSize(llvm::Value* position,
   return {count, aligned};
 }
 
-// An ordinary loop, so LLVM vectorizes the computation as usual.
-absl::Status StreamingBlocks::EmitCompute(const IrIndex& row_index,
-                                          llvm::Value* col, llvm::Value* count,
+// Whole vectors of an aligned block, each computed lane by lane (the SLP
+// vectorizer packs the isomorphic lanes into vector code) and streamed with
+// one aligned non-temporal store: no staging buffer, whose extra store and
+// load per vector cost most of what streaming saves.
+absl::Status StreamingBlocks::EmitVectors(const IrIndex& row_index,
+                                          llvm::Value* position,
+                                          llvm::Value* col,
+                                          llvm::Value* vectors,
                                           const ElementGenerator& value) {
-  return EmitForLoop(b_, b_.getInt64(0), count, "compute", [&](llvm::Value* j) {
-    IrIndex index = row_index;
-    index.push_back(b_.CreateAdd(col, j));
-    ASSIGN_OR_RETURN(llvm::Value * element, value(index));
-    StoreElement(b_, type_, block_, j, element);
-    return absl::OkStatus();
-  });
-}
-
-// An aligned block streams its whole vectors, however short (a row end cuts
-// it); the rest (a head up to the alignment, or the part of a vector before
-// the row's end) takes plain stores.
-absl::Status StreamingBlocks::EmitCopyOut(llvm::Value* position,
-                                          const Size& size) {
   llvm::Type* vector_type = llvm::FixedVectorType::get(memory_type_, lanes_);
-  llvm::Value* vectors = b_.CreateSelect(
-      size.aligned, b_.CreateUDiv(size.count, b_.getInt64(lanes_)),
-      b_.getInt64(0));
-  RETURN_IF_ERROR(EmitForLoop(
+  return EmitForLoop(
       b_, b_.getInt64(0), vectors, "vector",
-      [&](llvm::Value* v) {
+      [&](llvm::Value* v) -> absl::Status {
         llvm::Value* offset = b_.CreateMul(v, b_.getInt64(lanes_));
-        llvm::Value* from_block =
-            b_.CreateInBoundsGEP(memory_type_, block_, offset);
+        llvm::Value* vector = llvm::PoisonValue::get(vector_type);
+        for (int64_t lane = 0; lane < lanes_; ++lane) {
+          IrIndex index = row_index;
+          index.push_back(
+              b_.CreateAdd(col, b_.CreateAdd(offset, b_.getInt64(lane))));
+          ASSIGN_OR_RETURN(llvm::Value * element, value(index));
+          vector = b_.CreateInsertElement(vector, element, lane);
+        }
         llvm::Value* to_output = b_.CreateInBoundsGEP(
             memory_type_, output_, b_.CreateAdd(position, offset));
-        llvm::Value* vector = b_.CreateAlignedLoad(vector_type, from_block,
-                                                   llvm::Align(vector_bytes_));
         llvm::StoreInst* store = b_.CreateAlignedStore(
             vector, to_output, llvm::Align(vector_bytes_));
         store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal_);
         return absl::OkStatus();
       },
-      LoopHints::kKeepAsWritten));
+      LoopHints::kKeepAsWritten);
+}
+
+// The rest of a block (a head up to the alignment, or the part of a vector
+// before the row's end): plain stores.
+absl::Status StreamingBlocks::EmitRest(const IrIndex& row_index,
+                                       llvm::Value* position, llvm::Value* col,
+                                       llvm::Value* from, llvm::Value* count,
+                                       const ElementGenerator& value) {
   return EmitForLoop(
-      b_, b_.CreateMul(vectors, b_.getInt64(lanes_)), size.count, "tail",
-      [&](llvm::Value* j) {
-        llvm::Value* element = b_.CreateLoad(
-            memory_type_, b_.CreateInBoundsGEP(memory_type_, block_, j));
-        b_.CreateStore(element,
-                       b_.CreateInBoundsGEP(memory_type_, output_,
-                                            b_.CreateAdd(position, j)));
+      b_, from, count, "tail",
+      [&](llvm::Value* j) -> absl::Status {
+        IrIndex index = row_index;
+        index.push_back(b_.CreateAdd(col, j));
+        ASSIGN_OR_RETURN(llvm::Value * element, value(index));
+        StoreElement(b_, type_, output_, b_.CreateAdd(position, j), element);
         return absl::OkStatus();
       },
       LoopHints::kKeepAsWritten);
