@@ -19,6 +19,13 @@ namespace mxla {
 // (2 * kMinBytesPerChunk of traffic).
 inline constexpr int64_t kMinBytesPerChunk = 256 << 10;
 
+// Streaming stores (codegen/streaming_store_emitter.h) emit a fusion's body
+// once per vector lane, which the SLP vectorizer then packs: compile time
+// grows with the body times the lanes (a 300-op body: 1 s instead of
+// 0.1 s). Past this many instructions a body is compute-bound anyway, so
+// streaming saves nothing and the result is stored plainly.
+inline constexpr int64_t kMaxStreamingBodyInstructions = 64;
+
 // Row fusions: row-dependent full-row values that are expensive and read
 // in several loops are kept in a row buffer up to this many bytes in total;
 // beyond it they are recomputed.

@@ -15,7 +15,8 @@ namespace mxla {
 namespace {
 
 // Whether the fusion's result is written with streaming stores: a large
-// array that is an entry result, so nothing reads it back soon.
+// array that is an entry result, so nothing reads it back soon, computed by
+// a body short enough to be memory-bound (kMaxStreamingBodyInstructions).
 bool Streams(const HloInstruction& fusion,
              const FusionPlanningOptions& options) {
   if (options.streaming_store_min_bytes <= 0 || fusion.shape().IsTuple() ||
@@ -23,6 +24,11 @@ bool Streams(const HloInstruction& fusion,
       TotalArrayBytes(fusion.shape()) < options.streaming_store_min_bytes ||
       fusion.parent() == nullptr) {
     return false;
+  }
+  for (const HloComputation* body : fusion.called_computations()) {
+    if (body->instruction_count() > kMaxStreamingBodyInstructions) {
+      return false;
+    }
   }
   const HloInstruction* root = fusion.parent()->root_instruction();
   if (root == &fusion) return true;

@@ -13,7 +13,8 @@
 //     less than 2 * kMinBytesPerChunk, is one unit with static bounds;
 //   * loop and row results of at least streaming_store_min_bytes (not
 //     pred) that are entry results (the root, or read only by the root
-//     tuple) are written with streaming stores (full-row roots only).
+//     tuple), computed by a body of at most kMaxStreamingBodyInstructions,
+//     are written with streaming stores (full-row roots only).
 //
 // Before: a fused module (passes/fusion.h). After: every fusion of the
 // entry has a plan that passes the verifier. A fusion that already has one

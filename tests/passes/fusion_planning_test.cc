@@ -12,6 +12,7 @@
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/fusion.h"
+#include "passes/fusion_cost_model.h"
 #include "passes/fusion_planning.h"
 #include "passes/row_fusion.h"
 #include "tests/testlib/status_matchers.h"
@@ -126,6 +127,33 @@ TEST(FusionPlanningTest, LargeEntryResultStreams) {
   EXPECT_EQ(RootPlan(*Plan(Elementwise("512,512"),
                            {.streaming_store_min_bytes = 1 << 20})),
             "{kind=loop, store=streaming}");
+}
+
+// `n` chained ops on a large entry result: one fusion whose body is the
+// parameter and the n ops.
+std::string LongChain(int n) {
+  std::string text =
+      "HloModule chain\nENTRY main {\n  x = f32[2048,1024] parameter(0)\n";
+  std::string previous = "x";
+  for (int i = 0; i < n; ++i) {
+    std::string name = absl::StrCat("v", i);
+    absl::StrAppend(&text, i + 1 == n ? "  ROOT " : "  ", name,
+                    " = f32[2048,1024] ", i % 2 ? "add" : "multiply", "(",
+                    previous, ", x)\n");
+    previous = name;
+  }
+  return text + "}\n";
+}
+
+// A long body is compute-bound, and streaming would emit it once per
+// vector lane: it stores plainly (kMaxStreamingBodyInstructions).
+TEST(FusionPlanningTest, LongBodiesDoNotStream) {
+  auto at_bound = Plan(LongChain(kMaxStreamingBodyInstructions - 1));
+  ASSERT_NE(at_bound, nullptr);
+  EXPECT_EQ(RootPlan(*at_bound), "{kind=loop, store=streaming}");
+  auto past_bound = Plan(LongChain(kMaxStreamingBodyInstructions));
+  ASSERT_NE(past_bound, nullptr);
+  EXPECT_EQ(RootPlan(*past_bound), "{kind=loop, store=plain}");
 }
 
 TEST(FusionPlanningTest, ResultReadByAnotherKernelDoesNotStream) {
