@@ -6,6 +6,7 @@
 #include "semantics/float32_math.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PatternMatch.h"
 
 namespace mxla::codegen {
 namespace {
@@ -215,25 +216,57 @@ llvm::Value* ScalarEmitter::IntDivide(llvm::Value* a, llvm::Value* b,
 }
 
 // NaN if either is NaN (the first NaN operand); max(-0, +0) = +0 and
-// min(-0, +0) = -0 in either order.
+// min(-0, +0) = -0 in either order. Written so that x86 needs one max/min
+// (vmaxps returns its second operand on NaN or equality) plus two fix-ups,
+// and a constant bound (relu, clamp) needs just a compare and a blend.
 llvm::Value* ScalarEmitter::FloatMaxMin(llvm::Value* a, llvm::Value* b,
                                         bool maximum) {
+  if (llvm::Value* bounded = FloatMaxMinByConstant(a, b, maximum)) {
+    return bounded;
+  }
+  if (llvm::Value* bounded = FloatMaxMinByConstant(b, a, maximum)) {
+    return bounded;
+  }
+  // a wins when it is strictly beyond b; else b, which also covers b NaN.
   llvm::Value* a_wins =
       maximum ? b_.CreateFCmpOGT(a, b) : b_.CreateFCmpOLT(a, b);
   llvm::Value* result = b_.CreateSelect(a_wins, a, b);
-  // Equal values: only ±0 can differ; pick by the sign bit.
+  // Equal values differ only as ±0: their bits' and is +0, their or is -0,
+  // and identical values are left as they are.
   llvm::Type* int_type = b_.getIntNTy(a->getType()->getScalarSizeInBits());
-  if (a->getType()->isVectorTy()) {
-    int_type = llvm::VectorType::get(
-        int_type, llvm::cast<llvm::VectorType>(a->getType())->getElementCount());
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(a->getType())) {
+    int_type = llvm::VectorType::get(int_type, vector->getElementCount());
   }
-  llvm::Value* a_negative = b_.CreateICmpSLT(
-      b_.CreateBitCast(a, int_type), llvm::Constant::getNullValue(int_type));
-  llvm::Value* a_on_tie = maximum ? b_.CreateNot(a_negative) : a_negative;
-  llvm::Value* tie = b_.CreateFCmpOEQ(a, b);
-  result = b_.CreateSelect(b_.CreateAnd(tie, a_on_tie), a, result);
-  result = b_.CreateSelect(IsNan(b), b, result);
+  llvm::Value* a_bits = b_.CreateBitCast(a, int_type);
+  llvm::Value* b_bits = b_.CreateBitCast(b, int_type);
+  llvm::Value* tie_bits = maximum ? b_.CreateAnd(a_bits, b_bits)
+                                  : b_.CreateOr(a_bits, b_bits);
+  result = b_.CreateSelect(b_.CreateFCmpOEQ(a, b),
+                           b_.CreateBitCast(tie_bits, a->getType()), result);
   return b_.CreateSelect(IsNan(a), a, result);
+}
+
+// max(x, c) or min(x, c), in either operand order, for a constant c that is
+// not NaN: then x is the only possible NaN, and the result is x exactly
+// when x is NaN or beyond c, counting the tie as x's only when that picks
+// the right zero (max(+0, -0) is +0: a tie goes to x when c is -0).
+// Null when `bound` is not such a constant.
+llvm::Value* ScalarEmitter::FloatMaxMinByConstant(llvm::Value* x,
+                                                  llvm::Value* bound,
+                                                  bool maximum) {
+  const llvm::APFloat* c = nullptr;
+  if (!llvm::PatternMatch::match(bound, llvm::PatternMatch::m_APFloat(c)) ||
+      c->isNaN()) {
+    return nullptr;
+  }
+  const bool tie_to_x = maximum ? c->isNegative() : !c->isNegative();
+  llvm::Value* x_wins;
+  if (maximum) {
+    x_wins = tie_to_x ? b_.CreateFCmpUGE(x, bound) : b_.CreateFCmpUGT(x, bound);
+  } else {
+    x_wins = tie_to_x ? b_.CreateFCmpULE(x, bound) : b_.CreateFCmpULT(x, bound);
+  }
+  return b_.CreateSelect(x_wins, x, bound);
 }
 
 // Repeated squaring over every exponent bit, branch-free so it vectorizes.

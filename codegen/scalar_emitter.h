@@ -44,6 +44,8 @@ class ScalarEmitter {
                           llvm::Value* x);
   llvm::Value* IntDivide(llvm::Value* a, llvm::Value* b, bool remainder);
   llvm::Value* FloatMaxMin(llvm::Value* a, llvm::Value* b, bool maximum);
+  llvm::Value* FloatMaxMinByConstant(llvm::Value* x, llvm::Value* bound,
+                                     bool maximum);
   llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent);
   llvm::Value* FloatSign(llvm::Value* x);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x);

@@ -14,6 +14,7 @@
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
 #include "runtime/compile.h"
+#include "semantics/scalar_semantics.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -113,6 +114,61 @@ TEST(SpecialValuesTest, MaximumAndMinimumPropagateNaNAndOrderSignedZeros) {
   ExpectBinary("minimum", Min, R1<float>({kNaN, 1, -0.0f, 0.0f, -kInf}),
                R1<float>({1, kNaN, 0.0f, -0.0f, kInf}),
                R1<float>({kNaN, kNaN, -0.0f, -0.0f, -kInf}));
+}
+
+// Every pair of special values, with the second operand a parameter or a
+// constant (the JIT's compare-and-blend form for relu and clamp bounds), in
+// both operand orders, bit for bit against semantics/scalar_semantics.h:
+// NaN payloads too, since max and min pass a NaN operand through. The
+// input repeats so that the kernels' vector loops see every case.
+TEST(SpecialValuesTest, MaximumAndMinimumAgainstEveryBoundBitForBit) {
+  const std::vector<float> specials = {
+      std::bit_cast<float>(0x7fc00001u), std::bit_cast<float>(0xffc00002u),
+      -kInf, -1.5f, -0.0f, 0.0f, std::numeric_limits<float>::denorm_min(),
+      1.5f, kInf};
+  std::vector<float> x;
+  for (int repeat = 0; repeat < 8; ++repeat) {
+    x.insert(x.end(), specials.begin(), specials.end());
+  }
+  const Literal x_literal = LiteralUtil::CreateR1<float>(x);
+  for (float bound : specials) {
+    for (bool maximum : {true, false}) {
+      for (bool bound_first : {false, true}) {
+        for (bool bound_constant : {false, true}) {
+          XlaBuilder b("max_min_bound");
+          XlaOp p = Parameter(&b, 0, x_literal.shape(), "x");
+          XlaOp c = bound_constant
+                        ? ConstantR0<float>(&b, bound)
+                        : Parameter(&b, 1, ShapeUtil::MakeShape(F32, {}), "c");
+          XlaOp lhs = bound_first ? c : p, rhs = bound_first ? p : c;
+          maximum ? Max(lhs, rhs) : Min(lhs, rhs);
+          ASSERT_OK_AND_ASSIGN(XlaComputation computation, b.Build());
+          const Literal c_literal = LiteralUtil::CreateR0<float>(bound);
+          std::vector<const Literal*> arguments = {&x_literal};
+          if (!bound_constant) arguments.push_back(&c_literal);
+          for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
+            CompileOptions options;
+            options.backend = backend;
+            ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                                 Compile(computation.module(), options));
+            ASSERT_OK_AND_ASSIGN(Literal result, executable->Run(arguments));
+            absl::Span<const float> got = result.data<float>();
+            for (size_t i = 0; i < x.size(); ++i) {
+              const float l = bound_first ? bound : x[i];
+              const float r = bound_first ? x[i] : bound;
+              const float want = maximum ? semantics::Max(l, r)
+                                         : semantics::Min(l, r);
+              ASSERT_EQ(std::bit_cast<uint32_t>(got[i]),
+                        std::bit_cast<uint32_t>(want))
+                  << (maximum ? "maximum(" : "minimum(") << l << ", " << r
+                  << ") on " << BackendName(backend)
+                  << (bound_constant ? " with a constant bound" : "");
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(SpecialValuesTest, FloatDivisionByZeroAndDomainErrorsAreIeee) {
