@@ -16,7 +16,8 @@ namespace {
 
 absl::StatusOr<ThreadPool*> ResolvePool(const RunOptions& options) {
   if (options.thread_pool != nullptr) return options.thread_pool;
-  return ThreadPool::Default();
+  RETURN_IF_ERROR(ThreadPool::DefaultStatus());
+  return &ThreadPool::Default();
 }
 
 }  // namespace

@@ -144,15 +144,29 @@ void ThreadPool::ParallelFor(int64_t units, int64_t max_chunks,
   job.idle.wait(lock, [&] { return job.helpers_active == 0; });
 }
 
-absl::StatusOr<ThreadPool*> ThreadPool::Default() {
+namespace {
+
+// MXLA_THREADS as read at the default pool's creation.
+const absl::StatusOr<int>& DefaultThreadCountFromEnvironment() {
+  static const absl::StatusOr<int>* threads = new absl::StatusOr<int>(
+      DefaultThreadCount(std::getenv("MXLA_THREADS")));
+  return *threads;
+}
+
+}  // namespace
+
+ThreadPool& ThreadPool::Default() {
   // Leaked on purpose: workers must outlive every static destructor that
   // might still run a kernel.
-  static const absl::StatusOr<ThreadPool*>* pool = [] {
-    absl::StatusOr<int> threads = DefaultThreadCount(std::getenv("MXLA_THREADS"));
-    if (!threads.ok()) return new absl::StatusOr<ThreadPool*>(threads.status());
-    return new absl::StatusOr<ThreadPool*>(new ThreadPool(*threads));
+  static ThreadPool* pool = [] {
+    const absl::StatusOr<int>& threads = DefaultThreadCountFromEnvironment();
+    return new ThreadPool(threads.ok() ? *threads : 1);
   }();
   return *pool;
+}
+
+absl::Status ThreadPool::DefaultStatus() {
+  return DefaultThreadCountFromEnvironment().status();
 }
 
 }  // namespace mxla

@@ -63,10 +63,13 @@ class ThreadPool {
                    absl::FunctionRef<void(int64_t, int64_t)> fn);
 
   // The process-wide pool, created on first use with
-  // DefaultThreadCount(getenv("MXLA_THREADS")) threads. MXLA_THREADS is read
-  // once per process: an invalid value is the InvalidArgument every call
-  // returns.
-  static absl::StatusOr<ThreadPool*> Default();
+  // DefaultThreadCount(getenv("MXLA_THREADS")) threads; MXLA_THREADS is read
+  // once per process. An invalid value leaves this pool with one thread,
+  // and DefaultStatus() is then the InvalidArgument that every run on the
+  // default pool returns.
+  static ThreadPool& Default();
+  // OK, or the InvalidArgument naming an invalid MXLA_THREADS.
+  static absl::Status DefaultStatus();
 
  private:
   struct Job;

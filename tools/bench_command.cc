@@ -84,7 +84,7 @@ Stats Time(const std::function<void()>& fn, int runs) {
 
 // The pool the JIT runs on (RunBench checked that it exists), so that the
 // reference loops use as many threads.
-ThreadPool& BenchPool() { return **ThreadPool::Default(); }
+ThreadPool& BenchPool() { return ThreadPool::Default(); }
 
 void ParallelRows(int64_t rows, const std::function<void(int64_t, int64_t)>& fn) {
   BenchPool().ParallelFor(rows, BenchPool().threads(), fn);
@@ -354,7 +354,7 @@ absl::Status CheckBenchThreads(const BenchOptions& options) {
     // Must precede the pool's first use.
     setenv("MXLA_THREADS", std::to_string(*options.threads).c_str(), 1);
   }
-  return ThreadPool::Default().status();
+  return ThreadPool::DefaultStatus();
 }
 
 // --filter's ids, each a known workload (W1 to W10), W7 or S.

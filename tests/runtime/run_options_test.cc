@@ -162,7 +162,8 @@ TEST(RunOptionsTest, ThreadsAndPoolDecideTheSplit) {
 
 // With no pool given, runs use the default pool.
 TEST(RunOptionsTest, TheDefaultPoolSplitsByItsSize) {
-  ASSERT_OK_AND_ASSIGN(ThreadPool * pool, ThreadPool::Default());
+  ASSERT_OK(ThreadPool::DefaultStatus());
+  ThreadPool* pool = &ThreadPool::Default();
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> compiled, Compile(ExpAdd()));
   std::unique_ptr<JitExecutable> executable =
       Recording(dynamic_cast<const JitExecutable&>(*compiled));
@@ -188,7 +189,8 @@ TEST(RunOptionsEnvironmentTest, InvalidMxlaThreadsFailsDefaultPoolRuns) {
   if (env == nullptr || std::string(env) != "abc") {
     GTEST_SKIP() << "runs with MXLA_THREADS=abc only";
   }
-  EXPECT_THAT(ThreadPool::Default(),
+  EXPECT_EQ(ThreadPool::Default().threads(), 1);
+  EXPECT_THAT(ThreadPool::DefaultStatus(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("MXLA_THREADS='abc' is not a thread count")));
   Literal x = Input(0), y = Input(1);
