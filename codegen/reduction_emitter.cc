@@ -4,6 +4,7 @@
 
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
+#include "codegen/reduction_accumulator.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Intrinsics.h"
@@ -56,21 +57,6 @@ IrIndex OperandIndex(const ReduceLayout& layout, const IrIndex& kept_index,
   return index;
 }
 
-// The llvm.maximum/minimum intrinsic for a float max/min reducer of its two
-// parameters, or not_intrinsic.
-llvm::Intrinsic::ID MaxMinIntrinsic(const HloComputation& reducer) {
-  const HloInstruction* root = reducer.root_instruction();
-  const bool max = root->opcode() == HloOpcode::kMaximum;
-  if ((!max && root->opcode() != HloOpcode::kMinimum) ||
-      !primitive_util::IsFloatingPointType(root->shape().element_type()) ||
-      root->operand(0)->opcode() != HloOpcode::kParameter ||
-      root->operand(1)->opcode() != HloOpcode::kParameter ||
-      root->operand(0) == root->operand(1)) {
-    return llvm::Intrinsic::not_intrinsic;
-  }
-  return max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum;
-}
-
 }  // namespace
 
 bool MayReassociate(const HloComputation& reducer) {
@@ -82,13 +68,6 @@ absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
     llvm::IRBuilder<>& b, const HloInstruction& reduce,
     const std::vector<llvm::Value*>& accumulators,
     const std::vector<llvm::Value*>& elements, bool reassociate) {
-  if (reassociate && accumulators.size() == 1) {
-    llvm::Intrinsic::ID id = MaxMinIntrinsic(*reduce.to_apply());
-    if (id != llvm::Intrinsic::not_intrinsic) {
-      return std::vector<llvm::Value*>{
-          b.CreateBinaryIntrinsic(id, accumulators[0], elements[0])};
-    }
-  }
   llvm::IRBuilder<>::FastMathFlagGuard guard(b);
   // Only a plain add/multiply may be reassociated: any other reducer (a
   // variadic or compensated one, say) depends on its exact order of
@@ -141,43 +120,25 @@ absl::Status EmitPerElement(llvm::IRBuilder<>& b, const HloInstruction& reduce,
                             const std::vector<llvm::Value*>& outputs,
                             llvm::Value* begin, llvm::Value* end,
                             bool reassociate) {
-  llvm::LLVMContext& context = b.getContext();
-  std::vector<llvm::AllocaInst*> slots;
-  {
-    llvm::IRBuilder<>::InsertPointGuard guard(b);
-    llvm::BasicBlock& entry = b.GetInsertBlock()->getParent()->getEntryBlock();
-    b.SetInsertPoint(&entry, entry.getFirstInsertionPt());
-    for (PrimitiveType type : layout.types) {
-      slots.push_back(b.CreateAlloca(RegisterType(type, context)));
-    }
-  }
+  ReductionAccumulator accumulator(b, reduce, reassociate);
   return EmitForLoop(b, begin, end, "out", [&](llvm::Value* linear) {
     IrIndex kept = ElementalEmitter::Delinearize(b, layout.output_dims, linear);
     fused.ClearCache();
     ASSIGN_OR_RETURN(std::vector<llvm::Value*> inits,
                      GenerateInits(reduce, fused));
-    for (size_t i = 0; i < slots.size(); ++i) b.CreateStore(inits[i], slots[i]);
+    accumulator.Set(inits);
     RETURN_IF_ERROR(
         EmitLoopNest(b, layout.reduced_sizes, [&](const IrIndex& reduced) {
           fused.ClearCache();
           ASSIGN_OR_RETURN(
               std::vector<llvm::Value*> xs,
               GenerateInputs(reduce, fused, OperandIndex(layout, kept, reduced)));
-          std::vector<llvm::Value*> accs;
-          for (size_t i = 0; i < slots.size(); ++i) {
-            accs.push_back(b.CreateLoad(slots[i]->getAllocatedType(), slots[i]));
-          }
-          ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                           ApplyReducer(b, reduce, accs, xs, reassociate));
-          for (size_t i = 0; i < slots.size(); ++i) {
-            b.CreateStore(next[i], slots[i]);
-          }
-          return absl::OkStatus();
+          return accumulator.Fold(xs);
         }));
     fused.ClearCache();
-    for (size_t i = 0; i < slots.size(); ++i) {
-      llvm::Value* acc = b.CreateLoad(slots[i]->getAllocatedType(), slots[i]);
-      StoreElement(b, layout.types[i], outputs[i], linear, acc);
+    std::vector<llvm::Value*> values = accumulator.Get();
+    for (size_t i = 0; i < values.size(); ++i) {
+      StoreElement(b, layout.types[i], outputs[i], linear, values[i]);
     }
     return absl::OkStatus();
   });
@@ -246,13 +207,6 @@ absl::Status EmitPerRow(llvm::IRBuilder<>& b, const HloInstruction& reduce,
   });
 }
 
-llvm::AllocaInst* EntryAlloca(llvm::IRBuilder<>& b, llvm::Type* type) {
-  llvm::IRBuilder<>::InsertPointGuard guard(b);
-  llvm::BasicBlock& entry = b.GetInsertBlock()->getParent()->getEntryBlock();
-  b.SetInsertPoint(&entry, entry.getFirstInsertionPt());
-  return b.CreateAlloca(type);
-}
-
 // One chunk of one output's reduced range per unit, folded into a partial
 // result in `scratch[unit]`: the chunk's first element, then the others in
 // order (the init value is folded in once, by EmitReductionCombine).
@@ -262,8 +216,7 @@ absl::Status EmitPartials(llvm::IRBuilder<>& b, const HloInstruction& reduce,
                           llvm::Value* end, const ReductionPlan& plan,
                           bool reassociate) {
   const PrimitiveType type = layout.types[0];
-  llvm::AllocaInst* slot =
-      EntryAlloca(b, RegisterType(type, b.getContext()));
+  ReductionAccumulator accumulator(b, reduce, reassociate);
   int64_t reduced_elements = 1;
   for (int64_t size : layout.reduced_sizes) reduced_elements *= size;
   return EmitForLoop(b, begin, end, "chunk", [&](llvm::Value* unit) {
@@ -283,7 +236,7 @@ absl::Status EmitPartials(llvm::IRBuilder<>& b, const HloInstruction& reduce,
     ASSIGN_OR_RETURN(
         std::vector<llvm::Value*> x0,
         GenerateInputs(reduce, fused, OperandIndex(layout, kept, first_index)));
-    b.CreateStore(x0[0], slot);
+    accumulator.Set(x0);
     RETURN_IF_ERROR(EmitLinearRangeLoops(
         b, layout.reduced_sizes,
         b.CreateAdd(first, b.getInt64(1), "", true, true), last,
@@ -292,14 +245,9 @@ absl::Status EmitPartials(llvm::IRBuilder<>& b, const HloInstruction& reduce,
           ASSIGN_OR_RETURN(std::vector<llvm::Value*> xs,
                            GenerateInputs(reduce, fused,
                                           OperandIndex(layout, kept, reduced)));
-          llvm::Value* acc = b.CreateLoad(slot->getAllocatedType(), slot);
-          ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                           ApplyReducer(b, reduce, {acc}, xs, reassociate));
-          b.CreateStore(next[0], slot);
-          return absl::OkStatus();
+          return accumulator.Fold(xs);
         }));
-    StoreElement(b, type, scratch, unit,
-                 b.CreateLoad(slot->getAllocatedType(), slot));
+    StoreElement(b, type, scratch, unit, accumulator.Get()[0]);
     return absl::OkStatus();
   });
 }
@@ -334,14 +282,16 @@ absl::Status EmitReductionCombine(llvm::IRBuilder<>& b,
   ReduceLayout layout = Analyze(reduce);
   RET_CHECK(plan.chunks > 0 && layout.inputs == 1);
   const PrimitiveType type = layout.types[0];
-  llvm::AllocaInst* slot = EntryAlloca(b, RegisterType(type, b.getContext()));
+  // In chunk order, never reassociated: the combined value is the same for
+  // any thread count.
+  ReductionAccumulator accumulator(b, reduce, /*reassociate=*/false);
   const int64_t outputs = plan.units / plan.chunks;
   return EmitForLoop(
       b, b.getInt64(0), b.getInt64(outputs), "out", [&](llvm::Value* out) {
         fused.ClearCache();
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> inits,
                          GenerateInits(reduce, fused));
-        b.CreateStore(inits[0], slot);
+        accumulator.Set(inits);
         llvm::Value* base =
             b.CreateMul(out, b.getInt64(plan.chunks), "", true, true);
         RETURN_IF_ERROR(EmitForLoop(
@@ -349,18 +299,10 @@ absl::Status EmitReductionCombine(llvm::IRBuilder<>& b,
             [&](llvm::Value* chunk) -> absl::Status {
               llvm::Value* partial = LoadElement(
                   b, type, scratch, b.CreateAdd(base, chunk, "", true, true));
-              llvm::Value* acc = b.CreateLoad(slot->getAllocatedType(), slot);
-              // In chunk order, never reassociated: the combined value is
-              // the same for any thread count.
-              ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                               ApplyReducer(b, reduce, {acc}, {partial},
-                                            /*reassociate=*/false));
-              b.CreateStore(next[0], slot);
-              return absl::OkStatus();
+              return accumulator.Fold({partial});
             },
             LoopHints::kKeepAsWritten));
-        StoreElement(b, type, output, out,
-                     b.CreateLoad(slot->getAllocatedType(), slot));
+        StoreElement(b, type, output, out, accumulator.Get()[0]);
         return absl::OkStatus();
       });
 }

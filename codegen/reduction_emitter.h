@@ -38,10 +38,9 @@ bool MayReassociate(const HloComputation& reducer);
 
 // acc = reducer(acc..., x...) for `reduce`'s to_apply, emitted inline.
 // With `reassociate`, a plain add/multiply reducer (MayReassociate) carries
-// the reassoc flag, every other reducer keeps its exact order, and a float
-// maximum/minimum reducer becomes llvm.maximum/minimum: the same values
-// (NaN-propagating, -0 < +0) except which NaN payload wins, in a form the
-// loop vectorizer turns into vector accumulators.
+// the reassoc flag; every other reducer keeps its exact order. Loops fold
+// through ReductionAccumulator, which holds a reassociated float
+// maximum/minimum in a form of its own.
 absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
     llvm::IRBuilder<>& b, const HloInstruction& reduce,
     const std::vector<llvm::Value*>& accumulators,

@@ -1,11 +1,13 @@
 #include "codegen/row_emitter.h"
 
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
+#include "codegen/reduction_accumulator.h"
 #include "codegen/reduction_emitter.h"
 #include "codegen/streaming_store_emitter.h"
 #include "ir/shape_util.h"
@@ -14,19 +16,6 @@
 
 namespace mxla::codegen {
 namespace {
-
-// Allocas belong in the entry block, where mem2reg and the vectorizer
-// expect them.
-llvm::AllocaInst* EntryAlloca(llvm::IRBuilder<>& b, llvm::Type* type,
-                              int64_t count) {
-  llvm::IRBuilder<>::InsertPointGuard guard(b);
-  llvm::BasicBlock& entry = b.GetInsertBlock()->getParent()->getEntryBlock();
-  b.SetInsertPoint(&entry, entry.getFirstInsertionPt());
-  llvm::AllocaInst* alloca = b.CreateAlloca(
-      type, count == 1 ? nullptr : b.getInt64(count));
-  alloca->setAlignment(llvm::Align(64));
-  return alloca;
-}
 
 IrIndex Concat(const IrIndex& row, const IrIndex& column) {
   IrIndex full = row;
@@ -68,8 +57,8 @@ class RowKernel {
         results_(reduces_.size(), nullptr) {
     llvm::LLVMContext& context = b.getContext();
     for (const HloInstruction* reduce : reduces_) {
-      accumulators_.push_back(EntryAlloca(
-          b, RegisterType(reduce->shape().element_type(), context), 1));
+      accumulators_.push_back(std::make_unique<ReductionAccumulator>(
+          b, *reduce, options.reassociate_reductions));
     }
     for (const auto& [value, writer] : buffered_) {
       row_buffers_[value] = EntryAlloca(
@@ -83,11 +72,11 @@ class RowKernel {
   // the row buffers this phase writes.
   absl::Status EmitPhase(int64_t phase, const IrIndex& row_index) {
     const HloInstruction& reduce = *reduces_[phase];
-    llvm::AllocaInst* slot = accumulators_[phase];
+    ReductionAccumulator& accumulator = *accumulators_[phase];
     BindForPhase(phase);
     ASSIGN_OR_RETURN(llvm::Value * init,
                      elements_.Generate(*reduce.operand(1), {}));
-    b_.CreateStore(init, slot);
+    accumulator.Set({init});
     RETURN_IF_ERROR(EmitLoopNest(
         b_, rows_.column_dimensions, [&](const IrIndex& column) {
           elements_.ClearCache();
@@ -95,14 +84,9 @@ class RowKernel {
           ASSIGN_OR_RETURN(llvm::Value * x,
                            elements_.Generate(*reduce.operand(0), full));
           RETURN_IF_ERROR(StoreBuffers(phase, full));
-          llvm::Value* acc = b_.CreateLoad(slot->getAllocatedType(), slot);
-          ASSIGN_OR_RETURN(std::vector<llvm::Value*> next,
-                           ApplyReducer(b_, reduce, {acc}, {x},
-                                        options_.reassociate_reductions));
-          b_.CreateStore(next[0], slot);
-          return absl::OkStatus();
+          return accumulator.Fold({x});
         }));
-    results_[phase] = b_.CreateLoad(slot->getAllocatedType(), slot);
+    results_[phase] = accumulator.Get()[0];
     return absl::OkStatus();
   }
 
@@ -196,7 +180,7 @@ class RowKernel {
   const std::vector<const HloInstruction*> reduces_;
   const int64_t columns_;
   std::vector<llvm::Value*> results_;  // per phase, once its loop ran
-  std::vector<llvm::AllocaInst*> accumulators_;
+  std::vector<std::unique_ptr<ReductionAccumulator>> accumulators_;
   absl::flat_hash_map<const HloInstruction*, llvm::AllocaInst*> row_buffers_;
 };
 

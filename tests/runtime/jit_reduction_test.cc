@@ -4,12 +4,15 @@
 // columns (exact), and reductions to few outputs split into partial results
 // over fixed chunks (exact for integer and max/min reducers, within
 // rounding for reassociated float sums, never for other reducers).
+#include <bit>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "codegen/compiler.h"
 #include "gmock/gmock.h"
@@ -260,6 +263,105 @@ TEST(JitReductionTest, SmallOrManyOutputReductionsAreNotSplit) {
       CompileAndRun(Instantiate(kPlain, Reduce{"64,40000", "64", "1"}), {}, true);
   EXPECT_EQ(ScratchBytes(many), 0);
   EXPECT_OK(LiteralUtil::Near(many.expected, many.actual, 1e-3, 1e-4));
+}
+
+// Float max/min reductions run as integer max/min of order keys
+// (codegen/reduction_accumulator.h); row by row they must give the
+// evaluator's bits: ±0 ordered, infinities, denormals, and a NaN operand
+// passed through with its sign and payload. With NaNs of both signs in one
+// row, either may be the result. Rows of 3001 reach the vector loop and its
+// tail; the scalar case splits into partial results.
+template <typename T, typename Bits>
+void ExpectMaxMinOfSpecialRows(const char* type) {
+  const T nan_a = std::bit_cast<T>(static_cast<Bits>(~Bits{0} >> 1));
+  const T nan_b = std::bit_cast<T>(static_cast<Bits>(~Bits{0} - 5));
+  const T inf = std::numeric_limits<T>::infinity();
+  const T tiny = std::numeric_limits<T>::denorm_min();
+  constexpr int64_t kRowsCount = 8, kLength = 3001;
+  auto row_value = [&](int64_t row, int64_t i) -> T {
+    const T finite = static_cast<T>(std::sin(0.37 * i));
+    switch (row) {
+      case 0: return T(-0.0);
+      case 1: return i % 2 ? T(-0.0) : T(0.0);
+      case 2: return i == 1777 ? nan_a : finite;
+      case 3: return i == 2999 ? nan_b : finite;
+      case 4: return -inf;
+      case 5: return i == 5 ? inf : finite;
+      case 6: return i % 3 ? -tiny : tiny;
+      default: return i == 100 ? nan_a : i == 3000 ? nan_b : finite;
+    }
+  };
+  for (const char* op : {"maximum", "minimum"}) {
+    SCOPED_TRACE(absl::StrCat(type, " ", op));
+    const bool max = std::string(op) == "maximum";
+    std::unique_ptr<HloModule> module =
+        ParseHloModule(Instantiate(kPlain, Reduce{"8,3001", "8", "1"}, type,
+                                   op, max ? "-inf" : "inf"))
+            .value();
+    Literal x(ShapeUtil::MakeShape(
+        std::is_same_v<T, float> ? F32 : F64, {kRowsCount, kLength}));
+    for (int64_t row = 0; row < kRowsCount; ++row) {
+      for (int64_t i = 0; i < kLength; ++i) {
+        x.data<T>()[row * kLength + i] = row_value(row, i);
+      }
+    }
+    const Literal* arguments[] = {&x};
+    ASSERT_OK_AND_ASSIGN(Literal expected, EvaluateModule(*module, arguments));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> jit, Compile(*module));
+    ASSERT_OK_AND_ASSIGN(Literal actual, jit->Run(arguments));
+    for (int64_t row = 0; row < kRowsCount; ++row) {
+      const Bits got = std::bit_cast<Bits>(actual.data<T>()[row]);
+      if (row == 7) {
+        EXPECT_TRUE(got == std::bit_cast<Bits>(nan_a) ||
+                    got == std::bit_cast<Bits>(nan_b))
+            << "row 7 gave " << actual.data<T>()[row];
+      } else {
+        EXPECT_EQ(got, std::bit_cast<Bits>(expected.data<T>()[row]))
+            << "row " << row << ": " << actual.data<T>()[row] << ", expected "
+            << expected.data<T>()[row];
+      }
+    }
+  }
+}
+
+TEST(JitReductionTest, MaxMinReductionsKeepSignedZerosInfinitiesAndNaNs) {
+  ExpectMaxMinOfSpecialRows<float, uint32_t>("f32");
+  ExpectMaxMinOfSpecialRows<double, uint64_t>("f64");
+}
+
+// A max/min to a scalar is split into chunks; the NaN wins from any chunk,
+// and without one the order of ±0 holds across the combine.
+TEST(JitReductionTest, SplitMaxMinReductionsKeepNaNAndSignedZeros) {
+  const float nan = std::bit_cast<float>(0x7fc01234u);
+  for (const char* op : {"maximum", "minimum"}) {
+    SCOPED_TRACE(op);
+    const bool max = std::string(op) == "maximum";
+    std::unique_ptr<HloModule> module =
+        ParseHloModule(Instantiate(kPlain, Reduce{"5,70001", "", "0,1"}, "f32",
+                                   op, max ? "-inf" : "inf"))
+            .value();
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> jit, Compile(*module));
+    for (int64_t nan_at : {int64_t{-1}, int64_t{0}, int64_t{123456},
+                           int64_t{5 * 70001 - 1}}) {
+      Literal x(ShapeUtil::MakeShape(F32, {5, 70001}));
+      absl::Span<float> values = x.data<float>();
+      for (size_t i = 0; i < values.size(); ++i) {
+        values[i] = i % 2 ? -0.0f : 0.0f;
+      }
+      if (nan_at >= 0) values[nan_at] = nan;
+      const Literal* arguments[] = {&x};
+      ASSERT_OK_AND_ASSIGN(Literal actual, jit->Run(arguments));
+      const uint32_t want = nan_at >= 0 ? 0x7fc01234u
+                            : max      ? 0x00000000u
+                                       : 0x80000000u;
+      EXPECT_EQ(std::bit_cast<uint32_t>(actual.data<float>()[0]), want)
+          << "NaN at " << nan_at;
+      EXPECT_GT(ScratchBytes(Results{{}, {}, dynamic_cast<const JitExecutable*>(
+                                                 jit.get()),
+                                     nullptr}),
+                0);
+    }
+  }
 }
 
 }  // namespace
