@@ -64,40 +64,6 @@ void Sum(const float* x, float* out, int64_t n) {
   *out = total;
 }
 
-// The softmax baseline is the loop a performance engineer would write, not
-// a strawman: semantics/float32_math.h's exp (a branch-free polynomial that GCC
-// vectorizes under -O3 -march=native), and the max and the sum over kLanes
-// accumulators. tests/tools/bench_reference_test.cc checks its values.
-void SoftmaxRows(const float* __restrict x, float* __restrict out,
-                 int64_t cols, int64_t begin, int64_t end) {
-  const int64_t body = cols - cols % kLanes;
-  for (int64_t i = begin; i < end; ++i) {
-    const float* row = x + i * cols;
-    float* o = out + i * cols;
-    float lanes[kLanes];
-    std::fill(lanes, lanes + kLanes, -INFINITY);
-    for (int64_t j = 0; j < body; j += kLanes) {
-      for (int64_t l = 0; l < kLanes; ++l) {
-        lanes[l] = lanes[l] < row[j + l] ? row[j + l] : lanes[l];
-      }
-    }
-    float m = -INFINITY;
-    for (float lane : lanes) m = std::max(m, lane);
-    for (int64_t j = body; j < cols; ++j) m = std::max(m, row[j]);
-
-    // Each loop vectorizes on its own; the row stays in L1 between them.
-    for (int64_t j = 0; j < cols; ++j) o[j] = float32_math::Exp(row[j] - m);
-    std::fill(lanes, lanes + kLanes, 0.0f);
-    for (int64_t j = 0; j < body; j += kLanes) {
-      for (int64_t l = 0; l < kLanes; ++l) lanes[l] += o[j + l];
-    }
-    float sum = 0;
-    for (float lane : lanes) sum += lane;
-    for (int64_t j = body; j < cols; ++j) sum += o[j];
-    for (int64_t j = 0; j < cols; ++j) o[j] /= sum;
-  }
-}
-
 void ScaleByExp(const float* x, const float* v, float* out, int64_t cols,
                 int64_t begin, int64_t end) {
   std::vector<float> scale(cols);

@@ -1,6 +1,6 @@
 // Hand-written C++ loops for `mxla bench`: the same computations as the
-// workloads, compiled separately with -O3 -march=native -ffp-contract=off
-// (tools/CMakeLists.txt), each over a row range [begin, end) so the harness
+// workloads, compiled separately with -O3 -march=native, as the anchors
+// harness compiles its hand C++ (tools/CMakeLists.txt), each over a row range [begin, end) so the harness
 // can split them across threads like the JIT's kernels. Also the
 // STREAM-style bandwidth kernels.
 #ifndef MXLA_TOOLS_BENCH_REFERENCE_H_
@@ -22,8 +22,10 @@ void Outer(const float* a, const float* c, float* out, int64_t cols,
 // out[i,j,k] = a[i,j] + b[k] for rows (i,j) in [begin, end).
 void Compose3d(const float* a, const float* b, float* out, int64_t inner,
                int64_t begin, int64_t end);
-// Row softmax: out[i,:] = exp(x[i,:] - max) / sum(exp(x[i,:] - max)), with
-// the JIT's f32 exp (semantics/float32_math.h), vectorized by GCC.
+// Row softmax: out[i,:] = exp(x[i,:] - max) / sum(exp(x[i,:] - max)), as
+// the fastest hand C++ of ../shared/anchors does it (bench_softmax.cc,
+// -ffast-math): glibc's vector expf, reductions in any order, and a multiply
+// by the reciprocal of the sum.
 void SoftmaxRows(const float* x, float* out, int64_t cols, int64_t begin,
                  int64_t end);
 // out[i,j] = x[i,j] * exp(v[j]): exp(v) computed once per call into a
