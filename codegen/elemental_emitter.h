@@ -51,6 +51,11 @@ class ElementalEmitter {
 
   void ClearCache() { cache_.clear(); }
 
+  // The buffer of the computation's parameter `number`.
+  llvm::Value* parameter_buffer(int64_t number) const {
+    return parameter_buffers_[number];
+  }
+
   // Row-major linear index of `index` in `dimensions`.
   static llvm::Value* Linearize(llvm::IRBuilder<>& b,
                                 absl::Span<const int64_t> dimensions,

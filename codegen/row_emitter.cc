@@ -13,6 +13,7 @@
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Intrinsics.h"
 
 namespace mxla::codegen {
 namespace {
@@ -117,7 +118,8 @@ class RowKernel {
             elements_.ClearCache();
             return elements_.Generate(root, full);
           },
-          /*fence=*/false);
+          /*fence=*/false,
+          [&](llvm::Value* position) { PrefetchNextRow(position); });
     }
     return EmitLoopNest(b_, column_dims, [&](const IrIndex& column) {
       elements_.ClearCache();
@@ -131,6 +133,34 @@ class RowKernel {
   }
 
  private:
+  // While the output pass computes and streams a row, the next row of each
+  // parameter that is read row by row ([rows..., columns...]) is fetched,
+  // one cache line per output vector: the next row's phases then start on
+  // data in cache instead of waiting on memory while it idles.
+  void PrefetchNextRow(llvm::Value* position) {
+    std::vector<int64_t> full_dims = rows_.row_dimensions;
+    full_dims.insert(full_dims.end(), rows_.column_dimensions.begin(),
+                     rows_.column_dimensions.end());
+    for (const HloInstruction* parameter : fused_.parameter_instructions()) {
+      const Shape& shape = parameter->shape();
+      if (!shape.IsArray() || shape.dimensions() != full_dims) continue;
+      const int64_t element_bytes =
+          primitive_util::ByteWidth(shape.element_type());
+      // Not inbounds: past the last row this only names an address, and a
+      // prefetch of it does nothing.
+      llvm::Value* address = b_.CreateGEP(
+          b_.getInt8Ty(),
+          elements_.parameter_buffer(parameter->parameter_number()),
+          b_.CreateMul(b_.CreateAdd(position, b_.getInt64(columns_)),
+                       b_.getInt64(element_bytes)));
+      llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(
+          b_.GetInsertBlock()->getModule(), llvm::Intrinsic::prefetch,
+          {b_.getPtrTy()});
+      b_.CreateCall(prefetch, {address, b_.getInt32(0), b_.getInt32(3),
+                               b_.getInt32(1)});
+    }
+  }
+
   llvm::Value* ColumnOf(const IrIndex& full) {
     IrIndex column(full.begin() + rows_.row_dimensions.size(), full.end());
     return ElementalEmitter::Linearize(b_, rows_.column_dimensions, column);

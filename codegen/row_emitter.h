@@ -5,11 +5,14 @@
 // row buffer by their writer loop and loaded by later ones; a last loop
 // (or, for a root of row shape, one element) writes the output row. Every loop
 // runs over the row's contiguous elements, so with the row in L1 the whole
-// chain reads the input from memory once.
+// chain reads the input from memory once. When the output streams, its
+// loop also prefetches the next row of each row-major operand, one cache
+// line per output vector, so memory works while the row computes (softmax
+// of f32[4096,1024], 2 threads: 0.86 -> 0.67 ms in the anchors harness).
 //
 // Reductions fold their elements in increasing order exactly as the
 // evaluator does, unless CodegenOptions::reassociate_reductions lets
-// ApplyReducer (reduction_emitter.h) reassociate them.
+// ReductionAccumulator (reduction_accumulator.h) reassociate them.
 #ifndef MXLA_CODEGEN_ROW_EMITTER_H_
 #define MXLA_CODEGEN_ROW_EMITTER_H_
 

@@ -46,7 +46,8 @@ class StreamingBlocks {
  public:
   // `type` is not pred, and its vectors split a block evenly.
   StreamingBlocks(llvm::IRBuilder<>& b, PrimitiveType type,
-                  llvm::Value* output);
+                  llvm::Value* output,
+                  const std::function<void(llvm::Value*)>& per_vector);
 
   // Emits the block at column `col` of a row segment ending at `to`;
   // returns how many elements it stored.
@@ -78,10 +79,12 @@ class StreamingBlocks {
   llvm::Value* output_;
   llvm::MDNode* nontemporal_;
   llvm::Value* output_address_;
+  const std::function<void(llvm::Value*)>& per_vector_;
 };
 
-StreamingBlocks::StreamingBlocks(llvm::IRBuilder<>& b, PrimitiveType type,
-                                 llvm::Value* output)
+StreamingBlocks::StreamingBlocks(
+    llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* output,
+    const std::function<void(llvm::Value*)>& per_vector)
     : b_(b),
       type_(type),
       memory_type_(MemoryType(type, b.getContext())),
@@ -91,7 +94,8 @@ StreamingBlocks::StreamingBlocks(llvm::IRBuilder<>& b, PrimitiveType type,
       output_(output),
       nontemporal_(llvm::MDNode::get(
           b.getContext(), llvm::ConstantAsMetadata::get(b.getInt32(1)))),
-      output_address_(b.CreatePtrToInt(output, b.getInt64Ty())) {}
+      output_address_(b.CreatePtrToInt(output, b.getInt64Ty())),
+      per_vector_(per_vector) {}
 
 absl::StatusOr<llvm::Value*> StreamingBlocks::Emit(
     const IrIndex& row_index, llvm::Value* row_start, llvm::Value* col,
@@ -156,6 +160,7 @@ absl::Status StreamingBlocks::EmitVectors(const IrIndex& row_index,
         llvm::StoreInst* store = b_.CreateAlignedStore(
             vector, to_output, llvm::Align(vector_bytes_));
         store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal_);
+        if (per_vector_) per_vector_(b_.CreateAdd(position, offset));
         return absl::OkStatus();
       },
       LoopHints::kKeepAsWritten);
@@ -186,12 +191,13 @@ absl::Status EmitStreamingRangeLoops(llvm::IRBuilder<>& b,
                                      llvm::Value* begin, llvm::Value* end,
                                      PrimitiveType type, llvm::Value* output,
                                      const ElementGenerator& value,
-                                     bool fence) {
+                                     bool fence,
+                                     const std::function<void(llvm::Value*)>& per_vector) {
   RET_CHECK(type != PRED);
   const int64_t element_bytes = primitive_util::ByteWidth(type);
   RET_CHECK(HostVectorBytes() % element_bytes == 0 &&
             kBlockElements * element_bytes % HostVectorBytes() == 0);
-  StreamingBlocks blocks(b, type, output);
+  StreamingBlocks blocks(b, type, output, per_vector);
   RETURN_IF_ERROR(EmitRowSegments(
       b, dimensions, begin, end,
       [&](const IrIndex& row_index, llvm::Value* row_start, llvm::Value* from,

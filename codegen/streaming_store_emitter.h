@@ -31,12 +31,15 @@ namespace mxla::codegen {
 // end) of `dimensions`, storing value(index) to `output` (row-major, element
 // type `type`, not pred) with streaming stores. Without `fence`, the
 // caller must emit EmitStreamingFence before the kernel returns.
+// `per_vector`, when set, is called once per streamed vector with the
+// linear position of its first element (after the vector's store).
 absl::Status EmitStreamingRangeLoops(
     llvm::IRBuilder<>& b, absl::Span<const int64_t> dimensions,
     llvm::Value* begin, llvm::Value* end, PrimitiveType type,
     llvm::Value* output,
     const std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>& value,
-    bool fence = true);
+    bool fence = true,
+    const std::function<void(llvm::Value*)>& per_vector = nullptr);
 
 // Orders earlier streaming stores before anything after it.
 void EmitStreamingFence(llvm::IRBuilder<>& b);
