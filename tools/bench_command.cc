@@ -260,7 +260,7 @@ absl::Status BenchWorkload(const bench::Workload& w,
   const Stats& hand = run.hand;
   double jit_gbps = Gbps(w.bytes, jit.median), hand_gbps = Gbps(w.bytes, hand.median);
   std::cout << absl::StrFormat(
-      "  %-3s %-16s %8.2f %8.2f %7.1f %6.0f%% | %8.2f %7.1f %6.0f%% | %5.2f | "
+      "  %-3s %-16s %8.2f %8.2f %7.1f %6.0f%% | %8.2f %7.1f %6.0f%% |  %5.2f | "
       "%6.1f %6.1f %6.1f  %s\n",
       w.id, w.name, jit.median * 1e3, jit.min * 1e3, jit_gbps,
       100 * jit_gbps / triad, hand.median * 1e3, hand_gbps,
@@ -397,9 +397,10 @@ absl::Status BenchWorkloads(const BenchOptions& options,
   if (!any_workload) return absl::OkStatus();
   double triad = MeasureStream(options.runs, report);
   std::cout << "\nworkloads (f32; ms are median and min of " << options.runs
-            << " cache-flushed runs; GB/s from bytes that must move):\n"
+            << " cache-flushed runs; GB/s from bytes that must move; "
+               "speedup = hand ms / jit ms):\n"
             << "  id  workload          jit ms   min ms    GB/s  %triad |  "
-               "hand ms    GB/s %triad | jit/hand | compile ms (median, "
+               "hand ms    GB/s %triad | speedup | compile ms (median, "
                "first), hit us\n";
   CompileOptions compile;
   if (options.streaming_min_bytes.has_value()) {
