@@ -13,6 +13,7 @@
 
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
+#include "ir/status_macros.h"
 #include "runtime/compile.h"
 #include "semantics/scalar_semantics.h"
 #include "tests/testlib/status_matchers.h"
@@ -48,6 +49,17 @@ bool MatchesDocumented(const Literal& actual, const Literal& expected) {
   return true;
 }
 
+// Compiles `computation` for `backend` and runs it once.
+absl::StatusOr<Literal> RunOnBackend(
+    Backend backend, const XlaComputation& computation,
+    absl::Span<const Literal* const> arguments) {
+  CompileOptions options;
+  options.backend = backend;
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
+                   Compile(computation.module(), options));
+  return executable->Run(arguments);
+}
+
 // Runs `build` (which adds ops on parameters made from `inputs`) on both
 // backends: each must give `expected` (see MatchesDocumented), and the two
 // must give the same bits.
@@ -67,11 +79,8 @@ void ExpectBothBackends(const std::string& what,
   for (const Literal& input : inputs) arguments.push_back(&input);
   std::vector<Literal> results;
   for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
-    CompileOptions options;
-    options.backend = backend;
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
-                         Compile(computation.module(), options));
-    ASSERT_OK_AND_ASSIGN(Literal result, executable->Run(arguments));
+    ASSERT_OK_AND_ASSIGN(Literal result,
+                         RunOnBackend(backend, computation, arguments));
     EXPECT_TRUE(MatchesDocumented(result, expected))
         << what << " on " << BackendName(backend) << ": got "
         << result.ToString() << ", documented " << expected.ToString();
@@ -147,11 +156,8 @@ TEST(SpecialValuesTest, MaximumAndMinimumAgainstEveryBoundBitForBit) {
           std::vector<const Literal*> arguments = {&x_literal};
           if (!bound_constant) arguments.push_back(&c_literal);
           for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
-            CompileOptions options;
-            options.backend = backend;
-            ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
-                                 Compile(computation.module(), options));
-            ASSERT_OK_AND_ASSIGN(Literal result, executable->Run(arguments));
+            ASSERT_OK_AND_ASSIGN(Literal result,
+                                 RunOnBackend(backend, computation, arguments));
             absl::Span<const float> got = result.data<float>();
             for (size_t i = 0; i < x.size(); ++i) {
               const float l = bound_first ? bound : x[i];
