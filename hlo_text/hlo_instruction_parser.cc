@@ -50,7 +50,7 @@ struct Attributes {
 };
 
 absl::StatusOr<Header> ParseHeader(TokenCursor& cursor,
-                                   const ModuleParseState& module) {
+                                   const ComputationParseState& computation) {
   Header header;
   // `ROOT` is a keyword unless it is itself the name (`ROOT = ...`).
   if (cursor.IsName("ROOT") && !cursor.Is(TokenKind::kEqual, 1)) {
@@ -59,13 +59,13 @@ absl::StatusOr<Header> ParseHeader(TokenCursor& cursor,
   }
   header.name_token = cursor.Peek();
   RETURN_IF_ERROR(cursor.ExpectName("an instruction name").status());
-  auto owner = module.instruction_owners.find(header.name_token.text);
-  if (owner != module.instruction_owners.end()) {
+  // Names are scoped per computation, as in XLA.
+  if (computation.instructions.contains(header.name_token.text)) {
     return TokenCursor::ErrorAt(
         header.name_token,
         absl::StrCat("duplicate instruction name '", header.name_token.text,
-                     "' (already defined in computation '", owner->second,
-                     "')"));
+                     "' in computation '", computation.computation->name(),
+                     "'"));
   }
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
   header.shape_token = cursor.Peek();
@@ -388,7 +388,7 @@ absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
 
 absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
                                 ComputationParseState& computation) {
-  ASSIGN_OR_RETURN(Header header, ParseHeader(cursor, module));
+  ASSIGN_OR_RETURN(Header header, ParseHeader(cursor, computation));
   if (header.is_root && computation.root != nullptr) {
     return TokenCursor::ErrorAt(
         header.root_token,
@@ -418,11 +418,16 @@ absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
   const std::string& name = header.name_token.text;
   HloInstruction* added =
       computation.computation->AddInstruction(std::move(built));
-  // AddInstruction renames on a clash with a computation name; names of
-  // instructions and of computations are separate in HLO text, and the
-  // parser already rejected duplicate instruction names.
-  if (added->name() != name) added->set_name(name);
-  module.instruction_owners[name] = computation.computation->name();
+  // AddInstruction makes the name unique in the module. A clash with a
+  // computation name does not count (HLO text keeps those apart), but one
+  // with an instruction of another computation does: like XLA, the module
+  // then holds the later one under a suffixed name, while the text's name
+  // still refers to it within its computation.
+  if (added->name() != name && !module.instruction_names.contains(name)) {
+    added->set_name(name);
+  }
+  module.instruction_names.insert(added->name());
+  module.instruction_owners.emplace(name, computation.computation->name());
   computation.instructions[name] = added;
   computation.last = added;
   if (header.is_root) computation.root = added;

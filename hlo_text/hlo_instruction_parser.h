@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "hlo_text/hlo_lexer.h"
 #include "ir/hlo_computation.h"
@@ -19,8 +20,10 @@ namespace mxla::hlo_parser_internal {
 // What the whole module parse knows so far.
 struct ModuleParseState {
   HloModule* module = nullptr;
-  // Every instruction name in the module -> its computation's name.
+  // Every instruction name in the text -> the first computation using it.
   absl::flat_hash_map<std::string, std::string> instruction_owners;
+  // The names the module's instructions hold (unique in the module).
+  absl::flat_hash_set<std::string> instruction_names;
   // Finished computations, the only ones instructions may call.
   absl::flat_hash_map<std::string, HloComputation*> computations;
 };

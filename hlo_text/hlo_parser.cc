@@ -134,9 +134,17 @@ absl::StatusOr<std::unique_ptr<HloModule>> ModuleParser::Parse() {
   return std::move(module_);
 }
 
-// `HloModule name (, attribute=value)*`.
+// `HloModule name (, attribute=value)*`. As in XLA, the header may be
+// left out: the module is then named "_".
 absl::Status ModuleParser::ParseHeader() {
-  if (!cursor_.IsName("HloModule")) return cursor_.Expected("'HloModule'");
+  if (!cursor_.IsName("HloModule")) {
+    if (!cursor_.Is(TokenKind::kName)) {
+      return cursor_.Expected("'HloModule' or a computation");
+    }
+    module_ = std::make_unique<HloModule>("_");
+    state_.module = module_.get();
+    return absl::OkStatus();
+  }
   cursor_.Next();
   ASSIGN_OR_RETURN(std::string name, cursor_.ExpectName("a module name"));
   module_ = std::make_unique<HloModule>(std::move(name));

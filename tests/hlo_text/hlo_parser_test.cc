@@ -338,6 +338,68 @@ ENTRY main {
                                  "to_apply=add"));
 }
 
+// Instruction names are scoped per computation, as in XLA: a name may
+// repeat in another computation and refers within its own. The module keeps
+// its instruction names unique by suffixing the later one, also when the
+// text itself uses that suffixed name further on.
+TEST(HloParserTest, InstructionNamesAreScopedPerComputation) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  x.1 = f32[] constant(0)
+  y = f32[] reduce(x, x.1), dimensions={0}, to_apply=add
+  ROOT s = f32[] negate(y)
+}
+)"));
+  const HloComputation* entry = module->entry_computation();
+  const HloInstruction* root = entry->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kNegate);
+  const HloInstruction* reduce = root->operand(0);
+  ASSERT_EQ(reduce->opcode(), HloOpcode::kReduce);
+  EXPECT_EQ(reduce->operand(0)->shape(), ShapeUtil::MakeShape(F32, {4}));
+  EXPECT_EQ(reduce->operand(1)->opcode(), HloOpcode::kConstant);
+  absl::flat_hash_set<std::string> names;
+  for (const HloComputation* computation : module->computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      EXPECT_TRUE(names.insert(instruction->name()).second)
+          << "repeated name " << instruction->name();
+    }
+  }
+  // The printed module is unambiguous and parses back to the same text.
+  const std::string printed = module->ToString();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> again,
+                       ParseHloModule(printed));
+  EXPECT_EQ(again->ToString(), printed);
+}
+
+// As in XLA, the `HloModule` line may be left out; the module is "_" and,
+// without an ENTRY, the last computation is the entry.
+TEST(HloParserTest, ModuleHeaderIsOptional) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+add {
+  lhs = f32[] parameter(0)
+  rhs = f32[] parameter(1)
+  ROOT add = f32[] add(lhs, rhs)
+}
+
+main {
+  x = f32[8] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(x, zero), dimensions={0}, to_apply=add
+}
+)"));
+  EXPECT_EQ(module->name(), "_");
+  EXPECT_EQ(module->entry_computation()->name(), "main");
+  EXPECT_EQ(module->entry_computation()->root_instruction()->opcode(),
+            HloOpcode::kReduce);
+}
+
 TEST(HloParserTest, RootAndEntryDefaults) {
   // No ROOT: the last instruction; no ENTRY: the last computation.
   std::unique_ptr<HloModule> module = MustParse(
@@ -528,7 +590,8 @@ std::vector<BadInput> BadInputs() {
   std::string dims33 = "1";
   for (int i = 1; i < 33; ++i) dims33 += ",1";
   return {
-      {"empty", "", "1:1: expected 'HloModule' but found end of input"},
+      {"empty", "", "1:1: expected 'HloModule' or a computation but found end of "
+                    "input"},
       {"no name", "HloModule", "1:10: expected a module name but found end"},
       {"no computation", "HloModule m\n", "2:1: expected a computation name"},
       {"unclosed", "HloModule m\nENTRY e {\n" + x,
@@ -610,12 +673,7 @@ std::vector<BadInput> BadInputs() {
        "f32[] parameter(0)\n}\n",
        "5:1: more than one ENTRY computation (the first is 'a')"},
       {"duplicate name", EntryModule(x + "  x = f32[2,3] negate(x)\n"),
-       "5:3: duplicate instruction name 'x'"},
-      {"duplicate name across computations",
-       "HloModule m\nc {\n  x = f32[] parameter(0)\n}\nENTRY e {\n  x = f32[] "
-       "parameter(0)\n}\n",
-       "6:3: duplicate instruction name 'x' (already defined in computation "
-       "'c')"},
+       "5:3: duplicate instruction name 'x' in computation 'main'"},
       {"duplicate computation",
        "HloModule m\nc {\n  x = f32[] parameter(0)\n}\nc {\n  y = f32[] "
        "parameter(0)\n}\n",
