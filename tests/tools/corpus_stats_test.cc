@@ -1,0 +1,90 @@
+// `mxla stats`'s engine (tools/corpus_stats.h): each module stops at its
+// first failing stage with a reason free of what varies between modules,
+// and the report counts stages and reasons.
+#include "tools/corpus_stats.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace mxla::tools {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string WriteModule(const std::string& name, const std::string& text) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "corpus_stats_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CorpusStatsTest, NormalizeReasonKeepsTheUnknownNameOnly) {
+  EXPECT_EQ(NormalizeReason("a/b.hlo:12:5: unknown opcode 'dot'"),
+            "unknown opcode 'dot'");
+  EXPECT_EQ(NormalizeReason("x.hlo:3:14: unknown attribute 'sharding' for "
+                            "parameter 'p.1'"),
+            "unknown attribute 'sharding' for parameter '_'");
+  EXPECT_EQ(NormalizeReason("computation 'main', instruction 'add.7' (add): "
+                            "Binary op add with different element types: "
+                            "f32[2,3] and s32[2,3]"),
+            "computation '_', instruction '_' (add): Binary op add with "
+            "different element types: f32[N,N] and s32[N,N]");
+  EXPECT_EQ(NormalizeReason("m.hlo:1:2: expected '}' but found 'x.2'"),
+            "expected '}' but found '_'");
+  EXPECT_EQ(NormalizeReason("no location: 'unclosed"), "no location: 'unclosed");
+}
+
+TEST(CorpusStatsTest, EachModuleStopsAtItsFirstFailingStage) {
+  const std::string good = WriteModule("good.hlo", R"(HloModule good
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  ROOT s = f32[4] add(x, y)
+})");
+  const std::string unknown = WriteModule("unknown.hlo", R"(HloModule bad
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] frobnicate(x)
+})");
+  const std::string unverified = WriteModule("unverified.hlo", R"(HloModule v
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = s32[4] parameter(1)
+  ROOT s = f32[4] add(x, y)
+})");
+  const std::string large = WriteModule("large.hlo", R"(HloModule large
+ENTRY main {
+  x = f32[4096,4096] parameter(0)
+  ROOT n = f32[4096,4096] negate(x)
+})");
+  CorpusOptions options;
+  options.max_run_elements = 1 << 20;
+  std::vector<ModuleOutcome> outcomes;
+  for (const std::string& path : {good, unknown, unverified, large}) {
+    outcomes.push_back(EvaluateModuleFile(path, options));
+  }
+  EXPECT_EQ(outcomes[0].stage, CorpusStage::kPassed);
+  EXPECT_EQ(outcomes[0].reason, "");
+  EXPECT_EQ(outcomes[1].stage, CorpusStage::kParse);
+  EXPECT_THAT(outcomes[1].reason, HasSubstr("unknown opcode 'frobnicate'"));
+  EXPECT_EQ(outcomes[2].stage, CorpusStage::kVerify);
+  EXPECT_THAT(outcomes[2].reason, HasSubstr("different element types"));
+  EXPECT_EQ(outcomes[3].stage, CorpusStage::kTooLarge);
+
+  outcomes.push_back(outcomes[1]);  // a second module with the same reason
+  const std::string report = FormatCorpusReport(outcomes, 10);
+  EXPECT_THAT(report, HasSubstr("5 modules\n"));
+  EXPECT_THAT(report, HasSubstr("2   40.0%  did not parse"));
+  EXPECT_THAT(report, HasSubstr("1   20.0%  ran and matched the interpreter"));
+  EXPECT_THAT(report, HasSubstr("2  unknown opcode 'frobnicate'  [unknown.hlo]"));
+}
+
+}  // namespace
+}  // namespace mxla::tools

@@ -1,0 +1,226 @@
+#include "tools/corpus_stats.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hlo_text/hlo_parser.h"
+#include "interpreter/hlo_evaluator.h"
+#include "ir/hlo_verifier.h"
+#include "ir/literal.h"
+#include "ir/shape_util.h"
+#include "runtime/compile.h"
+#include "tools/compare_results.h"
+#include "tools/file_util.h"
+
+namespace mxla::tools {
+namespace {
+
+// Deterministic arguments: floats in [-1, 1), small integers, alternating
+// booleans, so that every module runs the same way on every machine.
+void FillArray(Literal& literal, uint64_t& state) {
+  primitive_util::ArrayTypeSwitch(
+      literal.shape().element_type(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* data = static_cast<T*>(literal.untyped_data());
+        for (int64_t i = 0; i < literal.element_count(); ++i) {
+          state = state * 6364136223846793005u + 1442695040888963407u;
+          const uint32_t bits = static_cast<uint32_t>(state >> 33);
+          if constexpr (std::is_same_v<T, bool>) {
+            data[i] = (bits & 1) != 0;
+          } else if constexpr (std::is_floating_point_v<T>) {
+            data[i] = static_cast<T>(bits / 2147483648.0 - 1.0);
+          } else {
+            data[i] = static_cast<T>(bits % 17) - 8;
+          }
+        }
+      });
+}
+
+void Fill(Literal& literal, uint64_t& state) {
+  if (literal.shape().IsTuple()) {
+    for (int64_t i = 0; i < literal.tuple_size(); ++i) {
+      Fill(literal.tuple_element(i), state);
+    }
+    return;
+  }
+  FillArray(literal, state);
+}
+
+int64_t ElementsOf(const Shape& shape) {
+  if (!shape.IsTuple()) return ShapeUtil::ElementsIn(shape);
+  int64_t total = 0;
+  for (const Shape& element : shape.tuple_shapes()) total += ElementsOf(element);
+  return total;
+}
+
+ModuleOutcome Failed(const std::string& path, CorpusStage stage,
+                     const absl::Status& status) {
+  return {path, stage, NormalizeReason(std::string(status.message()))};
+}
+
+ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
+                            const Executable& jit,
+                            const CorpusOptions& options) {
+  const HloComputation& entry = *module.entry_computation();
+  int64_t elements = ElementsOf(entry.root_instruction()->shape());
+  std::vector<Literal> arguments;
+  uint64_t state = 1;
+  for (const HloInstruction* parameter : entry.parameter_instructions()) {
+    elements += ElementsOf(parameter->shape());
+    if (elements > options.max_run_elements) break;
+    arguments.emplace_back(parameter->shape());
+    Fill(arguments.back(), state);
+  }
+  if (elements > options.max_run_elements) {
+    return {path, CorpusStage::kTooLarge, ""};
+  }
+  std::vector<const Literal*> pointers;
+  for (const Literal& argument : arguments) pointers.push_back(&argument);
+  absl::StatusOr<Literal> expected = EvaluateModule(module, pointers);
+  if (!expected.ok()) {
+    return Failed(path, CorpusStage::kRun,
+                  absl::InternalError(absl::StrCat(
+                      "interpreter: ", expected.status().message())));
+  }
+  absl::StatusOr<Literal> actual = jit.Run(pointers);
+  if (!actual.ok()) return Failed(path, CorpusStage::kRun, actual.status());
+  absl::Status same = CompareResults(*actual, *expected, options.tolerance);
+  if (!same.ok()) {
+    return {path, CorpusStage::kRun,
+            "the JIT and the interpreter differ beyond the tolerance"};
+  }
+  return {path, CorpusStage::kPassed, ""};
+}
+
+bool IsNumberStart(const std::string& text, size_t i) {
+  return std::isdigit(static_cast<unsigned char>(text[i])) &&
+         (i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1])));
+}
+
+// "path:12:34: rest" -> "rest".
+std::string WithoutLocation(const std::string& message) {
+  size_t colon = message.find(": ");
+  while (colon != std::string::npos) {
+    size_t digits = colon;
+    int numbers = 0;
+    while (numbers < 2 && digits > 0) {
+      size_t start = digits;
+      while (start > 0 &&
+             std::isdigit(static_cast<unsigned char>(message[start - 1]))) {
+        --start;
+      }
+      if (start == digits || start == 0 || message[start - 1] != ':') break;
+      digits = start - 1;
+      ++numbers;
+    }
+    if (numbers == 2) return message.substr(colon + 2);
+    colon = message.find(": ", colon + 1);
+  }
+  return message;
+}
+
+}  // namespace
+
+ModuleOutcome EvaluateModuleFile(const std::string& path,
+                                 const CorpusOptions& options) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);
+  if (!module.ok()) return Failed(path, CorpusStage::kParse, module.status());
+  absl::Status verified = VerifyModule(**module, VerifierMode::kBuilder);
+  if (!verified.ok()) return Failed(path, CorpusStage::kVerify, verified);
+  CompileOptions compile;
+  compile.backend = Backend::kJit;
+  absl::StatusOr<std::unique_ptr<Executable>> jit = Compile(**module, compile);
+  if (!jit.ok()) return Failed(path, CorpusStage::kCompile, jit.status());
+  return RunAndCompare(path, **module, **jit, options);
+}
+
+std::string NormalizeReason(const std::string& message) {
+  const std::string text = WithoutLocation(message);
+  std::string out;
+  size_t i = 0;
+  // The first quoted token of "unknown opcode 'dot'" (and of the other
+  // messages about a missing feature or syntax) is the reason itself.
+  bool keep_next_quote = false;
+  for (const char* prefix : {"unknown ", "unsupported ", "unexpected ",
+                             "expected ", "missing attribute "}) {
+    keep_next_quote = keep_next_quote || text.starts_with(prefix);
+  }
+  while (i < text.size()) {
+    if (text[i] == '\'') {
+      const size_t close = text.find('\'', i + 1);
+      if (close == std::string::npos) {
+        out += text.substr(i);
+        break;
+      }
+      out += keep_next_quote ? text.substr(i, close - i + 1) : "'_'";
+      keep_next_quote = false;
+      i = close + 1;
+    } else if (IsNumberStart(text, i)) {
+      while (i < text.size() &&
+             std::isdigit(static_cast<unsigned char>(text[i]))) {
+        ++i;
+      }
+      out += 'N';
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
+                               int64_t most_reasons) {
+  static constexpr std::pair<CorpusStage, const char*> kStages[] = {
+      {CorpusStage::kParse, "did not parse"},
+      {CorpusStage::kVerify, "parsed, failed verification"},
+      {CorpusStage::kCompile, "verified, failed to compile (JIT)"},
+      {CorpusStage::kRun, "compiled, failed to run or to match"},
+      {CorpusStage::kTooLarge, "compiled, too large to run"},
+      {CorpusStage::kPassed, "ran and matched the interpreter"},
+  };
+  const double total = std::max<size_t>(outcomes.size(), 1);
+  std::string report =
+      absl::StrFormat("%d modules\n", static_cast<int64_t>(outcomes.size()));
+  for (const auto& [stage, label] : kStages) {
+    const int64_t count = std::count_if(
+        outcomes.begin(), outcomes.end(),
+        [stage = stage](const ModuleOutcome& o) { return o.stage == stage; });
+    absl::StrAppendFormat(&report, "  %6d  %5.1f%%  %s\n", count,
+                          100.0 * count / total, label);
+  }
+  std::map<std::string, std::pair<int64_t, std::string>> reasons;
+  for (const ModuleOutcome& outcome : outcomes) {
+    if (outcome.reason.empty()) continue;
+    auto& [count, example] = reasons[outcome.reason];
+    if (count++ == 0) {
+      example = std::filesystem::path(outcome.path).filename().string();
+    }
+  }
+  std::vector<std::pair<std::string, std::pair<int64_t, std::string>>> sorted(
+      reasons.begin(), reasons.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second.first > b.second.first;
+  });
+  absl::StrAppend(&report, "first failure of each module, most common first "
+                           "(count, reason, an example):\n");
+  for (int64_t i = 0; i < static_cast<int64_t>(sorted.size()) && i < most_reasons;
+       ++i) {
+    const auto& [reason, counted] = sorted[i];
+    absl::StrAppendFormat(&report, "  %6d  %s  [%s]\n", counted.first, reason,
+                          counted.second);
+  }
+  if (static_cast<int64_t>(sorted.size()) > most_reasons) {
+    absl::StrAppendFormat(&report, "  (%d more reasons)\n",
+                          static_cast<int64_t>(sorted.size()) - most_reasons);
+  }
+  return report;
+}
+
+}  // namespace mxla::tools

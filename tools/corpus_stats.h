@@ -1,0 +1,59 @@
+// `mxla stats`: how much of a directory of HLO modules mxla accepts. Each
+// module goes through the stages a user's module does (parse, verify,
+// compile with the JIT, run on generated arguments against the
+// interpreter) and stops at its first failure, whose message, with the
+// places, names and numbers that vary taken out, is its reason. Reasons are
+// then counted across the modules, so one line says e.g. how many modules
+// first fail on `unknown opcode 'dot'`.
+#ifndef MXLA_TOOLS_CORPUS_STATS_H_
+#define MXLA_TOOLS_CORPUS_STATS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mxla::tools {
+
+// How far a module got, in pipeline order.
+enum class CorpusStage {
+  kParse,    // did not parse
+  kVerify,   // parsed, failed the verifier
+  kCompile,  // verified, the JIT could not compile it
+  kRun,      // compiled, running failed or the JIT and interpreter differ
+  kTooLarge, // compiled; not run: its arguments and results are too large
+  kPassed,   // ran, and the JIT matched the interpreter
+};
+
+struct CorpusOptions {
+  // Modules whose arguments and results hold more elements are compiled
+  // but not run (the interpreter would take minutes).
+  int64_t max_run_elements = int64_t{1} << 22;
+  // Relative and absolute tolerance of the JIT against the interpreter.
+  double tolerance = 1e-4;
+};
+
+struct ModuleOutcome {
+  std::string path;
+  CorpusStage stage = CorpusStage::kPassed;
+  std::string reason;  // empty when passed
+};
+
+// One module's outcome.
+ModuleOutcome EvaluateModuleFile(const std::string& path,
+                                 const CorpusOptions& options);
+
+// `message` without what varies between modules: a leading
+// "path:line:column: ", quoted names ('x' -> '_') and numbers (-> N), except
+// the first quoted token of a message about a missing feature or syntax
+// ("unknown opcode 'dot'", "unsupported ...", "unexpected character '%'",
+// "expected '}' ...", "missing attribute ...").
+std::string NormalizeReason(const std::string& message);
+
+// The report: counts per stage, then the reasons by count.
+std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
+                               int64_t most_reasons);
+
+}  // namespace mxla::tools
+
+#endif  // MXLA_TOOLS_CORPUS_STATS_H_
