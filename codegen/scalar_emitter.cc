@@ -33,23 +33,32 @@ llvm::Value* ScalarEmitter::Float32Math(
   return function(ops, x);
 }
 
+// A call of libm's `f32_name` or `f64_name` on `args` (all of x's type).
+// It is marked nobuiltin: LLVM would otherwise fold calls on constants with
+// its own evaluation (for f32, in double and then rounded), which need not
+// give glibc's bits that the interpreter gets.
 llvm::Value* ScalarEmitter::LibmCall(const char* f32_name,
-                                     const char* f64_name, llvm::Value* x) {
+                                     const char* f64_name,
+                                     std::initializer_list<llvm::Value*> args) {
   llvm::Module* module = b_.GetInsertBlock()->getModule();
-  llvm::Type* type = x->getType();
+  llvm::Type* type = (*args.begin())->getType();
   const char* name = type->isFloatTy() ? f32_name : f64_name;
+  std::vector<llvm::Type*> parameters(args.size(), type);
   llvm::FunctionCallee callee = module->getOrInsertFunction(
-      name, llvm::FunctionType::get(type, {type}, false));
+      name, llvm::FunctionType::get(type, parameters, false));
   if (auto* function = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     function->setDoesNotAccessMemory();
     function->setDoesNotThrow();
   }
-  return b_.CreateCall(callee, {x});
+  llvm::CallInst* call = b_.CreateCall(callee, args);
+  call->addFnAttr(llvm::Attribute::NoBuiltin);
+  return call;
 }
 
 absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
                                                   PrimitiveType type,
                                                   llvm::Value* x) {
+  if (opcode == HloOpcode::kCopy) return x;
   llvm::Value* result = nullptr;
   if (primitive_util::IsFloatingPointType(type)) {
     result = FloatUnary(opcode, type, x);
@@ -111,7 +120,7 @@ llvm::Value* ScalarEmitter::FloatUnary(HloOpcode opcode, PrimitiveType type,
                            Intrinsic(llvm::Intrinsic::sqrt, x));
     case HloOpcode::kTanh:
       if (f32) return Float32Math(&float32_math::Tanh<LlvmFloatOps>, x);
-      return LibmCall("tanhf", "tanh", x);
+      return LibmCall("tanhf", "tanh", {x});
     case HloOpcode::kLogistic: {
       if (f32) return Float32Math(&float32_math::Logistic<LlvmFloatOps>, x);
       llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
@@ -122,6 +131,24 @@ llvm::Value* ScalarEmitter::FloatUnary(HloOpcode opcode, PrimitiveType type,
       return Intrinsic(llvm::Intrinsic::floor, x);
     case HloOpcode::kCeil:
       return Intrinsic(llvm::Intrinsic::ceil, x);
+    case HloOpcode::kRoundNearestAfz:
+      return Intrinsic(llvm::Intrinsic::round, x);
+    case HloOpcode::kRoundNearestEven:
+      return Intrinsic(llvm::Intrinsic::roundeven, x);
+    case HloOpcode::kSin:
+      return LibmCall("sinf", "sin", {x});
+    case HloOpcode::kCos:
+      return LibmCall("cosf", "cos", {x});
+    case HloOpcode::kTan:
+      return LibmCall("tanf", "tan", {x});
+    case HloOpcode::kExpm1:
+      return LibmCall("expm1f", "expm1", {x});
+    case HloOpcode::kLog1p:
+      return LibmCall("log1pf", "log1p", {x});
+    case HloOpcode::kCbrt:
+      return LibmCall("cbrtf", "cbrt", {x});
+    case HloOpcode::kErf:
+      return LibmCall("erff", "erf", {x});
     default:
       return nullptr;
   }
@@ -184,6 +211,9 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Binary(HloOpcode opcode,
       break;
     case HloOpcode::kXor:
       if (!is_float) return b_.CreateXor(a, b);
+      break;
+    case HloOpcode::kAtan2:
+      if (is_float) return LibmCall("atan2f", "atan2", {a, b});
       break;
     default:
       break;

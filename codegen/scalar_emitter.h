@@ -4,8 +4,10 @@
 // +0 > -0, saturating float->int convert, IEEE float math without fast-math.
 //
 // Values are register values (llvm_types.h: pred is i1). The functions work
-// on scalars; they also accept vectors of those types except where a libm
-// call is needed (f64 exp, log, tanh; pow), which the caller scalarizes.
+// on scalars; they also accept vectors of those types except where they
+// call libm (f64 tanh; sine, cosine, tan, exponential-minus-one,
+// log-plus-one, cbrt, erf and atan2 in both float types), which takes
+// scalars: the interpreter calls the same functions, so the bits agree.
 // f32 exp, log, tanh and logistic are inline IR (semantics/float32_math.h), so
 // loops of them vectorize.
 // An op the element type does not support (shape inference rejects it) is an
@@ -54,7 +56,7 @@ class ScalarEmitter {
                                                     llvm::Value*),
                            llvm::Value* x);
   llvm::Value* LibmCall(const char* f32_name, const char* f64_name,
-                        llvm::Value* x);
+                        std::initializer_list<llvm::Value*> args);
   llvm::Value* IsNan(llvm::Value* x) { return b_.CreateFCmpUNO(x, x); }
 
   llvm::IRBuilder<>& b_;

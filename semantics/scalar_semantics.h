@@ -39,6 +39,12 @@
 //               function; logistic is 1 / (1 + exp(-x)) in f64.
 //   sqrt, floor, ceil
 //               the <cmath> function (correctly rounded / exact).
+//   round-nearest-afz, round-nearest-even
+//               std::round (halves away from zero), std::nearbyint (halves
+//               to even); exact.
+//   sine, cosine, tan, exponential-minus-one, log-plus-one, cbrt, erf,
+//   atan2       the <cmath> function (glibc's; the JIT calls the same one).
+//   copy        the operand.
 //   rsqrt       1 / sqrt(x), in the element type.
 //   convert     to pred: x != 0 (NaN gives true). From pred: 0 or 1.
 //               int -> float: round to nearest even. float -> int: NaN gives
@@ -281,6 +287,54 @@ T Logistic(T a) {
 template <Float T>
 T Floor(T a) {
   return std::floor(a);
+}
+template <Element T>
+constexpr T Copy(T a) {
+  return a;
+}
+// libm's, in both backends (the JIT calls the same functions), so the
+// results are glibc's: within its documented error of the exact value.
+template <Float T>
+T Sin(T a) {
+  return std::sin(a);
+}
+template <Float T>
+T Cos(T a) {
+  return std::cos(a);
+}
+template <Float T>
+T Tan(T a) {
+  return std::tan(a);
+}
+template <Float T>
+T Expm1(T a) {
+  return std::expm1(a);
+}
+template <Float T>
+T Log1p(T a) {
+  return std::log1p(a);
+}
+template <Float T>
+T Cbrt(T a) {
+  return std::cbrt(a);
+}
+template <Float T>
+T Erf(T a) {
+  return std::erf(a);
+}
+template <Float T>
+T Atan2(T y, T x) {
+  return std::atan2(y, x);
+}
+// Halves round away from zero (round-nearest-afz) or to even
+// (round-nearest-even; the default rounding mode, which mxla never changes).
+template <Float T>
+T Round(T a) {
+  return std::round(a);
+}
+template <Float T>
+T RoundNearestEven(T a) {
+  return std::nearbyint(a);
 }
 template <Float T>
 T Ceil(T a) {

@@ -66,6 +66,13 @@ TEST(XlaBuilderTest, EveryBinaryAndUnaryOpRecordsItsOpcode) {
       {Logistic(x), HloOpcode::kLogistic}, {Floor(x), HloOpcode::kFloor},
       {Ceil(x), HloOpcode::kCeil},         {Sign(x), HloOpcode::kSign},
       {Not(p), HloOpcode::kNot},           {Not(i), HloOpcode::kNot},
+      {Copy(p), HloOpcode::kCopy},         {Sin(x), HloOpcode::kSin},
+      {Cos(x), HloOpcode::kCos},           {Tan(x), HloOpcode::kTan},
+      {Expm1(x), HloOpcode::kExpm1},       {Log1p(x), HloOpcode::kLog1p},
+      {Cbrt(x), HloOpcode::kCbrt},         {Erf(x), HloOpcode::kErf},
+      {Round(x), HloOpcode::kRoundNearestAfz},
+      {RoundNearestEven(x), HloOpcode::kRoundNearestEven},
+      {Atan2(x, x), HloOpcode::kAtan2},
   };
   XlaOp last = Tuple(&b, {cases.back().op});
   ASSERT_OK_AND_ASSIGN(XlaComputation computation, b.Build(last));

@@ -15,6 +15,12 @@ code (semantics/scalar_semantics.h is never consulted or called):
     digits), rounded to the type; the test allows the documented error
     (semantics/float32_math.h) for these only;
   * rsqrt: 1 / sqrt(x), both rounded in the type (XLA emits exactly that);
+  * sine, cosine, tan, exponential-minus-one, log-plus-one, cbrt, erf,
+    atan2: the exact value (mpmath at 60 digits) rounded to the type, IEEE
+    special cases (C11 Annex F) by hand or from NumPy; the test allows
+    libm's documented error there (semantics/scalar_semantics.h: glibc);
+  * round-nearest-afz: halves away from zero; round-nearest-even: halves to
+    even (exact, sign of zero kept); copy: the operand;
   * maximum/minimum: NaN if an operand is NaN, max(-0, +0) = +0 and
     min(-0, +0) = -0 (IEEE 754-2019 maximum/minimum, LLVM's llvm.maximum);
   * integers: two's complement wrapping; x / 0 = -1, INT_MIN / -1 = INT_MIN,
@@ -30,9 +36,11 @@ import itertools
 import math
 import struct
 
+import mpmath
 import numpy as np
 
 decimal.getcontext().prec = 60
+mpmath.mp.dps = 60
 D = decimal.Decimal
 
 F32_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-45, -1e-45, 1.1754942e-38,
@@ -126,6 +134,7 @@ INT_UNARY = {
     'abs': lambda a, t: wrap(abs(a), t),
     'sign': lambda a, t: (a > 0) - (a < 0),
     'not': lambda a, t: ~a,
+    'copy': lambda a, t: a,
 }
 
 # ------------------------------------------------------------------ floats
@@ -175,6 +184,7 @@ FLOAT_BINARY = {
     'maximum': fmax,
     'minimum': fmin,
     'power': lambda a, b, t: pow_exact(a, b, t),
+    'atan2': lambda a, b, t: atan2_exact(a, b, t),
 }
 
 
@@ -230,6 +240,54 @@ def logistic_exact(x, t):
   return exact(lambda d: 1 / (1 + (-d).exp()), x, t)
 
 
+def mp_exact(fn, x, t):
+  """fn (on mpmath numbers) of x rounded to type t."""
+  return fl(float(fn(mpmath.mpf(float(x)))), t)
+
+
+def libm_unary(op):
+  """The exact value of op, its specials (NaN, infinities, zeros, domain
+  edges) as C11 Annex F gives them."""
+  def value(x, t):
+    if math.isnan(x):
+      return math.nan
+    if x == 0 and op != 'cosine':
+      return x  # every one of these keeps the signed zero
+    if math.isinf(x):
+      return {'sine': math.nan, 'cosine': math.nan, 'tan': math.nan,
+              'exponential-minus-one': math.inf if x > 0 else -1.0,
+              'log-plus-one': math.inf if x > 0 else math.nan,
+              'cbrt': x, 'erf': math.copysign(1.0, x)}[op]
+    if op == 'log-plus-one' and x <= -1:
+      return -math.inf if x == -1 else math.nan
+    if op == 'exponential-minus-one' and x > 1000:
+      return math.inf
+    fn = {'sine': mpmath.sin, 'cosine': mpmath.cos, 'tan': mpmath.tan,
+          'exponential-minus-one': mpmath.expm1, 'log-plus-one': mpmath.log1p,
+          'cbrt': mpmath.cbrt,
+          'erf': mpmath.erf}[op]
+    if op == 'cbrt' and x < 0:
+      return -mp_exact(fn, -x, t)
+    return mp_exact(fn, x, t)
+  return value
+
+
+def atan2_exact(y, x, t):
+  if math.isnan(x) or math.isnan(y) or y == 0 or math.isinf(x) or \
+      math.isinf(y):
+    return np.arctan2(fl(y, t), fl(x, t))  # Annex F's special cases
+  if x == 0:
+    return math.copysign(fl(float(mpmath.pi / 2), t), y)
+  return fl(float(mpmath.atan2(mpmath.mpf(float(y)), mpmath.mpf(float(x)))), t)
+
+
+def round_afz(x, t):
+  if math.isnan(x) or math.isinf(x):
+    return x
+  r = float(D(float(x)).to_integral_value(rounding=decimal.ROUND_HALF_UP))
+  return math.copysign(r, x)
+
+
 def sign_float(x, t):
   if math.isnan(x) or x == 0:
     return x
@@ -248,7 +306,13 @@ FLOAT_UNARY = {
     'rsqrt': lambda a, t: fl(1, t) / np.sqrt(fl(a, t)),
     'floor': lambda a, t: np.floor(fl(a, t)),
     'ceil': lambda a, t: np.ceil(fl(a, t)),
+    'round-nearest-afz': round_afz,
+    'round-nearest-even': lambda a, t: np.rint(fl(a, t)),
+    'copy': lambda a, t: fl(a, t),
 }
+for _op in ('sine', 'cosine', 'tan', 'exponential-minus-one', 'log-plus-one',
+            'cbrt', 'erf'):
+  FLOAT_UNARY[_op] = libm_unary(_op)
 
 PRED_BINARY = {
     'add': lambda a, b, t: a or b,
@@ -259,7 +323,7 @@ PRED_BINARY = {
     'or': lambda a, b, t: a or b,
     'xor': lambda a, b, t: a != b,
 }
-PRED_UNARY = {'not': lambda a, t: not a}
+PRED_UNARY = {'not': lambda a, t: not a, 'copy': lambda a, t: a}
 
 COMPARES = {
     'EQ': lambda a, b: a == b, 'NE': lambda a, b: a != b,

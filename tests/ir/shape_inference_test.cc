@@ -238,11 +238,18 @@ TEST(UnaryShapeTest, TypeRules) {
   for (HloOpcode op :
        {HloOpcode::kExp, HloOpcode::kLog, HloOpcode::kSqrt, HloOpcode::kRsqrt,
         HloOpcode::kTanh, HloOpcode::kLogistic, HloOpcode::kFloor,
-        HloOpcode::kCeil}) {
+        HloOpcode::kCeil, HloOpcode::kSin, HloOpcode::kCos, HloOpcode::kTan,
+        HloOpcode::kExpm1, HloOpcode::kLog1p, HloOpcode::kCbrt,
+        HloOpcode::kErf, HloOpcode::kRoundNearestAfz,
+        HloOpcode::kRoundNearestEven}) {
     EXPECT_OK(SI::InferUnaryOpShape(op, S(F64, {3})));
     EXPECT_THAT(
         SI::InferUnaryOpShape(op, S(S32, {3})),
         Invalid(std::string(HloOpcodeString(op)), "floating", "s32[3]"));
+  }
+  for (PrimitiveType type : {PRED, S32, S64, F32, F64}) {
+    EXPECT_EQ(*SI::InferUnaryOpShape(HloOpcode::kCopy, S(type, {2})),
+              S(type, {2}));
   }
   EXPECT_OK(SI::InferUnaryOpShape(HloOpcode::kNot, S(PRED, {2})));
   EXPECT_OK(SI::InferUnaryOpShape(HloOpcode::kNot, S(S64, {2})));

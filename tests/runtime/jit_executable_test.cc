@@ -168,6 +168,7 @@ void CheckEveryOp(const std::string& type) {
   if (!is_float) {
     for (const char* op : {"and", "or", "xor"}) binary.push_back(op);
   }
+  if (is_float) binary.push_back("atan2");
   for (const std::string& op : binary) {
     ExpectSameAsEvaluator(ElementwiseModule(op, type, type, n, 2, ""), two);
   }
@@ -185,12 +186,16 @@ void CheckEveryOp(const std::string& type) {
     for (const char* op : {"negate", "abs", "sign"}) unary.push_back(op);
   }
   if (is_float) {
-    for (const char* op : {"exponential", "log", "sqrt", "rsqrt", "tanh",
-                           "logistic", "floor", "ceil"}) {
+    for (const char* op :
+         {"exponential", "log", "sqrt", "rsqrt", "tanh", "logistic", "floor",
+          "ceil", "sine", "cosine", "tan", "exponential-minus-one",
+          "log-plus-one", "cbrt", "erf", "round-nearest-afz",
+          "round-nearest-even"}) {
       unary.push_back(op);
     }
   }
   if (is_pred) unary.erase(unary.begin() + 1, unary.end());
+  unary.push_back("copy");
   for (const std::string& op : unary) {
     ExpectSameAsEvaluator(ElementwiseModule(op, type, type, n, 1, ""), one);
   }

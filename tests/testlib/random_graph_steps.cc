@@ -30,21 +30,24 @@ std::vector<HloOpcode> BinaryOpcodes(PrimitiveType type, bool transcendental) {
   if (primitive_util::IsIntegralType(type)) {
     ops.insert(ops.end(), {O::kAnd, O::kOr, O::kXor, O::kPower});
   } else if (transcendental) {
-    ops.push_back(O::kPower);
+    ops.insert(ops.end(), {O::kPower, O::kAtan2});
   }
   return ops;
 }
 
 std::vector<HloOpcode> UnaryOpcodes(PrimitiveType type, bool transcendental) {
-  if (type == PRED) return {O::kNot};
+  if (type == PRED) return {O::kNot, O::kCopy};
   if (primitive_util::IsIntegralType(type)) {
-    return {O::kNegate, O::kAbs, O::kSign, O::kNot};
+    return {O::kNegate, O::kAbs, O::kSign, O::kNot, O::kCopy};
   }
   std::vector<HloOpcode> ops = {O::kNegate, O::kAbs,  O::kFloor,
-                                O::kCeil,   O::kSign, O::kSqrt};
+                                O::kCeil,   O::kSign, O::kSqrt,
+                                O::kCopy,   O::kRoundNearestAfz,
+                                O::kRoundNearestEven};
   if (transcendental) {
     ops.insert(ops.end(),
-               {O::kExp, O::kLog, O::kRsqrt, O::kTanh, O::kLogistic});
+               {O::kExp, O::kLog, O::kRsqrt, O::kTanh, O::kLogistic, O::kSin,
+                O::kCos, O::kTan, O::kExpm1, O::kLog1p, O::kCbrt, O::kErf});
   }
   return ops;
 }

@@ -131,6 +131,25 @@ Range FloatUnaryRange(HloOpcode opcode, PrimitiveType type, const Range& a) {
     }
     case HloOpcode::kFloor:
       return WithNan(Range::Of(std::floor(a.lo), std::floor(a.hi)), a.nan);
+    case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven:
+      return WithNan(Range::Of(std::round(a.lo), std::round(a.hi)), a.nan);
+    case HloOpcode::kSin:
+    case HloOpcode::kCos:  // NaN for infinite operands
+      return WithNan(Range::Of(-1, 1), a.nan || !a.Finite());
+    case HloOpcode::kErf:
+      return WithNan(Range::Of(-1, 1), a.nan);
+    case HloOpcode::kCbrt:
+      return WithNan(Range::Of(std::cbrt(a.lo), std::cbrt(a.hi)), a.nan);
+    case HloOpcode::kExpm1:
+      if (a.nan || a.hi > 80) return Range::Unknown();
+      return Range::Of(std::expm1(a.lo), std::expm1(a.hi));
+    case HloOpcode::kLog1p:
+      if (a.nan || a.lo <= -1) return Range::Unknown();
+      return Range::Of(std::log1p(a.lo), std::log1p(a.hi));
+    case HloOpcode::kTan:  // monotonic and finite inside (-pi/2, pi/2)
+      if (a.nan || a.lo < -1.5 || a.hi > 1.5) return Range::Unknown();
+      return Range::Of(std::tan(a.lo), std::tan(a.hi));
     case HloOpcode::kCeil:
       return WithNan(Range::Of(std::ceil(a.lo), std::ceil(a.hi)), a.nan);
     default:
@@ -214,6 +233,8 @@ Range BinaryRange(HloOpcode opcode, PrimitiveType type, const Range& a,
     case HloOpcode::kOr:
     case HloOpcode::kXor:
       return BitwiseRange(a, b);
+    case HloOpcode::kAtan2:
+      return WithNan(Range::Of(-M_PI, M_PI), a.nan || b.nan);
     default:  // power: see PowRange
       return Range::Unknown();
   }
@@ -236,6 +257,8 @@ Range UnaryRange(HloOpcode opcode, PrimitiveType type, const Range& a) {
     case HloOpcode::kSign:
     case HloOpcode::kTanh:
       return SignLikeRange(opcode, a);
+    case HloOpcode::kCopy:
+      return a;
     case HloOpcode::kNot:  // ~x == -x - 1
       return Range::Of(-a.hi - 1, -a.lo - 1);
     default:

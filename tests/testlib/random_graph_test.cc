@@ -300,8 +300,9 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
       {"convert", &RandomGraphOptions::allow_convert, Opcodes({O::kConvert})},
       {"transcendental", &RandomGraphOptions::allow_transcendental,
        [](const HloInstruction& op) {
-         return Opcodes({O::kExp, O::kLog, O::kRsqrt, O::kTanh, O::kLogistic})(
-                    op) ||
+         return Opcodes({O::kExp, O::kLog, O::kRsqrt, O::kTanh, O::kLogistic,
+                         O::kSin, O::kCos, O::kTan, O::kExpm1, O::kLog1p,
+                         O::kCbrt, O::kErf, O::kAtan2})(op) ||
                 (op.opcode() == O::kPower &&
                  primitive_util::IsFloatingPointType(
                      op.shape().element_type()));
