@@ -198,6 +198,12 @@ XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands,
              absl::Span<const XlaOp> init_values,
              const XlaComputation& computation, Dims dimensions_to_reduce,
              SourceLocation location = SourceLocation::current());
+// Calls `computation` (copied into the builder) on `operands`, one per
+// parameter and of its shape; the result is the computation's. Errors go
+// to `builder`.
+XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
+           absl::Span<const XlaOp> operands,
+           SourceLocation location = SourceLocation::current());
 // A tuple of `elements` (tuples allowed, but the jit backend rejects nested
 // tuples as Unimplemented at compile time). Errors go to `builder`.
 XlaOp Tuple(XlaBuilder* builder, absl::Span<const XlaOp> elements,

@@ -176,6 +176,37 @@ XlaOp Reduce(XlaOp operand, XlaOp init_value, const XlaComputation& computation,
                 computation, dimensions_to_reduce, location);
 }
 
+XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
+           absl::Span<const XlaOp> operands, SourceLocation location) {
+  return RecordOp(
+      builder, "Call", operands,
+      absl::StrCat("to_apply=", computation.name()), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        std::vector<HloInstruction*> instructions;
+        std::vector<const Shape*> shapes;
+        for (const XlaOp& op : operands) {
+          ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
+          instructions.push_back(instruction);
+          shapes.push_back(&instruction->shape());
+        }
+        absl::Status callee_ok =
+            VerifyModule(computation.module(), VerifierMode::kBuilder);
+        if (!callee_ok.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("the called computation '", computation.name(),
+                           "' is not valid: ", callee_ok.message()));
+        }
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferCallShape(
+                             shapes, computation.GetProgramShape()));
+        auto call =
+            HloInstruction::CreateGeneric(HloOpcode::kCall, shape, instructions);
+        call->set_called_computations(
+            {builder->AddCalledComputation(computation)});
+        return builder->AddInstruction(std::move(call), "Call", location);
+      });
+}
+
 XlaOp Tuple(XlaBuilder* builder, absl::Span<const XlaOp> elements,
             SourceLocation location) {
   return RecordOp(builder, "Tuple", elements, "", location,

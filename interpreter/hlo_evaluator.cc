@@ -369,6 +369,8 @@ absl::StatusOr<Literal> EvaluateOther(
           "get-tuple-element ", index, " of ", tuple.shape().ToString());
       return tuple.tuple_element(index);
     }
+    case HloOpcode::kCall:
+      return EvaluateComputation(*instruction.to_apply(), operands);
     case HloOpcode::kFusion:
       if (instruction.called_computations().size() != 1 ||
           instruction.to_apply() == nullptr) {

@@ -132,6 +132,11 @@ absl::StatusOr<Shape> Reduce(const HloInstruction& instruction,
       ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
+  return ShapeInference::InferCallShape(
+      OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));
+}
+
 absl::StatusOr<Shape> Tuple(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferTupleShape(OperandShapes(instruction));
 }

@@ -295,6 +295,30 @@ absl::StatusOr<Shape> ShapeInference::InferTransposeShape(
   return ShapeUtil::MakeShape(operand.element_type(), dims);
 }
 
+absl::StatusOr<Shape> ShapeInference::InferCallShape(
+    absl::Span<const Shape* const> arguments, const ProgramShape& to_apply) {
+  constexpr HloOpcode kOp = HloOpcode::kCall;
+  if (arguments.size() != to_apply.parameters.size()) {
+    std::vector<std::string> shapes;
+    for (const Shape* shape : arguments) shapes.push_back(shape->ToString());
+    return OpError(kOp,
+                   "Call applied function arity must match number of "
+                   "arguments; got: arity: ",
+                   to_apply.parameters.size(), ", arguments: ",
+                   arguments.size(), "; computation signature: ",
+                   to_apply.ToString(), "; argument shapes: [",
+                   absl::StrJoin(shapes, ", "), "].");
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (*arguments[i] != to_apply.parameters[i]) {
+      return OpError(kOp, "Call parameter must match argument; got parameter ",
+                     i, " shape: ", to_apply.parameters[i].ToString(),
+                     ", argument shape: ", arguments[i]->ToString(), ".");
+    }
+  }
+  return to_apply.result;
+}
+
 absl::StatusOr<Shape> ShapeInference::InferTupleShape(
     absl::Span<const Shape* const> elements) {
   std::vector<Shape> shapes;

@@ -88,6 +88,11 @@ class ShapeInference {
       absl::Span<const Shape* const> operands,
       absl::Span<const int64_t> dimensions, const ProgramShape& to_apply);
 
+  // call(args...) of `to_apply`: as many arguments as it has parameters,
+  // each of its parameter's shape; the result is its result.
+  static absl::StatusOr<Shape> InferCallShape(
+      absl::Span<const Shape* const> arguments, const ProgramShape& to_apply);
+
   static absl::StatusOr<Shape> InferTupleShape(
       absl::Span<const Shape* const> elements);
   static absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple,

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/status_macros.h"
+#include "passes/call_inliner.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
@@ -25,6 +26,7 @@ std::unique_ptr<HloPass> Make() {
 }
 
 constexpr PassFactory kPasses[] = {
+    {"inline-calls", &Make<CallInlinerPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},
     {"simplify", &Make<SimplifyPass>},
     {"cse", &Make<CsePass>},

@@ -11,6 +11,7 @@
 #include "codegen/compiler.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
+#include "passes/call_inliner.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
@@ -76,6 +77,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
                      CreatePipeline(*options.passes, std::move(pass_options)));
   } else {
     passes = std::make_unique<PassPipeline>(std::move(pass_options));
+    passes->AddPass(std::make_unique<CallInlinerPass>());
     passes->AddPass(std::make_unique<LowerBroadcastsPass>());
     passes->AddFixedPoint("simplify-cse-dce",
                           MakePasses<SimplifyPass, CsePass, DcePass>());
@@ -87,6 +89,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       // Codegen needs lowered, fused, planned HLO whatever the user's pass
       // list; these passes do nothing when their work is already done
       // (planning keeps the plans a parsed fused module brings).
+      passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(std::make_unique<LowerBroadcastsPass>());
       passes->AddPass(std::make_unique<FusionPass>());
       passes->AddPass(std::make_unique<RowFusionPass>());

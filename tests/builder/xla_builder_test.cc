@@ -1,5 +1,6 @@
 // What the builder records for each op: opcodes, shapes, attributes, called
 // computations, metadata; and that built modules verify and survive Build().
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::mxla::testing::StatusIs;
 
 Shape F32(std::vector<int64_t> dims) {
   return ShapeUtil::MakeShape(mxla::F32, dims);
@@ -164,6 +166,31 @@ TEST(XlaBuilderTest, ReduceEmbedsTheReducer) {
   EXPECT_EQ(reducer->root_instruction()->opcode(), HloOpcode::kAdd);
   EXPECT_EQ(computation.module().computations().size(), 2u);
   EXPECT_OK(VerifyModule(computation.module(), VerifierMode::kLowered));
+}
+
+TEST(XlaBuilderTest, CallEmbedsTheComputationAndChecksItsArguments) {
+  XlaBuilder b("call");
+  std::unique_ptr<XlaBuilder> sub = b.CreateSubBuilder("square");
+  XlaOp v = Parameter(sub.get(), 0, F32({3}), "v");
+  Mul(v, v);
+  ASSERT_OK_AND_ASSIGN(XlaComputation square, sub->Build());
+  XlaOp x = Parameter(&b, 0, F32({3}), "x");
+  Call(&b, square, {x});
+  ASSERT_OK_AND_ASSIGN(XlaComputation computation, b.Build());
+  const HloInstruction* root = Root(computation);
+  ASSERT_EQ(root->opcode(), HloOpcode::kCall);
+  EXPECT_EQ(root->shape(), F32({3}));
+  EXPECT_EQ(root->to_apply()->parent(), &computation.module());
+  EXPECT_OK(VerifyModule(computation.module(), VerifierMode::kLowered));
+
+  XlaBuilder bad("bad_call");
+  XlaOp y = Parameter(&bad, 0, F32({2}), "y");
+  Call(&bad, square, {y});
+  EXPECT_THAT(bad.Build().status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Call parameter must match argument; got "
+                                 "parameter 0 shape: f32[3], argument shape: "
+                                 "f32[2].")));
 }
 
 TEST(XlaBuilderTest, VariadicReduceReturnsATuple) {

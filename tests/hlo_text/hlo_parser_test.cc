@@ -126,6 +126,11 @@ fused {
   ROOT fn = f32[2]{0} negate(fp)
 }
 
+callee {
+  cp = f32[2]{0} parameter(0)
+  ROOT cn = f32[2]{0} negate(cp)
+}
+
 ENTRY main {
   x = f32[2]{0} parameter(0)
   y = f32[2]{0} parameter(1)
@@ -168,8 +173,9 @@ ENTRY main {
   afz = f32[2]{0} round-nearest-afz(erf)
   even = f32[2]{0} round-nearest-even(afz)
   atan2 = f32[2]{0} atan2(even, y)
+  called = f32[2]{0} call(atan2), to_apply=callee
   cvt = f32[2]{0} convert(io)
-  sel = f32[2]{0} select(cmp, atan2, cvt)
+  sel = f32[2]{0} select(cmp, called, cvt)
   b = f32[2,2]{1,0} broadcast(sel), dimensions={1}
   r = f32[4]{0} reshape(b)
   t = f32[2,2]{1,0} transpose(b), dimensions={1,0}

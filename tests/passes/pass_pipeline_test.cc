@@ -168,12 +168,14 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
-              ElementsAre("lower-broadcasts", "simplify", "cse", "dce",
-                          "fusion", "row-fusion", "fusion-planning"));
+              ElementsAre("inline-calls", "lower-broadcasts", "simplify",
+                          "cse", "dce", "fusion", "row-fusion",
+                          "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
-                                 "lower-broadcasts, simplify, cse, dce, "
+                                 "inline-calls, lower-broadcasts, simplify, "
+                                 "cse, dce, "
                                  "fusion, row-fusion, fusion-planning)")));
 }
 

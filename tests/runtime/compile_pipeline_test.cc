@@ -83,8 +83,8 @@ TEST(CompilePipelineTest, DefaultHloPassesLowerAndCleanUp) {
   }
   // Nothing to clean up: the first round of the fixed point changes
   // nothing, which ends it.
-  EXPECT_THAT(passes,
-              ElementsAre("lower-broadcasts", "simplify", "cse", "dce"));
+  EXPECT_THAT(passes, ElementsAre("inline-calls", "lower-broadcasts",
+                                  "simplify", "cse", "dce"));
   EXPECT_EQ(compiled.program, nullptr);
 }
 
@@ -103,8 +103,9 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
   for (const PassRecord& pass : compiled.report.passes) {
     passes.push_back(pass.name);
   }
-  EXPECT_THAT(passes, ElementsAre("simplify", "lower-broadcasts", "fusion",
-                                  "row-fusion", "fusion-planning"));
+  EXPECT_THAT(passes,
+              ElementsAre("simplify", "inline-calls", "lower-broadcasts",
+                          "fusion", "row-fusion", "fusion-planning"));
   ASSERT_NE(compiled.program, nullptr);
   EXPECT_EQ(compiled.module, nullptr);  // moved into the program
   EXPECT_THAT(StageNames(compiled.program->report),

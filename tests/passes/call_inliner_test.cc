@@ -1,0 +1,106 @@
+// inline-calls and `call` end to end: the pass leaves no call (nested calls
+// included), copies the body with the call's operands as its parameters,
+// and the JIT (which needs the calls gone) matches the interpreter (which
+// evaluates them) bit for bit.
+#include "passes/call_inliner.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "ir/hlo_verifier.h"
+#include "passes/dce.h"
+#include "tests/testlib/hlo_test_base.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::RunAndCompare;
+
+constexpr char kNestedCalls[] = R"(HloModule nested_calls
+square {
+  x = f32[4] parameter(0)
+  ROOT xx = f32[4] multiply(x, x)
+}
+first {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] parameter(1)
+}
+sum_of_squares {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  aa = f32[4] call(a), to_apply=square
+  bb = f32[4] call(b), to_apply=square
+  ROOT s = f32[4] add(aa, bb)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  q = f32[4] parameter(1)
+  s = f32[4] call(p, q), to_apply=sum_of_squares
+  passed = f32[4] call(p, s), to_apply=first
+  ROOT r = f32[4] subtract(passed, p)
+}
+)";
+
+TEST(CallInlinerTest, InlinesNestedCallsAndDceDropsTheCallees) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kNestedCalls));
+  ASSERT_OK_AND_ASSIGN(bool changed, CallInlinerPass().Run(*module));
+  EXPECT_TRUE(changed);
+  ASSERT_OK(DcePass().Run(*module).status());
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
+  EXPECT_EQ(module->computations().size(), 1u) << module->ToString();
+  const HloComputation& entry = *module->entry_computation();
+  int64_t multiplies = 0;
+  for (const HloInstruction* instruction : entry.instructions()) {
+    EXPECT_NE(instruction->opcode(), HloOpcode::kCall);
+    multiplies += instruction->opcode() == HloOpcode::kMultiply;
+  }
+  EXPECT_EQ(multiplies, 2);
+  // `first` returned its second parameter: the subtract now reads the sum.
+  const HloInstruction* root = entry.root_instruction();
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kAdd);
+  EXPECT_EQ(root->operand(1)->opcode(), HloOpcode::kParameter);
+  ASSERT_OK_AND_ASSIGN(bool again, CallInlinerPass().Run(*module));
+  EXPECT_FALSE(again);
+}
+
+TEST(CallInlinerTest, JitMatchesTheInterpreterThroughCalls) {
+  EXPECT_TRUE(RunAndCompare(kNestedCalls));
+}
+
+TEST(CallInlinerTest, CallsMustMatchTheirComputation) {
+  auto error = [](const std::string& call) {
+    const std::string text = absl::StrCat(R"(HloModule bad
+square {
+  x = f32[4] parameter(0)
+  ROOT xx = f32[4] multiply(x, x)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  q = f32[2] parameter(1)
+  ROOT c = f32[4] )", call, R"(
+})");
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    if (!module.ok()) return std::string(module.status().message());
+    return std::string(
+        VerifyModule(**module, VerifierMode::kBuilder).message());
+  };
+  EXPECT_THAT(error("call(p, p), to_apply=square"),
+              ::testing::HasSubstr(
+                  "call: Call applied function arity must match number of "
+                  "arguments; got: arity: 1, arguments: 2"));
+  EXPECT_THAT(error("call(q), to_apply=square"),
+              ::testing::HasSubstr(
+                  "call: Call parameter must match argument; got parameter 0 "
+                  "shape: f32[4], argument shape: f32[2]."));
+  EXPECT_THAT(error("call(p)"),
+              ::testing::HasSubstr("missing attribute 'to_apply'"));
+}
+
+}  // namespace
+}  // namespace mxla
