@@ -198,6 +198,10 @@ XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands,
              absl::Span<const XlaOp> init_values,
              const XlaComputation& computation, Dims dimensions_to_reduce,
              SourceLocation location = SourceLocation::current());
+// Elements start_indices + i * strides of `operand`, below limit_indices,
+// per dimension (XLA's Slice).
+XlaOp Slice(XlaOp operand, Dims start_indices, Dims limit_indices,
+            Dims strides, SourceLocation location = SourceLocation::current());
 // Calls `computation` (copied into the builder) on `operands`, one per
 // parameter and of its shape; the result is the computation's. Errors go
 // to `builder`.

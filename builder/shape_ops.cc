@@ -176,6 +176,25 @@ XlaOp Reduce(XlaOp operand, XlaOp init_value, const XlaComputation& computation,
                 computation, dimensions_to_reduce, location);
 }
 
+XlaOp Slice(XlaOp operand, Dims start_indices, Dims limit_indices,
+            Dims strides, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand});
+  return RecordOp(
+      builder, "Slice", {operand},
+      absl::StrCat("start_indices=", DimsString(start_indices),
+                   ", limit_indices=", DimsString(limit_indices),
+                   ", strides=", DimsString(strides)),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(operand));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferSliceShape(
+                                          x->shape(), start_indices,
+                                          limit_indices, strides));
+        auto slice = HloInstruction::CreateGeneric(HloOpcode::kSlice, shape, {x});
+        slice->set_slice(start_indices, limit_indices, strides);
+        return builder->AddInstruction(std::move(slice), "Slice", location);
+      });
+}
+
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
            absl::Span<const XlaOp> operands, SourceLocation location) {
   return RecordOp(

@@ -159,6 +159,17 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
     }
     case HloOpcode::kReshape:
       return ReshapeOperandIndex(instruction, index);
+    case HloOpcode::kSlice: {
+      const std::vector<int64_t> starts = instruction.slice_starts();
+      const std::vector<int64_t> strides = instruction.slice_strides();
+      IrIndex operand_index(index.size());
+      for (size_t d = 0; d < index.size(); ++d) {
+        operand_index[d] = b_.CreateAdd(
+            b_.CreateMul(index[d], b_.getInt64(strides[d]), "", true, true),
+            b_.getInt64(starts[d]), "", true, true);
+      }
+      return operand_index;
+    }
     default:
       break;
   }
@@ -299,6 +310,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kBroadcast:
     case HloOpcode::kReshape:
     case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
       return operand(0);
     case HloOpcode::kConvert:
       return scalars_.Convert(instruction.operand(0)->shape().element_type(),

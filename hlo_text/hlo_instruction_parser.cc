@@ -224,6 +224,8 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
       return keep(cursor.ExpectNonNegativeInt(info.name));
     case AttrType::kInt64List:
       return keep(ParseInt64ListAt(cursor));
+    case AttrType::kSliceRanges:
+      return keep(ParseSliceRangesAt(cursor));
     case AttrType::kComparisonDirection:
       return keep(ParseDirection(cursor));
     case AttrType::kFusionKind:

@@ -338,6 +338,44 @@ absl::StatusOr<std::vector<int64_t>> ParseInt64ListAt(TokenCursor& cursor) {
   return values;
 }
 
+namespace {
+
+absl::StatusOr<int64_t> ExpectInt64(TokenCursor& cursor) {
+  const Token& token = cursor.Peek();
+  if (token.kind != TokenKind::kInt) return cursor.Expected("an integer");
+  std::optional<int64_t> value = ToInteger<int64_t>(token.text);
+  if (!value.has_value()) {
+    return TokenCursor::ErrorAt(
+        token, absl::StrCat("integer ", token.text, " is out of range"));
+  }
+  cursor.Next();
+  return *value;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int64_t>> ParseSliceRangesAt(TokenCursor& cursor) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  std::vector<int64_t> triples;
+  while (!cursor.Is(TokenKind::kRBrace)) {
+    if (!triples.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+      return cursor.Expected("',' or '}'");
+    }
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kLSquare));
+    ASSIGN_OR_RETURN(int64_t start, ExpectInt64(cursor));
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kColon));
+    ASSIGN_OR_RETURN(int64_t limit, ExpectInt64(cursor));
+    int64_t stride = 1;
+    if (cursor.TryConsume(TokenKind::kColon)) {
+      ASSIGN_OR_RETURN(stride, ExpectInt64(cursor));
+    }
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kRSquare));
+    triples.insert(triples.end(), {start, limit, stride});
+  }
+  cursor.Next();
+  return triples;
+}
+
 absl::StatusOr<Literal> ParseLiteralAt(TokenCursor& cursor,
                                        const Shape& shape) {
   absl::Status valid = ShapeUtil::ValidateShape(shape);

@@ -23,6 +23,9 @@ bool AtShape(const TokenCursor& cursor);
 
 // `{1, 0}` or `{}`.
 absl::StatusOr<std::vector<int64_t>> ParseInt64ListAt(TokenCursor& cursor);
+// `{[start:limit(:stride)?], ...}` (slice bounds) as start, limit, stride
+// triples, the stride 1 when left out.
+absl::StatusOr<std::vector<int64_t>> ParseSliceRangesAt(TokenCursor& cursor);
 
 // The value part of a literal of the valid `shape`: `1`, `{ {1, 2} }`,
 // `( {1}, true )`. Element counts and nesting must match the shape, and

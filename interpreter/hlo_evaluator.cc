@@ -21,6 +21,7 @@ namespace {
 using hlo_evaluator_internal::EvaluateBroadcast;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
+using hlo_evaluator_internal::EvaluateSlice;
 using hlo_evaluator_internal::EvaluateTranspose;
 using hlo_evaluator_internal::ImplicitBroadcast;
 using hlo_evaluator_internal::StridedOffsets;
@@ -354,6 +355,10 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateReshape(*operands[0], shape);
     case HloOpcode::kTranspose:
       return EvaluateTranspose(*operands[0], instruction.dimensions());
+    case HloOpcode::kSlice:
+      return EvaluateSlice(*operands[0], instruction.slice_starts(),
+                           instruction.slice_limits(),
+                           instruction.slice_strides());
     case HloOpcode::kReduce:
       return EvaluateReduce(instruction, operands);
     case HloOpcode::kTuple: {

@@ -58,12 +58,12 @@ absl::Status CheckArray(const Literal& literal, absl::string_view op) {
 
 Literal StridedGather(const Literal& source,
                       absl::Span<const int64_t> result_dims,
-                      absl::Span<const int64_t> strides) {
+                      absl::Span<const int64_t> strides, int64_t base) {
   Literal result(
       ShapeUtil::MakeShape(source.shape().element_type(), result_dims));
   primitive_util::ArrayTypeSwitch(source.shape().element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* in = source.data<T>().data();
+    const T* in = source.data<T>().data() + base;
     T* out = result.data<T>().data();
     ForEachRow(result_dims, strides,
                [&](int64_t offset, int64_t length, int64_t stride) {
@@ -134,6 +134,34 @@ absl::StatusOr<Literal> EvaluateTranspose(
     strides[i] = in_strides[p];
   }
   return StridedGather(operand, dims, strides);
+}
+
+absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
+                                      absl::Span<const int64_t> starts,
+                                      absl::Span<const int64_t> limits,
+                                      absl::Span<const int64_t> strides) {
+  RETURN_IF_ERROR(CheckArray(operand, "slice"));
+  const Shape& in = operand.shape();
+  RET_CHECK(static_cast<int64_t>(starts.size()) == in.rank() &&
+                limits.size() == starts.size() &&
+                strides.size() == starts.size(),
+            "slice of ", in.ToString());
+  std::vector<int64_t> in_strides = ShapeUtil::RowMajorStrides(in);
+  std::vector<int64_t> dims(in.rank()), gather_strides(in.rank());
+  int64_t base = 0;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    // Shape inference checked these; a result element never leaves `in`.
+    RET_CHECK(0 <= starts[d] && starts[d] <= limits[d] &&
+                  limits[d] <= in.dimensions(d) && strides[d] >= 1,
+              "slice of ", in.ToString(), " along dimension ", d);
+    dims[d] = (limits[d] - starts[d] + strides[d] - 1) / strides[d];
+    gather_strides[d] = in_strides[d] * strides[d];
+    base += starts[d] * in_strides[d];
+  }
+  if (ShapeUtil::ElementsIn(ShapeUtil::MakeShape(PRED, dims)) == 0) {
+    return Literal(ShapeUtil::MakeShape(in.element_type(), dims));
+  }
+  return StridedGather(operand, dims, gather_strides, base);
 }
 
 absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,

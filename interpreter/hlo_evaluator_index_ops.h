@@ -17,11 +17,11 @@ namespace mxla::hlo_evaluator_internal {
 
 // Returns the array of dimensions `result_dims` (and `source`'s element
 // type) whose element at index i is source's element at linear offset
-// sum_d i[d] * strides[d]. A stride of 0 repeats the source along that
+// base + sum_d i[d] * strides[d]. A stride of 0 repeats the source along that
 // dimension. The caller guarantees every offset is inside `source`.
 Literal StridedGather(const Literal& source,
                       absl::Span<const int64_t> result_dims,
-                      absl::Span<const int64_t> strides);
+                      absl::Span<const int64_t> strides, int64_t base = 0);
 
 // The offsets sum_d i[d] * strides[d] for every index i of `dims`, in
 // row-major order.
@@ -36,6 +36,11 @@ absl::StatusOr<Literal> EvaluateBroadcast(const Literal& operand,
 // Result dimension i is operand dimension permutation[i].
 absl::StatusOr<Literal> EvaluateTranspose(
     const Literal& operand, absl::Span<const int64_t> permutation);
+// HLO slice: result element i is operand element starts + i * strides.
+absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
+                                      absl::Span<const int64_t> starts,
+                                      absl::Span<const int64_t> limits,
+                                      absl::Span<const int64_t> strides);
 // Row-major reinterpretation with the same element count.
 absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,
                                         const Shape& shape);

@@ -36,6 +36,7 @@ enum class AttrType {
   kFusionPlan,
   kName,
   kSkipped,
+  kSliceRanges,
 };
 
 struct AttrInfo {

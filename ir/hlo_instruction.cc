@@ -155,6 +155,28 @@ void HloInstruction::set_iota_dimension(int64_t d) {
   attributes_.Set(AttrId::kIotaDimension, d);
 }
 
+std::vector<int64_t> HloInstruction::SliceColumn(int64_t column) const {
+  const auto* triples = attributes_.Get<std::vector<int64_t>>(AttrId::kSlice);
+  std::vector<int64_t> values;
+  if (triples == nullptr) return values;
+  for (size_t i = column; i < triples->size(); i += 3) {
+    values.push_back((*triples)[i]);
+  }
+  return values;
+}
+
+void HloInstruction::set_slice(absl::Span<const int64_t> starts,
+                               absl::Span<const int64_t> limits,
+                               absl::Span<const int64_t> strides) {
+  std::vector<int64_t> triples;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    triples.push_back(starts[i]);
+    triples.push_back(i < limits.size() ? limits[i] : 0);
+    triples.push_back(i < strides.size() ? strides[i] : 1);
+  }
+  attributes_.Set(AttrId::kSlice, std::move(triples));
+}
+
 int64_t HloInstruction::tuple_index() const {
   return IntOr(attributes_, AttrId::kTupleIndex, 0);
 }

@@ -181,6 +181,13 @@ class HloInstruction {
   void set_iota_dimension(int64_t d);
   int64_t tuple_index() const;
   void set_tuple_index(int64_t i);
+  // slice's bounds per dimension (empty when absent).
+  std::vector<int64_t> slice_starts() const { return SliceColumn(0); }
+  std::vector<int64_t> slice_limits() const { return SliceColumn(1); }
+  std::vector<int64_t> slice_strides() const { return SliceColumn(2); }
+  void set_slice(absl::Span<const int64_t> starts,
+                 absl::Span<const int64_t> limits,
+                 absl::Span<const int64_t> strides);
   const std::vector<HloComputation*>& called_computations() const {
     return called_computations_;
   }
@@ -223,6 +230,8 @@ class HloInstruction {
   std::string ToString() const;
 
  private:
+  // Column 0, 1 or 2 (start, limit, stride) of slice's bound triples.
+  std::vector<int64_t> SliceColumn(int64_t column) const;
   HloInstruction(HloOpcode opcode, const Shape& shape);
   void AppendOperand(HloInstruction* operand);
   void AddUser(HloInstruction* user);

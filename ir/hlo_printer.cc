@@ -41,6 +41,21 @@ std::string AttrValueToString(const AttrValue& value) {
       value);
 }
 
+// `{[0:2], [1:7:3]}`, as XLA prints slice bounds (a stride of 1 is left
+// out).
+std::string SliceRangesToString(const HloInstruction& instruction) {
+  const std::vector<int64_t> starts = instruction.slice_starts();
+  const std::vector<int64_t> limits = instruction.slice_limits();
+  const std::vector<int64_t> strides = instruction.slice_strides();
+  std::vector<std::string> ranges;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    ranges.push_back(absl::StrCat(
+        "[", starts[i], ":", limits[i],
+        strides[i] == 1 ? "" : absl::StrCat(":", strides[i]), "]"));
+  }
+  return absl::StrCat("{", absl::StrJoin(ranges, ", "), "}");
+}
+
 // The text inside the parentheses after the opcode: the positional
 // attribute (a parameter's number, a constant's value) or the operands.
 std::string OperandsToString(const HloInstruction& instruction,
@@ -101,6 +116,11 @@ std::string AttributesToString(const HloInstruction& instruction,
     if (slot.use == AttrUse::kPositional) continue;
     const AttrValue* value = instruction.attributes().Find(slot.id);
     if (value == nullptr) continue;
+    if (info.type == AttrType::kSliceRanges) {
+      absl::StrAppend(&text, ", ", info.name, "=",
+                      SliceRangesToString(instruction));
+      continue;
+    }
     absl::StrAppend(&text, ", ", info.name, "=", AttrValueToString(*value));
   }
   if (options.metadata && !instruction.metadata().empty()) {

@@ -132,6 +132,12 @@ absl::StatusOr<Shape> Reduce(const HloInstruction& instruction,
       ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> Slice(const HloInstruction& instruction, VerifierMode) {
+  return ShapeInference::InferSliceShape(
+      OperandShape(instruction, 0), instruction.slice_starts(),
+      instruction.slice_limits(), instruction.slice_strides());
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

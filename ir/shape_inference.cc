@@ -295,6 +295,50 @@ absl::StatusOr<Shape> ShapeInference::InferTransposeShape(
   return ShapeUtil::MakeShape(operand.element_type(), dims);
 }
 
+absl::StatusOr<Shape> ShapeInference::InferSliceShape(
+    const Shape& operand, absl::Span<const int64_t> starts,
+    absl::Span<const int64_t> limits, absl::Span<const int64_t> strides) {
+  constexpr HloOpcode kOp = HloOpcode::kSlice;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  auto error = [&](const auto&... what) {
+    return OpError(kOp, what..., " in slice operation; argument shape: ",
+                   operand.ToString(), "; starts: {",
+                   absl::StrJoin(starts, ","), "}; limits: {",
+                   absl::StrJoin(limits, ","), "}; strides: {",
+                   absl::StrJoin(strides, ","), "}.");
+  };
+  if (starts.size() != limits.size()) {
+    return error("slice start and limit sizes differ: ", starts.size(),
+                 " vs ", limits.size());
+  }
+  if (starts.size() != strides.size()) {
+    return error("slice start and strides sizes differ: ", starts.size(),
+                 " vs ", strides.size());
+  }
+  if (static_cast<int64_t>(starts.size()) != operand.rank()) {
+    return error("Slice index count does not match argument rank: ",
+                 starts.size(), " vs ", operand.rank());
+  }
+  std::vector<int64_t> sizes;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    const int64_t start = starts[d], limit = limits[d], stride = strides[d];
+    if (start < 0) return error("Negative start index to slice: ", start);
+    if (limit > operand.dimensions(d)) {
+      return error("limit index (", limit,
+                   ") must be less than or equal to dimension size (",
+                   operand.dimensions(d), ")");
+    }
+    if (start > limit) {
+      return error("limit index (", limit,
+                   ") must be greater or equal to start index (", start,
+                   ") in slice with positive stride");
+    }
+    if (stride <= 0) return error("Stride (", stride, ") must be positive");
+    sizes.push_back((limit - start + stride - 1) / stride);
+  }
+  return ShapeUtil::MakeShape(operand.element_type(), sizes);
+}
+
 absl::StatusOr<Shape> ShapeInference::InferCallShape(
     absl::Span<const Shape* const> arguments, const ProgramShape& to_apply) {
   constexpr HloOpcode kOp = HloOpcode::kCall;

@@ -88,6 +88,12 @@ class ShapeInference {
       absl::Span<const Shape* const> operands,
       absl::Span<const int64_t> dimensions, const ProgramShape& to_apply);
 
+  // slice: per dimension 0 <= start <= limit <= size and stride >= 1; the
+  // result has ceil((limit - start) / stride) elements there.
+  static absl::StatusOr<Shape> InferSliceShape(
+      const Shape& operand, absl::Span<const int64_t> starts,
+      absl::Span<const int64_t> limits, absl::Span<const int64_t> strides);
+
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.
   static absl::StatusOr<Shape> InferCallShape(

@@ -174,8 +174,9 @@ ENTRY main {
   even = f32[2]{0} round-nearest-even(afz)
   atan2 = f32[2]{0} atan2(even, y)
   called = f32[2]{0} call(atan2), to_apply=callee
+  sliced = f32[2]{0} slice(called), slice={[0:2]}
   cvt = f32[2]{0} convert(io)
-  sel = f32[2]{0} select(cmp, called, cvt)
+  sel = f32[2]{0} select(cmp, sliced, cvt)
   b = f32[2,2]{1,0} broadcast(sel), dimensions={1}
   r = f32[4]{0} reshape(b)
   t = f32[2,2]{1,0} transpose(b), dimensions={1,0}
