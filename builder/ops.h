@@ -202,6 +202,11 @@ XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands,
 // per dimension (XLA's Slice).
 XlaOp Slice(XlaOp operand, Dims start_indices, Dims limit_indices,
             Dims strides, SourceLocation location = SourceLocation::current());
+// `operands` (at least one; one rank and element type, equal outside
+// `dimension`) joined along `dimension` (XLA's ConcatInDim).
+XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
+                  int64_t dimension,
+                  SourceLocation location = SourceLocation::current());
 // Calls `computation` (copied into the builder) on `operands`, one per
 // parameter and of its shape; the result is the computation's. Errors go
 // to `builder`.

@@ -195,6 +195,28 @@ XlaOp Slice(XlaOp operand, Dims start_indices, Dims limit_indices,
       });
 }
 
+XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
+                  int64_t dimension, SourceLocation location) {
+  return RecordOp(
+      builder, "ConcatInDim", operands, absl::StrCat("dimension=", dimension),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        std::vector<HloInstruction*> instructions;
+        std::vector<const Shape*> shapes;
+        for (const XlaOp& op : operands) {
+          ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
+          instructions.push_back(instruction);
+          shapes.push_back(&instruction->shape());
+        }
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferConcatenateShape(
+                                          shapes, dimension));
+        auto concat = HloInstruction::CreateGeneric(HloOpcode::kConcatenate,
+                                                    shape, instructions);
+        concat->set_dimensions({dimension});
+        return builder->AddInstruction(std::move(concat), "ConcatInDim",
+                                       location);
+      });
+}
+
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
            absl::Span<const XlaOp> operands, SourceLocation location) {
   return RecordOp(

@@ -158,7 +158,26 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
       return operand_index;
     }
     case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
       return ReshapeOperandIndex(instruction, index);
+    case HloOpcode::kConcatenate: {
+      // Every operand is read, at its own offset clamped into range; the
+      // element generator then selects the one whose range holds the index.
+      const int64_t d = instruction.dimensions(0);
+      int64_t offset = 0;
+      for (int64_t i = 0; i < operand_number; ++i) {
+        offset += instruction.operand(i)->shape().dimensions(d);
+      }
+      const int64_t size = operand.shape().dimensions(d);
+      IrIndex operand_index = index;
+      llvm::Value* shifted = b_.CreateSub(index[d], b_.getInt64(offset));
+      llvm::Value* low = b_.CreateSelect(
+          b_.CreateICmpSLT(shifted, b_.getInt64(0)), b_.getInt64(0), shifted);
+      operand_index[d] = b_.CreateSelect(
+          b_.CreateICmpSGT(low, b_.getInt64(size - 1)),
+          b_.getInt64(size - 1), low);
+      return operand_index;
+    }
     case HloOpcode::kSlice: {
       const std::vector<int64_t> starts = instruction.slice_starts();
       const std::vector<int64_t> strides = instruction.slice_strides();
@@ -309,9 +328,26 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
       return scalars_.Convert(S64, type, index[instruction.iota_dimension()]);
     case HloOpcode::kBroadcast:
     case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
     case HloOpcode::kTranspose:
     case HloOpcode::kSlice:
       return operand(0);
+    case HloOpcode::kConcatenate: {
+      const int64_t d = instruction.dimensions(0);
+      int64_t end = 0;
+      llvm::Value* value = operand(instruction.operand_count() - 1);
+      std::vector<int64_t> ends;
+      for (const HloInstruction* part : instruction.operands()) {
+        end += part->shape().dimensions(d);
+        ends.push_back(end);
+      }
+      for (int64_t i = instruction.operand_count() - 2; i >= 0; --i) {
+        value = b_.CreateSelect(
+            b_.CreateICmpSLT(index[d], b_.getInt64(ends[i])), operand(i),
+            value);
+      }
+      return value;
+    }
     case HloOpcode::kConvert:
       return scalars_.Convert(instruction.operand(0)->shape().element_type(),
                               type, operand(0));

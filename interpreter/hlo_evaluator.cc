@@ -19,6 +19,7 @@ namespace mxla {
 namespace {
 
 using hlo_evaluator_internal::EvaluateBroadcast;
+using hlo_evaluator_internal::EvaluateConcatenate;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
@@ -355,6 +356,10 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateReshape(*operands[0], shape);
     case HloOpcode::kTranspose:
       return EvaluateTranspose(*operands[0], instruction.dimensions());
+    case HloOpcode::kBitcast:
+      return EvaluateReshape(*operands[0], shape);
+    case HloOpcode::kConcatenate:
+      return EvaluateConcatenate(operands, shape, instruction.dimensions(0));
     case HloOpcode::kSlice:
       return EvaluateSlice(*operands[0], instruction.slice_starts(),
                            instruction.slice_limits(),

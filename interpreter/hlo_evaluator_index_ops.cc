@@ -164,6 +164,35 @@ absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
   return StridedGather(operand, dims, gather_strides, base);
 }
 
+// Row-major: each operand contributes, for every index of the dimensions
+// before `dimension`, one contiguous run of (its size along `dimension`) x
+// (the product of the later dimensions) elements.
+absl::StatusOr<Literal> EvaluateConcatenate(
+    absl::Span<const Literal* const> operands, const Shape& shape,
+    int64_t dimension) {
+  RET_CHECK(shape.IsArray() && dimension >= 0 && dimension < shape.rank(),
+            "concatenate into ", shape.ToString());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dimension; ++d) outer *= shape.dimensions(d);
+  for (int64_t d = dimension + 1; d < shape.rank(); ++d) {
+    inner *= shape.dimensions(d);
+  }
+  const int64_t width = primitive_util::ByteWidth(shape.element_type());
+  Literal result(shape);
+  char* out = static_cast<char*>(result.untyped_data());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const Literal* operand : operands) {
+      RETURN_IF_ERROR(CheckArray(*operand, "concatenate"));
+      const int64_t run =
+          operand->shape().dimensions(dimension) * inner * width;
+      std::memcpy(out, static_cast<const char*>(operand->untyped_data()) +
+                           o * run, run);
+      out += run;
+    }
+  }
+  return result;
+}
+
 absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,
                                         const Shape& shape) {
   RETURN_IF_ERROR(CheckArray(operand, "reshape"));

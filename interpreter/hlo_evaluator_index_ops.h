@@ -41,6 +41,10 @@ absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
                                       absl::Span<const int64_t> starts,
                                       absl::Span<const int64_t> limits,
                                       absl::Span<const int64_t> strides);
+// HLO concatenate along `dimension` into `shape` (checked by the caller).
+absl::StatusOr<Literal> EvaluateConcatenate(
+    absl::Span<const Literal* const> operands, const Shape& shape,
+    int64_t dimension);
 // Row-major reinterpretation with the same element count.
 absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,
                                         const Shape& shape);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/hlo_computation.h"
 #include "ir/shape_inference.h"
 #include "ir/shape_util.h"
@@ -136,6 +137,33 @@ absl::StatusOr<Shape> Slice(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferSliceShape(
       OperandShape(instruction, 0), instruction.slice_starts(),
       instruction.slice_limits(), instruction.slice_strides());
+}
+
+absl::StatusOr<Shape> Concatenate(const HloInstruction& instruction,
+                                  VerifierMode) {
+  if (instruction.dimensions().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "concatenate: needs exactly one dimension, got dimensions={",
+        absl::StrJoin(instruction.dimensions(), ","), "}"));
+  }
+  return ShapeInference::InferConcatenateShape(OperandShapes(instruction),
+                                               instruction.dimensions(0));
+}
+
+// A bitcast of row-major arrays is a reshape; one that changes the element
+// type is bitcast-convert's business.
+absl::StatusOr<Shape> Bitcast(const HloInstruction& instruction,
+                              VerifierMode) {
+  const Shape& operand = OperandShape(instruction, 0);
+  const Shape& result = instruction.shape();
+  if (operand.IsArray() && result.IsArray() &&
+      operand.element_type() != result.element_type()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bitcast: from ", operand.ToString(), " to ", result.ToString(),
+        " changes the element type; mxla's bitcast is a row-major reshape "
+        "(use bitcast-convert to reinterpret elements)"));
+  }
+  return ShapeInference::InferReshapeShape(operand, result.dimensions());
 }
 
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {

@@ -339,6 +339,51 @@ absl::StatusOr<Shape> ShapeInference::InferSliceShape(
   return ShapeUtil::MakeShape(operand.element_type(), sizes);
 }
 
+absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(
+    absl::Span<const Shape* const> operands, int64_t dimension) {
+  constexpr HloOpcode kOp = HloOpcode::kConcatenate;
+  if (operands.empty()) {
+    return OpError(kOp, "Concatenate expects at least one argument.");
+  }
+  for (const Shape* operand : operands) {
+    RETURN_IF_ERROR(ExpectValidArray(kOp, *operand, "operand"));
+  }
+  const Shape& first = *operands[0];
+  if (dimension < 0 || dimension >= first.rank()) {
+    return OpError(kOp, "Concatenate dimension out of bounds: ", dimension,
+                   ".");
+  }
+  std::vector<int64_t> dims(first.dimensions().begin(),
+                            first.dimensions().end());
+  for (size_t i = 1; i < operands.size(); ++i) {
+    const Shape& other = *operands[i];
+    if (other.rank() != first.rank()) {
+      return OpError(kOp, "Cannot concatenate arrays with different ranks: ",
+                     first.rank(), " (", first.ToString(), ") vs ",
+                     other.rank(), " (", other.ToString(), ").");
+    }
+    if (other.element_type() != first.element_type()) {
+      return OpError(kOp,
+                     "Cannot concatenate arrays with different element "
+                     "types: ",
+                     primitive_util::LowercaseName(first.element_type()),
+                     " vs ",
+                     primitive_util::LowercaseName(other.element_type()), ".");
+    }
+    for (int64_t d = 0; d < first.rank(); ++d) {
+      if (d != dimension && other.dimensions(d) != first.dimensions(d)) {
+        return OpError(kOp,
+                       "Cannot concatenate arrays that differ in dimensions "
+                       "other than the one being concatenated. Dimension ",
+                       d, " in both shapes must be equal: ", first.ToString(),
+                       " vs ", other.ToString(), ".");
+      }
+    }
+    dims[dimension] += other.dimensions(dimension);
+  }
+  return ShapeUtil::MakeShape(first.element_type(), dims);
+}
+
 absl::StatusOr<Shape> ShapeInference::InferCallShape(
     absl::Span<const Shape* const> arguments, const ProgramShape& to_apply) {
   constexpr HloOpcode kOp = HloOpcode::kCall;

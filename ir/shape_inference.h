@@ -94,6 +94,11 @@ class ShapeInference {
       const Shape& operand, absl::Span<const int64_t> starts,
       absl::Span<const int64_t> limits, absl::Span<const int64_t> strides);
 
+  // concatenate: at least one array, all of one rank and element type,
+  // equal outside `dimension`, which sums.
+  static absl::StatusOr<Shape> InferConcatenateShape(
+      absl::Span<const Shape* const> operands, int64_t dimension);
+
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.
   static absl::StatusOr<Shape> InferCallShape(

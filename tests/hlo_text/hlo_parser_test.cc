@@ -175,8 +175,12 @@ ENTRY main {
   atan2 = f32[2]{0} atan2(even, y)
   called = f32[2]{0} call(atan2), to_apply=callee
   sliced = f32[2]{0} slice(called), slice={[0:2]}
+  cat = f32[4]{0} concatenate(sliced, x), dimensions={0}
+  bc = f32[2,2]{1,0} bitcast(cat)
+  rows = f32[1,2]{1,0} slice(bc), slice={[1:2], [0:2]}
+  row = f32[2]{0} reshape(rows)
   cvt = f32[2]{0} convert(io)
-  sel = f32[2]{0} select(cmp, sliced, cvt)
+  sel = f32[2]{0} select(cmp, row, cvt)
   b = f32[2,2]{1,0} broadcast(sel), dimensions={1}
   r = f32[4]{0} reshape(b)
   t = f32[2,2]{1,0} transpose(b), dimensions={1,0}
