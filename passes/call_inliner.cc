@@ -2,13 +2,19 @@
 
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "ir/hlo_clone.h"
+#include "ir/op_spec.h"
+#include "passes/fusion_planning.h"
 #include "ir/status_macros.h"
 
 namespace mxla {
 
 absl::Status InlineCall(HloComputation& computation, HloInstruction* call) {
-  RET_CHECK(call->opcode() == HloOpcode::kCall && call->to_apply() != nullptr);
+  RET_CHECK((call->opcode() == HloOpcode::kCall ||
+             call->opcode() == HloOpcode::kFusion) &&
+            call->to_apply() != nullptr);
   const HloComputation& callee = *call->to_apply();
   RET_CHECK(callee.num_parameters() == call->operand_count());
   InstructionCloneMap clones;
@@ -44,6 +50,55 @@ absl::StatusOr<bool> CallInlinerPass::Run(HloModule& module) {
       for (HloInstruction* instruction :
            computation->MakeInstructionPostOrder()) {
         if (instruction->opcode() != HloOpcode::kCall) continue;
+        RETURN_IF_ERROR(InlineCall(*computation, instruction));
+        inlined = changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+namespace {
+
+// Whether mxla can emit `fusion` as it is: its body fuses, and planning
+// finds a plan for it.
+bool CanEmitAsIs(const HloInstruction& fusion,
+                 const FusionPlanningOptions& options) {
+  for (const HloInstruction* instruction :
+       fusion.to_apply()->instructions()) {
+    const HloOpcode opcode = instruction->opcode();
+    const bool fuses =
+        GetOpSpec(opcode).fusion == FusionClass::kFusible ||
+        opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant;
+    if (!fuses) return false;
+  }
+  return PlanFusion(fusion, options).ok();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> UnplannableFusionInlinerPass::Run(HloModule& module) {
+  bool changed = false;
+  bool inlined = true;
+  while (inlined) {  // an inlined body may bring fusions of its own
+    inlined = false;
+    absl::flat_hash_set<const HloComputation*> fused_bodies;
+    for (const HloComputation* computation : module.computations()) {
+      for (const HloInstruction* instruction : computation->instructions()) {
+        if (instruction->opcode() == HloOpcode::kFusion) {
+          fused_bodies.insert(instruction->to_apply());
+        }
+      }
+    }
+    for (HloComputation* computation : module.computations()) {
+      if (fused_bodies.contains(computation)) continue;
+      for (HloInstruction* instruction :
+           computation->MakeInstructionPostOrder()) {
+        if (instruction->opcode() != HloOpcode::kFusion ||
+            instruction->fusion_plan() != nullptr ||
+            CanEmitAsIs(*instruction, options_)) {
+          continue;
+        }
         RETURN_IF_ERROR(InlineCall(*computation, instruction));
         inlined = changed = true;
       }

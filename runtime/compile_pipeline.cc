@@ -90,6 +90,8 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       // list; these passes do nothing when their work is already done
       // (planning keeps the plans a parsed fused module brings).
       passes->AddPass(std::make_unique<CallInlinerPass>());
+      passes->AddPass(
+          std::make_unique<UnplannableFusionInlinerPass>(options.codegen));
       passes->AddPass(std::make_unique<LowerBroadcastsPass>());
       passes->AddPass(std::make_unique<FusionPass>());
       passes->AddPass(std::make_unique<RowFusionPass>());

@@ -72,7 +72,9 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
   int64_t elements = ElementsOf(entry.root_instruction()->shape());
   std::vector<Literal> arguments;
   uint64_t state = 1;
-  for (const HloInstruction* parameter : entry.parameter_instructions()) {
+  // In parameter-number order, which need not be the text's order.
+  for (int64_t number = 0; number < entry.num_parameters(); ++number) {
+    const HloInstruction* parameter = entry.parameter_instruction(number);
     elements += ElementsOf(parameter->shape());
     if (elements > options.max_run_elements) break;
     arguments.emplace_back(parameter->shape());

@@ -1,11 +1,12 @@
 // inline-calls and `call` end to end: the pass leaves no call (nested calls
 // included), copies the body with the call's operands as its parameters,
 // and the JIT (which needs the calls gone) matches the interpreter (which
-// evaluates them) bit for bit.
+// evaluates them) bit for bit. Also inline-unplannable-fusions.
 #include "passes/call_inliner.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -100,6 +101,58 @@ ENTRY main {
                   "shape: f32[4], argument shape: f32[2]."));
   EXPECT_THAT(error("call(p)"),
               ::testing::HasSubstr("missing attribute 'to_apply'"));
+}
+
+// Fusions that come with the input and that mxla cannot emit as they are
+// (a multi-output loop fusion; a fusion calling a fusion) are inlined and
+// fused again by the JIT; a plannable one is kept.
+TEST(CallInlinerTest, UnplannableInputFusionsAreRefused) {
+  constexpr char kFusions[] = R"(HloModule input_fusions
+two_outputs {
+  a = f32[6,5] parameter(0)
+  n = f32[6,5] negate(a)
+  e = f32[6,5] exponential(a)
+  ROOT t = (f32[6,5], f32[6,5]) tuple(n, e)
+}
+inner {
+  b = f32[6,5] parameter(0)
+  ROOT m = f32[6,5] multiply(b, b)
+}
+outer {
+  c = f32[6,5] parameter(0)
+  f = f32[6,5] fusion(c), kind=kLoop, calls=inner
+  ROOT s = f32[6,5] add(f, c)
+}
+plain {
+  d = f32[6,5] parameter(0)
+  ROOT a = f32[6,5] abs(d)
+}
+ENTRY main {
+  x = f32[6,5] parameter(0)
+  two = (f32[6,5], f32[6,5]) fusion(x), kind=kLoop, calls=two_outputs
+  g0 = f32[6,5] get-tuple-element(two), index=0
+  g1 = f32[6,5] get-tuple-element(two), index=1
+  nested = f32[6,5] fusion(g0), kind=kLoop, calls=outer
+  kept = f32[6,5] fusion(g1), kind=kLoop, calls=plain
+  ROOT r = f32[6,5] subtract(nested, kept)
+}
+)";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kFusions));
+  ASSERT_OK_AND_ASSIGN(bool changed,
+                       UnplannableFusionInlinerPass().Run(*module));
+  EXPECT_TRUE(changed);
+  // The plannable fusions stay, the one `outer` held included.
+  std::vector<std::string> kept;
+  for (const HloInstruction* instruction :
+       module->entry_computation()->MakeInstructionPostOrder()) {
+    if (instruction->opcode() == HloOpcode::kFusion) {
+      kept.push_back(instruction->to_apply()->name());
+    }
+  }
+  EXPECT_THAT(kept, ::testing::UnorderedElementsAre("inner", "plain"))
+      << module->ToString();
+  EXPECT_TRUE(RunAndCompare(kFusions));
 }
 
 }  // namespace

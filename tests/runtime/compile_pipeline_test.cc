@@ -104,7 +104,8 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
     passes.push_back(pass.name);
   }
   EXPECT_THAT(passes,
-              ElementsAre("simplify", "inline-calls", "lower-broadcasts",
+              ElementsAre("simplify", "inline-calls",
+                          "inline-unplannable-fusions", "lower-broadcasts",
                           "fusion", "row-fusion", "fusion-planning"));
   ASSERT_NE(compiled.program, nullptr);
   EXPECT_EQ(compiled.module, nullptr);  // moved into the program

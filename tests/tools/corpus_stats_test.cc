@@ -42,11 +42,12 @@ TEST(CorpusStatsTest, NormalizeReasonKeepsTheUnknownNameOnly) {
 }
 
 TEST(CorpusStatsTest, EachModuleStopsAtItsFirstFailingStage) {
+  // Parameters listed out of number order get arguments by number.
   const std::string good = WriteModule("good.hlo", R"(HloModule good
 ENTRY main {
+  y = f32[2,4] parameter(1)
   x = f32[4] parameter(0)
-  y = f32[4] parameter(1)
-  ROOT s = f32[4] add(x, y)
+  ROOT s = f32[2,4] add(y, x), broadcast_dimensions={1}
 })");
   const std::string unknown = WriteModule("unknown.hlo", R"(HloModule bad
 ENTRY main {
