@@ -34,6 +34,7 @@ struct Header {
   Token root_token;
   Token name_token;
   Shape shape;
+  bool shape_given = true;  // false: `name = opcode(...)`, to be inferred
   Token shape_token;
   Token opcode_token;
   HloOpcode opcode = HloOpcode::kParameter;
@@ -69,7 +70,13 @@ absl::StatusOr<Header> ParseHeader(TokenCursor& cursor,
   }
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
   header.shape_token = cursor.Peek();
-  ASSIGN_OR_RETURN(header.shape, ParseShapeAt(cursor));
+  // A name then `(` is an opcode, never a shape: XLA lets the shape go
+  // when it follows from the operands.
+  header.shape_given =
+      !(cursor.Is(TokenKind::kName) && cursor.Is(TokenKind::kLParen, 1));
+  if (header.shape_given) {
+    ASSIGN_OR_RETURN(header.shape, ParseShapeAt(cursor));
+  }
   header.opcode_token = cursor.Peek();
   RETURN_IF_ERROR(cursor.ExpectName("an opcode").status());
   absl::StatusOr<HloOpcode> opcode =
@@ -343,6 +350,39 @@ absl::Status CheckIndices(const Header& header, const Attributes& attributes,
   return absl::OkStatus();
 }
 
+// The result shape of an instruction written without one, from its op's
+// shape rule; ops whose result is not a function of their operands and
+// attributes (parameter, constant, iota, reshape, bitcast, broadcast,
+// convert) must spell it out.
+absl::Status CheckShapeCanBeInferred(const Header& header) {
+  static constexpr HloOpcode kNeedShape[] = {
+      HloOpcode::kParameter, HloOpcode::kConstant,  HloOpcode::kIota,
+      HloOpcode::kReshape,   HloOpcode::kBitcast,   HloOpcode::kBroadcast,
+      HloOpcode::kConvert};
+  for (HloOpcode opcode : kNeedShape) {
+    if (!header.shape_given && header.opcode == opcode) {
+      return TokenCursor::ErrorAt(
+          header.opcode_token,
+          absl::StrCat("'", header.name_token.text, "' (",
+                       HloOpcodeString(opcode),
+                       ") needs a result shape: it does not follow from the "
+                       "operands"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferResultShape(const Header& header,
+                              HloInstruction& instruction) {
+  absl::StatusOr<Shape> shape =
+      GetOpSpec(header.opcode).shape_rule(instruction, VerifierMode::kBuilder);
+  if (!shape.ok()) {
+    return TokenCursor::ErrorAt(header.opcode_token, shape.status().message());
+  }
+  instruction.set_shape(*shape);
+  return absl::OkStatus();
+}
+
 std::unique_ptr<HloInstruction> Build(
     const Header& header, const std::vector<HloInstruction*>& operands,
     Attributes attributes) {
@@ -391,6 +431,7 @@ absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
 absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
                                 ComputationParseState& computation) {
   ASSIGN_OR_RETURN(Header header, ParseHeader(cursor, computation));
+  RETURN_IF_ERROR(CheckShapeCanBeInferred(header));
   if (header.is_root && computation.root != nullptr) {
     return TokenCursor::ErrorAt(
         header.root_token,
@@ -413,6 +454,7 @@ absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
 
   std::unique_ptr<HloInstruction> built =
       Build(header, operands, std::move(attributes));
+  if (!header.shape_given) RETURN_IF_ERROR(InferResultShape(header, *built));
   if (parameter_number.has_value()) {
     built->set_parameter_number(*parameter_number);
   }

@@ -107,6 +107,7 @@ class ModuleParser {
 
  private:
   absl::Status ParseHeader();
+  absl::Status SkipStackFrameTables();
   absl::Status ParseEntryLayout(const Token& name);
   absl::Status ParseComputation();
   absl::Status ParseBody(ComputationParseState& state);
@@ -120,6 +121,7 @@ class ModuleParser {
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleParser::Parse() {
   RETURN_IF_ERROR(ParseHeader());
+  RETURN_IF_ERROR(SkipStackFrameTables());
   do {
     RETURN_IF_ERROR(ParseComputation());
   } while (!cursor_.Is(TokenKind::kEof));
@@ -157,6 +159,22 @@ absl::Status ModuleParser::ParseHeader() {
       RETURN_IF_ERROR(ParseEntryLayout(attribute));
     } else {
       RETURN_IF_ERROR(cursor_.SkipValue());  // Other XLA attributes.
+    }
+  }
+  return absl::OkStatus();
+}
+
+// XLA's dumps may follow the header with the tables that metadata's
+// stack_frame_id points into: `FileNames`, `FunctionNames`,
+// `FileLocations`, `StackFrames`, each a list of `N <value>` lines. mxla
+// keeps no stack frames, so they are read and dropped.
+absl::Status ModuleParser::SkipStackFrameTables() {
+  while (cursor_.IsName("FileNames") || cursor_.IsName("FunctionNames") ||
+         cursor_.IsName("FileLocations") || cursor_.IsName("StackFrames")) {
+    cursor_.Next();
+    while (cursor_.Is(TokenKind::kInt)) {
+      cursor_.Next();
+      RETURN_IF_ERROR(cursor_.SkipValue());
     }
   }
   return absl::OkStatus();

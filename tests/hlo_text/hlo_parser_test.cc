@@ -422,6 +422,69 @@ main {
             HloOpcode::kReduce);
 }
 
+// As in XLA, a result shape that follows from the operands may be left
+// out; ops whose result does not (reshape, broadcast, convert, ...) must
+// still spell it out. XLA's stack-frame tables after the header are read
+// and dropped.
+TEST(HloParserTest, InferredResultShapesAndStackFrameTables) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m, entry_computation_layout={(f32[2,3]{1,0})->(f32[2,3]{1,0}, pred[2,3]{1,0})}
+
+FileNames
+1 "a.py"
+
+FunctionNames
+1 "f"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=1 end_column=9}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = add(a, b)
+}
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  n = negate(x)
+  c = compare(n, x), direction=LT
+  z = f32[] constant(0)
+  r = reduce(n, z), dimensions={1}, to_apply=add
+  ROOT t = tuple(n, c)
+}
+)"));
+  const HloComputation& entry = *module->entry_computation();
+  EXPECT_EQ(entry.root_instruction()->shape().ToString(),
+            "(f32[2,3], pred[2,3])");
+  EXPECT_EQ(module->GetComputationWithName("add")
+                ->root_instruction()
+                ->shape(),
+            ShapeUtil::MakeShape(F32, {}));
+  bool saw_reduce = false;
+  for (const HloInstruction* instruction : entry.instructions()) {
+    if (instruction->opcode() != HloOpcode::kReduce) continue;
+    saw_reduce = true;
+    EXPECT_EQ(instruction->shape(), ShapeUtil::MakeShape(F32, {2}));
+  }
+  EXPECT_TRUE(saw_reduce);
+  EXPECT_THAT(
+      ParseHloModule("HloModule m\nENTRY e {\n  x = f32[6] parameter(0)\n"
+                     "  ROOT r = reshape(x)\n}\n")
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("4:12: 'r' (reshape) needs a result shape")));
+  EXPECT_THAT(
+      ParseHloModule("HloModule m\nENTRY e {\n  x = f32[6] parameter(0)\n"
+                     "  y = s32[6] parameter(1)\n  ROOT a = add(x, y)\n}\n")
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("5:12: Binary op add with different element "
+                         "types: f32[6] and s32[6].")));
+}
+
 TEST(HloParserTest, RootAndEntryDefaults) {
   // No ROOT: the last instruction; no ENTRY: the last computation.
   std::unique_ptr<HloModule> module = MustParse(
