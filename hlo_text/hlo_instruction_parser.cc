@@ -17,9 +17,17 @@ namespace mxla::hlo_parser_internal {
 namespace {
 
 // Attributes every op accepts besides its own: metadata is kept, the rest
-// is accepted for XLA compatibility and ignored.
+// is accepted for XLA compatibility and ignored, since none changes what a
+// single-device CPU computes: sharding and parameter_replication describe
+// other devices; backend_config, frontend_attributes, origin and statistics
+// are annotations; control-predecessors orders side effects, and mxla has
+// none (it runs in data-dependence order); execution_thread names an
+// async thread; result_accuracy allows less accurate transcendentals.
 constexpr absl::string_view kCommonAttributes[] = {
-    "metadata", "sharding", "frontend_attributes", "backend_config"};
+    "metadata",         "sharding",          "frontend_attributes",
+    "backend_config",   "parameter_replication", "origin",
+    "statistics",       "control-predecessors",  "execution_thread",
+    "result_accuracy"};
 
 bool IsCommonAttribute(absl::string_view name) {
   for (absl::string_view common : kCommonAttributes) {

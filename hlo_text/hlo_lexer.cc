@@ -109,6 +109,14 @@ Token HloLexer::LexToken() {
       return Single(token, TokenKind::kRSquare);
     case '-':
       return LexMinus(token);
+    case '<':
+      if (Char(1) == '=') {
+        token.kind = TokenKind::kLessEqual;
+        token.text = "<=";
+        Advance(2);
+        return token;
+      }
+      break;
     case '"':
       return LexString(token);
     case '%':
@@ -257,6 +265,8 @@ std::string TokenKindDescription(TokenKind kind) {
       return "']'";
     case TokenKind::kArrow:
       return "'->'";
+    case TokenKind::kLessEqual:
+      return "'<='";
   }
   return "a token";
 }

@@ -40,6 +40,7 @@ enum class TokenKind {
   kLSquare,
   kRSquare,
   kArrow,
+  kLessEqual,  // `<=`, only inside sharding's iota device lists
 };
 
 struct Token {

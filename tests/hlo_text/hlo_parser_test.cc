@@ -485,6 +485,22 @@ ENTRY main {
                          "types: f32[6] and s32[6].")));
 }
 
+// XLA attributes that do not change what one CPU device computes parse
+// and are dropped, iota device lists (`<=`) inside sharding included.
+TEST(HloParserTest, SingleDeviceIrrelevantAttributesAreDropped) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  x = f32[4,2] parameter(0), parameter_replication={false}, sharding={devices=[2,1]<=[2]}
+  y = f32[4,2] negate(x), origin={{"y"}}, statistics={visualizing_index=1}, execution_thread="main"
+  ROOT z = f32[4,2] add(x, y), control-predecessors={y}, result_accuracy={tolerance={atol=0 rtol=0 ulps=1}}, sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+}
+)"));
+  const std::string printed = module->ToString();
+  EXPECT_THAT(printed, HasSubstr("ROOT z = f32[4,2]{1,0} add(x, y)\n"));
+  EXPECT_THAT(printed, ::testing::Not(HasSubstr("sharding")));
+}
+
 TEST(HloParserTest, RootAndEntryDefaults) {
   // No ROOT: the last instruction; no ENTRY: the last computation.
   std::unique_ptr<HloModule> module = MustParse(
