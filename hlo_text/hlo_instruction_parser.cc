@@ -96,10 +96,35 @@ absl::StatusOr<Header> ParseHeader(TokenCursor& cursor,
   return header;
 }
 
-// `[shape] name` operands up to (not including) the closing parenthesis.
+absl::StatusOr<HloInstruction*> ParseInstructionRest(
+    TokenCursor& cursor, ModuleParseState& module,
+    ComputationParseState& computation, const Header& header, bool nested);
+
+// An operand written as an instruction, `shape opcode(operands)` (no name,
+// no attributes), as XLA's parser allows: added under a generated name.
+absl::StatusOr<HloInstruction*> ParseNestedInstruction(
+    TokenCursor& cursor, ModuleParseState& module,
+    ComputationParseState& computation, const Shape& shape) {
+  Header header;
+  header.shape = shape;
+  header.opcode_token = cursor.Next();
+  absl::StatusOr<HloOpcode> opcode =
+      StringToHloOpcode(header.opcode_token.text);
+  if (!opcode.ok()) {
+    return TokenCursor::ErrorAt(header.opcode_token, opcode.status().message());
+  }
+  header.opcode = *opcode;
+  header.name_token = header.opcode_token;
+  header.shape_token = header.opcode_token;
+  return ParseInstructionRest(cursor, module, computation, header,
+                              /*nested=*/true);
+}
+
+// `[shape] name` operands, or nested `shape opcode(...)` instructions, up to
+// (not including) the closing parenthesis.
 absl::StatusOr<std::vector<HloInstruction*>> ParseOperands(
-    TokenCursor& cursor, const ModuleParseState& module,
-    const ComputationParseState& computation) {
+    TokenCursor& cursor, ModuleParseState& module,
+    ComputationParseState& computation) {
   std::vector<HloInstruction*> operands;
   bool more = !cursor.Is(TokenKind::kRParen);
   while (more) {
@@ -107,6 +132,15 @@ absl::StatusOr<std::vector<HloInstruction*>> ParseOperands(
     const Token prefix_token = cursor.Peek();
     if (AtShape(cursor)) {
       ASSIGN_OR_RETURN(prefix, ParseShapeAt(cursor));
+    }
+    if (prefix.has_value() && cursor.Is(TokenKind::kName) &&
+        cursor.Is(TokenKind::kLParen, 1)) {
+      ASSIGN_OR_RETURN(HloInstruction * nested,
+                       ParseNestedInstruction(cursor, module, computation,
+                                              *prefix));
+      operands.push_back(nested);
+      more = cursor.TryConsume(TokenKind::kComma);
+      continue;
     }
     const Token name_token = cursor.Peek();
     RETURN_IF_ERROR(cursor.ExpectName("an operand name").status());
@@ -405,7 +439,7 @@ std::unique_ptr<HloInstruction> Build(
 
 // The operands of parameter and constant, or the operand list.
 absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
-                             const ModuleParseState& module,
+                             ModuleParseState& module,
                              ComputationParseState& computation,
                              std::vector<HloInstruction*>& operands,
                              std::optional<int64_t>& parameter_number,
@@ -434,18 +468,9 @@ absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
   return CheckOperandCount(header, operands.size());
 }
 
-}  // namespace
-
-absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
-                                ComputationParseState& computation) {
-  ASSIGN_OR_RETURN(Header header, ParseHeader(cursor, computation));
-  RETURN_IF_ERROR(CheckShapeCanBeInferred(header));
-  if (header.is_root && computation.root != nullptr) {
-    return TokenCursor::ErrorAt(
-        header.root_token,
-        absl::StrCat("computation '", computation.computation->name(),
-                     "' has more than one ROOT"));
-  }
+absl::StatusOr<HloInstruction*> ParseInstructionRest(
+    TokenCursor& cursor, ModuleParseState& module,
+    ComputationParseState& computation, const Header& header, bool nested) {
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kLParen));
   std::vector<HloInstruction*> operands;
   std::optional<int64_t> parameter_number;
@@ -453,8 +478,10 @@ absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
   RETURN_IF_ERROR(ParseOperandsOf(cursor, header, module, computation, operands,
                                   parameter_number, literal));
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kRParen));
-  ASSIGN_OR_RETURN(Attributes attributes,
-                   ParseAttributes(cursor, header, module));
+  Attributes attributes;
+  if (!nested) {  // a nested instruction's `,` goes on with the operands
+    ASSIGN_OR_RETURN(attributes, ParseAttributes(cursor, header, module));
+  }
   if (header.opcode == HloOpcode::kCompare) {
     RETURN_IF_ERROR(CheckComparisonType(attributes, operands));
   }
@@ -474,13 +501,35 @@ absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
   // computation name does not count (HLO text keeps those apart), but one
   // with an instruction of another computation does: like XLA, the module
   // then holds the later one under a suffixed name, while the text's name
-  // still refers to it within its computation.
-  if (added->name() != name && !module.instruction_names.contains(name)) {
+  // still refers to it within its computation. A nested instruction keeps
+  // the generated name: the text has none.
+  if (!nested && added->name() != name &&
+      !module.instruction_names.contains(name)) {
     added->set_name(name);
   }
   module.instruction_names.insert(added->name());
-  module.instruction_owners.emplace(name, computation.computation->name());
-  computation.instructions[name] = added;
+  if (!nested) {
+    module.instruction_owners.emplace(name, computation.computation->name());
+    computation.instructions[name] = added;
+  }
+  return added;
+}
+
+}  // namespace
+
+absl::Status ParseInstructionAt(TokenCursor& cursor, ModuleParseState& module,
+                                ComputationParseState& computation) {
+  ASSIGN_OR_RETURN(Header header, ParseHeader(cursor, computation));
+  RETURN_IF_ERROR(CheckShapeCanBeInferred(header));
+  if (header.is_root && computation.root != nullptr) {
+    return TokenCursor::ErrorAt(
+        header.root_token,
+        absl::StrCat("computation '", computation.computation->name(),
+                     "' has more than one ROOT"));
+  }
+  ASSIGN_OR_RETURN(HloInstruction * added,
+                   ParseInstructionRest(cursor, module, computation, header,
+                                        /*nested=*/false));
   computation.last = added;
   if (header.is_root) computation.root = added;
   return absl::OkStatus();

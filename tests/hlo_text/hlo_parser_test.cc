@@ -501,6 +501,33 @@ ENTRY main {
   EXPECT_THAT(printed, ::testing::Not(HasSubstr("sharding")));
 }
 
+// An operand may be written as an instruction, `shape opcode(operands)`,
+// as XLA's parser allows; it gets a generated name.
+TEST(HloParserTest, NestedOperandInstructions) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  p = s32[] parameter(0)
+  ROOT a = s32[] add(p, s32[] multiply(s32[] constant(3), p))
+}
+)"));
+  const HloInstruction* root = module->entry_computation()->root_instruction();
+  ASSERT_EQ(root->operand(1)->opcode(), HloOpcode::kMultiply);
+  const HloInstruction* three = root->operand(1)->operand(0);
+  ASSERT_EQ(three->opcode(), HloOpcode::kConstant);
+  EXPECT_EQ(three->literal().ToString(), "s32[] 3");
+  EXPECT_EQ(root->operand(1)->operand(1), root->operand(0));
+  // Printed, the nested instructions are ordinary named lines.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> again,
+                       ParseHloModule(module->ToString()));
+  EXPECT_EQ(again->ToString(), module->ToString());
+  EXPECT_THAT(ParseHloModule("HloModule m\nENTRY e {\n  p = s32[] parameter(0)\n"
+                             "  ROOT a = s32[] add(p, s32[] frob(p))\n}\n")
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("4:31: unknown opcode 'frob'")));
+}
+
 TEST(HloParserTest, RootAndEntryDefaults) {
   // No ROOT: the last instruction; no ENTRY: the last computation.
   std::unique_ptr<HloModule> module = MustParse(
