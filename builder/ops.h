@@ -207,6 +207,16 @@ XlaOp Slice(XlaOp operand, Dims start_indices, Dims limit_indices,
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
                   int64_t dimension,
                   SourceLocation location = SourceLocation::current());
+// XLA's DotGeneral: contracts dimension_numbers' paired contracting
+// dimensions, over its paired batch dimensions; the result is the batch
+// dimensions, then lhs's others, then rhs's (ShapeInference::InferDotShape).
+XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
+                 const DotDimensionNumbers& dimension_numbers,
+                 SourceLocation location = SourceLocation::current());
+// XLA's Dot of vectors and matrices: lhs's last dimension against rhs's
+// first.
+XlaOp Dot(XlaOp lhs, XlaOp rhs,
+          SourceLocation location = SourceLocation::current());
 // Calls `computation` (copied into the builder) on `operands`, one per
 // parameter and of its shape; the result is the computation's. Errors go
 // to `builder`.

@@ -217,6 +217,40 @@ XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
       });
 }
 
+XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
+                 const DotDimensionNumbers& dimension_numbers,
+                 SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({lhs, rhs});
+  const DotDimensionNumbers& d = dimension_numbers;
+  return RecordOp(
+      builder, "DotGeneral", {lhs, rhs},
+      absl::StrCat("lhs_batch_dims=", DimsString(d.lhs_batch),
+                   ", lhs_contracting_dims=", DimsString(d.lhs_contracting),
+                   ", rhs_batch_dims=", DimsString(d.rhs_batch),
+                   ", rhs_contracting_dims=", DimsString(d.rhs_contracting)),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * a, builder->LookUp(lhs));
+        ASSIGN_OR_RETURN(HloInstruction * b, builder->LookUp(rhs));
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferDotShape(a->shape(), b->shape(),
+                                                       dimension_numbers));
+        auto dot = HloInstruction::CreateGeneric(HloOpcode::kDot, shape, {a, b});
+        dot->set_dot_dimension_numbers(dimension_numbers);
+        return builder->AddInstruction(std::move(dot), "DotGeneral", location);
+      });
+}
+
+XlaOp Dot(XlaOp lhs, XlaOp rhs, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({lhs, rhs});
+  absl::StatusOr<Shape> lhs_shape = builder->GetShape(lhs);
+  DotDimensionNumbers dimension_numbers;
+  if (lhs_shape.ok() && lhs_shape->IsArray() && lhs_shape->rank() > 0) {
+    dimension_numbers.lhs_contracting = {lhs_shape->rank() - 1};
+  }
+  dimension_numbers.rhs_contracting = {0};
+  return DotGeneral(lhs, rhs, dimension_numbers, location);
+}
+
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
            absl::Span<const XlaOp> operands, SourceLocation location) {
   return RecordOp(

@@ -20,6 +20,7 @@ namespace {
 
 using hlo_evaluator_internal::EvaluateBroadcast;
 using hlo_evaluator_internal::EvaluateConcatenate;
+using hlo_evaluator_internal::EvaluateDot;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
@@ -358,6 +359,9 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateTranspose(*operands[0], instruction.dimensions());
     case HloOpcode::kBitcast:
       return EvaluateReshape(*operands[0], shape);
+    case HloOpcode::kDot:
+      return EvaluateDot(*operands[0], *operands[1],
+                         instruction.dot_dimension_numbers(), shape);
     case HloOpcode::kConcatenate:
       return EvaluateConcatenate(operands, shape, instruction.dimensions(0));
     case HloOpcode::kSlice:

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ir/dot_dimension_numbers.h"
 #include "ir/literal.h"
 #include "ir/shape.h"
 
@@ -45,6 +46,10 @@ absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
 absl::StatusOr<Literal> EvaluateConcatenate(
     absl::Span<const Literal* const> operands, const Shape& shape,
     int64_t dimension);
+// HLO dot into `shape` (checked by the caller; hlo_evaluator_dot.cc).
+absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
+                                    const DotDimensionNumbers& dnums,
+                                    const Shape& shape);
 // Row-major reinterpretation with the same element count.
 absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,
                                         const Shape& shape);

@@ -155,6 +155,30 @@ void HloInstruction::set_iota_dimension(int64_t d) {
   attributes_.Set(AttrId::kIotaDimension, d);
 }
 
+DotDimensionNumbers HloInstruction::dot_dimension_numbers() const {
+  auto list = [&](AttrId id) {
+    const auto* dims = attributes_.Get<std::vector<int64_t>>(id);
+    return dims == nullptr ? std::vector<int64_t>() : *dims;
+  };
+  return {list(AttrId::kLhsBatchDims), list(AttrId::kLhsContractingDims),
+          list(AttrId::kRhsBatchDims), list(AttrId::kRhsContractingDims)};
+}
+
+void HloInstruction::set_dot_dimension_numbers(
+    const DotDimensionNumbers& dnums) {
+  auto set = [&](AttrId id, const std::vector<int64_t>& dims) {
+    if (dims.empty()) {
+      attributes_.Erase(id);
+    } else {
+      attributes_.Set(id, dims);
+    }
+  };
+  set(AttrId::kLhsBatchDims, dnums.lhs_batch);
+  set(AttrId::kLhsContractingDims, dnums.lhs_contracting);
+  set(AttrId::kRhsBatchDims, dnums.rhs_batch);
+  set(AttrId::kRhsContractingDims, dnums.rhs_contracting);
+}
+
 std::vector<int64_t> HloInstruction::SliceColumn(int64_t column) const {
   const auto* triples = attributes_.Get<std::vector<int64_t>>(AttrId::kSlice);
   std::vector<int64_t> values;

@@ -30,6 +30,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "ir/dot_dimension_numbers.h"
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
@@ -181,6 +182,9 @@ class HloInstruction {
   void set_iota_dimension(int64_t d);
   int64_t tuple_index() const;
   void set_tuple_index(int64_t i);
+  // dot's dimension numbers (absent lists are empty).
+  DotDimensionNumbers dot_dimension_numbers() const;
+  void set_dot_dimension_numbers(const DotDimensionNumbers& dnums);
   // slice's bounds per dimension (empty when absent).
   std::vector<int64_t> slice_starts() const { return SliceColumn(0); }
   std::vector<int64_t> slice_limits() const { return SliceColumn(1); }

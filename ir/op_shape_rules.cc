@@ -166,6 +166,12 @@ absl::StatusOr<Shape> Bitcast(const HloInstruction& instruction,
   return ShapeInference::InferReshapeShape(operand, result.dimensions());
 }
 
+absl::StatusOr<Shape> Dot(const HloInstruction& instruction, VerifierMode) {
+  return ShapeInference::InferDotShape(OperandShape(instruction, 0),
+                                       OperandShape(instruction, 1),
+                                       instruction.dot_dimension_numbers());
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

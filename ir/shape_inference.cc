@@ -4,12 +4,14 @@
 // added so every message names them.
 #include "ir/shape_inference.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/op_spec.h"
@@ -382,6 +384,93 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(
     dims[dimension] += other.dimensions(dimension);
   }
   return ShapeUtil::MakeShape(first.element_type(), dims);
+}
+
+namespace {
+
+// The dimensions of `rank` in neither `batch` nor `contracting`, in order.
+std::vector<int64_t> FreeDimensions(int64_t rank,
+                                    absl::Span<const int64_t> batch,
+                                    absl::Span<const int64_t> contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (absl::c_linear_search(batch, d) ||
+        absl::c_linear_search(contracting, d)) {
+      continue;
+    }
+    free.push_back(d);
+  }
+  return free;
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferDotShape(
+    const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums) {
+  constexpr HloOpcode kOp = HloOpcode::kDot;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, lhs, "lhs"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, rhs, "rhs"));
+  auto fail = [&](absl::string_view addendum) {
+    return OpError(kOp, "Cannot infer shape for dot operation: ",
+                   lhs.ToString(), " <dot> ", rhs.ToString(), ". ", addendum);
+  };
+  if (lhs.element_type() != rhs.element_type()) {
+    return fail("Element types do not match.");
+  }
+  auto check_numbers = [&](absl::Span<const int64_t> batch,
+                           absl::Span<const int64_t> contracting,
+                           int64_t rank) -> absl::Status {
+    std::vector<int64_t> all(batch.begin(), batch.end());
+    all.insert(all.end(), contracting.begin(), contracting.end());
+    for (int64_t d : all) {
+      if (d < 0 || d >= rank) {
+        return OpError(kOp, "A dimension number is out of range in Dot: ",
+                       d, " (rank ", rank, ").");
+      }
+    }
+    std::sort(all.begin(), all.end());
+    if (std::adjacent_find(all.begin(), all.end()) != all.end()) {
+      return OpError(kOp, "A dimension number is not unique in Dot: {",
+                     absl::StrJoin(batch, ","), "} and {",
+                     absl::StrJoin(contracting, ","), "}.");
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(
+      check_numbers(dnums.lhs_batch, dnums.lhs_contracting, lhs.rank()));
+  RETURN_IF_ERROR(
+      check_numbers(dnums.rhs_batch, dnums.rhs_contracting, rhs.rank()));
+  if (dnums.lhs_contracting.size() != dnums.rhs_contracting.size()) {
+    return fail(
+        "Must specify the same number of contracting dimensions for lhs and "
+        "rhs.");
+  }
+  for (size_t i = 0; i < dnums.lhs_contracting.size(); ++i) {
+    if (lhs.dimensions(dnums.lhs_contracting[i]) !=
+        rhs.dimensions(dnums.rhs_contracting[i])) {
+      return fail("Contracting dimension sizes do not match.");
+    }
+  }
+  if (dnums.lhs_batch.size() != dnums.rhs_batch.size()) {
+    return fail("Must the same number of batch dimensions for lhs and rhs.");
+  }
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < dnums.lhs_batch.size(); ++i) {
+    if (lhs.dimensions(dnums.lhs_batch[i]) !=
+        rhs.dimensions(dnums.rhs_batch[i])) {
+      return fail("Batch dimension sizes do not match.");
+    }
+    dims.push_back(lhs.dimensions(dnums.lhs_batch[i]));
+  }
+  for (int64_t d :
+       FreeDimensions(lhs.rank(), dnums.lhs_batch, dnums.lhs_contracting)) {
+    dims.push_back(lhs.dimensions(d));
+  }
+  for (int64_t d :
+       FreeDimensions(rhs.rank(), dnums.rhs_batch, dnums.rhs_contracting)) {
+    dims.push_back(rhs.dimensions(d));
+  }
+  return ShapeUtil::MakeShape(lhs.element_type(), dims);
 }
 
 absl::StatusOr<Shape> ShapeInference::InferCallShape(

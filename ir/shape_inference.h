@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ir/dot_dimension_numbers.h"
 #include "ir/hlo_opcode.h"
 #include "ir/shape.h"
 
@@ -98,6 +99,14 @@ class ShapeInference {
   // equal outside `dimension`, which sums.
   static absl::StatusOr<Shape> InferConcatenateShape(
       absl::Span<const Shape* const> operands, int64_t dimension);
+
+  // dot: operands of one element type; dimension numbers in range and
+  // unique per operand, as many batch and as many contracting dimensions
+  // on each side, of equal sizes. The result is the batch dimensions, then
+  // lhs's other dimensions, then rhs's, each in order.
+  static absl::StatusOr<Shape> InferDotShape(const Shape& lhs,
+                                             const Shape& rhs,
+                                             const DotDimensionNumbers& dnums);
 
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.

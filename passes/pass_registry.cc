@@ -5,6 +5,7 @@
 #include "ir/status_macros.h"
 #include "passes/call_inliner.h"
 #include "passes/cse.h"
+#include "passes/dot_expander.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
@@ -27,6 +28,7 @@ std::unique_ptr<HloPass> Make() {
 
 constexpr PassFactory kPasses[] = {
     {"inline-calls", &Make<CallInlinerPass>},
+    {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},
     {"simplify", &Make<SimplifyPass>},
     {"cse", &Make<CsePass>},

@@ -13,6 +13,7 @@
 #include "ir/status_macros.h"
 #include "passes/call_inliner.h"
 #include "passes/cse.h"
+#include "passes/dot_expander.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
@@ -92,6 +93,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(
           std::make_unique<UnplannableFusionInlinerPass>(options.codegen));
+      passes->AddPass(std::make_unique<DotExpanderPass>());
       passes->AddPass(std::make_unique<LowerBroadcastsPass>());
       passes->AddPass(std::make_unique<FusionPass>());
       passes->AddPass(std::make_unique<RowFusionPass>());

@@ -179,8 +179,9 @@ ENTRY main {
   bc = f32[2,2]{1,0} bitcast(cat)
   rows = f32[1,2]{1,0} slice(bc), slice={[1:2], [0:2]}
   row = f32[2]{0} reshape(rows)
+  dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
-  sel = f32[2]{0} select(cmp, row, cvt)
+  sel = f32[2]{0} select(cmp, dot, cvt)
   b = f32[2,2]{1,0} broadcast(sel), dimensions={1}
   r = f32[4]{0} reshape(b)
   t = f32[2,2]{1,0} transpose(b), dimensions={1,0}

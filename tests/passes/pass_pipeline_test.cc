@@ -168,13 +168,14 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
-              ElementsAre("inline-calls", "lower-broadcasts", "simplify",
-                          "cse", "dce", "fusion", "row-fusion",
+              ElementsAre("inline-calls", "expand-dots", "lower-broadcasts",
+                          "simplify", "cse", "dce", "fusion", "row-fusion",
                           "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
-                                 "inline-calls, lower-broadcasts, simplify, "
+                                 "inline-calls, expand-dots, lower-broadcasts, "
+                                 "simplify, "
                                  "cse, dce, "
                                  "fusion, row-fusion, fusion-planning)")));
 }

@@ -105,7 +105,8 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
   }
   EXPECT_THAT(passes,
               ElementsAre("simplify", "inline-calls",
-                          "inline-unplannable-fusions", "lower-broadcasts",
+                          "inline-unplannable-fusions", "expand-dots",
+                          "lower-broadcasts",
                           "fusion", "row-fusion", "fusion-planning"));
   ASSERT_NE(compiled.program, nullptr);
   EXPECT_EQ(compiled.module, nullptr);  // moved into the program

@@ -1,0 +1,102 @@
+// dot in the interpreter: each result element sums, in the element type,
+// the products of its contracted pairs in row-major order of the lhs's
+// contracting dimensions, starting from 0. That is the order and rounding
+// of the reduce the JIT expands dot into (passes/dot_expander.h), so the
+// two agree bit for bit when reductions are not reassociated.
+#include <cstdint>
+#include <vector>
+
+#include "absl/algorithm/container.h"
+#include "interpreter/hlo_evaluator_index_ops.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+#include "semantics/scalar_semantics.h"
+
+namespace mxla::hlo_evaluator_internal {
+namespace {
+
+std::vector<int64_t> Free(int64_t rank, absl::Span<const int64_t> batch,
+                          absl::Span<const int64_t> contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!absl::c_linear_search(batch, d) &&
+        !absl::c_linear_search(contracting, d)) {
+      free.push_back(d);
+    }
+  }
+  return free;
+}
+
+// The dimensions' sizes and the operand strides along them.
+struct Walk {
+  std::vector<int64_t> sizes, strides;
+};
+
+void Append(Walk& walk, const Shape& shape, absl::Span<const int64_t> dims) {
+  const std::vector<int64_t> strides = ShapeUtil::RowMajorStrides(shape);
+  for (int64_t d : dims) {
+    walk.sizes.push_back(shape.dimensions(d));
+    walk.strides.push_back(strides[d]);
+  }
+}
+
+// Offsets of every index of `walk` in row-major order.
+std::vector<int64_t> Offsets(const Walk& walk) {
+  return StridedOffsets(walk.sizes, walk.strides);
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
+                                    const DotDimensionNumbers& dnums,
+                                    const Shape& shape) {
+  RET_CHECK(lhs.shape().IsArray() && rhs.shape().IsArray() &&
+                shape.IsArray(),
+            "dot of ", lhs.shape().ToString(), " and ",
+            rhs.shape().ToString());
+  const Shape& l = lhs.shape();
+  const Shape& r = rhs.shape();
+  // Result dimensions: batch, lhs free, rhs free. Per result element, the
+  // lhs and rhs offsets; per contracted pair, their offsets.
+  Walk result_l, result_r, contracted_l, contracted_r;
+  Append(result_l, l, dnums.lhs_batch);
+  Append(result_r, r, dnums.rhs_batch);
+  for (int64_t d : Free(l.rank(), dnums.lhs_batch, dnums.lhs_contracting)) {
+    Append(result_l, l, {d});
+    result_r.sizes.push_back(l.dimensions(d));
+    result_r.strides.push_back(0);
+  }
+  for (int64_t d : Free(r.rank(), dnums.rhs_batch, dnums.rhs_contracting)) {
+    Append(result_r, r, {d});
+    result_l.sizes.push_back(r.dimensions(d));
+    result_l.strides.push_back(0);
+  }
+  Append(contracted_l, l, dnums.lhs_contracting);
+  Append(contracted_r, r, dnums.rhs_contracting);
+  RET_CHECK(result_l.sizes == std::vector<int64_t>(shape.dimensions().begin(),
+                                                   shape.dimensions().end()),
+            "dot result ", shape.ToString());
+  const std::vector<int64_t> out_l = Offsets(result_l);
+  const std::vector<int64_t> out_r = Offsets(result_r);
+  const std::vector<int64_t> k_l = Offsets(contracted_l);
+  const std::vector<int64_t> k_r = Offsets(contracted_r);
+  Literal result(shape);
+  primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* a = lhs.data<T>().data();
+    const T* b = rhs.data<T>().data();
+    T* out = result.data<T>().data();
+    for (size_t i = 0; i < out_l.size(); ++i) {
+      T sum = T{};
+      for (size_t k = 0; k < k_l.size(); ++k) {
+        sum = semantics::Add(sum,
+                             semantics::Mul(a[out_l[i] + k_l[k]],
+                                            b[out_r[i] + k_r[k]]));
+      }
+      out[i] = sum;
+    }
+  });
+  return result;
+}
+
+}  // namespace mxla::hlo_evaluator_internal
