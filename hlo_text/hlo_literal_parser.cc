@@ -198,39 +198,45 @@ std::string DefaultLayoutString(int64_t rank) {
   return absl::StrCat("{", absl::StrJoin(minor_to_major, ","), "}");
 }
 
-// `{rank-1,...,0}` is the only layout mxla stores; anything else is an
-// error rather than a silently different memory order.
+// A layout is checked and dropped: its minor-to-major list must be a
+// permutation of the shape's dimensions, and what follows a `:` (tiles,
+// element size, memory space, ...) is skipped. mxla computes on logical
+// arrays, and every buffer it reads or writes is row-major whatever layout
+// the text gives: the layout is a physical detail of XLA's devices, and
+// the boundary is where mxla's row-major arrays are its logical values.
 absl::Status ParseLayout(TokenCursor& cursor, const Shape& shape) {
   const Token open = cursor.Peek();
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
   std::vector<int64_t> minor_to_major;
-  bool default_layout = true;
-  while (!cursor.Is(TokenKind::kRBrace)) {
-    if (cursor.Is(TokenKind::kColon)) {
-      return TokenCursor::ErrorAt(cursor.Peek(),
-                                  "unsupported layout: tiling and memory "
-                                  "spaces are not supported");
-    }
+  while (!cursor.Is(TokenKind::kRBrace) && !cursor.Is(TokenKind::kColon)) {
     if (!minor_to_major.empty() && !cursor.TryConsume(TokenKind::kComma)) {
-      return cursor.Expected("',' or '}'");
+      return cursor.Expected("',', ':' or '}'");
     }
     if (!cursor.Is(TokenKind::kInt)) {
       return cursor.Expected("a layout dimension");
     }
     std::optional<int64_t> d = ToInteger<int64_t>(cursor.Next().text);
-    int64_t expected =
-        shape.rank() - 1 - static_cast<int64_t>(minor_to_major.size());
-    if (!d.has_value() || *d != expected) default_layout = false;
     minor_to_major.push_back(d.value_or(-1));
   }
+  if (cursor.TryConsume(TokenKind::kColon)) {
+    while (!cursor.Is(TokenKind::kRBrace)) {
+      if (cursor.Is(TokenKind::kEof)) return cursor.Expected("'}'");
+      RETURN_IF_ERROR(cursor.SkipValue());
+    }
+  }
   cursor.Next();
-  if (!default_layout ||
-      static_cast<int64_t>(minor_to_major.size()) != shape.rank()) {
+  std::vector<int64_t> sorted = minor_to_major;
+  std::sort(sorted.begin(), sorted.end());
+  bool permutation = static_cast<int64_t>(sorted.size()) == shape.rank();
+  for (size_t i = 0; permutation && i < sorted.size(); ++i) {
+    permutation = sorted[i] == static_cast<int64_t>(i);
+  }
+  if (!permutation) {
     return TokenCursor::ErrorAt(
-        open,
-        absl::StrCat("unsupported layout {", absl::StrJoin(minor_to_major, ","),
-                     "} for ", shape.ToString(), ": only the row-major layout ",
-                     DefaultLayoutString(shape.rank()), " is supported"));
+        open, absl::StrCat("invalid layout {", absl::StrJoin(minor_to_major, ","),
+                           "} for ", shape.ToString(),
+                           ": not a permutation of its dimensions (row-major "
+                           "is ", DefaultLayoutString(shape.rank()), ")"));
   }
   return absl::OkStatus();
 }

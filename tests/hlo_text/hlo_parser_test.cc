@@ -529,6 +529,21 @@ ENTRY main {
                        HasSubstr("4:31: unknown opcode 'frob'")));
 }
 
+// Layouts are checked and dropped: mxla's arrays are logical, its buffers
+// row-major (see ParseLayout).
+TEST(HloParserTest, LayoutsAreCheckedAndDropped) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3]{0,1} parameter(0)
+  y = f32[2,3]{1,0:T(8,128)(2,1)S(1)} negate(x)
+  ROOT z = f32[2,3]{0,1:E(32)} add(x, y)
+}
+)"));
+  EXPECT_THAT(module->ToString(),
+              HasSubstr("ROOT z = f32[2,3]{1,0} add(x, y)"));
+}
+
 TEST(HloParserTest, RootAndEntryDefaults) {
   // No ROOT: the last instruction; no ENTRY: the last computation.
   std::unique_ptr<HloModule> module = MustParse(
@@ -741,14 +756,12 @@ std::vector<BadInput> BadInputs() {
        "4:11: invalid dimension size 99999999999999999999"},
       {"rank 33", EntryModule("  x = f32[" + dims33 + "] parameter(0)\n"),
        "4:75: rank exceeds the maximum rank 32"},
-      {"layout", EntryModule("  x = f32[2,3]{0,1} parameter(0)\n"),
-       "4:15: unsupported layout {0,1} for f32[2,3]: only the row-major layout "
-       "{1,0} is supported"},
       {"short layout", EntryModule("  x = f32[2,3]{1} parameter(0)\n"),
-       "4:15: unsupported layout {1}"},
-      {"tiled layout",
-       EntryModule("  x = f32[2,3]{1,0:T(8,128)} parameter(0)\n"),
-       "4:19: unsupported layout: tiling"},
+       "4:15: invalid layout {1} for f32[2,3]: not a permutation of its "
+       "dimensions (row-major is {1,0})"},
+      {"repeated layout dimension",
+       EntryModule("  x = f32[2,3]{1,1:T(8,128)} parameter(0)\n"),
+       "4:15: invalid layout {1,1}"},
       {"unknown opcode", EntryModule(x + "  y = f32[2,3] frobnicate(x)\n"),
        "5:16: unknown opcode 'frobnicate'"},
       {"undefined operand", EntryModule(x + "  y = f32[2,3] negate(z)\n"),
