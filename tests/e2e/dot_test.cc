@@ -60,7 +60,7 @@ HloModule m
 ENTRY main {
   a = f32[4,2,3] parameter(0)
   b = f32[4,3,5] parameter(1)
-  ROOT d = f32[4,2,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, precision_config={default,default}
+  ROOT d = f32[4,2,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, precision_config={default,default}, algorithm=dot_f32_f32_f32
 })"));
   EXPECT_OK(VerifyModule(*module, VerifierMode::kLowered));
   EXPECT_THAT(module->ToString(),
