@@ -15,6 +15,39 @@ namespace mxla {
 
 using builder_internal::DimsString;
 using builder_internal::PickBuilder;
+
+namespace {
+
+// The instructions behind `ops`, and their shapes for shape inference.
+struct LookedUp {
+  std::vector<HloInstruction*> instructions;
+  std::vector<const Shape*> shapes;
+};
+
+absl::StatusOr<LookedUp> LookUpAll(XlaBuilder* builder,
+                                   absl::Span<const XlaOp> ops) {
+  LookedUp looked_up;
+  for (const XlaOp& op : ops) {
+    ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
+    looked_up.instructions.push_back(instruction);
+    looked_up.shapes.push_back(&instruction->shape());
+  }
+  return looked_up;
+}
+
+// A computation made from a parsed module has had no checks: "the <role>
+// computation 'name' is not valid: <why>".
+absl::Status CheckCalledComputation(const XlaComputation& computation,
+                                    absl::string_view role) {
+  absl::Status valid =
+      VerifyModule(computation.module(), VerifierMode::kBuilder);
+  if (valid.ok()) return valid;
+  return absl::InvalidArgumentError(
+      absl::StrCat("the ", role, " computation '", computation.name(),
+                   "' is not valid: ", valid.message()));
+}
+
+}  // namespace
 using builder_internal::RecordOp;
 
 XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false,
@@ -144,21 +177,9 @@ XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands,
               "got ", operands.size(), " operands and ", init_values.size(),
               " init values"));
         }
-        std::vector<HloInstruction*> instructions;
-        std::vector<const Shape*> shapes;
-        for (const XlaOp& op : all) {
-          ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
-          instructions.push_back(instruction);
-          shapes.push_back(&instruction->shape());
-        }
-        // A computation made from a parsed module has had no checks.
-        absl::Status reducer_ok =
-            VerifyModule(computation.module(), VerifierMode::kBuilder);
-        if (!reducer_ok.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "the reducer computation '", computation.name(),
-              "' is not valid: ", reducer_ok.message()));
-        }
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, all));
+        const auto& [instructions, shapes] = looked_up;
+        RETURN_IF_ERROR(CheckCalledComputation(computation, "reducer"));
         ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferReduceShape(
                                           shapes, dimensions_to_reduce,
                                           computation.GetProgramShape()));
@@ -200,13 +221,8 @@ XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
   return RecordOp(
       builder, "ConcatInDim", operands, absl::StrCat("dimension=", dimension),
       location, [&]() -> absl::StatusOr<XlaOp> {
-        std::vector<HloInstruction*> instructions;
-        std::vector<const Shape*> shapes;
-        for (const XlaOp& op : operands) {
-          ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
-          instructions.push_back(instruction);
-          shapes.push_back(&instruction->shape());
-        }
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, operands));
+        const auto& [instructions, shapes] = looked_up;
         ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferConcatenateShape(
                                           shapes, dimension));
         auto concat = HloInstruction::CreateGeneric(HloOpcode::kConcatenate,
@@ -257,20 +273,9 @@ XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
       builder, "Call", operands,
       absl::StrCat("to_apply=", computation.name()), location,
       [&]() -> absl::StatusOr<XlaOp> {
-        std::vector<HloInstruction*> instructions;
-        std::vector<const Shape*> shapes;
-        for (const XlaOp& op : operands) {
-          ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
-          instructions.push_back(instruction);
-          shapes.push_back(&instruction->shape());
-        }
-        absl::Status callee_ok =
-            VerifyModule(computation.module(), VerifierMode::kBuilder);
-        if (!callee_ok.ok()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("the called computation '", computation.name(),
-                           "' is not valid: ", callee_ok.message()));
-        }
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, operands));
+        const auto& [instructions, shapes] = looked_up;
+        RETURN_IF_ERROR(CheckCalledComputation(computation, "called"));
         ASSIGN_OR_RETURN(Shape shape,
                          ShapeInference::InferCallShape(
                              shapes, computation.GetProgramShape()));

@@ -323,27 +323,6 @@ bool AtShape(const TokenCursor& cursor) {
          (cursor.Is(TokenKind::kName) && cursor.Is(TokenKind::kLSquare, 1));
 }
 
-absl::StatusOr<std::vector<int64_t>> ParseInt64ListAt(TokenCursor& cursor) {
-  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
-  std::vector<int64_t> values;
-  while (!cursor.Is(TokenKind::kRBrace)) {
-    if (!values.empty() && !cursor.TryConsume(TokenKind::kComma)) {
-      return cursor.Expected("',' or '}'");
-    }
-    const Token& token = cursor.Peek();
-    if (token.kind != TokenKind::kInt) return cursor.Expected("an integer");
-    std::optional<int64_t> value = ToInteger<int64_t>(token.text);
-    if (!value.has_value()) {
-      return TokenCursor::ErrorAt(
-          token, absl::StrCat("integer ", token.text, " is out of range"));
-    }
-    values.push_back(*value);
-    cursor.Next();
-  }
-  cursor.Next();
-  return values;
-}
-
 namespace {
 
 absl::StatusOr<int64_t> ExpectInt64(TokenCursor& cursor) {
@@ -359,6 +338,21 @@ absl::StatusOr<int64_t> ExpectInt64(TokenCursor& cursor) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<int64_t>> ParseInt64ListAt(TokenCursor& cursor) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  std::vector<int64_t> values;
+  while (!cursor.Is(TokenKind::kRBrace)) {
+    if (!values.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+      return cursor.Expected("',' or '}'");
+    }
+    ASSIGN_OR_RETURN(int64_t value, ExpectInt64(cursor));
+    values.push_back(value);
+  }
+  cursor.Next();
+  return values;
+}
+
 
 absl::StatusOr<std::vector<int64_t>> ParseSliceRangesAt(TokenCursor& cursor) {
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));

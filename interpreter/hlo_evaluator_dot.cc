@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/algorithm/container.h"
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
@@ -14,18 +13,6 @@
 
 namespace mxla::hlo_evaluator_internal {
 namespace {
-
-std::vector<int64_t> Free(int64_t rank, absl::Span<const int64_t> batch,
-                          absl::Span<const int64_t> contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!absl::c_linear_search(batch, d) &&
-        !absl::c_linear_search(contracting, d)) {
-      free.push_back(d);
-    }
-  }
-  return free;
-}
 
 // The dimensions' sizes and the operand strides along them.
 struct Walk {
@@ -61,12 +48,14 @@ absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
   Walk result_l, result_r, contracted_l, contracted_r;
   Append(result_l, l, dnums.lhs_batch);
   Append(result_r, r, dnums.rhs_batch);
-  for (int64_t d : Free(l.rank(), dnums.lhs_batch, dnums.lhs_contracting)) {
+  for (int64_t d :
+       DotFreeDimensions(l.rank(), dnums.lhs_batch, dnums.lhs_contracting)) {
     Append(result_l, l, {d});
     result_r.sizes.push_back(l.dimensions(d));
     result_r.strides.push_back(0);
   }
-  for (int64_t d : Free(r.rank(), dnums.rhs_batch, dnums.rhs_contracting)) {
+  for (int64_t d :
+       DotFreeDimensions(r.rank(), dnums.rhs_batch, dnums.rhs_contracting)) {
     Append(result_r, r, {d});
     result_l.sizes.push_back(r.dimensions(d));
     result_l.strides.push_back(0);

@@ -11,7 +11,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/op_spec.h"
@@ -386,25 +385,6 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(
   return ShapeUtil::MakeShape(first.element_type(), dims);
 }
 
-namespace {
-
-// The dimensions of `rank` in neither `batch` nor `contracting`, in order.
-std::vector<int64_t> FreeDimensions(int64_t rank,
-                                    absl::Span<const int64_t> batch,
-                                    absl::Span<const int64_t> contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (absl::c_linear_search(batch, d) ||
-        absl::c_linear_search(contracting, d)) {
-      continue;
-    }
-    free.push_back(d);
-  }
-  return free;
-}
-
-}  // namespace
-
 absl::StatusOr<Shape> ShapeInference::InferDotShape(
     const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums) {
   constexpr HloOpcode kOp = HloOpcode::kDot;
@@ -463,11 +443,11 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(
     dims.push_back(lhs.dimensions(dnums.lhs_batch[i]));
   }
   for (int64_t d :
-       FreeDimensions(lhs.rank(), dnums.lhs_batch, dnums.lhs_contracting)) {
+       DotFreeDimensions(lhs.rank(), dnums.lhs_batch, dnums.lhs_contracting)) {
     dims.push_back(lhs.dimensions(d));
   }
   for (int64_t d :
-       FreeDimensions(rhs.rank(), dnums.rhs_batch, dnums.rhs_contracting)) {
+       DotFreeDimensions(rhs.rank(), dnums.rhs_batch, dnums.rhs_contracting)) {
     dims.push_back(rhs.dimensions(d));
   }
   return ShapeUtil::MakeShape(lhs.element_type(), dims);

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_computation.h"
@@ -14,19 +13,6 @@
 
 namespace mxla {
 namespace {
-
-std::vector<int64_t> FreeDimensions(int64_t rank,
-                                    absl::Span<const int64_t> batch,
-                                    absl::Span<const int64_t> contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!absl::c_linear_search(batch, d) &&
-        !absl::c_linear_search(contracting, d)) {
-      free.push_back(d);
-    }
-  }
-  return free;
-}
 
 std::vector<int64_t> Iota(int64_t from, int64_t count) {
   std::vector<int64_t> values(count);
@@ -91,9 +77,9 @@ absl::Status Expander::Expand(HloComputation& computation,
   HloInstruction* lhs = dot->mutable_operand(0);
   HloInstruction* rhs = dot->mutable_operand(1);
   const PrimitiveType type = dot->shape().element_type();
-  const std::vector<int64_t> lhs_free = FreeDimensions(
+  const std::vector<int64_t> lhs_free = DotFreeDimensions(
       lhs->shape().rank(), dnums.lhs_batch, dnums.lhs_contracting);
-  const std::vector<int64_t> rhs_free = FreeDimensions(
+  const std::vector<int64_t> rhs_free = DotFreeDimensions(
       rhs->shape().rank(), dnums.rhs_batch, dnums.rhs_contracting);
   const int64_t batch = dnums.lhs_batch.size();
   const int64_t nl = lhs_free.size(), nr = rhs_free.size();
