@@ -276,6 +276,9 @@ llvm::Value* ElementalEmitter::EmitConstant(const HloInstruction& constant,
       if constexpr (std::is_floating_point_v<T>) {
         return llvm::ConstantFP::get(RegisterType(type, context),
                                      static_cast<double>(value));
+      } else if constexpr (kIsNarrowFloat<T>) {
+        return llvm::ConstantFP::get(RegisterType(type, context),
+                                     static_cast<float>(value));
       } else {
         return llvm::ConstantInt::get(RegisterType(type, context),
                                       static_cast<uint64_t>(value),

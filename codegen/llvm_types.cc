@@ -5,35 +5,90 @@
 namespace mxla::codegen {
 
 llvm::Type* RegisterType(PrimitiveType type, llvm::LLVMContext& context) {
-  switch (type) {
-    case PRED:
-      return llvm::Type::getInt1Ty(context);
-    case S32:
-      return llvm::Type::getInt32Ty(context);
-    case S64:
-      return llvm::Type::getInt64Ty(context);
+  if (!primitive_util::IsArrayType(type)) return nullptr;
+  switch (primitive_util::ComputeType(type)) {
     case F32:
       return llvm::Type::getFloatTy(context);
     case F64:
       return llvm::Type::getDoubleTy(context);
-    default:
-      return nullptr;
+    default:  // pred and the integers
+      return llvm::Type::getIntNTy(context, primitive_util::BitWidth(type));
   }
 }
 
 llvm::Type* MemoryType(PrimitiveType type, llvm::LLVMContext& context) {
-  if (type == PRED) return llvm::Type::getInt8Ty(context);
+  if (type == PRED || primitive_util::IsNarrowFloatType(type)) {
+    return llvm::Type::getIntNTy(context, 8 * primitive_util::ByteWidth(type));
+  }
   return RegisterType(type, context);
+}
+
+namespace {
+
+// `type` with the element count of `like` when that is a vector.
+llvm::Type* Like(llvm::Value* like, llvm::Type* type) {
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(like->getType())) {
+    return llvm::VectorType::get(type, vector->getElementCount());
+  }
+  return type;
+}
+
+}  // namespace
+
+llvm::Value* FromMemory(llvm::IRBuilder<>& b, PrimitiveType type,
+                        llvm::Value* value) {
+  // A pred byte is 0 or 1; any nonzero byte reads as true.
+  if (type == PRED) {
+    return b.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
+  }
+  if (type == BF16) {  // the top half of an f32
+    llvm::Value* wide = b.CreateZExt(value, Like(value, b.getInt32Ty()));
+    return b.CreateBitCast(b.CreateShl(wide, 16), Like(value, b.getFloatTy()));
+  }
+  if (type == F16) {
+    llvm::Value* half = b.CreateBitCast(value, Like(value, b.getHalfTy()));
+    return b.CreateFPExt(half, Like(value, b.getFloatTy()));
+  }
+  return value;
+}
+
+llvm::Value* ToMemory(llvm::IRBuilder<>& b, PrimitiveType type,
+                      llvm::Value* value) {
+  if (type == PRED) return b.CreateZExt(value, Like(value, b.getInt8Ty()));
+  // The value is already rounded to the narrow type, so both are exact.
+  if (type == BF16) {
+    llvm::Value* bits = b.CreateBitCast(value, Like(value, b.getInt32Ty()));
+    return b.CreateTrunc(b.CreateLShr(bits, 16), Like(value, b.getInt16Ty()));
+  }
+  if (type == F16) {
+    llvm::Value* half = b.CreateFPTrunc(value, Like(value, b.getHalfTy()));
+    return b.CreateBitCast(half, Like(value, b.getInt16Ty()));
+  }
+  return value;
+}
+
+llvm::Value* RoundToType(llvm::IRBuilder<>& b, PrimitiveType type,
+                         llvm::Value* value) {
+  if (type == F16) return FromMemory(b, F16, ToMemory(b, F16, value));
+  if (type != BF16) return value;
+  // Round the f32 bits to their top 16, to nearest even; a NaN only gets
+  // its quiet bit set (adding could carry it into infinity).
+  llvm::Type* int_type = Like(value, b.getInt32Ty());
+  llvm::Value* bits = b.CreateBitCast(value, int_type);
+  llvm::Value* odd = b.CreateAnd(b.CreateLShr(bits, 16), 1);
+  llvm::Value* rounded = b.CreateAdd(bits, b.CreateAdd(odd, llvm::ConstantInt::get(int_type, 0x7fff)));
+  llvm::Value* nan = b.CreateFCmpUNO(value, value);
+  llvm::Value* quiet = b.CreateOr(bits, llvm::ConstantInt::get(int_type, 0x00400000));
+  llvm::Value* chosen = b.CreateSelect(nan, quiet, rounded);
+  llvm::Value* top = b.CreateAnd(chosen, llvm::ConstantInt::get(int_type, 0xffff0000u));
+  return b.CreateBitCast(top, value->getType());
 }
 
 llvm::Value* LoadElement(llvm::IRBuilder<>& b, PrimitiveType type,
                          llvm::Value* buffer, llvm::Value* linear_index) {
   llvm::Type* memory_type = MemoryType(type, b.getContext());
   llvm::Value* address = b.CreateInBoundsGEP(memory_type, buffer, linear_index);
-  llvm::Value* value = b.CreateLoad(memory_type, address);
-  // A pred byte is 0 or 1; any nonzero byte reads as true.
-  if (type == PRED) return b.CreateICmpNE(value, b.getInt8(0));
-  return value;
+  return FromMemory(b, type, b.CreateLoad(memory_type, address));
 }
 
 void StoreElement(llvm::IRBuilder<>& b, PrimitiveType type,
@@ -41,8 +96,7 @@ void StoreElement(llvm::IRBuilder<>& b, PrimitiveType type,
                   llvm::Value* value) {
   llvm::Type* memory_type = MemoryType(type, b.getContext());
   llvm::Value* address = b.CreateInBoundsGEP(memory_type, buffer, linear_index);
-  if (type == PRED) value = b.CreateZExt(value, memory_type);
-  b.CreateStore(value, address);
+  b.CreateStore(ToMemory(b, type, value), address);
 }
 
 llvm::Constant* ConstantOf(PrimitiveType type, double value,

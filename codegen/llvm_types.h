@@ -1,6 +1,7 @@
 // How mxla element types live in LLVM: the register type an element
-// generator produces (pred is i1) and the memory type a buffer holds (pred is
-// one byte, as in Literal). Load and store convert between the two.
+// generator produces (pred is i1; f16 and bf16 are f32 holding a value of
+// the narrow type) and the memory type a buffer holds (pred is one byte, as
+// in Literal; f16 and bf16 are i16). Load and store convert between the two.
 #ifndef MXLA_CODEGEN_LLVM_TYPES_H_
 #define MXLA_CODEGEN_LLVM_TYPES_H_
 
@@ -11,6 +12,16 @@ namespace mxla::codegen {
 
 llvm::Type* RegisterType(PrimitiveType type, llvm::LLVMContext& context);
 llvm::Type* MemoryType(PrimitiveType type, llvm::LLVMContext& context);
+
+// Register <-> memory value (scalars or vectors); identity for most types.
+llvm::Value* FromMemory(llvm::IRBuilder<>& b, PrimitiveType type,
+                        llvm::Value* value);
+llvm::Value* ToMemory(llvm::IRBuilder<>& b, PrimitiveType type,
+                      llvm::Value* value);
+// An f32 register value rounded to f16 or bf16 (to nearest even), still in
+// f32; other types pass through. Every op on a narrow type ends with it.
+llvm::Value* RoundToType(llvm::IRBuilder<>& b, PrimitiveType type,
+                         llvm::Value* value);
 
 // Loads element `linear_index` of a `type` buffer as a register value.
 llvm::Value* LoadElement(llvm::IRBuilder<>& b, PrimitiveType type,

@@ -60,6 +60,11 @@ IrIndex OperandIndex(const ReduceLayout& layout, const IrIndex& kept_index,
 }  // namespace
 
 bool MayReassociate(const HloComputation& reducer) {
+  // f16 and bf16 round after every step; their order is part of the answer.
+  if (primitive_util::IsNarrowFloatType(
+          reducer.root_instruction()->shape().element_type())) {
+    return false;
+  }
   return IsPlainBinaryReducer(reducer, HloOpcode::kAdd) ||
          IsPlainBinaryReducer(reducer, HloOpcode::kMultiply);
 }

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/llvm_float_ops.h"
 #include "codegen/llvm_types.h"
+#include "ir/status_macros.h"
 #include "semantics/float32_math.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
@@ -19,6 +20,26 @@ absl::Status Unsupported(HloOpcode opcode, PrimitiveType type) {
 
 llvm::Value* AllOnes(llvm::Type* type) {
   return llvm::Constant::getAllOnesValue(type);
+}
+
+// Ops whose f32 result on f16/bf16 operands is again an f16/bf16 value, so
+// they need no rounding.
+bool ExactOnNarrowFloats(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kNegate:
+    case HloOpcode::kAbs:
+    case HloOpcode::kSign:
+    case HloOpcode::kCopy:
+    case HloOpcode::kFloor:
+    case HloOpcode::kCeil:
+    case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -59,11 +80,16 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
                                                   PrimitiveType type,
                                                   llvm::Value* x) {
   if (opcode == HloOpcode::kCopy) return x;
+  if (primitive_util::IsNarrowFloatType(type)) {
+    ASSIGN_OR_RETURN(llvm::Value * wide, Unary(opcode, F32, x));
+    if (ExactOnNarrowFloats(opcode)) return wide;
+    return RoundToType(b_, type, wide);
+  }
   llvm::Value* result = nullptr;
   if (primitive_util::IsFloatingPointType(type)) {
     result = FloatUnary(opcode, type, x);
   } else if (primitive_util::IsIntegralType(type)) {
-    result = IntUnary(opcode, x);
+    result = IntUnary(opcode, x, primitive_util::IsSignedIntegralType(type));
   } else if (opcode == HloOpcode::kNot) {  // pred
     result = b_.CreateXor(x, AllOnes(x->getType()));
   }
@@ -71,12 +97,24 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
   return result;
 }
 
-llvm::Value* ScalarEmitter::IntUnary(HloOpcode opcode, llvm::Value* x) {
+llvm::Value* ScalarEmitter::IntUnary(HloOpcode opcode, llvm::Value* x,
+                                    bool is_signed) {
   llvm::Type* t = x->getType();
   llvm::Value* zero = llvm::Constant::getNullValue(t);
   switch (opcode) {
     case HloOpcode::kNegate:
       return b_.CreateSub(zero, x);
+    case HloOpcode::kAbs:
+    case HloOpcode::kSign:
+      if (is_signed) break;
+      if (opcode == HloOpcode::kAbs) return x;
+      return b_.CreateZExt(b_.CreateICmpNE(x, zero), t);
+    case HloOpcode::kNot:
+      return b_.CreateXor(x, AllOnes(t));
+    default:
+      return nullptr;
+  }
+  switch (opcode) {
     case HloOpcode::kAbs: {
       // Its own statement: argument order is unspecified, and the IR must
       // not depend on the compiler.
@@ -88,8 +126,6 @@ llvm::Value* ScalarEmitter::IntUnary(HloOpcode opcode, llvm::Value* x) {
       llvm::Value* negative = b_.CreateZExt(b_.CreateICmpSLT(x, zero), t);
       return b_.CreateSub(positive, negative);
     }
-    case HloOpcode::kNot:
-      return b_.CreateXor(x, AllOnes(t));
     default:
       return nullptr;
   }
@@ -169,8 +205,14 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Binary(HloOpcode opcode,
                                                    PrimitiveType type,
                                                    llvm::Value* a,
                                                    llvm::Value* b) {
+  if (primitive_util::IsNarrowFloatType(type)) {
+    ASSIGN_OR_RETURN(llvm::Value * wide, Binary(opcode, F32, a, b));
+    if (ExactOnNarrowFloats(opcode)) return wide;
+    return RoundToType(b_, type, wide);
+  }
   const bool is_float = primitive_util::IsFloatingPointType(type);
   const bool is_int = primitive_util::IsIntegralType(type);
+  const bool is_signed = primitive_util::IsSignedIntegralType(type);
   const bool is_pred = type == PRED;
   switch (opcode) {
     case HloOpcode::kAdd:
@@ -184,24 +226,28 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Binary(HloOpcode opcode,
       return is_float ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
     case HloOpcode::kDivide:
       if (is_float) return b_.CreateFDiv(a, b);
-      if (is_int) return IntDivide(a, b, /*remainder=*/false);
+      if (is_int) return IntDivide(a, b, /*remainder=*/false, is_signed);
       break;
     case HloOpcode::kRemainder:
       if (is_float) return b_.CreateFRem(a, b);
-      if (is_int) return IntDivide(a, b, /*remainder=*/true);
+      if (is_int) return IntDivide(a, b, /*remainder=*/true, is_signed);
       break;
     case HloOpcode::kMaximum:
     case HloOpcode::kMinimum: {
       const bool maximum = opcode == HloOpcode::kMaximum;
       if (is_pred) return maximum ? b_.CreateOr(a, b) : b_.CreateAnd(a, b);
       if (is_float) return FloatMaxMin(a, b, maximum);
-      llvm::Value* a_wins =
-          maximum ? b_.CreateICmpSGE(a, b) : b_.CreateICmpSLE(a, b);
+      llvm::Value* a_wins;
+      if (is_signed) {
+        a_wins = maximum ? b_.CreateICmpSGE(a, b) : b_.CreateICmpSLE(a, b);
+      } else {
+        a_wins = maximum ? b_.CreateICmpUGE(a, b) : b_.CreateICmpULE(a, b);
+      }
       return b_.CreateSelect(a_wins, a, b);
     }
     case HloOpcode::kPower:
       if (is_float) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, b);
-      if (is_int) return IntPower(a, b);
+      if (is_int) return IntPower(a, b, is_signed);
       break;
     case HloOpcode::kAnd:
       if (!is_float) return b_.CreateAnd(a, b);
@@ -221,11 +267,11 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Binary(HloOpcode opcode,
   return Unsupported(opcode, type);
 }
 
-// x / 0 = -1 and x % 0 = x; MIN / -1 = MIN and MIN % -1 = 0. The divisor is
-// made safe first: LLVM's sdiv by zero or MIN/-1 is undefined even if the
-// result is then discarded.
+// x / 0 = -1 (all ones) and x % 0 = x; signed MIN / -1 = MIN and
+// MIN % -1 = 0. The divisor is made safe first: LLVM's division by zero or
+// signed MIN/-1 is undefined even if the result is then discarded.
 llvm::Value* ScalarEmitter::IntDivide(llvm::Value* a, llvm::Value* b,
-                                      bool remainder) {
+                                      bool remainder, bool is_signed) {
   llvm::Type* t = a->getType();
   const unsigned bits = t->getScalarSizeInBits();
   llvm::Value* zero = llvm::Constant::getNullValue(t);
@@ -233,15 +279,19 @@ llvm::Value* ScalarEmitter::IntDivide(llvm::Value* a, llvm::Value* b,
   llvm::Value* min = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(bits));
   llvm::Value* by_zero = b_.CreateICmpEQ(b, zero);
   llvm::Value* overflow =
-      b_.CreateAnd(b_.CreateICmpEQ(a, min), b_.CreateICmpEQ(b, minus_one));
+      is_signed ? b_.CreateAnd(b_.CreateICmpEQ(a, min),
+                               b_.CreateICmpEQ(b, minus_one))
+                : llvm::ConstantInt::getFalse(by_zero->getType());
   llvm::Value* special = b_.CreateOr(by_zero, overflow);
   llvm::Value* safe_b =
       b_.CreateSelect(special, llvm::ConstantInt::get(t, 1), b);
   if (remainder) {
-    llvm::Value* r = b_.CreateSRem(a, safe_b);
+    llvm::Value* r = is_signed ? b_.CreateSRem(a, safe_b)
+                               : b_.CreateURem(a, safe_b);
     return b_.CreateSelect(by_zero, a, b_.CreateSelect(overflow, zero, r));
   }
-  llvm::Value* q = b_.CreateSDiv(a, safe_b);
+  llvm::Value* q =
+      is_signed ? b_.CreateSDiv(a, safe_b) : b_.CreateUDiv(a, safe_b);
   return b_.CreateSelect(by_zero, minus_one, b_.CreateSelect(overflow, a, q));
 }
 
@@ -300,22 +350,24 @@ llvm::Value* ScalarEmitter::FloatMaxMinByConstant(llvm::Value* x,
 }
 
 // Repeated squaring over every exponent bit, branch-free so it vectorizes.
-// A negative exponent gives 0, except for bases 1 and -1.
-llvm::Value* ScalarEmitter::IntPower(llvm::Value* base,
-                                     llvm::Value* exponent) {
+// A negative (signed) exponent gives 0, except for bases 1 and -1.
+llvm::Value* ScalarEmitter::IntPower(llvm::Value* base, llvm::Value* exponent,
+                                     bool is_signed) {
   llvm::Type* t = base->getType();
   const unsigned bits = t->getScalarSizeInBits();
   llvm::Value* zero = llvm::Constant::getNullValue(t);
   llvm::Value* one = llvm::ConstantInt::get(t, 1);
   llvm::Value* result = one;
   llvm::Value* square = base;
-  for (unsigned bit = 0; bit + 1 < bits; ++bit) {
+  const unsigned value_bits = is_signed ? bits - 1 : bits;
+  for (unsigned bit = 0; bit < value_bits; ++bit) {
     llvm::Value* set = b_.CreateICmpNE(
         b_.CreateAnd(exponent, llvm::ConstantInt::get(t, uint64_t{1} << bit)),
         zero);
     result = b_.CreateSelect(set, b_.CreateMul(result, square), result);
     square = b_.CreateMul(square, square);
   }
+  if (!is_signed) return result;
   llvm::Value* odd = b_.CreateICmpNE(b_.CreateAnd(exponent, one), zero);
   llvm::Value* negative_result = b_.CreateSelect(
       b_.CreateICmpEQ(base, one), one,
@@ -331,8 +383,8 @@ llvm::Value* ScalarEmitter::Compare(ComparisonDirection direction,
   using P = llvm::CmpInst::Predicate;
   P predicate = P::ICMP_EQ;
   const bool is_float = primitive_util::IsFloatingPointType(type);
-  // pred compares as 0 < 1: unsigned.
-  const bool is_signed = type != PRED;
+  // pred compares as 0 < 1: unsigned. f16 and bf16 values are f32 here.
+  const bool is_signed = primitive_util::IsSignedIntegralType(type);
   switch (direction) {
     case ComparisonDirection::kEq:
       predicate = is_float ? P::FCMP_OEQ : P::ICMP_EQ;
@@ -360,6 +412,12 @@ llvm::Value* ScalarEmitter::Compare(ComparisonDirection direction,
 llvm::Value* ScalarEmitter::Convert(PrimitiveType from, PrimitiveType to,
                                     llvm::Value* x) {
   if (from == to) return x;
+  // f16 and bf16 registers hold exact f32 values; into them is into f32,
+  // then rounded (from f64 or an integer: twice, as the evaluator does).
+  if (primitive_util::IsNarrowFloatType(from)) return Convert(F32, to, x);
+  if (primitive_util::IsNarrowFloatType(to)) {
+    return RoundToType(b_, to, Convert(from, F32, x));
+  }
   llvm::LLVMContext& context = b_.getContext();
   llvm::Type* to_type = x->getType()->isVectorTy()
                             ? llvm::VectorType::get(
@@ -376,14 +434,21 @@ llvm::Value* ScalarEmitter::Convert(PrimitiveType from, PrimitiveType to,
   if (from == PRED) {
     return to_float ? b_.CreateUIToFP(x, to_type) : b_.CreateZExt(x, to_type);
   }
+  const bool from_signed = primitive_util::IsSignedIntegralType(from);
   if (from_float && to_float) return b_.CreateFPCast(x, to_type);
-  if (!from_float && to_float) return b_.CreateSIToFP(x, to_type);
+  if (!from_float && to_float) {
+    return from_signed ? b_.CreateSIToFP(x, to_type)
+                       : b_.CreateUIToFP(x, to_type);
+  }
   if (from_float) {
     // Saturating, NaN -> 0: exactly mxla's float -> int rule.
-    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {to_type, x->getType()},
-                              {x});
+    const llvm::Intrinsic::ID saturating =
+        primitive_util::IsSignedIntegralType(to) ? llvm::Intrinsic::fptosi_sat
+                                                 : llvm::Intrinsic::fptoui_sat;
+    return b_.CreateIntrinsic(saturating, {to_type, x->getType()}, {x});
   }
-  return b_.CreateSExtOrTrunc(x, to_type);
+  return from_signed ? b_.CreateSExtOrTrunc(x, to_type)
+                     : b_.CreateZExtOrTrunc(x, to_type);
 }
 
 }  // namespace mxla::codegen

@@ -1,5 +1,6 @@
 // Emits one element of an elementwise op as LLVM IR, following
-// semantics/scalar_semantics.h exactly (the evaluator's rules): wrapping
+// semantics/scalar_semantics.h exactly (the evaluator's rules): f16 and bf16
+// computed in f32 and rounded after each op, wrapping signed and unsigned
 // integers, XLA's results for integer division by zero, NaN-propagating max/min with
 // +0 > -0, saturating float->int convert, IEEE float math without fast-math.
 //
@@ -41,14 +42,16 @@ class ScalarEmitter {
  private:
   // Unary for one kind of element type; null when the op has no meaning
   // for it.
-  llvm::Value* IntUnary(HloOpcode opcode, llvm::Value* x);
+  llvm::Value* IntUnary(HloOpcode opcode, llvm::Value* x, bool is_signed);
   llvm::Value* FloatUnary(HloOpcode opcode, PrimitiveType type,
                           llvm::Value* x);
-  llvm::Value* IntDivide(llvm::Value* a, llvm::Value* b, bool remainder);
+  llvm::Value* IntDivide(llvm::Value* a, llvm::Value* b, bool remainder,
+                         bool is_signed);
   llvm::Value* FloatMaxMin(llvm::Value* a, llvm::Value* b, bool maximum);
   llvm::Value* FloatMaxMinByConstant(llvm::Value* x, llvm::Value* bound,
                                      bool maximum);
-  llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent);
+  llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent,
+                        bool is_signed);
   llvm::Value* FloatSign(llvm::Value* x);
   llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x);
   // f32 exp, log, tanh, logistic: semantics/float32_math.h emitted inline.

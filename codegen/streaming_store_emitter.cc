@@ -153,7 +153,8 @@ absl::Status StreamingBlocks::EmitVectors(const IrIndex& row_index,
           index.push_back(
               b_.CreateAdd(col, b_.CreateAdd(offset, b_.getInt64(lane))));
           ASSIGN_OR_RETURN(llvm::Value * element, value(index));
-          vector = b_.CreateInsertElement(vector, element, lane);
+          vector = b_.CreateInsertElement(vector, ToMemory(b_, type_, element),
+                                          lane);
         }
         llvm::Value* to_output = b_.CreateInBoundsGEP(
             memory_type_, output_, b_.CreateAdd(position, offset));

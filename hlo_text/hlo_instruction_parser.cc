@@ -356,7 +356,9 @@ absl::Status CheckComparisonType(const Attributes& attributes,
   absl::string_view expected = "";
   if (primitive_util::IsFloatingPointType(type)) expected = "FLOAT";
   if (primitive_util::IsSignedIntegralType(type)) expected = "SIGNED";
-  if (type == PRED) expected = "UNSIGNED";
+  if (type == PRED || primitive_util::IsUnsignedIntegralType(type)) {
+    expected = "UNSIGNED";
+  }
   if (it->second.text == expected) return absl::OkStatus();
   return TokenCursor::ErrorAt(
       it->second,

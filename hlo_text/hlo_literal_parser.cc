@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -99,6 +100,21 @@ absl::StatusOr<T> ParseScalar(TokenCursor& cursor, PrimitiveType type) {
               cursor.IsName("nan");
     if (!ok) return cursor.Expected(absl::StrCat("an ", type_name, " value"));
     ASSIGN_OR_RETURN(T value, ParseFloat<T>(token, type));
+    cursor.Next();
+    return value;
+  } else if constexpr (kIsNarrowFloat<T>) {
+    bool ok = token.kind == TokenKind::kInt ||
+              token.kind == TokenKind::kFloat || cursor.IsName("inf") ||
+              cursor.IsName("nan");
+    if (!ok) return cursor.Expected(absl::StrCat("an ", type_name, " value"));
+    // Through f32, like every conversion into f16 and bf16.
+    ASSIGN_OR_RETURN(float wide, ParseFloat<float>(token, type));
+    T value(wide);
+    if (std::isfinite(wide) && std::isinf(static_cast<float>(value))) {
+      return TokenCursor::ErrorAt(
+          token, absl::StrCat("value ", token.text, " is out of range for ",
+                              type_name));
+    }
     cursor.Next();
     return value;
   } else {

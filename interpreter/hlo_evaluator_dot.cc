@@ -75,14 +75,16 @@ absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
     const T* a = lhs.data<T>().data();
     const T* b = rhs.data<T>().data();
     T* out = result.data<T>().data();
+    // f16 and bf16 accumulate in f32 and round once, as XLA:CPU's dot does.
+    using Acc = std::conditional_t<kIsNarrowFloat<T>, float, T>;
     for (size_t i = 0; i < out_l.size(); ++i) {
-      T sum = T{};
+      Acc sum = Acc{};
       for (size_t k = 0; k < k_l.size(); ++k) {
-        sum = semantics::Add(sum,
-                             semantics::Mul(a[out_l[i] + k_l[k]],
-                                            b[out_r[i] + k_r[k]]));
+        sum = semantics::Add(
+            sum, semantics::Mul(static_cast<Acc>(a[out_l[i] + k_l[k]]),
+                                static_cast<Acc>(b[out_r[i] + k_r[k]])));
       }
-      out[i] = sum;
+      out[i] = static_cast<T>(sum);
     }
   });
   return result;

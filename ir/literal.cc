@@ -121,7 +121,11 @@ double Literal::GetAsDouble(int64_t linear_index) const {
   return primitive_util::ArrayTypeSwitch(
       shape_.element_type(), [&](auto tag) -> double {
         using T = typename decltype(tag)::type;
-        return static_cast<double>(data<T>()[linear_index]);
+        if constexpr (kIsNarrowFloat<T>) {
+          return static_cast<float>(data<T>()[linear_index]);
+        } else {
+          return static_cast<double>(data<T>()[linear_index]);
+        }
       });
 }
 

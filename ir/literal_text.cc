@@ -53,8 +53,13 @@ std::string FormatLiteralElement(const Literal& literal, int64_t linear_index,
           return value ? "true" : "false";
         } else if constexpr (std::is_floating_point_v<T>) {
           return FormatFloat(value);
+        } else if constexpr (kIsNarrowFloat<T>) {
+          // The shortest float that names the value parses back to it.
+          return FormatFloat(static_cast<float>(value));
+        } else if constexpr (std::is_signed_v<T>) {
+          return absl::StrCat(static_cast<int64_t>(value));
         } else {
-          return absl::StrCat(value);
+          return absl::StrCat(static_cast<uint64_t>(value));
         }
       });
 }

@@ -1,6 +1,7 @@
 #include "ir/primitive_type.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace mxla::primitive_util {
@@ -33,14 +34,40 @@ absl::string_view UppercaseName(PrimitiveType type) {
   }
 }
 
+namespace {
+
+// The kind of an XLA element type mxla does not have, or "" if `name` is
+// not one.
+absl::string_view UnsupportedXlaTypeKind(absl::string_view name) {
+  if (name == "c64" || name == "c128") return "complex";
+  if (absl::StartsWith(name, "f8") || absl::StartsWith(name, "f4") ||
+      absl::StartsWith(name, "f6")) {
+    return name.size() > 2 ? "8-bit or smaller float" : "";
+  }
+  if (name == "s1" || name == "s2" || name == "s4" || name == "u1" ||
+      name == "u2" || name == "u4") {
+    return "sub-byte integer";
+  }
+  if (name == "token" || name == "opaque") return "non-array";
+  return "";
+}
+
+}  // namespace
+
 absl::StatusOr<PrimitiveType> ParseArrayType(absl::string_view name) {
 #define MXLA_PRIMITIVE_TYPE(e, text, native) \
   if (name == text) return e;
 #include "ir/primitive_types.def"
 #undef MXLA_PRIMITIVE_TYPE
+  if (absl::string_view kind = UnsupportedXlaTypeKind(name); !kind.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("element type '", name, "' (", kind,
+                     ") is not supported by mxla"));
+  }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown element type '", name,
-                   "' (supported: pred, s32, s64, f32, f64)"));
+                   "' (supported: pred, s8, s16, s32, s64, u8, u16, u32, "
+                   "u64, f16, bf16, f32, f64)"));
 }
 
 bool IsArrayType(PrimitiveType type) {
@@ -55,14 +82,30 @@ bool IsArrayType(PrimitiveType type) {
 }
 
 bool IsFloatingPointType(PrimitiveType type) {
-  return type == F32 || type == F64;
+  return type == F32 || type == F64 || IsNarrowFloatType(type);
 }
+
+bool IsNarrowFloatType(PrimitiveType type) { return type == F16 || type == BF16; }
 
 bool IsSignedIntegralType(PrimitiveType type) {
-  return type == S32 || type == S64;
+  return type == S8 || type == S16 || type == S32 || type == S64;
 }
 
-bool IsIntegralType(PrimitiveType type) { return IsSignedIntegralType(type); }
+bool IsUnsignedIntegralType(PrimitiveType type) {
+  return type == U8 || type == U16 || type == U32 || type == U64;
+}
+
+bool IsIntegralType(PrimitiveType type) {
+  return IsSignedIntegralType(type) || IsUnsignedIntegralType(type);
+}
+
+int BitWidth(PrimitiveType type) {
+  return type == PRED ? 1 : static_cast<int>(ByteWidth(type) * 8);
+}
+
+PrimitiveType ComputeType(PrimitiveType type) {
+  return IsNarrowFloatType(type) ? F32 : type;
+}
 
 int64_t ByteWidth(PrimitiveType type) {
   switch (type) {

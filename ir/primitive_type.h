@@ -1,5 +1,5 @@
-// Element types of arrays (`pred s32 s64 f32 f64`) and the one place that maps
-// them to C++ types. Non-array shapes use TUPLE.
+// Element types of arrays (`pred`, `s8`..`s64`, `u8`..`u64`, `f16`, `bf16`,
+// `f32`, `f64`) and the one place that maps them to C++ types. Non-array shapes use TUPLE.
 #ifndef MXLA_IR_PRIMITIVE_TYPE_H_
 #define MXLA_IR_PRIMITIVE_TYPE_H_
 
@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "ir/narrow_float.h"
 
 namespace mxla {
 
@@ -30,10 +31,16 @@ absl::string_view UppercaseName(PrimitiveType type);
 absl::StatusOr<PrimitiveType> ParseArrayType(absl::string_view name);
 
 bool IsArrayType(PrimitiveType type);
-bool IsFloatingPointType(PrimitiveType type);
-bool IsIntegralType(PrimitiveType type);   // signed integers, not pred
+bool IsFloatingPointType(PrimitiveType type);  // f16, bf16, f32, f64
+// f16 and bf16: stored in 16 bits, computed in f32 (ir/narrow_float.h).
+bool IsNarrowFloatType(PrimitiveType type);
+bool IsIntegralType(PrimitiveType type);  // signed and unsigned, not pred
 bool IsSignedIntegralType(PrimitiveType type);
-int64_t ByteWidth(PrimitiveType type);     // 0 for non-array types
+bool IsUnsignedIntegralType(PrimitiveType type);
+int64_t ByteWidth(PrimitiveType type);  // 0 for non-array types
+int BitWidth(PrimitiveType type);       // pred is 1
+// The type an op on `type` computes in: f32 for f16 and bf16, else `type`.
+PrimitiveType ComputeType(PrimitiveType type);
 
 // C++ type <-> PrimitiveType.
 template <typename T>

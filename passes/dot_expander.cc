@@ -76,7 +76,18 @@ absl::Status Expander::Expand(HloComputation& computation,
   const DotDimensionNumbers dnums = dot->dot_dimension_numbers();
   HloInstruction* lhs = dot->mutable_operand(0);
   HloInstruction* rhs = dot->mutable_operand(1);
-  const PrimitiveType type = dot->shape().element_type();
+  // f16 and bf16 dots multiply and accumulate in f32 and round once, as
+  // XLA:CPU's do (and the evaluator's): the operands are widened first.
+  const PrimitiveType type = primitive_util::ComputeType(dot->shape().element_type());
+  const bool widened = type != dot->shape().element_type();
+  if (widened) {
+    lhs = computation.AddInstruction(HloInstruction::CreateConvert(
+        ShapeUtil::ChangeElementType(lhs->shape(), type), lhs));
+    rhs = computation.AddInstruction(HloInstruction::CreateConvert(
+        ShapeUtil::ChangeElementType(rhs->shape(), type), rhs));
+  }
+  const Shape result_shape =
+      ShapeUtil::ChangeElementType(dot->shape(), type);
   const std::vector<int64_t> lhs_free = DotFreeDimensions(
       lhs->shape().rank(), dnums.lhs_batch, dnums.lhs_contracting);
   const std::vector<int64_t> rhs_free = DotFreeDimensions(
@@ -112,8 +123,12 @@ absl::Status Expander::Expand(HloComputation& computation,
     HloInstruction* zero = computation.AddInstruction(
         HloInstruction::CreateConstant(Literal(ShapeUtil::MakeShape(type, {}))));
     result = computation.AddInstruction(HloInstruction::CreateReduce(
-        dot->shape(), {result, zero}, Iota(batch + nl + nr, contracted),
+        result_shape, {result, zero}, Iota(batch + nl + nr, contracted),
         AddComputation(type)));
+  }
+  if (widened) {
+    result = computation.AddInstruction(
+        HloInstruction::CreateConvert(dot->shape(), result));
   }
   result->set_metadata(dot->metadata());
   computation.ReplaceInstruction(dot, result);

@@ -5,7 +5,8 @@
 // 0. The fusion passes then fuse it all into one reduction kernel that
 // never materializes the products. Its order and rounding are the
 // interpreter's (interpreter/hlo_evaluator_dot.cc): bit-identical unless
-// reductions are reassociated. Any HLO form; the result is lowered.
+// reductions are reassociated. f16 and bf16 dots are computed in f32 and
+// converted back. Any HLO form; the result is lowered.
 #ifndef MXLA_PASSES_DOT_EXPANDER_H_
 #define MXLA_PASSES_DOT_EXPANDER_H_
 

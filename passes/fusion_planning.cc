@@ -133,7 +133,12 @@ bool MaySplitReducedRange(const HloInstruction& reduce,
     // Integer (wrapping) and boolean ops are associative and commutative;
     // float max/min give the same value in any order (but for NaN
     // payloads); float add/multiply only round differently, which is what
-    // reassociate_reductions allows.
+    // reassociate_reductions allows. f16 and bf16 round after every step,
+    // where another order can change the sum entirely: never split.
+    if (primitive_util::IsNarrowFloatType(reduce.shape().element_type()) &&
+        (opcode == HloOpcode::kAdd || opcode == HloOpcode::kMultiply)) {
+      return false;
+    }
     return !is_float || options.reassociate_reductions;
   }
   return false;

@@ -47,10 +47,21 @@ absl::Status Unsupported(absl::string_view op, PrimitiveType type) {
                                           primitive_util::LowercaseName(type)));
 }
 
+// f16 and bf16 compute in f32: the literal widened, exactly.
+absl::StatusOr<Literal> Widen(const Literal& narrow) {
+  return ApplyConvert(narrow, F32);
+}
+
 }  // namespace
 
 absl::StatusOr<Literal> ApplyUnaryOp(HloOpcode opcode, const Literal& operand) {
   RETURN_IF_ERROR(CheckArray(operand, HloOpcodeString(opcode)));
+  if (primitive_util::IsNarrowFloatType(operand.shape().element_type())) {
+    ASSIGN_OR_RETURN(Literal wide, Widen(operand));
+    ASSIGN_OR_RETURN(Literal result, ApplyUnaryOp(opcode, wide));
+    if (result.shape().element_type() != F32) return result;  // is-finite
+    return ApplyConvert(result, operand.shape().element_type());
+  }
   Literal result(operand.shape());
   PrimitiveType type = operand.shape().element_type();
   bool defined = primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
@@ -68,6 +79,12 @@ absl::StatusOr<Literal> ApplyUnaryOp(HloOpcode opcode, const Literal& operand) {
 absl::StatusOr<Literal> ApplyBinaryOp(HloOpcode opcode, const Literal& lhs,
                                       const Literal& rhs) {
   RETURN_IF_ERROR(CheckSameShape(lhs, rhs, HloOpcodeString(opcode)));
+  if (primitive_util::IsNarrowFloatType(lhs.shape().element_type())) {
+    ASSIGN_OR_RETURN(Literal wide_lhs, Widen(lhs));
+    ASSIGN_OR_RETURN(Literal wide_rhs, Widen(rhs));
+    ASSIGN_OR_RETURN(Literal result, ApplyBinaryOp(opcode, wide_lhs, wide_rhs));
+    return ApplyConvert(result, lhs.shape().element_type());
+  }
   Literal result(lhs.shape());
   PrimitiveType type = lhs.shape().element_type();
   bool defined = primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
@@ -86,9 +103,15 @@ absl::StatusOr<Literal> ApplyBinaryOp(HloOpcode opcode, const Literal& lhs,
 absl::StatusOr<Literal> ApplyCompare(ComparisonDirection direction,
                                      const Literal& lhs, const Literal& rhs) {
   RETURN_IF_ERROR(CheckSameShape(lhs, rhs, "compare"));
+  if (primitive_util::IsNarrowFloatType(lhs.shape().element_type())) {
+    ASSIGN_OR_RETURN(Literal wide_lhs, Widen(lhs));
+    ASSIGN_OR_RETURN(Literal wide_rhs, Widen(rhs));
+    return ApplyCompare(direction, wide_lhs, wide_rhs);
+  }
   Literal result(ShapeUtil::ChangeElementType(lhs.shape(), PRED));
   primitive_util::ArrayTypeSwitch(lhs.shape().element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if constexpr (Element<T>) {
     absl::Span<const T> a = lhs.data<T>();
     absl::Span<const T> b = rhs.data<T>();
     absl::Span<bool> out = result.data<bool>();
@@ -113,6 +136,7 @@ absl::StatusOr<Literal> ApplyCompare(ComparisonDirection direction,
         return loop(std::integral_constant<D, D::kGt>{});
       case D::kGe:
         return loop(std::integral_constant<D, D::kGe>{});
+    }
     }
   });
   return result;

@@ -4,8 +4,11 @@
 // exactly these functions. It follows XLA and IEEE 754 with no fast-math:
 // no reassociation, no flush-to-zero, NaNs and signed zeros are honoured.
 //
-// Types: pred = bool, s32/s64 = two's complement, f32/f64 = IEEE binary32/64
-// with round-to-nearest-even. A NaN made by an invalid operation (0/0,
+// Types: pred = bool, s8..s64 = two's complement, u8..u64 = unsigned
+// binary, f32/f64 = IEEE binary32/64 with round-to-nearest-even. f16 and bf16
+// have no functions here: the whole-array functions at the end widen them to
+// f32, apply the f32 rule and round the result to nearest even (a compare
+// just widens), which is XLA's float normalization. A NaN made by an invalid operation (0/0,
 // sqrt(-1), inf - inf) has no specified sign or payload: the hardware's
 // default NaN at run time, but LLVM may fold the same operation to a
 // positive quiet NaN. Backends agree on NaN-ness (LiteralUtil::SameValues),
@@ -15,11 +18,12 @@
 //   add, subtract, multiply, negate, abs
 //       integers wrap (two's complement); abs(INT_MIN) = INT_MIN.
 //       pred (add, multiply only): add = or, multiply = and.
-//   divide      integers: x / 0 = -1, INT_MIN / -1 = INT_MIN, otherwise
-//               truncating division. Floats: IEEE.
+//   divide      integers: x / 0 = -1 (all ones: the maximum for unsigned
+//               types), INT_MIN / -1 = INT_MIN, otherwise truncating
+//               division. Floats: IEEE.
 //   remainder   integers: x % 0 = x, INT_MIN % -1 = 0, otherwise the sign
 //               follows the dividend (C++ %). Floats: std::fmod.
-//   power       integers: exponent < 0 gives 0, except base 1 gives 1 and
+//   power       integers: a (signed) exponent < 0 gives 0, except base 1 gives 1 and
 //               base -1 gives -1 for odd, 1 for even exponents; exponent >= 0
 //               is repeated squaring with wrapping (0^0 = 1). Floats: std::pow.
 //   maximum, minimum
@@ -30,7 +34,7 @@
 //               pred: logical; integers: bitwise.
 //   compare     IEEE: a NaN operand makes EQ LT LE GT GE false and NE true;
 //               -0 == +0. pred compares as 0/1.
-//   sign        integers: -1, 0, 1. Floats: NaN stays NaN, ±0 stays ±0 (sign
+//   sign        integers: -1, 0, 1 (unsigned: 0, 1). Floats: NaN stays NaN, ±0 stays ±0 (sign
 //               kept), otherwise ±1.
 //   exponential, log, tanh, logistic
 //               f32: mxla's own functions (float32_math.h: exp and log
@@ -49,8 +53,11 @@
 //   convert     to pred: x != 0 (NaN gives true). From pred: 0 or 1.
 //               int -> float: round to nearest even. float -> int: NaN gives
 //               0, values beyond the target range saturate to its min/max,
-//               others truncate toward zero. s64 -> s32: wraps (keeps the low
-//               32 bits). float <-> float: plain IEEE conversion.
+//               others truncate toward zero (negative values saturate to 0
+//               for unsigned targets). int -> int: the value modulo 2^bits
+//               of the target (sign- or zero-extended by the source type).
+//               float <-> float: plain IEEE conversion; into f16 or bf16
+//               through f32 (from f64 and integers: two roundings).
 #ifndef MXLA_SEMANTICS_SCALAR_SEMANTICS_H_
 #define MXLA_SEMANTICS_SCALAR_SEMANTICS_H_
 
@@ -70,7 +77,7 @@ namespace mxla::semantics {
 template <typename T>
 concept Pred = std::same_as<T, bool>;
 template <typename T>
-concept Integer = std::same_as<T, int32_t> || std::same_as<T, int64_t>;
+concept Integer = std::integral<T> && !std::same_as<T, bool>;
 template <typename T>
 concept Float = std::same_as<T, float> || std::same_as<T, double>;
 template <typename T>
@@ -81,10 +88,12 @@ template <typename T>
 concept Logical = Pred<T> || Integer<T>;
 
 namespace internal {
-// Integer arithmetic runs in the unsigned type, where overflow wraps
-// instead of being undefined; the conversion back is modular in C++20.
+// Integer arithmetic runs in an unsigned type of at least 32 bits, where
+// overflow wraps instead of being undefined (narrower types would promote
+// to int, which can overflow); the conversion back is modular in C++20.
 template <Integer T>
-using Unsigned = std::make_unsigned_t<T>;
+using Unsigned = std::conditional_t<(sizeof(T) < sizeof(uint32_t)), uint32_t,
+                                    std::make_unsigned_t<T>>;
 template <Integer T>
 constexpr T Wrap(Unsigned<T> value) {
   return static_cast<T>(value);
@@ -125,18 +134,22 @@ constexpr T Mul(T a, T b) {
 template <Number T>
 constexpr T Div(T a, T b) {
   if constexpr (Integer<T>) {
-    if (b == 0) return T{-1};
-    if (a == std::numeric_limits<T>::min() && b == -1) return a;
+    if (b == 0) return static_cast<T>(-1);
+    if constexpr (std::is_signed_v<T>) {
+      if (a == std::numeric_limits<T>::min() && b == -1) return a;
+    }
   }
-  return a / b;
+  return static_cast<T>(a / b);
 }
 
 template <Number T>
 T Rem(T a, T b) {
   if constexpr (Integer<T>) {
     if (b == 0) return a;
-    if (a == std::numeric_limits<T>::min() && b == -1) return T{0};
-    return a % b;
+    if constexpr (std::is_signed_v<T>) {
+      if (a == std::numeric_limits<T>::min() && b == -1) return T{0};
+    }
+    return static_cast<T>(a % b);
   }
   if constexpr (Float<T>) return std::fmod(a, b);
 }
@@ -170,10 +183,12 @@ T Pow(T base, T exponent) {
   if constexpr (Float<T>) {
     return std::pow(base, exponent);
   } else {
-    if (exponent < 0) {
-      if (base == 1) return T{1};
-      if (base == -1) return (exponent & 1) != 0 ? T{-1} : T{1};
-      return T{0};
+    if constexpr (std::is_signed_v<T>) {
+      if (exponent < 0) {
+        if (base == 1) return T{1};
+        if (base == -1) return (exponent & 1) != 0 ? T{-1} : T{1};
+        return T{0};
+      }
     }
     using U = internal::Unsigned<T>;
     U result = 1;
@@ -189,19 +204,19 @@ T Pow(T base, T exponent) {
 template <Logical T>
 constexpr T And(T a, T b) {
   if constexpr (Pred<T>) return a && b;
-  if constexpr (Integer<T>) return a & b;
+  if constexpr (Integer<T>) return static_cast<T>(a & b);
 }
 
 template <Logical T>
 constexpr T Or(T a, T b) {
   if constexpr (Pred<T>) return a || b;
-  if constexpr (Integer<T>) return a | b;
+  if constexpr (Integer<T>) return static_cast<T>(a | b);
 }
 
 template <Logical T>
 constexpr T Xor(T a, T b) {
   if constexpr (Pred<T>) return a != b;
-  if constexpr (Integer<T>) return a ^ b;
+  if constexpr (Integer<T>) return static_cast<T>(a ^ b);
 }
 
 // C++'s built-in comparisons are IEEE's (and compare bool as 0/1).
@@ -237,13 +252,19 @@ constexpr T Neg(T a) {
 
 template <Number T>
 T Abs(T a) {
-  if constexpr (Integer<T>) return a < 0 ? Neg(a) : a;
+  if constexpr (Integer<T> && std::is_unsigned_v<T>) return a;
+  if constexpr (Integer<T> && std::is_signed_v<T>) return a < 0 ? Neg(a) : a;
   if constexpr (Float<T>) return std::fabs(a);
 }
 
 template <Number T>
 T Sign(T a) {
-  if constexpr (Integer<T>) return static_cast<T>((a > 0) - (a < 0));
+  if constexpr (Integer<T> && std::is_unsigned_v<T>) {
+    return static_cast<T>(a != 0);
+  }
+  if constexpr (Integer<T> && std::is_signed_v<T>) {
+    return static_cast<T>((a > 0) - (a < 0));
+  }
   if constexpr (Float<T>) {
     if (std::isnan(a) || a == 0) return a;
     return a > 0 ? T{1} : T{-1};
@@ -253,7 +274,7 @@ T Sign(T a) {
 template <Logical T>
 constexpr T Not(T a) {
   if constexpr (Pred<T>) return !a;
-  if constexpr (Integer<T>) return ~a;
+  if constexpr (Integer<T>) return static_cast<T>(~a);
 }
 
 template <Float T>
@@ -343,19 +364,28 @@ T Ceil(T a) {
 
 // ---- Convert --------------------------------------------------------------
 
-template <Element To, Element From>
+template <typename T>
+concept Storable = Element<T> || kIsNarrowFloat<T>;
+
+template <Storable To, Storable From>
 To Convert(From x) {
-  if constexpr (Pred<To>) {
+  if constexpr (kIsNarrowFloat<From>) {
+    return Convert<To>(static_cast<float>(x));
+  } else if constexpr (kIsNarrowFloat<To>) {
+    return To(Convert<float>(x));
+  } else if constexpr (Pred<To>) {
     return x != From{0};
   } else if constexpr (Pred<From>) {
     return x ? To{1} : To{0};
   } else if constexpr (Float<From> && Integer<To>) {
-    // min() is -2^(bits-1), exact in From; -min() is the first value past
-    // max(). Comparisons are false for NaN, so it is tested first.
+    // min() is 0 or -2^digits and 2^digits the first value past max(),
+    // both exact in From. Comparisons are false for NaN: it is tested first.
     constexpr From kMin = static_cast<From>(std::numeric_limits<To>::min());
+    constexpr From kPastMax =
+        static_cast<From>(std::numeric_limits<To>::max() / 2 + 1) * 2;
     if (std::isnan(x)) return To{0};
     if (x <= kMin) return std::numeric_limits<To>::min();
-    if (x >= -kMin) return std::numeric_limits<To>::max();
+    if (x >= kPastMax) return std::numeric_limits<To>::max();
     return static_cast<To>(x);
   } else {
     return static_cast<To>(x);

@@ -34,10 +34,13 @@ void FillArray(Literal& literal, uint64_t& state) {
           const uint32_t bits = static_cast<uint32_t>(state >> 33);
           if constexpr (std::is_same_v<T, bool>) {
             data[i] = (bits & 1) != 0;
-          } else if constexpr (std::is_floating_point_v<T>) {
-            data[i] = static_cast<T>(bits / 2147483648.0 - 1.0);
+          } else if constexpr (std::is_floating_point_v<T> ||
+                               kIsNarrowFloat<T>) {
+            data[i] = static_cast<T>(static_cast<float>(bits / 2147483648.0 - 1.0));
+          } else if constexpr (std::is_unsigned_v<T>) {
+            data[i] = static_cast<T>(bits % 17);
           } else {
-            data[i] = static_cast<T>(bits % 17) - 8;
+            data[i] = static_cast<T>(static_cast<int>(bits % 17) - 8);
           }
         }
       });

@@ -64,7 +64,8 @@ TEST(ShapeTest, ValidationRejectsBadShapes) {
 }
 
 TEST(PrimitiveTypeTest, NamesAndProperties) {
-  for (PrimitiveType type : {PRED, S32, S64, F32, F64}) {
+  for (PrimitiveType type : {PRED, S8, S16, S32, S64, U8, U16, U32, U64, F16,
+                             BF16, F32, F64}) {
     ASSERT_OK_AND_ASSIGN(PrimitiveType parsed,
                          primitive_util::ParseArrayType(
                              primitive_util::LowercaseName(type)));
@@ -76,9 +77,32 @@ TEST(PrimitiveTypeTest, NamesAndProperties) {
   EXPECT_FALSE(primitive_util::IsIntegralType(PRED));
   EXPECT_EQ(primitive_util::ByteWidth(S64), 8);
   EXPECT_EQ(primitive_util::ByteWidth(PRED), 1);
-  EXPECT_THAT(primitive_util::ParseArrayType("f16"),
+  EXPECT_TRUE(primitive_util::IsIntegralType(U8));
+  EXPECT_TRUE(primitive_util::IsUnsignedIntegralType(U64));
+  EXPECT_FALSE(primitive_util::IsSignedIntegralType(U32));
+  EXPECT_TRUE(primitive_util::IsSignedIntegralType(S8));
+  EXPECT_TRUE(primitive_util::IsFloatingPointType(BF16));
+  EXPECT_TRUE(primitive_util::IsNarrowFloatType(F16));
+  EXPECT_FALSE(primitive_util::IsNarrowFloatType(F32));
+  EXPECT_EQ(primitive_util::ComputeType(BF16), F32);
+  EXPECT_EQ(primitive_util::ComputeType(U16), U16);
+  EXPECT_EQ(primitive_util::ByteWidth(BF16), 2);
+  EXPECT_EQ(primitive_util::BitWidth(PRED), 1);
+  EXPECT_EQ(primitive_util::BitWidth(S16), 16);
+  // XLA's other types are named as such; anything else is unknown.
+  EXPECT_THAT(primitive_util::ParseArrayType("c64"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("unknown element type 'f16'")));
+                       HasSubstr("element type 'c64' (complex) is not "
+                                 "supported by mxla")));
+  EXPECT_THAT(primitive_util::ParseArrayType("f8e4m3fn"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("'f8e4m3fn' (8-bit or smaller float)")));
+  EXPECT_THAT(primitive_util::ParseArrayType("s4"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("'s4' (sub-byte integer)")));
+  EXPECT_THAT(primitive_util::ParseArrayType("f17"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("unknown element type 'f17'")));
 }
 
 }  // namespace

@@ -107,9 +107,21 @@ std::pair<std::vector<T>, std::vector<T>> EdgePairs() {
     values = {T(0),  T(-0.0), T(1),   T(-1),   T(2.5), T(-7.25),
               T(3),  inf,     -inf,   std::numeric_limits<T>::quiet_NaN(),
               T(1e30), T(-3.5e-5)};
+  } else if constexpr (kIsNarrowFloat<T>) {
+    // Also the largest f16, an f16 subnormal, and values one unit above 1
+    // in f16 and bf16, whose products and sums round.
+    const float inf = std::numeric_limits<float>::infinity();
+    for (float v : {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, -7.25f, 3.0f, inf, -inf,
+                    std::numeric_limits<float>::quiet_NaN(), 1e30f, -3.5e-5f,
+                    65504.0f, 6e-8f, 1.0009765625f, 1.0078125f}) {
+      values.push_back(T(v));
+    }
   } else {
-    values = {0, 1, -1, 2, -7, 13, 31, std::numeric_limits<T>::min(),
-              std::numeric_limits<T>::max(), 64};
+    for (int64_t v : {0, 1, -1, 2, -7, 13, 31, 64}) {
+      values.push_back(static_cast<T>(v));
+    }
+    values.push_back(std::numeric_limits<T>::min());
+    values.push_back(std::numeric_limits<T>::max());
   }
   std::vector<T> lhs, rhs;
   for (T a : values) {
@@ -157,7 +169,7 @@ void CheckEveryOp(const std::string& type) {
   std::vector<Literal> two;
   two.push_back(Vector(lhs));
   two.push_back(Vector(rhs));
-  const bool is_float = std::is_floating_point_v<T>;
+  const bool is_float = std::is_floating_point_v<T> || kIsNarrowFloat<T>;
   const bool is_pred = std::is_same_v<T, bool>;
   std::vector<std::string> binary = {"add", "multiply", "maximum", "minimum"};
   if (!is_pred) {
@@ -199,15 +211,24 @@ void CheckEveryOp(const std::string& type) {
   for (const std::string& op : unary) {
     ExpectSameAsEvaluator(ElementwiseModule(op, type, type, n, 1, ""), one);
   }
-  for (const char* to : {"pred", "s32", "s64", "f32", "f64"}) {
+  for (const char* to : {"pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32",
+                         "u64", "f16", "bf16", "f32", "f64"}) {
     ExpectSameAsEvaluator(ElementwiseModule("convert", type, to, n, 1, ""), one);
   }
 }
 
 TEST(JitExecutableTest, EveryElementwiseOpMatchesTheEvaluatorBitForBit) {
   CheckEveryOp<bool>("pred");
+  CheckEveryOp<int8_t>("s8");
+  CheckEveryOp<int16_t>("s16");
   CheckEveryOp<int32_t>("s32");
   CheckEveryOp<int64_t>("s64");
+  CheckEveryOp<uint8_t>("u8");
+  CheckEveryOp<uint16_t>("u16");
+  CheckEveryOp<uint32_t>("u32");
+  CheckEveryOp<uint64_t>("u64");
+  CheckEveryOp<Half>("f16");
+  CheckEveryOp<BFloat16>("bf16");
   CheckEveryOp<float>("f32");
   CheckEveryOp<double>("f64");
 }

@@ -197,8 +197,10 @@ Literal RandomLiteral(Rng& rng, const Shape& shape, ValueStyle style) {
     using T = typename decltype(tag)::type;
     for (T& x : literal.data<T>()) {
       x = RandomElement<T>(rng, style);
-      if constexpr (!std::is_same_v<T, bool>) {
-        if (negate) x = -x;
+      if constexpr (kIsNarrowFloat<T>) {
+        if (negate) x = T(-static_cast<float>(x));
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        if (negate) x = static_cast<T>(-x);
       }
     }
   });

@@ -1,0 +1,227 @@
+// The element types beyond pred/s32/s64/f32/f64 on hand-computed values:
+// s8 and s16 wrap, u8..u64 divide, compare and convert as unsigned, f16 and
+// bf16 compute in f32 and round after every op (reductions step by step,
+// dots once). Each module runs on the evaluator and on the JIT; both must
+// give exactly the expected bytes.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "interpreter/hlo_evaluator.h"
+#include "ir/hlo_verifier.h"
+#include "ir/narrow_float.h"
+#include "runtime/compile.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+template <typename T>
+Literal R1(std::initializer_list<T> values) {
+  return LiteralUtil::CreateR1<T>(values);
+}
+
+template <typename T>
+Literal R1Of(std::initializer_list<float> values) {
+  std::vector<T> narrow;
+  for (float v : values) narrow.push_back(T(v));
+  return LiteralUtil::CreateR1<T>(narrow);
+}
+
+template <typename T>
+Literal R1Bits(std::initializer_list<uint16_t> bits) {
+  std::vector<T> narrow;
+  for (uint16_t b : bits) narrow.push_back(T::FromBits(b));
+  return LiteralUtil::CreateR1<T>(narrow);
+}
+
+// Runs `text` on `arguments` with both backends; each must give exactly
+// `expected`. Values come in as parameters, so the JIT computes them
+// (constants would be folded at compile time by the evaluator's rules).
+void ExpectModule(const std::string& text,
+                  const std::vector<Literal>& arguments,
+                  const Literal& expected) {
+  SCOPED_TRACE(text);
+  std::vector<const Literal*> pointers;
+  for (const Literal& argument : arguments) pointers.push_back(&argument);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
+  ASSERT_OK(VerifyModule(*module, VerifierMode::kBuilder));
+  ASSERT_OK_AND_ASSIGN(Literal evaluated, EvaluateModule(*module, pointers));
+  EXPECT_EQ(evaluated, expected) << "evaluator: " << evaluated.ToString()
+                                 << "\nexpected:  " << expected.ToString();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> jit, Compile(*module));
+  ASSERT_OK_AND_ASSIGN(Literal compiled, jit->Run(pointers));
+  EXPECT_EQ(compiled, expected) << "jit:      " << compiled.ToString()
+                                << "\nexpected: " << expected.ToString();
+}
+
+// A literal written in HLO text, e.g. ("u8[2]", "{1, 2}"), parsed as a
+// constant (so the text's rounding rules apply).
+Literal Parse(const std::string& type, const std::string& values) {
+  std::string text =
+      absl::StrCat("HloModule c\nENTRY main {\n  ROOT c = ", type, " constant(",
+                   values, ")\n}\n");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return Literal();
+  return (*module)->entry_computation()->root_instruction()->literal();
+}
+
+// `root` applied to parameters a (and b) of the given values.
+void Expect(const std::string& type_a, const std::string& a,
+            const std::string& type_b, const std::string& b,
+            const std::string& root, const Literal& expected) {
+  std::string text = absl::StrCat("HloModule m\nENTRY main {\n  a = ", type_a,
+                                  " parameter(0)\n");
+  std::vector<Literal> arguments;
+  arguments.push_back(Parse(type_a, a));
+  if (!b.empty()) {
+    absl::StrAppend(&text, "  b = ", type_b, " parameter(1)\n");
+    arguments.push_back(Parse(type_b, b));
+  }
+  absl::StrAppend(&text, "  ROOT r = ", expected.shape().ToString(), " ", root,
+                  "\n}\n");
+  ExpectModule(text, arguments, expected);
+}
+
+void Binary(const std::string& type, const std::string& a, const std::string& b,
+            const std::string& op, const Literal& expected) {
+  Expect(type, a, type, b, absl::StrCat(op, "(a, b)"), expected);
+}
+
+void Unary(const std::string& type, const std::string& a, const std::string& op,
+           const Literal& expected) {
+  Expect(type, a, "", "", absl::StrCat(op, "(a)"), expected);
+}
+
+TEST(ElementTypesTest, UnsignedArithmeticWrapsAndDividesAsUnsigned) {
+  const std::string a = "{0, 200, 7, 255, 3, 100}";
+  const std::string b = "{1, 100, 0, 255, 2, 200}";
+  Binary("u8[6]", a, b, "add", R1<uint8_t>({1, 44, 7, 254, 5, 44}));
+  Binary("u8[6]", a, b, "subtract", R1<uint8_t>({255, 100, 7, 0, 1, 156}));
+  Binary("u8[6]", a, b, "multiply", R1<uint8_t>({0, 32, 0, 1, 6, 32}));
+  // x / 0 is all ones, x % 0 is x.
+  Binary("u8[6]", a, b, "divide", R1<uint8_t>({0, 2, 255, 1, 1, 0}));
+  Binary("u8[6]", a, b, "remainder", R1<uint8_t>({0, 0, 7, 0, 1, 100}));
+  Binary("u8[6]", a, b, "maximum", R1<uint8_t>({1, 200, 7, 255, 3, 200}));
+  Binary("u8[6]", a, b, "minimum", R1<uint8_t>({0, 100, 0, 255, 2, 100}));
+  Expect("u8[6]", a, "u8[6]", b, "compare(a, b), direction=LT",
+         R1<bool>({true, false, false, false, false, true}));
+  Binary("u8[4]", "{2, 3, 0, 255}", "{7, 5, 0, 2}", "power",
+         R1<uint8_t>({128, 243, 1, 1}));
+  Unary("u8[6]", a, "negate", R1<uint8_t>({0, 56, 249, 1, 253, 156}));
+  Unary("u8[6]", a, "abs", R1<uint8_t>({0, 200, 7, 255, 3, 100}));
+  Unary("u8[6]", a, "sign", R1<uint8_t>({0, 1, 1, 1, 1, 1}));
+  Unary("u8[6]", a, "not", R1<uint8_t>({255, 55, 248, 0, 252, 155}));
+  Binary("u32[2]", "{4294967295, 2147483648}", "{1, 2147483648}", "add",
+         R1<uint32_t>({0, 0}));
+  Binary("u32[2]", "{4294967295, 3000000000}", "{2, 0}", "divide",
+         R1<uint32_t>({2147483647, 4294967295}));
+  Expect("u64[2]", "{18446744073709551615, 1}", "u64[2]", "{1, 2}",
+         "compare(a, b), direction=GT", R1<bool>({true, false}));
+  Binary("u64[2]", "{18446744073709551615, 1}", "{1, 2}", "maximum",
+         R1<uint64_t>({std::numeric_limits<uint64_t>::max(), 2}));
+}
+
+TEST(ElementTypesTest, NarrowSignedIntegersWrap) {
+  const std::string a = "{127, -128, -128, 100, -7}";
+  const std::string b = "{1, -1, 1, 2, 2}";
+  Binary("s8[5]", a, b, "add", R1<int8_t>({-128, 127, -127, 102, -5}));
+  Binary("s8[5]", a, b, "multiply", R1<int8_t>({127, -128, -128, -56, -14}));
+  Binary("s8[5]", a, b, "divide", R1<int8_t>({127, -128, -128, 50, -3}));
+  Binary("s8[5]", a, b, "remainder", R1<int8_t>({0, 0, 0, 0, -1}));
+  Unary("s8[5]", a, "negate", R1<int8_t>({-127, -128, -128, -100, 7}));
+  Unary("s8[5]", a, "abs", R1<int8_t>({127, -128, -128, 100, 7}));
+  Binary("s16[2]", "{32767, 300}", "{1, 300}", "multiply",
+         R1<int16_t>({32767, 24464}));  // 90000 - 65536
+}
+
+TEST(ElementTypesTest, ConvertSaturatesSignExtendsAndRoundsOnce) {
+  auto convert = [](const std::string& type, const std::string& values,
+                    const Literal& expected) {
+    Unary(type, values, "convert", expected);
+  };
+  // Float -> unsigned saturates at 0 and the maximum; NaN is 0.
+  convert("f32[6]", "{-1, 300, nan, 255.9, 0.5, -0}",
+          R1<uint8_t>({0, 255, 0, 255, 0, 0}));
+  convert("f32[3]", "{1.8e19, 2e19, -5}",
+          R1<uint64_t>({18000000404716257280u,
+                        std::numeric_limits<uint64_t>::max(), 0}));
+  // Integer -> integer: sign- or zero-extended by the source, then wrapped.
+  convert("s8[3]", "{-1, 127, -128}", R1<uint16_t>({65535, 127, 65408}));
+  convert("u8[3]", "{200, 127, 128}", R1<int8_t>({-56, 127, -128}));
+  convert("u32[2]", "{4294967295, 16777217}",
+          R1<float>({4294967296.0f, 16777216.0f}));
+  convert("u64[1]", "{18446744073709551615}",
+          R1<double>({18446744073709551616.0}));
+  // Into bf16 to nearest even: ties (1 + 2^-8, 1 + 3 * 2^-8), overflow of
+  // the largest f32, NaN, -0 and an f32 subnormal.
+  convert("f32[6]", "{1.00390625, 1.01171875, 3.4028235e38, -0, 1e-40, 1.5}",
+          R1Bits<BFloat16>({0x3f80, 0x3f82, 0x7f80, 0x8000, 0x0001, 0x3fc0}));
+  // Into f16: the largest finite, the tie past it (infinity), subnormals
+  // and their ties (2^-25 -> 0, 3 * 2^-25 -> 2 * 2^-24).
+  convert(
+      "f32[7]",
+      "{65519, 65520, 1e-8, 6e-8, 2.98023224e-8, 8.94069672e-8, -2.5}",
+      R1Bits<Half>({0x7bff, 0x7c00, 0x0000, 0x0001, 0x0000, 0x0002, 0xc100}));
+  // s32 -> bf16 goes through f32: 257 is a tie in bf16 and rounds to 256.
+  convert("s32[2]", "{257, -259}", R1Of<BFloat16>({256, -260}));
+  // Out of f16/bf16 into integers: widened exactly, then the f32 rule.
+  convert("bf16[3]", "{3.5, -1e10, nan}",
+          R1<int32_t>({3, std::numeric_limits<int32_t>::min(), 0}));
+  convert("f16[2]", "{300, -3}", R1<uint8_t>({255, 0}));
+  convert("f16[2]", "{65504, -0.000061035156}",
+          R1<double>({65504.0, -0.000061035156250}));
+}
+
+TEST(ElementTypesTest, NarrowFloatsRoundAfterEveryOp) {
+  Binary("bf16[3]", "{1, 256, 1}", "{0.00390625, 1, 0.0078125}", "add",
+         R1Of<BFloat16>({1, 256, 1.0078125f}));
+  Binary("f16[3]", "{65504, 2048, 0.00006103515625}", "{16, 1, 0.5}", "add",
+         R1Bits<Half>({0x7c00, 0x6800, 0x3800}));
+  Binary("f16[1]", "{0.00006103515625}", "{0.5}", "multiply",
+         R1Bits<Half>({0x0200}));
+  Binary("bf16[2]", "{1, -2}", "{3, 0}", "divide",
+         R1Bits<BFloat16>({0x3eab, 0xff80}));
+  Unary("bf16[2]", "{1, -inf}", "exponential", R1Bits<BFloat16>({0x402e, 0}));
+  Unary("f16[2]", "{2, -0}", "sqrt", R1Bits<Half>({0x3da8, 0x8000}));
+  Expect("bf16[2]", "{1, nan}", "bf16[2]", "{1.0078125, 1}",
+         "compare(a, b), direction=LT", R1<bool>({true, false}));
+}
+
+TEST(ElementTypesTest, NarrowFloatReductionsRoundEachStepAndDotsOnce) {
+  // 2048 + 1 is a tie in f16 that rounds back to 2048, at every step; a
+  // bf16 dot accumulates in f32, so 256 + 1 + 1 is 258 (representable).
+  std::vector<Literal> sums;
+  sums.push_back(Parse("f16[2,5]", "{{2048, 1, 1, 1, 1}, {1, 1, 1, 1, 2048}}"));
+  ExpectModule(R"(HloModule m
+add_f16 {
+  x = f16[] parameter(0)
+  y = f16[] parameter(1)
+  ROOT s = f16[] add(x, y)
+}
+ENTRY main {
+  a = f16[2,5] parameter(0)
+  zero = f16[] constant(0)
+  ROOT r = f16[2] reduce(a, zero), dimensions={1}, to_apply=add_f16
+})",
+               sums, R1Of<Half>({2048, 2052}));
+  std::vector<Literal> dot;
+  dot.push_back(Parse("bf16[1,3]", "{{256, 1, 1}}"));
+  dot.push_back(Parse("bf16[3]", "{1, 1, 1}"));
+  ExpectModule(R"(HloModule m
+ENTRY main {
+  a = bf16[1,3] parameter(0)
+  b = bf16[3] parameter(1)
+  ROOT r = bf16[1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+               dot, R1Of<BFloat16>({258}));
+}
+
+}  // namespace
+}  // namespace mxla
