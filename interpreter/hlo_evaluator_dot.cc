@@ -1,4 +1,5 @@
-// dot in the interpreter: each result element sums, in the element type,
+// dot in the interpreter: each result element sums, in the accumulation
+// type (DotAccumulationType: the element type, f32 for f16 and bf16),
 // the products of its contracted pairs in row-major order of the lhs's
 // contracting dimensions, starting from 0. That is the order and rounding
 // of the reduce the JIT expands dot into (passes/dot_expander.h), so the
@@ -41,6 +42,21 @@ absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
                 shape.IsArray(),
             "dot of ", lhs.shape().ToString(), " and ",
             rhs.shape().ToString());
+  // Mixed or 16-bit float types: in the accumulation type, then converted.
+  const PrimitiveType accumulate = DotAccumulationType(
+      lhs.shape().element_type(), rhs.shape().element_type(),
+      shape.element_type());
+  if (lhs.shape().element_type() != accumulate ||
+      rhs.shape().element_type() != accumulate ||
+      shape.element_type() != accumulate) {
+    ASSIGN_OR_RETURN(Literal wide_lhs, semantics::ApplyConvert(lhs, accumulate));
+    ASSIGN_OR_RETURN(Literal wide_rhs, semantics::ApplyConvert(rhs, accumulate));
+    ASSIGN_OR_RETURN(
+        Literal sum,
+        EvaluateDot(wide_lhs, wide_rhs, dnums,
+                    ShapeUtil::ChangeElementType(shape, accumulate)));
+    return semantics::ApplyConvert(sum, shape.element_type());
+  }
   const Shape& l = lhs.shape();
   const Shape& r = rhs.shape();
   // Result dimensions: batch, lhs free, rhs free. Per result element, the
@@ -75,16 +91,15 @@ absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
     const T* a = lhs.data<T>().data();
     const T* b = rhs.data<T>().data();
     T* out = result.data<T>().data();
-    // f16 and bf16 accumulate in f32 and round once, as XLA:CPU's dot does.
-    using Acc = std::conditional_t<kIsNarrowFloat<T>, float, T>;
-    for (size_t i = 0; i < out_l.size(); ++i) {
-      Acc sum = Acc{};
-      for (size_t k = 0; k < k_l.size(); ++k) {
-        sum = semantics::Add(
-            sum, semantics::Mul(static_cast<Acc>(a[out_l[i] + k_l[k]]),
-                                static_cast<Acc>(b[out_r[i] + k_r[k]])));
+    if constexpr (semantics::Element<T>) {
+      for (size_t i = 0; i < out_l.size(); ++i) {
+        T sum = T{};
+        for (size_t k = 0; k < k_l.size(); ++k) {
+          sum = semantics::Add(sum, semantics::Mul(a[out_l[i] + k_l[k]],
+                                                   b[out_r[i] + k_r[k]]));
+        }
+        out[i] = sum;
       }
-      out[i] = static_cast<T>(sum);
     }
   });
   return result;

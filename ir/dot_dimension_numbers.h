@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/primitive_type.h"
+
 namespace mxla {
 
 struct DotDimensionNumbers {
@@ -28,6 +30,25 @@ inline std::vector<int64_t> DotFreeDimensions(
     }
   }
   return free;
+}
+
+// Of two element types, the one a mixed dot computes in: a float over an
+// integer, then the wider; on a tie, `a`.
+inline PrimitiveType HigherPrecisionType(PrimitiveType a, PrimitiveType b) {
+  const bool a_float = primitive_util::IsFloatingPointType(a);
+  const bool b_float = primitive_util::IsFloatingPointType(b);
+  if (a_float != b_float) return a_float ? a : b;
+  return primitive_util::BitWidth(b) > primitive_util::BitWidth(a) ? b : a;
+}
+
+// The type a dot of `lhs` and `rhs` element types with result type
+// `result` multiplies and accumulates in: the higher of the three, as f32
+// for f16 and bf16 (XLA:CPU upcasts them). Both backends convert the
+// operands to it and the sum to `result`.
+inline PrimitiveType DotAccumulationType(PrimitiveType lhs, PrimitiveType rhs,
+                                         PrimitiveType result) {
+  return primitive_util::ComputeType(
+      HigherPrecisionType(result, HigherPrecisionType(lhs, rhs)));
 }
 
 }  // namespace mxla

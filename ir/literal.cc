@@ -1,5 +1,6 @@
 #include "ir/literal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <utility>
@@ -232,10 +233,21 @@ absl::Status LiteralUtil::Near(const Literal& expected, const Literal& actual,
   return CompareElements(
       expected, actual, [&](const Literal& e, const Literal& a, int64_t i) {
         if (!IsFloat(e)) return SameBytes(e, a, i);
+        double rel = rel_tolerance;
+        switch (e.shape().element_type()) {
+          case F16:
+            rel = std::max(rel, 0x1p-10);
+            break;
+          case BF16:
+            rel = std::max(rel, 0x1p-7);
+            break;
+          default:
+            break;
+        }
         const double x = e.GetAsDouble(i), y = a.GetAsDouble(i);
         if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
         if (std::isinf(x) || std::isinf(y)) return x == y;
-        return std::fabs(x - y) <= abs_tolerance + rel_tolerance * std::fabs(x);
+        return std::fabs(x - y) <= abs_tolerance + rel * std::fabs(x);
       });
 }
 

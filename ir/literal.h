@@ -230,7 +230,9 @@ class LiteralUtil {
   // OK if `actual` has `expected`'s shape and every element is within
   // `abs_tolerance + rel_tolerance * |expected|` (integers and pred must be
   // equal; NaN matches NaN; an infinity only matches itself); tuples are
-  // compared element by element. Otherwise InvalidArgument naming the shape
+  // compared element by element. For f16 and bf16 the relative tolerance
+  // is at least one unit in the last place (2^-10, 2^-7): any difference
+  // before their final rounding, however small, can move it by one unit. Otherwise InvalidArgument naming the shape
   // mismatch or the first differing index and both values.
   static absl::Status Near(const Literal& expected, const Literal& actual,
                            double abs_tolerance, double rel_tolerance);

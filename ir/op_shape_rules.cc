@@ -167,9 +167,12 @@ absl::StatusOr<Shape> Bitcast(const HloInstruction& instruction,
 }
 
 absl::StatusOr<Shape> Dot(const HloInstruction& instruction, VerifierMode) {
+  std::optional<PrimitiveType> preferred;
+  if (instruction.shape().IsArray()) preferred = instruction.shape().element_type();
   return ShapeInference::InferDotShape(OperandShape(instruction, 0),
                                        OperandShape(instruction, 1),
-                                       instruction.dot_dimension_numbers());
+                                       instruction.dot_dimension_numbers(),
+                                       preferred);
 }
 
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {

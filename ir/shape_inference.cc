@@ -386,7 +386,8 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(
 }
 
 absl::StatusOr<Shape> ShapeInference::InferDotShape(
-    const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums) {
+    const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums,
+    std::optional<PrimitiveType> preferred_element_type) {
   constexpr HloOpcode kOp = HloOpcode::kDot;
   RETURN_IF_ERROR(ExpectValidArray(kOp, lhs, "lhs"));
   RETURN_IF_ERROR(ExpectValidArray(kOp, rhs, "rhs"));
@@ -394,8 +395,18 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(
     return OpError(kOp, "Cannot infer shape for dot operation: ",
                    lhs.ToString(), " <dot> ", rhs.ToString(), ". ", addendum);
   };
-  if (lhs.element_type() != rhs.element_type()) {
-    return fail("Element types do not match.");
+  PrimitiveType type = HigherPrecisionType(lhs.element_type(), rhs.element_type());
+  if (preferred_element_type.has_value() && *preferred_element_type != type) {
+    if (!primitive_util::IsFloatingPointType(type) &&
+        primitive_util::BitWidth(*preferred_element_type) <
+            primitive_util::BitWidth(type)) {
+      return OpError(kOp,
+                     "`preferred_element_type` must not be narrower than the "
+                     "original type: ",
+                     primitive_util::LowercaseName(*preferred_element_type),
+                     " for ", lhs.ToString(), " <dot> ", rhs.ToString(), ".");
+    }
+    type = *preferred_element_type;
   }
   auto check_numbers = [&](absl::Span<const int64_t> batch,
                            absl::Span<const int64_t> contracting,
@@ -450,7 +461,7 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(
        DotFreeDimensions(rhs.rank(), dnums.rhs_batch, dnums.rhs_contracting)) {
     dims.push_back(rhs.dimensions(d));
   }
-  return ShapeUtil::MakeShape(lhs.element_type(), dims);
+  return ShapeUtil::MakeShape(type, dims);
 }
 
 absl::StatusOr<Shape> ShapeInference::InferCallShape(

@@ -10,6 +10,7 @@
 #define MXLA_IR_SHAPE_INFERENCE_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -100,13 +101,16 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferConcatenateShape(
       absl::Span<const Shape* const> operands, int64_t dimension);
 
-  // dot: operands of one element type; dimension numbers in range and
-  // unique per operand, as many batch and as many contracting dimensions
-  // on each side, of equal sizes. The result is the batch dimensions, then
-  // lhs's other dimensions, then rhs's, each in order.
-  static absl::StatusOr<Shape> InferDotShape(const Shape& lhs,
-                                             const Shape& rhs,
-                                             const DotDimensionNumbers& dnums);
+  // dot: dimension numbers in range and unique per operand, as many batch
+  // and as many contracting dimensions on each side, of equal sizes. The
+  // result is the batch dimensions, then lhs's other dimensions, then
+  // rhs's, each in order. Its element type is `preferred_element_type` (in
+  // HLO text: the declared one) unless that is narrower than an integer
+  // operand type, else the higher-precision operand type (XLA accepts
+  // mixed-precision dots: s8 x s16, bf16 x f32).
+  static absl::StatusOr<Shape> InferDotShape(
+      const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums,
+      std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.

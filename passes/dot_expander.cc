@@ -76,13 +76,18 @@ absl::Status Expander::Expand(HloComputation& computation,
   const DotDimensionNumbers dnums = dot->dot_dimension_numbers();
   HloInstruction* lhs = dot->mutable_operand(0);
   HloInstruction* rhs = dot->mutable_operand(1);
-  // f16 and bf16 dots multiply and accumulate in f32 and round once, as
-  // XLA:CPU's do (and the evaluator's): the operands are widened first.
-  const PrimitiveType type = primitive_util::ComputeType(dot->shape().element_type());
+  // Mixed types and f16/bf16 multiply and accumulate in the accumulation
+  // type (f32 for f16 and bf16, as XLA:CPU does) and round once, as the
+  // evaluator does: the operands are converted first.
+  const PrimitiveType type = DotAccumulationType(
+      lhs->shape().element_type(), rhs->shape().element_type(),
+      dot->shape().element_type());
   const bool widened = type != dot->shape().element_type();
-  if (widened) {
+  if (lhs->shape().element_type() != type) {
     lhs = computation.AddInstruction(HloInstruction::CreateConvert(
         ShapeUtil::ChangeElementType(lhs->shape(), type), lhs));
+  }
+  if (rhs->shape().element_type() != type) {
     rhs = computation.AddInstruction(HloInstruction::CreateConvert(
         ShapeUtil::ChangeElementType(rhs->shape(), type), rhs));
   }

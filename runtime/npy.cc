@@ -22,8 +22,12 @@ struct TypeCode {
   const char* descr;
   PrimitiveType type;
 };
+// bf16 has no NumPy dtype: its raw bits are written as <u2 (npy.h).
 constexpr TypeCode kTypes[] = {
-    {"<f4", F32}, {"<f8", F64}, {"<i4", S32}, {"<i8", S64}, {"|b1", PRED}};
+    {"<f4", F32}, {"<f8", F64}, {"<f2", F16}, {"<i4", S32}, {"<i8", S64},
+    {"|i1", S8},  {"<i2", S16}, {"|u1", U8},  {"<u2", U16}, {"<u4", U32},
+    {"<u8", U64}, {"|b1", PRED}};
+constexpr TypeCode kBFloat16Bits = {"<u2", BF16};
 
 absl::Status Malformed(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("malformed .npy: ", what));
@@ -105,8 +109,10 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
     if (descr == candidate.descr) code = &candidate;
   }
   if (code == nullptr) {
-    return Malformed(absl::StrCat("unsupported dtype '", descr,
-                                  "' (supported: <f4 <f8 <i4 <i8 |b1)"));
+    std::vector<std::string> supported;
+    for (const TypeCode& candidate : kTypes) supported.push_back(candidate.descr);
+    return Malformed(absl::StrCat("unsupported dtype '", descr, "' (supported: ",
+                                  absl::StrJoin(supported, " "), ")"));
   }
   if (fortran != "False") {
     return Malformed("Fortran-order arrays are not supported (need C order)");
@@ -141,6 +147,7 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
   for (const TypeCode& candidate : kTypes) {
     if (shape.IsArray() && candidate.type == shape.element_type()) code = &candidate;
   }
+  if (shape.IsArray() && shape.element_type() == BF16) code = &kBFloat16Bits;
   if (code == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot write ", shape.ToString(), " as .npy (arrays only)"));

@@ -1,6 +1,9 @@
 // NumPy `.npy` files (format version 1.0; 2.0 and 3.0 headers are read too):
-// little-endian, C order, element types <f4 <f8 <i4 <i8 |b1 (f32 f64 s32 s64
-// pred). Reading never trusts the file: a bad magic, header, type, order or
+// little-endian, C order, element types <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2
+// <u4 <u8 |b1 (f16 f32 f64 s8 s16 s32 s64 u8 u16 u32 u64 pred). bf16 has no
+// NumPy dtype: it is written as <u2 holding its bits (ml_dtypes users get it
+// back with `a.view(ml_dtypes.bfloat16)`), and `mxla run` accepts a <u2
+// file for a bf16 parameter. Reading never trusts the file: a bad magic, header, type, order or
 // size is an InvalidArgument saying what is wrong.
 #ifndef MXLA_RUNTIME_NPY_H_
 #define MXLA_RUNTIME_NPY_H_

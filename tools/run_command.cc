@@ -4,6 +4,7 @@
 // it as .npy. --compare also runs the interpreter and fails when the two
 // differ by more than the tolerance.
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -113,6 +114,14 @@ absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
     }
     Literal literal = std::move(it->second);
     leaves.erase(it);
+    // bf16 travels as its raw bits in a <u2 file (runtime/npy.h).
+    if (shape.element_type() == BF16 &&
+        literal.shape() == ShapeUtil::ChangeElementType(shape, U16)) {
+      Literal bits(shape);
+      std::memcpy(bits.untyped_data(), literal.untyped_data(),
+                  literal.size_bytes());
+      return bits;
+    }
     return literal;
   }
   std::vector<Literal> elements;

@@ -38,9 +38,23 @@ TEST(DotTest, ShapeRuleAndXlaMessages) {
   auto error = [&](const Shape& x, const Shape& y, DotDimensionNumbers d) {
     return std::string(SI::InferDotShape(x, y, d).status().message());
   };
-  EXPECT_EQ(error(a, ShapeUtil::MakeShape(S32, {4, 3, 5}), batched),
-            "dot: Cannot infer shape for dot operation: f32[4,2,3] <dot> "
-            "s32[4,3,5]. Element types do not match.");
+  // Mixed precision: the higher operand type, or the preferred type unless
+  // that narrows an integer type.
+  const Shape s8 = ShapeUtil::MakeShape(S8, {4, 3, 5});
+  const Shape s16 = ShapeUtil::MakeShape(S16, {4, 2, 3});
+  EXPECT_EQ(*SI::InferDotShape(a, s8, batched),
+            ShapeUtil::MakeShape(F32, {4, 2, 5}));
+  EXPECT_EQ(*SI::InferDotShape(s16, s8, batched),
+            ShapeUtil::MakeShape(S16, {4, 2, 5}));
+  EXPECT_EQ(*SI::InferDotShape(s16, s8, batched, S32),
+            ShapeUtil::MakeShape(S32, {4, 2, 5}));
+  EXPECT_EQ(*SI::InferDotShape(a, b, batched, BF16),
+            ShapeUtil::MakeShape(BF16, {4, 2, 5}));
+  EXPECT_EQ(std::string(SI::InferDotShape(s16, s8, batched, S8)
+                            .status()
+                            .message()),
+            "dot: `preferred_element_type` must not be narrower than the "
+            "original type: s8 for s16[4,2,3] <dot> s8[4,3,5].");
   EXPECT_THAT(error(a, b, {{0}, {2}, {0}, {2}}),
               HasSubstr("Contracting dimension sizes do not match."));
   EXPECT_THAT(error(a, b, {{0}, {2}, {}, {1}}),
@@ -103,6 +117,19 @@ TEST(DotTest, JitMatchesTheInterpreter) {
       R"(  a = s32[4,8] parameter(0)
   b = s32[8,3] parameter(1)
   ROOT d = s32[4,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})",
+      // Mixed precision and 16-bit floats (accumulated in f32).
+      R"(  a = s8[4,8] parameter(0)
+  b = s16[8,3] parameter(1)
+  ROOT d = s32[4,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})",
+      R"(  a = bf16[5,16] parameter(0)
+  b = f32[16,3] parameter(1)
+  ROOT d = f32[5,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})",
+      R"(  a = bf16[2,5,16] parameter(0)
+  b = bf16[2,16,3] parameter(1)
+  ROOT d = bf16[2,5,3] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1})",
+      R"(  a = f16[7,33] parameter(0)
+  b = f16[33] parameter(1)
+  ROOT d = f16[7] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})",
   };
   for (const std::string& body : bodies) {
     const std::string text =

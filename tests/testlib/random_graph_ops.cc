@@ -35,9 +35,12 @@ XlaComputation Reducer(HloOpcode reducer, PrimitiveType type,
 Literal InfinityLiteral(PrimitiveType type, bool negative) {
   const double inf = std::numeric_limits<double>::infinity();
   const double value = negative ? -inf : inf;
-  if (type == F32)
-    return LiteralUtil::CreateR0<float>(static_cast<float>(value));
-  return LiteralUtil::CreateR0<double>(value);
+  Literal literal(Shape(type, {}));
+  primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    literal.data<T>()[0] = static_cast<T>(static_cast<float>(value));
+  });
+  return literal;
 }
 
 }  // namespace

@@ -20,6 +20,9 @@ T RandomElement(Rng& rng, ValueStyle style) {
   } else if constexpr (std::is_integral_v<T>) {
     if (style == ValueStyle::kNonZero)
       return static_cast<T>(rng.UniformIn(1, 8));
+    if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(rng.UniformIn(0, 15));
+    }
     return static_cast<T>(rng.UniformIn(-8, 7));
   } else {
     if (style == ValueStyle::kNonZero) {

@@ -268,9 +268,18 @@ Range UnaryRange(HloOpcode opcode, PrimitiveType type, const Range& a) {
 
 Range ConvertRange(const Range& a, PrimitiveType from, PrimitiveType to) {
   if (to == PRED || from == PRED) return Range::Bool();
-  if (to == S32 && a.Magnitude() >= 2147483648.0) {  // wraps or saturates
-    return Range::Of(-2147483648.0, 2147483647.0);
+  if (primitive_util::IsIntegralType(to) && primitive_util::BitWidth(to) < 64) {
+    // Outside the target's values it wraps or saturates: anywhere in them.
+    const int bits = primitive_util::BitWidth(to);
+    const bool is_signed = primitive_util::IsSignedIntegralType(to);
+    const double lo = is_signed ? -std::ldexp(1.0, bits - 1) : 0;
+    const double hi = std::ldexp(1.0, is_signed ? bits - 1 : bits) - 1;
+    if (!(a.lo >= lo && a.hi <= hi)) return Range::Of(lo, hi);
   }
+  if (primitive_util::IsUnsignedIntegralType(to) && !(a.lo >= 0)) {
+    return Range::Of(0, 0x1p64);
+  }
+  if (to == F16 && a.Magnitude() > 65504) return Range::Unknown();
   if (primitive_util::IsFloatingPointType(from) &&
       primitive_util::IsIntegralType(to)) {
     return Range::Of(std::trunc(a.lo), std::trunc(a.hi));
@@ -360,6 +369,22 @@ bool IsTame(const Range& range, PrimitiveType type) {
       return range.Finite() && range.Magnitude() <= (int64_t{1} << 30);
     case S64:
       return range.Finite() && range.Magnitude() <= (int64_t{1} << 50);
+    case S8:
+    case S16:
+    case U8:
+    case U16:
+    case U32:
+    case U64: {
+      // Wrapping is exact in both backends, but the ranges follow real
+      // arithmetic: keep values well inside the type.
+      const int bits = primitive_util::BitWidth(type);
+      const double lo =
+          primitive_util::IsSignedIntegralType(type) ? -std::ldexp(1.0, bits - 2) : 0;
+      return range.Finite() && range.lo >= lo &&
+             range.hi <= std::ldexp(1.0, std::min(bits - 2, 50));
+    }
+    case F16:
+      return range.Finite() && range.Magnitude() <= 1e4;
     default:
       return range.Finite() && range.Magnitude() <= 1e30;
   }
