@@ -202,6 +202,12 @@ XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands,
 // per dimension (XLA's Slice).
 XlaOp Slice(XlaOp operand, Dims start_indices, Dims limit_indices,
             Dims strides, SourceLocation location = SourceLocation::current());
+// A `slice_sizes` window of `operand` starting at `start_indices` (one
+// integral scalar per dimension, clamped at run time so the window fits;
+// XLA's DynamicSlice).
+XlaOp DynamicSlice(XlaOp operand, absl::Span<const XlaOp> start_indices,
+                   Dims slice_sizes,
+                   SourceLocation location = SourceLocation::current());
 // `operands` (at least one; one rank and element type, equal outside
 // `dimension`) joined along `dimension` (XLA's ConcatInDim).
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,

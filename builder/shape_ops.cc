@@ -216,6 +216,29 @@ XlaOp Slice(XlaOp operand, Dims start_indices, Dims limit_indices,
       });
 }
 
+XlaOp DynamicSlice(XlaOp operand, absl::Span<const XlaOp> start_indices,
+                   Dims slice_sizes, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand});
+  std::vector<XlaOp> all = {operand};
+  all.insert(all.end(), start_indices.begin(), start_indices.end());
+  return RecordOp(
+      builder, "DynamicSlice", all,
+      absl::StrCat("slice_sizes=", DimsString(slice_sizes)), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, all));
+        const auto& [instructions, shapes] = looked_up;
+        std::vector<const Shape*> starts(shapes.begin() + 1, shapes.end());
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferDynamicSliceShape(
+                                          *shapes[0], starts, slice_sizes));
+        auto slice = HloInstruction::CreateGeneric(HloOpcode::kDynamicSlice,
+                                                   shape, instructions);
+        slice->set_dynamic_slice_sizes(
+            std::vector<int64_t>(slice_sizes.begin(), slice_sizes.end()));
+        return builder->AddInstruction(std::move(slice), "DynamicSlice",
+                                       location);
+      });
+}
+
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
                   int64_t dimension, SourceLocation location) {
   return RecordOp(

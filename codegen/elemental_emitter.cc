@@ -9,6 +9,7 @@
 #include "ir/status_macros.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 
 namespace mxla::codegen {
@@ -178,6 +179,32 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
           b_.getInt64(size - 1), low);
       return operand_index;
     }
+    case HloOpcode::kDynamicSlice: {
+      // The start indices are scalars computed at run time, clamped so
+      // that the slice stays inside the operand.
+      IrIndex operand_index(index.size());
+      for (size_t d = 0; d < index.size(); ++d) {
+        const HloInstruction& start_op = *instruction.operand(d + 1);
+        ASSIGN_OR_RETURN(llvm::Value * start, Generate(start_op, {}));
+        const int64_t max = operand.shape().dimensions(d) -
+                            instruction.dynamic_slice_sizes()[d];
+        llvm::Value* clamped;
+        if (primitive_util::IsSignedIntegralType(start_op.shape().element_type())) {
+          start = b_.CreateSExt(start, b_.getInt64Ty());
+          clamped = b_.CreateBinaryIntrinsic(
+              llvm::Intrinsic::smax,
+              b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, start,
+                                       b_.getInt64(max)),
+              b_.getInt64(0));
+        } else {
+          start = b_.CreateZExt(start, b_.getInt64Ty());
+          clamped = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, start,
+                                             b_.getInt64(max));
+        }
+        operand_index[d] = b_.CreateAdd(index[d], clamped, "", true, true);
+      }
+      return operand_index;
+    }
     case HloOpcode::kSlice: {
       const std::vector<int64_t> starts = instruction.slice_starts();
       const std::vector<int64_t> strides = instruction.slice_strides();
@@ -334,6 +361,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kBitcast:
     case HloOpcode::kTranspose:
     case HloOpcode::kSlice:
+    case HloOpcode::kDynamicSlice:
       return operand(0);
     case HloOpcode::kConcatenate: {
       const int64_t d = instruction.dimensions(0);

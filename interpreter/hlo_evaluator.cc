@@ -24,6 +24,7 @@ using hlo_evaluator_internal::EvaluateDot;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
+using hlo_evaluator_internal::EvaluateDynamicSlice;
 using hlo_evaluator_internal::EvaluateTranspose;
 using hlo_evaluator_internal::ImplicitBroadcast;
 using hlo_evaluator_internal::StridedOffsets;
@@ -364,6 +365,8 @@ absl::StatusOr<Literal> EvaluateOther(
                          instruction.dot_dimension_numbers(), shape);
     case HloOpcode::kConcatenate:
       return EvaluateConcatenate(operands, shape, instruction.dimensions(0));
+    case HloOpcode::kDynamicSlice:
+      return EvaluateDynamicSlice(operands, instruction.dynamic_slice_sizes());
     case HloOpcode::kSlice:
       return EvaluateSlice(*operands[0], instruction.slice_starts(),
                            instruction.slice_limits(),

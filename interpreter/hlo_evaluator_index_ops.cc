@@ -136,6 +136,45 @@ absl::StatusOr<Literal> EvaluateTranspose(
   return StridedGather(operand, dims, strides);
 }
 
+namespace {
+
+// The scalar integer `index` clamped into [0, max]; exact for every type.
+int64_t ClampedIndex(const Literal& index, int64_t max) {
+  return primitive_util::ArrayTypeSwitch(
+      index.shape().element_type(), [&](auto tag) -> int64_t {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+          const T value = index.data<T>()[0];
+          if constexpr (std::is_signed_v<T>) {
+            if (value < 0) return 0;
+          }
+          return static_cast<uint64_t>(value) > static_cast<uint64_t>(max)
+                     ? max
+                     : static_cast<int64_t>(value);
+        } else {
+          return 0;  // shape inference admits integers only
+        }
+      });
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateDynamicSlice(
+    absl::Span<const Literal* const> operands, absl::Span<const int64_t> sizes) {
+  RET_CHECK(!operands.empty() && operands[0]->shape().IsArray());
+  const Shape& in = operands[0]->shape();
+  RET_CHECK(static_cast<int64_t>(operands.size()) == in.rank() + 1 &&
+                static_cast<int64_t>(sizes.size()) == in.rank(),
+            "dynamic-slice of ", in.ToString());
+  std::vector<int64_t> starts, limits, strides(in.rank(), 1);
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    RET_CHECK(operands[d + 1]->shape().IsScalar());
+    starts.push_back(ClampedIndex(*operands[d + 1], in.dimensions(d) - sizes[d]));
+    limits.push_back(starts.back() + sizes[d]);
+  }
+  return EvaluateSlice(*operands[0], starts, limits, strides);
+}
+
 absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
                                       absl::Span<const int64_t> starts,
                                       absl::Span<const int64_t> limits,

@@ -42,6 +42,10 @@ absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
                                       absl::Span<const int64_t> starts,
                                       absl::Span<const int64_t> limits,
                                       absl::Span<const int64_t> strides);
+// HLO dynamic-slice: a slice of `sizes` whose start in each dimension is
+// that start index's value clamped into [0, dimension - size].
+absl::StatusOr<Literal> EvaluateDynamicSlice(
+    absl::Span<const Literal* const> operands, absl::Span<const int64_t> sizes);
 // HLO concatenate along `dimension` into `shape` (checked by the caller).
 absl::StatusOr<Literal> EvaluateConcatenate(
     absl::Span<const Literal* const> operands, const Shape& shape,

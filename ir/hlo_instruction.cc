@@ -84,6 +84,16 @@ const std::vector<int64_t>& HloInstruction::dimensions() const {
   return dims == nullptr ? EmptyDims() : *dims;
 }
 
+const std::vector<int64_t>& HloInstruction::dynamic_slice_sizes() const {
+  const auto* sizes =
+      attributes_.Get<std::vector<int64_t>>(AttrId::kDynamicSliceSizes);
+  return sizes == nullptr ? EmptyDims() : *sizes;
+}
+
+void HloInstruction::set_dynamic_slice_sizes(std::vector<int64_t> sizes) {
+  attributes_.Set(AttrId::kDynamicSliceSizes, std::move(sizes));
+}
+
 void HloInstruction::set_dimensions(std::vector<int64_t> dims) {
   attributes_.Set(AttrId::kDimensions, std::move(dims));
 }

@@ -168,6 +168,9 @@ class HloInstruction {
   const std::vector<int64_t>& dimensions() const;
   int64_t dimensions(int64_t i) const { return dimensions()[i]; }
   void set_dimensions(std::vector<int64_t> dims);
+  // dynamic-slice's dynamic_slice_sizes.
+  const std::vector<int64_t>& dynamic_slice_sizes() const;
+  void set_dynamic_slice_sizes(std::vector<int64_t> sizes);
   std::optional<std::vector<int64_t>> broadcast_dimensions() const;
   void set_broadcast_dimensions(std::optional<std::vector<int64_t>> dims);
   ComparisonDirection comparison_direction() const;

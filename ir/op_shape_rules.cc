@@ -175,6 +175,18 @@ absl::StatusOr<Shape> Dot(const HloInstruction& instruction, VerifierMode) {
                                        preferred);
 }
 
+absl::StatusOr<Shape> DynamicSlice(const HloInstruction& instruction,
+                                   VerifierMode) {
+  if (instruction.operand_count() < 1) {
+    return absl::InvalidArgumentError(
+        "dynamic-slice: expected an operand and its start indices");
+  }
+  std::vector<const Shape*> starts = OperandShapes(instruction);
+  starts.erase(starts.begin());
+  return ShapeInference::InferDynamicSliceShape(
+      OperandShape(instruction, 0), starts, instruction.dynamic_slice_sizes());
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

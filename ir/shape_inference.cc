@@ -464,6 +464,49 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(
   return ShapeUtil::MakeShape(type, dims);
 }
 
+absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
+    const Shape& operand, absl::Span<const Shape* const> start_indices,
+    absl::Span<const int64_t> slice_sizes) {
+  constexpr HloOpcode kOp = HloOpcode::kDynamicSlice;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  if (static_cast<int64_t>(start_indices.size()) != operand.rank()) {
+    return OpError(kOp, "Dynamic slice start number of dimensions ",
+                   start_indices.size(), " must match rank ", operand.rank(),
+                   " of slice input (", operand.ToString(), ").");
+  }
+  for (size_t i = 0; i < start_indices.size(); ++i) {
+    const Shape& start = *start_indices[i];
+    if (!start.IsArray() || !start.IsScalar() ||
+        !primitive_util::IsIntegralType(start.element_type())) {
+      return OpError(kOp,
+                     "Dynamic slice start indices must be integral scalars: "
+                     "start index ", i, " is ", start.ToString(), ".");
+    }
+    if (start.element_type() != start_indices[0]->element_type()) {
+      return OpError(kOp,
+                     "Dynamic slice start indices must all have the same "
+                     "type: ", start_indices[0]->ToString(), " and ",
+                     start.ToString(), ".");
+    }
+  }
+  if (static_cast<int64_t>(slice_sizes.size()) != operand.rank()) {
+    return OpError(kOp, "Dynamic slice index count does not match argument "
+                   "rank: ", slice_sizes.size(), " vs ", operand.rank(), ".");
+  }
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (slice_sizes[d] < 0) {
+      return OpError(kOp, "Negative size index to dynamic slice: ",
+                     slice_sizes[d], ".");
+    }
+    if (slice_sizes[d] > operand.dimensions(d)) {
+      return OpError(kOp, "Slice dim size ", slice_sizes[d],
+                     " greater than dynamic slice dimension: ",
+                     operand.dimensions(d), ".");
+    }
+  }
+  return ShapeUtil::MakeShape(operand.element_type(), slice_sizes);
+}
+
 absl::StatusOr<Shape> ShapeInference::InferCallShape(
     absl::Span<const Shape* const> arguments, const ProgramShape& to_apply) {
   constexpr HloOpcode kOp = HloOpcode::kCall;

@@ -112,6 +112,14 @@ class ShapeInference {
       const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums,
       std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
+  // dynamic-slice(operand, start_indices...): one scalar start index per
+  // operand dimension, all of one integral type, and a size per dimension
+  // within it. The result has the operand's type and those sizes. (At run
+  // time each start is clamped into [0, dimension - size].)
+  static absl::StatusOr<Shape> InferDynamicSliceShape(
+      const Shape& operand, absl::Span<const Shape* const> start_indices,
+      absl::Span<const int64_t> slice_sizes);
+
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.
   static absl::StatusOr<Shape> InferCallShape(

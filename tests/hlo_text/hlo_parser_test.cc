@@ -178,7 +178,9 @@ ENTRY main {
   cat = f32[4]{0} concatenate(sliced, x), dimensions={0}
   bc = f32[2,2]{1,0} bitcast(cat)
   rows = f32[1,2]{1,0} slice(bc), slice={[1:2], [0:2]}
-  row = f32[2]{0} reshape(rows)
+  one = s32[] constant(1)
+  dyn = f32[1,2]{1,0} dynamic-slice(bc, one, one), dynamic_slice_sizes={1,2}
+  row = f32[2]{0} reshape(dyn)
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)
