@@ -182,10 +182,18 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
     case HloOpcode::kDynamicSlice: {
       // The start indices are scalars computed at run time, clamped so
       // that the slice stays inside the operand.
+      // XLA's older form holds every start in one vector operand, read
+      // below element by element; its own index here is only a placeholder.
+      if (operand_number != 0) return IrIndex{b_.getInt64(0)};
+      const bool one_vector = instruction.operand_count() == 2 &&
+                              instruction.operand(1)->shape().rank() == 1;
       IrIndex operand_index(index.size());
       for (size_t d = 0; d < index.size(); ++d) {
-        const HloInstruction& start_op = *instruction.operand(d + 1);
-        ASSIGN_OR_RETURN(llvm::Value * start, Generate(start_op, {}));
+        const HloInstruction& start_op =
+            *instruction.operand(one_vector ? 1 : d + 1);
+        IrIndex start_index;
+        if (one_vector) start_index.push_back(b_.getInt64(d));
+        ASSIGN_OR_RETURN(llvm::Value * start, Generate(start_op, start_index));
         const int64_t max = operand.shape().dimensions(d) -
                             instruction.dynamic_slice_sizes()[d];
         llvm::Value* clamped;

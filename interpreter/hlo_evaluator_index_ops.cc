@@ -163,13 +163,29 @@ absl::StatusOr<Literal> EvaluateDynamicSlice(
     absl::Span<const Literal* const> operands, absl::Span<const int64_t> sizes) {
   RET_CHECK(!operands.empty() && operands[0]->shape().IsArray());
   const Shape& in = operands[0]->shape();
-  RET_CHECK(static_cast<int64_t>(operands.size()) == in.rank() + 1 &&
+  // The older form's start vector, as scalars.
+  std::vector<Literal> scalars;
+  std::vector<const Literal*> start_literals(operands.begin() + 1, operands.end());
+  if (start_literals.size() == 1 && start_literals[0]->shape().rank() == 1) {
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      ASSIGN_OR_RETURN(Literal element,
+                       EvaluateSlice(*start_literals[0], {d}, {d + 1}, {1}));
+      ASSIGN_OR_RETURN(
+          Literal scalar,
+          EvaluateReshape(element, ShapeUtil::MakeShape(
+                                       element.shape().element_type(), {})));
+      scalars.push_back(std::move(scalar));
+    }
+    start_literals.clear();
+    for (const Literal& scalar : scalars) start_literals.push_back(&scalar);
+  }
+  RET_CHECK(static_cast<int64_t>(start_literals.size()) == in.rank() &&
                 static_cast<int64_t>(sizes.size()) == in.rank(),
             "dynamic-slice of ", in.ToString());
   std::vector<int64_t> starts, limits, strides(in.rank(), 1);
   for (int64_t d = 0; d < in.rank(); ++d) {
-    RET_CHECK(operands[d + 1]->shape().IsScalar());
-    starts.push_back(ClampedIndex(*operands[d + 1], in.dimensions(d) - sizes[d]));
+    RET_CHECK(start_literals[d]->shape().IsScalar());
+    starts.push_back(ClampedIndex(*start_literals[d], in.dimensions(d) - sizes[d]));
     limits.push_back(starts.back() + sizes[d]);
   }
   return EvaluateSlice(*operands[0], starts, limits, strides);

@@ -469,12 +469,24 @@ absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
     absl::Span<const int64_t> slice_sizes) {
   constexpr HloOpcode kOp = HloOpcode::kDynamicSlice;
   RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
-  if (static_cast<int64_t>(start_indices.size()) != operand.rank()) {
+  // XLA's older form: one rank-1 array holding every start index.
+  const bool vector_form = start_indices.size() == 1 &&
+                           start_indices[0]->IsArray() &&
+                           start_indices[0]->rank() == 1;
+  if (vector_form) {
+    const Shape& vector = *start_indices[0];
+    if (vector.dimensions(0) != operand.rank() ||
+        !primitive_util::IsIntegralType(vector.element_type())) {
+      return OpError(kOp, "Dynamic slice start indices ", vector.ToString(),
+                     " must be integral with one element per dimension of ",
+                     operand.ToString(), ".");
+    }
+  } else if (static_cast<int64_t>(start_indices.size()) != operand.rank()) {
     return OpError(kOp, "Dynamic slice start number of dimensions ",
                    start_indices.size(), " must match rank ", operand.rank(),
                    " of slice input (", operand.ToString(), ").");
   }
-  for (size_t i = 0; i < start_indices.size(); ++i) {
+  for (size_t i = 0; !vector_form && i < start_indices.size(); ++i) {
     const Shape& start = *start_indices[i];
     if (!start.IsArray() || !start.IsScalar() ||
         !primitive_util::IsIntegralType(start.element_type())) {

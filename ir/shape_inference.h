@@ -113,8 +113,8 @@ class ShapeInference {
       std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
   // dynamic-slice(operand, start_indices...): one scalar start index per
-  // operand dimension, all of one integral type, and a size per dimension
-  // within it. The result has the operand's type and those sizes. (At run
+  // operand dimension, all of one integral type (or XLA's older form: one
+  // integral vector of them), and a size per dimension within it. The result has the operand's type and those sizes. (At run
   // time each start is clamped into [0, dimension - size].)
   static absl::StatusOr<Shape> InferDynamicSliceShape(
       const Shape& operand, absl::Span<const Shape* const> start_indices,

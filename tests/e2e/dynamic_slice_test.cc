@@ -117,6 +117,34 @@ TEST(DynamicSliceTest, StartIndicesAreClamped) {
   }
 }
 
+// XLA's older form: every start index in one vector.
+TEST(DynamicSliceTest, StartIndexVectorForm) {
+  const std::string text = R"(HloModule m
+ENTRY main {
+  x = f32[4,6] parameter(0)
+  i = s32[2] parameter(1)
+  n = f32[4,6] negate(x)
+  ROOT s = f32[2,3] dynamic-slice(n, i), dynamic_slice_sizes={2,3}
+})";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
+  std::vector<Literal> arguments = testing::MakeSeededArguments(*module, 3);
+  arguments[1] = LiteralUtil::CreateR1<int32_t>({1, 5});
+  ASSERT_OK_AND_ASSIGN(Literal result,
+                       EvaluateModule(*module, Pointers(arguments)));
+  const Literal& x = arguments[0];
+  EXPECT_EQ(result.Get<float>({0, 0}), -x.Get<float>({1, 3}));  // 5 -> 3
+  EXPECT_EQ(result.Get<float>({1, 2}), -x.Get<float>({2, 5}));
+  EXPECT_TRUE(RunAndCompare(text, Pointers(arguments)));
+  const Shape x_shape = ShapeUtil::MakeShape(F32, {4, 6});
+  const Shape wrong = ShapeUtil::MakeShape(S32, {3});
+  EXPECT_THAT(std::string(ShapeInference::InferDynamicSliceShape(
+                              x_shape, {&wrong}, {2, 3})
+                              .status()
+                              .message()),
+              HasSubstr("start indices s32[3] must be integral with one "
+                        "element per dimension of f32[4,6]"));
+}
+
 TEST(DynamicSliceTest, JitFusesItAndMatchesTheInterpreter) {
   // Starts from parameters (so they are run-time values), on a fused
   // operand, feeding elementwise ops; rank 3, mixed in-range and clamped.
