@@ -208,6 +208,11 @@ XlaOp Slice(XlaOp operand, Dims start_indices, Dims limit_indices,
 XlaOp DynamicSlice(XlaOp operand, absl::Span<const XlaOp> start_indices,
                    Dims slice_sizes,
                    SourceLocation location = SourceLocation::current());
+// `operand` with `update` written at `start_indices` (as for DynamicSlice,
+// clamped so the update fits; XLA's DynamicUpdateSlice).
+XlaOp DynamicUpdateSlice(XlaOp operand, XlaOp update,
+                         absl::Span<const XlaOp> start_indices,
+                         SourceLocation location = SourceLocation::current());
 // `operands` (at least one; one rank and element type, equal outside
 // `dimension`) joined along `dimension` (XLA's ConcatInDim).
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,

@@ -239,6 +239,28 @@ XlaOp DynamicSlice(XlaOp operand, absl::Span<const XlaOp> start_indices,
       });
 }
 
+XlaOp DynamicUpdateSlice(XlaOp operand, XlaOp update,
+                         absl::Span<const XlaOp> start_indices,
+                         SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand, update});
+  std::vector<XlaOp> all = {operand, update};
+  all.insert(all.end(), start_indices.begin(), start_indices.end());
+  return RecordOp(
+      builder, "DynamicUpdateSlice", all, "", location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, all));
+        const auto& [instructions, shapes] = looked_up;
+        std::vector<const Shape*> starts(shapes.begin() + 2, shapes.end());
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferDynamicUpdateSliceShape(
+                             *shapes[0], *shapes[1], starts));
+        return builder->AddInstruction(
+            HloInstruction::CreateGeneric(HloOpcode::kDynamicUpdateSlice,
+                                          shape, instructions),
+            "DynamicUpdateSlice", location);
+      });
+}
+
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
                   int64_t dimension, SourceLocation location) {
   return RecordOp(

@@ -138,6 +138,36 @@ IrIndex ElementalEmitter::ReshapeOperandIndex(const HloInstruction& reshape,
   return operand_index;
 }
 
+absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::WindowStarts(
+    const HloInstruction& instruction, int64_t first_start,
+    const Shape& operand, absl::Span<const int64_t> window) {
+  // XLA's older form holds every start in one vector operand.
+  const bool one_vector =
+      instruction.operand_count() == first_start + 1 &&
+      instruction.operand(first_start)->shape().rank() == 1;
+  std::vector<llvm::Value*> starts;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    const HloInstruction& start_op =
+        *instruction.operand(one_vector ? first_start : first_start + d);
+    IrIndex start_index;
+    if (one_vector) start_index.push_back(b_.getInt64(d));
+    ASSIGN_OR_RETURN(llvm::Value * start, Generate(start_op, start_index));
+    llvm::Value* max = b_.getInt64(operand.dimensions(d) - window[d]);
+    if (primitive_util::IsSignedIntegralType(start_op.shape().element_type())) {
+      start = b_.CreateSExt(start, b_.getInt64Ty());
+      starts.push_back(b_.CreateBinaryIntrinsic(
+          llvm::Intrinsic::smax,
+          b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, start, max),
+          b_.getInt64(0)));
+    } else {
+      start = b_.CreateZExt(start, b_.getInt64Ty());
+      starts.push_back(
+          b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, start, max));
+    }
+  }
+  return starts;
+}
+
 absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
     const HloInstruction& instruction, int64_t operand_number,
     const IrIndex& index) {
@@ -180,38 +210,40 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
       return operand_index;
     }
     case HloOpcode::kDynamicSlice: {
-      // The start indices are scalars computed at run time, clamped so
-      // that the slice stays inside the operand.
-      // XLA's older form holds every start in one vector operand, read
-      // below element by element; its own index here is only a placeholder.
+      // The start vector of XLA's older form is read element by element in
+      // WindowStarts; its own index here is only a placeholder.
       if (operand_number != 0) return IrIndex{b_.getInt64(0)};
-      const bool one_vector = instruction.operand_count() == 2 &&
-                              instruction.operand(1)->shape().rank() == 1;
+      ASSIGN_OR_RETURN(
+          std::vector<llvm::Value*> starts,
+          WindowStarts(instruction, 1, operand.shape(),
+                       instruction.dynamic_slice_sizes()));
       IrIndex operand_index(index.size());
       for (size_t d = 0; d < index.size(); ++d) {
-        const HloInstruction& start_op =
-            *instruction.operand(one_vector ? 1 : d + 1);
-        IrIndex start_index;
-        if (one_vector) start_index.push_back(b_.getInt64(d));
-        ASSIGN_OR_RETURN(llvm::Value * start, Generate(start_op, start_index));
-        const int64_t max = operand.shape().dimensions(d) -
-                            instruction.dynamic_slice_sizes()[d];
-        llvm::Value* clamped;
-        if (primitive_util::IsSignedIntegralType(start_op.shape().element_type())) {
-          start = b_.CreateSExt(start, b_.getInt64Ty());
-          clamped = b_.CreateBinaryIntrinsic(
-              llvm::Intrinsic::smax,
-              b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, start,
-                                       b_.getInt64(max)),
-              b_.getInt64(0));
-        } else {
-          start = b_.CreateZExt(start, b_.getInt64Ty());
-          clamped = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, start,
-                                             b_.getInt64(max));
-        }
-        operand_index[d] = b_.CreateAdd(index[d], clamped, "", true, true);
+        operand_index[d] = b_.CreateAdd(index[d], starts[d], "", true, true);
       }
       return operand_index;
+    }
+    case HloOpcode::kDynamicUpdateSlice: {
+      if (operand_number == 0) return index;
+      if (operand_number != 1) return IrIndex{b_.getInt64(0)};
+      // The update element under the output element, clamped into the
+      // update so that the load stays in bounds where the select below
+      // takes the operand instead.
+      const Shape& update = operand.shape();
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
+                       WindowStarts(instruction, 2,
+                                    instruction.operand(0)->shape(),
+                                    update.dimensions()));
+      IrIndex update_index(index.size());
+      for (size_t d = 0; d < index.size(); ++d) {
+        llvm::Value* offset = b_.CreateSub(index[d], starts[d]);
+        update_index[d] = b_.CreateBinaryIntrinsic(
+            llvm::Intrinsic::smax,
+            b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, offset,
+                                     b_.getInt64(update.dimensions(d) - 1)),
+            b_.getInt64(0));
+      }
+      return update_index;
     }
     case HloOpcode::kSlice: {
       const std::vector<int64_t> starts = instruction.slice_starts();
@@ -371,6 +403,22 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kSlice:
     case HloOpcode::kDynamicSlice:
       return operand(0);
+    case HloOpcode::kDynamicUpdateSlice: {
+      // The update where the output element lies in its window.
+      const Shape& update = instruction.operand(1)->shape();
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
+                       WindowStarts(instruction, 2, instruction.shape(),
+                                    update.dimensions()));
+      llvm::Value* inside = b_.getTrue();
+      for (size_t d = 0; d < index.size(); ++d) {
+        llvm::Value* end =
+            b_.CreateAdd(starts[d], b_.getInt64(update.dimensions(d)));
+        inside = b_.CreateAnd(
+            inside, b_.CreateAnd(b_.CreateICmpSGE(index[d], starts[d]),
+                                 b_.CreateICmpSLT(index[d], end)));
+      }
+      return b_.CreateSelect(inside, operand(1), operand(0));
+    }
     case HloOpcode::kConcatenate: {
       const int64_t d = instruction.dimensions(0);
       int64_t end = 0;

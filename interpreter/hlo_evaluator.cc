@@ -25,6 +25,7 @@ using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
 using hlo_evaluator_internal::EvaluateDynamicSlice;
+using hlo_evaluator_internal::EvaluateDynamicUpdateSlice;
 using hlo_evaluator_internal::EvaluateTranspose;
 using hlo_evaluator_internal::ImplicitBroadcast;
 using hlo_evaluator_internal::StridedOffsets;
@@ -365,6 +366,8 @@ absl::StatusOr<Literal> EvaluateOther(
                          instruction.dot_dimension_numbers(), shape);
     case HloOpcode::kConcatenate:
       return EvaluateConcatenate(operands, shape, instruction.dimensions(0));
+    case HloOpcode::kDynamicUpdateSlice:
+      return EvaluateDynamicUpdateSlice(operands);
     case HloOpcode::kDynamicSlice:
       return EvaluateDynamicSlice(operands, instruction.dynamic_slice_sizes());
     case HloOpcode::kSlice:

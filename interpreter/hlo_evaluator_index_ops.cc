@@ -159,13 +159,15 @@ int64_t ClampedIndex(const Literal& index, int64_t max) {
 
 }  // namespace
 
-absl::StatusOr<Literal> EvaluateDynamicSlice(
-    absl::Span<const Literal* const> operands, absl::Span<const int64_t> sizes) {
-  RET_CHECK(!operands.empty() && operands[0]->shape().IsArray());
-  const Shape& in = operands[0]->shape();
-  // The older form's start vector, as scalars.
+namespace {
+
+// The start indices `starts` (scalars, or the older form's one vector) of a
+// `sizes` window in `in`, each clamped so the window fits.
+absl::StatusOr<std::vector<int64_t>> ClampedStarts(
+    const Shape& in, absl::Span<const Literal* const> starts,
+    absl::Span<const int64_t> sizes) {
   std::vector<Literal> scalars;
-  std::vector<const Literal*> start_literals(operands.begin() + 1, operands.end());
+  std::vector<const Literal*> start_literals(starts.begin(), starts.end());
   if (start_literals.size() == 1 && start_literals[0]->shape().rank() == 1) {
     for (int64_t d = 0; d < in.rank(); ++d) {
       ASSIGN_OR_RETURN(Literal element,
@@ -181,14 +183,60 @@ absl::StatusOr<Literal> EvaluateDynamicSlice(
   }
   RET_CHECK(static_cast<int64_t>(start_literals.size()) == in.rank() &&
                 static_cast<int64_t>(sizes.size()) == in.rank(),
-            "dynamic-slice of ", in.ToString());
-  std::vector<int64_t> starts, limits, strides(in.rank(), 1);
+            "window of ", in.ToString());
+  std::vector<int64_t> clamped;
   for (int64_t d = 0; d < in.rank(); ++d) {
     RET_CHECK(start_literals[d]->shape().IsScalar());
-    starts.push_back(ClampedIndex(*start_literals[d], in.dimensions(d) - sizes[d]));
-    limits.push_back(starts.back() + sizes[d]);
+    clamped.push_back(
+        ClampedIndex(*start_literals[d], in.dimensions(d) - sizes[d]));
   }
+  return clamped;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateDynamicSlice(
+    absl::Span<const Literal* const> operands, absl::Span<const int64_t> sizes) {
+  RET_CHECK(!operands.empty() && operands[0]->shape().IsArray());
+  const Shape& in = operands[0]->shape();
+  ASSIGN_OR_RETURN(std::vector<int64_t> starts,
+                   ClampedStarts(in, operands.subspan(1), sizes));
+  std::vector<int64_t> limits, strides(in.rank(), 1);
+  for (int64_t d = 0; d < in.rank(); ++d) limits.push_back(starts[d] + sizes[d]);
   return EvaluateSlice(*operands[0], starts, limits, strides);
+}
+
+absl::StatusOr<Literal> EvaluateDynamicUpdateSlice(
+    absl::Span<const Literal* const> operands) {
+  RET_CHECK(operands.size() >= 2 && operands[0]->shape().IsArray() &&
+            operands[1]->shape().IsArray());
+  const Shape& in = operands[0]->shape();
+  const Shape& update = operands[1]->shape();
+  RET_CHECK(update.rank() == in.rank() &&
+            update.element_type() == in.element_type());
+  ASSIGN_OR_RETURN(
+      std::vector<int64_t> starts,
+      ClampedStarts(in, operands.subspan(2), update.dimensions()));
+  Literal result = *operands[0];
+  const int64_t width = primitive_util::ByteWidth(in.element_type());
+  const std::vector<int64_t> in_strides = ShapeUtil::RowMajorStrides(in);
+  const int64_t count = ShapeUtil::ElementsIn(update);
+  std::vector<int64_t> index(update.rank(), 0);
+  const auto* from = static_cast<const uint8_t*>(operands[1]->untyped_data());
+  auto* to = static_cast<uint8_t*>(result.untyped_data());
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      offset += (starts[d] + index[d]) * in_strides[d];
+    }
+    std::memcpy(to + offset * width, from + i * width, width);
+    // Next update index, row-major.
+    for (int64_t d = update.rank() - 1; d >= 0; --d) {
+      if (++index[d] < update.dimensions(d)) break;
+      index[d] = 0;
+    }
+  }
+  return result;
 }
 
 absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,

@@ -46,6 +46,10 @@ absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
 // that start index's value clamped into [0, dimension - size].
 absl::StatusOr<Literal> EvaluateDynamicSlice(
     absl::Span<const Literal* const> operands, absl::Span<const int64_t> sizes);
+// HLO dynamic-update-slice: the operand with `update` written at the start
+// indices, each clamped into [0, dimension - update size].
+absl::StatusOr<Literal> EvaluateDynamicUpdateSlice(
+    absl::Span<const Literal* const> operands);
 // HLO concatenate along `dimension` into `shape` (checked by the caller).
 absl::StatusOr<Literal> EvaluateConcatenate(
     absl::Span<const Literal* const> operands, const Shape& shape,

@@ -187,6 +187,19 @@ absl::StatusOr<Shape> DynamicSlice(const HloInstruction& instruction,
       OperandShape(instruction, 0), starts, instruction.dynamic_slice_sizes());
 }
 
+absl::StatusOr<Shape> DynamicUpdateSlice(const HloInstruction& instruction,
+                                         VerifierMode) {
+  if (instruction.operand_count() < 2) {
+    return absl::InvalidArgumentError(
+        "dynamic-update-slice: expected an operand, an update and start "
+        "indices");
+  }
+  std::vector<const Shape*> starts = OperandShapes(instruction);
+  starts.erase(starts.begin(), starts.begin() + 2);
+  return ShapeInference::InferDynamicUpdateSliceShape(
+      OperandShape(instruction, 0), OperandShape(instruction, 1), starts);
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

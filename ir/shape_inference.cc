@@ -464,12 +464,15 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(
   return ShapeUtil::MakeShape(type, dims);
 }
 
-absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
-    const Shape& operand, absl::Span<const Shape* const> start_indices,
-    absl::Span<const int64_t> slice_sizes) {
-  constexpr HloOpcode kOp = HloOpcode::kDynamicSlice;
-  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
-  // XLA's older form: one rank-1 array holding every start index.
+namespace {
+
+// The start indices of dynamic-slice and dynamic-update-slice (`what`:
+// "Dynamic slice", "Dynamic update slice"): one integral scalar per
+// operand dimension, all of one type, or XLA's older form, one integral
+// vector holding them all.
+absl::Status CheckStartIndices(HloOpcode op, absl::string_view what,
+                               const Shape& operand,
+                               absl::Span<const Shape* const> start_indices) {
   const bool vector_form = start_indices.size() == 1 &&
                            start_indices[0]->IsArray() &&
                            start_indices[0]->rank() == 1;
@@ -477,30 +480,74 @@ absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
     const Shape& vector = *start_indices[0];
     if (vector.dimensions(0) != operand.rank() ||
         !primitive_util::IsIntegralType(vector.element_type())) {
-      return OpError(kOp, "Dynamic slice start indices ", vector.ToString(),
+      return OpError(op, what, " start indices ", vector.ToString(),
                      " must be integral with one element per dimension of ",
                      operand.ToString(), ".");
     }
-  } else if (static_cast<int64_t>(start_indices.size()) != operand.rank()) {
-    return OpError(kOp, "Dynamic slice start number of dimensions ",
+    return absl::OkStatus();
+  }
+  if (static_cast<int64_t>(start_indices.size()) != operand.rank()) {
+    return OpError(op, what, " start number of dimensions ",
                    start_indices.size(), " must match rank ", operand.rank(),
                    " of slice input (", operand.ToString(), ").");
   }
-  for (size_t i = 0; !vector_form && i < start_indices.size(); ++i) {
+  for (size_t i = 0; i < start_indices.size(); ++i) {
     const Shape& start = *start_indices[i];
     if (!start.IsArray() || !start.IsScalar() ||
         !primitive_util::IsIntegralType(start.element_type())) {
-      return OpError(kOp,
-                     "Dynamic slice start indices must be integral scalars: "
-                     "start index ", i, " is ", start.ToString(), ".");
+      return OpError(op, what,
+                     " start indices must be integral scalars: start index ",
+                     i, " is ", start.ToString(), ".");
     }
     if (start.element_type() != start_indices[0]->element_type()) {
-      return OpError(kOp,
-                     "Dynamic slice start indices must all have the same "
-                     "type: ", start_indices[0]->ToString(), " and ",
-                     start.ToString(), ".");
+      return OpError(op, what, " start indices must all have the same type: ",
+                     start_indices[0]->ToString(), " and ", start.ToString(),
+                     ".");
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferDynamicUpdateSliceShape(
+    const Shape& operand, const Shape& update,
+    absl::Span<const Shape* const> start_indices) {
+  constexpr HloOpcode kOp = HloOpcode::kDynamicUpdateSlice;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, update, "update"));
+  RETURN_IF_ERROR(
+      CheckStartIndices(kOp, "Dynamic update slice", operand, start_indices));
+  if (update.rank() != operand.rank()) {
+    return OpError(kOp,
+                   "Dynamic update slice update rank does not match argument "
+                   "rank: ", update.rank(), " vs ", operand.rank(), ".");
+  }
+  if (update.element_type() != operand.element_type()) {
+    return OpError(kOp,
+                   "Dynamic update slice update element type does not match "
+                   "argument. operand.element_type: ",
+                   primitive_util::UppercaseName(operand.element_type()),
+                   " vs update.element_type: ",
+                   primitive_util::UppercaseName(update.element_type()), ".");
+  }
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (update.dimensions(d) > operand.dimensions(d)) {
+      return OpError(kOp, "Slice dim size ", update.dimensions(d),
+                     " greater than dynamic update slice dimension: ",
+                     operand.dimensions(d), ".");
+    }
+  }
+  return operand;
+}
+
+absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
+    const Shape& operand, absl::Span<const Shape* const> start_indices,
+    absl::Span<const int64_t> slice_sizes) {
+  constexpr HloOpcode kOp = HloOpcode::kDynamicSlice;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  RETURN_IF_ERROR(
+      CheckStartIndices(kOp, "Dynamic slice", operand, start_indices));
   if (static_cast<int64_t>(slice_sizes.size()) != operand.rank()) {
     return OpError(kOp, "Dynamic slice index count does not match argument "
                    "rank: ", slice_sizes.size(), " vs ", operand.rank(), ".");

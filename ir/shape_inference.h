@@ -120,6 +120,14 @@ class ShapeInference {
       const Shape& operand, absl::Span<const Shape* const> start_indices,
       absl::Span<const int64_t> slice_sizes);
 
+  // dynamic-update-slice(operand, update, start_indices...): `update` has
+  // the operand's rank and element type and fits inside it; the start
+  // indices are as for dynamic-slice. The result is the operand's shape.
+  // (At run time each start is clamped into [0, dimension - update size].)
+  static absl::StatusOr<Shape> InferDynamicUpdateSliceShape(
+      const Shape& operand, const Shape& update,
+      absl::Span<const Shape* const> start_indices);
+
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.
   static absl::StatusOr<Shape> InferCallShape(

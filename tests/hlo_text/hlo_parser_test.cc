@@ -180,6 +180,7 @@ ENTRY main {
   rows = f32[1,2]{1,0} slice(bc), slice={[1:2], [0:2]}
   one = s32[] constant(1)
   dyn = f32[1,2]{1,0} dynamic-slice(bc, one, one), dynamic_slice_sizes={1,2}
+  upd = f32[2,2]{1,0} dynamic-update-slice(bc, dyn, one, one)
   row = f32[2]{0} reshape(dyn)
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
