@@ -213,6 +213,18 @@ XlaOp DynamicSlice(XlaOp operand, absl::Span<const XlaOp> start_indices,
 XlaOp DynamicUpdateSlice(XlaOp operand, XlaOp update,
                          absl::Span<const XlaOp> start_indices,
                          SourceLocation location = SourceLocation::current());
+// XLA's CustomCall: mxla runs only the targets that are identities on one
+// device (ShapeInference::kIdentityCustomCallTargets); `shape` must be the
+// operand's.
+XlaOp CustomCall(XlaBuilder* builder, const std::string& call_target_name,
+                 absl::Span<const XlaOp> operands, const Shape& shape,
+                 SourceLocation location = SourceLocation::current());
+// XLA's ReplicaId and PartitionId: u32[] 0, since mxla runs one replica of
+// one partition.
+XlaOp ReplicaId(XlaBuilder* builder,
+                SourceLocation location = SourceLocation::current());
+XlaOp PartitionId(XlaBuilder* builder,
+                  SourceLocation location = SourceLocation::current());
 // `operands` (at least one; one rank and element type, equal outside
 // `dimension`) joined along `dimension` (XLA's ConcatInDim).
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,

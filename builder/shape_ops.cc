@@ -261,6 +261,47 @@ XlaOp DynamicUpdateSlice(XlaOp operand, XlaOp update,
       });
 }
 
+XlaOp CustomCall(XlaBuilder* builder, const std::string& call_target_name,
+                 absl::Span<const XlaOp> operands, const Shape& shape,
+                 SourceLocation location) {
+  return RecordOp(
+      builder, "CustomCall", operands,
+      absl::StrCat("call_target_name="", call_target_name, """), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, operands));
+        const auto& [instructions, shapes] = looked_up;
+        ASSIGN_OR_RETURN(Shape inferred, ShapeInference::InferCustomCallShape(
+                                             call_target_name, shapes, shape));
+        auto call = HloInstruction::CreateGeneric(HloOpcode::kCustomCall,
+                                                  inferred, instructions);
+        call->set_custom_call_target(call_target_name);
+        return builder->AddInstruction(std::move(call), "CustomCall", location);
+      });
+}
+
+namespace {
+
+XlaOp DeviceId(XlaBuilder* builder, HloOpcode opcode, const char* name,
+               SourceLocation location) {
+  return RecordOp(builder, name, {}, "", location,
+                  [&]() -> absl::StatusOr<XlaOp> {
+                    return builder->AddInstruction(
+                        HloInstruction::CreateGeneric(
+                            opcode, ShapeUtil::MakeShape(U32, {}), {}),
+                        name, location);
+                  });
+}
+
+}  // namespace
+
+XlaOp ReplicaId(XlaBuilder* builder, SourceLocation location) {
+  return DeviceId(builder, HloOpcode::kReplicaId, "ReplicaId", location);
+}
+
+XlaOp PartitionId(XlaBuilder* builder, SourceLocation location) {
+  return DeviceId(builder, HloOpcode::kPartitionId, "PartitionId", location);
+}
+
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
                   int64_t dimension, SourceLocation location) {
   return RecordOp(

@@ -245,6 +245,8 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
       }
       return update_index;
     }
+    case HloOpcode::kCustomCall:
+      return index;
     case HloOpcode::kSlice: {
       const std::vector<int64_t> starts = instruction.slice_starts();
       const std::vector<int64_t> strides = instruction.slice_strides();
@@ -394,6 +396,9 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     }
     case HloOpcode::kConstant:
       return EmitConstant(instruction, index);
+    case HloOpcode::kReplicaId:  // mxla runs one replica of one partition
+    case HloOpcode::kPartitionId:
+      return b_.getInt32(0);
     case HloOpcode::kIota:
       return scalars_.Convert(S64, type, index[instruction.iota_dimension()]);
     case HloOpcode::kBroadcast:
@@ -402,6 +407,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kTranspose:
     case HloOpcode::kSlice:
     case HloOpcode::kDynamicSlice:
+    case HloOpcode::kCustomCall:  // only identity targets verify
       return operand(0);
     case HloOpcode::kDynamicUpdateSlice: {
       // The update where the output element lies in its window.

@@ -295,6 +295,13 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
       attributes.callees[index] = callee;
       return absl::OkStatus();
     }
+    case AttrType::kString: {
+      if (!cursor.Is(TokenKind::kString)) {
+        return cursor.Expected(absl::StrCat("a string for ", info.name));
+      }
+      attributes.values.Set(id, cursor.Next().text);
+      return absl::OkStatus();
+    }
     case AttrType::kName:  // Checked against the operands later.
       return cursor.ExpectName(absl::StrCat("a ", info.name)).status();
     case AttrType::kLiteral:

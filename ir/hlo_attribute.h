@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -37,6 +38,7 @@ enum class AttrType {
   kName,
   kSkipped,
   kSliceRanges,
+  kString,
 };
 
 struct AttrInfo {
@@ -54,7 +56,7 @@ std::optional<AttrId> AttrIdFromName(absl::string_view name);
 using AttrValue = std::variant<int64_t, std::vector<int64_t>,
                                ComparisonDirection, FusionKind,
                                std::shared_ptr<const Literal>,
-                               std::shared_ptr<const FusionPlan>>;
+                               std::shared_ptr<const FusionPlan>, std::string>;
 
 class HloAttributes {
  public:

@@ -84,6 +84,16 @@ const std::vector<int64_t>& HloInstruction::dimensions() const {
   return dims == nullptr ? EmptyDims() : *dims;
 }
 
+const std::string& HloInstruction::custom_call_target() const {
+  static const std::string* const kNone = new std::string();
+  const auto* target = attributes_.Get<std::string>(AttrId::kCustomCallTarget);
+  return target == nullptr ? *kNone : *target;
+}
+
+void HloInstruction::set_custom_call_target(std::string target) {
+  attributes_.Set(AttrId::kCustomCallTarget, std::move(target));
+}
+
 const std::vector<int64_t>& HloInstruction::dynamic_slice_sizes() const {
   const auto* sizes =
       attributes_.Get<std::vector<int64_t>>(AttrId::kDynamicSliceSizes);

@@ -168,6 +168,9 @@ class HloInstruction {
   const std::vector<int64_t>& dimensions() const;
   int64_t dimensions(int64_t i) const { return dimensions()[i]; }
   void set_dimensions(std::vector<int64_t> dims);
+  // custom-call's custom_call_target ("" if unset).
+  const std::string& custom_call_target() const;
+  void set_custom_call_target(std::string target);
   // dynamic-slice's dynamic_slice_sizes.
   const std::vector<int64_t>& dynamic_slice_sizes() const;
   void set_dynamic_slice_sizes(std::vector<int64_t> sizes);

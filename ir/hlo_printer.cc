@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
@@ -34,6 +35,8 @@ std::string AttrValueToString(const AttrValue& value) {
         } else if constexpr (std::is_same_v<T,
                                             std::shared_ptr<const FusionPlan>>) {
           return v == nullptr ? "<none>" : v->ToString();
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return absl::StrCat("\"", absl::CEscape(v), "\"");
         } else {
           return v == nullptr ? "<none>" : LiteralValuesToString(*v);
         }

@@ -200,6 +200,18 @@ absl::StatusOr<Shape> DynamicUpdateSlice(const HloInstruction& instruction,
       OperandShape(instruction, 0), OperandShape(instruction, 1), starts);
 }
 
+absl::StatusOr<Shape> CustomCall(const HloInstruction& instruction,
+                                 VerifierMode) {
+  return ShapeInference::InferCustomCallShape(
+      instruction.custom_call_target(), OperandShapes(instruction),
+      instruction.shape());
+}
+
+// replica-id and partition-id: u32[], 0 on mxla's one device.
+absl::StatusOr<Shape> DeviceId(const HloInstruction&, VerifierMode) {
+  return ShapeUtil::MakeShape(U32, {});
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

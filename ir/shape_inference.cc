@@ -510,6 +510,31 @@ absl::Status CheckStartIndices(HloOpcode op, absl::string_view what,
 
 }  // namespace
 
+absl::StatusOr<Shape> ShapeInference::InferCustomCallShape(
+    absl::string_view target, absl::Span<const Shape* const> operands,
+    const Shape& declared) {
+  constexpr HloOpcode kOp = HloOpcode::kCustomCall;
+  const auto& identities = kIdentityCustomCallTargets;
+  if (std::find(std::begin(identities), std::end(identities), target) ==
+      std::end(identities)) {
+    return OpError(kOp, "custom_call_target \"", target,
+                   "\" is not supported by mxla (it runs only the targets "
+                   "that are identities on one CPU device: ",
+                   absl::StrJoin(identities, ", "), ").");
+  }
+  if (operands.size() != 1 || !operands[0]->IsArray()) {
+    return OpError(kOp, "custom_call_target \"", target,
+                   "\" takes one array operand, got ", operands.size(),
+                   " operands.");
+  }
+  if (declared.IsArray() && declared != *operands[0]) {
+    return OpError(kOp, "custom_call_target \"", target, "\" changes the shape ",
+                   operands[0]->ToString(), " to ", declared.ToString(),
+                   ": that needs several partitions, and mxla runs one.");
+  }
+  return *operands[0];
+}
+
 absl::StatusOr<Shape> ShapeInference::InferDynamicUpdateSliceShape(
     const Shape& operand, const Shape& update,
     absl::Span<const Shape* const> start_indices) {

@@ -128,6 +128,18 @@ class ShapeInference {
       const Shape& operand, const Shape& update,
       absl::Span<const Shape* const> start_indices);
 
+  // custom-call: mxla runs the targets that are identities on one CPU
+  // device (kIdentityCustomCallTargets): one array operand, the result its
+  // shape. Any other target, or one of those that changes the shape (it
+  // needs several partitions), is InvalidArgument naming the target.
+  static absl::StatusOr<Shape> InferCustomCallShape(
+      absl::string_view target, absl::Span<const Shape* const> operands,
+      const Shape& declared);
+  static constexpr absl::string_view kIdentityCustomCallTargets[] = {
+      "Sharding",           "SPMDFullToShardShape",
+      "SPMDShardToFullShape", "MoveToHost",
+      "MoveToDevice",       "annotate_device_placement"};
+
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.
   static absl::StatusOr<Shape> InferCallShape(

@@ -181,7 +181,10 @@ ENTRY main {
   one = s32[] constant(1)
   dyn = f32[1,2]{1,0} dynamic-slice(bc, one, one), dynamic_slice_sizes={1,2}
   upd = f32[2,2]{1,0} dynamic-update-slice(bc, dyn, one, one)
-  row = f32[2]{0} reshape(dyn)
+  shard = f32[1,2]{1,0} custom-call(dyn), custom_call_target="Sharding"
+  row = f32[2]{0} reshape(shard)
+  rid = u32[] replica-id()
+  pid = u32[] partition-id()
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)
