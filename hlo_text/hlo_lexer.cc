@@ -119,6 +119,14 @@ Token HloLexer::LexToken() {
       break;
     case '"':
       return LexString(token);
+    case '.':
+      if (Char(1) == '.' && Char(2) == '.') {
+        token.kind = TokenKind::kEllipsis;
+        token.text = "...";
+        Advance(3);
+        return token;
+      }
+      break;
     case '%':
       Advance();
       if (AtEnd() || !IsNameStart(Char())) {
@@ -267,6 +275,8 @@ std::string TokenKindDescription(TokenKind kind) {
       return "'->'";
     case TokenKind::kLessEqual:
       return "'<='";
+    case TokenKind::kEllipsis:
+      return "'...'";
   }
   return "a token";
 }

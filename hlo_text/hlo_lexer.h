@@ -41,6 +41,7 @@ enum class TokenKind {
   kRSquare,
   kArrow,
   kLessEqual,  // `<=`, only inside sharding's iota device lists
+  kEllipsis,   // `...`, an elided constant's values: `{...}`
 };
 
 struct Token {

@@ -178,6 +178,36 @@ absl::StatusOr<Literal> ParseArrayLiteral(TokenCursor& cursor,
   return primitive_util::ArrayTypeSwitch(
       shape.element_type(), [&](auto tag) -> absl::StatusOr<Literal> {
         using T = typename decltype(tag)::type;
+        // A splat or elided constant's memory does not follow the text:
+        // bound it, so that a short text cannot demand any amount.
+        constexpr int64_t kMaxExpandedBytes = int64_t{1} << 30;
+        const bool expanded = shape.rank() > 0 &&
+                              (!cursor.Is(TokenKind::kLBrace) ||
+                               cursor.Is(TokenKind::kEllipsis, 1));
+        if (expanded && ShapeUtil::ByteSizeOf(shape) > kMaxExpandedBytes) {
+          return TokenCursor::ErrorAt(
+              cursor.Peek(),
+              absl::StrCat("a splat or elided constant of shape ",
+                           shape.ToString(), " needs ",
+                           ShapeUtil::ByteSizeOf(shape),
+                           " bytes; mxla allows at most ", kMaxExpandedBytes));
+        }
+        // `{...}`: XLA elides large constants' values when it prints them.
+        // The values are not in the text, so the constant reads as zeros.
+        if (shape.rank() > 0 && cursor.Is(TokenKind::kLBrace) &&
+            cursor.Is(TokenKind::kEllipsis, 1)) {
+          cursor.Next();
+          cursor.Next();
+          RETURN_IF_ERROR(cursor.Expect(TokenKind::kRBrace));
+          return Literal::Create(shape);
+        }
+        // A splat: one value for every element, `f32[2,2] constant(0)`.
+        if (shape.rank() > 0 && !cursor.Is(TokenKind::kLBrace)) {
+          ASSIGN_OR_RETURN(T value, ParseScalar<T>(cursor, shape.element_type()));
+          ASSIGN_OR_RETURN(Literal literal, Literal::Create(shape));
+          std::fill(literal.data<T>().begin(), literal.data<T>().end(), value);
+          return literal;
+        }
         // Values are collected first so that memory follows the text, not
         // the (possibly huge) declared shape.
         std::vector<T> values;

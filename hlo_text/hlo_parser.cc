@@ -226,6 +226,15 @@ absl::Status ModuleParser::ParseComputation() {
     state.computation->set_name(name.text);
   }
   RETURN_IF_ERROR(ParseBody(state));
+  // `}, execution_thread="..."`: the thread an async computation runs on;
+  // mxla runs everything on its own threads, so it is dropped.
+  while (cursor_.Is(TokenKind::kComma) && cursor_.IsName("execution_thread", 1)) {
+    cursor_.Next();
+    cursor_.Next();
+    RETURN_IF_ERROR(cursor_.Expect(TokenKind::kEqual));
+    if (!cursor_.Is(TokenKind::kString)) return cursor_.Expected("a string");
+    cursor_.Next();
+  }
   if (signature.has_value()) {
     RETURN_IF_ERROR(
         CheckSignature(*signature, "signature", *state.computation));

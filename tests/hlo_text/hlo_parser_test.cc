@@ -710,6 +710,54 @@ TEST(HloParserTest, LiteralsOfEveryType) {
   }
 }
 
+// The new element types, splat constants (one value for every element) and
+// elided ones (`{...}`: zeros, the values not being in the text).
+TEST(HloParserTest, NewTypesSplatAndElidedConstants) {
+  ASSERT_OK_AND_ASSIGN(Literal u, Lit("{255, 0}", "u8[2]"));
+  EXPECT_EQ(Values<uint8_t>(u), (std::vector<uint8_t>{255, 0}));
+  EXPECT_THAT(Lit("{256}", "u8[1]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("value 256 is out of range for u8")));
+  EXPECT_THAT(Lit("{-1}", "u32[1]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("value -1 is out of range for u32")));
+  ASSERT_OK_AND_ASSIGN(Literal h, Lit("{65504, 1e-8, nan}", "f16[3]"));
+  EXPECT_EQ(h.data<Half>()[0].bits(), 0x7bff);
+  EXPECT_EQ(h.data<Half>()[1].bits(), 0x0000);
+  EXPECT_THAT(Lit("{70000}", "f16[1]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("value 70000 is out of range for f16")));
+  ASSERT_OK_AND_ASSIGN(Literal b, Lit("3.14159", "bf16[]"));
+  EXPECT_EQ(b.data<BFloat16>()[0].bits(), 0x4049);
+  EXPECT_EQ(b.ToString(), "bf16[] 3.140625");
+  ASSERT_OK_AND_ASSIGN(Literal splat, Lit("1.5", "f32[2,3]"));
+  EXPECT_EQ(Values<float>(splat), std::vector<float>(6, 1.5f));
+  ASSERT_OK_AND_ASSIGN(Literal elided, Lit("{...}", "s32[4]"));
+  EXPECT_EQ(Values<int32_t>(elided), std::vector<int32_t>(4, 0));
+  EXPECT_THAT(Lit("0", "f32[65536,65536]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a splat or elided constant of shape "
+                                 "f32[65536,65536] needs 17179869184 bytes")));
+  EXPECT_THAT(Lit("{...", "f32[2]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("expected '}'")));
+}
+
+// `}, execution_thread="..."` after a computation is accepted and dropped.
+TEST(HloParserTest, ComputationExecutionThreadIsDropped) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+sparse {
+  a = f32[2] parameter(0)
+  ROOT n = f32[2] negate(a)
+}, execution_thread="sparse"
+ENTRY main {
+  x = f32[2] parameter(0)
+  ROOT c = f32[2] call(x), to_apply=sparse
+})"));
+  EXPECT_EQ(module->computations().size(), 2u);
+}
+
 TEST(HloParserTest, ConstantsRoundTrip) {
   std::string printed = RoundTrip(EntryModule(
       "  a = f32[5] constant({-0, inf, -inf, nan, 0.1})\n"
