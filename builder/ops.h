@@ -225,6 +225,11 @@ XlaOp ReplicaId(XlaBuilder* builder,
                 SourceLocation location = SourceLocation::current());
 XlaOp PartitionId(XlaBuilder* builder,
                   SourceLocation location = SourceLocation::current());
+// `operand` padded with `padding_value` (a scalar of its type) as `config`
+// says per dimension: low and high (negative: cropped) and interior
+// (XLA's Pad).
+XlaOp Pad(XlaOp operand, XlaOp padding_value, const PaddingConfig& config,
+          SourceLocation location = SourceLocation::current());
 // `operands` (at least one; one rank and element type, equal outside
 // `dimension`) joined along `dimension` (XLA's ConcatInDim).
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "builder/op_helpers.h"
 #include "builder/xla_builder.h"
 #include "ir/broadcast_sequence.h"
@@ -300,6 +301,27 @@ XlaOp ReplicaId(XlaBuilder* builder, SourceLocation location) {
 
 XlaOp PartitionId(XlaBuilder* builder, SourceLocation location) {
   return DeviceId(builder, HloOpcode::kPartitionId, "PartitionId", location);
+}
+
+XlaOp Pad(XlaOp operand, XlaOp padding_value, const PaddingConfig& config,
+          SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand, padding_value});
+  std::vector<std::string> dims;
+  for (const PaddingDimension& d : config) {
+    dims.push_back(absl::StrCat(d.low, "_", d.high, "_", d.interior));
+  }
+  return RecordOp(
+      builder, "Pad", {operand, padding_value},
+      absl::StrCat("padding_config=", absl::StrJoin(dims, "x")), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(operand));
+        ASSIGN_OR_RETURN(HloInstruction * v, builder->LookUp(padding_value));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferPadShape(
+                                          x->shape(), v->shape(), config));
+        auto pad = HloInstruction::CreateGeneric(HloOpcode::kPad, shape, {x, v});
+        pad->set_padding_config(config);
+        return builder->AddInstruction(std::move(pad), "Pad", location);
+      });
 }
 
 XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,

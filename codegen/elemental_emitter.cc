@@ -247,6 +247,25 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
     }
     case HloOpcode::kCustomCall:
       return index;
+    case HloOpcode::kPad: {
+      // The operand element this output element would be, clamped into
+      // the operand so the load is in bounds where EmitOne picks the
+      // padding value instead.
+      IrIndex operand_index(index.size());
+      const PaddingConfig config = instruction.padding_config();
+      for (size_t d = 0; d < index.size(); ++d) {
+        llvm::Value* t = b_.CreateSub(index[d], b_.getInt64(config[d].low));
+        llvm::Value* i =
+            b_.CreateSDiv(t, b_.getInt64(config[d].interior + 1));
+        operand_index[d] = b_.CreateBinaryIntrinsic(
+            llvm::Intrinsic::smax,
+            b_.CreateBinaryIntrinsic(
+                llvm::Intrinsic::smin, i,
+                b_.getInt64(operand.shape().dimensions(d) - 1)),
+            b_.getInt64(0));
+      }
+      return operand_index;
+    }
     case HloOpcode::kSlice: {
       const std::vector<int64_t> starts = instruction.slice_starts();
       const std::vector<int64_t> strides = instruction.slice_strides();
@@ -409,6 +428,28 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kDynamicSlice:
     case HloOpcode::kCustomCall:  // only identity targets verify
       return operand(0);
+    case HloOpcode::kPad: {
+      // An operand element where the output element is one: past the low
+      // padding, on the interior stride, and before the operand's end.
+      const PaddingConfig config = instruction.padding_config();
+      const Shape& in = instruction.operand(0)->shape();
+      llvm::Value* is_operand = b_.getTrue();
+      for (size_t d = 0; d < index.size(); ++d) {
+        llvm::Value* t = b_.CreateSub(index[d], b_.getInt64(config[d].low));
+        const int64_t step = config[d].interior + 1;
+        llvm::Value* on_stride =
+            step == 1 ? b_.getTrue()
+                      : b_.CreateICmpEQ(b_.CreateSRem(t, b_.getInt64(step)),
+                                        b_.getInt64(0));
+        llvm::Value* below_end =
+            b_.CreateICmpSLT(t, b_.getInt64(in.dimensions(d) * step));
+        is_operand = b_.CreateAnd(
+            is_operand,
+            b_.CreateAnd(b_.CreateICmpSGE(t, b_.getInt64(0)),
+                         b_.CreateAnd(on_stride, below_end)));
+      }
+      return b_.CreateSelect(is_operand, operand(0), operand(1));
+    }
     case HloOpcode::kDynamicUpdateSlice: {
       // The update where the output element lies in its window.
       const Shape& update = instruction.operand(1)->shape();

@@ -5,7 +5,9 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "hlo_text/fusion_plan_parser.h"
 #include "hlo_text/hlo_literal_parser.h"
 #include "ir/hlo_opcode.h"
@@ -293,6 +295,27 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
         attributes.callees.resize(index + 1, nullptr);
       }
       attributes.callees[index] = callee;
+      return absl::OkStatus();
+    }
+    case AttrType::kPaddingConfig: {
+      // The lexer checked the form: -?N_-?N(_N)? per dimension, 'x' between.
+      if (!cursor.Is(TokenKind::kPadding)) {
+        return cursor.Expected("a padding configuration like 1_2x0_0_1");
+      }
+      const Token token = cursor.Next();
+      std::vector<int64_t> triples;
+      for (absl::string_view dim : absl::StrSplit(token.text, 'x')) {
+        std::vector<absl::string_view> parts = absl::StrSplit(dim, '_');
+        int64_t low = 0, high = 0, interior = 0;
+        if (!absl::SimpleAtoi(parts[0], &low) ||
+            !absl::SimpleAtoi(parts[1], &high) ||
+            (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &interior))) {
+          return TokenCursor::ErrorAt(
+              token, absl::StrCat("padding value out of range in '", dim, "'"));
+        }
+        triples.insert(triples.end(), {low, high, interior});
+      }
+      attributes.values.Set(id, std::move(triples));
       return absl::OkStatus();
     }
     case AttrType::kString: {

@@ -162,6 +162,35 @@ Token HloLexer::LexMinus(Token token) {
   return Error(token, "unexpected character '-'");
 }
 
+// Whether `-?N_-?N(_N)?(x-?N_-?N(_N)?)*` starts at `start` and ends where no
+// name character follows; `*end` is then its end.
+bool HloLexer::MatchPadding(size_t start, size_t* end) const {
+  size_t at = start;
+  auto integer = [&](bool sign) {
+    if (sign && at < text_.size() && text_[at] == '-') ++at;
+    const size_t digits = at;
+    while (at < text_.size() && absl::ascii_isdigit(text_[at])) ++at;
+    return at > digits;
+  };
+  while (true) {
+    if (!integer(true) || at >= text_.size() || text_[at] != '_') return false;
+    ++at;
+    if (!integer(true)) return false;
+    if (at < text_.size() && text_[at] == '_') {
+      ++at;
+      if (!integer(false)) return false;
+    }
+    if (at < text_.size() && text_[at] == 'x') {
+      ++at;
+      continue;
+    }
+    break;
+  }
+  if (at < text_.size() && IsNameChar(text_[at])) return false;
+  *end = at;
+  return true;
+}
+
 // -?[0-9]+ (.[0-9]*)? ([eE][+-]?[0-9]+)?; a float if it has '.' or exponent.
 Token HloLexer::LexNumber(Token token) {
   size_t start = pos_;
@@ -179,6 +208,16 @@ Token HloLexer::LexNumber(Token token) {
       is_float = true;
       Advance(digits);
       while (absl::ascii_isdigit(Char())) Advance();
+    }
+  }
+  // pad's configuration glues numbers with '_' and 'x': `-1_2x0_0_1`.
+  if (!is_float && Char() == '_') {
+    size_t end = pos_;
+    if (MatchPadding(start, &end)) {
+      Advance(end - pos_);
+      token.kind = TokenKind::kPadding;
+      token.text = std::string(text_.substr(start, pos_ - start));
+      return token;
     }
   }
   // A number glued to name characters ("2x", "1e", "1.2.3") is malformed;
@@ -277,6 +316,8 @@ std::string TokenKindDescription(TokenKind kind) {
       return "'<='";
     case TokenKind::kEllipsis:
       return "'...'";
+    case TokenKind::kPadding:
+      return "a padding configuration";
   }
   return "a token";
 }

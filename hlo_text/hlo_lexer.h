@@ -42,6 +42,7 @@ enum class TokenKind {
   kArrow,
   kLessEqual,  // `<=`, only inside sharding's iota device lists
   kEllipsis,   // `...`, an elided constant's values: `{...}`
+  kPadding,    // `1_2x0_0_1`: pad's padding configuration
 };
 
 struct Token {
@@ -74,6 +75,7 @@ class HloLexer {
   Token LexToken();
   Token LexMinus(Token token);
   Token LexNumber(Token token);
+  bool MatchPadding(size_t start, size_t* end) const;
   Token LexName(Token token);
   Token LexString(Token token);
   Token Single(Token token, TokenKind kind);

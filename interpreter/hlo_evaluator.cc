@@ -25,6 +25,7 @@ using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
 using hlo_evaluator_internal::EvaluateDynamicSlice;
+using hlo_evaluator_internal::EvaluatePad;
 using hlo_evaluator_internal::EvaluateDynamicUpdateSlice;
 using hlo_evaluator_internal::EvaluateTranspose;
 using hlo_evaluator_internal::ImplicitBroadcast;
@@ -373,6 +374,9 @@ absl::StatusOr<Literal> EvaluateOther(
     case HloOpcode::kReplicaId:  // mxla runs one replica of one partition
     case HloOpcode::kPartitionId:
       return LiteralUtil::CreateR0<uint32_t>(0);
+    case HloOpcode::kPad:
+      return EvaluatePad(*operands[0], *operands[1],
+                         instruction.padding_config(), shape);
     case HloOpcode::kDynamicSlice:
       return EvaluateDynamicSlice(operands, instruction.dynamic_slice_sizes());
     case HloOpcode::kSlice:

@@ -206,6 +206,40 @@ absl::StatusOr<Literal> EvaluateDynamicSlice(
   return EvaluateSlice(*operands[0], starts, limits, strides);
 }
 
+absl::StatusOr<Literal> EvaluatePad(const Literal& operand,
+                                    const Literal& padding_value,
+                                    const PaddingConfig& config,
+                                    const Shape& shape) {
+  const Shape& in = operand.shape();
+  RET_CHECK(in.IsArray() && padding_value.shape().IsScalar() &&
+            static_cast<int64_t>(config.size()) == in.rank() &&
+            shape.rank() == in.rank());
+  ASSIGN_OR_RETURN(Literal result, Literal::Create(shape));
+  const int64_t width = primitive_util::ByteWidth(in.element_type());
+  auto* to = static_cast<uint8_t*>(result.untyped_data());
+  for (int64_t i = 0; i < result.element_count(); ++i) {
+    std::memcpy(to + i * width, padding_value.untyped_data(), width);
+  }
+  const std::vector<int64_t> out_strides = ShapeUtil::RowMajorStrides(shape);
+  const auto* from = static_cast<const uint8_t*>(operand.untyped_data());
+  std::vector<int64_t> index(in.rank(), 0);
+  for (int64_t i = 0; i < operand.element_count(); ++i) {
+    int64_t offset = 0;
+    bool inside = true;
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      const int64_t at = config[d].low + index[d] * (config[d].interior + 1);
+      inside = inside && at >= 0 && at < shape.dimensions(d);
+      offset += at * out_strides[d];
+    }
+    if (inside) std::memcpy(to + offset * width, from + i * width, width);
+    for (int64_t d = in.rank() - 1; d >= 0; --d) {
+      if (++index[d] < in.dimensions(d)) break;
+      index[d] = 0;
+    }
+  }
+  return result;
+}
+
 absl::StatusOr<Literal> EvaluateDynamicUpdateSlice(
     absl::Span<const Literal* const> operands) {
   RET_CHECK(operands.size() >= 2 && operands[0]->shape().IsArray() &&

@@ -12,6 +12,7 @@
 #include "absl/types/span.h"
 #include "ir/dot_dimension_numbers.h"
 #include "ir/literal.h"
+#include "ir/padding_config.h"
 #include "ir/shape.h"
 
 namespace mxla::hlo_evaluator_internal {
@@ -50,6 +51,13 @@ absl::StatusOr<Literal> EvaluateDynamicSlice(
 // indices, each clamped into [0, dimension - update size].
 absl::StatusOr<Literal> EvaluateDynamicUpdateSlice(
     absl::Span<const Literal* const> operands);
+// HLO pad into `shape` (checked by the caller): the padding value
+// everywhere, then operand element i at low + i * (interior + 1) in each
+// dimension where that is inside the result.
+absl::StatusOr<Literal> EvaluatePad(const Literal& operand,
+                                    const Literal& padding_value,
+                                    const PaddingConfig& config,
+                                    const Shape& shape);
 // HLO concatenate along `dimension` into `shape` (checked by the caller).
 absl::StatusOr<Literal> EvaluateConcatenate(
     absl::Span<const Literal* const> operands, const Shape& shape,

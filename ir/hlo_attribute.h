@@ -39,6 +39,7 @@ enum class AttrType {
   kSkipped,
   kSliceRanges,
   kString,
+  kPaddingConfig,
 };
 
 struct AttrInfo {

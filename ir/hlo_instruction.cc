@@ -84,6 +84,24 @@ const std::vector<int64_t>& HloInstruction::dimensions() const {
   return dims == nullptr ? EmptyDims() : *dims;
 }
 
+PaddingConfig HloInstruction::padding_config() const {
+  const auto* triples = attributes_.Get<std::vector<int64_t>>(AttrId::kPadding);
+  PaddingConfig config;
+  if (triples == nullptr) return config;
+  for (size_t i = 0; i + 2 < triples->size(); i += 3) {
+    config.push_back({(*triples)[i], (*triples)[i + 1], (*triples)[i + 2]});
+  }
+  return config;
+}
+
+void HloInstruction::set_padding_config(const PaddingConfig& config) {
+  std::vector<int64_t> triples;
+  for (const PaddingDimension& d : config) {
+    triples.insert(triples.end(), {d.low, d.high, d.interior});
+  }
+  attributes_.Set(AttrId::kPadding, std::move(triples));
+}
+
 const std::string& HloInstruction::custom_call_target() const {
   static const std::string* const kNone = new std::string();
   const auto* target = attributes_.Get<std::string>(AttrId::kCustomCallTarget);

@@ -31,6 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/padding_config.h"
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
@@ -168,6 +169,9 @@ class HloInstruction {
   const std::vector<int64_t>& dimensions() const;
   int64_t dimensions(int64_t i) const { return dimensions()[i]; }
   void set_dimensions(std::vector<int64_t> dims);
+  // pad's padding configuration.
+  PaddingConfig padding_config() const;
+  void set_padding_config(const PaddingConfig& config);
   // custom-call's custom_call_target ("" if unset).
   const std::string& custom_call_target() const;
   void set_custom_call_target(std::string target);

@@ -119,6 +119,16 @@ std::string AttributesToString(const HloInstruction& instruction,
     if (slot.use == AttrUse::kPositional) continue;
     const AttrValue* value = instruction.attributes().Find(slot.id);
     if (value == nullptr) continue;
+    if (info.type == AttrType::kPaddingConfig) {
+      std::vector<std::string> dims;
+      for (const PaddingDimension& d : instruction.padding_config()) {
+        dims.push_back(d.interior == 0
+                           ? absl::StrCat(d.low, "_", d.high)
+                           : absl::StrCat(d.low, "_", d.high, "_", d.interior));
+      }
+      absl::StrAppend(&text, ", ", info.name, "=", absl::StrJoin(dims, "x"));
+      continue;
+    }
     if (info.type == AttrType::kSliceRanges) {
       absl::StrAppend(&text, ", ", info.name, "=",
                       SliceRangesToString(instruction));

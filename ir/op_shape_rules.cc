@@ -212,6 +212,12 @@ absl::StatusOr<Shape> DeviceId(const HloInstruction&, VerifierMode) {
   return ShapeUtil::MakeShape(U32, {});
 }
 
+absl::StatusOr<Shape> Pad(const HloInstruction& instruction, VerifierMode) {
+  return ShapeInference::InferPadShape(OperandShape(instruction, 0),
+                                       OperandShape(instruction, 1),
+                                       instruction.padding_config());
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

@@ -510,6 +510,42 @@ absl::Status CheckStartIndices(HloOpcode op, absl::string_view what,
 
 }  // namespace
 
+absl::StatusOr<Shape> ShapeInference::InferPadShape(
+    const Shape& operand, const Shape& padding_value,
+    const PaddingConfig& config) {
+  constexpr HloOpcode kOp = HloOpcode::kPad;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, padding_value, "padding value"));
+  if (!padding_value.IsScalar()) {
+    return OpError(kOp, "Pad operation does not support non-scalar padding "
+                   "values: ", padding_value.ToString(), ".");
+  }
+  if (static_cast<int64_t>(config.size()) != operand.rank()) {
+    return OpError(kOp, "The rank of the operand and the padding "
+                   "configuration do not match: ", operand.ToString(), " vs ",
+                   config.size(), " padding dimensions.");
+  }
+  if (operand.element_type() != padding_value.element_type()) {
+    return OpError(kOp, "The element types of the operands to Pad do not "
+                   "match: ", operand.ToString(), " and ",
+                   padding_value.ToString(), ".");
+  }
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (config[d].interior < 0) {
+      return OpError(kOp, "Interior padding cannot be negative: ",
+                     config[d].interior, " in dimension ", d, ".");
+    }
+    const int64_t size = PaddedSize(operand.dimensions(d), config[d]);
+    if (size < 0) {
+      return OpError(kOp, "Padding result in negative size for dimension ", d,
+                     ": ", size, ".");
+    }
+    dims.push_back(size);
+  }
+  return ShapeUtil::MakeShape(operand.element_type(), dims);
+}
+
 absl::StatusOr<Shape> ShapeInference::InferCustomCallShape(
     absl::string_view target, absl::Span<const Shape* const> operands,
     const Shape& declared) {

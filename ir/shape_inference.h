@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/padding_config.h"
 #include "ir/hlo_opcode.h"
 #include "ir/shape.h"
 
@@ -127,6 +128,13 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferDynamicUpdateSliceShape(
       const Shape& operand, const Shape& update,
       absl::Span<const Shape* const> start_indices);
+
+  // pad(operand, padding_value): a scalar padding value of the operand's
+  // element type, one padding dimension per operand dimension, interior
+  // padding non-negative and no dimension padded to a negative size.
+  static absl::StatusOr<Shape> InferPadShape(const Shape& operand,
+                                             const Shape& padding_value,
+                                             const PaddingConfig& config);
 
   // custom-call: mxla runs the targets that are identities on one CPU
   // device (kIdentityCustomCallTargets): one array operand, the result its

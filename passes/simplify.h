@@ -10,6 +10,9 @@
 //   broadcast(broadcast(x))          -> one broadcast (dimensions composed)
 //   transpose(transpose(x))          -> one transpose (permutations composed)
 //   reshape(broadcast(scalar))       -> broadcast(scalar)
+//   pad(x, v) with no padding, slice(x) of all of x, concatenate(x),
+//   custom-call(x) of an identity target -> x
+//   slice(slice(x))                  -> one slice (starts and strides composed)
 //   x + 0 for integers and pred, x + (-0.0) and x - (+0.0) for floats,
 //   x * 1, x / 1                     -> x (when x already has the result shape)
 //   an op whose operands are all constants, with at most

@@ -83,6 +83,57 @@ absl::StatusOr<HloInstruction*> IdentityShapeOp(HloInstruction* instruction) {
   return operand->shape() == instruction->shape() ? operand : nullptr;
 }
 
+// pad with no padding, a slice of everything, a concatenate of one operand,
+// a custom-call that is an identity: the operand itself.
+absl::StatusOr<HloInstruction*> NoOpIndexOp(HloInstruction* instruction) {
+  if (instruction->operand_count() == 0) return nullptr;
+  HloInstruction* operand = instruction->mutable_operand(0);
+  if (operand->shape() != instruction->shape()) return nullptr;
+  switch (instruction->opcode()) {
+    case HloOpcode::kPad:
+      for (const PaddingDimension& d : instruction->padding_config()) {
+        if (d != PaddingDimension{}) return nullptr;
+      }
+      return operand;
+    case HloOpcode::kSlice:
+      for (int64_t stride : instruction->slice_strides()) {
+        if (stride != 1) return nullptr;
+      }
+      return operand;  // equal shapes: starts 0, limits the sizes
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kCustomCall:  // only identity targets verify
+      return instruction->operand_count() == 1 ? operand : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+// slice(slice(x)) reads x from s1 + s2 * t1 with stride t1 * t2.
+absl::StatusOr<HloInstruction*> SliceOfSlice(HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kSlice ||
+      instruction->operand(0)->opcode() != HloOpcode::kSlice) {
+    return nullptr;
+  }
+  HloInstruction* inner = instruction->mutable_operand(0);
+  const std::vector<int64_t> s1 = inner->slice_starts();
+  const std::vector<int64_t> t1 = inner->slice_strides();
+  const std::vector<int64_t> s2 = instruction->slice_starts();
+  const std::vector<int64_t> t2 = instruction->slice_strides();
+  std::vector<int64_t> starts, limits, strides;
+  for (int64_t d = 0; d < instruction->shape().rank(); ++d) {
+    const int64_t size = instruction->shape().dimensions(d);
+    starts.push_back(s1[d] + s2[d] * t1[d]);
+    strides.push_back(t1[d] * t2[d]);
+    // Just past the last element read (the start itself when empty).
+    limits.push_back(size == 0 ? starts.back()
+                               : starts.back() + (size - 1) * strides.back() + 1);
+  }
+  auto slice = HloInstruction::CreateGeneric(
+      HloOpcode::kSlice, instruction->shape(), {inner->mutable_operand(0)});
+  slice->set_slice(starts, limits, strides);
+  return AddNext(instruction, std::move(slice));
+}
+
 absl::StatusOr<HloInstruction*> ReshapeOfReshape(HloInstruction* instruction) {
   if (instruction->opcode() != HloOpcode::kReshape ||
       instruction->operand(0)->opcode() != HloOpcode::kReshape) {
@@ -194,6 +245,8 @@ absl::StatusOr<HloInstruction*> FoldConstants(HloInstruction* instruction) {
 
 constexpr NamedRule kRules[] = {
     {"identity-shape-op", &IdentityShapeOp},
+    {"no-op-index-op", &NoOpIndexOp},
+    {"slice-of-slice", &SliceOfSlice},
     {"reshape-of-reshape", &ReshapeOfReshape},
     {"broadcast-of-broadcast", &BroadcastOfBroadcast},
     {"transpose-of-transpose", &TransposeOfTranspose},

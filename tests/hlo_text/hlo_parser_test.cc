@@ -182,7 +182,10 @@ ENTRY main {
   dyn = f32[1,2]{1,0} dynamic-slice(bc, one, one), dynamic_slice_sizes={1,2}
   upd = f32[2,2]{1,0} dynamic-update-slice(bc, dyn, one, one)
   shard = f32[1,2]{1,0} custom-call(dyn), custom_call_target="Sharding"
-  row = f32[2]{0} reshape(shard)
+  zero = f32[] constant(0)
+  padded = f32[2,4]{1,0} pad(shard, zero), padding=0_1x0_0_1
+  sliced2 = f32[1,2]{1,0} slice(padded), slice={[0:1], [0:4:2]}
+  row = f32[2]{0} reshape(sliced2)
   rid = u32[] replica-id()
   pid = u32[] partition-id()
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}

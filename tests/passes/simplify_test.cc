@@ -101,6 +101,51 @@ ENTRY main {
   EXPECT_THAT(out.text, HasSubstr("transpose(x), dimensions={2,0,1}"));
 }
 
+TEST(SimplifyTest, NoOpPadSliceConcatAndCustomCall) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  p = f32[2,3] pad(x, z), padding=0_0x0_0
+  s = f32[2,3] slice(p), slice={[0:2], [0:3]}
+  c = f32[2,3] concatenate(s), dimensions={0}
+  h = f32[2,3] custom-call(c), custom_call_target="Sharding"
+  ROOT n = f32[2,3] negate(h)
+})", {"simplify", "simplify", "simplify", "simplify"},
+                          {LiteralUtil::CreateR2<float>({{1, 2, 3}, {4, 5, 6}})});
+  EXPECT_THAT(out.text, HasSubstr("ROOT n = f32[2,3]{1,0} negate(x)"));
+  // Real padding, a partial slice and two operands stay.
+  Outcome kept = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  p = f32[2,4] pad(x, z), padding=0_0x0_1
+  s = f32[2,2] slice(p), slice={[0:2], [1:3]}
+  ROOT c = f32[4,2] concatenate(s, s), dimensions={0}
+})", {"simplify"}, {LiteralUtil::CreateR2<float>({{1, 2, 3}, {4, 5, 6}})});
+  EXPECT_FALSE(kept.changed);
+}
+
+TEST(SimplifyTest, SliceOfSliceComposes) {
+  Literal x(ShapeUtil::MakeShape(F32, {10, 9}));
+  for (int64_t i = 0; i < 90; ++i) x.data<float>()[i] = i;
+  std::vector<Literal> args;
+  args.push_back(x);
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[10,9] parameter(0)
+  a = f32[4,8] slice(x), slice={[1:9:2], [1:9]}
+  ROOT b = f32[2,3] slice(a), slice={[1:4:2], [2:8:2]}
+})", {"simplify"}, args);
+  // Rows 1 + 2 * {1, 3} = {3, 7}: start 3, stride 4; columns 1 + {2, 4, 6}:
+  // start 3, stride 2.
+  EXPECT_THAT(out.text, HasSubstr("= f32[2,3]{1,0} slice(x), "
+                                  "slice={[3:8:4], [3:8:2]}"));
+}
+
 TEST(SimplifyTest, ReshapeOfScalarBroadcast) {
   Outcome out = RunPasses(R"(
 HloModule m
