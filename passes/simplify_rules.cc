@@ -114,6 +114,8 @@ absl::StatusOr<HloInstruction*> SliceOfSlice(HloInstruction* instruction) {
       instruction->operand(0)->opcode() != HloOpcode::kSlice) {
     return nullptr;
   }
+  // An empty result's start can lie past x's end: left alone.
+  if (ShapeUtil::ElementsIn(instruction->shape()) == 0) return nullptr;
   HloInstruction* inner = instruction->mutable_operand(0);
   const std::vector<int64_t> s1 = inner->slice_starts();
   const std::vector<int64_t> t1 = inner->slice_strides();
@@ -124,9 +126,8 @@ absl::StatusOr<HloInstruction*> SliceOfSlice(HloInstruction* instruction) {
     const int64_t size = instruction->shape().dimensions(d);
     starts.push_back(s1[d] + s2[d] * t1[d]);
     strides.push_back(t1[d] * t2[d]);
-    // Just past the last element read (the start itself when empty).
-    limits.push_back(size == 0 ? starts.back()
-                               : starts.back() + (size - 1) * strides.back() + 1);
+    // Just past the last element read.
+    limits.push_back(starts.back() + (size - 1) * strides.back() + 1);
   }
   auto slice = HloInstruction::CreateGeneric(
       HloOpcode::kSlice, instruction->shape(), {inner->mutable_operand(0)});

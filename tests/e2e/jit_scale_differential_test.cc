@@ -52,6 +52,9 @@ RandomGraphOptions ScaleOptions(const Scale& scale) {
   options.max_instructions = 8;
   options.max_parameters = 2;
   options.allow_zero_sizes = false;
+  // Slices and dots shrink values below the sizes this tier is for; the
+  // other tiers draw them.
+  options.allow_index_ops = false;
   options.parameter_dimensions = scale.dimensions;
   return options;
 }

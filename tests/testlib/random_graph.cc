@@ -215,6 +215,7 @@ bool Generator::RunStep(int64_t budget) {
     int64_t weight;
     bool enabled;
   };
+  const bool index_ops = options_.allow_index_ops && options_.max_rank > 0;
   const Step steps[] = {
       {&Generator::TryBinary, 30, true},
       {&Generator::TryUnary, 14, true},
@@ -229,6 +230,13 @@ bool Generator::RunStep(int64_t budget) {
        options_.allow_reduce && !options_.parameter_dimensions.empty()},
       {&Generator::TryIota, 2, true},
       {&Generator::TryConstant, 2, true},
+      // Index ops need arrays: none in a scalars-only graph.
+      {&Generator::TrySlice, 3, index_ops},
+      {&Generator::TryConcatenate, 2, index_ops},
+      {&Generator::TryPad, 2, index_ops},
+      {&Generator::TryDynamicSlice, 2, index_ops},
+      {&Generator::TryDynamicUpdateSlice, 2, index_ops},
+      {&Generator::TryDot, 2, index_ops},
   };
   int64_t total = 0;
   for (const Step& step : steps) total += step.enabled ? step.weight : 0;

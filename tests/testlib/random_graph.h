@@ -12,6 +12,9 @@
 //     of XLA's rules (equal shapes, scalar on either side, in-dim mapping of
 //     the lower-rank operand on either side, size-1 stretching of lhs, rhs,
 //     both, and of the higher-rank operand);
+//   * with allow_index_ops, slices (strided), concatenates, pads (negative
+//     and interior), dynamic slices and updates (constant start indices of
+//     s32/s64/u32, sometimes out of range) and dots appear too;
 //   * at most `max_instructions` entry instructions besides the parameters
 //     (BroadcastInDim counts as the 1 or 3 instructions it emits), exactly
 //     that many two times in three; the root is the last op, or sometimes a
@@ -49,6 +52,8 @@ struct RandomGraphOptions {
   bool allow_reduce = true, allow_transpose = true, allow_reshape = true,
        allow_select = true, allow_convert = true, allow_scalars = true,
        allow_zero_sizes = true;
+  // slice, concatenate, pad, dynamic-slice, dynamic-update-slice and dot.
+  bool allow_index_ops = true;
   // exp/log/tanh/logistic/rsqrt and float power (inexact across backends;
   // sqrt is correctly rounded and stays).
   bool allow_transcendental = true;

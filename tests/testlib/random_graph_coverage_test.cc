@@ -146,7 +146,11 @@ void Print(const std::map<std::string, int64_t>& counts) {
 }
 
 TEST(RandomGraphCoverageTest, EveryOpAppearsAcrossTwoThousandSeeds) {
-  std::map<std::string, int64_t> counts = Coverage(AllTypes());
+  // The index ops are counted on their own below, so that they do not
+  // dilute these draws.
+  RandomGraphOptions options = AllTypes();
+  options.allow_index_ops = false;
+  std::map<std::string, int64_t> counts = Coverage(options);
   Print(counts);
   const char* kOps =
       "add,subtract,multiply,divide,remainder,maximum,minimum,power,and,or,"
@@ -163,6 +167,15 @@ TEST(RandomGraphCoverageTest, EveryOpAppearsAcrossTwoThousandSeeds) {
   // Twelve transcendental unary ops share their draws.
   ExpectAtLeast(counts, absl::StrSplit(kOps, ','), 15);
   ExpectAtLeast(counts, {"tan", "log-plus-one", "copy pred", "copy s64"}, 5);
+}
+
+TEST(RandomGraphCoverageTest, EveryIndexOpAppears) {
+  std::map<std::string, int64_t> counts = Coverage(AllTypes());
+  ExpectAtLeast(counts,
+                absl::StrSplit("slice,concatenate,pad,dynamic-slice,"
+                               "dynamic-update-slice,dot",
+                               ','),
+                100);
 }
 
 TEST(RandomGraphCoverageTest, EveryBroadcastingCaseAppears) {

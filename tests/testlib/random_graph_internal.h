@@ -181,6 +181,17 @@ class Generator {
   bool TryRowReduction(int64_t budget);  // the scale tier only
   bool TryIota(int64_t budget);
   bool TryConstant(int64_t budget);
+  // Index ops (random_graph_index_ops.cc).
+  bool TrySlice(int64_t budget);
+  bool TryConcatenate(int64_t budget);
+  bool TryPad(int64_t budget);
+  bool TryDynamicSlice(int64_t budget);
+  bool TryDynamicUpdateSlice(int64_t budget);
+  bool TryDot(int64_t budget);
+  // Emitted constant start indices for a `window` in `shape`, of one
+  // random integer type, sometimes out of range.
+  std::vector<XlaOp> StartIndices(const Shape& shape,
+                                  absl::Span<const int64_t> window);
 
   // Helpers of the binary and select steps.
   // Emits `lhs opcode rhs` unless it is illegal, too large, over budget or

@@ -230,6 +230,33 @@ TEST(RandomGraphOptionsTest, MaxInstructions) {
   }
 }
 
+// A constant a scalar operand must be: a reduce's init value, pad's
+// padding value, a dynamic slice's start index.
+bool IsScalarOperandConstant(const HloInstruction& op) {
+  if (op.opcode() != HloOpcode::kConstant || op.user_count() == 0) return false;
+  for (const HloInstruction* user : op.users()) {
+    const bool first = user->operand(0) == &op;
+    switch (user->opcode()) {
+      case HloOpcode::kReduce:
+      case HloOpcode::kPad:
+      case HloOpcode::kDynamicSlice:
+        if (first) return false;
+        break;
+      case HloOpcode::kDynamicUpdateSlice:
+        if (first || user->operand(1) == &op) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+// A scalar other than a scalar operand constant.
+bool IsLooseScalar(const HloInstruction& op) {
+  return op.shape().IsScalar() && !IsScalarOperandConstant(op);
+}
+
 TEST(RandomGraphOptionsTest, ElementTypes) {
   const std::vector<std::vector<PrimitiveType>> type_sets = {
       {S32}, {PRED}, {F64}, {S64, F32}};
@@ -244,8 +271,13 @@ TEST(RandomGraphOptionsTest, ElementTypes) {
         const HloOpcode opcode = op->opcode();
         if (!op->shape().IsArray()) continue;
         const PrimitiveType type = op->shape().element_type();
-        // pred also comes from compares; everything else is chosen.
-        EXPECT_TRUE(allowed(type) || type == PRED) << op->ToString();
+        // pred also comes from compares, start indices are any integer
+        // type; everything else is chosen.
+        const bool start_index = op->shape().IsScalar() &&
+                                 primitive_util::IsIntegralType(type) &&
+                                 IsScalarOperandConstant(*op);
+        EXPECT_TRUE(allowed(type) || type == PRED || start_index)
+            << op->ToString();
         if (opcode == HloOpcode::kParameter || opcode == HloOpcode::kIota ||
             opcode == HloOpcode::kConvert) {
           EXPECT_TRUE(allowed(type)) << op->ToString();
@@ -267,18 +299,6 @@ std::function<bool(const HloInstruction&)> Opcodes(
   return [opcodes](const HloInstruction& op) {
     return opcodes.count(op.opcode()) > 0;
   };
-}
-
-// A scalar other than a reduce's init value.
-bool IsLooseScalar(const HloInstruction& op) {
-  if (!op.shape().IsScalar()) return false;
-  if (op.opcode() != HloOpcode::kConstant || op.user_count() == 0) return true;
-  for (const HloInstruction* user : op.users()) {
-    if (user->opcode() != HloOpcode::kReduce || user->operand(0) == &op) {
-      return true;
-    }
-  }
-  return false;
 }
 
 bool HasZeroSize(const HloInstruction& op) {
@@ -309,6 +329,9 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
        }},
       {"scalars", &RandomGraphOptions::allow_scalars, &IsLooseScalar},
       {"zero sizes", &RandomGraphOptions::allow_zero_sizes, &HasZeroSize},
+      {"index ops", &RandomGraphOptions::allow_index_ops,
+       Opcodes({O::kSlice, O::kConcatenate, O::kPad, O::kDynamicSlice,
+                O::kDynamicUpdateSlice, O::kDot})},
   };
   for (const FlagCase& flag_case : cases) {
     SCOPED_TRACE(flag_case.name);

@@ -1,0 +1,176 @@
+// The random-graph steps for the index ops real HLO uses: slice,
+// concatenate, pad, dynamic-slice, dynamic-update-slice, and dot (as a
+// matrix product over the last dimension). Start indices are constants of
+// an integer type, sometimes out of range (they are clamped).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "builder/xla_builder.h"
+#include "ir/shape_inference.h"
+#include "tests/testlib/random_graph_internal.h"
+
+namespace mxla::random_graph_internal {
+namespace {
+
+bool RankAtLeastOne(const Value& v) { return v.shape.rank() >= 1; }
+
+}  // namespace
+
+std::vector<XlaOp> Generator::StartIndices(const Shape& shape,
+                                           absl::Span<const int64_t> window) {
+  const PrimitiveType type = rng_.Pick(std::vector<PrimitiveType>{S32, S64, U32});
+  std::vector<XlaOp> starts;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    // Up to two past either end, so that clamping is exercised.
+    const int64_t room = shape.dimensions(d) - window[d];
+    int64_t start = rng_.UniformIn(-2, room + 2);
+    if (type == U32) start = std::max<int64_t>(start, 0);
+    // Built directly, not through the pool: no other op may pick them up.
+    primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      starts.push_back(ConstantR0<T>(&builder_, static_cast<T>(start)));
+    });
+  }
+  return starts;
+}
+
+bool Generator::TrySlice(int64_t budget) {
+  const int64_t a = PickValue(RankAtLeastOne);
+  if (a < 0 || budget < 1) return false;
+  const Shape shape = values_[a].shape;
+  // Without zero sizes, every dimension keeps at least one element.
+  const int64_t least = options_.allow_zero_sizes ? 0 : 1;
+  std::vector<int64_t> starts, limits, strides;
+  for (int64_t size : shape.dimensions()) {
+    const int64_t start = rng_.UniformIn(0, size - least);
+    starts.push_back(start);
+    limits.push_back(rng_.UniformIn(start + least, size));
+    strides.push_back(rng_.OneIn(3) ? rng_.UniformIn(2, 3) : 1);
+  }
+  XlaOp op = Emit(ValueSource(a, shape.element_type()));
+  Record(Slice(op, starts, limits, strides), values_[a].range);
+  return true;
+}
+
+bool Generator::TryConcatenate(int64_t budget) {
+  const int64_t a = PickValue(RankAtLeastOne);
+  if (a < 0 || budget < 2) return false;
+  const Shape shape = values_[a].shape;
+  const int64_t dimension = rng_.Uniform(shape.rank());
+  std::vector<int64_t> other_dims(shape.dimensions().begin(),
+                                  shape.dimensions().end());
+  other_dims[dimension] = RandomDimensionSize(rng_, limits_);
+  std::vector<int64_t> out = other_dims;
+  out[dimension] += shape.dimensions(dimension);
+  Source other;
+  if (!FitsLimits(out) ||
+      !SourceOfShape(Shape(shape.element_type(), other_dims), budget - 1,
+                     ValueStyle::kArgument, /*allow_iota=*/true, &other)) {
+    return false;
+  }
+  const Range range = values_[a].range.Union(other.range);
+  XlaOp lhs = Emit(ValueSource(a, shape.element_type()));
+  XlaOp rhs = Emit(other);
+  const bool swap = rng_.OneIn(2);
+  Record(ConcatInDim(&builder_, {swap ? rhs : lhs, swap ? lhs : rhs}, dimension),
+         range);
+  return true;
+}
+
+bool Generator::TryPad(int64_t budget) {
+  const int64_t a = PickValue(RankAtLeastOne);
+  if (a < 0 || budget < 2) return false;
+  const Shape shape = values_[a].shape;
+  PaddingConfig config;
+  std::vector<int64_t> out;
+  for (int64_t size : shape.dimensions()) {
+    PaddingDimension d{rng_.UniformIn(-1, 2), rng_.UniformIn(-1, 2),
+                       rng_.OneIn(3) ? rng_.UniformIn(1, 2) : 0};
+    config.push_back(d);
+    out.push_back(PaddedSize(size, d));
+  }
+  const Shape scalar(shape.element_type(), {});
+  if (!FitsLimits(out) || !ShapeInference::InferPadShape(shape, scalar, config).ok() ||
+      (!options_.allow_zero_sizes &&
+       std::find(out.begin(), out.end(), 0) != out.end())) {
+    return false;
+  }
+  Source value = ConstantSource(scalar, ValueStyle::kArgument);
+  const Range range = values_[a].range.Union(value.range);
+  XlaOp op = Emit(ValueSource(a, shape.element_type()));
+  Record(Pad(op, Emit(value), config), range);
+  return true;
+}
+
+bool Generator::TryDynamicSlice(int64_t budget) {
+  const int64_t a = PickValue(RankAtLeastOne);
+  if (a < 0) return false;
+  const Shape shape = values_[a].shape;
+  if (budget < 1 + shape.rank()) return false;
+  std::vector<int64_t> sizes;
+  for (int64_t size : shape.dimensions()) {
+    sizes.push_back(rng_.UniformIn(options_.allow_zero_sizes ? 0 : 1, size));
+  }
+  XlaOp op = Emit(ValueSource(a, shape.element_type()));
+  std::vector<XlaOp> starts = StartIndices(shape, sizes);
+  Record(DynamicSlice(op, starts, sizes), values_[a].range);
+  return true;
+}
+
+bool Generator::TryDynamicUpdateSlice(int64_t budget) {
+  const int64_t a = PickValue(RankAtLeastOne);
+  if (a < 0) return false;
+  const Shape shape = values_[a].shape;
+  if (budget < 2 + shape.rank()) return false;
+  std::vector<int64_t> sizes;
+  for (int64_t size : shape.dimensions()) {
+    sizes.push_back(rng_.UniformIn(options_.allow_zero_sizes ? 0 : 1, size));
+  }
+  Source update;
+  if (!SourceOfShape(Shape(shape.element_type(), sizes), budget - 1 - shape.rank(),
+                     ValueStyle::kArgument, /*allow_iota=*/true, &update)) {
+    return false;
+  }
+  const Range range = values_[a].range.Union(update.range);
+  XlaOp op = Emit(ValueSource(a, shape.element_type()));
+  XlaOp update_op = Emit(update);
+  std::vector<XlaOp> starts = StartIndices(shape, sizes);
+  Record(DynamicUpdateSlice(op, update_op, starts), range);
+  return true;
+}
+
+// a[..., k] x b[k, n] -> [..., n], contracting a's last dimension.
+bool Generator::TryDot(int64_t budget) {
+  const int64_t a = PickValue([](const Value& v) {
+    return v.shape.rank() >= 1 && v.shape.rank() <= 3 &&
+           v.shape.element_type() != PRED;
+  });
+  if (a < 0 || budget < 2) return false;
+  const Shape shape = values_[a].shape;
+  const PrimitiveType type = shape.element_type();
+  const int64_t k = shape.dimensions(shape.rank() - 1);
+  const int64_t n = RandomDimensionSize(rng_, limits_);
+  std::vector<int64_t> out(shape.dimensions().begin(), shape.dimensions().end() - 1);
+  out.push_back(n);
+  Source rhs;
+  if (!FitsLimits(out) || !SourceOfShape(Shape(type, {k, n}), budget - 1,
+                                         ValueStyle::kArgument,
+                                         /*allow_iota=*/false, &rhs)) {
+    return false;
+  }
+  const Range products =
+      BinaryRange(HloOpcode::kMultiply, type, values_[a].range, rhs.range);
+  const Range range = ReduceRange(HloOpcode::kAdd, type, products,
+                                  Range::Of(0, 0), k);
+  if (!Accept(range, type)) return false;
+  XlaOp lhs_op = Emit(ValueSource(a, type));
+  XlaOp rhs_op = Emit(rhs);
+  DotDimensionNumbers dnums;
+  dnums.lhs_contracting = {shape.rank() - 1};
+  dnums.rhs_contracting = {0};
+  Record(DotGeneral(lhs_op, rhs_op, dnums), range);
+  return true;
+}
+
+}  // namespace mxla::random_graph_internal
