@@ -248,6 +248,10 @@ XlaOp Dot(XlaOp lhs, XlaOp rhs,
 // Calls `computation` (copied into the builder) on `operands`, one per
 // parameter and of its shape; the result is the computation's. Errors go
 // to `builder`.
+// XLA's While: `init` through `body` while `condition` (init's shape ->
+// pred[]) holds; body maps init's shape to itself.
+XlaOp While(const XlaComputation& condition, const XlaComputation& body,
+            XlaOp init, SourceLocation location = SourceLocation::current());
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
            absl::Span<const XlaOp> operands,
            SourceLocation location = SourceLocation::current());

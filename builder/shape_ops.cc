@@ -375,6 +375,26 @@ XlaOp Dot(XlaOp lhs, XlaOp rhs, SourceLocation location) {
   return DotGeneral(lhs, rhs, dimension_numbers, location);
 }
 
+XlaOp While(const XlaComputation& condition, const XlaComputation& body,
+            XlaOp init, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({init});
+  return RecordOp(
+      builder, "While", {init},
+      absl::StrCat("condition=", condition.name(), ", body=", body.name()),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(init));
+        RETURN_IF_ERROR(CheckCalledComputation(condition, "condition"));
+        RETURN_IF_ERROR(CheckCalledComputation(body, "body"));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferWhileShape(
+                                          condition.GetProgramShape(),
+                                          body.GetProgramShape(), x->shape()));
+        auto loop = HloInstruction::CreateGeneric(HloOpcode::kWhile, shape, {x});
+        loop->set_called_computations({builder->AddCalledComputation(condition),
+                                       builder->AddCalledComputation(body)});
+        return builder->AddInstruction(std::move(loop), "While", location);
+      });
+}
+
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
            absl::Span<const XlaOp> operands, SourceLocation location) {
   return RecordOp(

@@ -34,6 +34,7 @@ absl::StatusOr<std::vector<KernelInfo>> EmitKernels(
       case HloOpcode::kConstant:
       case HloOpcode::kTuple:
       case HloOpcode::kGetTupleElement:
+      case HloOpcode::kWhile:  // the runtime runs its own programs
         break;
       default:
         return absl::FailedPreconditionError(absl::StrCat(

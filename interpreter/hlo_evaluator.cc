@@ -81,11 +81,13 @@ absl::StatusOr<Plan> MakePlan(const HloComputation& computation) {
 }
 
 absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
-                                 absl::Span<const Literal* const> operands);
+                                 absl::Span<const Literal* const> operands,
+                                 const EvaluatorOptions& options);
 
 // Runs a plan on checked arguments.
 absl::StatusOr<Literal> RunPlan(const Plan& plan,
-                                absl::Span<const Literal* const> arguments) {
+                                absl::Span<const Literal* const> arguments,
+                                const EvaluatorOptions& options = {}) {
   const int64_t n = static_cast<int64_t>(plan.order.size());
   // Parameters and constants are read in place; computed values are owned
   // here until their last user has run.
@@ -107,7 +109,7 @@ absl::StatusOr<Literal> RunPlan(const Plan& plan,
       for (int64_t slot : plan.operand_slots[i]) {
         operands.push_back(values[slot]);
       }
-      absl::StatusOr<Literal> value = Dispatch(instruction, operands);
+      absl::StatusOr<Literal> value = Dispatch(instruction, operands, options);
       if (!value.ok()) {
         return absl::Status(
             value.status().code(),
@@ -338,7 +340,8 @@ absl::StatusOr<Literal> EvaluateReduce(
 
 absl::StatusOr<Literal> EvaluateOther(
     const HloInstruction& instruction,
-    absl::Span<const Literal* const> operands) {
+    absl::Span<const Literal* const> operands,
+    const EvaluatorOptions& options) {
   const Shape& shape = instruction.shape();
   switch (instruction.opcode()) {
     case HloOpcode::kParameter:
@@ -399,14 +402,30 @@ absl::StatusOr<Literal> EvaluateOther(
       return tuple.tuple_element(index);
     }
     case HloOpcode::kCall:
-      return EvaluateComputation(*instruction.to_apply(), operands);
+      return EvaluateComputation(*instruction.to_apply(), operands, options);
+    case HloOpcode::kWhile: {
+      // The state goes through the body while the condition holds; a loop
+      // that never ends never returns, as in XLA.
+      const HloComputation& condition = *instruction.called_computations()[0];
+      const HloComputation& body = *instruction.called_computations()[1];
+      Literal state = *operands[0];
+      for (int64_t trips = 0;; ++trips) {
+        ASSIGN_OR_RETURN(Literal go,
+                         EvaluateComputation(condition, {&state}, options));
+        if (!go.data<bool>()[0]) return state;
+        if (options.max_loop_trips >= 0 && trips == options.max_loop_trips) {
+          return LoopTripsExceeded(instruction.name(), options.max_loop_trips);
+        }
+        ASSIGN_OR_RETURN(state, EvaluateComputation(body, {&state}, options));
+      }
+    }
     case HloOpcode::kFusion:
       if (instruction.called_computations().size() != 1 ||
           instruction.to_apply() == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
             "fusion '", instruction.name(), "' has no fused computation"));
       }
-      return EvaluateComputation(*instruction.to_apply(), operands);
+      return EvaluateComputation(*instruction.to_apply(), operands, options);
     default:
       return absl::InternalError(
           absl::StrCat("the evaluator does not know opcode ",
@@ -416,7 +435,8 @@ absl::StatusOr<Literal> EvaluateOther(
 
 // Evaluates on operand values known to be non-null, one per operand.
 absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
-                                 absl::Span<const Literal* const> operands) {
+                                 absl::Span<const Literal* const> operands,
+                                 const EvaluatorOptions& options) {
   int64_t arity = HloOpcodeArity(instruction.opcode());
   RET_CHECK(arity < 0 || static_cast<int64_t>(operands.size()) == arity,
             "expected ", arity, " operands, got ", operands.size());
@@ -430,7 +450,7 @@ absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
       result = EvaluateBinary(instruction, operands);
       break;
     default:
-      result = EvaluateOther(instruction, operands);
+      result = EvaluateOther(instruction, operands, options);
       break;
   }
   // Catches malformed (unverified) instructions, not evaluator logic.
@@ -469,6 +489,12 @@ absl::Status CheckArguments(const HloComputation& computation,
   return absl::OkStatus();
 }
 
+absl::Status LoopTripsExceeded(absl::string_view loop, int64_t limit) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("while '", loop, "' went through its body more than ",
+                   limit, " times (the limit of max_loop_trips)"));
+}
+
 absl::StatusOr<Literal> EvaluateModule(
     const HloModule& module, absl::Span<const Literal* const> arguments,
     const EvaluatorOptions& options) {
@@ -493,7 +519,7 @@ absl::StatusOr<Literal> EvaluateComputation(
                      instruction->shape().ToString(), ")")));
   }
   ASSIGN_OR_RETURN(Plan plan, MakePlan(computation));
-  return RunPlan(plan, arguments);
+  return RunPlan(plan, arguments, options);
 }
 
 absl::StatusOr<Literal> EvaluateInstruction(
@@ -520,7 +546,7 @@ absl::StatusOr<Literal> EvaluateInstruction(
           ", expected ", expected.ToString()));
     }
   }
-  return Dispatch(instruction, operand_values);
+  return Dispatch(instruction, operand_values, EvaluatorOptions{});
 }
 
 }  // namespace mxla

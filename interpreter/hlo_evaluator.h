@@ -63,7 +63,15 @@ struct EvaluatorOptions {
   // InvalidArgument "the interpreter's value of instruction '<name>'
   // (<shape>) needs N bytes, over the memory limit of L bytes ...".
   int64_t memory_limit_bytes = PhysicalMemoryBytes();
+  // The most times one run of a while loop may go through its body;
+  // beyond, ResourceExhausted (LoopTripsExceeded). Negative: no limit (a
+  // loop that never ends never returns, as in XLA).
+  int64_t max_loop_trips = -1;
 };
+
+// "while 'w' went through its body more than N times (the limit of
+// max_loop_trips)": the error of both backends.
+absl::Status LoopTripsExceeded(absl::string_view loop, int64_t limit);
 
 // Evaluates the entry computation. `arguments[i]` is parameter i's value;
 // a wrong count is InvalidArgument, and so is a null argument or a shape or

@@ -135,7 +135,8 @@ std::string MadeAt(const OpMetadata& metadata) {
   return text;
 }
 
-// The fused form: every computing instruction of the entry is a fusion.
+// The fused form: every computing instruction of the entry is a fusion or
+// a while loop.
 absl::Status CheckFusedEntry(const HloComputation& entry) {
   for (const HloInstruction* instruction : entry.instructions()) {
     switch (instruction->opcode()) {
@@ -144,6 +145,7 @@ absl::Status CheckFusedEntry(const HloComputation& entry) {
       case HloOpcode::kTuple:
       case HloOpcode::kGetTupleElement:
       case HloOpcode::kFusion:
+      case HloOpcode::kWhile:  // its computations compile on their own
         break;
       default:
         return absl::InvalidArgumentError(absl::StrCat(

@@ -218,6 +218,17 @@ absl::StatusOr<Shape> Pad(const HloInstruction& instruction, VerifierMode) {
                                        instruction.padding_config());
 }
 
+absl::StatusOr<Shape> While(const HloInstruction& instruction, VerifierMode) {
+  const auto& callees = instruction.called_computations();
+  if (callees.size() != 2 || callees[0] == nullptr || callees[1] == nullptr) {
+    return absl::InvalidArgumentError(
+        "while: expected a condition and a body computation");
+  }
+  return ShapeInference::InferWhileShape(ComputeProgramShape(*callees[0]),
+                                         ComputeProgramShape(*callees[1]),
+                                         OperandShape(instruction, 0));
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

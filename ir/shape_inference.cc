@@ -627,6 +627,33 @@ absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(
   return ShapeUtil::MakeShape(operand.element_type(), slice_sizes);
 }
 
+absl::StatusOr<Shape> ShapeInference::InferWhileShape(
+    const ProgramShape& condition, const ProgramShape& body,
+    const Shape& init) {
+  constexpr HloOpcode kOp = HloOpcode::kWhile;
+  if (condition.parameters.size() != 1) {
+    return OpError(kOp, "Condition must take 1 arguments; got ",
+                   condition.parameters.size(), ".");
+  }
+  if (body.parameters.size() != 1) {
+    return OpError(kOp, "Body must take 1 arguments; got ",
+                   body.parameters.size(), ".");
+  }
+  if (condition.result != ShapeUtil::MakeShape(PRED, {})) {
+    return OpError(kOp, "Condition must return a boolean; got ",
+                   condition.result.ToString(), ".");
+  }
+  if (body.result != condition.parameters[0] ||
+      body.result != body.parameters[0] || body.result != init) {
+    return OpError(kOp,
+                   "The parameter of condition and body, the result of the "
+                   "body, and init must all have the same shape; got "
+                   "Condition: ", condition.ToString(), "; body: ",
+                   body.ToString(), "; init: ", init.ToString(), ".");
+  }
+  return init;
+}
+
 absl::StatusOr<Shape> ShapeInference::InferCallShape(
     absl::Span<const Shape* const> arguments, const ProgramShape& to_apply) {
   constexpr HloOpcode kOp = HloOpcode::kCall;

@@ -148,6 +148,13 @@ class ShapeInference {
       "SPMDShardToFullShape", "MoveToHost",
       "MoveToDevice",       "annotate_device_placement"};
 
+  // while(init), condition=`condition`, body=`body`: each takes one
+  // parameter; the condition returns pred[]; the condition's and body's
+  // parameter, the body's result and init all have one shape, the result's.
+  static absl::StatusOr<Shape> InferWhileShape(const ProgramShape& condition,
+                                               const ProgramShape& body,
+                                               const Shape& init);
+
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.
   static absl::StatusOr<Shape> InferCallShape(

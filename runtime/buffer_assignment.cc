@@ -152,6 +152,13 @@ absl::StatusOr<EntryLeaves> CollectLeaves(const HloComputation& computation,
         entry.fusions.push_back(instruction);
         break;
       }
+      case HloOpcode::kWhile: {  // a step whose outputs are the state's leaves
+        std::vector<Leaf>& own = entry.leaves[instruction];
+        const int64_t outputs = CountArrayLeaves(instruction->shape());
+        for (int64_t i = 0; i < outputs; ++i) own.push_back({instruction, i});
+        entry.fusions.push_back(instruction);
+        break;
+      }
       case HloOpcode::kTuple:
         AddTupleLeaves(*instruction, entry);
         break;
@@ -173,7 +180,10 @@ std::map<Leaf, int64_t> InPlaceResults(const std::vector<Leaf>& root_leaves) {
   std::map<Leaf, int64_t> in_place;
   for (int64_t i = 0; i < static_cast<int64_t>(root_leaves.size()); ++i) {
     const Leaf& leaf = root_leaves[i];
-    if (leaf.first->opcode() == HloOpcode::kFusion) in_place.emplace(leaf, i);
+    if (leaf.first->opcode() == HloOpcode::kFusion ||
+        leaf.first->opcode() == HloOpcode::kWhile) {
+      in_place.emplace(leaf, i);
+    }
   }
   return in_place;
 }
@@ -190,8 +200,16 @@ std::map<Leaf, int64_t> LastReads(const EntryLeaves& entry) {
   return last_read;
 }
 
-const Shape& LeafShape(const Leaf& leaf) {
+Shape LeafShape(const Leaf& leaf) {
   const Shape& shape = leaf.first->shape();
+  if (leaf.first->opcode() == HloOpcode::kWhile) {  // depth-first leaves
+    Shape found;
+    int64_t i = 0;
+    ForEachArrayLeaf(shape, [&](const Shape& array) {
+      if (i++ == leaf.second) found = array;
+    });
+    return found;
+  }
   return shape.IsTuple() ? shape.tuple_shapes(leaf.second) : shape;
 }
 
@@ -217,6 +235,12 @@ absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
     const HloInstruction* fusion = values.fusions[step];
     FusionStep fusion_step{fusion, {}};
     for (const HloInstruction* operand : fusion->operands()) {
+      if (fusion->opcode() == HloOpcode::kWhile) {  // every leaf of the state
+        for (const Leaf& leaf : values.leaves.at(operand)) {
+          fusion_step.buffers.push_back(values.slots.at(leaf));
+        }
+        continue;
+      }
       RET_CHECK(operand->shape().IsArray(), fusion->ToString());
       fusion_step.buffers.push_back(
           values.slots.at(values.leaves.at(operand)[0]));

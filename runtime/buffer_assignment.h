@@ -32,6 +32,8 @@ struct BufferSlot {
   int64_t bytes = 0;
 };
 
+// A fusion's kernel, or a while loop (`fusion` is the while; its buffers
+// are the initial state's leaves, then the result's).
 struct FusionStep {
   const HloInstruction* fusion = nullptr;
   std::vector<BufferSlot> buffers;  // operands, then outputs
@@ -51,7 +53,7 @@ struct BufferAssignment {
   // and outputs are the caller's.
 };
 
-// `entry` must be fused (only parameter, constant, fusion, tuple and
+// `entry` must be fused (only parameter, constant, fusion, while, tuple and
 // get-tuple-element). Parameters and tuples may nest tuples to any depth:
 // every value stands for its array leaves, depth-first (buffer_leaves.h).
 absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry);

@@ -13,8 +13,8 @@
 #include "ir/status_macros.h"
 #include "passes/call_inliner.h"
 #include "passes/cse.h"
-#include "passes/dot_expander.h"
 #include "passes/dce.h"
+#include "passes/dot_expander.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
@@ -22,6 +22,9 @@
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
 #include "runtime/buffer_assignment.h"
+#include "runtime/buffer_leaves.h"
+#include "runtime/compile.h"
+#include "runtime/jit_executable.h"
 #include "runtime/memory_limit.h"
 
 namespace mxla {
@@ -103,6 +106,43 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
   return passes;
 }
 
+// A while loop's condition and body, each compiled on its own with the
+// same options: from the input module's computation of that name when
+// there is one (the passes have not rewritten it), else from the fused
+// module's.
+absl::StatusOr<std::shared_ptr<const JitExecutable::Program::Loop>> CompileLoop(
+    const HloInstruction& loop, const HloModule* input,
+    const CompileOptions& options) {
+  CompileOptions sub_options = options;
+  sub_options.pipeline.dump_dir.clear();
+  auto compile = [&](const HloComputation& computation)
+      -> absl::StatusOr<std::shared_ptr<const Executable>> {
+    const HloComputation* source = &computation;
+    if (input != nullptr) {
+      if (const HloComputation* original =
+              input->GetComputationWithName(computation.name())) {
+        source = original;
+      }
+    }
+    HloModule module(
+        absl::StrCat(loop.parent()->parent()->name(), ".", computation.name()));
+    module.set_entry_computation(module.DeepCopyComputation(*source));
+    ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
+                     Compile(module, sub_options));
+    return std::shared_ptr<const Executable>(std::move(executable));
+  };
+  auto compiled = std::make_shared<JitExecutable::Program::Loop>();
+  compiled->name = loop.name();
+  ASSIGN_OR_RETURN(compiled->condition,
+                   compile(*loop.called_computations()[0]));
+  ASSIGN_OR_RETURN(compiled->body, compile(*loop.called_computations()[1]));
+  ForEachArrayLeaf(loop.shape(), [&](const Shape& leaf) {
+    compiled->leaf_bytes.push_back(ShapeUtil::ByteSizeOf(leaf));
+  });
+  return std::shared_ptr<const JitExecutable::Program::Loop>(
+      std::move(compiled));
+}
+
 }  // namespace
 
 absl::Status CompilePipeline::State::Dump(const std::string& name,
@@ -141,8 +181,8 @@ absl::StatusOr<std::unique_ptr<CompilePipeline>> CompilePipeline::Create(
 
   pipeline->AddStage("assign-buffers", [](State& state) -> absl::Status {
     if (state.dumping()) {
-      RETURN_IF_ERROR(state.Dump("fused.hlo",
-                                 state.module->ToString({.metadata = true})));
+      RETURN_IF_ERROR(
+          state.Dump("fused.hlo", state.module->ToString({.metadata = true})));
     }
     ASSIGN_OR_RETURN(state.assignment,
                      AssignBuffers(*state.module->entry_computation()));
@@ -170,10 +210,13 @@ absl::StatusOr<std::unique_ptr<CompilePipeline>> CompilePipeline::Create(
     RET_CHECK(state.ir != nullptr, "stage 'link' runs after 'emit'");
     ASSIGN_OR_RETURN(std::unique_ptr<JitKernels> kernels,
                      JitKernels::Link(std::move(state.ir)));
-    ASSIGN_OR_RETURN(state.program,
-                     JitExecutable::MakeProgram(std::move(state.module),
-                                                std::move(state.assignment),
-                                                std::move(kernels)));
+    ASSIGN_OR_RETURN(
+        state.program,
+        JitExecutable::MakeProgram(
+            std::move(state.module), std::move(state.assignment),
+            std::move(kernels), [&state](const HloInstruction& loop) {
+              return CompileLoop(loop, state.input, state.options);
+            }));
     return absl::OkStatus();
   });
   return pipeline;
@@ -193,10 +236,10 @@ absl::StatusOr<std::pair<size_t, size_t>> CompilePipeline::Find(
     for (size_t i = 0; i < stages_.size(); ++i) {
       if (stages_[i].name == name) return i;
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown compile stage '", name, "' for the ",
-                     BackendName(options_.backend), " backend (stages: ",
-                     absl::StrJoin(StageNames(), ", "), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown compile stage '", name, "' for the ",
+        BackendName(options_.backend),
+        " backend (stages: ", absl::StrJoin(StageNames(), ", "), ")"));
   };
   ASSIGN_OR_RETURN(size_t first, index(range.first, 0));
   ASSIGN_OR_RETURN(size_t last, index(range.last, stages_.size() - 1));
@@ -259,9 +302,9 @@ absl::StatusOr<CompiledModule> CompilePipeline::RunStages(
   return result;
 }
 
-absl::StatusOr<CompiledModule> RunCompilePipeline(
-    const HloModule& module, const CompileOptions& options,
-    const StageRange& range) {
+absl::StatusOr<CompiledModule> RunCompilePipeline(const HloModule& module,
+                                                  const CompileOptions& options,
+                                                  const StageRange& range) {
   ASSIGN_OR_RETURN(std::unique_ptr<CompilePipeline> pipeline,
                    CompilePipeline::Create(options));
   return pipeline->Run(module, range);

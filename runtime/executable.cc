@@ -48,7 +48,8 @@ absl::StatusOr<Executable::RunContext> Executable::ResolveOptions(
                                          ? options.allocator
                                          : &PooledHostAllocator();
   return RunContext{pool, threads, allocator,
-                    MemoryLimitOr(options.memory_limit_bytes)};
+                    MemoryLimitOr(options.memory_limit_bytes),
+                    options.max_loop_trips.value_or(-1)};
 }
 
 absl::Status Executable::DoRunBuffers(absl::Span<const void* const> arguments,

@@ -41,6 +41,10 @@ struct RunOptions {
   // the jit checks its budget at Compile (CompileOptions). Unset:
   // MemoryLimitBytes() (runtime/memory_limit.h).
   std::optional<int64_t> memory_limit_bytes;
+  // The most trips through a while loop's body in one run of the loop,
+  // beyond which the run fails (ResourceExhausted naming the loop). Unset:
+  // no limit, as in XLA (a loop that never ends never returns).
+  std::optional<int64_t> max_loop_trips;
 };
 
 class Executable {
@@ -103,6 +107,7 @@ class Executable {
     int threads;
     const BufferAllocator* allocator;
     int64_t memory_limit_bytes;
+    int64_t max_loop_trips;  // negative: none
   };
   // Run and RunBuffers after the options are checked.
   virtual absl::StatusOr<Literal> DoRun(

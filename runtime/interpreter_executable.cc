@@ -11,7 +11,8 @@ absl::StatusOr<Literal> InterpreterExecutable::DoRun(
   ASSIGN_OR_RETURN(
       Literal result,
       EvaluateModule(module(), arguments,
-                     {.memory_limit_bytes = run.memory_limit_bytes}));
+                     {.memory_limit_bytes = run.memory_limit_bytes,
+                      .max_loop_trips = run.max_loop_trips}));
   // The evaluator's values use ir's allocator; the caller's result comes
   // from the run's.
   return Literal(result, *run.allocator);

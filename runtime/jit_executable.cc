@@ -35,9 +35,9 @@ int64_t MaxKernelBuffers(const JitExecutable::Program& program) {
 
 }  // namespace
 
-absl::Status JitExecutable::CheckMemoryLimit(
-    const HloModule& fused, const BufferAssignment& assignment,
-    int64_t memory_limit_bytes) {
+absl::Status JitExecutable::CheckMemoryLimit(const HloModule& fused,
+                                             const BufferAssignment& assignment,
+                                             int64_t memory_limit_bytes) {
   // A run allocates its result and one arena.
   const Shape& result = fused.entry_computation()->root_instruction()->shape();
   int64_t run_bytes;
@@ -60,20 +60,34 @@ JitExecutable::JitExecutable(std::shared_ptr<const Program> program)
 absl::StatusOr<std::shared_ptr<JitExecutable::Program>>
 JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
                            BufferAssignment assignment,
-                           std::unique_ptr<JitKernels> kernels) {
+                           std::unique_ptr<JitKernels> kernels,
+                           const LoopCompiler& compile_loop) {
   auto program = std::make_shared<Program>();
   program->module = std::move(fused);
   program->assignment = std::move(assignment);
   program->kernels = std::move(kernels);
   int64_t arena_bytes = program->assignment.arena_bytes;
   for (const FusionStep& step : program->assignment.steps) {
+    if (step.fusion->opcode() == HloOpcode::kWhile) {
+      Program::Step loop_step;
+      ASSIGN_OR_RETURN(loop_step.loop, compile_loop(*step.fusion));
+      loop_step.units = 0;
+      loop_step.max_chunks = 1;
+      loop_step.buffers = step.buffers;
+      program->steps.push_back(std::move(loop_step));
+      continue;
+    }
     const KernelInfo* info = nullptr;
     for (const KernelInfo& kernel : program->kernels->kernels()) {
       if (kernel.fusion_name == step.fusion->name()) info = &kernel;
     }
     RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
-    program->steps.push_back({program->kernels->Lookup(info->fusion_name),
-                              info->units, MaxChunks(*info), step.buffers});
+    Program::Step kernel_step;
+    kernel_step.function = program->kernels->Lookup(info->fusion_name);
+    kernel_step.units = info->units;
+    kernel_step.max_chunks = MaxChunks(*info);
+    kernel_step.buffers = step.buffers;
+    program->steps.push_back(std::move(kernel_step));
     if (info->scratch_bytes > 0) {
       Program::Step& added = program->steps.back();
       added.combine = program->kernels->LookupCombine(info->fusion_name);
@@ -100,8 +114,8 @@ absl::Status CheckBufferCounts(const BufferAssignment& plan,
   }
   if (results.size() != plan.results.size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("expected ", plan.results.size(),
-                     " result buffers, got ", results.size()));
+        absl::StrCat("expected ", plan.results.size(), " result buffers, got ",
+                     results.size()));
   }
   return absl::OkStatus();
 }
@@ -153,6 +167,55 @@ void RunStep(const JitExecutable::Program::Step& step,
   if (step.combine != nullptr) step.combine(pointers, 0, 1);
 }
 
+// A while loop: the state starts as a copy of the initial leaves in the
+// result's buffers; while the condition holds, the body maps it into
+// temporaries that are copied back (the body reads the state it replaces).
+absl::Status RunLoop(const JitExecutable::Program::Step& step,
+                     const SlotAddresses& where, ThreadPool& pool, int threads,
+                     int64_t max_loop_trips) {
+  const JitExecutable::Program::Loop& loop = *step.loop;
+  const size_t n = loop.leaf_bytes.size();
+  std::vector<void*> state(n);
+  std::vector<const void*> state_in(n);
+  std::vector<int64_t> offsets(n);
+  int64_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    state[i] = where(step.buffers[n + i]);
+    state_in[i] = state[i];
+    const void* initial = where(step.buffers[i]);
+    if (initial != state[i] && loop.leaf_bytes[i] > 0) {
+      std::memcpy(state[i], initial, loop.leaf_bytes[i]);
+    }
+    offsets[i] = total;
+    total += (loop.leaf_bytes[i] + 63) / 64 * 64;
+  }
+  // 64-byte aligned temporaries for one body run, reused every iteration.
+  std::vector<uint8_t> storage(total + 64);
+  uint8_t* base = storage.data() +
+                  (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+  std::vector<void*> next(n);
+  for (size_t i = 0; i < n; ++i) next[i] = base + offsets[i];
+  RunOptions options;
+  options.thread_pool = &pool;
+  options.threads = threads;
+  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  bool go = false;
+  void* go_buffer[] = {&go};
+  for (int64_t trips = 0;; ++trips) {
+    RETURN_IF_ERROR(loop.condition->RunBuffers(state_in, go_buffer, options));
+    if (!go) return absl::OkStatus();
+    if (max_loop_trips >= 0 && trips == max_loop_trips) {
+      return LoopTripsExceeded(loop.name, max_loop_trips);
+    }
+    RETURN_IF_ERROR(loop.body->RunBuffers(state_in, next, options));
+    for (size_t i = 0; i < n; ++i) {
+      if (loop.leaf_bytes[i] > 0) {
+        std::memcpy(state[i], next[i], loop.leaf_bytes[i]);
+      }
+    }
+  }
+}
+
 // Result elements not computed in place: a parameter or constant returned
 // as is, or a value returned twice.
 void CopyResults(const SlotAddresses& where) {
@@ -185,9 +248,14 @@ absl::Status JitExecutable::DoRunBuffers(
     scratch.emplace(std::move(lease));
   }
   const SlotAddresses where{plan, arguments, results,
-                         scratch ? (*scratch)->arena.get() : nullptr};
+                            scratch ? (*scratch)->arena.get() : nullptr};
   void** pointers = scratch ? (*scratch)->pointers.data() : stack_table;
   for (const Program::Step& step : program_->steps) {
+    if (step.loop != nullptr) {
+      RETURN_IF_ERROR(RunLoop(step, where, *threads.pool, threads.threads,
+                              threads.max_loop_trips));
+      continue;
+    }
     RunStep(step, where, pointers, *threads.pool, threads.threads);
   }
   CopyResults(where);
@@ -195,8 +263,7 @@ absl::Status JitExecutable::DoRunBuffers(
 }
 
 absl::StatusOr<Literal> JitExecutable::DoRun(
-    absl::Span<const Literal* const> arguments,
-    const RunContext& run) const {
+    absl::Span<const Literal* const> arguments, const RunContext& run) const {
   const HloComputation& entry = *module().entry_computation();
   RETURN_IF_ERROR(CheckArguments(entry, arguments));
   // A tuple argument passes its leaves' buffers, depth-first
@@ -210,14 +277,14 @@ absl::StatusOr<Literal> JitExecutable::DoRun(
     argument_data.push_back(leaf->untyped_data());
   }
   // Every result element is written by a kernel or copied: no zero fill.
-  ASSIGN_OR_RETURN(
-      Literal result,
-      Literal::CreateForOverwrite(entry.root_instruction()->shape(),
-                                  *run.allocator));
+  ASSIGN_OR_RETURN(Literal result,
+                   Literal::CreateForOverwrite(
+                       entry.root_instruction()->shape(), *run.allocator));
   std::vector<Literal*> result_leaves;
   CollectArrayLeaves(result, result_leaves);
   std::vector<void*> result_data;
-  for (Literal* leaf : result_leaves) result_data.push_back(leaf->untyped_data());
+  for (Literal* leaf : result_leaves)
+    result_data.push_back(leaf->untyped_data());
   RETURN_IF_ERROR(DoRunBuffers(argument_data, result_data, run));
   return result;
 }

@@ -12,7 +12,9 @@
 #define MXLA_RUNTIME_JIT_EXECUTABLE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "codegen/compiler.h"
@@ -27,7 +29,17 @@ class JitExecutable : public Executable {
  public:
   // What a compile produces; immutable.
   struct Program {
+    // A while loop: its condition and body compiled as executables of
+    // their own, run on the loop state's leaves in place.
+    struct Loop {
+      std::string name;  // the while instruction's
+      std::shared_ptr<const Executable> condition, body;
+      std::vector<int64_t> leaf_bytes;  // the state's leaves, depth-first
+    };
     struct Step {
+      // Set for a while step (whose function is null): its buffers are the
+      // initial state's leaves, then the result's.
+      std::shared_ptr<const Loop> loop;
       KernelFunction function;
       int64_t units;
       int64_t max_chunks;
@@ -48,10 +60,14 @@ class JitExecutable : public Executable {
 
   // The program of the compile pipeline's "link" stage
   // (runtime/compile_pipeline.h): one step per fusion of `fused`, in the
-  // assignment's order, running `kernels`' function for it.
+  // assignment's order, running `kernels`' function for it, and one per
+  // while loop, whose condition and body `compile_loop` compiles.
+  using LoopCompiler =
+      std::function<absl::StatusOr<std::shared_ptr<const Program::Loop>>(
+          const HloInstruction& loop)>;
   static absl::StatusOr<std::shared_ptr<Program>> MakeProgram(
       std::shared_ptr<const HloModule> fused, BufferAssignment assignment,
-      std::unique_ptr<JitKernels> kernels);
+      std::unique_ptr<JitKernels> kernels, const LoopCompiler& compile_loop);
   // InvalidArgument (ir/memory_budget.h) if a run of `fused` with buffers
   // `assignment` (its result plus the arena of temporaries) would exceed
   // `memory_limit_bytes`, naming the computation, the result shape and both

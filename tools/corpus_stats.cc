@@ -88,13 +88,16 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
   }
   std::vector<const Literal*> pointers;
   for (const Literal& argument : arguments) pointers.push_back(&argument);
-  absl::StatusOr<Literal> expected = EvaluateModule(module, pointers);
+  absl::StatusOr<Literal> expected = EvaluateModule(
+      module, pointers, {.max_loop_trips = options.max_loop_trips});
   if (!expected.ok()) {
     return Failed(path, CorpusStage::kRun,
                   absl::InternalError(absl::StrCat(
                       "interpreter: ", expected.status().message())));
   }
-  absl::StatusOr<Literal> actual = jit.Run(pointers);
+  RunOptions run;
+  run.max_loop_trips = options.max_loop_trips;
+  absl::StatusOr<Literal> actual = jit.Run(pointers, run);
   if (!actual.ok()) return Failed(path, CorpusStage::kRun, actual.status());
   absl::Status same = CompareResults(*actual, *expected, options.tolerance);
   if (!same.ok()) {

@@ -31,6 +31,9 @@ struct CorpusOptions {
   int64_t max_run_elements = int64_t{1} << 22;
   // Relative and absolute tolerance of the JIT against the interpreter.
   double tolerance = 1e-4;
+  // A while loop that goes through its body more often fails the module
+  // (on generated arguments, a loop may never end).
+  int64_t max_loop_trips = 100000;
 };
 
 struct ModuleOutcome {

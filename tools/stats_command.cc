@@ -83,6 +83,11 @@ CommandRunner RegisterStatsCommand(CLI::App& app) {
                     "results hold more elements")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  stats->add_option("--max-loop-trips", options->corpus.max_loop_trips,
+                    "Fail a module whose while loop goes through its body "
+                    "more often (a loop on generated arguments may never end)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   stats->add_option("--reasons", options->most_reasons,
                     "How many reasons to list")
       ->capture_default_str()

@@ -131,6 +131,11 @@ callee {
   ROOT cn = f32[2]{0} negate(cp)
 }
 
+never {
+  wp = f32[2]{0} parameter(0)
+  ROOT wf = pred[] constant(false)
+}
+
 ENTRY main {
   x = f32[2]{0} parameter(0)
   y = f32[2]{0} parameter(1)
@@ -173,7 +178,8 @@ ENTRY main {
   afz = f32[2]{0} round-nearest-afz(erf)
   even = f32[2]{0} round-nearest-even(afz)
   atan2 = f32[2]{0} atan2(even, y)
-  called = f32[2]{0} call(atan2), to_apply=callee
+  looped = f32[2]{0} while(atan2), condition=never, body=callee
+  called = f32[2]{0} call(looped), to_apply=callee
   sliced = f32[2]{0} slice(called), slice={[0:2]}
   cat = f32[4]{0} concatenate(sliced, x), dimensions={0}
   bc = f32[2,2]{1,0} bitcast(cat)
