@@ -118,8 +118,10 @@ XlaOp Iota(XlaBuilder* builder, const Shape& shape, int64_t iota_dimension,
 // conversion). Sub, Div, Rem and Pow reject pred; And, Or and Xor need pred
 // or an integer type. Eq..Ge compare and return pred.
 
-// Add, Sub, Mul, Div, Rem, Max, Min, Pow, And, Or, Xor: one per binary op
-// of the op table (ir/hlo_ops.def).
+// Add, Sub, Mul, Div, Rem, Max, Min, Pow, And, Or, Xor, Atan2, ShiftLeft,
+// ShiftRightArithmetic, ShiftRightLogical: one per binary op of the op
+// table (ir/hlo_ops.def). The shifts take integers (not pred); an amount
+// of at least the bit width shifts every bit out.
 #define MXLA_HLO_OP(...)
 #define MXLA_UNARY_OP(...)
 #define MXLA_BINARY_OP(e, text, Name, type_rule, cost)               \
@@ -146,11 +148,12 @@ XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
 
 // --- Unary elementwise ops --------------------------------------------------
 // Same shape out as in. Neg, Abs and Sign reject pred; Exp, Log, Sqrt, Rsqrt,
-// Tanh, Logistic, Floor and Ceil need a float type; Not needs pred or an
+// Tanh, Logistic, Floor, Ceil and the other transcendentals need a float
+// type; Not needs pred or an integer type; PopulationCount and Clz an
 // integer type.
 
-// Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Logistic, Floor, Ceil, Sign, Not:
-// one per unary op of the op table (ir/hlo_ops.def).
+// Neg, Abs, Exp, ..., PopulationCount, Clz: one per unary op of the op
+// table (ir/hlo_ops.def).
 #define MXLA_HLO_OP(...)
 #define MXLA_BINARY_OP(...)
 #define MXLA_UNARY_OP(e, text, Name, type_rule, cost) \
@@ -167,6 +170,32 @@ XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false,
 // Elementwise conversion to the array type `new_element_type`.
 XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type,
                          SourceLocation location = SourceLocation::current());
+// pred of `operand`'s dimensions: true where the float element is neither
+// infinite nor NaN (XLA's IsFinite).
+XlaOp IsFinite(XlaOp operand,
+               SourceLocation location = SourceLocation::current());
+// min(max(operand, min), max) elementwise; `min` and `max` are scalars or
+// of the operand's shape, all of one element type (XLA's Clamp).
+XlaOp Clamp(XlaOp min, XlaOp operand, XlaOp max,
+            SourceLocation location = SourceLocation::current());
+// The float operand rounded to a type of `exponent_bits` (>= 1) and
+// `mantissa_bits` (>= 0), in its own type (semantics/bit_ops.h).
+XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits,
+                      SourceLocation location = SourceLocation::current());
+// The operand's bits read as `new_element_type`; a narrower type adds a
+// last dimension of the width ratio, a wider one removes it
+// (XLA's BitcastConvertType; little-endian).
+XlaOp BitcastConvertType(XlaOp operand, PrimitiveType new_element_type,
+                         SourceLocation location = SourceLocation::current());
+// The operand with each of `dimensions` (distinct) reversed (XLA's Rev).
+XlaOp Rev(XlaOp operand, Dims dimensions,
+          SourceLocation location = SourceLocation::current());
+// s32[]: the size of the operand's `dimension` (XLA's GetDimensionSize).
+XlaOp GetDimensionSize(XlaOp operand, int64_t dimension,
+                       SourceLocation location = SourceLocation::current());
+// The operand, unchanged: XLA's scheduling fence, a no-op on one device.
+XlaOp OptimizationBarrier(XlaOp operand,
+                          SourceLocation location = SourceLocation::current());
 // Prepends `broadcast_sizes` (each >= 0): the result is sizes ++ operand
 // dimensions.
 XlaOp Broadcast(XlaOp operand, Dims broadcast_sizes,
@@ -245,13 +274,13 @@ XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
 // first.
 XlaOp Dot(XlaOp lhs, XlaOp rhs,
           SourceLocation location = SourceLocation::current());
-// Calls `computation` (copied into the builder) on `operands`, one per
-// parameter and of its shape; the result is the computation's. Errors go
-// to `builder`.
 // XLA's While: `init` through `body` while `condition` (init's shape ->
 // pred[]) holds; body maps init's shape to itself.
 XlaOp While(const XlaComputation& condition, const XlaComputation& body,
             XlaOp init, SourceLocation location = SourceLocation::current());
+// Calls `computation` (copied into the builder) on `operands`, one per
+// parameter and of its shape; the result is the computation's. Errors go
+// to `builder`.
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
            absl::Span<const XlaOp> operands,
            SourceLocation location = SourceLocation::current());

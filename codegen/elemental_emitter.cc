@@ -247,6 +247,26 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
     }
     case HloOpcode::kCustomCall:
       return index;
+    case HloOpcode::kReverse: {
+      IrIndex operand_index = index;
+      for (int64_t d : instruction.dimensions()) {
+        operand_index[d] = b_.CreateSub(
+            b_.getInt64(operand.shape().dimensions(d) - 1), index[d]);
+      }
+      return operand_index;
+    }
+    case HloOpcode::kBitcastConvert: {
+      // Narrower result: the operand element holding this piece; wider
+      // result: its first piece (EmitOne generates the others).
+      const int64_t operand_rank = operand.shape().rank();
+      IrIndex operand_index(index.begin(),
+                            index.begin() + std::min<int64_t>(
+                                                operand_rank, index.size()));
+      if (operand_rank > static_cast<int64_t>(index.size())) {
+        operand_index.push_back(b_.getInt64(0));
+      }
+      return operand_index;
+    }
     case HloOpcode::kPad: {
       // The operand element this output element would be, clamped into
       // the operand so the load is in bounds where EmitOne picks the
@@ -318,6 +338,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::Generate(
     if (instruction.opcode() == HloOpcode::kParameter ||
         instruction.opcode() == HloOpcode::kConstant ||
         instruction.opcode() == HloOpcode::kIota ||
+        instruction.opcode() == HloOpcode::kGetDimensionSize ||
         bound_.contains(&instruction)) {
       continue;
     }
@@ -389,6 +410,39 @@ llvm::Value* ElementalEmitter::EmitConstant(const HloInstruction& constant,
       Linearize(b_, literal.shape().dimensions(), index));
 }
 
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBitcastConvert(
+    const HloInstruction& instruction, const IrIndex& index,
+    llvm::Value* first) {
+  const HloInstruction& operand = *instruction.operand(0);
+  const PrimitiveType from = operand.shape().element_type();
+  const PrimitiveType to = instruction.shape().element_type();
+  const int64_t from_bits = primitive_util::ByteWidth(from) * 8;
+  const int64_t to_bits = primitive_util::ByteWidth(to) * 8;
+  llvm::Value* bits = scalars_.ToBits(from, first);
+  if (from_bits > to_bits) {
+    // Piece j of the element (least significant first) is this element.
+    llvm::Value* shift = b_.CreateMul(
+        b_.CreateZExtOrTrunc(index.back(), bits->getType()),
+        llvm::ConstantInt::get(bits->getType(), to_bits));
+    bits = b_.CreateTrunc(b_.CreateLShr(bits, shift), b_.getIntNTy(to_bits));
+  } else if (from_bits < to_bits) {
+    // Join the operand's pieces along its last dimension.
+    llvm::Type* wide = b_.getIntNTy(to_bits);
+    llvm::Value* joined = b_.CreateZExt(bits, wide);
+    IrIndex piece_index = index;
+    piece_index.push_back(nullptr);
+    for (int64_t j = 1; j < to_bits / from_bits; ++j) {
+      piece_index.back() = b_.getInt64(j);
+      ASSIGN_OR_RETURN(llvm::Value * piece, Generate(operand, piece_index));
+      llvm::Value* piece_bits =
+          b_.CreateZExt(scalars_.ToBits(from, piece), wide);
+      joined = b_.CreateOr(joined, b_.CreateShl(piece_bits, j * from_bits));
+    }
+    bits = joined;
+  }
+  return scalars_.FromBits(to, bits);
+}
+
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     const HloInstruction& instruction, const IrIndex& index,
     const std::vector<IrIndex>& operand_indices) {
@@ -424,6 +478,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kReshape:
     case HloOpcode::kBitcast:
     case HloOpcode::kTranspose:
+    case HloOpcode::kReverse:
     case HloOpcode::kSlice:
     case HloOpcode::kDynamicSlice:
     case HloOpcode::kCustomCall:  // only identity targets verify
@@ -485,6 +540,24 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kConvert:
       return scalars_.Convert(instruction.operand(0)->shape().element_type(),
                               type, operand(0));
+    case HloOpcode::kIsFinite:
+      return scalars_.IsFinite(operand(0));
+    case HloOpcode::kReducePrecision:
+      return scalars_.ReducePrecision(type, operand(0),
+                                      instruction.exponent_bits(),
+                                      instruction.mantissa_bits());
+    case HloOpcode::kClamp: {
+      // min(max(x, low), high), in the operand order the interpreter uses.
+      ASSIGN_OR_RETURN(llvm::Value * low,
+                       scalars_.Binary(HloOpcode::kMaximum, type, operand(1),
+                                       operand(0)));
+      return scalars_.Binary(HloOpcode::kMinimum, type, low, operand(2));
+    }
+    case HloOpcode::kGetDimensionSize:
+      return b_.getInt32(instruction.operand(0)->shape().dimensions(
+          instruction.dimensions(0)));
+    case HloOpcode::kBitcastConvert:
+      return EmitBitcastConvert(instruction, index, operand(0));
     case HloOpcode::kSelect:
       return b_.CreateSelect(operand(0), operand(1), operand(2));
     case HloOpcode::kCompare:

@@ -87,6 +87,11 @@ class ElementalEmitter {
       const std::vector<IrIndex>& operand_indices);
   llvm::Value* EmitConstant(const HloInstruction& constant,
                             const IrIndex& index);
+  // bitcast-convert at `index`, given the operand's value at the index
+  // OperandIndex chose (`first`).
+  absl::StatusOr<llvm::Value*> EmitBitcastConvert(
+      const HloInstruction& instruction, const IrIndex& index,
+      llvm::Value* first);
 
   llvm::IRBuilder<>& b_;
   const HloComputation& computation_;

@@ -111,6 +111,10 @@ llvm::Value* ScalarEmitter::IntUnary(HloOpcode opcode, llvm::Value* x,
       return b_.CreateZExt(b_.CreateICmpNE(x, zero), t);
     case HloOpcode::kNot:
       return b_.CreateXor(x, AllOnes(t));
+    case HloOpcode::kPopulationCount:
+      return Intrinsic(llvm::Intrinsic::ctpop, x);
+    case HloOpcode::kClz:  // defined at zero: the bit width
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, b_.getFalse());
     default:
       return nullptr;
   }
@@ -261,10 +265,38 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Binary(HloOpcode opcode,
     case HloOpcode::kAtan2:
       if (is_float) return LibmCall("atan2f", "atan2", {a, b});
       break;
+    case HloOpcode::kShiftLeft:
+    case HloOpcode::kShiftRightLogical:
+    case HloOpcode::kShiftRightArithmetic:
+      if (is_int) return Shift(opcode, a, b);
+      break;
     default:
       break;
   }
   return Unsupported(opcode, type);
+}
+
+// LLVM's shifts by the bit width or more are poison: such an amount (read
+// as unsigned) shifts by 0 instead, and the result is then replaced by 0,
+// or for an arithmetic shift by the operand shifted by width - 1.
+llvm::Value* ScalarEmitter::Shift(HloOpcode opcode, llvm::Value* a,
+                                  llvm::Value* b) {
+  llvm::Type* t = a->getType();
+  const unsigned bits = t->getScalarSizeInBits();
+  llvm::Value* zero = llvm::Constant::getNullValue(t);
+  llvm::Value* out_of_range =
+      b_.CreateICmpUGE(b, llvm::ConstantInt::get(t, bits));
+  llvm::Value* amount = b_.CreateSelect(out_of_range, zero, b);
+  switch (opcode) {
+    case HloOpcode::kShiftLeft:
+      return b_.CreateSelect(out_of_range, zero, b_.CreateShl(a, amount));
+    case HloOpcode::kShiftRightLogical:
+      return b_.CreateSelect(out_of_range, zero, b_.CreateLShr(a, amount));
+    default:
+      return b_.CreateAShr(
+          a, b_.CreateSelect(out_of_range, llvm::ConstantInt::get(t, bits - 1),
+                             amount));
+  }
 }
 
 // x / 0 = -1 (all ones) and x % 0 = x; signed MIN / -1 = MIN and

@@ -39,6 +39,16 @@ class ScalarEmitter {
                        llvm::Value* a, llvm::Value* b);
   llvm::Value* Convert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
 
+  // The ops on a value's bits (semantics/bit_ops.h; scalar_bit_ops.cc).
+  // is-finite of a float register value: i1.
+  llvm::Value* IsFinite(llvm::Value* x);
+  llvm::Value* ReducePrecision(PrimitiveType type, llvm::Value* x,
+                               int64_t exponent_bits, int64_t mantissa_bits);
+  // A register value's memory bits as an integer of its byte width, and
+  // back (pred: one byte, true when nonzero).
+  llvm::Value* ToBits(PrimitiveType type, llvm::Value* x);
+  llvm::Value* FromBits(PrimitiveType type, llvm::Value* bits);
+
  private:
   // Unary for one kind of element type; null when the op has no meaning
   // for it.
@@ -47,6 +57,8 @@ class ScalarEmitter {
                           llvm::Value* x);
   llvm::Value* IntDivide(llvm::Value* a, llvm::Value* b, bool remainder,
                          bool is_signed);
+  // shift-left, shift-right-logical or shift-right-arithmetic of integers.
+  llvm::Value* Shift(HloOpcode opcode, llvm::Value* a, llvm::Value* b);
   llvm::Value* FloatMaxMin(llvm::Value* a, llvm::Value* b, bool maximum);
   llvm::Value* FloatMaxMinByConstant(llvm::Value* x, llvm::Value* bound,
                                      bool maximum);

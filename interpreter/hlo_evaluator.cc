@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "interpreter/hlo_evaluator_index_ops.h"
+#include "semantics/bit_ops.h"
 #include "semantics/scalar_semantics.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
@@ -24,6 +25,7 @@ using hlo_evaluator_internal::EvaluateDot;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
+using hlo_evaluator_internal::EvaluateReverse;
 using hlo_evaluator_internal::EvaluateDynamicSlice;
 using hlo_evaluator_internal::EvaluatePad;
 using hlo_evaluator_internal::EvaluateDynamicUpdateSlice;
@@ -178,6 +180,24 @@ absl::StatusOr<Literal> EvaluateSelect(
                                   std::nullopt, storage[i]));
   }
   return semantics::ApplySelect(*at_result[0], *at_result[1], *at_result[2]);
+}
+
+// clamp(min, x, max) = min(max(x, min), max), with maximum's and minimum's
+// NaN and signed-zero rules; a scalar bound applies everywhere.
+absl::StatusOr<Literal> EvaluateClamp(
+    const HloInstruction& instruction,
+    absl::Span<const Literal* const> operands) {
+  Literal storage[3];
+  const Literal* at_result[3];
+  for (int i = 0; i < 3; ++i) {
+    ASSIGN_OR_RETURN(at_result[i],
+                     AtResultDims(*operands[i], instruction.shape(),
+                                  std::nullopt, storage[i]));
+  }
+  ASSIGN_OR_RETURN(Literal low,
+                   semantics::ApplyBinaryOp(HloOpcode::kMaximum,
+                                            *at_result[1], *at_result[0]));
+  return semantics::ApplyBinaryOp(HloOpcode::kMinimum, low, *at_result[2]);
 }
 
 // ---- Reduce ---------------------------------------------------------------
@@ -357,6 +377,28 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateSelect(instruction, operands);
     case HloOpcode::kConvert:
       return semantics::ApplyConvert(*operands[0], shape.element_type());
+    case HloOpcode::kIsFinite:
+      return semantics::ApplyIsFinite(*operands[0]);
+    case HloOpcode::kClamp:
+      return EvaluateClamp(instruction, operands);
+    case HloOpcode::kReducePrecision:
+      return semantics::ApplyReducePrecision(*operands[0],
+                                             instruction.exponent_bits(),
+                                             instruction.mantissa_bits());
+    case HloOpcode::kBitcastConvert:
+      return semantics::ApplyBitcastConvert(*operands[0], shape);
+    case HloOpcode::kReverse:
+      return EvaluateReverse(*operands[0], instruction.dimensions());
+    case HloOpcode::kGetDimensionSize: {
+      const Shape& operand = operands[0]->shape();
+      const int64_t d = instruction.dimensions(0);
+      RET_CHECK(operand.IsArray() && d >= 0 && d < operand.rank(),
+                instruction.ToString());
+      return LiteralUtil::CreateR0<int32_t>(
+          static_cast<int32_t>(operand.dimensions(d)));
+    }
+    case HloOpcode::kOptimizationBarrier:  // a scheduling fence: a no-op here
+      return *operands[0];
     case HloOpcode::kBroadcast:
       return EvaluateBroadcast(*operands[0], shape, instruction.dimensions());
     case HloOpcode::kReshape:

@@ -136,6 +136,23 @@ absl::StatusOr<Literal> EvaluateTranspose(
   return StridedGather(operand, dims, strides);
 }
 
+absl::StatusOr<Literal> EvaluateReverse(
+    const Literal& operand, absl::Span<const int64_t> dimensions) {
+  RETURN_IF_ERROR(CheckArray(operand, "reverse"));
+  const Shape& in = operand.shape();
+  if (ShapeUtil::ElementsIn(in) == 0) return operand;
+  // A reversed dimension starts at its last element and steps backwards.
+  std::vector<int64_t> strides = ShapeUtil::RowMajorStrides(in);
+  int64_t base = 0;
+  for (int64_t d : dimensions) {
+    RET_CHECK(d >= 0 && d < in.rank() && strides[d] > 0, "reverse of ",
+              in.ToString(), " in ", DimsString(dimensions));
+    base += (in.dimensions(d) - 1) * strides[d];
+    strides[d] = -strides[d];
+  }
+  return StridedGather(operand, in.dimensions(), strides, base);
+}
+
 namespace {
 
 // The scalar integer `index` clamped into [0, max]; exact for every type.

@@ -38,6 +38,9 @@ absl::StatusOr<Literal> EvaluateBroadcast(const Literal& operand,
 // Result dimension i is operand dimension permutation[i].
 absl::StatusOr<Literal> EvaluateTranspose(
     const Literal& operand, absl::Span<const int64_t> permutation);
+// HLO reverse: the operand with `dimensions` (distinct) in reverse order.
+absl::StatusOr<Literal> EvaluateReverse(const Literal& operand,
+                                        absl::Span<const int64_t> dimensions);
 // HLO slice: result element i is operand element starts + i * strides.
 absl::StatusOr<Literal> EvaluateSlice(const Literal& operand,
                                       absl::Span<const int64_t> starts,

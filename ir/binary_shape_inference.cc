@@ -82,6 +82,24 @@ absl::Status CheckTypeRules(const BinaryOp& op) {
       }
       return absl::OkStatus();
     }
+    case TypeRule::kIntegral:
+      // XLA rejects pred on either side as not arithmetic; mxla also
+      // rejects floats here, which XLA leaves to its emitters.
+      for (const Shape* shape : {&op.lhs, &op.rhs}) {
+        PrimitiveType type = shape->element_type();
+        if (type == PRED) {
+          return op.Error(
+              "Expected element type in shape to be arithmetic type for "
+              "operation ",
+              op.name(), "; got PRED.");
+        }
+        if (!primitive_util::IsIntegralType(type)) {
+          return op.Error(
+              "Expected element type in shape to be integral for operation ",
+              op.name(), "; got ", primitive_util::UppercaseName(type), ".");
+        }
+      }
+      return absl::OkStatus();
     case TypeRule::kFloating: {
       PrimitiveType type = op.lhs.element_type();
       if (!primitive_util::IsFloatingPointType(type)) {

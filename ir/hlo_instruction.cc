@@ -193,6 +193,20 @@ void HloInstruction::set_iota_dimension(int64_t d) {
   attributes_.Set(AttrId::kIotaDimension, d);
 }
 
+int64_t HloInstruction::exponent_bits() const {
+  return IntOr(attributes_, AttrId::kExponentBits, 0);
+}
+
+int64_t HloInstruction::mantissa_bits() const {
+  return IntOr(attributes_, AttrId::kMantissaBits, 0);
+}
+
+void HloInstruction::set_reduce_precision_bits(int64_t exponent_bits,
+                                               int64_t mantissa_bits) {
+  attributes_.Set(AttrId::kExponentBits, exponent_bits);
+  attributes_.Set(AttrId::kMantissaBits, mantissa_bits);
+}
+
 DotDimensionNumbers HloInstruction::dot_dimension_numbers() const {
   auto list = [&](AttrId id) {
     const auto* dims = attributes_.Get<std::vector<int64_t>>(id);

@@ -192,6 +192,10 @@ class HloInstruction {
   void set_iota_dimension(int64_t d);
   int64_t tuple_index() const;
   void set_tuple_index(int64_t i);
+  // reduce-precision's exponent_bits and mantissa_bits (0 when absent).
+  int64_t exponent_bits() const;
+  int64_t mantissa_bits() const;
+  void set_reduce_precision_bits(int64_t exponent_bits, int64_t mantissa_bits);
   // dot's dimension numbers (absent lists are empty).
   DotDimensionNumbers dot_dimension_numbers() const;
   void set_dot_dimension_numbers(const DotDimensionNumbers& dnums);

@@ -42,7 +42,9 @@ bool IsBinaryElementwise(HloOpcode opcode) {
 bool IsElementwise(HloOpcode opcode) {
   HloOpcodeCategory category = GetHloOpcodeCategory(opcode);
   return category == HloOpcodeCategory::kUnary || IsBinaryElementwise(opcode) ||
-         opcode == HloOpcode::kSelect || opcode == HloOpcode::kConvert;
+         opcode == HloOpcode::kSelect || opcode == HloOpcode::kConvert ||
+         opcode == HloOpcode::kIsFinite || opcode == HloOpcode::kClamp ||
+         opcode == HloOpcode::kReducePrecision;
 }
 
 bool IsExpensiveElementwise(HloOpcode opcode) {

@@ -264,4 +264,52 @@ absl::StatusOr<Shape> Fusion(const HloInstruction& instruction,
   return body.result;
 }
 
+absl::StatusOr<Shape> IsFinite(const HloInstruction& instruction,
+                               VerifierMode) {
+  return ShapeInference::InferIsFiniteShape(OperandShape(instruction, 0));
+}
+
+// Clamp's bounds may be scalars in every form: XLA's HLO allows it.
+absl::StatusOr<Shape> Clamp(const HloInstruction& instruction, VerifierMode) {
+  return ShapeInference::InferClampShape(OperandShape(instruction, 0),
+                                         OperandShape(instruction, 1),
+                                         OperandShape(instruction, 2));
+}
+
+absl::StatusOr<Shape> ReducePrecision(const HloInstruction& instruction,
+                                      VerifierMode) {
+  return ShapeInference::InferReducePrecisionShape(
+      OperandShape(instruction, 0), instruction.exponent_bits(),
+      instruction.mantissa_bits());
+}
+
+absl::StatusOr<Shape> BitcastConvert(const HloInstruction& instruction,
+                                     VerifierMode) {
+  return ShapeInference::InferBitcastConvertShape(
+      OperandShape(instruction, 0), instruction.shape().element_type());
+}
+
+absl::StatusOr<Shape> Reverse(const HloInstruction& instruction,
+                              VerifierMode) {
+  return ShapeInference::InferReverseShape(OperandShape(instruction, 0),
+                                           instruction.dimensions());
+}
+
+absl::StatusOr<Shape> GetDimensionSize(const HloInstruction& instruction,
+                                       VerifierMode) {
+  if (instruction.dimensions().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "get-dimension-size: needs exactly one dimension, got dimensions={",
+        absl::StrJoin(instruction.dimensions(), ","), "}"));
+  }
+  return ShapeInference::InferGetDimensionSizeShape(
+      OperandShape(instruction, 0), instruction.dimensions(0));
+}
+
+// opt-barrier passes its operand (usually a tuple) through unchanged.
+absl::StatusOr<Shape> OptimizationBarrier(const HloInstruction& instruction,
+                                          VerifierMode) {
+  return OperandShape(instruction, 0);
+}
+
 }  // namespace mxla::shape_rules

@@ -33,8 +33,15 @@ struct AttrSlot {
 };
 
 // Element types a unary or binary op accepts (shape inference words the
-// message per category).
-enum class TypeRule { kAnyType, kArithmetic, kFloating, kPredOrIntegral };
+// message per category). kIntegral: signed or unsigned integers, not pred
+// (the shifts, popcnt, count-leading-zeros).
+enum class TypeRule {
+  kAnyType,
+  kArithmetic,
+  kFloating,
+  kPredOrIntegral,
+  kIntegral
+};
 
 enum class CostClass { kCheap, kExpensive };
 

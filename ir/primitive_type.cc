@@ -103,6 +103,16 @@ int BitWidth(PrimitiveType type) {
   return type == PRED ? 1 : static_cast<int>(ByteWidth(type) * 8);
 }
 
+int MantissaBits(PrimitiveType type) {
+  switch (type) {
+    case F16: return 10;
+    case BF16: return 7;
+    case F32: return 23;
+    case F64: return 52;
+    default: return 0;
+  }
+}
+
 PrimitiveType ComputeType(PrimitiveType type) {
   return IsNarrowFloatType(type) ? F32 : type;
 }

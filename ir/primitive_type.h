@@ -39,6 +39,9 @@ bool IsSignedIntegralType(PrimitiveType type);
 bool IsUnsignedIntegralType(PrimitiveType type);
 int64_t ByteWidth(PrimitiveType type);  // 0 for non-array types
 int BitWidth(PrimitiveType type);       // pred is 1
+// The stored mantissa bits of a float type (f16 10, bf16 7, f32 23, f64
+// 52); 0 for other types.
+int MantissaBits(PrimitiveType type);
 // The type an op on `type` computes in: f32 for f16 and bf16, else `type`.
 PrimitiveType ComputeType(PrimitiveType type);
 

@@ -51,6 +51,14 @@ absl::Status CheckUnaryType(HloOpcode opcode, const Shape& operand) {
                        ". Operand is ", operand.ToString(), ".");
       }
       return absl::OkStatus();
+    case TypeRule::kIntegral:
+      if (!primitive_util::IsIntegralType(type)) {
+        return OpError(opcode,
+                       "Expected an integral element type in argument to ",
+                       spec.text, " operation; got ", upper, ". Operand is ",
+                       operand.ToString(), ".");
+      }
+      return absl::OkStatus();
     case TypeRule::kFloating:
       if (!primitive_util::IsFloatingPointType(type)) {
         return OpError(opcode,

@@ -164,6 +164,29 @@ class ShapeInference {
       absl::Span<const Shape* const> elements);
   static absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple,
                                                          int64_t index);
+  // is-finite: a floating-point operand; the result is pred of its
+  // dimensions.
+  static absl::StatusOr<Shape> InferIsFiniteShape(const Shape& operand);
+  // clamp(min, operand, max): one element type; each bound a scalar or of
+  // the operand's dimensions. The result is the operand's shape.
+  static absl::StatusOr<Shape> InferClampShape(const Shape& min,
+                                               const Shape& operand,
+                                               const Shape& max);
+  // reduce-precision: a floating-point operand, exponent_bits >= 1,
+  // mantissa_bits >= 0.
+  static absl::StatusOr<Shape> InferReducePrecisionShape(
+      const Shape& operand, int64_t exponent_bits, int64_t mantissa_bits);
+  // bitcast-convert to `new_type`: equal widths keep the dimensions; to a
+  // type k times narrower appends a dimension of size k; from one k times
+  // narrower drops the last dimension, which must be k.
+  static absl::StatusOr<Shape> InferBitcastConvertShape(
+      const Shape& operand, PrimitiveType new_type);
+  // reverse: distinct dimensions of the operand; the result is its shape.
+  static absl::StatusOr<Shape> InferReverseShape(
+      const Shape& operand, absl::Span<const int64_t> dimensions);
+  // get-dimension-size: s32[], of a dimension of the operand below 2^31.
+  static absl::StatusOr<Shape> InferGetDimensionSizeShape(
+      const Shape& operand, int64_t dimension);
   // iota: an array shape of rank >= 1 with 0 <= iota_dimension < rank.
   static absl::Status CheckIota(const Shape& shape, int64_t iota_dimension);
 };

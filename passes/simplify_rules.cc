@@ -84,7 +84,9 @@ absl::StatusOr<HloInstruction*> IdentityShapeOp(HloInstruction* instruction) {
 }
 
 // pad with no padding, a slice of everything, a concatenate of one operand,
-// a custom-call that is an identity: the operand itself.
+// a custom-call that is an identity, a reverse of dimensions of size 1, a
+// bitcast-convert to the same type, an opt-barrier (a scheduling fence, with
+// nothing to fence on one device): the operand itself.
 absl::StatusOr<HloInstruction*> NoOpIndexOp(HloInstruction* instruction) {
   if (instruction->operand_count() == 0) return nullptr;
   HloInstruction* operand = instruction->mutable_operand(0);
@@ -103,6 +105,14 @@ absl::StatusOr<HloInstruction*> NoOpIndexOp(HloInstruction* instruction) {
     case HloOpcode::kConcatenate:
     case HloOpcode::kCustomCall:  // only identity targets verify
       return instruction->operand_count() == 1 ? operand : nullptr;
+    case HloOpcode::kReverse:
+      for (int64_t d : instruction->dimensions()) {
+        if (operand->shape().dimensions(d) > 1) return nullptr;
+      }
+      return operand;
+    case HloOpcode::kBitcastConvert:
+    case HloOpcode::kOptimizationBarrier:
+      return operand;
     default:
       return nullptr;
   }
@@ -217,6 +227,17 @@ absl::StatusOr<HloInstruction*> NeutralOperand(HloInstruction* instruction) {
   }
 }
 
+// get-dimension-size of mxla's static shapes is a constant.
+absl::StatusOr<HloInstruction*> StaticDimensionSize(
+    HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kGetDimensionSize) return nullptr;
+  const Shape& operand = instruction->operand(0)->shape();
+  return AddNext(instruction,
+                 HloInstruction::CreateConstant(LiteralUtil::CreateR0<int32_t>(
+                     static_cast<int32_t>(
+                         operand.dimensions(instruction->dimensions(0))))));
+}
+
 absl::StatusOr<HloInstruction*> FoldConstants(HloInstruction* instruction) {
   switch (instruction->opcode()) {
     case HloOpcode::kParameter:
@@ -249,6 +270,7 @@ constexpr NamedRule kRules[] = {
     {"identity-shape-op", &IdentityShapeOp},
     {"no-op-index-op", &NoOpIndexOp},
     {"slice-of-slice", &SliceOfSlice},
+    {"static-dimension-size", &StaticDimensionSize},
     {"reshape-of-reshape", &ReshapeOfReshape},
     {"broadcast-of-broadcast", &BroadcastOfBroadcast},
     {"transpose-of-transpose", &TransposeOfTranspose},

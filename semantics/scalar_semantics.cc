@@ -20,6 +20,15 @@ static_assert(Div<int64_t>(std::numeric_limits<int64_t>::min(), -1) ==
               std::numeric_limits<int64_t>::min());
 static_assert(Div<int32_t>(-7, 2) == -3);
 static_assert(Mul<int64_t>(std::numeric_limits<int64_t>::max(), 2) == -2);
+static_assert(ShiftLeft<int8_t>(-1, 3) == -8);
+static_assert(ShiftLeft<int32_t>(1, 32) == 0);
+static_assert(ShiftLeft<int32_t>(1, -1) == 0);
+static_assert(ShiftRightLogical<int8_t>(-128, 7) == 1);
+static_assert(ShiftRightArithmetic<int8_t>(-128, 7) == -1);
+static_assert(ShiftRightArithmetic<int16_t>(-5, 99) == -1);
+static_assert(ShiftRightArithmetic<uint8_t>(0x80, 1) == 0xC0);
+static_assert(Clz<uint16_t>(0) == 16 && Clz<int32_t>(-1) == 0);
+static_assert(PopulationCount<int8_t>(-1) == 8);
 
 namespace {
 
@@ -59,7 +68,6 @@ absl::StatusOr<Literal> ApplyUnaryOp(HloOpcode opcode, const Literal& operand) {
   if (primitive_util::IsNarrowFloatType(operand.shape().element_type())) {
     ASSIGN_OR_RETURN(Literal wide, Widen(operand));
     ASSIGN_OR_RETURN(Literal result, ApplyUnaryOp(opcode, wide));
-    if (result.shape().element_type() != F32) return result;  // is-finite
     return ApplyConvert(result, operand.shape().element_type());
   }
   Literal result(operand.shape());

@@ -48,6 +48,13 @@
 //               to even); exact.
 //   sine, cosine, tan, exponential-minus-one, log-plus-one, cbrt, erf,
 //   atan2       the <cmath> function (glibc's; the JIT calls the same one).
+//   shift-left, shift-right-logical, shift-right-arithmetic
+//               integers only; the amount is read as unsigned, and one of
+//               at least the bit width gives 0 (arithmetic: -1 for a
+//               negative operand, else 0). Unsigned operands shift
+//               arithmetically as their two's complement bits.
+//   popcnt, count-leading-zeros
+//               the count over the operand's bits; clz(0) = bit width.
 //   copy        the operand.
 //   rsqrt       1 / sqrt(x), in the element type.
 //   convert     to pred: x != 0 (NaN gives true). From pred: 0 or 1.
@@ -61,6 +68,7 @@
 #ifndef MXLA_SEMANTICS_SCALAR_SEMANTICS_H_
 #define MXLA_SEMANTICS_SCALAR_SEMANTICS_H_
 
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -219,6 +227,37 @@ constexpr T Xor(T a, T b) {
   if constexpr (Integer<T>) return static_cast<T>(a ^ b);
 }
 
+// The shifts read the amount as unsigned: an amount of at least the bit
+// width (a negative one included) shifts every bit out, leaving 0, or for
+// an arithmetic right shift the sign bit in every bit (XLA's rule).
+namespace internal {
+template <Integer T>
+constexpr bool ShiftOutOfRange(T amount) {
+  return static_cast<std::make_unsigned_t<T>>(amount) >= sizeof(T) * 8;
+}
+}  // namespace internal
+
+template <Integer T>
+constexpr T ShiftLeft(T a, T b) {
+  if (internal::ShiftOutOfRange(b)) return T{0};
+  using U = internal::Unsigned<T>;
+  return internal::Wrap<T>(static_cast<U>(static_cast<U>(a) << b));
+}
+
+template <Integer T>
+constexpr T ShiftRightLogical(T a, T b) {
+  if (internal::ShiftOutOfRange(b)) return T{0};
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) >> b);
+}
+
+template <Integer T>
+constexpr T ShiftRightArithmetic(T a, T b) {
+  using S = std::make_signed_t<T>;
+  const S value = static_cast<S>(a);
+  if (internal::ShiftOutOfRange(b)) return static_cast<T>(value < 0 ? -1 : 0);
+  return static_cast<T>(static_cast<S>(value >> b));
+}
+
 // C++'s built-in comparisons are IEEE's (and compare bool as 0/1).
 template <Element T>
 constexpr bool Compare(ComparisonDirection direction, T a, T b) {
@@ -275,6 +314,19 @@ template <Logical T>
 constexpr T Not(T a) {
   if constexpr (Pred<T>) return !a;
   if constexpr (Integer<T>) return static_cast<T>(~a);
+}
+
+// Counted on the two's complement bits; count-leading-zeros(0) is the bit
+// width.
+template <Integer T>
+constexpr T PopulationCount(T a) {
+  return static_cast<T>(std::popcount(static_cast<std::make_unsigned_t<T>>(a)));
+}
+
+template <Integer T>
+constexpr T Clz(T a) {
+  return static_cast<T>(
+      std::countl_zero(static_cast<std::make_unsigned_t<T>>(a)));
 }
 
 template <Float T>

@@ -50,14 +50,12 @@ const Row kTable[] = {
 #include "tests/e2e/edge_value_table.inc"
 };
 
+// Binary by the op table; "compare-LT" and the other directions too.
 bool IsBinary(absl::string_view op) {
-  static const char* const kBinary[] = {
-      "add",   "subtract", "multiply", "divide", "remainder", "maximum",
-      "minimum", "power",  "and",      "or",     "xor",      "atan2"};
-  for (const char* name : kBinary) {
-    if (op == name) return true;
-  }
-  return absl::StartsWith(op, "compare-");
+  if (absl::StartsWith(op, "compare-")) return true;
+  absl::StatusOr<HloOpcode> opcode = StringToHloOpcode(op);
+  return opcode.ok() &&
+         GetHloOpcodeCategory(*opcode) == HloOpcodeCategory::kBinary;
 }
 
 // One module per operand type and arity: parameters a[n] (and b[n]) hold
@@ -243,6 +241,9 @@ TEST(EdgeValueTableTest, CoversEveryElementwiseOpAndType) {
   EXPECT_EQ(joined("power"), "s32,s64,f32,f64");
   EXPECT_EQ(joined("xor"), "pred,s32,s64");
   EXPECT_EQ(joined("not"), "pred,s32,s64");
+  EXPECT_EQ(joined("shift-right-arithmetic"), "s32,s64");
+  EXPECT_EQ(joined("popcnt"), "s32,s64");
+  EXPECT_EQ(joined("count-leading-zeros"), "s32,s64");
   EXPECT_EQ(joined("sign"), "s32,s64,f32,f64");
   EXPECT_EQ(joined("logistic"), "f32,f64");
   EXPECT_EQ(joined("erf"), "f32,f64");
@@ -251,15 +252,15 @@ TEST(EdgeValueTableTest, CoversEveryElementwiseOpAndType) {
   EXPECT_EQ(joined("convert to s32"), "pred,s64,f32,f64");
   int64_t ops = 0;
   for (const auto& [op, list] : types) ops += !absl::StartsWith(op, "convert");
-  // 12 binary ops, 6 compare directions, 22 unary ops: every elementwise
+  // 15 binary ops, 6 compare directions, 24 unary ops: every elementwise
   // opcode of ir/hlo_ops.def.
   int64_t elementwise = 0;
   for (const OpSpec& spec : AllOpSpecs()) {
     elementwise += spec.category == HloOpcodeCategory::kUnary ||
                    spec.category == HloOpcodeCategory::kBinary;
   }
-  EXPECT_EQ(elementwise, 12 + 22);
-  EXPECT_EQ(ops, 12 + 6 + 22);
+  EXPECT_EQ(elementwise, 15 + 24);
+  EXPECT_EQ(ops, 15 + 6 + 24);
 }
 
 TEST(EdgeValueTableTest, InterpreterAndJitGiveXlasValues) {

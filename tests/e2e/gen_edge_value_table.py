@@ -23,6 +23,9 @@ code (semantics/scalar_semantics.h is never consulted or called):
     even (exact, sign of zero kept); copy: the operand;
   * maximum/minimum: NaN if an operand is NaN, max(-0, +0) = +0 and
     min(-0, +0) = -0 (IEEE 754-2019 maximum/minimum, LLVM's llvm.maximum);
+  * shifts: the amount read as unsigned; at least the bit width gives 0
+    (arithmetic right shift: -1 for negative operands); popcnt and
+    count-leading-zeros count the two's complement bits;
   * integers: two's complement wrapping; x / 0 = -1, INT_MIN / -1 = INT_MIN,
     x % 0 = x, INT_MIN % -1 = 0, truncating division; power with a negative
     exponent is 0 except for bases 1 and -1; abs(INT_MIN) = INT_MIN;
@@ -116,6 +119,15 @@ def int_pow(a, b, t):
   return wrap(pow(a, b, 1 << BITS[t]), t)
 
 
+def shifted_out(b, t):
+  """XLA reads a shift amount as unsigned: at least the width shifts all."""
+  return (b & ((1 << BITS[t]) - 1)) >= BITS[t]
+
+
+def unsigned(a, t):
+  return a & ((1 << BITS[t]) - 1)
+
+
 INT_BINARY = {
     'add': lambda a, b, t: wrap(a + b, t),
     'subtract': lambda a, b, t: wrap(a - b, t),
@@ -128,8 +140,16 @@ INT_BINARY = {
     'and': lambda a, b, t: a & b,
     'or': lambda a, b, t: a | b,
     'xor': lambda a, b, t: a ^ b,
+    'shift-left': lambda a, b, t: 0 if shifted_out(b, t) else wrap(a << b, t),
+    'shift-right-logical':
+        lambda a, b, t: 0 if shifted_out(b, t) else wrap(unsigned(a, t) >> b, t),
+    # Python's >> on negative integers is arithmetic (rounds down).
+    'shift-right-arithmetic':
+        lambda a, b, t: (-1 if a < 0 else 0) if shifted_out(b, t) else a >> b,
 }
 INT_UNARY = {
+    'popcnt': lambda a, t: bin(unsigned(a, t)).count('1'),
+    'count-leading-zeros': lambda a, t: BITS[t] - unsigned(a, t).bit_length(),
     'negate': lambda a, t: wrap(-a, t),
     'abs': lambda a, t: wrap(abs(a), t),
     'sign': lambda a, t: (a > 0) - (a < 0),

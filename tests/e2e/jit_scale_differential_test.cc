@@ -55,6 +55,7 @@ RandomGraphOptions ScaleOptions(const Scale& scale) {
   // Slices and dots shrink values below the sizes this tier is for; the
   // other tiers draw them.
   options.allow_index_ops = false;
+  options.allow_element_ops = false;
   options.parameter_dimensions = scale.dimensions;
   return options;
 }

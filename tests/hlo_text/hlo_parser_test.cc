@@ -194,6 +194,19 @@ ENTRY main {
   row = f32[2]{0} reshape(sliced2)
   rid = u32[] replica-id()
   pid = u32[] partition-id()
+  shl = s32[2]{0} shift-left(i, io)
+  sra = s32[2]{0} shift-right-arithmetic(shl, io)
+  srl = s32[2]{0} shift-right-logical(sra, io)
+  pop = s32[2]{0} popcnt(srl)
+  clz = s32[2]{0} count-leading-zeros(pop)
+  fin = pred[2]{0} is-finite(x)
+  clamp = f32[2]{0} clamp(c, x, y)
+  rp = f32[2]{0} reduce-precision(clamp), exponent_bits=5, mantissa_bits=10
+  bits = s32[2]{0} bitcast-convert(rp)
+  rev = f32[2]{0} reverse(rp), dimensions={0}
+  size = s32[] get-dimension-size(rev), dimensions={0}
+  fence = (f32[2]{0}, s32[]) tuple(rev, size)
+  barrier = (f32[2]{0}, s32[]) opt-barrier(fence)
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)

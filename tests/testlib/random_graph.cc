@@ -134,6 +134,11 @@ absl::StatusOr<RandomGraph> Generator::Generate() {
                             builder_.first_error().ok();
        ++attempt) {
     const int64_t remaining = body - Emitted();
+    // Without parameters every step but these needs a value to start from.
+    if (values_.empty()) {
+      if (!TryConstant(remaining)) TryIota(remaining);
+      continue;
+    }
     // Merge dead ends in, mostly once the budget runs low.
     const int64_t dead = static_cast<int64_t>(DeadValues(-1).size()) - 1;
     if (dead > 0 && (remaining <= 2 * dead + 1 || rng_.OneIn(6)) &&
@@ -237,6 +242,10 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryDynamicSlice, 2, index_ops},
       {&Generator::TryDynamicUpdateSlice, 2, index_ops},
       {&Generator::TryDot, 2, index_ops},
+      {&Generator::TryReverse, 2, index_ops},
+      {&Generator::TryClamp, 2, options_.allow_element_ops},
+      {&Generator::TryFloatBits, 2, options_.allow_element_ops},
+      {&Generator::TryBitcastConvert, 2, options_.allow_element_ops},
   };
   int64_t total = 0;
   for (const Step& step : steps) total += step.enabled ? step.weight : 0;

@@ -14,7 +14,11 @@
 //     both, and of the higher-rank operand);
 //   * with allow_index_ops, slices (strided), concatenates, pads (negative
 //     and interior), dynamic slices and updates (constant start indices of
-//     s32/s64/u32, sometimes out of range) and dots appear too;
+//     s32/s64/u32, sometimes out of range), dots and reverses appear too;
+//   * with allow_element_ops, clamps (scalar or full bounds), is-finite,
+//     reduce-precision and bitcast-converts between signed and unsigned
+//     integers of one width appear too (the shifts, popcnt and
+//     count-leading-zeros are among the integer binary and unary ops);
 //   * at most `max_instructions` entry instructions besides the parameters
 //     (BroadcastInDim counts as the 1 or 3 instructions it emits), exactly
 //     that many two times in three; the root is the last op, or sometimes a
@@ -52,8 +56,11 @@ struct RandomGraphOptions {
   bool allow_reduce = true, allow_transpose = true, allow_reshape = true,
        allow_select = true, allow_convert = true, allow_scalars = true,
        allow_zero_sizes = true;
-  // slice, concatenate, pad, dynamic-slice, dynamic-update-slice and dot.
+  // slice, concatenate, pad, dynamic-slice, dynamic-update-slice, dot and
+  // reverse.
   bool allow_index_ops = true;
+  // clamp, is-finite, reduce-precision and bitcast-convert.
+  bool allow_element_ops = true;
   // exp/log/tanh/logistic/rsqrt and float power (inexact across backends;
   // sqrt is correctly rounded and stays).
   bool allow_transcendental = true;

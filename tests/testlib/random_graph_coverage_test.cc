@@ -150,6 +150,7 @@ TEST(RandomGraphCoverageTest, EveryOpAppearsAcrossTwoThousandSeeds) {
   // dilute these draws.
   RandomGraphOptions options = AllTypes();
   options.allow_index_ops = false;
+  options.allow_element_ops = false;
   std::map<std::string, int64_t> counts = Coverage(options);
   Print(counts);
   const char* kOps =
@@ -176,6 +177,21 @@ TEST(RandomGraphCoverageTest, EveryIndexOpAppears) {
                                "dynamic-update-slice,dot",
                                ','),
                 100);
+}
+
+TEST(RandomGraphCoverageTest, EveryElementOpAppears) {
+  RandomGraphOptions options;
+  options.element_types = {PRED, S8,  S16, S32,  S64, U8, U16,
+                           U32,  U64, F16, BF16, F32, F64};
+  std::map<std::string, int64_t> counts = Coverage(options);
+  ExpectAtLeast(counts,
+                absl::StrSplit("reverse,clamp,is-finite,reduce-precision,"
+                               "shift-left,shift-right-arithmetic,popcnt,"
+                               "count-leading-zeros",
+                               ','),
+                50);
+  // Taken only where the values' ranges carry over (non-negative).
+  ExpectAtLeast(counts, {"bitcast-convert", "shift-right-logical"}, 20);
 }
 
 TEST(RandomGraphCoverageTest, EveryBroadcastingCaseAppears) {

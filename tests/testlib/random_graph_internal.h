@@ -188,6 +188,11 @@ class Generator {
   bool TryDynamicSlice(int64_t budget);
   bool TryDynamicUpdateSlice(int64_t budget);
   bool TryDot(int64_t budget);
+  // random_graph_element_ops.cc
+  bool TryReverse(int64_t budget);
+  bool TryClamp(int64_t budget);
+  bool TryFloatBits(int64_t budget);  // is-finite or reduce-precision
+  bool TryBitcastConvert(int64_t budget);
   // Emitted constant start indices for a `window` in `shape`, of one
   // random integer type, sometimes out of range.
   std::vector<XlaOp> StartIndices(const Shape& shape,

@@ -28,7 +28,8 @@ std::vector<HloOpcode> BinaryOpcodes(PrimitiveType type, bool transcendental) {
                                 O::kRemainder, O::kMaximum,  O::kMinimum,
                                 O::kCompare,   O::kCompare};
   if (primitive_util::IsIntegralType(type)) {
-    ops.insert(ops.end(), {O::kAnd, O::kOr, O::kXor, O::kPower});
+    ops.insert(ops.end(), {O::kAnd, O::kOr, O::kXor, O::kPower, O::kShiftLeft,
+                           O::kShiftRightLogical, O::kShiftRightArithmetic});
   } else if (transcendental) {
     ops.insert(ops.end(), {O::kPower, O::kAtan2});
   }
@@ -38,7 +39,8 @@ std::vector<HloOpcode> BinaryOpcodes(PrimitiveType type, bool transcendental) {
 std::vector<HloOpcode> UnaryOpcodes(PrimitiveType type, bool transcendental) {
   if (type == PRED) return {O::kNot, O::kCopy};
   if (primitive_util::IsIntegralType(type)) {
-    return {O::kNegate, O::kAbs, O::kSign, O::kNot, O::kCopy};
+    return {O::kNegate, O::kAbs,  O::kSign,           O::kNot,
+            O::kCopy,   O::kClz,  O::kPopulationCount};
   }
   std::vector<HloOpcode> ops = {O::kNegate, O::kAbs,  O::kFloor,
                                 O::kCeil,   O::kSign, O::kSqrt,

@@ -235,6 +235,17 @@ Range BinaryRange(HloOpcode opcode, PrimitiveType type, const Range& a,
       return BitwiseRange(a, b);
     case HloOpcode::kAtan2:
       return WithNan(Range::Of(-M_PI, M_PI), a.nan || b.nan);
+    case HloOpcode::kShiftLeft: {
+      // Amounts out of [0, width) give 0; small ones scale by 2^amount.
+      if (b.hi > 16) return Range::Unknown();
+      const double scale = std::ldexp(1.0, static_cast<int>(std::max(b.hi, 0.0)));
+      return Range::Of(std::min(a.lo, 0.0) * scale,
+                       std::max(a.hi, 0.0) * scale);
+    }
+    case HloOpcode::kShiftRightLogical:  // negatives become huge
+      return a.lo >= 0 ? Range::Of(0, a.hi) : Range::Unknown();
+    case HloOpcode::kShiftRightArithmetic:
+      return Range::Of(std::min(a.lo, 0.0), std::max(a.hi, 0.0));
     default:  // power: see PowRange
       return Range::Unknown();
   }
@@ -254,6 +265,9 @@ Range UnaryRange(HloOpcode opcode, PrimitiveType type, const Range& a) {
       result.maybe_zero = a.maybe_zero;
       return result;
     }
+    case HloOpcode::kPopulationCount:
+    case HloOpcode::kClz:
+      return Range::Of(0, primitive_util::BitWidth(type));
     case HloOpcode::kSign:
     case HloOpcode::kTanh:
       return SignLikeRange(opcode, a);

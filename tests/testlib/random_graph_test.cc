@@ -331,7 +331,10 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
       {"zero sizes", &RandomGraphOptions::allow_zero_sizes, &HasZeroSize},
       {"index ops", &RandomGraphOptions::allow_index_ops,
        Opcodes({O::kSlice, O::kConcatenate, O::kPad, O::kDynamicSlice,
-                O::kDynamicUpdateSlice, O::kDot})},
+                O::kDynamicUpdateSlice, O::kDot, O::kReverse})},
+      {"element ops", &RandomGraphOptions::allow_element_ops,
+       Opcodes({O::kClamp, O::kIsFinite, O::kReducePrecision,
+                O::kBitcastConvert})},
   };
   for (const FlagCase& flag_case : cases) {
     SCOPED_TRACE(flag_case.name);

@@ -1,0 +1,114 @@
+// The random-graph steps for the ops that map elements in place or reorder
+// them: reverse, clamp, is-finite, reduce-precision and bitcast-convert
+// (between the signed and unsigned integer types of one width, where the
+// values' ranges carry over).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "builder/xla_builder.h"
+#include "ir/primitive_type.h"
+#include "tests/testlib/random_graph_internal.h"
+
+namespace mxla::random_graph_internal {
+
+bool Generator::TryReverse(int64_t budget) {
+  const int64_t a =
+      PickValue([](const Value& v) { return v.shape.rank() >= 1; });
+  if (a < 0 || budget < 1) return false;
+  const Shape shape = values_[a].shape;
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (rng_.OneIn(2)) dims.push_back(d);
+  }
+  XlaOp op = Emit(ValueSource(a, shape.element_type()));
+  Record(Rev(op, dims), values_[a].range);
+  return true;
+}
+
+bool Generator::TryClamp(int64_t budget) {
+  const int64_t a = PickValue(
+      [](const Value& v) { return v.shape.element_type() != PRED; });
+  if (a < 0 || budget < 3) return false;
+  const Shape shape = values_[a].shape;
+  // Each bound a scalar or of the operand's shape; drawn independently, so
+  // a low bound above the high one happens (the high one wins).
+  auto bound = [&]() {
+    const bool scalar = options_.allow_scalars && rng_.OneIn(2);
+    return ConstantSource(
+        scalar ? Shape(shape.element_type(), {}) : shape, ValueStyle::kArgument);
+  };
+  const Source low = bound();
+  const Source high = bound();
+  const Range range = values_[a].range.Union(low.range).Union(high.range);
+  XlaOp op = Emit(ValueSource(a, shape.element_type()));
+  Record(Clamp(Emit(low), op, Emit(high)), range);
+  return true;
+}
+
+bool Generator::TryFloatBits(int64_t budget) {
+  const int64_t a = PickValue([](const Value& v) {
+    return primitive_util::IsFloatingPointType(v.shape.element_type());
+  });
+  if (a < 0 || budget < 1) return false;
+  const Value& value = values_[a];
+  const PrimitiveType type = value.shape.element_type();
+  XlaOp op = Emit(ValueSource(a, type));
+  if (rng_.OneIn(2)) {
+    Record(IsFinite(op), Range::Bool());
+    return true;
+  }
+  // An exponent of at least 5 bits keeps the graph's moderate values
+  // finite; rounding to fewer mantissa bits moves a value by at most a
+  // factor of 2, and small values may flush to zero.
+  const int exponent_bits = rng_.Pick(std::vector<int>{5, 8, 11});
+  const int mantissa_bits = static_cast<int>(rng_.UniformIn(0, 30));
+  Range range = Range::Of(std::min(0.0, 2 * value.range.lo),
+                          std::max(0.0, 2 * value.range.hi));
+  range.nan = value.range.nan;
+  if (value.range.nan && mantissa_bits == 0) range = Range::Unknown();
+  if (!Accept(range, type)) return false;
+  Record(ReducePrecision(op, exponent_bits, mantissa_bits), range);
+  return true;
+}
+
+bool Generator::TryBitcastConvert(int64_t budget) {
+  auto other_signedness = [](PrimitiveType type) {
+    switch (type) {
+      case S8: return U8;
+      case S16: return U16;
+      case S32: return U32;
+      case S64: return U64;
+      case U8: return S8;
+      case U16: return S16;
+      case U32: return S32;
+      case U64: return S64;
+      default: return PRIMITIVE_TYPE_INVALID;
+    }
+  };
+  // The result's type must be one the options allow.
+  const std::vector<PrimitiveType>& allowed = options_.element_types;
+  const int64_t a = PickValue([&](const Value& v) {
+    return std::find(allowed.begin(), allowed.end(),
+                     other_signedness(v.shape.element_type())) !=
+           allowed.end();
+  });
+  if (a < 0 || budget < 1) return false;
+  const PrimitiveType from = values_[a].shape.element_type();
+  const PrimitiveType to = other_signedness(from);
+  // Non-negative values below the signed maximum read the same either way;
+  // others wrap, which the ranges do not follow.
+  const Range& range = values_[a].range;
+  const double signed_max =
+      static_cast<double>((uint64_t{1} << (primitive_util::BitWidth(from) - 1)) - 1);
+  // (An unsigned value is never negative.)
+  if (range.nan || (range.lo < 0 && primitive_util::IsSignedIntegralType(from)) ||
+      range.hi > signed_max) {
+    return false;
+  }
+  XlaOp op = Emit(ValueSource(a, from));
+  Record(BitcastConvertType(op, to), range);
+  return true;
+}
+
+}  // namespace mxla::random_graph_internal
