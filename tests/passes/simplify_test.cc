@@ -128,6 +128,40 @@ ENTRY main {
   EXPECT_FALSE(kept.changed);
 }
 
+TEST(SimplifyTest, NoOpReverseBitcastConvertBarrierAndStaticSizes) {
+  Literal x(ShapeUtil::MakeShape(F32, {1, 3}));
+  for (int64_t i = 0; i < 3; ++i) x.data<float>()[i] = i + 0.5f;
+  std::vector<Literal> args;
+  args.push_back(x);
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[1,3] parameter(0)
+  r = f32[1,3] reverse(x), dimensions={0}
+  c = f32[1,3] bitcast-convert(r)
+  t = (f32[1,3]) tuple(c)
+  b = (f32[1,3]) opt-barrier(t)
+  g = f32[1,3] get-tuple-element(b), index=0
+  s = s32[] get-dimension-size(g), dimensions={1}
+  f = f32[] convert(s)
+  fb = f32[1,3] broadcast(f), dimensions={}
+  ROOT a = f32[1,3] add(g, fb)
+})", {"simplify"}, args);
+  EXPECT_TRUE(out.changed);
+  for (const char* gone : {"reverse", "bitcast-convert", "opt-barrier",
+                           "get-dimension-size"}) {
+    EXPECT_THAT(out.text, Not(HasSubstr(gone)));
+  }
+  // A reverse of a dimension longer than 1 stays.
+  out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[1,3] parameter(0)
+  ROOT r = f32[1,3] reverse(x), dimensions={0,1}
+})", {"simplify"}, args);
+  EXPECT_THAT(out.text, HasSubstr("reverse(x), dimensions={0,1}"));
+}
+
 TEST(SimplifyTest, SliceOfSliceComposes) {
   Literal x(ShapeUtil::MakeShape(F32, {10, 9}));
   for (int64_t i = 0; i < 90; ++i) x.data<float>()[i] = i;
