@@ -245,7 +245,8 @@ absl::StatusOr<FusionKind> ParseFusionKind(TokenCursor& cursor) {
   if (!kind.ok()) {
     return TokenCursor::ErrorAt(
         value, absl::StrCat("unknown fusion kind '", value.text,
-                            "' (expected kLoop, kInput or kOutput)"));
+                            "' (expected kLoop, kInput, kOutput or "
+                            "kCustom)"));
   }
   return *kind;
 }

@@ -80,16 +80,19 @@ absl::string_view FusionKindString(FusionKind kind) {
     case FusionKind::kLoop: return "kLoop";
     case FusionKind::kInput: return "kInput";
     case FusionKind::kOutput: return "kOutput";
+    case FusionKind::kCustom: return "kCustom";
   }
   return "?";
 }
 
 absl::StatusOr<FusionKind> StringToFusionKind(absl::string_view text) {
-  for (FusionKind k : {FusionKind::kLoop, FusionKind::kInput, FusionKind::kOutput}) {
+  for (FusionKind k : {FusionKind::kLoop, FusionKind::kInput,
+                       FusionKind::kOutput, FusionKind::kCustom}) {
     if (FusionKindString(k) == text) return k;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown fusion kind '", text, "' (expected kLoop, kInput or kOutput)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown fusion kind '", text,
+                   "' (expected kLoop, kInput, kOutput or kCustom)"));
 }
 
 }  // namespace mxla

@@ -40,8 +40,10 @@ absl::string_view ComparisonDirectionString(ComparisonDirection direction);
 absl::StatusOr<ComparisonDirection> StringToComparisonDirection(
     absl::string_view text);
 
-// Kinds of fusion computation, printed as `kind=kLoop`.
-enum class FusionKind { kLoop, kInput, kOutput };
+// Kinds of fusion computation, printed as `kind=kLoop`. kCustom is another
+// backend's fusion (XLA:GPU's Triton and library calls): its value is its
+// computation's, which the JIT inlines and fuses its own way.
+enum class FusionKind { kLoop, kInput, kOutput, kCustom };
 absl::string_view FusionKindString(FusionKind kind);
 absl::StatusOr<FusionKind> StringToFusionKind(absl::string_view text);
 

@@ -64,6 +64,7 @@ namespace {
 // finds a plan for it.
 bool CanEmitAsIs(const HloInstruction& fusion,
                  const FusionPlanningOptions& options) {
+  if (fusion.fusion_kind() == FusionKind::kCustom) return false;
   for (const HloInstruction* instruction :
        fusion.to_apply()->instructions()) {
     const HloOpcode opcode = instruction->opcode();

@@ -27,7 +27,9 @@ class CallInlinerPass : public HloPass {
 // inline-unplannable-fusions: a fusion that comes with the input (it has
 // no plan yet) and that mxla could not emit (fusion-planning finds no
 // plan for it, e.g. a multi-output loop fusion, or its body holds an op
-// that does not fuse, such as another fusion) is a call like any other:
+// that does not fuse, such as another fusion), and every kCustom fusion
+// (another backend's: XLA:GPU's Triton or library calls) is a call like
+// any other:
 // it is inlined, and the JIT's own fusion passes then fuse its body their
 // way. Fusions mxla can plan are kept as the input made them.
 class UnplannableFusionInlinerPass : public HloPass {

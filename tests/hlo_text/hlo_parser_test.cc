@@ -880,8 +880,8 @@ std::vector<BadInput> BadInputs() {
        "5:42: unknown comparison direction 'XX'"},
       {"bad fusion kind",
        "HloModule m\nf {\n  p = f32[] parameter(0)\n}\nENTRY e {\n  x = f32[] "
-       "parameter(0)\n  ROOT y = f32[] fusion(x), kind=kCustom, calls=f\n}\n",
-       "7:34: unknown fusion kind 'kCustom'"},
+       "parameter(0)\n  ROOT y = f32[] fusion(x), kind=kTriton, calls=f\n}\n",
+       "7:34: unknown fusion kind 'kTriton'"},
       {"two roots",
        EntryModule(
            "  ROOT x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n"),

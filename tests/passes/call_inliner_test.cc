@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
@@ -153,6 +154,53 @@ ENTRY main {
   EXPECT_THAT(kept, ::testing::UnorderedElementsAre("inner", "plain"))
       << module->ToString();
   EXPECT_TRUE(RunAndCompare(kFusions));
+}
+
+// kCustom fusions are another backend's (XLA:GPU's Triton and library
+// calls, with their backend_config): they print back as such, their value
+// is their computation's, and the JIT always inlines and re-fuses them.
+TEST(CallInlinerTest, CustomFusionsAreInlined) {
+  constexpr char kCustom[] = R"(HloModule custom_fusion
+triton_gemm {
+  a = bf16[8,16] parameter(0)
+  b = bf16[16,4] parameter(1)
+  ROOT d = bf16[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+plain {
+  d = f32[8,4] parameter(0)
+  ROOT a = f32[8,4] abs(d)
+}
+ENTRY main {
+  x = bf16[8,16] parameter(0)
+  y = bf16[16,4] parameter(1)
+  g = bf16[8,4] fusion(x, y), kind=kCustom, calls=triton_gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+  c = f32[8,4] convert(g)
+  ROOT k = f32[8,4] fusion(c), kind=kLoop, calls=plain
+}
+)";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kCustom));
+  EXPECT_THAT(module->ToString(),
+              ::testing::HasSubstr("fusion(x, y), kind=kCustom, "
+                                   "calls=triton_gemm"));
+  ASSERT_OK_AND_ASSIGN(bool changed,
+                       UnplannableFusionInlinerPass().Run(*module));
+  EXPECT_TRUE(changed);
+  std::vector<std::string> kept;
+  for (const HloInstruction* instruction :
+       module->entry_computation()->instructions()) {
+    if (instruction->opcode() == HloOpcode::kFusion) {
+      kept.push_back(instruction->to_apply()->name());
+    }
+  }
+  EXPECT_THAT(kept, ::testing::ElementsAre("plain"));
+  EXPECT_TRUE(RunAndCompare(kCustom));
+  EXPECT_THAT(ParseHloModule(absl::StrReplaceAll(
+                                 kCustom, {{"kind=kCustom", "kind=kTriton"}}))
+                  .status()
+                  .message(),
+              ::testing::HasSubstr("unknown fusion kind 'kTriton' (expected "
+                                   "kLoop, kInput, kOutput or kCustom)"));
 }
 
 }  // namespace
