@@ -278,6 +278,19 @@ XlaOp Dot(XlaOp lhs, XlaOp rhs,
 // pred[]) holds; body maps init's shape to itself.
 XlaOp While(const XlaComputation& condition, const XlaComputation& body,
             XlaOp init, SourceLocation location = SourceLocation::current());
+// XLA's Conditional: branch_computations[i] (copied into the builder) on
+// branch_operands[i], where i is the s32 scalar `branch_index` (out of
+// range: the last branch); every branch returns one shape, the result's.
+XlaOp Conditional(XlaOp branch_index,
+                  absl::Span<const XlaComputation* const> branch_computations,
+                  absl::Span<const XlaOp> branch_operands,
+                  SourceLocation location = SourceLocation::current());
+// The pred form: true_computation on true_operand if `predicate` holds,
+// else false_computation on false_operand.
+XlaOp Conditional(XlaOp predicate, XlaOp true_operand,
+                  const XlaComputation& true_computation, XlaOp false_operand,
+                  const XlaComputation& false_computation,
+                  SourceLocation location = SourceLocation::current());
 // Calls `computation` (copied into the builder) on `operands`, one per
 // parameter and of its shape; the result is the computation's. Errors go
 // to `builder`.

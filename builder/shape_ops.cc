@@ -395,6 +395,57 @@ XlaOp While(const XlaComputation& condition, const XlaComputation& body,
       });
 }
 
+XlaOp Conditional(XlaOp branch_index,
+                  absl::Span<const XlaComputation* const> branch_computations,
+                  absl::Span<const XlaOp> branch_operands,
+                  SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({branch_index});
+  std::vector<XlaOp> all = {branch_index};
+  all.insert(all.end(), branch_operands.begin(), branch_operands.end());
+  std::vector<std::string> names;
+  for (const XlaComputation* branch : branch_computations) {
+    names.push_back(branch == nullptr ? "<null>" : branch->name());
+  }
+  return RecordOp(
+      builder, "Conditional", all,
+      absl::StrCat("branch_computations={", absl::StrJoin(names, ", "), "}"),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, all));
+        const auto& [instructions, shapes] = looked_up;
+        std::vector<ProgramShape> programs;
+        for (const XlaComputation* branch : branch_computations) {
+          if (branch == nullptr) {
+            return absl::InvalidArgumentError("a branch computation is null");
+          }
+          RETURN_IF_ERROR(CheckCalledComputation(*branch, "branch"));
+          programs.push_back(branch->GetProgramShape());
+        }
+        ASSIGN_OR_RETURN(
+            Shape shape,
+            ShapeInference::InferConditionalShape(
+                *shapes[0], programs,
+                absl::Span<const Shape* const>(shapes).subspan(1)));
+        auto conditional = HloInstruction::CreateGeneric(
+            HloOpcode::kConditional, shape, instructions);
+        std::vector<HloComputation*> callees;
+        for (const XlaComputation* branch : branch_computations) {
+          callees.push_back(builder->AddCalledComputation(*branch));
+        }
+        conditional->set_called_computations(std::move(callees));
+        return builder->AddInstruction(std::move(conditional), "Conditional",
+                                       location);
+      });
+}
+
+XlaOp Conditional(XlaOp predicate, XlaOp true_operand,
+                  const XlaComputation& true_computation, XlaOp false_operand,
+                  const XlaComputation& false_computation,
+                  SourceLocation location) {
+  const XlaComputation* branches[] = {&true_computation, &false_computation};
+  return Conditional(predicate, branches, {true_operand, false_operand},
+                     location);
+}
+
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
            absl::Span<const XlaOp> operands, SourceLocation location) {
   return RecordOp(

@@ -35,6 +35,7 @@ absl::StatusOr<std::vector<KernelInfo>> EmitKernels(
       case HloOpcode::kTuple:
       case HloOpcode::kGetTupleElement:
       case HloOpcode::kWhile:  // the runtime runs its own programs
+      case HloOpcode::kConditional:
         break;
       default:
         return absl::FailedPreconditionError(absl::StrCat(

@@ -288,6 +288,20 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
                             std::make_shared<const FusionPlan>(std::move(plan)));
       return absl::OkStatus();
     }
+    case AttrType::kComputationList: {
+      RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+      attributes.callees.clear();
+      while (!cursor.Is(TokenKind::kRBrace)) {
+        if (!attributes.callees.empty()) {
+          RETURN_IF_ERROR(cursor.Expect(TokenKind::kComma));
+        }
+        ASSIGN_OR_RETURN(HloComputation * callee,
+                         ParseComputationName(cursor, module));
+        attributes.callees.push_back(callee);
+      }
+      cursor.Next();
+      return absl::OkStatus();
+    }
     case AttrType::kComputation: {
       ASSIGN_OR_RETURN(HloComputation * callee,
                        ParseComputationName(cursor, module));

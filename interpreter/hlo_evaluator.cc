@@ -445,6 +445,20 @@ absl::StatusOr<Literal> EvaluateOther(
     }
     case HloOpcode::kCall:
       return EvaluateComputation(*instruction.to_apply(), operands, options);
+    case HloOpcode::kConditional: {
+      // pred: true runs branch 0; s32: an index out of range runs the last.
+      const auto& branches = instruction.called_computations();
+      const Literal& selector = *operands[0];
+      int64_t branch = static_cast<int64_t>(branches.size()) - 1;
+      if (selector.shape().element_type() == PRED) {
+        branch = selector.data<bool>()[0] ? 0 : 1;
+      } else {
+        const int32_t index = selector.data<int32_t>()[0];
+        if (index >= 0 && index < branch) branch = index;
+      }
+      return EvaluateComputation(*branches[branch], {operands[1 + branch]},
+                                 options);
+    }
     case HloOpcode::kWhile: {
       // The state goes through the body while the condition holds; a loop
       // that never ends never returns, as in XLA.

@@ -33,6 +33,7 @@ enum class AttrType {
   kComparisonDirection,
   kFusionKind,
   kComputation,
+  kComputationList,
   kLiteral,
   kFusionPlan,
   kName,

@@ -95,14 +95,40 @@ std::string MetadataToString(const OpMetadata& metadata) {
   return absl::StrCat("metadata={", absl::StrJoin(entries, " "), "}");
 }
 
+// A conditional's branches as XLA prints them: true_computation and
+// false_computation for a pred selector, else branch_computations={...}.
+std::string CalleeListToString(const HloInstruction& instruction) {
+  const auto& callees = instruction.called_computations();
+  auto name = [](const HloComputation* callee) {
+    return callee != nullptr ? callee->name() : std::string("<none>");
+  };
+  if (instruction.operand_count() > 0 &&
+      instruction.operand(0)->shape().IsArray() &&
+      instruction.operand(0)->shape().element_type() == PRED &&
+      callees.size() == 2) {
+    return absl::StrCat(", true_computation=", name(callees[0]),
+                        ", false_computation=", name(callees[1]));
+  }
+  std::vector<std::string> names;
+  for (const HloComputation* callee : callees) names.push_back(name(callee));
+  return absl::StrCat(", branch_computations={", absl::StrJoin(names, ", "),
+                      "}");
+}
+
 // The `, attr=value` list after the operands, in the op table's order.
 std::string AttributesToString(const HloInstruction& instruction,
                                const OpSpec& spec,
                                const HloPrintOptions& options) {
   std::string text;
   int64_t callee_index = 0;
+  const bool has_list = spec.called_computation_count() < 0;
   for (const AttrSlot& slot : spec.attributes) {
     const AttrInfo& info = GetAttrInfo(slot.id);
+    if (info.type == AttrType::kComputationList) {
+      absl::StrAppend(&text, CalleeListToString(instruction));
+      continue;
+    }
+    if (info.type == AttrType::kComputation && has_list) continue;
     if (info.type == AttrType::kComputation) {
       // A malformed instruction (no called computation) still prints, for
       // the verifier's message about it.

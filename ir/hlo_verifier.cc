@@ -30,6 +30,7 @@ absl::Status CheckAttributes(const HloInstruction& instruction,
     bool needed = slot.use == AttrUse::kRequired ||
                   slot.use == AttrUse::kPositional;
     if (!needed || info.type == AttrType::kComputation ||
+        info.type == AttrType::kComputationList ||
         instruction.attributes().Has(slot.id)) {
       continue;
     }
@@ -40,6 +41,17 @@ absl::Status CheckAttributes(const HloInstruction& instruction,
         absl::StrCat("missing attribute '", info.name, "'"));
   }
   const int64_t callees = spec.called_computation_count();
+  if (callees < 0) {
+    if (instruction.called_computations().empty()) {
+      return absl::InvalidArgumentError("needs a called computation");
+    }
+    for (const HloComputation* callee : instruction.called_computations()) {
+      if (callee == nullptr) {
+        return absl::InvalidArgumentError("has a missing called computation");
+      }
+    }
+    return absl::OkStatus();
+  }
   if (static_cast<int64_t>(instruction.called_computations().size()) !=
       callees) {
     if (callees == 0) {
@@ -135,8 +147,8 @@ std::string MadeAt(const OpMetadata& metadata) {
   return text;
 }
 
-// The fused form: every computing instruction of the entry is a fusion or
-// a while loop.
+// The fused form: every computing instruction of the entry is a fusion, a
+// while loop or a conditional.
 absl::Status CheckFusedEntry(const HloComputation& entry) {
   for (const HloInstruction* instruction : entry.instructions()) {
     switch (instruction->opcode()) {
@@ -146,6 +158,7 @@ absl::Status CheckFusedEntry(const HloComputation& entry) {
       case HloOpcode::kGetTupleElement:
       case HloOpcode::kFusion:
       case HloOpcode::kWhile:  // its computations compile on their own
+      case HloOpcode::kConditional:
         break;
       default:
         return absl::InvalidArgumentError(absl::StrCat(

@@ -229,6 +229,25 @@ absl::StatusOr<Shape> While(const HloInstruction& instruction, VerifierMode) {
                                          OperandShape(instruction, 0));
 }
 
+absl::StatusOr<Shape> Conditional(const HloInstruction& instruction,
+                                  VerifierMode) {
+  if (instruction.operand_count() < 1) {
+    return absl::InvalidArgumentError(
+        "conditional: expected a branch index and the branch operands");
+  }
+  std::vector<ProgramShape> branches;
+  for (const HloComputation* branch : instruction.called_computations()) {
+    if (branch == nullptr) {
+      return absl::InvalidArgumentError("conditional: a branch is missing");
+    }
+    branches.push_back(ComputeProgramShape(*branch));
+  }
+  std::vector<const Shape*> operands = OperandShapes(instruction);
+  operands.erase(operands.begin());
+  return ShapeInference::InferConditionalShape(OperandShape(instruction, 0),
+                                               branches, operands);
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

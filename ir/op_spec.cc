@@ -14,7 +14,9 @@ const AttrSlot* OpSpec::FindAttribute(AttrId id) const {
 int64_t OpSpec::called_computation_count() const {
   int64_t count = 0;
   for (const AttrSlot& slot : attributes) {
-    if (GetAttrInfo(slot.id).type == AttrType::kComputation) ++count;
+    const AttrType type = GetAttrInfo(slot.id).type;
+    if (type == AttrType::kComputationList) return -1;
+    if (type == AttrType::kComputation) ++count;
   }
   return count;
 }

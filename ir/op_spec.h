@@ -66,7 +66,8 @@ struct OpSpec {
 
   // The slot of `id`, or null if the op does not take it.
   const AttrSlot* FindAttribute(AttrId id) const;
-  // How many computations the op calls (its kComputation attributes).
+  // How many computations the op calls (its kComputation attributes), or
+  // -1 for any positive number (an op with a kComputationList attribute).
   int64_t called_computation_count() const;
 };
 

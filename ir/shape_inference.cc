@@ -662,6 +662,56 @@ absl::StatusOr<Shape> ShapeInference::InferWhileShape(
   return init;
 }
 
+absl::StatusOr<Shape> ShapeInference::InferConditionalShape(
+    const Shape& branch_index, absl::Span<const ProgramShape> branches,
+    absl::Span<const Shape* const> branch_operands) {
+  constexpr HloOpcode kOp = HloOpcode::kConditional;
+  if (branches.empty()) {
+    return OpError(kOp, "branch_computations is empty.");
+  }
+  if (!branch_index.IsArray() || !branch_index.IsScalar() ||
+      (branch_index.element_type() != PRED &&
+       branch_index.element_type() != S32)) {
+    return OpError(kOp, "branch_index must be a scalar bool or int32_t; got ",
+                   branch_index.ToString(), ".");
+  }
+  if (branch_index.element_type() == PRED && branches.size() != 2) {
+    return OpError(kOp,
+                   "In kConditional, when the predicate is PRED, there must "
+                   "be exactly 2 branch_computations, got ",
+                   branches.size(), ".");
+  }
+  if (branch_operands.size() != branches.size()) {
+    return OpError(kOp, "expected one operand per branch after the index: ",
+                   branches.size(), " branches but ", branch_operands.size(),
+                   " branch operands.");
+  }
+  for (size_t j = 0; j < branches.size(); ++j) {
+    if (branches[j].parameters.size() != 1) {
+      return OpError(kOp, "branch computation ", j,
+                     " must take 1 argument; got ",
+                     branches[j].parameters.size(), ".");
+    }
+    if (branches[j].parameters[0] != *branch_operands[j]) {
+      return OpError(kOp, "branch operand ", j,
+                     " must match the shape of the only parameter of branch "
+                     "computation ",
+                     j, ": got ", branch_operands[j]->ToString(),
+                     " for branch operand and ",
+                     branches[j].parameters[0].ToString(),
+                     " for branch computation parameter.");
+    }
+    if (branches[j].result != branches[0].result) {
+      return OpError(kOp,
+                     "the result of branch 0 computation and branch ", j,
+                     " computation must have the same shape: got ",
+                     branches[0].result.ToString(), " and ",
+                     branches[j].result.ToString(), ".");
+    }
+  }
+  return branches[0].result;
+}
+
 absl::StatusOr<Shape> ShapeInference::InferCallShape(
     absl::Span<const Shape* const> arguments, const ProgramShape& to_apply) {
   constexpr HloOpcode kOp = HloOpcode::kCall;

@@ -155,6 +155,13 @@ class ShapeInference {
                                                const ProgramShape& body,
                                                const Shape& init);
 
+  // conditional(branch_index, operand_0, ..., operand_n-1): a scalar pred
+  // (two branches: true first) or s32 index; branch j takes operand j
+  // (one parameter of its shape); every branch returns the result's shape.
+  static absl::StatusOr<Shape> InferConditionalShape(
+      const Shape& branch_index, absl::Span<const ProgramShape> branches,
+      absl::Span<const Shape* const> branch_operands);
+
   // call(args...) of `to_apply`: as many arguments as it has parameters,
   // each of its parameter's shape; the result is its result.
   static absl::StatusOr<Shape> InferCallShape(

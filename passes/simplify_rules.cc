@@ -248,6 +248,7 @@ absl::StatusOr<HloInstruction*> FoldConstants(HloInstruction* instruction) {
     case HloOpcode::kGetTupleElement:
     case HloOpcode::kFusion:
     case HloOpcode::kWhile:  // its trip count is unbounded: run time's work
+    case HloOpcode::kConditional:  // a branch may hold such a loop
       return nullptr;
     default:
       break;

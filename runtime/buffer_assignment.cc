@@ -12,6 +12,14 @@
 namespace mxla {
 namespace {
 
+// A while or conditional: a step that runs computations of its own on all
+// the leaves of its operands, writing all the leaves of its result.
+bool IsSubprogram(const HloInstruction& instruction) {
+  return instruction.opcode() == HloOpcode::kWhile ||
+         instruction.opcode() == HloOpcode::kConditional;
+}
+
+
 constexpr int64_t kAlignment = 64;
 
 int64_t Aligned(int64_t bytes) {
@@ -152,7 +160,8 @@ absl::StatusOr<EntryLeaves> CollectLeaves(const HloComputation& computation,
         entry.fusions.push_back(instruction);
         break;
       }
-      case HloOpcode::kWhile: {  // a step whose outputs are the state's leaves
+      case HloOpcode::kWhile:  // a step whose outputs are the result's leaves
+      case HloOpcode::kConditional: {
         std::vector<Leaf>& own = entry.leaves[instruction];
         const int64_t outputs = CountArrayLeaves(instruction->shape());
         for (int64_t i = 0; i < outputs; ++i) own.push_back({instruction, i});
@@ -181,7 +190,7 @@ std::map<Leaf, int64_t> InPlaceResults(const std::vector<Leaf>& root_leaves) {
   for (int64_t i = 0; i < static_cast<int64_t>(root_leaves.size()); ++i) {
     const Leaf& leaf = root_leaves[i];
     if (leaf.first->opcode() == HloOpcode::kFusion ||
-        leaf.first->opcode() == HloOpcode::kWhile) {
+        IsSubprogram(*leaf.first)) {
       in_place.emplace(leaf, i);
     }
   }
@@ -202,7 +211,7 @@ std::map<Leaf, int64_t> LastReads(const EntryLeaves& entry) {
 
 Shape LeafShape(const Leaf& leaf) {
   const Shape& shape = leaf.first->shape();
-  if (leaf.first->opcode() == HloOpcode::kWhile) {  // depth-first leaves
+  if (IsSubprogram(*leaf.first)) {  // depth-first leaves
     Shape found;
     int64_t i = 0;
     ForEachArrayLeaf(shape, [&](const Shape& array) {
@@ -235,7 +244,7 @@ absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
     const HloInstruction* fusion = values.fusions[step];
     FusionStep fusion_step{fusion, {}};
     for (const HloInstruction* operand : fusion->operands()) {
-      if (fusion->opcode() == HloOpcode::kWhile) {  // every leaf of the state
+      if (IsSubprogram(*fusion)) {  // every leaf of every operand
         for (const Leaf& leaf : values.leaves.at(operand)) {
           fusion_step.buffers.push_back(values.slots.at(leaf));
         }

@@ -32,8 +32,9 @@ struct BufferSlot {
   int64_t bytes = 0;
 };
 
-// A fusion's kernel, or a while loop (`fusion` is the while; its buffers
-// are the initial state's leaves, then the result's).
+// A fusion's kernel, or a while loop or conditional (`fusion` is the while
+// or conditional; its buffers are every leaf of its operands, depth-first,
+// then the result's).
 struct FusionStep {
   const HloInstruction* fusion = nullptr;
   std::vector<BufferSlot> buffers;  // operands, then outputs

@@ -106,13 +106,13 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
   return passes;
 }
 
-// A while loop's condition and body, each compiled on its own with the
-// same options: from the input module's computation of that name when
-// there is one (the passes have not rewritten it), else from the fused
-// module's.
-absl::StatusOr<std::shared_ptr<const JitExecutable::Program::Loop>> CompileLoop(
-    const HloInstruction& loop, const HloModule* input,
-    const CompileOptions& options) {
+// A while loop's condition and body, or a conditional's branches, each
+// compiled on its own with the same options: from the input module's
+// computation of that name when there is one (the passes have not
+// rewritten it), else from the fused module's.
+absl::StatusOr<std::shared_ptr<const JitExecutable::Program::Subprogram>>
+CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
+                  const CompileOptions& options) {
   CompileOptions sub_options = options;
   sub_options.pipeline.dump_dir.clear();
   auto compile = [&](const HloComputation& computation)
@@ -124,22 +124,33 @@ absl::StatusOr<std::shared_ptr<const JitExecutable::Program::Loop>> CompileLoop(
         source = original;
       }
     }
-    HloModule module(
-        absl::StrCat(loop.parent()->parent()->name(), ".", computation.name()));
+    HloModule module(absl::StrCat(instruction.parent()->parent()->name(), ".",
+                                  computation.name()));
     module.set_entry_computation(module.DeepCopyComputation(*source));
     ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                      Compile(module, sub_options));
     return std::shared_ptr<const Executable>(std::move(executable));
   };
-  auto compiled = std::make_shared<JitExecutable::Program::Loop>();
-  compiled->name = loop.name();
-  ASSIGN_OR_RETURN(compiled->condition,
-                   compile(*loop.called_computations()[0]));
-  ASSIGN_OR_RETURN(compiled->body, compile(*loop.called_computations()[1]));
-  ForEachArrayLeaf(loop.shape(), [&](const Shape& leaf) {
+  auto compiled = std::make_shared<JitExecutable::Program::Subprogram>();
+  compiled->opcode = instruction.opcode();
+  compiled->name = instruction.name();
+  for (const HloComputation* computation :
+       instruction.called_computations()) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const Executable> executable,
+                     compile(*computation));
+    compiled->computations.push_back(std::move(executable));
+  }
+  for (const HloInstruction* operand : instruction.operands()) {
+    int64_t leaves = 0;
+    ForEachArrayLeaf(operand->shape(), [&](const Shape&) { ++leaves; });
+    compiled->operand_leaves.push_back(leaves);
+  }
+  compiled->pred_index = instruction.opcode() == HloOpcode::kConditional &&
+                         instruction.operand(0)->shape().element_type() == PRED;
+  ForEachArrayLeaf(instruction.shape(), [&](const Shape& leaf) {
     compiled->leaf_bytes.push_back(ShapeUtil::ByteSizeOf(leaf));
   });
-  return std::shared_ptr<const JitExecutable::Program::Loop>(
+  return std::shared_ptr<const JitExecutable::Program::Subprogram>(
       std::move(compiled));
 }
 
@@ -214,8 +225,8 @@ absl::StatusOr<std::unique_ptr<CompilePipeline>> CompilePipeline::Create(
         state.program,
         JitExecutable::MakeProgram(
             std::move(state.module), std::move(state.assignment),
-            std::move(kernels), [&state](const HloInstruction& loop) {
-              return CompileLoop(loop, state.input, state.options);
+            std::move(kernels), [&state](const HloInstruction& instruction) {
+              return CompileSubprogram(instruction, state.input, state.options);
             }));
     return absl::OkStatus();
   });

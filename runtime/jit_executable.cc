@@ -61,20 +61,22 @@ absl::StatusOr<std::shared_ptr<JitExecutable::Program>>
 JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
                            BufferAssignment assignment,
                            std::unique_ptr<JitKernels> kernels,
-                           const LoopCompiler& compile_loop) {
+                           const SubprogramCompiler& compile_subprogram) {
   auto program = std::make_shared<Program>();
   program->module = std::move(fused);
   program->assignment = std::move(assignment);
   program->kernels = std::move(kernels);
   int64_t arena_bytes = program->assignment.arena_bytes;
   for (const FusionStep& step : program->assignment.steps) {
-    if (step.fusion->opcode() == HloOpcode::kWhile) {
-      Program::Step loop_step;
-      ASSIGN_OR_RETURN(loop_step.loop, compile_loop(*step.fusion));
-      loop_step.units = 0;
-      loop_step.max_chunks = 1;
-      loop_step.buffers = step.buffers;
-      program->steps.push_back(std::move(loop_step));
+    if (step.fusion->opcode() == HloOpcode::kWhile ||
+        step.fusion->opcode() == HloOpcode::kConditional) {
+      Program::Step subprogram_step;
+      ASSIGN_OR_RETURN(subprogram_step.subprogram,
+                       compile_subprogram(*step.fusion));
+      subprogram_step.units = 0;
+      subprogram_step.max_chunks = 1;
+      subprogram_step.buffers = step.buffers;
+      program->steps.push_back(std::move(subprogram_step));
       continue;
     }
     const KernelInfo* info = nullptr;
@@ -173,7 +175,9 @@ void RunStep(const JitExecutable::Program::Step& step,
 absl::Status RunLoop(const JitExecutable::Program::Step& step,
                      const SlotAddresses& where, ThreadPool& pool, int threads,
                      int64_t max_loop_trips) {
-  const JitExecutable::Program::Loop& loop = *step.loop;
+  const JitExecutable::Program::Subprogram& loop = *step.subprogram;
+  const Executable& condition = *loop.computations[0];
+  const Executable& body = *loop.computations[1];
   const size_t n = loop.leaf_bytes.size();
   std::vector<void*> state(n);
   std::vector<const void*> state_in(n);
@@ -202,18 +206,56 @@ absl::Status RunLoop(const JitExecutable::Program::Step& step,
   bool go = false;
   void* go_buffer[] = {&go};
   for (int64_t trips = 0;; ++trips) {
-    RETURN_IF_ERROR(loop.condition->RunBuffers(state_in, go_buffer, options));
+    RETURN_IF_ERROR(condition.RunBuffers(state_in, go_buffer, options));
     if (!go) return absl::OkStatus();
     if (max_loop_trips >= 0 && trips == max_loop_trips) {
       return LoopTripsExceeded(loop.name, max_loop_trips);
     }
-    RETURN_IF_ERROR(loop.body->RunBuffers(state_in, next, options));
+    RETURN_IF_ERROR(body.RunBuffers(state_in, next, options));
     for (size_t i = 0; i < n; ++i) {
       if (loop.leaf_bytes[i] > 0) {
         std::memcpy(state[i], next[i], loop.leaf_bytes[i]);
       }
     }
   }
+}
+
+// A conditional: the index (pred: true is branch 0; s32: out of range is
+// the last branch) picks the branch, which runs on its operand's leaves and
+// writes the result's.
+absl::Status RunConditional(const JitExecutable::Program::Step& step,
+                            const SlotAddresses& where, ThreadPool& pool,
+                            int threads, int64_t max_loop_trips) {
+  const JitExecutable::Program::Subprogram& conditional = *step.subprogram;
+  const int64_t branches = conditional.computations.size();
+  const void* index = where(step.buffers[0]);
+  int64_t branch = branches - 1;
+  if (conditional.pred_index) {
+    branch = *static_cast<const uint8_t*>(index) != 0 ? 0 : 1;
+  } else {
+    const int32_t value = *static_cast<const int32_t*>(index);
+    if (value >= 0 && value < branch) branch = value;
+  }
+  int64_t first = 0;
+  for (int64_t i = 0; i <= branch; ++i) {
+    first += conditional.operand_leaves[i];
+  }
+  std::vector<const void*> operand;
+  for (int64_t i = 0; i < conditional.operand_leaves[1 + branch]; ++i) {
+    operand.push_back(where(step.buffers[first + i]));
+  }
+  int64_t all_operands = 0;
+  for (int64_t leaves : conditional.operand_leaves) all_operands += leaves;
+  std::vector<void*> result;
+  for (size_t i = all_operands; i < step.buffers.size(); ++i) {
+    result.push_back(where(step.buffers[i]));
+  }
+  RunOptions options;
+  options.thread_pool = &pool;
+  options.threads = threads;
+  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  return conditional.computations[branch]->RunBuffers(operand, result,
+                                                      options);
 }
 
 // Result elements not computed in place: a parameter or constant returned
@@ -251,9 +293,12 @@ absl::Status JitExecutable::DoRunBuffers(
                             scratch ? (*scratch)->arena.get() : nullptr};
   void** pointers = scratch ? (*scratch)->pointers.data() : stack_table;
   for (const Program::Step& step : program_->steps) {
-    if (step.loop != nullptr) {
-      RETURN_IF_ERROR(RunLoop(step, where, *threads.pool, threads.threads,
-                              threads.max_loop_trips));
+    if (step.subprogram != nullptr) {
+      const auto run = step.subprogram->opcode == HloOpcode::kWhile
+                           ? &RunLoop
+                           : &RunConditional;
+      RETURN_IF_ERROR(run(step, where, *threads.pool, threads.threads,
+                          threads.max_loop_trips));
       continue;
     }
     RunStep(step, where, pointers, *threads.pool, threads.threads);

@@ -29,17 +29,25 @@ class JitExecutable : public Executable {
  public:
   // What a compile produces; immutable.
   struct Program {
-    // A while loop: its condition and body compiled as executables of
-    // their own, run on the loop state's leaves in place.
-    struct Loop {
-      std::string name;  // the while instruction's
-      std::shared_ptr<const Executable> condition, body;
-      std::vector<int64_t> leaf_bytes;  // the state's leaves, depth-first
+    // A while loop or a conditional: its called computations compiled as
+    // executables of their own. A while runs its condition and body on the
+    // loop state's leaves in place; a conditional runs the branch its index
+    // picks on that branch's operand.
+    struct Subprogram {
+      HloOpcode opcode;  // kWhile or kConditional
+      std::string name;  // the instruction's
+      // while: condition, body; conditional: the branches.
+      std::vector<std::shared_ptr<const Executable>> computations;
+      // conditional: how many leaves each operand has, the index first,
+      // and whether the index is a pred (true runs branch 0) or an s32.
+      std::vector<int64_t> operand_leaves;
+      bool pred_index = false;
+      std::vector<int64_t> leaf_bytes;  // the result's leaves, depth-first
     };
     struct Step {
-      // Set for a while step (whose function is null): its buffers are the
-      // initial state's leaves, then the result's.
-      std::shared_ptr<const Loop> loop;
+      // Set for a while or conditional step (whose function is null): its
+      // buffers are its operands' leaves, then the result's.
+      std::shared_ptr<const Subprogram> subprogram;
       KernelFunction function;
       int64_t units;
       int64_t max_chunks;
@@ -61,13 +69,15 @@ class JitExecutable : public Executable {
   // The program of the compile pipeline's "link" stage
   // (runtime/compile_pipeline.h): one step per fusion of `fused`, in the
   // assignment's order, running `kernels`' function for it, and one per
-  // while loop, whose condition and body `compile_loop` compiles.
-  using LoopCompiler =
-      std::function<absl::StatusOr<std::shared_ptr<const Program::Loop>>(
-          const HloInstruction& loop)>;
+  // while loop or conditional, whose computations `compile_subprogram`
+  // compiles.
+  using SubprogramCompiler =
+      std::function<absl::StatusOr<std::shared_ptr<const Program::Subprogram>>(
+          const HloInstruction& instruction)>;
   static absl::StatusOr<std::shared_ptr<Program>> MakeProgram(
       std::shared_ptr<const HloModule> fused, BufferAssignment assignment,
-      std::unique_ptr<JitKernels> kernels, const LoopCompiler& compile_loop);
+      std::unique_ptr<JitKernels> kernels,
+      const SubprogramCompiler& compile_subprogram);
   // InvalidArgument (ir/memory_budget.h) if a run of `fused` with buffers
   // `assignment` (its result plus the arena of temporaries) would exceed
   // `memory_limit_bytes`, naming the computation, the result shape and both

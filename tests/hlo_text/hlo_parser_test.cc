@@ -192,6 +192,7 @@ ENTRY main {
   padded = f32[2,4]{1,0} pad(shard, zero), padding=0_1x0_0_1
   sliced2 = f32[1,2]{1,0} slice(padded), slice={[0:1], [0:4:2]}
   row = f32[2]{0} reshape(sliced2)
+  p0 = pred[] constant(true)
   rid = u32[] replica-id()
   pid = u32[] partition-id()
   shl = s32[2]{0} shift-left(i, io)
@@ -207,6 +208,8 @@ ENTRY main {
   size = s32[] get-dimension-size(rev), dimensions={0}
   fence = (f32[2]{0}, s32[]) tuple(rev, size)
   barrier = (f32[2]{0}, s32[]) opt-barrier(fence)
+  cond = f32[2]{0} conditional(p0, called, x), true_computation=callee, false_computation=callee
+  branch = f32[2]{0} conditional(one, called, x, y), branch_computations={callee, callee, callee}
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)
