@@ -27,6 +27,7 @@
 
 #include "absl/types/span.h"
 #include "ir/literal.h"
+#include "ir/replica_groups.h"
 
 namespace mxla {
 
@@ -274,6 +275,31 @@ XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
 // first.
 XlaOp Dot(XlaOp lhs, XlaOp rhs,
           SourceLocation location = SourceLocation::current());
+// XLA's collectives. mxla runs one device (one replica of one partition):
+// each records only when every replica group has one participant
+// (shard_count and split_count 1; no groups means one), where it is an
+// identity, and CollectivePermute only with no pairs (zeros) or {0, 0} (a
+// copy). Anything else is an error that names what it needs.
+XlaOp AllReduce(XlaOp operand, const XlaComputation& computation,
+                const IdGroups& replica_groups = {},
+                SourceLocation location = SourceLocation::current());
+XlaOp AllGather(XlaOp operand, int64_t all_gather_dimension,
+                int64_t shard_count, const IdGroups& replica_groups = {},
+                SourceLocation location = SourceLocation::current());
+XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation,
+                    int64_t scatter_dimension, int64_t shard_count,
+                    const IdGroups& replica_groups = {},
+                    SourceLocation location = SourceLocation::current());
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
+               int64_t concat_dimension, int64_t split_count,
+               const IdGroups& replica_groups = {},
+               SourceLocation location = SourceLocation::current());
+XlaOp CollectivePermute(
+    XlaOp operand,
+    const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
+    SourceLocation location = SourceLocation::current());
+XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
+                          SourceLocation location = SourceLocation::current());
 // XLA's While: `init` through `body` while `condition` (init's shape ->
 // pred[]) holds; body maps init's shape to itself.
 XlaOp While(const XlaComputation& condition, const XlaComputation& body,

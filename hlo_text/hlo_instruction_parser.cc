@@ -278,6 +278,8 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
       return keep(ParseInt64ListAt(cursor));
     case AttrType::kSliceRanges:
       return keep(ParseSliceRangesAt(cursor));
+    case AttrType::kIdGroups:
+      return keep(ParseIdGroupsAt(cursor));
     case AttrType::kComparisonDirection:
       return keep(ParseDirection(cursor));
     case AttrType::kFusionKind:

@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/replica_groups.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
@@ -399,6 +400,107 @@ absl::StatusOr<std::vector<int64_t>> ParseInt64ListAt(TokenCursor& cursor) {
   return values;
 }
 
+
+namespace {
+
+// `[a,b,...]`: a non-empty list of non-negative sizes.
+absl::StatusOr<std::vector<int64_t>> ParseSquareListAt(TokenCursor& cursor) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLSquare));
+  std::vector<int64_t> values;
+  while (!cursor.Is(TokenKind::kRSquare)) {
+    if (!values.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+      return cursor.Expected("',' or ']'");
+    }
+    ASSIGN_OR_RETURN(int64_t value, ExpectInt64(cursor));
+    if (value < 0) return cursor.Expected("a non-negative size");
+    values.push_back(value);
+  }
+  cursor.Next();
+  return values;
+}
+
+// XLA's iota groups `[groups,size]<=[dims]T(perm)`.
+absl::StatusOr<IdGroups> ParseIotaGroupsAt(TokenCursor& cursor) {
+  const Token start = cursor.Peek();
+  ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseSquareListAt(cursor));
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLessEqual));
+  ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseSquareListAt(cursor));
+  std::vector<int64_t> perm(dims.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  if (cursor.Is(TokenKind::kName) && cursor.Peek().text == "T") {
+    cursor.Next();
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kLParen));
+    perm.clear();
+    while (!cursor.Is(TokenKind::kRParen)) {
+      if (!perm.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+        return cursor.Expected("',' or ')'");
+      }
+      ASSIGN_OR_RETURN(int64_t p, ExpectInt64(cursor));
+      perm.push_back(p);
+    }
+    cursor.Next();
+  }
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
+  std::vector<bool> seen(dims.size(), false);
+  bool valid = shape.size() == 2 && shape[0] * shape[1] == total &&
+               perm.size() == dims.size() && total <= (int64_t{1} << 20);
+  for (size_t i = 0; valid && i < perm.size(); ++i) {
+    valid = perm[i] >= 0 && perm[i] < static_cast<int64_t>(dims.size()) &&
+            !seen[perm[i]];
+    if (valid) seen[perm[i]] = true;
+  }
+  if (!valid) {
+    return TokenCursor::ErrorAt(
+        start, "malformed iota device groups: expected [groups,size]<=[dims] "
+               "with groups * size ids, optionally T(permutation of dims)");
+  }
+  // Position k of the transposed array holds the id whose index in `dims`
+  // is that position's index permuted back.
+  std::vector<int64_t> transposed_dims;
+  for (int64_t p : perm) transposed_dims.push_back(dims[p]);
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * dims[d + 1];
+  }
+  std::vector<int64_t> ids;
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t k = 0; k < total; ++k) {
+    int64_t id = 0;
+    for (size_t i = 0; i < perm.size(); ++i) id += index[i] * strides[perm[i]];
+    ids.push_back(id);
+    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+      if (++index[d] < transposed_dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  IdGroups groups(shape[0]);
+  for (int64_t g = 0; g < shape[0]; ++g) {
+    groups[g].assign(ids.begin() + g * shape[1],
+                     ids.begin() + (g + 1) * shape[1]);
+  }
+  return groups;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int64_t>> ParseIdGroupsAt(TokenCursor& cursor) {
+  if (cursor.Is(TokenKind::kLSquare)) {
+    ASSIGN_OR_RETURN(IdGroups groups, ParseIotaGroupsAt(cursor));
+    return EncodeIdGroups(groups);
+  }
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  IdGroups groups;
+  while (!cursor.Is(TokenKind::kRBrace)) {
+    if (!groups.empty() && !cursor.TryConsume(TokenKind::kComma)) {
+      return cursor.Expected("',' or '}'");
+    }
+    ASSIGN_OR_RETURN(std::vector<int64_t> group, ParseInt64ListAt(cursor));
+    groups.push_back(std::move(group));
+  }
+  cursor.Next();
+  return EncodeIdGroups(groups);
+}
 
 absl::StatusOr<std::vector<int64_t>> ParseSliceRangesAt(TokenCursor& cursor) {
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));

@@ -26,6 +26,10 @@ absl::StatusOr<std::vector<int64_t>> ParseInt64ListAt(TokenCursor& cursor);
 // `{[start:limit(:stride)?], ...}` (slice bounds) as start, limit, stride
 // triples, the stride 1 when left out.
 absl::StatusOr<std::vector<int64_t>> ParseSliceRangesAt(TokenCursor& cursor);
+// `{{0,1},{2,3}}` or XLA's iota form `[2,2]<=[4]` (`[groups,size]<=[dims]`,
+// optionally `T(perm)`: the ids 0..n-1 laid out as dims, transposed by
+// perm, read as groups rows), encoded as ir/replica_groups.h does.
+absl::StatusOr<std::vector<int64_t>> ParseIdGroupsAt(TokenCursor& cursor);
 
 // The value part of a literal of the valid `shape`: `1`, `{ {1, 2} }`,
 // `( {1}, true )`. Element counts and nesting must match the shape, and

@@ -13,6 +13,7 @@
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/bit_ops.h"
 #include "semantics/scalar_semantics.h"
+#include "ir/replica_groups.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
@@ -26,6 +27,7 @@ using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
 using hlo_evaluator_internal::EvaluateReverse;
+using hlo_evaluator_internal::EvaluateSingleDeviceCollective;
 using hlo_evaluator_internal::EvaluateDynamicSlice;
 using hlo_evaluator_internal::EvaluatePad;
 using hlo_evaluator_internal::EvaluateDynamicUpdateSlice;
@@ -445,6 +447,25 @@ absl::StatusOr<Literal> EvaluateOther(
     }
     case HloOpcode::kCall:
       return EvaluateComputation(*instruction.to_apply(), operands, options);
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectivePermuteDone:
+      return EvaluateSingleDeviceCollective(
+          instruction.opcode(), shape,
+          instruction.attributes().Has(AttrId::kSourceTargetPairs) &&
+              !DecodeIdGroups(*instruction.attributes().Get<std::vector<int64_t>>(
+                                  AttrId::kSourceTargetPairs))
+                   .empty(),
+          operands);
     case HloOpcode::kConditional: {
       // pred: true runs branch 0; s32: an index out of range runs the last.
       const auto& branches = instruction.called_computations();

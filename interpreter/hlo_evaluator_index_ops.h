@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 #include "ir/padding_config.h"
 #include "ir/shape.h"
@@ -69,6 +70,13 @@ absl::StatusOr<Literal> EvaluateConcatenate(
 absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
                                     const DotDimensionNumbers& dnums,
                                     const Shape& shape);
+// A collective on one device, verified (hlo_evaluator_collectives.cc):
+// the operands themselves, a start's (operands, results), a done's results;
+// collective-permute's result is the operand if `permutes_to_itself`, else
+// zeros.
+absl::StatusOr<Literal> EvaluateSingleDeviceCollective(
+    HloOpcode opcode, const Shape& shape, bool permutes_to_itself,
+    absl::Span<const Literal* const> operands);
 // Row-major reinterpretation with the same element count.
 absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,
                                         const Shape& shape);

@@ -34,6 +34,7 @@ enum class AttrType {
   kFusionKind,
   kComputation,
   kComputationList,
+  kIdGroups,
   kLiteral,
   kFusionPlan,
   kName,

@@ -11,6 +11,7 @@
 #include "ir/hlo_module.h"
 #include "ir/literal_text.h"
 #include "ir/op_spec.h"
+#include "ir/replica_groups.h"
 
 namespace mxla {
 namespace {
@@ -153,6 +154,13 @@ std::string AttributesToString(const HloInstruction& instruction,
                            : absl::StrCat(d.low, "_", d.high, "_", d.interior));
       }
       absl::StrAppend(&text, ", ", info.name, "=", absl::StrJoin(dims, "x"));
+      continue;
+    }
+    if (info.type == AttrType::kIdGroups) {
+      absl::StrAppend(
+          &text, ", ", info.name, "=",
+          IdGroupsToString(DecodeIdGroups(
+              *instruction.attributes().Get<std::vector<int64_t>>(slot.id))));
       continue;
     }
     if (info.type == AttrType::kSliceRanges) {

@@ -248,6 +248,26 @@ absl::StatusOr<Shape> Conditional(const HloInstruction& instruction,
                                                branches, operands);
 }
 
+absl::StatusOr<Shape> Collective(const HloInstruction& instruction,
+                                 VerifierMode) {
+  auto groups = [&](AttrId id) {
+    const auto* flat = instruction.attributes().Get<std::vector<int64_t>>(id);
+    return flat == nullptr ? IdGroups{} : DecodeIdGroups(*flat);
+  };
+  for (int64_t d : instruction.dimensions()) {
+    const Shape& operand = OperandShape(instruction, 0);
+    if (!operand.IsArray() || d < 0 || d >= operand.rank()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          HloOpcodeString(instruction.opcode()), ": dimension ", d,
+          " is out of range for ", operand.ToString()));
+    }
+  }
+  return ShapeInference::InferSingleDeviceCollectiveShape(
+      instruction.opcode(), OperandShapes(instruction),
+      groups(AttrId::kReplicaGroups), groups(AttrId::kSourceTargetPairs),
+      instruction.shape());
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

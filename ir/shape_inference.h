@@ -18,6 +18,7 @@
 #include "ir/dot_dimension_numbers.h"
 #include "ir/padding_config.h"
 #include "ir/hlo_opcode.h"
+#include "ir/replica_groups.h"
 #include "ir/shape.h"
 
 namespace mxla {
@@ -154,6 +155,20 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferWhileShape(const ProgramShape& condition,
                                                const ProgramShape& body,
                                                const Shape& init);
+
+  // A collective (all-reduce, all-gather, reduce-scatter, all-to-all,
+  // collective-broadcast, collective-permute and the -start/-done forms) on
+  // mxla's one device: every replica group has one participant and every
+  // source_target_pair is {0,0}, and the result (`declared`) is what one
+  // participant makes: the operands (a tuple of them for several), a
+  // start's (operands, results) tuple, a done's results.
+  // Every refusal of a collective that needs other devices says this.
+  static constexpr absl::string_view kOneDevice =
+      "mxla runs one device (one replica of one partition)";
+  static absl::StatusOr<Shape> InferSingleDeviceCollectiveShape(
+      HloOpcode opcode, absl::Span<const Shape* const> operands,
+      const IdGroups& replica_groups, const IdGroups& source_target_pairs,
+      const Shape& declared);
 
   // conditional(branch_index, operand_0, ..., operand_n-1): a scalar pred
   // (two branches: true first) or s32 index; branch j takes operand j

@@ -10,6 +10,7 @@
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
+#include "passes/lower_collectives.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
 
@@ -28,6 +29,7 @@ std::unique_ptr<HloPass> Make() {
 
 constexpr PassFactory kPasses[] = {
     {"inline-calls", &Make<CallInlinerPass>},
+    {"lower-collectives", &Make<LowerCollectivesPass>},
     {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},
     {"simplify", &Make<SimplifyPass>},

@@ -18,6 +18,7 @@
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
+#include "passes/lower_collectives.h"
 #include "passes/pass_registry.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
@@ -93,6 +94,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       // Codegen needs lowered, fused, planned HLO whatever the user's pass
       // list; these passes do nothing when their work is already done
       // (planning keeps the plans a parsed fused module brings).
+      passes->AddPass(std::make_unique<LowerCollectivesPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(
           std::make_unique<UnplannableFusionInlinerPass>(options.codegen));

@@ -8,12 +8,14 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "ir/literal.h"
+#include "ir/shape_inference.h"
 #include "ir/shape_util.h"
 #include "runtime/compile.h"
 #include "tools/compare_results.h"
@@ -141,7 +143,12 @@ ModuleOutcome EvaluateModuleFile(const std::string& path,
   absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);
   if (!module.ok()) return Failed(path, CorpusStage::kParse, module.status());
   absl::Status verified = VerifyModule(**module, VerifierMode::kBuilder);
-  if (!verified.ok()) return Failed(path, CorpusStage::kVerify, verified);
+  if (!verified.ok()) {
+    const bool devices = absl::StrContains(verified.message(),
+                                           ShapeInference::kOneDevice);
+    return Failed(path, devices ? CorpusStage::kDevices : CorpusStage::kVerify,
+                  verified);
+  }
   CompileOptions compile;
   compile.backend = Backend::kJit;
   absl::StatusOr<std::unique_ptr<Executable>> jit = Compile(**module, compile);
@@ -188,6 +195,7 @@ std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
   static constexpr std::pair<CorpusStage, const char*> kStages[] = {
       {CorpusStage::kParse, "did not parse"},
       {CorpusStage::kVerify, "parsed, failed verification"},
+      {CorpusStage::kDevices, "parsed, needs several devices (refused)"},
       {CorpusStage::kCompile, "verified, failed to compile (JIT)"},
       {CorpusStage::kRun, "compiled, failed to run or to match"},
       {CorpusStage::kTooLarge, "compiled, too large to run"},

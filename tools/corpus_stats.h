@@ -19,6 +19,7 @@ namespace mxla::tools {
 enum class CorpusStage {
   kParse,    // did not parse
   kVerify,   // parsed, failed the verifier
+  kDevices,  // parsed, refused: a collective needs several devices
   kCompile,  // verified, the JIT could not compile it
   kRun,      // compiled, running failed or the JIT and interpreter differ
   kTooLarge, // compiled; not run: its arguments and results are too large

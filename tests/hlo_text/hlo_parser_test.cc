@@ -210,6 +210,18 @@ ENTRY main {
   barrier = (f32[2]{0}, s32[]) opt-barrier(fence)
   cond = f32[2]{0} conditional(p0, called, x), true_computation=callee, false_computation=callee
   branch = f32[2]{0} conditional(one, called, x, y), branch_computations={callee, callee, callee}
+  ar = f32[2]{0} all-reduce(x), replica_groups={}, to_apply=add_f32
+  ars = f32[2]{0} all-reduce-start(ar), replica_groups={{0}}, to_apply=add_f32
+  ard = f32[2]{0} all-reduce-done(ars)
+  ag = f32[2]{0} all-gather(ard), dimensions={0}, replica_groups={}
+  ags = (f32[2]{0}, f32[2]{0}) all-gather-start(ag), dimensions={0}, replica_groups={}
+  agd = f32[2]{0} all-gather-done(ags)
+  rs = f32[2]{0} reduce-scatter(agd), dimensions={0}, replica_groups={}, to_apply=add_f32
+  a2a = f32[2]{0} all-to-all(rs), dimensions={0}, replica_groups={}
+  cb = f32[2]{0} collective-broadcast(a2a), replica_groups={{0}}
+  perm = f32[2]{0} collective-permute(cb), source_target_pairs={{0,0}}
+  cps = (f32[2]{0}, f32[2]{0}) collective-permute-start(perm), source_target_pairs={{0,0}}
+  cpd = f32[2]{0} collective-permute-done(cps)
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)

@@ -168,13 +168,14 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
-              ElementsAre("inline-calls", "expand-dots", "lower-broadcasts",
-                          "simplify", "cse", "dce", "fusion", "row-fusion",
-                          "fusion-planning"));
+              ElementsAre("inline-calls", "lower-collectives", "expand-dots",
+                          "lower-broadcasts", "simplify", "cse", "dce",
+                          "fusion", "row-fusion", "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
-                                 "inline-calls, expand-dots, lower-broadcasts, "
+                                 "inline-calls, lower-collectives, expand-dots, "
+                                 "lower-broadcasts, "
                                  "simplify, "
                                  "cse, dce, "
                                  "fusion, row-fusion, fusion-planning)")));

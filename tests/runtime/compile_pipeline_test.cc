@@ -104,7 +104,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
     passes.push_back(pass.name);
   }
   EXPECT_THAT(passes,
-              ElementsAre("simplify", "inline-calls",
+              ElementsAre("simplify", "lower-collectives", "inline-calls",
                           "inline-unplannable-fusions", "expand-dots",
                           "lower-broadcasts",
                           "fusion", "row-fusion", "fusion-planning"));

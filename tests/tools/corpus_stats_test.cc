@@ -60,6 +60,16 @@ ENTRY main {
   y = s32[4] parameter(1)
   ROOT s = f32[4] add(x, y)
 })");
+  const std::string devices = WriteModule("devices.hlo", R"(HloModule d
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=add
+})");
   const std::string large = WriteModule("large.hlo", R"(HloModule large
 ENTRY main {
   x = f32[4096,4096] parameter(0)
@@ -68,7 +78,7 @@ ENTRY main {
   CorpusOptions options;
   options.max_run_elements = 1 << 20;
   std::vector<ModuleOutcome> outcomes;
-  for (const std::string& path : {good, unknown, unverified, large}) {
+  for (const std::string& path : {good, unknown, unverified, large, devices}) {
     outcomes.push_back(EvaluateModuleFile(path, options));
   }
   EXPECT_EQ(outcomes[0].stage, CorpusStage::kPassed);
@@ -78,6 +88,11 @@ ENTRY main {
   EXPECT_EQ(outcomes[2].stage, CorpusStage::kVerify);
   EXPECT_THAT(outcomes[2].reason, HasSubstr("different element types"));
   EXPECT_EQ(outcomes[3].stage, CorpusStage::kTooLarge);
+  EXPECT_EQ(outcomes[4].stage, CorpusStage::kDevices);
+  EXPECT_THAT(outcomes[4].reason, HasSubstr("replica group {N,N} has N "
+                                            "participants, but mxla runs one "
+                                            "device"));
+  outcomes.pop_back();
 
   outcomes.push_back(outcomes[1]);  // a second module with the same reason
   const std::string report = FormatCorpusReport(outcomes, 10);

@@ -1,0 +1,111 @@
+#include "passes/lower_collectives.h"
+
+#include <vector>
+
+#include "ir/hlo_computation.h"
+#include "ir/hlo_module.h"
+#include "ir/replica_groups.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+namespace {
+
+class Lowering {
+ public:
+  explicit Lowering(HloInstruction* collective)
+      : collective_(collective), computation_(*collective->parent()) {}
+
+  // The plain HLO that replaces the collective.
+  absl::StatusOr<HloInstruction*> Lower() {
+    const auto operands = collective_->operands();
+    switch (collective_->opcode()) {
+      case HloOpcode::kAllReduce:
+      case HloOpcode::kAllReduceStart:
+      case HloOpcode::kAllGather:
+      case HloOpcode::kReduceScatter:
+      case HloOpcode::kAllToAll:
+      case HloOpcode::kCollectiveBroadcast:
+        return OneOrTuple({operands.begin(), operands.end()});
+      case HloOpcode::kAllReduceDone:
+        return collective_->mutable_operand(0);
+      case HloOpcode::kCollectivePermute:
+        return Permuted();
+      case HloOpcode::kAllGatherStart: {
+        std::vector<HloInstruction*> elements(operands.begin(),
+                                              operands.end());
+        elements.insert(elements.end(), operands.begin(), operands.end());
+        return Add(HloInstruction::CreateTuple(elements));
+      }
+      case HloOpcode::kCollectivePermuteStart: {
+        const Shape& shape = collective_->shape();
+        std::vector<HloInstruction*> elements = {
+            collective_->mutable_operand(0)};
+        ASSIGN_OR_RETURN(HloInstruction * permuted, Permuted());
+        elements.push_back(permuted);
+        for (int64_t i = 2; i < shape.tuple_shapes().size(); ++i) {
+          elements.push_back(
+              Add(HloInstruction::CreateConstant(Literal(shape.tuple_shapes(i)))));
+        }
+        return Add(HloInstruction::CreateTuple(elements));
+      }
+      case HloOpcode::kAllGatherDone: {
+        HloInstruction* start = collective_->mutable_operand(0);
+        const int64_t n = start->shape().tuple_shapes().size() / 2;
+        std::vector<HloInstruction*> results;
+        for (int64_t i = n; i < 2 * n; ++i) results.push_back(Element(start, i));
+        return OneOrTuple(results);
+      }
+      case HloOpcode::kCollectivePermuteDone:
+        return Element(collective_->mutable_operand(0), 1);
+      default:
+        return nullptr;
+    }
+  }
+
+ private:
+  HloInstruction* Add(std::unique_ptr<HloInstruction> instruction) {
+    instruction->set_metadata(collective_->metadata());
+    return computation_.AddInstruction(std::move(instruction));
+  }
+  HloInstruction* OneOrTuple(const std::vector<HloInstruction*>& values) {
+    if (values.size() == 1) return values[0];
+    return Add(HloInstruction::CreateTuple(values));
+  }
+  HloInstruction* Element(HloInstruction* tuple, int64_t i) {
+    return Add(HloInstruction::CreateGetTupleElement(
+        tuple->shape().tuple_shapes(i), tuple, i));
+  }
+  // Device 0's value after the permute: a copy of its own operand if it
+  // sends to itself ({0,0}, the only pair that verifies), else zeros.
+  absl::StatusOr<HloInstruction*> Permuted() {
+    HloInstruction* operand = collective_->mutable_operand(0);
+    const auto* pairs = collective_->attributes().Get<std::vector<int64_t>>(
+        AttrId::kSourceTargetPairs);
+    if (pairs != nullptr && !DecodeIdGroups(*pairs).empty()) {
+      return Add(HloInstruction::CreateUnary(operand->shape(), HloOpcode::kCopy,
+                                             operand));
+    }
+    return Add(HloInstruction::CreateConstant(Literal(operand->shape())));
+  }
+
+  HloInstruction* collective_;
+  HloComputation& computation_;
+};
+
+}  // namespace
+
+absl::StatusOr<bool> LowerCollectivesPass::Run(HloModule& module) {
+  bool changed = false;
+  for (HloComputation* computation : module.computations()) {
+    for (HloInstruction* instruction :
+         computation->MakeInstructionPostOrder()) {
+      ASSIGN_OR_RETURN(HloInstruction * lowered, Lowering(instruction).Lower());
+      if (lowered == nullptr) continue;
+      computation->ReplaceInstruction(instruction, lowered);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace mxla

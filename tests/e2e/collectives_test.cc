@@ -1,0 +1,194 @@
+// The collectives on mxla's one device: their text forms (replica_groups
+// explicit or in XLA's iota form, source_target_pairs), the single-device
+// rule (a group of one participant runs: an identity or a copy; more
+// participants are refused by name), the builder, the evaluator, and the
+// JIT (which lowers them to plain HLO) against the interpreter.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "builder/xla_builder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "interpreter/hlo_evaluator.h"
+#include "ir/hlo_verifier.h"
+#include "ir/op_spec.h"
+#include "ir/shape_inference.h"
+#include "runtime/compile.h"
+#include "tests/testlib/hlo_test_base.h"
+#include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::Pointers;
+using ::mxla::testing::RunAndCompare;
+using ::testing::HasSubstr;
+
+constexpr char kOneDevice[] = R"(HloModule one_device
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4,6] parameter(0)
+  y = f32[4,6] parameter(1)
+  ar = (f32[4,6], f32[4,6]) all-reduce(x, y), channel_id=1, replica_groups={}, use_global_device_ids=true, to_apply=add
+  ar0 = f32[4,6] get-tuple-element(ar), index=0
+  ag = f32[4,6] all-gather(ar0), dimensions={1}, replica_groups={{0}}
+  rs = (f32[4,6], f32[4,6]) reduce-scatter(ag, y), dimensions={0}, replica_groups=[1,1]<=[1], to_apply=add
+  rs0 = f32[4,6] get-tuple-element(rs), index=0
+  a2a = f32[4,6] all-to-all(rs0), dimensions={0}, replica_groups={{0}}
+  cb = f32[4,6] collective-broadcast(a2a), replica_groups={{0}}
+  cp = f32[4,6] collective-permute(cb), source_target_pairs={{0,0}}
+  zeros = f32[4,6] collective-permute(x), source_target_pairs={}
+  ars = f32[4,6] all-reduce-start(cp), replica_groups={}, to_apply=add
+  ard = f32[4,6] all-reduce-done(ars)
+  ags = (f32[4,6], f32[4,6]) all-gather-start(ard), dimensions={0}
+  agd = f32[4,6] all-gather-done(ags)
+  cps = (f32[4,6], f32[4,6], u32[], u32[]) collective-permute-start(agd), source_target_pairs={{0,0}}
+  cpd = f32[4,6] collective-permute-done(cps)
+  e = f32[4,6] exponential(cpd)
+  ROOT r = f32[4,6] add(e, zeros)
+}
+)";
+
+TEST(CollectivesTest, TextFormsRoundTrip) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kOneDevice));
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kLowered));
+  const std::string text = module->ToString();
+  // channel_id and use_global_device_ids mean nothing on one device.
+  EXPECT_THAT(text, HasSubstr("all-reduce(x, y), replica_groups={}, "
+                              "to_apply=add"));
+  EXPECT_THAT(text, HasSubstr("reduce-scatter(ag, y), dimensions={0}, "
+                              "replica_groups={{0}}, to_apply=add"));
+  EXPECT_THAT(text, HasSubstr("collective-permute(cb), "
+                              "source_target_pairs={{0,0}}"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> again, ParseHloModule(text));
+  EXPECT_EQ(again->ToString(), text);
+  // XLA's iota groups: ids 0..3 as [2,2] (transposed), read as 2 groups.
+  for (const auto& [iota, explicit_groups] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"[2,2]<=[4]", "{{0,1},{2,3}}"},
+           {"[2,2]<=[2,2]T(1,0)", "{{0,2},{1,3}}"},
+           {"[1,4]<=[4]", "{{0,1,2,3}}"},
+           {"[4,2]<=[2,2,2]T(2,1,0)", "{{0,4},{2,6},{1,5},{3,7}}"}}) {
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<HloModule> grouped,
+        ParseHloModule(absl::StrCat(
+            "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] "
+            "parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = "
+            "f32[4] parameter(0)\n  ROOT r = f32[4] all-reduce(x), "
+            "replica_groups=",
+            iota, ", to_apply=add\n}\n")));
+    EXPECT_THAT(grouped->ToString(),
+                HasSubstr(absl::StrCat("replica_groups=", explicit_groups)))
+        << iota;
+  }
+  EXPECT_THAT(ParseHloModule("HloModule m\nENTRY e {\n  x = f32[4] "
+                             "parameter(0)\n  ROOT r = f32[4] all-gather(x), "
+                             "dimensions={0}, replica_groups=[2,3]<=[4]\n}\n")
+                  .status()
+                  .message(),
+              HasSubstr("malformed iota device groups"));
+}
+
+TEST(CollectivesTest, OneParticipantIsAnIdentityInBothBackends) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kOneDevice));
+  std::vector<Literal> arguments = testing::MakeSeededArguments(*module, 5);
+  ASSERT_OK_AND_ASSIGN(Literal result,
+                       EvaluateModule(*module, Pointers(arguments)));
+  // Every collective passes its operand through: r = exp(x); the permute
+  // with no pairs gives zeros.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> exp_only,
+                       ParseHloModule("HloModule e\nENTRY e {\n  x = f32[4,6] "
+                                      "parameter(0)\n  ROOT r = f32[4,6] "
+                                      "exponential(x)\n}\n"));
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*exp_only, {&arguments[0]}));
+  EXPECT_EQ(result, expected);
+  EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments)));
+  // The JIT lowers them to plain HLO before fusing: no op with the
+  // collectives' shape rule is left.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> fused,
+                       OptimizeForBackend(*module, {}));
+  for (const HloComputation* computation : fused->computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      EXPECT_NE(GetOpSpec(instruction->opcode()).shape_rule,
+                GetOpSpec(HloOpcode::kAllReduce).shape_rule)
+          << instruction->ToString();
+    }
+  }
+}
+
+TEST(CollectivesTest, SeveralParticipantsAreRefusedByName) {
+  auto verify = [](const std::string& instruction) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(absl::StrCat(
+            "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] "
+            "parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = "
+            "f32[8] parameter(0)\n  ROOT r = ",
+            instruction, "\n}\n"));
+    EXPECT_OK(module.status());
+    if (!module.ok()) return std::string();
+    return std::string(
+        VerifyModule(**module, VerifierMode::kLowered).message());
+  };
+  EXPECT_THAT(verify("f32[8] all-reduce(x), replica_groups={{0,1},{2,3}}, "
+                     "to_apply=add"),
+              HasSubstr("instruction 'r' (all-reduce): all-reduce: replica "
+                        "group {0,1} has 2 participants, but mxla runs one "
+                        "device (one replica of one partition)"));
+  EXPECT_THAT(verify("f32[16] all-gather(x), dimensions={0}, "
+                     "replica_groups={}"),
+              HasSubstr("all-gather: the result f32[16] is not what one "
+                        "participant makes of its operands (f32[8]): f32[8]. "
+                        "It needs more participants"));
+  EXPECT_THAT(verify("f32[8] collective-permute(x), "
+                     "source_target_pairs={{0,1},{1,0}}"),
+              HasSubstr("source_target_pair {0,1} names another device"));
+  EXPECT_THAT(verify("(f32[8], f32[16]) all-gather-start(x), dimensions={0}, "
+                     "replica_groups={}"),
+              HasSubstr("It needs more participants"));
+}
+
+TEST(CollectivesTest, Builder) {
+  XlaBuilder add("add");
+  Add(Parameter(&add, 0, ShapeUtil::MakeShape(F32, {}), "a"),
+      Parameter(&add, 1, ShapeUtil::MakeShape(F32, {}), "b"));
+  ASSERT_OK_AND_ASSIGN(XlaComputation sum, add.Build());
+  XlaBuilder b("collectives");
+  XlaOp x = ConstantR1<float>(&b, {1, 2, 3});
+  XlaOp y = AllReduce(x, sum);
+  y = AllGather(y, 0, 1, {{0}});
+  y = ReduceScatter(y, sum, 0, 1);
+  y = AllToAll(y, 0, 0, 1);
+  y = CollectiveBroadcast(y, {{0}});
+  CollectivePermute(y, {{0, 0}});
+  ASSERT_OK_AND_ASSIGN(XlaComputation computation, b.Build());
+  ASSERT_OK_AND_ASSIGN(Literal result, EvaluateModule(computation.module(), {}));
+  EXPECT_EQ(result, LiteralUtil::CreateR1<float>({1, 2, 3}));
+  EXPECT_TRUE(RunAndCompare(computation.module(), {}));
+
+  XlaBuilder gather("gather");
+  AllGather(ConstantR1<float>(&gather, {1, 2}), 0, 4);
+  EXPECT_THAT(gather.Build().status().message(),
+              HasSubstr("replica group {0,1,2,3} has 4 participants"));
+  XlaBuilder permute("permute");
+  CollectivePermute(ConstantR1<float>(&permute, {1, 2}), {{0, 1}});
+  EXPECT_THAT(permute.Build().status().message(),
+              HasSubstr("source_target_pair {0,1} names another device"));
+  XlaBuilder dimension("dimension");
+  AllToAll(ConstantR1<float>(&dimension, {1, 2}), 0, 1, 1);
+  EXPECT_THAT(dimension.Build().status().message(),
+              HasSubstr("all-to-all: dimension 1 is out of range for f32[2]"));
+}
+
+}  // namespace
+}  // namespace mxla
