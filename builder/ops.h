@@ -275,6 +275,14 @@ XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
 // first.
 XlaOp Dot(XlaOp lhs, XlaOp rhs,
           SourceLocation location = SourceLocation::current());
+// XLA's Sort: the operands (one dimensions; at least one) with every row
+// along `dimension` (-1: the last) in the order `comparator` defines (2N
+// scalars, lhs and rhs of each operand in turn -> pred[], true when lhs goes
+// first). The result is the operand, or a tuple of them. mxla's sort is
+// always stable, which is also a valid result when `is_stable` is false.
+XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator,
+           int64_t dimension = -1, bool is_stable = false,
+           SourceLocation location = SourceLocation::current());
 // XLA's collectives. mxla runs one device (one replica of one partition):
 // each records only when every replica group has one participant
 // (shard_count and split_count 1; no groups means one), where it is an

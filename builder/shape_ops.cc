@@ -446,6 +446,33 @@ XlaOp Conditional(XlaOp predicate, XlaOp true_operand,
                      location);
 }
 
+XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator,
+           int64_t dimension, bool is_stable, SourceLocation location) {
+  XlaBuilder* builder =
+      operands.empty() ? nullptr : PickBuilder({operands[0]});
+  (void)is_stable;  // mxla's sort is always stable
+  return RecordOp(
+      builder, "Sort", operands,
+      absl::StrCat("comparator=", comparator.name(), ", dimension=",
+                   dimension),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, operands));
+        const auto& [instructions, shapes] = looked_up;
+        RETURN_IF_ERROR(CheckCalledComputation(comparator, "comparator"));
+        const int64_t d =
+            dimension == -1 ? shapes[0]->rank() - 1 : dimension;
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferSortShape(
+                             shapes, d, comparator.GetProgramShape()));
+        auto sort = HloInstruction::CreateGeneric(HloOpcode::kSort, shape,
+                                                  instructions);
+        sort->set_dimensions({d});
+        sort->set_called_computations(
+            {builder->AddCalledComputation(comparator)});
+        return builder->AddInstruction(std::move(sort), "Sort", location);
+      });
+}
+
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation,
            absl::Span<const XlaOp> operands, SourceLocation location) {
   return RecordOp(

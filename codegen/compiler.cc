@@ -36,6 +36,7 @@ absl::StatusOr<std::vector<KernelInfo>> EmitKernels(
       case HloOpcode::kGetTupleElement:
       case HloOpcode::kWhile:  // the runtime runs its own programs
       case HloOpcode::kConditional:
+      case HloOpcode::kSort:
         break;
       default:
         return absl::FailedPreconditionError(absl::StrCat(

@@ -13,6 +13,7 @@
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/bit_ops.h"
 #include "semantics/scalar_semantics.h"
+#include "semantics/sort_rows.h"
 #include "ir/replica_groups.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
@@ -358,6 +359,52 @@ absl::StatusOr<Literal> EvaluateReduce(
   return LiteralUtil::MakeTuple(std::move(job.outputs));
 }
 
+// ---- Sort -----------------------------------------------------------------
+
+// Each row put in the comparator's stable order (semantics/sort_rows.h),
+// the comparator evaluated on scalar literals per comparison.
+absl::StatusOr<Literal> EvaluateSort(const HloInstruction& sort,
+                                     absl::Span<const Literal* const> operands,
+                                     const EvaluatorOptions& options) {
+  const HloComputation* comparator = sort.to_apply();
+  RET_CHECK(comparator != nullptr && sort.dimensions().size() == 1,
+            sort.ToString());
+  ASSIGN_OR_RETURN(Plan plan, MakePlan(*comparator));
+  const size_t n = operands.size();
+  std::vector<Literal> scalars(2 * n);
+  std::vector<const Literal*> arguments(2 * n);
+  std::vector<int64_t> widths(n);
+  std::vector<const void*> inputs(n);
+  std::vector<Literal> outputs;
+  std::vector<void*> output_data(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Shape& shape = operands[i]->shape();
+    RET_CHECK(shape.IsArray(), "sort operand ", shape.ToString());
+    widths[i] = primitive_util::ByteWidth(shape.element_type());
+    for (int side = 0; side < 2; ++side) {
+      scalars[2 * i + side] =
+          Literal(ShapeUtil::MakeScalarShape(shape.element_type()));
+      arguments[2 * i + side] = &scalars[2 * i + side];
+    }
+    inputs[i] = operands[i]->untyped_data();
+    outputs.emplace_back(shape);
+  }
+  for (size_t i = 0; i < n; ++i) output_data[i] = outputs[i].untyped_data();
+  RETURN_IF_ERROR(CheckArguments(*comparator, arguments));
+  RETURN_IF_ERROR(semantics::SortRows(
+      operands[0]->shape().dimensions(), sort.dimensions(0), widths, inputs,
+      output_data,
+      [&](absl::Span<const void* const> pair) -> absl::StatusOr<bool> {
+        for (size_t i = 0; i < 2 * n; ++i) {
+          std::memcpy(scalars[i].untyped_data(), pair[i], widths[i / 2]);
+        }
+        ASSIGN_OR_RETURN(Literal lhs_first, RunPlan(plan, arguments, options));
+        return lhs_first.data<bool>()[0];
+      }));
+  if (n == 1) return std::move(outputs[0]);
+  return LiteralUtil::MakeTuple(std::move(outputs));
+}
+
 // ---- Dispatch -------------------------------------------------------------
 
 absl::StatusOr<Literal> EvaluateOther(
@@ -432,6 +479,8 @@ absl::StatusOr<Literal> EvaluateOther(
                            instruction.slice_strides());
     case HloOpcode::kReduce:
       return EvaluateReduce(instruction, operands);
+    case HloOpcode::kSort:
+      return EvaluateSort(instruction, operands, options);
     case HloOpcode::kTuple: {
       std::vector<Literal> elements;
       for (const Literal* operand : operands) elements.push_back(*operand);

@@ -47,6 +47,11 @@ bool IsElementwise(HloOpcode opcode) {
          opcode == HloOpcode::kReducePrecision;
 }
 
+bool IsSubprogramOp(HloOpcode opcode) {
+  return opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
+         opcode == HloOpcode::kSort;
+}
+
 bool IsExpensiveElementwise(HloOpcode opcode) {
   return GetOpSpec(opcode).cost == CostClass::kExpensive;
 }

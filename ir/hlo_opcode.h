@@ -30,6 +30,10 @@ int64_t HloOpcodeArity(HloOpcode opcode);
 bool IsBinaryElementwise(HloOpcode opcode);
 // Unary, binary, compare, select and convert: same index in, same index out.
 bool IsElementwise(HloOpcode opcode);
+// while, conditional and sort: ops the JIT runs as steps of their own that
+// call their compiled computations (a loop's condition and body, the
+// branches, the comparator), outside any fusion.
+bool IsSubprogramOp(HloOpcode opcode);
 // Elementwise ops that cost much more than a load or store (transcendentals,
 // division, roots): worth writing to memory rather than recomputing.
 bool IsExpensiveElementwise(HloOpcode opcode);

@@ -148,7 +148,7 @@ std::string MadeAt(const OpMetadata& metadata) {
 }
 
 // The fused form: every computing instruction of the entry is a fusion, a
-// while loop or a conditional.
+// while loop, a conditional or a sort.
 absl::Status CheckFusedEntry(const HloComputation& entry) {
   for (const HloInstruction* instruction : entry.instructions()) {
     switch (instruction->opcode()) {
@@ -159,6 +159,7 @@ absl::Status CheckFusedEntry(const HloComputation& entry) {
       case HloOpcode::kFusion:
       case HloOpcode::kWhile:  // its computations compile on their own
       case HloOpcode::kConditional:
+      case HloOpcode::kSort:
         break;
       default:
         return absl::InvalidArgumentError(absl::StrCat(

@@ -268,6 +268,17 @@ absl::StatusOr<Shape> Collective(const HloInstruction& instruction,
       instruction.shape());
 }
 
+absl::StatusOr<Shape> Sort(const HloInstruction& instruction, VerifierMode) {
+  if (instruction.dimensions().size() != 1 ||
+      instruction.to_apply() == nullptr) {
+    return absl::InvalidArgumentError(
+        "sort: needs exactly one dimension and a comparator");
+  }
+  return ShapeInference::InferSortShape(
+      OperandShapes(instruction), instruction.dimensions(0),
+      ComputeProgramShape(*instruction.to_apply()));
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

@@ -662,6 +662,49 @@ absl::StatusOr<Shape> ShapeInference::InferWhileShape(
   return init;
 }
 
+absl::StatusOr<Shape> ShapeInference::InferSortShape(
+    absl::Span<const Shape* const> operands, int64_t dimension,
+    const ProgramShape& comparator) {
+  constexpr HloOpcode kOp = HloOpcode::kSort;
+  if (operands.empty()) return OpError(kOp, "expects at least one operand.");
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(ExpectValidArray(kOp, *operands[i], "operand"));
+    if (!ShapeUtil::SameDimensions(*operands[i], *operands[0])) {
+      return OpError(kOp,
+                     "Expected sort operands to have the same dimensions; "
+                     "got ",
+                     operands[0]->ToString(), " and ",
+                     operands[i]->ToString(), ".");
+    }
+  }
+  if (dimension < 0 || dimension >= operands[0]->rank()) {
+    return OpError(kOp, "dimension ", dimension, " is out of range for ",
+                   operands[0]->ToString(), ".");
+  }
+  if (comparator.parameters.size() != 2 * operands.size()) {
+    return OpError(kOp, "The comparator takes ", comparator.parameters.size(),
+                   " parameters, but sort has ", operands.size(),
+                   " operands: it needs 2 per operand.");
+  }
+  for (size_t i = 0; i < comparator.parameters.size(); ++i) {
+    const Shape scalar =
+        ShapeUtil::MakeShape(operands[i / 2]->element_type(), {});
+    if (comparator.parameters[i] != scalar) {
+      return OpError(kOp, "comparator parameter ", i, " must be ",
+                     scalar.ToString(), " (an element of operand ", i / 2,
+                     "); got ", comparator.parameters[i].ToString(), ".");
+    }
+  }
+  if (comparator.result != ShapeUtil::MakeShape(PRED, {})) {
+    return OpError(kOp, "The comparator must return pred[]; got ",
+                   comparator.result.ToString(), ".");
+  }
+  if (operands.size() == 1) return *operands[0];
+  std::vector<Shape> elements;
+  for (const Shape* operand : operands) elements.push_back(*operand);
+  return ShapeUtil::MakeTupleShape(elements);
+}
+
 absl::StatusOr<Shape> ShapeInference::InferConditionalShape(
     const Shape& branch_index, absl::Span<const ProgramShape> branches,
     absl::Span<const Shape* const> branch_operands) {

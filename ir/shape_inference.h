@@ -170,6 +170,14 @@ class ShapeInference {
       const IdGroups& replica_groups, const IdGroups& source_target_pairs,
       const Shape& declared);
 
+  // sort(operands...) along `dimension` with `comparator`: one or more
+  // arrays of one dimensions; the comparator takes 2N scalars (lhs and rhs
+  // of each operand in turn, of its type) and returns pred[]. The result is
+  // the operand (a tuple of them for several).
+  static absl::StatusOr<Shape> InferSortShape(
+      absl::Span<const Shape* const> operands, int64_t dimension,
+      const ProgramShape& comparator);
+
   // conditional(branch_index, operand_0, ..., operand_n-1): a scalar pred
   // (two branches: true first) or s32 index; branch j takes operand j
   // (one parameter of its shape); every branch returns the result's shape.

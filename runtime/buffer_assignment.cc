@@ -12,11 +12,10 @@
 namespace mxla {
 namespace {
 
-// A while or conditional: a step that runs computations of its own on all
-// the leaves of its operands, writing all the leaves of its result.
+// A while, conditional or sort: a step that runs computations of its own
+// on all the leaves of its operands, writing all the leaves of its result.
 bool IsSubprogram(const HloInstruction& instruction) {
-  return instruction.opcode() == HloOpcode::kWhile ||
-         instruction.opcode() == HloOpcode::kConditional;
+  return IsSubprogramOp(instruction.opcode());
 }
 
 
@@ -161,7 +160,8 @@ absl::StatusOr<EntryLeaves> CollectLeaves(const HloComputation& computation,
         break;
       }
       case HloOpcode::kWhile:  // a step whose outputs are the result's leaves
-      case HloOpcode::kConditional: {
+      case HloOpcode::kConditional:
+      case HloOpcode::kSort: {
         std::vector<Leaf>& own = entry.leaves[instruction];
         const int64_t outputs = CountArrayLeaves(instruction->shape());
         for (int64_t i = 0; i < outputs; ++i) own.push_back({instruction, i});

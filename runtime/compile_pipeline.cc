@@ -147,6 +147,15 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
     ForEachArrayLeaf(operand->shape(), [&](const Shape&) { ++leaves; });
     compiled->operand_leaves.push_back(leaves);
   }
+  if (instruction.opcode() == HloOpcode::kSort) {
+    const Shape& keys = instruction.operand(0)->shape();
+    compiled->dims.assign(keys.dimensions().begin(), keys.dimensions().end());
+    compiled->dimension = instruction.dimensions(0);
+    for (const HloInstruction* operand : instruction.operands()) {
+      compiled->element_bytes.push_back(
+          primitive_util::ByteWidth(operand->shape().element_type()));
+    }
+  }
   compiled->pred_index = instruction.opcode() == HloOpcode::kConditional &&
                          instruction.operand(0)->shape().element_type() == PRED;
   ForEachArrayLeaf(instruction.shape(), [&](const Shape& leaf) {

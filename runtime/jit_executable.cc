@@ -13,6 +13,7 @@
 #include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/thread_pool.h"
+#include "semantics/sort_rows.h"
 
 namespace mxla {
 namespace {
@@ -68,8 +69,7 @@ JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
   program->kernels = std::move(kernels);
   int64_t arena_bytes = program->assignment.arena_bytes;
   for (const FusionStep& step : program->assignment.steps) {
-    if (step.fusion->opcode() == HloOpcode::kWhile ||
-        step.fusion->opcode() == HloOpcode::kConditional) {
+    if (IsSubprogramOp(step.fusion->opcode())) {
       Program::Step subprogram_step;
       ASSIGN_OR_RETURN(subprogram_step.subprogram,
                        compile_subprogram(*step.fusion));
@@ -258,6 +258,34 @@ absl::Status RunConditional(const JitExecutable::Program::Step& step,
                                                       options);
 }
 
+// A sort: each row ordered by the compiled comparator (one call per
+// comparison, on the elements in place), as semantics/sort_rows.h defines.
+absl::Status RunSort(const JitExecutable::Program::Step& step,
+                     const SlotAddresses& where, ThreadPool& pool,
+                     int /*threads*/, int64_t max_loop_trips) {
+  const JitExecutable::Program::Subprogram& sort = *step.subprogram;
+  const size_t n = sort.element_bytes.size();
+  std::vector<const void*> inputs(n);
+  std::vector<void*> outputs(n);
+  for (size_t i = 0; i < n; ++i) {
+    inputs[i] = where(step.buffers[i]);
+    outputs[i] = where(step.buffers[n + i]);
+  }
+  RunOptions options;
+  options.thread_pool = &pool;
+  options.threads = 1;  // a comparator is a few scalar ops
+  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  bool lhs_first = false;
+  void* result[] = {&lhs_first};
+  const Executable& comparator = *sort.computations[0];
+  return semantics::SortRows(
+      sort.dims, sort.dimension, sort.element_bytes, inputs, outputs,
+      [&](absl::Span<const void* const> pair) -> absl::StatusOr<bool> {
+        RETURN_IF_ERROR(comparator.RunBuffers(pair, result, options));
+        return lhs_first;
+      });
+}
+
 // Result elements not computed in place: a parameter or constant returned
 // as is, or a value returned twice.
 void CopyResults(const SlotAddresses& where) {
@@ -294,9 +322,10 @@ absl::Status JitExecutable::DoRunBuffers(
   void** pointers = scratch ? (*scratch)->pointers.data() : stack_table;
   for (const Program::Step& step : program_->steps) {
     if (step.subprogram != nullptr) {
-      const auto run = step.subprogram->opcode == HloOpcode::kWhile
-                           ? &RunLoop
-                           : &RunConditional;
+      const HloOpcode opcode = step.subprogram->opcode;
+      const auto run = opcode == HloOpcode::kWhile         ? &RunLoop
+                       : opcode == HloOpcode::kConditional ? &RunConditional
+                                                           : &RunSort;
       RETURN_IF_ERROR(run(step, where, *threads.pool, threads.threads,
                           threads.max_loop_trips));
       continue;

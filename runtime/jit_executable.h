@@ -29,19 +29,26 @@ class JitExecutable : public Executable {
  public:
   // What a compile produces; immutable.
   struct Program {
-    // A while loop or a conditional: its called computations compiled as
-    // executables of their own. A while runs its condition and body on the
-    // loop state's leaves in place; a conditional runs the branch its index
-    // picks on that branch's operand.
+    // A while loop, a conditional or a sort: its called computations
+    // compiled as executables of their own. A while runs its condition and
+    // body on the loop state's leaves in place; a conditional runs the
+    // branch its index picks on that branch's operand; a sort orders each
+    // row by calling its comparator (as XLA:CPU's runtime sort does).
     struct Subprogram {
-      HloOpcode opcode;  // kWhile or kConditional
+      HloOpcode opcode;  // kWhile, kConditional or kSort
       std::string name;  // the instruction's
-      // while: condition, body; conditional: the branches.
+      // while: condition, body; conditional: the branches; sort: the
+      // comparator.
       std::vector<std::shared_ptr<const Executable>> computations;
       // conditional: how many leaves each operand has, the index first,
       // and whether the index is a pred (true runs branch 0) or an s32.
       std::vector<int64_t> operand_leaves;
       bool pred_index = false;
+      // sort: the operands' dimensions, the sorted one, and each operand's
+      // element size.
+      std::vector<int64_t> dims;
+      int64_t dimension = 0;
+      std::vector<int64_t> element_bytes;
       std::vector<int64_t> leaf_bytes;  // the result's leaves, depth-first
     };
     struct Step {

@@ -121,6 +121,12 @@ add_f32 {
   ROOT s = f32[] add(ra, rb)
 }
 
+less_f32 {
+  la = f32[] parameter(0)
+  lb = f32[] parameter(1)
+  ROOT lt = pred[] compare(la, lb), direction=LT
+}
+
 fused {
   fp = f32[2]{0} parameter(0)
   ROOT fn = f32[2]{0} negate(fp)
@@ -222,6 +228,7 @@ ENTRY main {
   perm = f32[2]{0} collective-permute(cb), source_target_pairs={{0,0}}
   cps = (f32[2]{0}, f32[2]{0}) collective-permute-start(perm), source_target_pairs={{0,0}}
   cpd = f32[2]{0} collective-permute-done(cps)
+  sorted = f32[2]{0} sort(cpd), dimensions={0}, to_apply=less_f32
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)
