@@ -26,7 +26,7 @@ using builder_internal::DimsString;
 XlaOp BinaryOp(HloOpcode opcode, absl::string_view op_name, XlaOp lhs,
                XlaOp rhs, Dims broadcast_dimensions,
                std::optional<ComparisonDirection> direction,
-               const SourceLocation& location) {
+               const SourceLocation& location, bool total_order = false) {
   XlaBuilder* builder = PickBuilder({lhs, rhs});
   std::string attributes =
       broadcast_dimensions.empty()
@@ -41,6 +41,9 @@ XlaOp BinaryOp(HloOpcode opcode, absl::string_view op_name, XlaOp lhs,
         ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferBinaryOpShape(
                                           opcode, l->shape(), r->shape(),
                                           broadcast_dimensions));
+        if (total_order) {
+          RETURN_IF_ERROR(ShapeInference::CheckTotalOrderCompare(l->shape()));
+        }
         std::optional<std::vector<int64_t>> implicit;
         if (!broadcast_dimensions.empty()) {
           implicit.emplace(broadcast_dimensions.begin(),
@@ -52,6 +55,7 @@ XlaOp BinaryOp(HloOpcode opcode, absl::string_view op_name, XlaOp lhs,
                                                 std::move(implicit))
                 : HloInstruction::CreateBinary(shape, opcode, l, r,
                                                std::move(implicit));
+        if (total_order) instruction->set_total_order_comparison(true);
         return builder->AddInstruction(std::move(instruction), op_name,
                                        location);
       });
@@ -211,6 +215,21 @@ MXLA_DEFINE_COMPARE_OP(Le, kLe)
 MXLA_DEFINE_COMPARE_OP(Gt, kGt)
 MXLA_DEFINE_COMPARE_OP(Ge, kGe)
 #undef MXLA_DEFINE_COMPARE_OP
+
+#define MXLA_DEFINE_TOTAL_ORDER_OP(Name, direction)                        \
+  XlaOp Name(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,              \
+             SourceLocation location) {                                    \
+    return BinaryOp(HloOpcode::kCompare, #Name, lhs, rhs,                  \
+                    broadcast_dimensions, ComparisonDirection::direction,  \
+                    location, /*total_order=*/true);                       \
+  }
+MXLA_DEFINE_TOTAL_ORDER_OP(EqTotalOrder, kEq)
+MXLA_DEFINE_TOTAL_ORDER_OP(NeTotalOrder, kNe)
+MXLA_DEFINE_TOTAL_ORDER_OP(LtTotalOrder, kLt)
+MXLA_DEFINE_TOTAL_ORDER_OP(LeTotalOrder, kLe)
+MXLA_DEFINE_TOTAL_ORDER_OP(GtTotalOrder, kGt)
+MXLA_DEFINE_TOTAL_ORDER_OP(GeTotalOrder, kGe)
+#undef MXLA_DEFINE_TOTAL_ORDER_OP
 
 XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
               ComparisonDirection direction, SourceLocation location) {

@@ -140,6 +140,16 @@ MXLA_DECLARE_COMPARE_OP(Lt)
 MXLA_DECLARE_COMPARE_OP(Le)
 MXLA_DECLARE_COMPARE_OP(Gt)
 MXLA_DECLARE_COMPARE_OP(Ge)
+
+// The comparisons in the total order of floats (XLA's EqTotalOrder ...,
+// type=TOTALORDER in text): -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
+// Floating-point operands only.
+MXLA_DECLARE_COMPARE_OP(EqTotalOrder)
+MXLA_DECLARE_COMPARE_OP(NeTotalOrder)
+MXLA_DECLARE_COMPARE_OP(LtTotalOrder)
+MXLA_DECLARE_COMPARE_OP(LeTotalOrder)
+MXLA_DECLARE_COMPARE_OP(GtTotalOrder)
+MXLA_DECLARE_COMPARE_OP(GeTotalOrder)
 #undef MXLA_DECLARE_COMPARE_OP
 
 // Eq..Ge with the direction as an argument.

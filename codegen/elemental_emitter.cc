@@ -563,7 +563,8 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kCompare:
       return scalars_.Compare(instruction.comparison_direction(),
                               instruction.operand(0)->shape().element_type(),
-                              operand(0), operand(1));
+                              operand(0), operand(1),
+                              instruction.total_order_comparison());
     default:
       break;
   }

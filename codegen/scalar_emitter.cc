@@ -411,12 +411,30 @@ llvm::Value* ScalarEmitter::IntPower(llvm::Value* base, llvm::Value* exponent,
 
 llvm::Value* ScalarEmitter::Compare(ComparisonDirection direction,
                                     PrimitiveType type, llvm::Value* a,
-                                    llvm::Value* b) {
+                                    llvm::Value* b, bool total_order) {
   using P = llvm::CmpInst::Predicate;
   P predicate = P::ICMP_EQ;
-  const bool is_float = primitive_util::IsFloatingPointType(type);
+  bool is_float = primitive_util::IsFloatingPointType(type);
   // pred compares as 0 < 1: unsigned. f16 and bf16 values are f32 here.
-  const bool is_signed = primitive_util::IsSignedIntegralType(type);
+  bool is_signed = primitive_util::IsSignedIntegralType(type);
+  if (is_float && total_order) {
+    // Signed integers ordered as the floats: negative values get their
+    // magnitude bits flipped.
+    auto key = [&](llvm::Value* x) {
+      llvm::Type* int_type = x->getType()->getWithNewType(
+          b_.getIntNTy(x->getType()->getScalarSizeInBits()));
+      llvm::Value* bits = b_.CreateBitCast(x, int_type);
+      llvm::Value* magnitude = b_.CreateLShr(
+          llvm::Constant::getAllOnesValue(int_type), 1);
+      llvm::Value* negative =
+          b_.CreateICmpSLT(bits, llvm::Constant::getNullValue(int_type));
+      return b_.CreateSelect(negative, b_.CreateXor(bits, magnitude), bits);
+    };
+    a = key(a);
+    b = key(b);
+    is_float = false;
+    is_signed = true;
+  }
   switch (direction) {
     case ComparisonDirection::kEq:
       predicate = is_float ? P::FCMP_OEQ : P::ICMP_EQ;

@@ -34,9 +34,11 @@ class ScalarEmitter {
   // Every binary op except compare; `type` is the operands' and result's.
   absl::StatusOr<llvm::Value*> Binary(HloOpcode opcode, PrimitiveType type,
                                       llvm::Value* a, llvm::Value* b);
-  // `type` is the operands' type; the result is i1.
+  // `type` is the operands' type; the result is i1. `total_order` (floats):
+  // TOTALORDER, compared as semantics::TotalOrderKey.
   llvm::Value* Compare(ComparisonDirection direction, PrimitiveType type,
-                       llvm::Value* a, llvm::Value* b);
+                       llvm::Value* a, llvm::Value* b,
+                       bool total_order = false);
   llvm::Value* Convert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
 
   // The ops on a value's bits (semantics/bit_ops.h; scalar_bit_ops.cc).

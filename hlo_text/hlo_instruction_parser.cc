@@ -342,8 +342,16 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
       attributes.values.Set(id, cursor.Next().text);
       return absl::OkStatus();
     }
-    case AttrType::kName:  // Checked against the operands later.
-      return cursor.ExpectName(absl::StrCat("a ", info.name)).status();
+    case AttrType::kName: {  // Checked against the operands later.
+      const Token name = cursor.Peek();
+      RETURN_IF_ERROR(
+          cursor.ExpectName(absl::StrCat("a ", info.name)).status());
+      const AttrSlot* slot = spec.FindAttribute(id);
+      if (slot != nullptr && slot->use != AttrUse::kChecked) {
+        attributes.values.Set(id, name.text);
+      }
+      return absl::OkStatus();
+    }
     case AttrType::kLiteral:
     case AttrType::kSkipped:
       break;
@@ -394,8 +402,9 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
   return attributes;
 }
 
-// mxla accepts only the default comparison type of the operand type.
-absl::Status CheckComparisonType(const Attributes& attributes,
+// A compare's comparison type: the default of the operand type (dropped),
+// or TOTALORDER for floats (kept).
+absl::Status CheckComparisonType(Attributes& attributes,
                                  const std::vector<HloInstruction*>& operands) {
   auto it = attributes.seen.find(GetAttrInfo(AttrId::kComparisonType).name);
   if (it == attributes.seen.end()) return absl::OkStatus();
@@ -406,14 +415,22 @@ absl::Status CheckComparisonType(const Attributes& attributes,
   if (type == PRED || primitive_util::IsUnsignedIntegralType(type)) {
     expected = "UNSIGNED";
   }
-  if (it->second.text == expected) return absl::OkStatus();
+  if (it->second.text == expected) {
+    attributes.values.Erase(AttrId::kComparisonType);
+    return absl::OkStatus();
+  }
+  if (it->second.text == "TOTALORDER" && expected == "FLOAT") {
+    return absl::OkStatus();
+  }
   return TokenCursor::ErrorAt(
       it->second,
       absl::StrCat("unsupported comparison type '", it->second.text, "' for ",
                    primitive_util::LowercaseName(type), " operands",
                    expected.empty()
                        ? ""
-                       : absl::StrCat(" (only ", expected, " is supported)")));
+                       : absl::StrCat(" (only ", expected,
+                                      expected == "FLOAT" ? " or TOTALORDER" : "",
+                                      " is supported)")));
 }
 
 // Index attributes that later code uses to index shapes.

@@ -166,7 +166,7 @@ absl::StatusOr<Literal> EvaluateBinary(
       AtResultDims(*operands[1], instruction.shape(), dims, rhs_storage));
   if (instruction.opcode() == HloOpcode::kCompare) {
     return semantics::ApplyCompare(instruction.comparison_direction(), *lhs,
-                                   *rhs);
+                                   *rhs, instruction.total_order_comparison());
   }
   return semantics::ApplyBinaryOp(instruction.opcode(), *lhs, *rhs);
 }

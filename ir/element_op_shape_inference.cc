@@ -20,6 +20,17 @@ using shape_inference_internal::DimsString;
 using shape_inference_internal::ExpectValidArray;
 using shape_inference_internal::OpError;
 
+absl::Status ShapeInference::CheckTotalOrderCompare(const Shape& operand) {
+  if (operand.IsArray() &&
+      primitive_util::IsFloatingPointType(operand.element_type())) {
+    return absl::OkStatus();
+  }
+  return OpError(HloOpcode::kCompare,
+                 "comparison type TOTALORDER needs floating-point operands; "
+                 "got ",
+                 operand.ToString(), ".");
+}
+
 absl::StatusOr<Shape> ShapeInference::InferIsFiniteShape(
     const Shape& operand) {
   RETURN_IF_ERROR(ExpectValidArray(HloOpcode::kIsFinite, operand, "operand"));

@@ -193,6 +193,19 @@ void HloInstruction::set_iota_dimension(int64_t d) {
   attributes_.Set(AttrId::kIotaDimension, d);
 }
 
+bool HloInstruction::total_order_comparison() const {
+  const auto* type = attributes_.Get<std::string>(AttrId::kComparisonType);
+  return type != nullptr && *type == "TOTALORDER";
+}
+
+void HloInstruction::set_total_order_comparison(bool total_order) {
+  if (total_order) {
+    attributes_.Set(AttrId::kComparisonType, std::string("TOTALORDER"));
+  } else {
+    attributes_.Erase(AttrId::kComparisonType);
+  }
+}
+
 int64_t HloInstruction::exponent_bits() const {
   return IntOr(attributes_, AttrId::kExponentBits, 0);
 }

@@ -181,6 +181,10 @@ class HloInstruction {
   std::optional<std::vector<int64_t>> broadcast_dimensions() const;
   void set_broadcast_dimensions(std::optional<std::vector<int64_t>> dims);
   ComparisonDirection comparison_direction() const;
+  // compare with type=TOTALORDER (floats only): -NaN < -inf < ... < -0 <
+  // +0 < ... < inf < NaN, by sign and magnitude bits.
+  bool total_order_comparison() const;
+  void set_total_order_comparison(bool total_order);
   void set_comparison_direction(ComparisonDirection d);
   // literal() requires has_literal() (CreateConstant or set_literal).
   const Literal& literal() const;

@@ -156,6 +156,11 @@ std::string AttributesToString(const HloInstruction& instruction,
       absl::StrAppend(&text, ", ", info.name, "=", absl::StrJoin(dims, "x"));
       continue;
     }
+    if (info.type == AttrType::kName) {  // a bare word: type=TOTALORDER
+      absl::StrAppend(&text, ", ", info.name, "=",
+                      *instruction.attributes().Get<std::string>(slot.id));
+      continue;
+    }
     if (info.type == AttrType::kIdGroups) {
       absl::StrAppend(
           &text, ", ", info.name, "=",

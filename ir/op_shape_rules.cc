@@ -84,6 +84,10 @@ absl::StatusOr<Shape> Unary(const HloInstruction& instruction, VerifierMode) {
 absl::StatusOr<Shape> Binary(const HloInstruction& instruction,
                              VerifierMode mode) {
   RETURN_IF_ERROR(CheckNoImplicitBroadcast(instruction, mode));
+  if (instruction.total_order_comparison()) {
+    RETURN_IF_ERROR(
+        ShapeInference::CheckTotalOrderCompare(OperandShape(instruction, 0)));
+  }
   return ShapeInference::InferBinaryOpShape(
       instruction.opcode(), OperandShape(instruction, 0),
       OperandShape(instruction, 1),

@@ -194,6 +194,8 @@ class ShapeInference {
       absl::Span<const Shape* const> elements);
   static absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple,
                                                          int64_t index);
+  // A compare with type=TOTALORDER: floating-point operands only.
+  static absl::Status CheckTotalOrderCompare(const Shape& operand);
   // is-finite: a floating-point operand; the result is pred of its
   // dimensions.
   static absl::StatusOr<Shape> InferIsFiniteShape(const Shape& operand);

@@ -29,6 +29,9 @@ static_assert(ShiftRightArithmetic<int16_t>(-5, 99) == -1);
 static_assert(ShiftRightArithmetic<uint8_t>(0x80, 1) == 0xC0);
 static_assert(Clz<uint16_t>(0) == 16 && Clz<int32_t>(-1) == 0);
 static_assert(PopulationCount<int8_t>(-1) == 8);
+static_assert(TotalOrderKey(-0.0f) < TotalOrderKey(0.0f));
+static_assert(TotalOrderKey(-std::numeric_limits<double>::infinity()) <
+              TotalOrderKey(-1.0));
 
 namespace {
 
@@ -109,12 +112,14 @@ absl::StatusOr<Literal> ApplyBinaryOp(HloOpcode opcode, const Literal& lhs,
 }
 
 absl::StatusOr<Literal> ApplyCompare(ComparisonDirection direction,
-                                     const Literal& lhs, const Literal& rhs) {
+                                     const Literal& lhs, const Literal& rhs,
+                                     bool total_order) {
   RETURN_IF_ERROR(CheckSameShape(lhs, rhs, "compare"));
   if (primitive_util::IsNarrowFloatType(lhs.shape().element_type())) {
+    // Widening is exact and keeps the total order (NaNs keep their sign).
     ASSIGN_OR_RETURN(Literal wide_lhs, Widen(lhs));
     ASSIGN_OR_RETURN(Literal wide_rhs, Widen(rhs));
-    return ApplyCompare(direction, wide_lhs, wide_rhs);
+    return ApplyCompare(direction, wide_lhs, wide_rhs, total_order);
   }
   Literal result(ShapeUtil::ChangeElementType(lhs.shape(), PRED));
   primitive_util::ArrayTypeSwitch(lhs.shape().element_type(), [&](auto tag) {
@@ -126,6 +131,15 @@ absl::StatusOr<Literal> ApplyCompare(ComparisonDirection direction,
     // The direction is a template argument so the switch stays out of the
     // element loop.
     auto loop = [&](auto kDirection) {
+      if constexpr (Float<T>) {
+        if (total_order) {
+          for (size_t i = 0; i < a.size(); ++i) {
+            out[i] = Compare(kDirection.value, TotalOrderKey(a[i]),
+                             TotalOrderKey(b[i]));
+          }
+          return;
+        }
+      }
       for (size_t i = 0; i < a.size(); ++i) {
         out[i] = Compare(kDirection.value, a[i], b[i]);
       }

@@ -258,6 +258,17 @@ constexpr T ShiftRightArithmetic(T a, T b) {
   return static_cast<T>(static_cast<S>(value >> b));
 }
 
+// A float's position in the total order, as a signed integer: the bits of
+// a negative value with the magnitude bits flipped, so that integers order
+// as the floats do and -0 < +0, NaNs at either end by sign.
+template <Float T>
+constexpr auto TotalOrderKey(T a) {
+  using Int = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  const Int bits = std::bit_cast<Int>(a);
+  return bits < 0 ? static_cast<Int>(bits ^ std::numeric_limits<Int>::max())
+                  : bits;
+}
+
 // C++'s built-in comparisons are IEEE's (and compare bool as 0/1).
 template <Element T>
 constexpr bool Compare(ComparisonDirection direction, T a, T b) {
@@ -500,8 +511,11 @@ absl::StatusOr<Literal> ApplyUnaryOp(HloOpcode opcode, const Literal& operand);
 // Binary ops except compare; lhs and rhs have the same shape.
 absl::StatusOr<Literal> ApplyBinaryOp(HloOpcode opcode, const Literal& lhs,
                                       const Literal& rhs);
+// `total_order` (floats only): compare as TOTALORDER does, by the sign and
+// magnitude bits (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN).
 absl::StatusOr<Literal> ApplyCompare(ComparisonDirection direction,
-                                     const Literal& lhs, const Literal& rhs);
+                                     const Literal& lhs, const Literal& rhs,
+                                     bool total_order = false);
 // pred has pred elements; all three have the same dimensions.
 absl::StatusOr<Literal> ApplySelect(const Literal& pred, const Literal& on_true,
                                     const Literal& on_false);

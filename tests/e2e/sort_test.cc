@@ -130,5 +130,68 @@ TEST(SortTest, JitMatchesTheInterpreter) {
   EXPECT_TRUE(RunAndCompare(*module, {&keys}));
 }
 
+// type=TOTALORDER: -NaN < -inf < -1 < -0 < +0 < 1 < inf < NaN, in both
+// backends and every float type; XLA's argsorts compare this way.
+TEST(SortTest, TotalOrderComparison) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  x = f32[64] parameter(0)
+  y = f32[64] parameter(1)
+  t = pred[64] compare(x, y), direction=LT, type=TOTALORDER
+  f = pred[64] compare(x, y), direction=LT, type=FLOAT
+  ROOT r = (pred[64], pred[64]) tuple(t, f)
+})"));
+  const std::string text = module->ToString();
+  EXPECT_THAT(text, HasSubstr("compare(x, y), direction=LT, type=TOTALORDER"));
+  EXPECT_THAT(text, HasSubstr("f = pred[64]{0} compare(x, y), direction=LT\n"));
+  EXPECT_THAT(ParseHloModule("HloModule m\nENTRY e {\n  x = s32[2] "
+                             "parameter(0)\n  ROOT c = pred[2] compare(x, x), "
+                             "direction=LT, type=TOTALORDER\n}\n")
+                  .status()
+                  .message(),
+              HasSubstr("unsupported comparison type 'TOTALORDER' for s32 "
+                        "operands (only SIGNED is supported)"));
+  constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::vector<float> ordered = {-kNan, -kInf, -1, -0.0f,
+                                      0.0f,  1,     kInf, kNan};
+  std::vector<float> xs, ys;
+  for (float a : ordered) {
+    for (float b : ordered) {
+      xs.push_back(a);
+      ys.push_back(b);
+    }
+  }
+  Literal x = LiteralUtil::CreateR1<float>(xs);
+  Literal y = LiteralUtil::CreateR1<float>(ys);
+  ASSERT_OK_AND_ASSIGN(Literal result, EvaluateModule(*module, {&x, &y}));
+  for (int64_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(result.tuple_element(0).data<bool>()[i], i / 8 < i % 8) << i;
+  }
+  EXPECT_TRUE(RunAndCompare(*module, {&x, &y}));
+  for (const char* type : {"f64", "f16", "bf16"}) {
+    for (const char* direction : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+      const std::string text = absl::StrCat(
+          "HloModule m\nENTRY e {\n  x = f32[64] parameter(0)\n  y = f32[64] "
+          "parameter(1)\n  a = ", type, "[64] convert(x)\n  b = ", type,
+          "[64] convert(y)\n  ROOT c = pred[64] compare(a, b), direction=",
+          direction, ", type=TOTALORDER\n}\n");
+      EXPECT_TRUE(RunAndCompare(text, {&x, &y})) << text;
+    }
+  }
+  XlaBuilder b("total_order");
+  GtTotalOrder(ConstantR1<float>(&b, {-0.0f, kNan}),
+               ConstantR1<float>(&b, {0.0f, kInf}));
+  ASSERT_OK_AND_ASSIGN(XlaComputation computation, b.Build());
+  ASSERT_OK_AND_ASSIGN(Literal gt, EvaluateModule(computation.module(), {}));
+  EXPECT_EQ(gt, LiteralUtil::CreateR1<bool>({false, true}));
+  XlaBuilder bad("bad");
+  LtTotalOrder(ConstantR1<int32_t>(&bad, {1}), ConstantR1<int32_t>(&bad, {2}));
+  EXPECT_THAT(bad.Build().status().message(),
+              HasSubstr("comparison type TOTALORDER needs floating-point "
+                        "operands; got s32[1]"));
+}
+
 }  // namespace
 }  // namespace mxla

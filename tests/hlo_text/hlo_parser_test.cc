@@ -664,11 +664,14 @@ TEST(HloParserTest, FusionKindsAndIota) {
   }
 }
 
-TEST(HloParserTest, ComparisonTypeMustBeTheDefault) {
+// The default comparison type of the operands (dropped), or TOTALORDER for
+// floats (kept).
+TEST(HloParserTest, ComparisonTypeIsTheDefaultOrTotalOrder) {
   for (const char* ok :
        {"f32[] parameter(0)|FLOAT", "f64[] parameter(0)|FLOAT",
         "s32[] parameter(0)|SIGNED", "s64[] parameter(0)|SIGNED",
-        "pred[] parameter(0)|UNSIGNED"}) {
+        "pred[] parameter(0)|UNSIGNED", "f32[] parameter(0)|TOTALORDER",
+        "bf16[] parameter(0)|TOTALORDER"}) {
     std::string spec = ok;
     std::string type = spec.substr(spec.find('|') + 1);
     std::string shape = spec.substr(0, spec.find('|'));
@@ -681,12 +684,20 @@ TEST(HloParserTest, ComparisonTypeMustBeTheDefault) {
         << spec;
   }
   EXPECT_THAT(
-      ParseHloModule(EntryModule("  a = f32[] parameter(0)\n  ROOT c = pred[] "
+      ParseHloModule(EntryModule("  a = u8[] parameter(0)\n  ROOT c = pred[] "
                                  "compare(a, a), direction=NE, "
                                  "type=TOTALORDER\n")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("5:53: unsupported comparison type 'TOTALORDER' for "
-                         "f32 operands (only FLOAT is supported)")));
+                         "u8 operands (only UNSIGNED is supported)")));
+  EXPECT_THAT(
+      ParseHloModule(EntryModule("  a = f32[] parameter(0)\n  ROOT c = pred[] "
+                                 "compare(a, a), direction=NE, "
+                                 "type=SIGNED\n")),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("5:53: unsupported comparison type 'SIGNED' for "
+                         "f32 operands (only FLOAT or TOTALORDER is "
+                         "supported)")));
 }
 
 TEST(HloParserTest, ParseShape) {
