@@ -384,7 +384,7 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
     attributes.seen[name.text] = cursor.Peek();
     if (name.text == "metadata") {
       ASSIGN_OR_RETURN(attributes.metadata, ParseMetadata(cursor));
-    } else if (common) {
+    } else if (common || slot->use == AttrUse::kIgnored) {
       RETURN_IF_ERROR(cursor.SkipValue());
     } else {
       RETURN_IF_ERROR(

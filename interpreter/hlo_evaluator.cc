@@ -515,6 +515,35 @@ absl::StatusOr<Literal> EvaluateOther(
                                   AttrId::kSourceTargetPairs))
                    .empty(),
           operands);
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kCallStart:
+    case HloOpcode::kCopyStart: {
+      // (operands, value, context): the value computed now, as on one
+      // device nothing runs alongside; the context is zeros.
+      std::vector<Literal> elements;
+      if (instruction.opcode() == HloOpcode::kCopyStart) {
+        elements.push_back(*operands[0]);
+        elements.push_back(*operands[0]);
+      } else {
+        std::vector<Literal> inputs;
+        for (const Literal* operand : operands) inputs.push_back(*operand);
+        elements.push_back(LiteralUtil::MakeTuple(std::move(inputs)));
+        ASSIGN_OR_RETURN(Literal value,
+                         EvaluateComputation(*instruction.to_apply(), operands,
+                                             options));
+        elements.push_back(std::move(value));
+      }
+      for (size_t i = 2; i < shape.tuple_shapes().size(); ++i) {
+        elements.emplace_back(shape.tuple_shapes(i));
+      }
+      return LiteralUtil::MakeTuple(std::move(elements));
+    }
+    case HloOpcode::kAsyncUpdate:
+      return *operands[0];
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kCallDone:
+    case HloOpcode::kCopyDone:
+      return operands[0]->tuple_element(1);
     case HloOpcode::kConditional: {
       // pred: true runs branch 0; s32: an index out of range runs the last.
       const auto& branches = instruction.called_computations();

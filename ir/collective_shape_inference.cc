@@ -1,5 +1,5 @@
-// Shape inference for the collectives on mxla's one device (one replica of
-// one partition). A collective runs when each of its groups has a single
+// Shape inference for the collectives and the asynchronous wrappers on
+// mxla's one device (one replica of one partition). A collective runs when each of its groups has a single
 // participant, where it is an identity (all-reduce, all-gather,
 // reduce-scatter, all-to-all, collective-broadcast) or a copy
 // (collective-permute from device 0 to itself); one that needs other
@@ -135,6 +135,78 @@ absl::StatusOr<Shape> ShapeInference::InferSingleDeviceCollectiveShape(
                    ". It needs more participants, and ", kOneDevice, ".");
   }
   return expected;
+}
+
+absl::StatusOr<Shape> ShapeInference::InferAsyncShape(
+    HloOpcode opcode, absl::Span<const Shape* const> operands,
+    const std::optional<ProgramShape>& callee, const Shape& declared) {
+  auto element = [&](int64_t i) -> absl::StatusOr<Shape> {
+    if (operands.size() != 1 || !operands[0]->IsTuple() ||
+        static_cast<int64_t>(operands[0]->tuple_shapes().size()) <= i) {
+      return OpError(opcode, "expects the tuple of a start; got ",
+                     Shapes(operands), ".");
+    }
+    return operands[0]->tuple_shapes(i);
+  };
+  switch (opcode) {
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kCallDone:
+    case HloOpcode::kCopyDone: {
+      ASSIGN_OR_RETURN(Shape result, element(1));
+      if (result != declared) {
+        return OpError(opcode, "the result ", declared.ToString(),
+                       " is not the start's value ", result.ToString(), ".");
+      }
+      return result;
+    }
+    case HloOpcode::kAsyncUpdate:
+      RETURN_IF_ERROR(element(1).status());
+      if (*operands[0] != declared) {
+        return OpError(opcode, "the result ", declared.ToString(),
+                       " is not its operand's shape ",
+                       operands[0]->ToString(), ".");
+      }
+      return declared;
+    default:
+      break;
+  }
+  // A start: (operands, value, context...).
+  std::vector<Shape> inputs;
+  for (const Shape* operand : operands) inputs.push_back(*operand);
+  Shape value;
+  if (opcode == HloOpcode::kCopyStart) {
+    if (operands.size() != 1 || !operands[0]->IsArray()) {
+      return OpError(opcode, "expects one array operand; got ",
+                     Shapes(operands), ".");
+    }
+    value = *operands[0];
+  } else {
+    if (!callee.has_value()) {
+      return OpError(opcode, "needs a called computation.");
+    }
+    if (callee->parameters.size() != operands.size()) {
+      return OpError(opcode, "the called computation takes ",
+                     callee->parameters.size(), " parameters but there are ",
+                     operands.size(), " operands.");
+    }
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (callee->parameters[i] != *operands[i]) {
+        return OpError(opcode, "operand ", i, " is ", operands[i]->ToString(),
+                       " but the called computation's parameter ", i, " is ",
+                       callee->parameters[i].ToString(), ".");
+      }
+    }
+    value = callee->result;
+  }
+  const bool copy = opcode == HloOpcode::kCopyStart;
+  const Shape first = copy ? value : ShapeUtil::MakeTupleShape(inputs);
+  if (!declared.IsTuple() || declared.tuple_shapes().size() < 2 ||
+      declared.tuple_shapes(0) != first || declared.tuple_shapes(1) != value) {
+    return OpError(opcode, "the result ", declared.ToString(),
+                   " must be a tuple of ", first.ToString(), ", ",
+                   value.ToString(), " and any context values.");
+  }
+  return declared;
 }
 
 }  // namespace mxla

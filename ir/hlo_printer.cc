@@ -125,6 +125,7 @@ std::string AttributesToString(const HloInstruction& instruction,
   const bool has_list = spec.called_computation_count() < 0;
   for (const AttrSlot& slot : spec.attributes) {
     const AttrInfo& info = GetAttrInfo(slot.id);
+    if (slot.use == AttrUse::kIgnored) continue;
     if (info.type == AttrType::kComputationList) {
       absl::StrAppend(&text, CalleeListToString(instruction));
       continue;

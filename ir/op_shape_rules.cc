@@ -283,6 +283,16 @@ absl::StatusOr<Shape> Sort(const HloInstruction& instruction, VerifierMode) {
       ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> Async(const HloInstruction& instruction, VerifierMode) {
+  std::optional<ProgramShape> callee;
+  if (instruction.to_apply() != nullptr) {
+    callee = ComputeProgramShape(*instruction.to_apply());
+  }
+  return ShapeInference::InferAsyncShape(instruction.opcode(),
+                                         OperandShapes(instruction), callee,
+                                         instruction.shape());
+}
+
 absl::StatusOr<Shape> Call(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferCallShape(
       OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()));

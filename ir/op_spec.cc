@@ -14,6 +14,7 @@ const AttrSlot* OpSpec::FindAttribute(AttrId id) const {
 int64_t OpSpec::called_computation_count() const {
   int64_t count = 0;
   for (const AttrSlot& slot : attributes) {
+    if (slot.use == AttrUse::kIgnored) continue;
     const AttrType type = GetAttrInfo(slot.id).type;
     if (type == AttrType::kComputationList) return -1;
     if (type == AttrType::kComputation) ++count;

@@ -178,6 +178,14 @@ class ShapeInference {
       absl::Span<const Shape* const> operands, int64_t dimension,
       const ProgramShape& comparator);
 
+  // The asynchronous wrappers on one device. async-start and call-start of
+  // `callee`: ((operands), callee result, any context...); async-update:
+  // its operand's shape; async-done, call-done: the start's element 1;
+  // copy-start: (operand, operand, any context...); copy-done: element 1.
+  static absl::StatusOr<Shape> InferAsyncShape(
+      HloOpcode opcode, absl::Span<const Shape* const> operands,
+      const std::optional<ProgramShape>& callee, const Shape& declared);
+
   // conditional(branch_index, operand_0, ..., operand_n-1): a scalar pred
   // (two branches: true first) or s32 index; branch j takes operand j
   // (one parameter of its shape); every branch returns the result's shape.

@@ -56,13 +56,46 @@ class Lowering {
         return OneOrTuple(results);
       }
       case HloOpcode::kCollectivePermuteDone:
+      case HloOpcode::kAsyncDone:
+      case HloOpcode::kCallDone:
+      case HloOpcode::kCopyDone:
         return Element(collective_->mutable_operand(0), 1);
+      case HloOpcode::kAsyncUpdate:
+        return collective_->mutable_operand(0);
+      case HloOpcode::kAsyncStart:
+      case HloOpcode::kCallStart:
+      case HloOpcode::kCopyStart:
+        return Start();
       default:
         return nullptr;
     }
   }
 
  private:
+  // (operands, value, context...): a call of the computation (or, for a
+  // copy, the operand itself), then zeros for the context values.
+  HloInstruction* Start() {
+    const Shape& shape = collective_->shape();
+    const auto operands = collective_->operands();
+    std::vector<HloInstruction*> elements;
+    if (collective_->opcode() == HloOpcode::kCopyStart) {
+      elements = {operands[0], operands[0]};
+    } else {
+      elements.push_back(Add(HloInstruction::CreateTuple(
+          std::vector<HloInstruction*>(operands.begin(), operands.end()))));
+      auto call = HloInstruction::CreateGeneric(
+          HloOpcode::kCall, shape.tuple_shapes(1),
+          std::vector<HloInstruction*>(operands.begin(), operands.end()));
+      call->set_called_computations({collective_->to_apply()});
+      elements.push_back(Add(std::move(call)));
+    }
+    for (size_t i = 2; i < shape.tuple_shapes().size(); ++i) {
+      elements.push_back(
+          Add(HloInstruction::CreateConstant(Literal(shape.tuple_shapes(i)))));
+    }
+    return Add(HloInstruction::CreateTuple(elements));
+  }
+
   HloInstruction* Add(std::unique_ptr<HloInstruction> instruction) {
     instruction->set_metadata(collective_->metadata());
     return computation_.AddInstruction(std::move(instruction));

@@ -1,10 +1,13 @@
 // lower-collectives: a collective on mxla's one device (verified: one
-// participant per group) becomes what it computes there, in plain HLO: its
-// operands (a tuple of them for several) for all-reduce, all-gather,
-// reduce-scatter, all-to-all and collective-broadcast; a copy of the
-// operand, or zeros when no pair targets device 0, for collective-permute;
-// tuples and get-tuple-elements for the -start/-done pairs. The JIT runs
-// it first; the interpreter evaluates collectives as they are. Any form.
+// participant per group) or an asynchronous wrapper becomes what it
+// computes there, in plain HLO: its operands (a tuple of them for several)
+// for all-reduce, all-gather, reduce-scatter, all-to-all and
+// collective-broadcast; a copy of the operand, or zeros when no pair
+// targets device 0, for collective-permute; for async-start and call-start
+// a tuple of the operands, a call of the computation and zeros for the
+// context (copy-start: the operand twice); get-tuple-elements for the
+// -done ops. The JIT runs it first; the interpreter evaluates them as they
+// are. Any form.
 #ifndef MXLA_PASSES_LOWER_COLLECTIVES_H_
 #define MXLA_PASSES_LOWER_COLLECTIVES_H_
 

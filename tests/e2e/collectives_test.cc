@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -156,6 +157,69 @@ TEST(CollectivesTest, SeveralParticipantsAreRefusedByName) {
   EXPECT_THAT(verify("(f32[8], f32[16]) all-gather-start(x), dimensions={0}, "
                      "replica_groups={}"),
               HasSubstr("It needs more participants"));
+}
+
+// async-start/-update/-done, call-start/-done and copy-start/-done: on one
+// device the start computes the value and the done returns it.
+TEST(CollectivesTest, AsyncWrappersComputeTheirValue) {
+  constexpr char kAsync[] = R"(HloModule async
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+wrapped {
+  p = f32[4,6] parameter(0)
+  ROOT n = f32[4,6] negate(p)
+}
+reduced {
+  q = f32[4,6] parameter(0)
+  ROOT ar = f32[4,6] all-reduce(q), replica_groups={}, to_apply=add
+}
+ENTRY main {
+  x = f32[4,6] parameter(0)
+  s = ((f32[4,6]), f32[4,6], s32[]) async-start(x), calls=wrapped, async_execution_thread="main"
+  u = ((f32[4,6]), f32[4,6], s32[]) async-update(s)
+  d = f32[4,6] async-done(u), calls=wrapped
+  cs = ((f32[4,6]), f32[4,6]) call-start(d), to_apply=reduced
+  cd = f32[4,6] call-done(cs)
+  ks = (f32[4,6], f32[4,6]{1,0:S(5)}, u32[]) copy-start(cd), cross_program_prefetch_index=0
+  kd = f32[4,6] copy-done(ks)
+  ROOT e = f32[4,6] exponential(kd)
+}
+)";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kAsync));
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kLowered));
+  EXPECT_THAT(module->ToString(),
+              HasSubstr("async-start(x), calls=wrapped\n"));
+  EXPECT_THAT(module->ToString(), HasSubstr("async-done(u)\n"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> again,
+                       ParseHloModule(module->ToString()));
+  EXPECT_EQ(again->ToString(), module->ToString());
+  std::vector<Literal> arguments = testing::MakeSeededArguments(*module, 2);
+  ASSERT_OK_AND_ASSIGN(Literal result,
+                       EvaluateModule(*module, Pointers(arguments)));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> expected_module,
+                       ParseHloModule("HloModule e\nENTRY e {\n  x = f32[4,6] "
+                                      "parameter(0)\n  n = f32[4,6] "
+                                      "negate(x)\n  ROOT r = f32[4,6] "
+                                      "exponential(n)\n}\n"));
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*expected_module, Pointers(arguments)));
+  EXPECT_EQ(result, expected);
+  EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments)));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<HloModule> bad,
+      ParseHloModule(absl::StrReplaceAll(
+          kAsync, {{"s = ((f32[4,6]), f32[4,6], s32[]) async-start",
+                    "s = (f32[4,6], f32[4,6], s32[]) async-start"},
+                   {"u = ((f32[4,6]), f32[4,6], s32[]) async-update",
+                    "u = (f32[4,6], f32[4,6], s32[]) async-update"}})));
+  EXPECT_THAT(VerifyModule(*bad, VerifierMode::kLowered).message(),
+              HasSubstr("async-start: the result (f32[4,6], f32[4,6], s32[]) "
+                        "must be a tuple of (f32[4,6]), f32[4,6] and any "
+                        "context values."));
 }
 
 TEST(CollectivesTest, Builder) {

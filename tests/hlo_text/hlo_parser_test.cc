@@ -229,6 +229,13 @@ ENTRY main {
   cps = (f32[2]{0}, f32[2]{0}) collective-permute-start(perm), source_target_pairs={{0,0}}
   cpd = f32[2]{0} collective-permute-done(cps)
   sorted = f32[2]{0} sort(cpd), dimensions={0}, to_apply=less_f32
+  as = ((f32[2]{0}), f32[2]{0}) async-start(sorted), calls=callee
+  au = ((f32[2]{0}), f32[2]{0}) async-update(as)
+  ad = f32[2]{0} async-done(au)
+  cs = ((f32[2]{0}), f32[2]{0}, s32[]) call-start(ad), to_apply=callee
+  cd = f32[2]{0} call-done(cs)
+  ks = (f32[2]{0}, f32[2]{0}, u32[]) copy-start(cd)
+  kd = f32[2]{0} copy-done(ks)
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)
