@@ -393,6 +393,12 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
   }
   for (const AttrSlot& slot : spec.attributes) {
     absl::string_view name = GetAttrInfo(slot.id).name;
+    // A broadcast of a scalar may leave out dimensions={} (checked once
+    // the operand is known).
+    if (header.opcode == HloOpcode::kBroadcast &&
+        slot.id == AttrId::kDimensions) {
+      continue;
+    }
     if (slot.use == AttrUse::kRequired && !attributes.seen.contains(name)) {
       return TokenCursor::ErrorAt(
           header.opcode_token,
@@ -550,6 +556,16 @@ absl::StatusOr<HloInstruction*> ParseInstructionRest(
   }
   if (header.opcode == HloOpcode::kCompare) {
     RETURN_IF_ERROR(CheckComparisonType(attributes, operands));
+  }
+  if (header.opcode == HloOpcode::kBroadcast &&
+      !attributes.seen.contains("dimensions")) {
+    if (operands.size() != 1 || !operands[0]->shape().IsScalar()) {
+      return TokenCursor::ErrorAt(
+          header.opcode_token,
+          "missing attribute 'dimensions' for broadcast (only a broadcast of "
+          "a scalar may leave it out)");
+    }
+    attributes.values.Set(AttrId::kDimensions, std::vector<int64_t>{});
   }
   RETURN_IF_ERROR(CheckIndices(header, attributes, operands));
 

@@ -2,6 +2,7 @@
 // element type and literal form, XLA dump compatibility, and a table of
 // malformed inputs that must fail cleanly with line:column messages.
 #include "hlo_text/hlo_parser.h"
+#include "ir/hlo_verifier.h"
 #include "ir/op_spec.h"
 
 #include <cmath>
@@ -707,6 +708,26 @@ TEST(HloParserTest, ComparisonTypeIsTheDefaultOrTotalOrder) {
                          "supported)")));
 }
 
+// XLA's parser accepts both: a scalar broadcast without dimensions= and a
+// composite call (is_composite=true, a call like any other).
+TEST(HloParserTest, ScalarBroadcastWithoutDimensionsAndCompositeCall) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+add {
+  a = f32[] parameter(0)
+  ROOT s = f32[] add(a, a)
+}
+ENTRY main {
+  x = f32[] parameter(0)
+  c = f32[] call(x), to_apply=add, is_composite=true
+  ROOT b = f32[2,3] broadcast(c)
+})"));
+  EXPECT_THAT(module->ToString(),
+              HasSubstr("b = f32[2,3]{1,0} broadcast(c), dimensions={}"));
+  EXPECT_THAT(module->ToString(), HasSubstr("call(x), to_apply=add\n"));
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kLowered));
+}
+
 TEST(HloParserTest, ParseShape) {
   ASSERT_OK_AND_ASSIGN(Shape shape, ParseShape("f32[2,3]{1,0}"));
   EXPECT_EQ(shape, ShapeUtil::MakeShape(F32, {2, 3}));
@@ -902,7 +923,8 @@ std::vector<BadInput> BadInputs() {
        EntryModule(x + "  y = f32[2] reduce(x), dimensions={1}, to_apply=x\n"),
        "5:14: reduce expects inputs then as many init values"},
       {"missing attribute", EntryModule(x + "  y = f32[2,3,4] broadcast(x)\n"),
-       "5:18: missing attribute 'dimensions' for broadcast"},
+       "5:18: missing attribute 'dimensions' for broadcast (only a "
+       "broadcast of a scalar may leave it out)"},
       {"missing direction", EntryModule(x + "  y = pred[2,3] compare(x, x)\n"),
        "5:17: missing attribute 'direction' for compare"},
       {"unknown attribute",
