@@ -285,6 +285,13 @@ XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
 // first.
 XlaOp Dot(XlaOp lhs, XlaOp rhs,
           SourceLocation location = SourceLocation::current());
+// XLA's Map: `computation` (one scalar parameter per operand, of its
+// element type, returning a scalar) applied at every element position of
+// the operands (one dimensions); `dimensions` must be all of them, in
+// order. Errors go to `builder`.
+XlaOp Map(XlaBuilder* builder, absl::Span<const XlaOp> operands,
+          const XlaComputation& computation, Dims dimensions,
+          SourceLocation location = SourceLocation::current());
 // XLA's Sort: the operands (one dimensions; at least one) with every row
 // along `dimension` (-1: the last) in the order `comparator` defines (2N
 // scalars, lhs and rhs of each operand in turn -> pred[], true when lhs goes

@@ -446,6 +446,31 @@ XlaOp Conditional(XlaOp predicate, XlaOp true_operand,
                      location);
 }
 
+XlaOp Map(XlaBuilder* builder, absl::Span<const XlaOp> operands,
+          const XlaComputation& computation, Dims dimensions,
+          SourceLocation location) {
+  return RecordOp(
+      builder, "Map", operands,
+      absl::StrCat("computation=", computation.name(),
+                   ", dimensions=", DimsString(dimensions)),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, operands));
+        const auto& [instructions, shapes] = looked_up;
+        RETURN_IF_ERROR(CheckCalledComputation(computation, "mapped"));
+        ASSIGN_OR_RETURN(
+            Shape shape,
+            ShapeInference::InferMapShape(
+                shapes, computation.GetProgramShape(),
+                std::vector<int64_t>(dimensions.begin(), dimensions.end())));
+        auto map = HloInstruction::CreateGeneric(HloOpcode::kMap, shape,
+                                                 instructions);
+        map->set_dimensions({dimensions.begin(), dimensions.end()});
+        map->set_called_computations(
+            {builder->AddCalledComputation(computation)});
+        return builder->AddInstruction(std::move(map), "Map", location);
+      });
+}
+
 XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator,
            int64_t dimension, bool is_stable, SourceLocation location) {
   XlaBuilder* builder =

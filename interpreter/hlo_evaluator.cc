@@ -359,6 +359,41 @@ absl::StatusOr<Literal> EvaluateReduce(
   return LiteralUtil::MakeTuple(std::move(job.outputs));
 }
 
+// ---- Map ------------------------------------------------------------------
+
+// to_apply on each element position of the operands.
+absl::StatusOr<Literal> EvaluateMap(const HloInstruction& map,
+                                    absl::Span<const Literal* const> operands,
+                                    const EvaluatorOptions& options) {
+  const HloComputation* to_apply = map.to_apply();
+  RET_CHECK(to_apply != nullptr, map.ToString());
+  ASSIGN_OR_RETURN(Plan plan, MakePlan(*to_apply));
+  const size_t n = operands.size();
+  std::vector<Literal> scalars(n);
+  std::vector<const Literal*> arguments(n);
+  std::vector<int64_t> widths(n);
+  for (size_t i = 0; i < n; ++i) {
+    const PrimitiveType type = operands[i]->shape().element_type();
+    scalars[i] = Literal(ShapeUtil::MakeScalarShape(type));
+    arguments[i] = &scalars[i];
+    widths[i] = primitive_util::ByteWidth(type);
+  }
+  RETURN_IF_ERROR(CheckArguments(*to_apply, arguments));
+  Literal result(map.shape());
+  const int64_t result_width =
+      primitive_util::ByteWidth(map.shape().element_type());
+  for (int64_t e = 0; e < result.element_count(); ++e) {
+    for (size_t i = 0; i < n; ++i) {
+      std::memcpy(scalars[i].untyped_data(), Bytes(*operands[i]) + e * widths[i],
+                  widths[i]);
+    }
+    ASSIGN_OR_RETURN(Literal value, RunPlan(plan, arguments, options));
+    std::memcpy(static_cast<uint8_t*>(result.untyped_data()) + e * result_width,
+                value.untyped_data(), result_width);
+  }
+  return result;
+}
+
 // ---- Sort -----------------------------------------------------------------
 
 // Each row put in the comparator's stable order (semantics/sort_rows.h),
@@ -481,6 +516,8 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateReduce(instruction, operands);
     case HloOpcode::kSort:
       return EvaluateSort(instruction, operands, options);
+    case HloOpcode::kMap:
+      return EvaluateMap(instruction, operands, options);
     case HloOpcode::kTuple: {
       std::vector<Literal> elements;
       for (const Literal* operand : operands) elements.push_back(*operand);

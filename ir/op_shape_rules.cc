@@ -283,6 +283,19 @@ absl::StatusOr<Shape> Sort(const HloInstruction& instruction, VerifierMode) {
       ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> Map(const HloInstruction& instruction, VerifierMode) {
+  if (instruction.to_apply() == nullptr) {
+    return absl::InvalidArgumentError("map: needs a computation to apply");
+  }
+  std::optional<std::vector<int64_t>> dimensions;
+  if (instruction.attributes().Has(AttrId::kDimensions)) {
+    dimensions = instruction.dimensions();
+  }
+  return ShapeInference::InferMapShape(
+      OperandShapes(instruction), ComputeProgramShape(*instruction.to_apply()),
+      dimensions);
+}
+
 absl::StatusOr<Shape> Async(const HloInstruction& instruction, VerifierMode) {
   std::optional<ProgramShape> callee;
   if (instruction.to_apply() != nullptr) {

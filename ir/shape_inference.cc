@@ -662,6 +662,56 @@ absl::StatusOr<Shape> ShapeInference::InferWhileShape(
   return init;
 }
 
+absl::StatusOr<Shape> ShapeInference::InferMapShape(
+    absl::Span<const Shape* const> operands, const ProgramShape& to_apply,
+    const std::optional<std::vector<int64_t>>& dimensions) {
+  constexpr HloOpcode kOp = HloOpcode::kMap;
+  if (operands.empty()) {
+    return OpError(kOp, "Map expects at least one argument.");
+  }
+  for (const Shape* operand : operands) {
+    RETURN_IF_ERROR(ExpectValidArray(kOp, *operand, "operand"));
+    if (!ShapeUtil::SameDimensions(*operand, *operands[0])) {
+      return OpError(kOp,
+                     "Map operation requires all operands to have the same "
+                     "shape; got: ",
+                     operands[0]->ToString(), " and ", operand->ToString(),
+                     ".");
+    }
+  }
+  if (dimensions.has_value()) {
+    bool all = static_cast<int64_t>(dimensions->size()) == operands[0]->rank();
+    for (size_t i = 0; all && i < dimensions->size(); ++i) {
+      all = (*dimensions)[i] == static_cast<int64_t>(i);
+    }
+    if (!all) {
+      return OpError(kOp, "Map dimensions must be all the operand's, in "
+                          "order; got ", DimsString(*dimensions), " for ",
+                     operands[0]->ToString(), ".");
+    }
+  }
+  if (to_apply.parameters.size() != operands.size()) {
+    return OpError(kOp,
+                   "Map applied function arity must match number of "
+                   "arguments (",
+                   to_apply.parameters.size(), " != ", operands.size(), ").");
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Shape scalar = ShapeUtil::MakeShape(operands[i]->element_type(), {});
+    if (to_apply.parameters[i] != scalar) {
+      return OpError(kOp, "Mapped function's parameter ", i, " must be ",
+                     scalar.ToString(), "; got ",
+                     to_apply.parameters[i].ToString(), ".");
+    }
+  }
+  if (!to_apply.result.IsArray() || !to_apply.result.IsScalar()) {
+    return OpError(kOp, "Mapped computation's result has to be a scalar; got ",
+                   to_apply.result.ToString(), ".");
+  }
+  return ShapeUtil::ChangeElementType(*operands[0],
+                                      to_apply.result.element_type());
+}
+
 absl::StatusOr<Shape> ShapeInference::InferSortShape(
     absl::Span<const Shape* const> operands, int64_t dimension,
     const ProgramShape& comparator) {

@@ -170,6 +170,14 @@ class ShapeInference {
       const IdGroups& replica_groups, const IdGroups& source_target_pairs,
       const Shape& declared);
 
+  // map(operands...) of `to_apply`: arrays of one dimensions; to_apply takes
+  // one scalar per operand, of its element type, and returns a scalar;
+  // `dimensions`, when given, are all of them in order. The result has the
+  // operands' dimensions and to_apply's element type.
+  static absl::StatusOr<Shape> InferMapShape(
+      absl::Span<const Shape* const> operands, const ProgramShape& to_apply,
+      const std::optional<std::vector<int64_t>>& dimensions);
+
   // sort(operands...) along `dimension` with `comparator`: one or more
   // arrays of one dimensions; the comparator takes 2N scalars (lhs and rhs
   // of each operand in turn, of its type) and returns pred[]. The result is

@@ -11,6 +11,7 @@
 #include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
 #include "passes/lower_collectives.h"
+#include "passes/map_inliner.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
 
@@ -30,6 +31,7 @@ std::unique_ptr<HloPass> Make() {
 constexpr PassFactory kPasses[] = {
     {"inline-calls", &Make<CallInlinerPass>},
     {"lower-collectives", &Make<LowerCollectivesPass>},
+    {"inline-maps", &Make<MapInlinerPass>},
     {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},
     {"simplify", &Make<SimplifyPass>},

@@ -19,6 +19,7 @@
 #include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
 #include "passes/lower_collectives.h"
+#include "passes/map_inliner.h"
 #include "passes/pass_registry.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
@@ -96,6 +97,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       // (planning keeps the plans a parsed fused module brings).
       passes->AddPass(std::make_unique<LowerCollectivesPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
+      passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(
           std::make_unique<UnplannableFusionInlinerPass>(options.codegen));
       passes->AddPass(std::make_unique<DotExpanderPass>());

@@ -122,6 +122,11 @@ add_f32 {
   ROOT s = f32[] add(ra, rb)
 }
 
+callee_scalar {
+  sp = f32[] parameter(0)
+  ROOT sn = f32[] negate(sp)
+}
+
 less_f32 {
   la = f32[] parameter(0)
   lb = f32[] parameter(1)
@@ -237,6 +242,7 @@ ENTRY main {
   cd = f32[2]{0} call-done(cs)
   ks = (f32[2]{0}, f32[2]{0}, u32[]) copy-start(cd)
   kd = f32[2]{0} copy-done(ks)
+  mapped = f32[2]{0} map(kd), dimensions={0}, to_apply=callee_scalar
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)

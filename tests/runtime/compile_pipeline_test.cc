@@ -105,7 +105,8 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
   }
   EXPECT_THAT(passes,
               ElementsAre("simplify", "lower-collectives", "inline-calls",
-                          "inline-unplannable-fusions", "expand-dots",
+                          "inline-maps", "inline-unplannable-fusions",
+                          "expand-dots",
                           "lower-broadcasts",
                           "fusion", "row-fusion", "fusion-planning"));
   ASSERT_NE(compiled.program, nullptr);
