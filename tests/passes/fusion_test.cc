@@ -464,12 +464,15 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
   for (const HloInstruction* instruction :
        module.entry_computation()->instructions()) {
     HloOpcode opcode = instruction->opcode();
-    // dot does not fuse (the JIT expands it first; passes/dot_expander.h).
+    // dot and map do not fuse (the JIT expands or inlines them first:
+    // passes/dot_expander.h, passes/map_inliner.h); sort runs as a step of
+    // its own (IsSubprogramOp).
     EXPECT_TRUE(opcode == HloOpcode::kParameter ||
                 opcode == HloOpcode::kConstant ||
                 opcode == HloOpcode::kFusion || opcode == HloOpcode::kTuple ||
                 opcode == HloOpcode::kGetTupleElement ||
-                opcode == HloOpcode::kDot)
+                opcode == HloOpcode::kDot || opcode == HloOpcode::kMap ||
+                IsSubprogramOp(opcode))
         << what << ": " << instruction->ToString();
     if (opcode != HloOpcode::kFusion) continue;
     bool reduce = instruction->to_apply()->root_instruction()->opcode() ==

@@ -246,6 +246,8 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryClamp, 2, options_.allow_element_ops},
       {&Generator::TryFloatBits, 2, options_.allow_element_ops},
       {&Generator::TryBitcastConvert, 2, options_.allow_element_ops},
+      {&Generator::TryMap, 1, options_.allow_element_ops},
+      {&Generator::TrySort, 1, options_.allow_element_ops},
   };
   int64_t total = 0;
   for (const Step& step : steps) total += step.enabled ? step.weight : 0;

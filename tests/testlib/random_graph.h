@@ -16,8 +16,9 @@
 //     and interior), dynamic slices and updates (constant start indices of
 //     s32/s64/u32, sometimes out of range), dots and reverses appear too;
 //   * with allow_element_ops, clamps (scalar or full bounds), is-finite,
-//     reduce-precision and bitcast-converts between signed and unsigned
-//     integers of one width appear too (the shifts, popcnt and
+//     reduce-precision, bitcast-converts between signed and unsigned
+//     integers of one width, maps of add/maximum/minimum and ascending
+//     sorts appear too (the shifts, popcnt and
 //     count-leading-zeros are among the integer binary and unary ops);
 //   * at most `max_instructions` entry instructions besides the parameters
 //     (BroadcastInDim counts as the 1 or 3 instructions it emits), exactly
@@ -59,7 +60,7 @@ struct RandomGraphOptions {
   // slice, concatenate, pad, dynamic-slice, dynamic-update-slice, dot and
   // reverse.
   bool allow_index_ops = true;
-  // clamp, is-finite, reduce-precision and bitcast-convert.
+  // clamp, is-finite, reduce-precision, bitcast-convert, map and sort.
   bool allow_element_ops = true;
   // exp/log/tanh/logistic/rsqrt and float power (inexact across backends;
   // sqrt is correctly rounded and stays).

@@ -192,6 +192,7 @@ TEST(RandomGraphCoverageTest, EveryElementOpAppears) {
                 50);
   // Taken only where the values' ranges carry over (non-negative).
   ExpectAtLeast(counts, {"bitcast-convert", "shift-right-logical"}, 20);
+  ExpectAtLeast(counts, {"map", "sort"}, 20);
 }
 
 TEST(RandomGraphCoverageTest, EveryBroadcastingCaseAppears) {

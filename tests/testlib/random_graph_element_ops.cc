@@ -1,11 +1,15 @@
 // The random-graph steps for the ops that map elements in place or reorder
-// them: reverse, clamp, is-finite, reduce-precision and bitcast-convert
+// them: reverse, clamp, is-finite, reduce-precision, bitcast-convert
 // (between the signed and unsigned integer types of one width, where the
-// values' ranges carry over).
+// values' ranges carry over), map (of a binary add, maximum or minimum)
+// and sort (ascending along one dimension).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
+#include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
 #include "ir/primitive_type.h"
 #include "tests/testlib/random_graph_internal.h"
@@ -108,6 +112,49 @@ bool Generator::TryBitcastConvert(int64_t budget) {
   }
   XlaOp op = Emit(ValueSource(a, from));
   Record(BitcastConvertType(op, to), range);
+  return true;
+}
+
+bool Generator::TryMap(int64_t budget) {
+  const int64_t a = PickValue([](const Value&) { return true; });
+  if (a < 0 || budget < 1) return false;
+  const Shape shape = values_[a].shape;
+  const PrimitiveType type = shape.element_type();
+  // The other operand: a value of the same shape, or `a` itself.
+  int64_t b = PickValue([&](const Value& v) { return v.shape == shape; });
+  if (b < 0) b = a;
+  const HloOpcode op = rng_.Pick(
+      std::vector<HloOpcode>{HloOpcode::kAdd, HloOpcode::kMaximum,
+                             HloOpcode::kMinimum});
+  const Range range = BinaryRange(op, type, values_[a].range, values_[b].range);
+  if (!Accept(range, type)) return false;
+  XlaComputation computation =
+      op == HloOpcode::kAdd       ? CreateScalarAddComputation(type, &builder_)
+      : op == HloOpcode::kMaximum ? CreateScalarMaxComputation(type, &builder_)
+                                  : CreateScalarMinComputation(type, &builder_);
+  std::vector<int64_t> dims(shape.rank());
+  for (int64_t d = 0; d < shape.rank(); ++d) dims[d] = d;
+  XlaOp x = Emit(ValueSource(a, type));
+  XlaOp y = b == a ? x : Emit(ValueSource(b, type));
+  Record(Map(&builder_, {x, y}, computation, dims), range);
+  return true;
+}
+
+bool Generator::TrySort(int64_t budget) {
+  const int64_t a = PickValue([](const Value& v) {
+    return v.shape.rank() >= 1 && v.shape.element_type() != PRED;
+  });
+  if (a < 0 || budget < 1) return false;
+  const Shape shape = values_[a].shape;
+  const PrimitiveType type = shape.element_type();
+  XlaBuilder less(absl::StrCat(builder_.name(), "_less"));
+  XlaOp lt = Lt(Parameter(&less, 0, Shape(type, {}), "lhs"),
+                Parameter(&less, 1, Shape(type, {}), "rhs"));
+  absl::StatusOr<XlaComputation> comparator = less.Build(lt);
+  if (!comparator.ok()) return false;
+  const int64_t dimension = rng_.Uniform(shape.rank());
+  XlaOp op = Emit(ValueSource(a, type));
+  Record(Sort({op}, *comparator, dimension), values_[a].range);
   return true;
 }
 

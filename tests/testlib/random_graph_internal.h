@@ -193,6 +193,8 @@ class Generator {
   bool TryClamp(int64_t budget);
   bool TryFloatBits(int64_t budget);  // is-finite or reduce-precision
   bool TryBitcastConvert(int64_t budget);
+  bool TryMap(int64_t budget);
+  bool TrySort(int64_t budget);
   // Emitted constant start indices for a `window` in `shape`, of one
   // random integer type, sometimes out of range.
   std::vector<XlaOp> StartIndices(const Shape& shape,

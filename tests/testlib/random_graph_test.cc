@@ -334,7 +334,7 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
                 O::kDynamicUpdateSlice, O::kDot, O::kReverse})},
       {"element ops", &RandomGraphOptions::allow_element_ops,
        Opcodes({O::kClamp, O::kIsFinite, O::kReducePrecision,
-                O::kBitcastConvert})},
+                O::kBitcastConvert, O::kMap, O::kSort})},
   };
   for (const FlagCase& flag_case : cases) {
     SCOPED_TRACE(flag_case.name);
