@@ -285,6 +285,15 @@ XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
 // first.
 XlaOp Dot(XlaOp lhs, XlaOp rhs,
           SourceLocation location = SourceLocation::current());
+// XLA's Gather: for each position of start_indices' batch dimensions (all
+// but index_vector_dim), a slice of `input` of `slice_sizes` starting at
+// the start index there (mapped to input dimensions by start_index_map and
+// clamped so the slice fits); offset_dims place the slice's uncollapsed
+// dimensions in the result (ShapeInference::InferGatherShape).
+XlaOp Gather(XlaOp input, XlaOp start_indices,
+             const GatherDimensionNumbers& dimension_numbers,
+             Dims slice_sizes, bool indices_are_sorted = false,
+             SourceLocation location = SourceLocation::current());
 // XLA's Map: `computation` (one scalar parameter per operand, of its
 // element type, returning a scalar) applied at every element position of
 // the operands (one dimensions); `dimensions` must be all of them, in

@@ -446,6 +446,37 @@ XlaOp Conditional(XlaOp predicate, XlaOp true_operand,
                      location);
 }
 
+XlaOp Gather(XlaOp input, XlaOp start_indices,
+             const GatherDimensionNumbers& dimension_numbers,
+             Dims slice_sizes, bool indices_are_sorted,
+             SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({input, start_indices});
+  (void)indices_are_sorted;  // a hint mxla does not need
+  return RecordOp(
+      builder, "Gather", {input, start_indices},
+      absl::StrCat("offset_dims=", DimsString(dimension_numbers.offset_dims),
+                   ", collapsed_slice_dims=",
+                   DimsString(dimension_numbers.collapsed_slice_dims),
+                   ", start_index_map=",
+                   DimsString(dimension_numbers.start_index_map),
+                   ", index_vector_dim=", dimension_numbers.index_vector_dim,
+                   ", slice_sizes=", DimsString(slice_sizes)),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(input));
+        ASSIGN_OR_RETURN(HloInstruction * i, builder->LookUp(start_indices));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferGatherShape(
+                                          x->shape(), i->shape(),
+                                          dimension_numbers, slice_sizes));
+        auto gather =
+            HloInstruction::CreateGeneric(HloOpcode::kGather, shape, {x, i});
+        gather->set_gather_dimension_numbers(dimension_numbers);
+        gather->mutable_attributes().Set(
+            AttrId::kSliceSizes,
+            std::vector<int64_t>(slice_sizes.begin(), slice_sizes.end()));
+        return builder->AddInstruction(std::move(gather), "Gather", location);
+      });
+}
+
 XlaOp Map(XlaBuilder* builder, absl::Span<const XlaOp> operands,
           const XlaComputation& computation, Dims dimensions,
           SourceLocation location) {

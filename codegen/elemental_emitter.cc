@@ -168,6 +168,55 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::WindowStarts(
   return starts;
 }
 
+absl::StatusOr<IrIndex> ElementalEmitter::GatherOperandIndex(
+    const HloInstruction& gather, const IrIndex& index) {
+  const Shape& operand = gather.operand(0)->shape();
+  const HloInstruction& indices = *gather.operand(1);
+  const Shape& index_shape = indices.shape();
+  const GatherDimensionNumbers dnums = gather.gather_dimension_numbers();
+  const std::vector<int64_t> sizes = gather.gather_slice_sizes();
+  const std::vector<int64_t> batch_dims = dnums.BatchDims(index_shape.rank());
+  const std::vector<int64_t> slice_dims = dnums.SliceDims(operand.rank());
+  // The start indices' position: the output's batch dimensions.
+  IrIndex batch_index(index_shape.rank(), b_.getInt64(0));
+  for (size_t d = 0, b = 0; d < index.size(); ++d) {
+    if (!dnums.IsOffsetDim(d)) batch_index[batch_dims[b++]] = index[d];
+  }
+  IrIndex at(operand.rank(), b_.getInt64(0));
+  const bool is_signed =
+      primitive_util::IsSignedIntegralType(index_shape.element_type());
+  for (size_t k = 0; k < dnums.start_index_map.size(); ++k) {
+    IrIndex element = batch_index;
+    if (dnums.index_vector_dim < index_shape.rank()) {
+      element[dnums.index_vector_dim] = b_.getInt64(k);
+    }
+    ASSIGN_OR_RETURN(llvm::Value * start, Generate(indices, element));
+    const int64_t d = dnums.start_index_map[k];
+    llvm::Value* max = b_.getInt64(operand.dimensions(d) - sizes[d]);
+    if (is_signed) {
+      start = b_.CreateSExt(start, b_.getInt64Ty());
+      start = b_.CreateBinaryIntrinsic(
+          llvm::Intrinsic::smax,
+          b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, start, max),
+          b_.getInt64(0));
+    } else {
+      start = b_.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, b_.CreateZExt(start, b_.getInt64Ty()), max);
+    }
+    at[d] = start;
+  }
+  for (size_t i = 0; i < dnums.operand_batching_dims.size(); ++i) {
+    at[dnums.operand_batching_dims[i]] =
+        batch_index[dnums.start_indices_batching_dims[i]];
+  }
+  for (size_t j = 0; j < dnums.offset_dims.size(); ++j) {
+    at[slice_dims[j]] = b_.CreateAdd(at[slice_dims[j]],
+                                     index[dnums.offset_dims[j]], "", true,
+                                     true);
+  }
+  return at;
+}
+
 absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
     const HloInstruction& instruction, int64_t operand_number,
     const IrIndex& index) {
@@ -247,6 +296,8 @@ absl::StatusOr<IrIndex> ElementalEmitter::OperandIndex(
     }
     case HloOpcode::kCustomCall:
       return index;
+    case HloOpcode::kGather:
+      return GatherOperandIndex(instruction, index);
     case HloOpcode::kReverse: {
       IrIndex operand_index = index;
       for (int64_t d : instruction.dimensions()) {
@@ -342,14 +393,19 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::Generate(
         bound_.contains(&instruction)) {
       continue;
     }
-    for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    // gather reads its start indices inside OperandIndex; only its
+    // operand's element is generated here.
+    const int64_t generated = instruction.opcode() == HloOpcode::kGather
+                                  ? 1
+                                  : instruction.operand_count();
+    for (int64_t i = 0; i < generated; ++i) {
       ASSIGN_OR_RETURN(IrIndex operand_index,
                        OperandIndex(instruction, i, frame.index));
       frame.operand_indices.push_back(operand_index);
     }
     // `frame` may move when the stack grows: copy what the pushes need.
     std::vector<IrIndex> operand_indices = frame.operand_indices;
-    for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    for (int64_t i = 0; i < generated; ++i) {
       stack.push_back({instruction.operand(i), operand_indices[i], {}});
     }
   }
@@ -479,6 +535,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitOne(
     case HloOpcode::kBitcast:
     case HloOpcode::kTranspose:
     case HloOpcode::kReverse:
+    case HloOpcode::kGather:
     case HloOpcode::kSlice:
     case HloOpcode::kDynamicSlice:
     case HloOpcode::kCustomCall:  // only identity targets verify

@@ -80,6 +80,11 @@ class ElementalEmitter {
                                        const IrIndex& index);
   IrIndex ReshapeOperandIndex(const HloInstruction& reshape,
                               const IrIndex& index);
+  // The operand element a gather's output element at `index` reads: its
+  // slice's start, read from the start indices and clamped, plus its
+  // offset in the slice.
+  absl::StatusOr<IrIndex> GatherOperandIndex(const HloInstruction& gather,
+                                             const IrIndex& index);
   // Emits `instruction` at `index` once its operands' values are cached at
   // `operand_indices`.
   absl::StatusOr<llvm::Value*> EmitOne(

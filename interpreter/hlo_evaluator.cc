@@ -28,6 +28,7 @@ using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
 using hlo_evaluator_internal::EvaluateReverse;
+using hlo_evaluator_internal::EvaluateGather;
 using hlo_evaluator_internal::EvaluateSingleDeviceCollective;
 using hlo_evaluator_internal::EvaluateDynamicSlice;
 using hlo_evaluator_internal::EvaluatePad;
@@ -503,6 +504,10 @@ absl::StatusOr<Literal> EvaluateOther(
     case HloOpcode::kReplicaId:  // mxla runs one replica of one partition
     case HloOpcode::kPartitionId:
       return LiteralUtil::CreateR0<uint32_t>(0);
+    case HloOpcode::kGather:
+      return EvaluateGather(*operands[0], *operands[1],
+                            instruction.gather_dimension_numbers(),
+                            instruction.gather_slice_sizes(), shape);
     case HloOpcode::kPad:
       return EvaluatePad(*operands[0], *operands[1],
                          instruction.padding_config(), shape);

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/gather_dimension_numbers.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 #include "ir/padding_config.h"
@@ -70,6 +71,15 @@ absl::StatusOr<Literal> EvaluateConcatenate(
 absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
                                     const DotDimensionNumbers& dnums,
                                     const Shape& shape);
+// HLO gather into `shape` (checked by the caller; hlo_evaluator_gather.cc):
+// output element i reads the operand at its slice's start (the start
+// indices at i's batch position, each clamped so the slice fits; batching
+// dimensions take i's batch index) plus i's offset in the slice.
+absl::StatusOr<Literal> EvaluateGather(const Literal& operand,
+                                       const Literal& indices,
+                                       const GatherDimensionNumbers& dnums,
+                                       absl::Span<const int64_t> slice_sizes,
+                                       const Shape& shape);
 // A collective on one device, verified (hlo_evaluator_collectives.cc):
 // the operands themselves, a start's (operands, results), a done's results;
 // collective-permute's result is the operand if `permutes_to_itself`, else

@@ -206,6 +206,39 @@ void HloInstruction::set_total_order_comparison(bool total_order) {
   }
 }
 
+GatherDimensionNumbers HloInstruction::gather_dimension_numbers() const {
+  auto list = [&](AttrId id) {
+    const auto* dims = attributes_.Get<std::vector<int64_t>>(id);
+    return dims == nullptr ? std::vector<int64_t>{} : *dims;
+  };
+  GatherDimensionNumbers dnums;
+  dnums.offset_dims = list(AttrId::kOffsetDims);
+  dnums.collapsed_slice_dims = list(AttrId::kCollapsedSliceDims);
+  dnums.start_index_map = list(AttrId::kStartIndexMap);
+  dnums.operand_batching_dims = list(AttrId::kOperandBatchingDims);
+  dnums.start_indices_batching_dims = list(AttrId::kStartIndicesBatchingDims);
+  dnums.index_vector_dim = IntOr(attributes_, AttrId::kIndexVectorDim, 0);
+  return dnums;
+}
+
+void HloInstruction::set_gather_dimension_numbers(
+    const GatherDimensionNumbers& dnums) {
+  attributes_.Set(AttrId::kOffsetDims, dnums.offset_dims);
+  attributes_.Set(AttrId::kCollapsedSliceDims, dnums.collapsed_slice_dims);
+  attributes_.Set(AttrId::kStartIndexMap, dnums.start_index_map);
+  if (!dnums.operand_batching_dims.empty()) {
+    attributes_.Set(AttrId::kOperandBatchingDims, dnums.operand_batching_dims);
+    attributes_.Set(AttrId::kStartIndicesBatchingDims,
+                    dnums.start_indices_batching_dims);
+  }
+  attributes_.Set(AttrId::kIndexVectorDim, dnums.index_vector_dim);
+}
+
+std::vector<int64_t> HloInstruction::gather_slice_sizes() const {
+  const auto* sizes = attributes_.Get<std::vector<int64_t>>(AttrId::kSliceSizes);
+  return sizes == nullptr ? std::vector<int64_t>{} : *sizes;
+}
+
 int64_t HloInstruction::exponent_bits() const {
   return IntOr(attributes_, AttrId::kExponentBits, 0);
 }

@@ -31,6 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/gather_dimension_numbers.h"
 #include "ir/padding_config.h"
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
@@ -196,6 +197,10 @@ class HloInstruction {
   void set_iota_dimension(int64_t d);
   int64_t tuple_index() const;
   void set_tuple_index(int64_t i);
+  // gather's dimension numbers and slice sizes (absent lists are empty).
+  GatherDimensionNumbers gather_dimension_numbers() const;
+  void set_gather_dimension_numbers(const GatherDimensionNumbers& dnums);
+  std::vector<int64_t> gather_slice_sizes() const;
   // reduce-precision's exponent_bits and mantissa_bits (0 when absent).
   int64_t exponent_bits() const;
   int64_t mantissa_bits() const;

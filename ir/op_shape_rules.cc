@@ -283,6 +283,14 @@ absl::StatusOr<Shape> Sort(const HloInstruction& instruction, VerifierMode) {
       ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> Gather(const HloInstruction& instruction,
+                             VerifierMode) {
+  return ShapeInference::InferGatherShape(
+      OperandShape(instruction, 0), OperandShape(instruction, 1),
+      instruction.gather_dimension_numbers(),
+      instruction.gather_slice_sizes());
+}
+
 absl::StatusOr<Shape> Map(const HloInstruction& instruction, VerifierMode) {
   if (instruction.to_apply() == nullptr) {
     return absl::InvalidArgumentError("map: needs a computation to apply");

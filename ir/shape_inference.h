@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/gather_dimension_numbers.h"
 #include "ir/padding_config.h"
 #include "ir/hlo_opcode.h"
 #include "ir/replica_groups.h"
@@ -169,6 +170,15 @@ class ShapeInference {
       HloOpcode opcode, absl::Span<const Shape* const> operands,
       const IdGroups& replica_groups, const IdGroups& source_target_pairs,
       const Shape& declared);
+
+  // gather(operand, start_indices): XLA's rule. The result has the batch
+  // dimensions of start_indices (all but index_vector_dim) and, at
+  // offset_dims, the slice sizes of the operand dimensions neither
+  // collapsed nor batching.
+  static absl::StatusOr<Shape> InferGatherShape(
+      const Shape& operand, const Shape& start_indices,
+      const GatherDimensionNumbers& dnums,
+      absl::Span<const int64_t> slice_sizes);
 
   // map(operands...) of `to_apply`: arrays of one dimensions; to_apply takes
   // one scalar per operand, of its element type, and returns a scalar;

@@ -243,6 +243,8 @@ ENTRY main {
   ks = (f32[2]{0}, f32[2]{0}, u32[]) copy-start(cd)
   kd = f32[2]{0} copy-done(ks)
   mapped = f32[2]{0} map(kd), dimensions={0}, to_apply=callee_scalar
+  gidx = s32[1,1]{1,0} constant({ {1} })
+  gathered = f32[1,2]{1,0} gather(bc, gidx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
   sel = f32[2]{0} select(cmp, dot, cvt)
