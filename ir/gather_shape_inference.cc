@@ -144,7 +144,23 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(
       dims.push_back(start_indices.dimensions(batch_dims[batch++]));
     }
   }
-  return ShapeUtil::MakeShape(operand.element_type(), dims);
+  const Shape result = ShapeUtil::MakeShape(operand.element_type(), dims);
+  // XLA allows collapsing a dimension of slice size 0, but then the slices
+  // are empty while the result has elements to read: refused.
+  if (ShapeUtil::ElementsIn(result) > 0) {
+    for (const std::vector<int64_t>* list :
+         {&dnums.collapsed_slice_dims, &dnums.operand_batching_dims}) {
+      for (int64_t d : *list) {
+        if (slice_sizes[d] == 0) {
+          return error("Gather op collapses dimension ", d,
+                       " of slice size 0: the slices are empty, but the "
+                       "result ",
+                       result.ToString(), " has elements to read.");
+        }
+      }
+    }
+  }
+  return result;
 }
 
 }  // namespace mxla

@@ -98,6 +98,16 @@ TEST(GatherTest, ShapeRuleAndXlaMessages) {
   EXPECT_THAT(error(i, rows, {1, 5}),
               HasSubstr("Slice size at index 1 in gather op is out of range, "
                         "must be within [0, 4], got 5."));
+  GatherDimensionNumbers collapse_only = rows;
+  collapse_only.offset_dims.clear();
+  EXPECT_THAT(
+      std::string(SI::InferGatherShape(ShapeUtil::MakeShape(F32, {0}),
+                                       ShapeUtil::MakeShape(S32, {1, 1}),
+                                       collapse_only, {0})
+                      .status()
+                      .message()),
+      HasSubstr("Gather op collapses dimension 0 of slice size 0: the slices "
+                "are empty, but the result f32[1] has elements to read."));
   GatherDimensionNumbers two = rows;
   two.start_index_map = {0, 1};
   EXPECT_THAT(error(i, two, {1, 4}),

@@ -243,6 +243,7 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryDynamicUpdateSlice, 2, index_ops},
       {&Generator::TryDot, 2, index_ops},
       {&Generator::TryReverse, 2, index_ops},
+      {&Generator::TryGather, 2, index_ops},
       {&Generator::TryClamp, 2, options_.allow_element_ops},
       {&Generator::TryFloatBits, 2, options_.allow_element_ops},
       {&Generator::TryBitcastConvert, 2, options_.allow_element_ops},

@@ -14,7 +14,8 @@
 //     both, and of the higher-rank operand);
 //   * with allow_index_ops, slices (strided), concatenates, pads (negative
 //     and interior), dynamic slices and updates (constant start indices of
-//     s32/s64/u32, sometimes out of range), dots and reverses appear too;
+//     s32/s64/u32, sometimes out of range), dots, reverses and gathers of
+//     rows (start indices sometimes out of range) appear too;
 //   * with allow_element_ops, clamps (scalar or full bounds), is-finite,
 //     reduce-precision, bitcast-converts between signed and unsigned
 //     integers of one width, maps of add/maximum/minimum and ascending
@@ -57,8 +58,8 @@ struct RandomGraphOptions {
   bool allow_reduce = true, allow_transpose = true, allow_reshape = true,
        allow_select = true, allow_convert = true, allow_scalars = true,
        allow_zero_sizes = true;
-  // slice, concatenate, pad, dynamic-slice, dynamic-update-slice, dot and
-  // reverse.
+  // slice, concatenate, pad, dynamic-slice, dynamic-update-slice, dot,
+  // reverse and gather.
   bool allow_index_ops = true;
   // clamp, is-finite, reduce-precision, bitcast-convert, map and sort.
   bool allow_element_ops = true;

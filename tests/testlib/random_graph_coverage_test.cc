@@ -174,7 +174,7 @@ TEST(RandomGraphCoverageTest, EveryIndexOpAppears) {
   std::map<std::string, int64_t> counts = Coverage(AllTypes());
   ExpectAtLeast(counts,
                 absl::StrSplit("slice,concatenate,pad,dynamic-slice,"
-                               "dynamic-update-slice,dot",
+                               "dynamic-update-slice,dot,gather",
                                ','),
                 100);
 }

@@ -1,6 +1,7 @@
 // The random-graph steps for the index ops real HLO uses: slice,
-// concatenate, pad, dynamic-slice, dynamic-update-slice, and dot (as a
-// matrix product over the last dimension). Start indices are constants of
+// concatenate, pad, dynamic-slice, dynamic-update-slice, gather (of rows
+// along one dimension), and dot (as a matrix product over the last
+// dimension). Start indices are constants of
 // an integer type, sometimes out of range (they are clamped).
 #include <algorithm>
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include "builder/xla_builder.h"
 #include "ir/shape_inference.h"
+#include "ir/shape_util.h"
 #include "tests/testlib/random_graph_internal.h"
 
 namespace mxla::random_graph_internal {
@@ -137,6 +139,42 @@ bool Generator::TryDynamicUpdateSlice(int64_t budget) {
   XlaOp update_op = Emit(update);
   std::vector<XlaOp> starts = StartIndices(shape, sizes);
   Record(DynamicUpdateSlice(op, update_op, starts), range);
+  return true;
+}
+
+// Rows (along a random dimension d) of a value picked by constant start
+// indices, some out of range (clamped): [k, 1] indices, d collapsed, the
+// other dimensions kept as offsets.
+bool Generator::TryGather(int64_t budget) {
+  const int64_t a = PickValue(RankAtLeastOne);
+  if (a < 0 || budget < 2) return false;
+  const Shape shape = values_[a].shape;
+  const int64_t d = rng_.Uniform(shape.rank());
+  // A collapsed dimension needs an element to pick.
+  if (shape.dimensions(d) == 0) return false;
+  const int64_t count = rng_.UniformIn(options_.allow_zero_sizes ? 0 : 1, 4);
+  GatherDimensionNumbers dnums;
+  dnums.collapsed_slice_dims = {d};
+  dnums.start_index_map = {d};
+  dnums.index_vector_dim = 1;
+  std::vector<int64_t> sizes(shape.dimensions().begin(),
+                             shape.dimensions().end());
+  sizes[d] = 1;
+  for (int64_t i = 1; i < shape.rank(); ++i) dnums.offset_dims.push_back(i);
+  std::vector<int64_t> out = {count};
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    if (i != d) out.push_back(shape.dimensions(i));
+  }
+  if (!FitsLimits(out)) return false;
+  Literal starts(ShapeUtil::MakeShape(S32, {count, 1}));
+  for (int64_t k = 0; k < count; ++k) {
+    starts.data<int32_t>()[k] =
+        static_cast<int32_t>(rng_.UniformIn(-2, shape.dimensions(d) + 1));
+  }
+  XlaOp op = Emit(ValueSource(a, shape.element_type()));
+  // Built directly, not through the pool: no other op may pick them up.
+  XlaOp indices = ConstantLiteral(&builder_, starts);
+  Record(Gather(op, indices, dnums, sizes), values_[a].range);
   return true;
 }
 

@@ -188,6 +188,7 @@ class Generator {
   bool TryDynamicSlice(int64_t budget);
   bool TryDynamicUpdateSlice(int64_t budget);
   bool TryDot(int64_t budget);
+  bool TryGather(int64_t budget);
   // random_graph_element_ops.cc
   bool TryReverse(int64_t budget);
   bool TryClamp(int64_t budget);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -271,11 +272,18 @@ TEST(RandomGraphOptionsTest, ElementTypes) {
         const HloOpcode opcode = op->opcode();
         if (!op->shape().IsArray()) continue;
         const PrimitiveType type = op->shape().element_type();
-        // pred also comes from compares, start indices are any integer
-        // type; everything else is chosen.
-        const bool start_index = op->shape().IsScalar() &&
-                                 primitive_util::IsIntegralType(type) &&
-                                 IsScalarOperandConstant(*op);
+        // pred also comes from compares, start indices (of dynamic slices
+        // and gathers) are any integer type; everything else is chosen.
+        const bool gather_indices =
+            op->opcode() == HloOpcode::kConstant && op->user_count() > 0 &&
+            absl::c_all_of(op->users(), [&](const HloInstruction* user) {
+              return user->opcode() == HloOpcode::kGather &&
+                     user->operand(1) == op;
+            });
+        const bool start_index = primitive_util::IsIntegralType(type) &&
+                                 ((op->shape().IsScalar() &&
+                                   IsScalarOperandConstant(*op)) ||
+                                  gather_indices);
         EXPECT_TRUE(allowed(type) || type == PRED || start_index)
             << op->ToString();
         if (opcode == HloOpcode::kParameter || opcode == HloOpcode::kIota ||
@@ -331,7 +339,7 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
       {"zero sizes", &RandomGraphOptions::allow_zero_sizes, &HasZeroSize},
       {"index ops", &RandomGraphOptions::allow_index_ops,
        Opcodes({O::kSlice, O::kConcatenate, O::kPad, O::kDynamicSlice,
-                O::kDynamicUpdateSlice, O::kDot, O::kReverse})},
+                O::kDynamicUpdateSlice, O::kDot, O::kReverse, O::kGather})},
       {"element ops", &RandomGraphOptions::allow_element_ops,
        Opcodes({O::kClamp, O::kIsFinite, O::kReducePrecision,
                 O::kBitcastConvert, O::kMap, O::kSort})},
