@@ -172,32 +172,42 @@ absl::StatusOr<Literal> EvaluateBinary(
   return semantics::ApplyBinaryOp(instruction.opcode(), *lhs, *rhs);
 }
 
-// The builder form lets any select operand be a scalar among arrays.
+// The three operands of select or clamp read at the result's dimensions:
+// a scalar among arrays applies everywhere (the builder form of select,
+// and clamp's bounds in any form).
+struct ThreeAtResult {
+  Literal storage[3];
+  const Literal* at_result[3];
+};
+
+absl::Status ReadThreeAtResult(const HloInstruction& instruction,
+                               absl::Span<const Literal* const> operands,
+                               ThreeAtResult& three) {
+  for (int i = 0; i < 3; ++i) {
+    ASSIGN_OR_RETURN(three.at_result[i],
+                     AtResultDims(*operands[i], instruction.shape(),
+                                  std::nullopt, three.storage[i]));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Literal> EvaluateSelect(
     const HloInstruction& instruction,
     absl::Span<const Literal* const> operands) {
-  Literal storage[3];
-  const Literal* at_result[3];
-  for (int i = 0; i < 3; ++i) {
-    ASSIGN_OR_RETURN(at_result[i],
-                     AtResultDims(*operands[i], instruction.shape(),
-                                  std::nullopt, storage[i]));
-  }
+  ThreeAtResult three;
+  RETURN_IF_ERROR(ReadThreeAtResult(instruction, operands, three));
+  const Literal* const* at_result = three.at_result;
   return semantics::ApplySelect(*at_result[0], *at_result[1], *at_result[2]);
 }
 
 // clamp(min, x, max) = min(max(x, min), max), with maximum's and minimum's
-// NaN and signed-zero rules; a scalar bound applies everywhere.
+// NaN and signed-zero rules.
 absl::StatusOr<Literal> EvaluateClamp(
     const HloInstruction& instruction,
     absl::Span<const Literal* const> operands) {
-  Literal storage[3];
-  const Literal* at_result[3];
-  for (int i = 0; i < 3; ++i) {
-    ASSIGN_OR_RETURN(at_result[i],
-                     AtResultDims(*operands[i], instruction.shape(),
-                                  std::nullopt, storage[i]));
-  }
+  ThreeAtResult three;
+  RETURN_IF_ERROR(ReadThreeAtResult(instruction, operands, three));
+  const Literal* const* at_result = three.at_result;
   ASSIGN_OR_RETURN(Literal low,
                    semantics::ApplyBinaryOp(HloOpcode::kMaximum,
                                             *at_result[1], *at_result[0]));

@@ -2,7 +2,6 @@
 // its slice's start (from the start indices, clamped so the slice fits)
 // plus its offset in the slice.
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "interpreter/hlo_evaluator_index_ops.h"
@@ -10,28 +9,6 @@
 #include "ir/status_macros.h"
 
 namespace mxla::hlo_evaluator_internal {
-namespace {
-
-// Element `linear` of the integer array `indices`, clamped into [0, max].
-int64_t ClampedIndexAt(const Literal& indices, int64_t linear, int64_t max) {
-  return primitive_util::ArrayTypeSwitch(
-      indices.shape().element_type(), [&](auto tag) -> int64_t {
-        using T = typename decltype(tag)::type;
-        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-          const T value = indices.data<T>()[linear];
-          if constexpr (std::is_signed_v<T>) {
-            if (value < 0) return 0;
-          }
-          return static_cast<uint64_t>(value) > static_cast<uint64_t>(max)
-                     ? max
-                     : static_cast<int64_t>(value);
-        } else {
-          return 0;
-        }
-      });
-}
-
-}  // namespace
 
 absl::StatusOr<Literal> EvaluateGather(const Literal& operand,
                                        const Literal& indices,

@@ -153,15 +153,12 @@ absl::StatusOr<Literal> EvaluateReverse(
   return StridedGather(operand, in.dimensions(), strides, base);
 }
 
-namespace {
-
-// The scalar integer `index` clamped into [0, max]; exact for every type.
-int64_t ClampedIndex(const Literal& index, int64_t max) {
+int64_t ClampedIndexAt(const Literal& indices, int64_t linear, int64_t max) {
   return primitive_util::ArrayTypeSwitch(
-      index.shape().element_type(), [&](auto tag) -> int64_t {
+      indices.shape().element_type(), [&](auto tag) -> int64_t {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-          const T value = index.data<T>()[0];
+          const T value = indices.data<T>()[linear];
           if constexpr (std::is_signed_v<T>) {
             if (value < 0) return 0;
           }
@@ -172,6 +169,13 @@ int64_t ClampedIndex(const Literal& index, int64_t max) {
           return 0;  // shape inference admits integers only
         }
       });
+}
+
+namespace {
+
+// The scalar integer `index` clamped into [0, max].
+int64_t ClampedIndex(const Literal& index, int64_t max) {
+  return ClampedIndexAt(index, 0, max);
 }
 
 }  // namespace

@@ -71,6 +71,9 @@ absl::StatusOr<Literal> EvaluateConcatenate(
 absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
                                     const DotDimensionNumbers& dnums,
                                     const Shape& shape);
+// Element `linear` of the integer array `indices`, clamped into [0, max];
+// exact for every integer type.
+int64_t ClampedIndexAt(const Literal& indices, int64_t linear, int64_t max);
 // HLO gather into `shape` (checked by the caller; hlo_evaluator_gather.cc):
 // output element i reads the operand at its slice's start (the start
 // indices at i's batch position, each clamped so the slice fits; batching
