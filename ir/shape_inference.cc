@@ -574,7 +574,7 @@ absl::StatusOr<Shape> ShapeInference::InferCustomCallShape(
   if (declared.IsArray() && declared != *operands[0]) {
     return OpError(kOp, "custom_call_target \"", target, "\" changes the shape ",
                    operands[0]->ToString(), " to ", declared.ToString(),
-                   ": that needs several partitions, and mxla runs one.");
+                   ": that needs several partitions, but ", kOneDevice, ".");
   }
   return *operands[0];
 }

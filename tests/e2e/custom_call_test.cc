@@ -63,7 +63,8 @@ TEST(CustomCallTest, OtherTargetsAndShapeChangesAreErrorsNamingThem) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("\"SPMDFullToShardShape\" changes the shape "
                                  "f32[8,8] to f32[1,8]: that needs several "
-                                 "partitions")));
+                                 "partitions, but mxla runs one device (one "
+                                 "replica of one partition).")));
   EXPECT_THAT(
       verify("f32[8,8] custom-call(x, x), custom_call_target=\"Sharding\""),
       StatusIs(absl::StatusCode::kInvalidArgument,
