@@ -294,6 +294,17 @@ XlaOp Gather(XlaOp input, XlaOp start_indices,
              const GatherDimensionNumbers& dimension_numbers,
              Dims slice_sizes, bool indices_are_sorted = false,
              SourceLocation location = SourceLocation::current());
+// XLA's ConvGeneralDilated: `lhs` convolved with the kernel `rhs`, per
+// spatial dimension with a window stride, (low, high) padding, lhs (base)
+// and rhs (window) dilation (empty: 1 everywhere); the dimension numbers
+// say which dimensions are batch, feature and spatial
+// (ShapeInference::InferConvolveShape).
+XlaOp ConvGeneralDilated(
+    XlaOp lhs, XlaOp rhs, Dims window_strides,
+    absl::Span<const std::pair<int64_t, int64_t>> padding, Dims lhs_dilation,
+    Dims rhs_dilation, const ConvolutionDimensionNumbers& dimension_numbers,
+    int64_t feature_group_count = 1, int64_t batch_group_count = 1,
+    SourceLocation location = SourceLocation::current());
 // XLA's Map: `computation` (one scalar parameter per operand, of its
 // element type, returning a scalar) applied at every element position of
 // the operands (one dimensions); `dimensions` must be all of them, in

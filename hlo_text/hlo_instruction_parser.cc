@@ -11,8 +11,10 @@
 #include "hlo_text/fusion_plan_parser.h"
 #include "hlo_text/hlo_literal_parser.h"
 #include "ir/hlo_opcode.h"
+#include "ir/convolution_dimension_numbers.h"
 #include "ir/op_spec.h"
 #include "ir/shape_util.h"
+#include "ir/window.h"
 #include "ir/status_macros.h"
 
 namespace mxla::hlo_parser_internal {
@@ -333,6 +335,42 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
         triples.insert(triples.end(), {low, high, interior});
       }
       attributes.values.Set(id, std::move(triples));
+      return absl::OkStatus();
+    }
+    case AttrType::kWindow: {
+      // `{size=3x3 stride=2x1 pad=1_1x0_0 ...}`: key=value, no commas.
+      RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+      Window window;
+      while (!cursor.Is(TokenKind::kRBrace)) {
+        const Token key = cursor.Peek();
+        RETURN_IF_ERROR(cursor.ExpectName("a window field").status());
+        RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
+        const Token value = cursor.Peek();
+        if (!cursor.Is(TokenKind::kInt) && !cursor.Is(TokenKind::kDimsX) &&
+            !cursor.Is(TokenKind::kPadding)) {
+          return cursor.Expected(
+              absl::StrCat("a value for window field ", key.text));
+        }
+        cursor.Next();
+        absl::Status set = SetWindowField(key.text, value.text, window);
+        if (!set.ok()) return TokenCursor::ErrorAt(key, set.message());
+      }
+      cursor.Next();
+      attributes.values.Set(id, EncodeWindow(window));
+      return absl::OkStatus();
+    }
+    case AttrType::kConvDimLabels: {
+      // `b01f_01io->b01f`: a name, '->', a name.
+      const Token start = cursor.Peek();
+      ASSIGN_OR_RETURN(std::string lhs_rhs,
+                       cursor.ExpectName("convolution dim_labels"));
+      RETURN_IF_ERROR(cursor.Expect(TokenKind::kArrow));
+      ASSIGN_OR_RETURN(std::string output,
+                       cursor.ExpectName("convolution output dim_labels"));
+      std::string labels = absl::StrCat(lhs_rhs, "->", output);
+      absl::Status valid = ParseConvolutionDimLabels(labels).status();
+      if (!valid.ok()) return TokenCursor::ErrorAt(start, valid.message());
+      attributes.values.Set(id, std::move(labels));
       return absl::OkStatus();
     }
     case AttrType::kString: {

@@ -191,6 +191,44 @@ bool HloLexer::MatchPadding(size_t start, size_t* end) const {
   return true;
 }
 
+bool HloLexer::MatchDimsX(size_t start, size_t* end) const {
+  size_t at = start;
+  int numbers = 0;
+  while (true) {
+    const size_t digits = at;
+    while (at < text_.size() && absl::ascii_isdigit(text_[at])) ++at;
+    if (at == digits) return false;
+    ++numbers;
+    if (at + 1 < text_.size() && text_[at] == 'x' &&
+        absl::ascii_isdigit(text_[at + 1])) {
+      ++at;
+      continue;
+    }
+    break;
+  }
+  if (numbers < 2 || (at < text_.size() && IsNameChar(text_[at]))) {
+    return false;
+  }
+  *end = at;
+  return true;
+}
+
+namespace {
+
+// Whether every character of `text` may appear in convolution dim_labels
+// (`0fb_0io`: spatial digits, b, f, i, o and '_').
+bool IsDimLabels(absl::string_view text) {
+  for (char c : text) {
+    if (!absl::ascii_isdigit(c) && c != 'b' && c != 'f' && c != 'i' &&
+        c != 'o' && c != '_') {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 // -?[0-9]+ (.[0-9]*)? ([eE][+-]?[0-9]+)?; a float if it has '.' or exponent.
 Token HloLexer::LexNumber(Token token) {
   size_t start = pos_;
@@ -220,10 +258,27 @@ Token HloLexer::LexNumber(Token token) {
       return token;
     }
   }
-  // A number glued to name characters ("2x", "1e", "1.2.3") is malformed;
-  // "->" may follow directly.
+  // A window's `3x3`.
+  if (!is_float && Char() == 'x' && text_[start] != '-') {
+    size_t end = pos_;
+    if (MatchDimsX(start, &end)) {
+      Advance(end - pos_);
+      token.kind = TokenKind::kDimsX;
+      token.text = std::string(text_.substr(start, pos_ - start));
+      return token;
+    }
+  }
+  // A number glued to name characters ("2x", "1e", "1.2.3") is malformed,
+  // except convolution dim_labels that start with a spatial dimension
+  // (`0fb_0io->0fb`), a name; "->" may follow directly.
   if (!AtEnd() && IsNameChar(Char()) && !LookingAt("->")) {
     while (!AtEnd() && IsNameChar(Char()) && !LookingAt("->")) Advance();
+    const absl::string_view glued = text_.substr(start, pos_ - start);
+    if (!is_float && IsDimLabels(glued)) {
+      token.kind = TokenKind::kName;
+      token.text = std::string(glued);
+      return token;
+    }
     return Error(token, absl::StrCat("malformed number '",
                                      text_.substr(start, pos_ - start), "'"));
   }
@@ -234,7 +289,8 @@ Token HloLexer::LexNumber(Token token) {
 
 Token HloLexer::LexName(Token token) {
   size_t start = pos_;
-  while (!AtEnd() && IsNameChar(Char())) Advance();
+  // "->" ends a name: convolution's `b01f_01io->b01f`.
+  while (!AtEnd() && IsNameChar(Char()) && !LookingAt("->")) Advance();
   token.kind = TokenKind::kName;
   token.text = std::string(text_.substr(start, pos_ - start));
   return token;
@@ -318,6 +374,8 @@ std::string TokenKindDescription(TokenKind kind) {
       return "'...'";
     case TokenKind::kPadding:
       return "a padding configuration";
+    case TokenKind::kDimsX:
+      return "window dimensions like 3x3";
   }
   return "a token";
 }

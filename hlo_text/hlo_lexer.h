@@ -43,6 +43,7 @@ enum class TokenKind {
   kLessEqual,  // `<=`, only inside sharding's iota device lists
   kEllipsis,   // `...`, an elided constant's values: `{...}`
   kPadding,    // `1_2x0_0_1`: pad's padding configuration
+  kDimsX,      // `3x3`: a window's sizes, strides or dilations
 };
 
 struct Token {
@@ -76,6 +77,9 @@ class HloLexer {
   Token LexMinus(Token token);
   Token LexNumber(Token token);
   bool MatchPadding(size_t start, size_t* end) const;
+  // Whether `N(xN)+` starts at `start` and ends where no name character
+  // follows; `*end` is then its end.
+  bool MatchDimsX(size_t start, size_t* end) const;
   Token LexName(Token token);
   Token LexString(Token token);
   Token Single(Token token, TokenKind kind);

@@ -29,6 +29,7 @@ using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateSlice;
 using hlo_evaluator_internal::EvaluateReverse;
 using hlo_evaluator_internal::EvaluateGather;
+using hlo_evaluator_internal::EvaluateConvolution;
 using hlo_evaluator_internal::EvaluateSingleDeviceCollective;
 using hlo_evaluator_internal::EvaluateDynamicSlice;
 using hlo_evaluator_internal::EvaluatePad;
@@ -514,6 +515,14 @@ absl::StatusOr<Literal> EvaluateOther(
     case HloOpcode::kReplicaId:  // mxla runs one replica of one partition
     case HloOpcode::kPartitionId:
       return LiteralUtil::CreateR0<uint32_t>(0);
+    case HloOpcode::kConvolution: {
+      ASSIGN_OR_RETURN(ConvolutionDimensionNumbers dnums,
+                       instruction.convolution_dimension_numbers());
+      return EvaluateConvolution(*operands[0], *operands[1],
+                                 instruction.window(), dnums,
+                                 instruction.feature_group_count(),
+                                 instruction.batch_group_count(), shape);
+    }
     case HloOpcode::kGather:
       return EvaluateGather(*operands[0], *operands[1],
                             instruction.gather_dimension_numbers(),

@@ -10,12 +10,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
 #include "ir/gather_dimension_numbers.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 #include "ir/padding_config.h"
 #include "ir/shape.h"
+#include "ir/window.h"
 
 namespace mxla::hlo_evaluator_internal {
 
@@ -83,6 +85,14 @@ absl::StatusOr<Literal> EvaluateGather(const Literal& operand,
                                        const GatherDimensionNumbers& dnums,
                                        absl::Span<const int64_t> slice_sizes,
                                        const Shape& shape);
+// HLO convolution into `shape` (verified; hlo_evaluator_convolution.cc).
+absl::StatusOr<Literal> EvaluateConvolution(
+    const Literal& lhs, const Literal& rhs, const Window& window,
+    const ConvolutionDimensionNumbers& dnums, int64_t feature_group_count,
+    int64_t batch_group_count, const Shape& shape);
+// Steps `index` to the next index of `dims` in row-major order; false
+// (and all zeros) after the last.
+bool NextIndex(absl::Span<const int64_t> dims, std::vector<int64_t>& index);
 // A collective on one device, verified (hlo_evaluator_collectives.cc):
 // the operands themselves, a start's (operands, results), a done's results;
 // collective-permute's result is the operand if `permutes_to_itself`, else

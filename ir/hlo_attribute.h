@@ -42,6 +42,8 @@ enum class AttrType {
   kSliceRanges,
   kString,
   kPaddingConfig,
+  kWindow,
+  kConvDimLabels,
 };
 
 struct AttrInfo {

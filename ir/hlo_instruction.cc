@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
 #include "ir/hlo_printer.h"
 
 namespace mxla {
@@ -237,6 +238,38 @@ void HloInstruction::set_gather_dimension_numbers(
 std::vector<int64_t> HloInstruction::gather_slice_sizes() const {
   const auto* sizes = attributes_.Get<std::vector<int64_t>>(AttrId::kSliceSizes);
   return sizes == nullptr ? std::vector<int64_t>{} : *sizes;
+}
+
+Window HloInstruction::window() const {
+  const auto* flat = attributes_.Get<std::vector<int64_t>>(AttrId::kWindow);
+  return flat == nullptr ? Window{} : DecodeWindow(*flat);
+}
+
+void HloInstruction::set_window(const Window& window) {
+  attributes_.Set(AttrId::kWindow, EncodeWindow(window));
+}
+
+absl::StatusOr<ConvolutionDimensionNumbers>
+HloInstruction::convolution_dimension_numbers() const {
+  const auto* labels = attributes_.Get<std::string>(AttrId::kDimLabels);
+  if (labels == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name_, ": convolution needs dim_labels"));
+  }
+  return ParseConvolutionDimLabels(*labels);
+}
+
+void HloInstruction::set_convolution_dimension_numbers(
+    const ConvolutionDimensionNumbers& dnums) {
+  attributes_.Set(AttrId::kDimLabels, ConvolutionDimLabelsToString(dnums));
+}
+
+int64_t HloInstruction::feature_group_count() const {
+  return IntOr(attributes_, AttrId::kFeatureGroupCount, 1);
+}
+
+int64_t HloInstruction::batch_group_count() const {
+  return IntOr(attributes_, AttrId::kBatchGroupCount, 1);
 }
 
 int64_t HloInstruction::exponent_bits() const {

@@ -30,9 +30,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
 #include "ir/gather_dimension_numbers.h"
 #include "ir/padding_config.h"
+#include "ir/window.h"
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
@@ -201,6 +203,17 @@ class HloInstruction {
   GatherDimensionNumbers gather_dimension_numbers() const;
   void set_gather_dimension_numbers(const GatherDimensionNumbers& dnums);
   std::vector<int64_t> gather_slice_sizes() const;
+  // convolution's and reduce-window's window (empty when absent).
+  Window window() const;
+  void set_window(const Window& window);
+  // convolution's dimension numbers (InvalidArgument for malformed
+  // dim_labels, which the parser rejects) and group counts (1 when absent).
+  absl::StatusOr<ConvolutionDimensionNumbers> convolution_dimension_numbers()
+      const;
+  void set_convolution_dimension_numbers(
+      const ConvolutionDimensionNumbers& dnums);
+  int64_t feature_group_count() const;
+  int64_t batch_group_count() const;
   // reduce-precision's exponent_bits and mantissa_bits (0 when absent).
   int64_t exponent_bits() const;
   int64_t mantissa_bits() const;

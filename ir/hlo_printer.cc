@@ -12,6 +12,7 @@
 #include "ir/literal_text.h"
 #include "ir/op_spec.h"
 #include "ir/replica_groups.h"
+#include "ir/window.h"
 
 namespace mxla {
 namespace {
@@ -157,7 +158,16 @@ std::string AttributesToString(const HloInstruction& instruction,
       absl::StrAppend(&text, ", ", info.name, "=", absl::StrJoin(dims, "x"));
       continue;
     }
-    if (info.type == AttrType::kName) {  // a bare word: type=TOTALORDER
+    if (info.type == AttrType::kWindow) {
+      absl::StrAppend(
+          &text, ", ", info.name, "={",
+          WindowToString(DecodeWindow(
+              *instruction.attributes().Get<std::vector<int64_t>>(slot.id))),
+          "}");
+      continue;
+    }
+    if (info.type == AttrType::kName ||
+        info.type == AttrType::kConvDimLabels) {  // bare: type=TOTALORDER
       absl::StrAppend(&text, ", ", info.name, "=",
                       *instruction.attributes().Get<std::string>(slot.id));
       continue;

@@ -291,6 +291,20 @@ absl::StatusOr<Shape> Gather(const HloInstruction& instruction,
       instruction.gather_slice_sizes());
 }
 
+absl::StatusOr<Shape> Convolution(const HloInstruction& instruction,
+                                  VerifierMode) {
+  ASSIGN_OR_RETURN(ConvolutionDimensionNumbers dnums,
+                   instruction.convolution_dimension_numbers());
+  std::optional<PrimitiveType> preferred;
+  if (instruction.shape().IsArray()) {
+    preferred = instruction.shape().element_type();
+  }
+  return ShapeInference::InferConvolveShape(
+      OperandShape(instruction, 0), OperandShape(instruction, 1),
+      instruction.feature_group_count(), instruction.batch_group_count(),
+      instruction.window(), dnums, preferred);
+}
+
 absl::StatusOr<Shape> Map(const HloInstruction& instruction, VerifierMode) {
   if (instruction.to_apply() == nullptr) {
     return absl::InvalidArgumentError("map: needs a computation to apply");

@@ -15,11 +15,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
 #include "ir/gather_dimension_numbers.h"
 #include "ir/padding_config.h"
 #include "ir/hlo_opcode.h"
 #include "ir/replica_groups.h"
+#include "ir/window.h"
 #include "ir/shape.h"
 
 namespace mxla {
@@ -179,6 +181,24 @@ class ShapeInference {
       const Shape& operand, const Shape& start_indices,
       const GatherDimensionNumbers& dnums,
       absl::Span<const int64_t> slice_sizes);
+
+  // The shape of the window positions over `base` (one per base
+  // dimension): XLA's rule, positive sizes, strides and dilations. `op`
+  // names the instruction in messages.
+  static absl::StatusOr<Shape> InferWindowOutputShape(
+      HloOpcode op, const Shape& base, const Window& window,
+      PrimitiveType element_type);
+
+  // convolution(lhs, rhs): XLA's rule, checked in XLA's order. The result
+  // has the lhs batch over batch_group_count, the kernel's output features
+  // and the window positions over the lhs spatial dimensions, laid out as
+  // the output dim_labels say; its type is the higher of the operands' (or
+  // `preferred_element_type`, never narrower for integers).
+  static absl::StatusOr<Shape> InferConvolveShape(
+      const Shape& lhs, const Shape& rhs, int64_t feature_group_count,
+      int64_t batch_group_count, const Window& window,
+      const ConvolutionDimensionNumbers& dnums,
+      std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
   // map(operands...) of `to_apply`: arrays of one dimensions; to_apply takes
   // one scalar per operand, of its element type, and returns a scalar;

@@ -1,75 +1,31 @@
 #include "passes/dot_expander.h"
 
-#include <numeric>
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_module.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "passes/expansion_util.h"
 
 namespace mxla {
 namespace {
 
-std::vector<int64_t> Iota(int64_t from, int64_t count) {
-  std::vector<int64_t> values(count);
-  std::iota(values.begin(), values.end(), from);
-  return values;
-}
-
-template <typename... Lists>
-std::vector<int64_t> Concat(const Lists&... lists) {
-  std::vector<int64_t> all;
-  (all.insert(all.end(), lists.begin(), lists.end()), ...);
-  return all;
-}
+using expansion::Concat;
+using expansion::Iota;
+using expansion::Transposed;
 
 class Expander {
  public:
-  explicit Expander(HloModule& module) : module_(module) {}
+  explicit Expander(HloModule& module) : adders_(module, "dot_add") {}
 
   absl::Status Expand(HloComputation& computation, HloInstruction* dot);
 
  private:
-  // `operand` with its dimensions in the order `permutation`.
-  HloInstruction* Transposed(HloComputation& computation,
-                             HloInstruction* operand,
-                             const std::vector<int64_t>& permutation);
-  // The scalar add computation for `type`, made once per module.
-  HloComputation* AddComputation(PrimitiveType type);
-
-  HloModule& module_;
-  absl::flat_hash_map<PrimitiveType, HloComputation*> adders_;
+  expansion::AddComputations adders_;
 };
-
-HloInstruction* Expander::Transposed(HloComputation& computation,
-                                     HloInstruction* operand,
-                                     const std::vector<int64_t>& permutation) {
-  if (permutation == Iota(0, permutation.size())) return operand;
-  std::vector<int64_t> dims;
-  for (int64_t d : permutation) dims.push_back(operand->shape().dimensions(d));
-  return computation.AddInstruction(HloInstruction::CreateTranspose(
-      ShapeUtil::MakeShape(operand->shape().element_type(), dims), operand,
-      permutation));
-}
-
-HloComputation* Expander::AddComputation(PrimitiveType type) {
-  if (auto it = adders_.find(type); it != adders_.end()) return it->second;
-  const Shape scalar = ShapeUtil::MakeShape(type, {});
-  HloComputation* add = module_.AddComputation(
-      absl::StrCat("dot_add_", primitive_util::LowercaseName(type)), false);
-  HloInstruction* a =
-      add->AddInstruction(HloInstruction::CreateParameter(0, scalar, "a"));
-  HloInstruction* b =
-      add->AddInstruction(HloInstruction::CreateParameter(1, scalar, "b"));
-  add->set_root_instruction(add->AddInstruction(
-      HloInstruction::CreateBinary(scalar, HloOpcode::kAdd, a, b)));
-  adders_[type] = add;
-  return add;
-}
 
 absl::Status Expander::Expand(HloComputation& computation,
                               HloInstruction* dot) {
@@ -129,7 +85,7 @@ absl::Status Expander::Expand(HloComputation& computation,
         HloInstruction::CreateConstant(Literal(ShapeUtil::MakeShape(type, {}))));
     result = computation.AddInstruction(HloInstruction::CreateReduce(
         result_shape, {result, zero}, Iota(batch + nl + nr, contracted),
-        AddComputation(type)));
+        adders_.Get(type)));
   }
   if (widened) {
     result = computation.AddInstruction(

@@ -5,6 +5,7 @@
 #include "ir/status_macros.h"
 #include "passes/call_inliner.h"
 #include "passes/cse.h"
+#include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
@@ -32,6 +33,7 @@ constexpr PassFactory kPasses[] = {
     {"inline-calls", &Make<CallInlinerPass>},
     {"lower-collectives", &Make<LowerCollectivesPass>},
     {"inline-maps", &Make<MapInlinerPass>},
+    {"expand-convolutions", &Make<ConvolutionExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},
     {"simplify", &Make<SimplifyPass>},

@@ -14,6 +14,7 @@
 #include "passes/call_inliner.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
@@ -100,6 +101,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(
           std::make_unique<UnplannableFusionInlinerPass>(options.codegen));
+      passes->AddPass(std::make_unique<ConvolutionExpanderPass>());
       passes->AddPass(std::make_unique<DotExpanderPass>());
       passes->AddPass(std::make_unique<LowerBroadcastsPass>());
       passes->AddPass(std::make_unique<FusionPass>());

@@ -44,7 +44,8 @@ ENTRY main {
                              "parameter(0)\n  z = f32[] constant(0)\n  ROOT p "
                              "= f32[3] pad(x, z), padding=0x1\n}\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("malformed number '0x1'")));
+                       HasSubstr("expected a padding configuration like 1_2x0_0_1 "
+                                 "but found '0x1'")));
 }
 
 TEST(PadTest, ShapeRuleAndXlaMessages) {

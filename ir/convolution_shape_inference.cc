@@ -1,0 +1,203 @@
+// ShapeInference::InferConvolveShape and InferWindowOutputShape: XLA's
+// rules, checked in XLA's order, each message naming the op, the shapes and
+// the dimension numbers (as dim_labels).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/shape_inference.h"
+#include "ir/shape_inference_errors.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+
+using shape_inference_internal::ExpectValidArray;
+using shape_inference_internal::OpError;
+
+absl::StatusOr<Shape> ShapeInference::InferWindowOutputShape(
+    HloOpcode op, const Shape& base, const Window& window,
+    PrimitiveType element_type) {
+  if (static_cast<int64_t>(window.size()) != base.rank()) {
+    return OpError(op, "Window has dimension ", window.size(),
+                   " but base shape has dimension ", base.rank(), " (",
+                   base.ToString(), ").");
+  }
+  const std::string shown = absl::StrCat("{", WindowToString(window), "}");
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < base.rank(); ++i) {
+    const WindowDimension& d = window[i];
+    if (d.size <= 0) {
+      return OpError(op, "Window ", shown, " has a non-positive dimension.");
+    }
+    if (d.stride <= 0) {
+      return OpError(op, "Window ", shown, " has a non-positive stride.");
+    }
+    if (d.base_dilation < 1) {
+      return OpError(op, "Window ", shown,
+                     " has a non-positive base area dilation factor.");
+    }
+    if (d.window_dilation < 1) {
+      return OpError(op, "Window ", shown,
+                     " has a non-positive window dilation factor.");
+    }
+    dims.push_back(WindowOutputSize(base.dimensions(i), d));
+  }
+  return ShapeUtil::MakeShape(element_type, dims);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferConvolveShape(
+    const Shape& lhs, const Shape& rhs, int64_t feature_group_count,
+    int64_t batch_group_count, const Window& window,
+    const ConvolutionDimensionNumbers& dnums,
+    std::optional<PrimitiveType> preferred_element_type) {
+  constexpr HloOpcode kOp = HloOpcode::kConvolution;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, lhs, "lhs"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, rhs, "rhs"));
+  const std::string labels = ConvolutionDimLabelsToString(dnums);
+  const std::string context =
+      absl::StrCat("; got <conv>(", lhs.ToString(), ", ", rhs.ToString(),
+                   ") with dim_labels=", labels, ".");
+  if (feature_group_count <= 0) {
+    return OpError(kOp, "feature_group_count must be a positive number, got ",
+                   feature_group_count);
+  }
+  if (batch_group_count <= 0) {
+    return OpError(kOp, "batch_group_count must be a positive number, got ",
+                   batch_group_count);
+  }
+  if (batch_group_count > 1 && feature_group_count > 1) {
+    return OpError(kOp, "both batch_group_count ", batch_group_count,
+                   " and feature_group_count ", feature_group_count,
+                   " cannot be greater than 1");
+  }
+  const int64_t spatial = dnums.input_spatial.size();
+  if (dnums.kernel_spatial.size() != dnums.input_spatial.size() ||
+      dnums.output_spatial.size() != dnums.input_spatial.size()) {
+    return OpError(kOp,
+                   "Both arguments and the output of convolution must have "
+                   "the same number of spatial dimensions: dim_labels=",
+                   labels);
+  }
+  if (static_cast<int64_t>(window.size()) != spatial) {
+    return OpError(kOp,
+                   "Window must have same number of dimensions as dimension "
+                   "numbers: window {",
+                   WindowToString(window), "} has ", window.size(),
+                   ", dim_labels=", labels, " has ", spatial, ".");
+  }
+  const int64_t rank = spatial + 2;
+  if (lhs.rank() != rank) {
+    return OpError(kOp, "The LHS argument to a convolution should have rank ",
+                   rank, "; lhs: ", lhs.ToString(), " (dim_labels=", labels,
+                   ").");
+  }
+  if (rhs.rank() != rank) {
+    return OpError(kOp, "The RHS argument to a convolution should have rank ",
+                   rank, "; rhs: ", rhs.ToString(), " (dim_labels=", labels,
+                   ").");
+  }
+  // Each side names every dimension once.
+  auto permutation = [&](int64_t first, int64_t second,
+                         const std::vector<int64_t>& spatial_dims,
+                         absl::string_view side) -> absl::Status {
+    std::vector<int64_t> all = {first, second};
+    all.insert(all.end(), spatial_dims.begin(), spatial_dims.end());
+    std::vector<bool> seen(rank, false);
+    for (int64_t d : all) {
+      if (d < 0 || d >= rank) {
+        return OpError(kOp, "A dimension number is out of range in "
+                            "convolution: ", side, " dimension ", d,
+                       " of rank ", rank, ".");
+      }
+      if (seen[d]) {
+        return OpError(kOp, side, " dimensions of convolution must contain "
+                                  "each dimension exactly once: dimension ",
+                       d, " appears twice.");
+      }
+      seen[d] = true;
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(permutation(dnums.input_batch, dnums.input_feature,
+                              dnums.input_spatial, "Input"));
+  RETURN_IF_ERROR(permutation(dnums.kernel_input_feature,
+                              dnums.kernel_output_feature,
+                              dnums.kernel_spatial, "Window"));
+  RETURN_IF_ERROR(permutation(dnums.output_batch, dnums.output_feature,
+                              dnums.output_spatial, "Output"));
+  std::vector<int64_t> input_spatial_sizes, kernel_spatial_sizes;
+  for (int64_t i = 0; i < spatial; ++i) {
+    input_spatial_sizes.push_back(lhs.dimensions(dnums.input_spatial[i]));
+    kernel_spatial_sizes.push_back(rhs.dimensions(dnums.kernel_spatial[i]));
+  }
+  const int64_t input_features = lhs.dimensions(dnums.input_feature);
+  const int64_t input_batch = lhs.dimensions(dnums.input_batch);
+  const int64_t kernel_input_features =
+      rhs.dimensions(dnums.kernel_input_feature);
+  const int64_t kernel_output_features =
+      rhs.dimensions(dnums.kernel_output_feature);
+  if (kernel_output_features % batch_group_count != 0) {
+    return OpError(kOp, "Expected output feature dimension size (value ",
+                   kernel_output_features,
+                   ") to be a multiple of batch group count ",
+                   batch_group_count, context);
+  }
+  if (input_features % feature_group_count != 0 ||
+      input_features / feature_group_count != kernel_input_features) {
+    return OpError(kOp, "Expected LHS feature dimension (value ",
+                   input_features,
+                   ") to be a multiple of feature_group_count (value ",
+                   feature_group_count,
+                   "), and LHS feature dimension / feature_group_count = RHS "
+                   "feature dimension (value ",
+                   kernel_input_features, ")", context);
+  }
+  if (kernel_output_features % feature_group_count != 0) {
+    return OpError(kOp, "Expected output feature dimension (value ",
+                   kernel_output_features,
+                   ") to be divisible by feature_group_count (value ",
+                   feature_group_count, ")", context);
+  }
+  if (input_batch % batch_group_count != 0) {
+    return OpError(kOp, "Expected input batch dimension (value ", input_batch,
+                   ") to be divisible by batch_group_count (value ",
+                   batch_group_count, ")", context);
+  }
+  std::vector<int64_t> window_sizes;
+  for (const WindowDimension& d : window) window_sizes.push_back(d.size);
+  if (kernel_spatial_sizes != window_sizes) {
+    return OpError(kOp, "Window dimensions do not match RHS shape: RHS shape ",
+                   rhs.ToString(), ", window {", WindowToString(window),
+                   "}, dim_labels=", labels, ".");
+  }
+  ASSIGN_OR_RETURN(
+      Shape positions,
+      InferWindowOutputShape(
+          kOp, ShapeUtil::MakeShape(lhs.element_type(), input_spatial_sizes),
+          window, lhs.element_type()));
+  PrimitiveType type =
+      HigherPrecisionType(lhs.element_type(), rhs.element_type());
+  if (preferred_element_type.has_value() && *preferred_element_type != type) {
+    if (!primitive_util::IsFloatingPointType(type) &&
+        primitive_util::BitWidth(*preferred_element_type) <
+            primitive_util::BitWidth(type)) {
+      return OpError(kOp,
+                     "`preferred_element_type` must not be narrower than the "
+                     "original type: ",
+                     primitive_util::LowercaseName(*preferred_element_type),
+                     context);
+    }
+    type = *preferred_element_type;
+  }
+  std::vector<int64_t> dims(rank);
+  dims[dnums.output_batch] = input_batch / batch_group_count;
+  dims[dnums.output_feature] = kernel_output_features;
+  for (int64_t i = 0; i < spatial; ++i) {
+    dims[dnums.output_spatial[i]] = positions.dimensions(i);
+  }
+  return ShapeUtil::MakeShape(type, dims);
+}
+
+}  // namespace mxla

@@ -1,0 +1,137 @@
+#include "passes/window_patches.h"
+
+#include <vector>
+
+#include "ir/shape_inference.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+#include "passes/expansion_util.h"
+
+namespace mxla::expansion {
+namespace {
+
+// s64[positions..., n]: entry (p, i) = p_i * stride_i, the start of window
+// position p in the padded base.
+HloInstruction* WindowStarts(HloComputation& computation,
+                             const std::vector<int64_t>& positions,
+                             const Window& window) {
+  const int64_t n = positions.size();
+  std::vector<int64_t> column_dims = positions;
+  column_dims.push_back(1);
+  const Shape column = ShapeUtil::MakeShape(S64, column_dims);
+  std::vector<HloInstruction*> columns;
+  for (int64_t i = 0; i < n; ++i) {
+    HloInstruction* start =
+        computation.AddInstruction(HloInstruction::CreateIota(column, i));
+    if (window[i].stride != 1) {
+      HloInstruction* stride = computation.AddInstruction(
+          HloInstruction::CreateConstant(
+              LiteralUtil::CreateR0<int64_t>(window[i].stride)));
+      HloInstruction* strides = computation.AddInstruction(
+          HloInstruction::CreateBroadcast(column, stride, {}));
+      start = computation.AddInstruction(HloInstruction::CreateBinary(
+          column, HloOpcode::kMultiply, start, strides));
+    }
+    columns.push_back(start);
+  }
+  if (n == 1) return columns[0];
+  std::vector<int64_t> all_dims = positions;
+  all_dims.push_back(n);
+  auto concat = HloInstruction::CreateGeneric(
+      HloOpcode::kConcatenate, ShapeUtil::MakeShape(S64, all_dims), columns);
+  concat->set_dimensions({n});
+  return computation.AddInstruction(std::move(concat));
+}
+
+}  // namespace
+
+bool WindowHasHoles(const Window& window) {
+  for (const WindowDimension& d : window) {
+    if (d.padding_low > 0 || d.padding_high > 0 || d.base_dilation > 1) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::StatusOr<HloInstruction*> WindowPatches(HloComputation& computation,
+                                              HloInstruction* base,
+                                              int64_t leading,
+                                              const Window& window,
+                                              HloInstruction* pad_value) {
+  const int64_t n = window.size();
+  const Shape& shape = base->shape();
+  std::vector<int64_t> leading_dims(shape.dimensions().begin(),
+                                    shape.dimensions().begin() + leading);
+  std::vector<int64_t> positions;
+  for (int64_t i = 0; i < n; ++i) {
+    positions.push_back(
+        WindowOutputSize(shape.dimensions(leading + i), window[i]));
+  }
+  // Padding and base dilation: pad's low, high and interior.
+  HloInstruction* padded = base;
+  bool pads = false;
+  PaddingConfig config(leading);
+  for (const WindowDimension& d : window) {
+    config.push_back({d.padding_low, d.padding_high, d.base_dilation - 1});
+    pads |= d.padding_low != 0 || d.padding_high != 0 || d.base_dilation > 1;
+  }
+  if (pads) {
+    ASSIGN_OR_RETURN(Shape padded_shape, ShapeInference::InferPadShape(
+                                             shape, pad_value->shape(), config));
+    auto pad = HloInstruction::CreateGeneric(HloOpcode::kPad, padded_shape,
+                                             {base, pad_value});
+    pad->set_padding_config(config);
+    padded = computation.AddInstruction(std::move(pad));
+  }
+  if (n == 0) return padded;
+  // Each position's dilated window, gathered from its start.
+  GatherDimensionNumbers dnums;
+  dnums.offset_dims = Concat(Iota(0, leading), Iota(leading + n, n));
+  dnums.start_index_map = Iota(leading, n);
+  dnums.index_vector_dim = n;
+  std::vector<int64_t> slice_sizes = leading_dims;
+  for (const WindowDimension& d : window) {
+    slice_sizes.push_back(DilatedBound(d.size, d.window_dilation));
+  }
+  HloInstruction* starts = WindowStarts(computation, positions, window);
+  ASSIGN_OR_RETURN(Shape gathered_shape,
+                   ShapeInference::InferGatherShape(
+                       padded->shape(), starts->shape(), dnums, slice_sizes));
+  auto gather = HloInstruction::CreateGeneric(HloOpcode::kGather,
+                                              gathered_shape, {padded, starts});
+  gather->set_gather_dimension_numbers(dnums);
+  gather->mutable_attributes().Set(AttrId::kSliceSizes, slice_sizes);
+  HloInstruction* patches = computation.AddInstruction(std::move(gather));
+  // Window dilation: every window_dilation-th element of the dilated window.
+  bool dilated = false;
+  for (const WindowDimension& d : window) dilated |= d.window_dilation > 1;
+  if (!dilated) return patches;
+  const int64_t rank = leading + 2 * n;
+  std::vector<int64_t> starts_at(rank, 0), strides(rank, 1), dims(rank);
+  for (int64_t d = 0; d < rank; ++d) dims[d] = gathered_shape.dimensions(d);
+  std::vector<int64_t> limits = dims;
+  for (int64_t i = 0; i < n; ++i) {
+    strides[leading + n + i] = window[i].window_dilation;
+    dims[leading + n + i] = window[i].size;
+  }
+  auto slice = HloInstruction::CreateGeneric(
+      HloOpcode::kSlice, ShapeUtil::MakeShape(shape.element_type(), dims),
+      {patches});
+  slice->set_slice(starts_at, limits, strides);
+  return computation.AddInstruction(std::move(slice));
+}
+
+absl::StatusOr<HloInstruction*> WindowTapMask(
+    HloComputation& computation, absl::Span<const int64_t> base_dims,
+    int64_t leading, const Window& window) {
+  HloInstruction* on = computation.AddInstruction(
+      HloInstruction::CreateConstant(LiteralUtil::CreateR0<bool>(true)));
+  HloInstruction* base =
+      computation.AddInstruction(HloInstruction::CreateBroadcast(
+          ShapeUtil::MakeShape(PRED, base_dims), on, {}));
+  return WindowPatches(computation, base, leading, window,
+                       Zero(computation, PRED));
+}
+
+}  // namespace mxla::expansion
