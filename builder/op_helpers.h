@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -38,6 +39,19 @@ XlaOp RecordOp(XlaBuilder* builder, absl::string_view op_name,
       [&] { return CallString(builder, op_name, operands, attributes); },
       location);
 }
+
+// The instructions behind `ops`, and their shapes for shape inference.
+struct LookedUp {
+  std::vector<HloInstruction*> instructions;
+  std::vector<const Shape*> shapes;
+};
+absl::StatusOr<LookedUp> LookUpAll(XlaBuilder* builder,
+                                   absl::Span<const XlaOp> ops);
+
+// A computation made from a parsed module has had no checks: "the <role>
+// computation 'name' is not valid: <why>".
+absl::Status CheckCalledComputation(const XlaComputation& computation,
+                                    absl::string_view role);
 
 }  // namespace mxla::builder_internal
 

@@ -305,6 +305,18 @@ XlaOp ConvGeneralDilated(
     Dims rhs_dilation, const ConvolutionDimensionNumbers& dimension_numbers,
     int64_t feature_group_count = 1, int64_t batch_group_count = 1,
     SourceLocation location = SourceLocation::current());
+// XLA's ReduceWindowWithGeneralPadding: for each window position over
+// `operand` (per dimension its window size, stride, base and window
+// dilation, (low, high) padding; empty dilations or padding: 1 or 0), the
+// elements under the window folded with the scalar `computation` from
+// `init_value`; taps in padding or holes are skipped
+// (ShapeInference::InferReduceWindowShape).
+XlaOp ReduceWindowWithGeneralPadding(
+    XlaOp operand, XlaOp init_value, const XlaComputation& computation,
+    Dims window_dimensions, Dims window_strides, Dims base_dilations,
+    Dims window_dilations,
+    absl::Span<const std::pair<int64_t, int64_t>> padding,
+    SourceLocation location = SourceLocation::current());
 // XLA's Map: `computation` (one scalar parameter per operand, of its
 // element type, returning a scalar) applied at every element position of
 // the operands (one dimensions); `dimensions` must be all of them, in

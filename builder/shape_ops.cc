@@ -14,41 +14,11 @@
 
 namespace mxla {
 
+using builder_internal::CheckCalledComputation;
 using builder_internal::DimsString;
+using builder_internal::LookedUp;
+using builder_internal::LookUpAll;
 using builder_internal::PickBuilder;
-
-namespace {
-
-// The instructions behind `ops`, and their shapes for shape inference.
-struct LookedUp {
-  std::vector<HloInstruction*> instructions;
-  std::vector<const Shape*> shapes;
-};
-
-absl::StatusOr<LookedUp> LookUpAll(XlaBuilder* builder,
-                                   absl::Span<const XlaOp> ops) {
-  LookedUp looked_up;
-  for (const XlaOp& op : ops) {
-    ASSIGN_OR_RETURN(HloInstruction * instruction, builder->LookUp(op));
-    looked_up.instructions.push_back(instruction);
-    looked_up.shapes.push_back(&instruction->shape());
-  }
-  return looked_up;
-}
-
-// A computation made from a parsed module has had no checks: "the <role>
-// computation 'name' is not valid: <why>".
-absl::Status CheckCalledComputation(const XlaComputation& computation,
-                                    absl::string_view role) {
-  absl::Status valid =
-      VerifyModule(computation.module(), VerifierMode::kBuilder);
-  if (valid.ok()) return valid;
-  return absl::InvalidArgumentError(
-      absl::StrCat("the ", role, " computation '", computation.name(),
-                   "' is not valid: ", valid.message()));
-}
-
-}  // namespace
 using builder_internal::RecordOp;
 
 XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false,

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@ namespace mxla {
 namespace {
 
 using hlo_evaluator_internal::EvaluateBroadcast;
+using hlo_evaluator_internal::NextIndex;
 using hlo_evaluator_internal::EvaluateConcatenate;
 using hlo_evaluator_internal::EvaluateDot;
 using hlo_evaluator_internal::EvaluateIota;
@@ -224,8 +226,9 @@ absl::StatusOr<Literal> EvaluateClamp(
 struct ReduceJob {
   std::vector<const Literal*> inputs;
   std::vector<const Literal*> inits;
-  std::vector<int64_t> bases;
-  std::vector<int64_t> steps;
+  int64_t output_count = 0;
+  // Fills the input offsets output o combines, in order.
+  std::function<void(int64_t o, std::vector<int64_t>& offsets)> offsets;
   std::vector<Literal> outputs;
 };
 
@@ -260,13 +263,14 @@ bool TryReduceWithBinaryOp(const HloComputation& reducer, ReduceJob& job) {
           const T* in = job.inputs[0]->data<T>().data();
           T* out = job.outputs[0].data<T>().data();
           const T init = job.inits[0]->data<T>()[0];
-          for (size_t o = 0; o < job.bases.size(); ++o) {
-            const T* base = in + job.bases[o];
+          std::vector<int64_t> offsets;
+          for (int64_t o = 0; o < job.output_count; ++o) {
+            job.offsets(o, offsets);
             T acc = init;
             if (swapped) {
-              for (int64_t step : job.steps) acc = op(base[step], acc);
+              for (int64_t offset : offsets) acc = op(in[offset], acc);
             } else {
-              for (int64_t step : job.steps) acc = op(acc, base[step]);
+              for (int64_t offset : offsets) acc = op(acc, in[offset]);
             }
             out[o] = acc;
           }
@@ -296,13 +300,14 @@ absl::Status ReduceWithComputation(const HloComputation& reducer,
   }
   // The argument shapes never change, so one check covers every call.
   RETURN_IF_ERROR(CheckArguments(reducer, arguments));
-  for (size_t o = 0; o < job.bases.size(); ++o) {
+  std::vector<int64_t> offsets;
+  for (int64_t o = 0; o < job.output_count; ++o) {
     for (size_t i = 0; i < n; ++i) accumulators[i] = *job.inits[i];
-    for (int64_t step : job.steps) {
+    job.offsets(o, offsets);
+    for (int64_t offset : offsets) {
       for (size_t i = 0; i < n; ++i) {
         std::memcpy(elements[i].untyped_data(),
-                    Bytes(*job.inputs[i]) + (job.bases[o] + step) * widths[i],
-                    widths[i]);
+                    Bytes(*job.inputs[i]) + offset * widths[i], widths[i]);
       }
       ASSIGN_OR_RETURN(Literal result, RunPlan(plan, arguments));
       for (size_t i = 0; i < n; ++i) {
@@ -319,6 +324,17 @@ absl::Status ReduceWithComputation(const HloComputation& reducer,
     }
   }
   return absl::OkStatus();
+}
+
+// Runs `job` with the fast path when the reducer allows; one result per
+// input (a tuple when there are several).
+absl::StatusOr<Literal> RunReduceJob(const HloComputation& reducer,
+                                     ReduceJob& job) {
+  if (!TryReduceWithBinaryOp(reducer, job)) {
+    RETURN_IF_ERROR(ReduceWithComputation(reducer, job));
+  }
+  if (job.outputs.size() == 1) return std::move(job.outputs[0]);
+  return LiteralUtil::MakeTuple(std::move(job.outputs));
 }
 
 absl::StatusOr<Literal> EvaluateReduce(
@@ -358,17 +374,75 @@ absl::StatusOr<Literal> EvaluateReduce(
     (reduced[d] ? reduced_dims : kept_dims).push_back(shape.dimensions(d));
     (reduced[d] ? reduced_strides : kept_strides).push_back(strides[d]);
   }
-  job.bases = StridedOffsets(kept_dims, kept_strides);
-  job.steps = StridedOffsets(reduced_dims, reduced_strides);
+  const std::vector<int64_t> bases = StridedOffsets(kept_dims, kept_strides);
+  const std::vector<int64_t> steps =
+      StridedOffsets(reduced_dims, reduced_strides);
+  job.output_count = bases.size();
+  job.offsets = [&](int64_t o, std::vector<int64_t>& offsets) {
+    offsets.resize(steps.size());
+    for (size_t k = 0; k < steps.size(); ++k) offsets[k] = bases[o] + steps[k];
+  };
   for (size_t i = 0; i < n; ++i) {
     job.outputs.emplace_back(
         ShapeUtil::MakeShape(job.inits[i]->shape().element_type(), kept_dims));
   }
-  if (!TryReduceWithBinaryOp(*reducer, job)) {
-    RETURN_IF_ERROR(ReduceWithComputation(*reducer, job));
+  return RunReduceJob(*reducer, job);
+}
+
+// reduce-window: each output element combines, from its init, the input
+// elements under its window's taps in row-major tap order; taps in padding
+// or in holes of the dilated base are skipped (XLA's semantics).
+absl::StatusOr<Literal> EvaluateReduceWindow(
+    const HloInstruction& reduce_window,
+    absl::Span<const Literal* const> operands) {
+  const HloComputation* reducer = reduce_window.to_apply();
+  RET_CHECK(reducer != nullptr && reducer->root_instruction() != nullptr,
+            reduce_window.ToString());
+  const size_t n = operands.size() / 2;
+  RET_CHECK(n >= 1 && operands.size() == 2 * n, reduce_window.ToString());
+  ReduceJob job;
+  job.inputs.assign(operands.begin(), operands.begin() + n);
+  job.inits.assign(operands.begin() + n, operands.end());
+  const Shape& base = job.inputs[0]->shape();
+  const Window window = reduce_window.window();
+  const int64_t rank = base.rank();
+  RET_CHECK(static_cast<int64_t>(window.size()) == rank,
+            reduce_window.ToString());
+  std::vector<int64_t> positions, taps;
+  for (int64_t d = 0; d < rank; ++d) {
+    positions.push_back(WindowOutputSize(base.dimensions(d), window[d]));
+    taps.push_back(window[d].size);
   }
-  if (n == 1) return std::move(job.outputs[0]);
-  return LiteralUtil::MakeTuple(std::move(job.outputs));
+  const std::vector<int64_t> strides = ShapeUtil::RowMajorStrides(base);
+  const Shape position_shape = ShapeUtil::MakeShape(PRED, positions);
+  job.output_count = ShapeUtil::ElementsIn(position_shape);
+  std::vector<int64_t> position(rank), tap(rank);
+  job.offsets = [&](int64_t o, std::vector<int64_t>& offsets) {
+    offsets.clear();
+    for (int64_t d = rank - 1, rest = o; d >= 0; --d) {
+      position[d] = rest % positions[d];
+      rest /= positions[d];
+    }
+    std::fill(tap.begin(), tap.end(), 0);
+    do {
+      int64_t offset = 0;
+      bool inside = true;
+      for (int64_t d = 0; d < rank && inside; ++d) {
+        const WindowDimension& w = window[d];
+        const int64_t dilated = position[d] * w.stride - w.padding_low +
+                                tap[d] * w.window_dilation;
+        inside = dilated >= 0 && dilated % w.base_dilation == 0 &&
+                 dilated / w.base_dilation < base.dimensions(d);
+        offset += dilated / w.base_dilation * strides[d];
+      }
+      if (inside) offsets.push_back(offset);
+    } while (NextIndex(taps, tap));
+  };
+  for (size_t i = 0; i < n; ++i) {
+    job.outputs.emplace_back(
+        ShapeUtil::MakeShape(job.inits[i]->shape().element_type(), positions));
+  }
+  return RunReduceJob(*reducer, job);
 }
 
 // ---- Map ------------------------------------------------------------------
@@ -538,6 +612,8 @@ absl::StatusOr<Literal> EvaluateOther(
                            instruction.slice_strides());
     case HloOpcode::kReduce:
       return EvaluateReduce(instruction, operands);
+    case HloOpcode::kReduceWindow:
+      return EvaluateReduceWindow(instruction, operands);
     case HloOpcode::kSort:
       return EvaluateSort(instruction, operands, options);
     case HloOpcode::kMap:

@@ -137,6 +137,13 @@ absl::StatusOr<Shape> Reduce(const HloInstruction& instruction,
       ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> ReduceWindow(const HloInstruction& instruction,
+                                   VerifierMode) {
+  return ShapeInference::InferReduceWindowShape(
+      OperandShapes(instruction), instruction.window(),
+      ComputeProgramShape(*instruction.to_apply()));
+}
+
 absl::StatusOr<Shape> Slice(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferSliceShape(
       OperandShape(instruction, 0), instruction.slice_starts(),

@@ -36,7 +36,7 @@ using shape_inference_internal::OpError;
 
 // The reducer's result as N accumulator shapes, each a scalar array.
 absl::StatusOr<std::vector<Shape>> ReducerAccumulators(
-    const ProgramShape& to_apply, int64_t n) {
+    HloOpcode op, const ProgramShape& to_apply, int64_t n) {
   const Shape& result = to_apply.result;
   std::vector<Shape> accumulators;
   if (result.IsTuple()) {
@@ -49,13 +49,13 @@ absl::StatusOr<std::vector<Shape>> ReducerAccumulators(
     all_scalars = all_scalars && accumulator.IsScalar();
   }
   if (!all_scalars || (n == 1 && result.IsTuple())) {
-    return OpError(HloOpcode::kReduce,
+    return OpError(op,
                    "Reduction function must produce a scalar or a tuple of "
                    "scalars, but produces ",
                    result.ToString(), ".");
   }
   if (static_cast<int64_t>(accumulators.size()) != n) {
-    return OpError(HloOpcode::kReduce,
+    return OpError(op,
                    "Reduction function must produce a tuple with ", n,
                    " elements, but produces ", accumulators.size(),
                    " elements; reducer is ", to_apply.ToString(), ".");
@@ -66,9 +66,9 @@ absl::StatusOr<std::vector<Shape>> ReducerAccumulators(
 // XLA's reducer rules: 2N scalar parameters (accumulators, then elements),
 // N results, each of its init value's type, elements of the inputs' types.
 absl::StatusOr<std::vector<Shape>> CheckReducer(
-    const ProgramShape& to_apply, absl::Span<const Shape* const> inputs,
+    HloOpcode kOp, const ProgramShape& to_apply,
+    absl::Span<const Shape* const> inputs,
     absl::Span<const Shape* const> inits) {
-  constexpr HloOpcode kOp = HloOpcode::kReduce;
   int64_t n = static_cast<int64_t>(inputs.size());
   if (static_cast<int64_t>(to_apply.parameters.size()) != 2 * n) {
     return OpError(kOp, "Reduction function must take ", 2 * n,
@@ -76,7 +76,7 @@ absl::StatusOr<std::vector<Shape>> CheckReducer(
                    " parameter(s); reducer is ", to_apply.ToString(), ".");
   }
   ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
-                   ReducerAccumulators(to_apply, n));
+                   ReducerAccumulators(kOp, to_apply, n));
   for (int64_t i = 0; i < n; ++i) {
     const Shape& accumulator = accumulators[i];
     for (int64_t p : {i, n + i}) {
@@ -105,9 +105,9 @@ absl::StatusOr<std::vector<Shape>> CheckReducer(
 }
 
 // Inputs are valid arrays of one set of dimensions; inits valid scalars.
-absl::Status CheckReduceOperands(absl::Span<const Shape* const> inputs,
+absl::Status CheckReduceOperands(HloOpcode kOp,
+                                 absl::Span<const Shape* const> inputs,
                                  absl::Span<const Shape* const> inits) {
-  constexpr HloOpcode kOp = HloOpcode::kReduce;
   for (size_t i = 0; i < inputs.size(); ++i) {
     RETURN_IF_ERROR(
         ExpectValidArray(kOp, *inputs[i], absl::StrCat("input ", i)));
@@ -130,27 +130,56 @@ absl::Status CheckReduceOperands(absl::Span<const Shape* const> inputs,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<Shape> ShapeInference::InferReduceShape(
-    absl::Span<const Shape* const> operands,
-    absl::Span<const int64_t> dimensions, const ProgramShape& to_apply) {
-  constexpr HloOpcode kOp = HloOpcode::kReduce;
+// Splits reduce's or reduce-window's operands into N inputs and N inits.
+absl::Status SplitOperands(HloOpcode op,
+                           absl::Span<const Shape* const> operands,
+                           absl::Span<const Shape* const>& inputs,
+                           absl::Span<const Shape* const>& inits) {
   if (operands.empty() || operands.size() % 2 != 0) {
-    return OpError(kOp,
+    return OpError(op,
                    "Expected an even, non-zero number of operands "
                    "(N inputs then N init values), but got ",
                    operands.size(), ".");
   }
   for (size_t i = 0; i < operands.size(); ++i) {
     if (operands[i] == nullptr) {
-      return OpError(kOp, "operand ", i, " has no shape.");
+      return OpError(op, "operand ", i, " has no shape.");
     }
   }
-  size_t n = operands.size() / 2;
-  absl::Span<const Shape* const> inputs = operands.subspan(0, n);
-  absl::Span<const Shape* const> inits = operands.subspan(n);
-  RETURN_IF_ERROR(CheckReduceOperands(inputs, inits));
+  const size_t n = operands.size() / 2;
+  inputs = operands.subspan(0, n);
+  inits = operands.subspan(n);
+  return CheckReduceOperands(op, inputs, inits);
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferReduceWindowShape(
+    absl::Span<const Shape* const> operands, const Window& window,
+    const ProgramShape& to_apply) {
+  constexpr HloOpcode kOp = HloOpcode::kReduceWindow;
+  absl::Span<const Shape* const> inputs, inits;
+  RETURN_IF_ERROR(SplitOperands(kOp, operands, inputs, inits));
+  ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
+                   CheckReducer(kOp, to_apply, inputs, inits));
+  std::vector<Shape> results;
+  for (const Shape& accumulator : accumulators) {
+    ASSIGN_OR_RETURN(Shape result,
+                     InferWindowOutputShape(kOp, *inputs[0], window,
+                                            accumulator.element_type()));
+    results.push_back(std::move(result));
+  }
+  if (results.size() == 1) return results[0];
+  return ShapeUtil::MakeTupleShape(std::move(results));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferReduceShape(
+    absl::Span<const Shape* const> operands,
+    absl::Span<const int64_t> dimensions, const ProgramShape& to_apply) {
+  constexpr HloOpcode kOp = HloOpcode::kReduce;
+  absl::Span<const Shape* const> inputs, inits;
+  RETURN_IF_ERROR(SplitOperands(kOp, operands, inputs, inits));
+  const size_t n = inputs.size();
   const Shape& arg = *inputs[0];
   for (int64_t d : dimensions) {
     if (d < 0 || d >= arg.rank()) {
@@ -159,7 +188,7 @@ absl::StatusOr<Shape> ShapeInference::InferReduceShape(
     }
   }
   ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
-                   CheckReducer(to_apply, inputs, inits));
+                   CheckReducer(kOp, to_apply, inputs, inits));
   std::vector<bool> reduced(arg.rank(), false);
   for (int64_t d : dimensions) {
     if (reduced[d]) {

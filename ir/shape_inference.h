@@ -95,6 +95,14 @@ class ShapeInference {
       absl::Span<const Shape* const> operands,
       absl::Span<const int64_t> dimensions, const ProgramShape& to_apply);
 
+  // reduce-window(inputs..., inits...): reduce's operand and reducer
+  // rules, and a window with one dimension per input dimension (window
+  // reversal is ignored, as XLA does). Each result has the window
+  // positions' shape and its init's type (a tuple when N > 1).
+  static absl::StatusOr<Shape> InferReduceWindowShape(
+      absl::Span<const Shape* const> operands, const Window& window,
+      const ProgramShape& to_apply);
+
   // slice: per dimension 0 <= start <= limit <= size and stride >= 1; the
   // result has ceil((limit - start) / stride) elements there.
   static absl::StatusOr<Shape> InferSliceShape(

@@ -7,6 +7,7 @@
 #include "passes/cse.h"
 #include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
+#include "passes/reduce_window_expander.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
@@ -33,6 +34,7 @@ constexpr PassFactory kPasses[] = {
     {"inline-calls", &Make<CallInlinerPass>},
     {"lower-collectives", &Make<LowerCollectivesPass>},
     {"inline-maps", &Make<MapInlinerPass>},
+    {"expand-reduce-windows", &Make<ReduceWindowExpanderPass>},
     {"expand-convolutions", &Make<ConvolutionExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},

@@ -16,6 +16,7 @@
 #include "passes/dce.h"
 #include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
+#include "passes/reduce_window_expander.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
@@ -101,6 +102,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(
           std::make_unique<UnplannableFusionInlinerPass>(options.codegen));
+      passes->AddPass(std::make_unique<ReduceWindowExpanderPass>());
       passes->AddPass(std::make_unique<ConvolutionExpanderPass>());
       passes->AddPass(std::make_unique<DotExpanderPass>());
       passes->AddPass(std::make_unique<LowerBroadcastsPass>());

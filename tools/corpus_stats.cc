@@ -65,6 +65,58 @@ int64_t ElementsOf(const Shape& shape) {
   return total;
 }
 
+// Element steps an instruction takes: per result element, the window taps
+// (times the input features of a convolution) or the contracted products
+// of a dot; a reduce's or sort's inputs; else its result's elements.
+int64_t WorkOf(const HloInstruction& instruction) {
+  const int64_t results = ElementsOf(instruction.shape());
+  int64_t per_result = 1;
+  switch (instruction.opcode()) {
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kConvolution:
+      for (const WindowDimension& d : instruction.window()) {
+        per_result *= d.size;
+      }
+      if (instruction.opcode() == HloOpcode::kConvolution) {
+        absl::StatusOr<ConvolutionDimensionNumbers> dnums =
+            instruction.convolution_dimension_numbers();
+        if (dnums.ok()) {
+          per_result *= instruction.operand(1)->shape().dimensions(
+              dnums->kernel_input_feature);
+        }
+      }
+      return results * per_result;
+    case HloOpcode::kDot:
+      for (int64_t d : instruction.dot_dimension_numbers().lhs_contracting) {
+        per_result *= instruction.operand(0)->shape().dimensions(d);
+      }
+      return results * per_result;
+    case HloOpcode::kReduce:
+    case HloOpcode::kSort: {
+      int64_t inputs = 0;
+      for (const HloInstruction* operand : instruction.operands()) {
+        inputs += ElementsOf(operand->shape());
+      }
+      return inputs;
+    }
+    default:
+      return results;
+  }
+}
+
+// The element steps of running every instruction of every computation
+// once (a loop body counts one trip; a reducer's scalar steps are counted
+// by its reduce).
+int64_t EstimatedWork(const HloModule& module) {
+  int64_t total = 0;
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      total += WorkOf(*instruction);
+    }
+  }
+  return total;
+}
+
 ModuleOutcome Failed(const std::string& path, CorpusStage stage,
                      const absl::Status& status) {
   return {path, stage, NormalizeReason(std::string(status.message()))};
@@ -85,7 +137,8 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
     arguments.emplace_back(parameter->shape());
     Fill(arguments.back(), state);
   }
-  if (elements > options.max_run_elements) {
+  if (elements > options.max_run_elements ||
+      EstimatedWork(module) > options.max_run_work) {
     return {path, CorpusStage::kTooLarge, ""};
   }
   std::vector<const Literal*> pointers;
@@ -198,7 +251,7 @@ std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
       {CorpusStage::kDevices, "parsed, needs several devices (refused)"},
       {CorpusStage::kCompile, "verified, failed to compile (JIT)"},
       {CorpusStage::kRun, "compiled, failed to run or to match"},
-      {CorpusStage::kTooLarge, "compiled, too large to run"},
+      {CorpusStage::kTooLarge, "compiled, too large or costly to run"},
       {CorpusStage::kPassed, "ran and matched the interpreter"},
   };
   const double total = std::max<size_t>(outcomes.size(), 1);

@@ -22,7 +22,7 @@ enum class CorpusStage {
   kDevices,  // parsed, refused: a collective needs several devices
   kCompile,  // verified, the JIT could not compile it
   kRun,      // compiled, running failed or the JIT and interpreter differ
-  kTooLarge, // compiled; not run: its arguments and results are too large
+  kTooLarge, // compiled; not run: too many elements or too much work
   kPassed,   // ran, and the JIT matched the interpreter
 };
 
@@ -30,6 +30,11 @@ struct CorpusOptions {
   // Modules whose arguments and results hold more elements are compiled
   // but not run (the interpreter would take minutes).
   int64_t max_run_elements = int64_t{1} << 22;
+  // Nor are modules whose instructions, once each, take more element
+  // steps than this (EstimatedWork: a windowed op's taps per result, a
+  // reduce's inputs): a 255-tap window over a million elements is minutes
+  // of interpreting.
+  int64_t max_run_work = int64_t{1} << 28;
   // Relative and absolute tolerance of the JIT against the interpreter.
   double tolerance = 1e-4;
   // A while loop that goes through its body more often fails the module

@@ -83,6 +83,12 @@ CommandRunner RegisterStatsCommand(CLI::App& app) {
                     "results hold more elements")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  stats->add_option("--max-run-work", options->corpus.max_run_work,
+                    "Compile but do not run modules whose instructions, each "
+                    "once, take more element steps (a window's taps per "
+                    "result, a reduce's inputs, a dot's products)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   stats->add_option("--max-loop-trips", options->corpus.max_loop_trips,
                     "Fail a module whose while loop goes through its body "
                     "more often (a loop on generated arguments may never end)")

@@ -106,7 +106,8 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
   EXPECT_THAT(passes,
               ElementsAre("simplify", "lower-collectives", "inline-calls",
                           "inline-maps", "inline-unplannable-fusions",
-                          "expand-convolutions", "expand-dots",
+                          "expand-reduce-windows", "expand-convolutions",
+                          "expand-dots",
                           "lower-broadcasts",
                           "fusion", "row-fusion", "fusion-planning"));
   ASSERT_NE(compiled.program, nullptr);

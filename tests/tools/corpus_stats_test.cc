@@ -75,9 +75,25 @@ ENTRY main {
   x = f32[4096,4096] parameter(0)
   ROOT n = f32[4096,4096] negate(x)
 })");
+  // Few elements, but 511 taps for each of 4096 results.
+  const std::string costly = WriteModule("costly.hlo", R"(HloModule c
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4096] parameter(0)
+  i = f32[] constant(0)
+  ROOT r = f32[4096] reduce-window(x, i), window={size=511 pad=255_255}, to_apply=add
+})");
   CorpusOptions options;
   options.max_run_elements = 1 << 20;
   std::vector<ModuleOutcome> outcomes;
+  options.max_run_work = 1 << 20;
+  EXPECT_EQ(EvaluateModuleFile(costly, options).stage, CorpusStage::kTooLarge);
+  options.max_run_work = 1 << 22;
+  EXPECT_EQ(EvaluateModuleFile(costly, options).stage, CorpusStage::kPassed);
   for (const std::string& path : {good, unknown, unverified, large, devices}) {
     outcomes.push_back(EvaluateModuleFile(path, options));
   }

@@ -1,6 +1,6 @@
-// XLA's ConvGeneralDilated: the window is built from the per-dimension
-// lists (checked against the spatial dimension count here, the rest by
-// ShapeInference::InferConvolveShape).
+// The builder functions of the windowed ops, XLA's ConvGeneralDilated and
+// ReduceWindowWithGeneralPadding: the window is built from per-dimension
+// lists (their lengths checked here, the rest by shape inference).
 #include <utility>
 #include <vector>
 
@@ -12,6 +12,9 @@
 
 namespace mxla {
 
+using builder_internal::CheckCalledComputation;
+using builder_internal::LookedUp;
+using builder_internal::LookUpAll;
 using builder_internal::PickBuilder;
 using builder_internal::RecordOp;
 
@@ -52,7 +55,76 @@ absl::StatusOr<Window> MakeWindow(
   return window;
 }
 
+// Each list has `rank` entries (dilations may be empty: all 1).
+absl::StatusOr<Window> MakeReduceWindow(
+    int64_t rank, Dims window_dimensions, Dims window_strides,
+    Dims base_dilations, Dims window_dilations,
+    absl::Span<const std::pair<int64_t, int64_t>> padding) {
+  auto check = [&](size_t size, absl::string_view what,
+                   bool may_be_empty) -> absl::Status {
+    if (static_cast<int64_t>(size) == rank || (may_be_empty && size == 0)) {
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("reduce-window: ", what, " has ", size,
+                     " entries but the operand has rank ", rank));
+  };
+  RETURN_IF_ERROR(check(window_dimensions.size(), "window_dimensions", false));
+  RETURN_IF_ERROR(check(window_strides.size(), "window_strides", false));
+  RETURN_IF_ERROR(check(base_dilations.size(), "base_dilations", true));
+  RETURN_IF_ERROR(check(window_dilations.size(), "window_dilations", true));
+  RETURN_IF_ERROR(check(padding.size(), "padding", true));
+  Window window(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    window[d].size = window_dimensions[d];
+    window[d].stride = window_strides[d];
+    if (!base_dilations.empty()) window[d].base_dilation = base_dilations[d];
+    if (!window_dilations.empty()) {
+      window[d].window_dilation = window_dilations[d];
+    }
+    if (!padding.empty()) {
+      window[d].padding_low = padding[d].first;
+      window[d].padding_high = padding[d].second;
+    }
+  }
+  return window;
+}
+
 }  // namespace
+
+XlaOp ReduceWindowWithGeneralPadding(
+    XlaOp operand, XlaOp init_value, const XlaComputation& computation,
+    Dims window_dimensions, Dims window_strides, Dims base_dilations,
+    Dims window_dilations,
+    absl::Span<const std::pair<int64_t, int64_t>> padding,
+    SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand, init_value});
+  return RecordOp(
+      builder, "ReduceWindowWithGeneralPadding", {operand, init_value},
+      absl::StrCat("to_apply=", computation.name()), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up,
+                         LookUpAll(builder, {operand, init_value}));
+        const auto& [instructions, shapes] = looked_up;
+        RETURN_IF_ERROR(CheckCalledComputation(computation, "reducer"));
+        const int64_t rank = shapes[0]->IsArray() ? shapes[0]->rank() : 0;
+        ASSIGN_OR_RETURN(
+            Window window,
+            MakeReduceWindow(rank, window_dimensions, window_strides,
+                             base_dilations, window_dilations, padding));
+        ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferReduceWindowShape(
+                                          shapes, window,
+                                          computation.GetProgramShape()));
+        auto reduce_window = HloInstruction::CreateGeneric(
+            HloOpcode::kReduceWindow, shape, instructions);
+        reduce_window->set_window(window);
+        reduce_window->set_called_computations(
+            {builder->AddCalledComputation(computation)});
+        return builder->AddInstruction(std::move(reduce_window),
+                                       "ReduceWindowWithGeneralPadding",
+                                       location);
+      });
+}
 
 XlaOp ConvGeneralDilated(
     XlaOp lhs, XlaOp rhs, Dims window_strides,
