@@ -294,6 +294,17 @@ XlaOp Gather(XlaOp input, XlaOp start_indices,
              const GatherDimensionNumbers& dimension_numbers,
              Dims slice_sizes, bool indices_are_sorted = false,
              SourceLocation location = SourceLocation::current());
+// XLA's Scatter: `input` with each element of `updates` combined, by the
+// scalar `update_computation` (current value, update) -> new value, into
+// the element it lands on: the update's window starts at the index vector
+// scatter_indices holds at the update's scatter position (mapped to input
+// dimensions by scatter_dims_to_operand_dims); a window that does not fit
+// is skipped (ShapeInference::InferScatterShape).
+XlaOp Scatter(XlaOp input, XlaOp scatter_indices, XlaOp updates,
+              const XlaComputation& update_computation,
+              const ScatterDimensionNumbers& dimension_numbers,
+              bool indices_are_sorted = false, bool unique_indices = false,
+              SourceLocation location = SourceLocation::current());
 // XLA's ConvGeneralDilated: `lhs` convolved with the kernel `rhs`, per
 // spatial dimension with a window stride, (low, high) padding, lhs (base)
 // and rhs (window) dilation (empty: 1 everywhere); the dimension numbers

@@ -447,6 +447,44 @@ XlaOp Gather(XlaOp input, XlaOp start_indices,
       });
 }
 
+XlaOp Scatter(XlaOp input, XlaOp scatter_indices, XlaOp updates,
+              const XlaComputation& update_computation,
+              const ScatterDimensionNumbers& dimension_numbers,
+              bool indices_are_sorted, bool unique_indices,
+              SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({input, scatter_indices, updates});
+  (void)indices_are_sorted;  // hints mxla does not need
+  (void)unique_indices;
+  const ScatterDimensionNumbers& d = dimension_numbers;
+  return RecordOp(
+      builder, "Scatter", {input, scatter_indices, updates},
+      absl::StrCat("update_window_dims=", DimsString(d.update_window_dims),
+                   ", inserted_window_dims=",
+                   DimsString(d.inserted_window_dims),
+                   ", scatter_dims_to_operand_dims=",
+                   DimsString(d.scatter_dims_to_operand_dims),
+                   ", index_vector_dim=", d.index_vector_dim,
+                   ", to_apply=", update_computation.name()),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up,
+                         LookUpAll(builder, {input, scatter_indices, updates}));
+        const auto& [instructions, shapes] = looked_up;
+        RETURN_IF_ERROR(
+            CheckCalledComputation(update_computation, "update"));
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferScatterShape(
+                             shapes, dimension_numbers,
+                             update_computation.GetProgramShape()));
+        auto scatter = HloInstruction::CreateGeneric(HloOpcode::kScatter,
+                                                     shape, instructions);
+        scatter->set_scatter_dimension_numbers(dimension_numbers);
+        scatter->set_called_computations(
+            {builder->AddCalledComputation(update_computation)});
+        return builder->AddInstruction(std::move(scatter), "Scatter",
+                                       location);
+      });
+}
+
 XlaOp Map(XlaBuilder* builder, absl::Span<const XlaOp> operands,
           const XlaComputation& computation, Dims dimensions,
           SourceLocation location) {

@@ -34,11 +34,9 @@ absl::StatusOr<std::vector<KernelInfo>> EmitKernels(
       case HloOpcode::kConstant:
       case HloOpcode::kTuple:
       case HloOpcode::kGetTupleElement:
-      case HloOpcode::kWhile:  // the runtime runs its own programs
-      case HloOpcode::kConditional:
-      case HloOpcode::kSort:
         break;
       default:
+        if (IsSubprogramOp(instruction->opcode())) break;  // runtime steps
         return absl::FailedPreconditionError(absl::StrCat(
             "codegen needs a fused module (run the fusion pass): '",
             instruction->name(), "' (", HloOpcodeString(instruction->opcode()),

@@ -14,6 +14,7 @@
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/bit_ops.h"
 #include "semantics/scalar_semantics.h"
+#include "semantics/scatter_elements.h"
 #include "semantics/sort_rows.h"
 #include "ir/replica_groups.h"
 #include "ir/shape_util.h"
@@ -526,6 +527,67 @@ absl::StatusOr<Literal> EvaluateSort(const HloInstruction& sort,
   return LiteralUtil::MakeTuple(std::move(outputs));
 }
 
+// scatter: the operands copied, then each update element combined into the
+// element it lands on by the evaluated combiner, as
+// semantics/scatter_elements.h orders it.
+absl::StatusOr<Literal> EvaluateScatter(
+    const HloInstruction& scatter, absl::Span<const Literal* const> operands,
+    const EvaluatorOptions& options) {
+  const HloComputation* combiner = scatter.to_apply();
+  RET_CHECK(combiner != nullptr && operands.size() % 2 == 1,
+            scatter.ToString());
+  ASSIGN_OR_RETURN(Plan plan, MakePlan(*combiner));
+  const size_t n = operands.size() / 2;
+  const Literal& indices = *operands[n];
+  std::vector<Literal> results, scalars(2 * n);
+  std::vector<const Literal*> arguments(2 * n);
+  std::vector<int64_t> widths(n);
+  for (size_t i = 0; i < n; ++i) {
+    results.push_back(*operands[i]);
+    widths[i] = primitive_util::ByteWidth(operands[i]->shape().element_type());
+    scalars[i] = Literal(
+        ShapeUtil::MakeScalarShape(operands[i]->shape().element_type()));
+    scalars[n + i] = Literal(ShapeUtil::MakeScalarShape(
+        operands[n + 1 + i]->shape().element_type()));
+  }
+  for (size_t i = 0; i < 2 * n; ++i) arguments[i] = &scalars[i];
+  RETURN_IF_ERROR(CheckArguments(*combiner, arguments));
+  semantics::ScatterGeometry geometry;
+  const Shape& operand = operands[0]->shape();
+  const Shape& updates = operands[n + 1]->shape();
+  geometry.operand_dims.assign(operand.dimensions().begin(),
+                               operand.dimensions().end());
+  geometry.indices_dims.assign(indices.shape().dimensions().begin(),
+                               indices.shape().dimensions().end());
+  geometry.indices_type = indices.shape().element_type();
+  geometry.update_dims.assign(updates.dimensions().begin(),
+                              updates.dimensions().end());
+  geometry.dnums = scatter.scatter_dimension_numbers();
+  RETURN_IF_ERROR(semantics::ScatterElements(
+      geometry, indices.untyped_data(),
+      [&](int64_t element, int64_t update) -> absl::Status {
+        for (size_t i = 0; i < n; ++i) {
+          const int64_t update_width = primitive_util::ByteWidth(
+              operands[n + 1 + i]->shape().element_type());
+          std::memcpy(scalars[i].untyped_data(),
+                      Bytes(results[i]) + element * widths[i], widths[i]);
+          std::memcpy(scalars[n + i].untyped_data(),
+                      Bytes(*operands[n + 1 + i]) + update * update_width,
+                      update_width);
+        }
+        ASSIGN_OR_RETURN(Literal combined, RunPlan(plan, arguments, options));
+        for (size_t i = 0; i < n; ++i) {
+          const Literal& value = n == 1 ? combined : combined.tuple_element(i);
+          std::memcpy(static_cast<uint8_t*>(results[i].untyped_data()) +
+                          element * widths[i],
+                      value.untyped_data(), widths[i]);
+        }
+        return absl::OkStatus();
+      }));
+  if (n == 1) return std::move(results[0]);
+  return LiteralUtil::MakeTuple(std::move(results));
+}
+
 // ---- Dispatch -------------------------------------------------------------
 
 absl::StatusOr<Literal> EvaluateOther(
@@ -614,6 +676,8 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateReduce(instruction, operands);
     case HloOpcode::kReduceWindow:
       return EvaluateReduceWindow(instruction, operands);
+    case HloOpcode::kScatter:
+      return EvaluateScatter(instruction, operands, options);
     case HloOpcode::kSort:
       return EvaluateSort(instruction, operands, options);
     case HloOpcode::kMap:

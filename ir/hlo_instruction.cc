@@ -240,6 +240,36 @@ std::vector<int64_t> HloInstruction::gather_slice_sizes() const {
   return sizes == nullptr ? std::vector<int64_t>{} : *sizes;
 }
 
+ScatterDimensionNumbers HloInstruction::scatter_dimension_numbers() const {
+  auto list = [&](AttrId id) {
+    const auto* dims = attributes_.Get<std::vector<int64_t>>(id);
+    return dims == nullptr ? std::vector<int64_t>{} : *dims;
+  };
+  ScatterDimensionNumbers dnums;
+  dnums.update_window_dims = list(AttrId::kUpdateWindowDims);
+  dnums.inserted_window_dims = list(AttrId::kInsertedWindowDims);
+  dnums.scatter_dims_to_operand_dims = list(AttrId::kScatterDimsToOperandDims);
+  dnums.input_batching_dims = list(AttrId::kInputBatchingDims);
+  dnums.scatter_indices_batching_dims =
+      list(AttrId::kScatterIndicesBatchingDims);
+  dnums.index_vector_dim = IntOr(attributes_, AttrId::kIndexVectorDim, 0);
+  return dnums;
+}
+
+void HloInstruction::set_scatter_dimension_numbers(
+    const ScatterDimensionNumbers& dnums) {
+  attributes_.Set(AttrId::kUpdateWindowDims, dnums.update_window_dims);
+  attributes_.Set(AttrId::kInsertedWindowDims, dnums.inserted_window_dims);
+  attributes_.Set(AttrId::kScatterDimsToOperandDims,
+                  dnums.scatter_dims_to_operand_dims);
+  if (!dnums.input_batching_dims.empty()) {
+    attributes_.Set(AttrId::kInputBatchingDims, dnums.input_batching_dims);
+    attributes_.Set(AttrId::kScatterIndicesBatchingDims,
+                    dnums.scatter_indices_batching_dims);
+  }
+  attributes_.Set(AttrId::kIndexVectorDim, dnums.index_vector_dim);
+}
+
 Window HloInstruction::window() const {
   const auto* flat = attributes_.Get<std::vector<int64_t>>(AttrId::kWindow);
   return flat == nullptr ? Window{} : DecodeWindow(*flat);

@@ -34,6 +34,7 @@
 #include "ir/dot_dimension_numbers.h"
 #include "ir/gather_dimension_numbers.h"
 #include "ir/padding_config.h"
+#include "ir/scatter_dimension_numbers.h"
 #include "ir/window.h"
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
@@ -203,6 +204,9 @@ class HloInstruction {
   GatherDimensionNumbers gather_dimension_numbers() const;
   void set_gather_dimension_numbers(const GatherDimensionNumbers& dnums);
   std::vector<int64_t> gather_slice_sizes() const;
+  // scatter's dimension numbers (absent lists are empty).
+  ScatterDimensionNumbers scatter_dimension_numbers() const;
+  void set_scatter_dimension_numbers(const ScatterDimensionNumbers& dnums);
   // convolution's and reduce-window's window (empty when absent).
   Window window() const;
   void set_window(const Window& window);

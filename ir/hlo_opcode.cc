@@ -49,7 +49,7 @@ bool IsElementwise(HloOpcode opcode) {
 
 bool IsSubprogramOp(HloOpcode opcode) {
   return opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
-         opcode == HloOpcode::kSort;
+         opcode == HloOpcode::kSort || opcode == HloOpcode::kScatter;
 }
 
 bool IsExpensiveElementwise(HloOpcode opcode) {

@@ -147,19 +147,17 @@ std::string MadeAt(const OpMetadata& metadata) {
   return text;
 }
 
-// The fused form: every computing instruction of the entry is a fusion, a
-// while loop, a conditional or a sort.
+// The fused form: every computing instruction of the entry is a fusion or
+// a step that runs its own computations (IsSubprogramOp).
 absl::Status CheckFusedEntry(const HloComputation& entry) {
   for (const HloInstruction* instruction : entry.instructions()) {
+    if (IsSubprogramOp(instruction->opcode())) continue;
     switch (instruction->opcode()) {
       case HloOpcode::kParameter:
       case HloOpcode::kConstant:
       case HloOpcode::kTuple:
       case HloOpcode::kGetTupleElement:
       case HloOpcode::kFusion:
-      case HloOpcode::kWhile:  // its computations compile on their own
-      case HloOpcode::kConditional:
-      case HloOpcode::kSort:
         break;
       default:
         return absl::InvalidArgumentError(absl::StrCat(

@@ -144,6 +144,13 @@ absl::StatusOr<Shape> ReduceWindow(const HloInstruction& instruction,
       ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> Scatter(const HloInstruction& instruction,
+                              VerifierMode) {
+  return ShapeInference::InferScatterShape(
+      OperandShapes(instruction), instruction.scatter_dimension_numbers(),
+      ComputeProgramShape(*instruction.to_apply()));
+}
+
 absl::StatusOr<Shape> Slice(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferSliceShape(
       OperandShape(instruction, 0), instruction.slice_starts(),

@@ -30,6 +30,7 @@ absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
 
 namespace {
 
+using shape_inference_internal::CheckReducer;
 using shape_inference_internal::DimsString;
 using shape_inference_internal::ExpectValidArray;
 using shape_inference_internal::OpError;
@@ -59,47 +60,6 @@ absl::StatusOr<std::vector<Shape>> ReducerAccumulators(
                    "Reduction function must produce a tuple with ", n,
                    " elements, but produces ", accumulators.size(),
                    " elements; reducer is ", to_apply.ToString(), ".");
-  }
-  return accumulators;
-}
-
-// XLA's reducer rules: 2N scalar parameters (accumulators, then elements),
-// N results, each of its init value's type, elements of the inputs' types.
-absl::StatusOr<std::vector<Shape>> CheckReducer(
-    HloOpcode kOp, const ProgramShape& to_apply,
-    absl::Span<const Shape* const> inputs,
-    absl::Span<const Shape* const> inits) {
-  int64_t n = static_cast<int64_t>(inputs.size());
-  if (static_cast<int64_t>(to_apply.parameters.size()) != 2 * n) {
-    return OpError(kOp, "Reduction function must take ", 2 * n,
-                   " parameters, but takes ", to_apply.parameters.size(),
-                   " parameter(s); reducer is ", to_apply.ToString(), ".");
-  }
-  ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
-                   ReducerAccumulators(kOp, to_apply, n));
-  for (int64_t i = 0; i < n; ++i) {
-    const Shape& accumulator = accumulators[i];
-    for (int64_t p : {i, n + i}) {
-      if (to_apply.parameters[p] != accumulator) {
-        return OpError(kOp, "Reduction function's ", p,
-                       "-th parameter shape differs from the result shape: ",
-                       to_apply.parameters[p].ToString(), " vs ",
-                       accumulator.ToString(), "; reducer is ",
-                       to_apply.ToString(), ".");
-      }
-    }
-    if (*inits[i] != accumulator) {
-      return OpError(kOp, "Reduction function's accumulator shape at index ", i,
-                     " differs from the init_value shape: ",
-                     accumulator.ToString(), " vs ", inits[i]->ToString(), ".");
-    }
-    if (inputs[i]->element_type() != accumulator.element_type()) {
-      return OpError(kOp, "Reduction function's ", n + i,
-                     "-th parameter shape differs from the input element "
-                     "type: ",
-                     accumulator.ToString(), " vs ", inputs[i]->ToString(),
-                     ".");
-    }
   }
   return accumulators;
 }
@@ -153,6 +113,51 @@ absl::Status SplitOperands(HloOpcode op,
 }
 
 }  // namespace
+
+namespace shape_inference_internal {
+
+// XLA's reducer rules: 2N scalar parameters (accumulators, then elements),
+// N results, each of its init value's type, elements of the inputs' types.
+absl::StatusOr<std::vector<Shape>> CheckReducer(
+    HloOpcode kOp, const ProgramShape& to_apply,
+    absl::Span<const Shape* const> inputs,
+    absl::Span<const Shape* const> inits) {
+  int64_t n = static_cast<int64_t>(inputs.size());
+  if (static_cast<int64_t>(to_apply.parameters.size()) != 2 * n) {
+    return OpError(kOp, "Reduction function must take ", 2 * n,
+                   " parameters, but takes ", to_apply.parameters.size(),
+                   " parameter(s); reducer is ", to_apply.ToString(), ".");
+  }
+  ASSIGN_OR_RETURN(std::vector<Shape> accumulators,
+                   ReducerAccumulators(kOp, to_apply, n));
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& accumulator = accumulators[i];
+    for (int64_t p : {i, n + i}) {
+      if (to_apply.parameters[p] != accumulator) {
+        return OpError(kOp, "Reduction function's ", p,
+                       "-th parameter shape differs from the result shape: ",
+                       to_apply.parameters[p].ToString(), " vs ",
+                       accumulator.ToString(), "; reducer is ",
+                       to_apply.ToString(), ".");
+      }
+    }
+    if (*inits[i] != accumulator) {
+      return OpError(kOp, "Reduction function's accumulator shape at index ", i,
+                     " differs from the init_value shape: ",
+                     accumulator.ToString(), " vs ", inits[i]->ToString(), ".");
+    }
+    if (inputs[i]->element_type() != accumulator.element_type()) {
+      return OpError(kOp, "Reduction function's ", n + i,
+                     "-th parameter shape differs from the input element "
+                     "type: ",
+                     accumulator.ToString(), " vs ", inputs[i]->ToString(),
+                     ".");
+    }
+  }
+  return accumulators;
+}
+
+}  // namespace shape_inference_internal
 
 absl::StatusOr<Shape> ShapeInference::InferReduceWindowShape(
     absl::Span<const Shape* const> operands, const Window& window,

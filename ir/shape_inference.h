@@ -21,6 +21,7 @@
 #include "ir/padding_config.h"
 #include "ir/hlo_opcode.h"
 #include "ir/replica_groups.h"
+#include "ir/scatter_dimension_numbers.h"
 #include "ir/window.h"
 #include "ir/shape.h"
 
@@ -189,6 +190,15 @@ class ShapeInference {
       const Shape& operand, const Shape& start_indices,
       const GatherDimensionNumbers& dnums,
       absl::Span<const int64_t> slice_sizes);
+
+  // scatter(operands..., scatter_indices, updates..., to_apply): XLA's
+  // rule in XLA's order (index_vector_dim, updates rank, window and scatter
+  // dimension lists, bounds) and reduce's reducer rule over the operand and
+  // update element types. The result is the operands' shape (a tuple when
+  // there are several).
+  static absl::StatusOr<Shape> InferScatterShape(
+      absl::Span<const Shape* const> operands,
+      const ScatterDimensionNumbers& dnums, const ProgramShape& to_apply);
 
   // The shape of the window positions over `base` (one per base
   // dimension): XLA's rule, positive sizes, strides and dilations. `op`

@@ -5,13 +5,16 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
 #include "ir/hlo_opcode.h"
 #include "ir/shape.h"
+#include "ir/shape_inference.h"
 
 namespace mxla::shape_inference_internal {
 
@@ -29,6 +32,14 @@ inline std::string DimsString(absl::Span<const int64_t> dims) {
 // element count in range. `what` names the operand in the message.
 absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
                               absl::string_view what);
+
+// XLA's reducer rules (reduce, reduce-window, scatter; `op` names it): 2N
+// scalar parameters (accumulators, then elements), N results, each of its
+// init value's type, elements of the inputs' types. The accumulators.
+absl::StatusOr<std::vector<Shape>> CheckReducer(
+    HloOpcode op, const ProgramShape& to_apply,
+    absl::Span<const Shape* const> inputs,
+    absl::Span<const Shape* const> inits);
 
 }  // namespace mxla::shape_inference_internal
 

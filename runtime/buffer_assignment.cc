@@ -159,25 +159,26 @@ absl::StatusOr<EntryLeaves> CollectLeaves(const HloComputation& computation,
         entry.fusions.push_back(instruction);
         break;
       }
-      case HloOpcode::kWhile:  // a step whose outputs are the result's leaves
-      case HloOpcode::kConditional:
-      case HloOpcode::kSort: {
-        std::vector<Leaf>& own = entry.leaves[instruction];
-        const int64_t outputs = CountArrayLeaves(instruction->shape());
-        for (int64_t i = 0; i < outputs; ++i) own.push_back({instruction, i});
-        entry.fusions.push_back(instruction);
-        break;
-      }
       case HloOpcode::kTuple:
         AddTupleLeaves(*instruction, entry);
         break;
       case HloOpcode::kGetTupleElement:
         RETURN_IF_ERROR(AddElementLeaves(*instruction, entry));
         break;
-      default:
-        return absl::FailedPreconditionError(absl::StrCat(
-            "jit: '", instruction->name(), "' (",
-            HloOpcodeString(instruction->opcode()), ") is outside any fusion"));
+      default: {
+        if (!IsSubprogramOp(instruction->opcode())) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "jit: '", instruction->name(), "' (",
+              HloOpcodeString(instruction->opcode()),
+              ") is outside any fusion"));
+        }
+        // A step whose outputs are the result's leaves.
+        std::vector<Leaf>& own = entry.leaves[instruction];
+        const int64_t outputs = CountArrayLeaves(instruction->shape());
+        for (int64_t i = 0; i < outputs; ++i) own.push_back({instruction, i});
+        entry.fusions.push_back(instruction);
+        break;
+      }
     }
   }
   return entry;

@@ -12,17 +12,17 @@
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/call_inliner.h"
+#include "passes/convolution_expander.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
-#include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
-#include "passes/reduce_window_expander.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
 #include "passes/lower_collectives.h"
 #include "passes/map_inliner.h"
 #include "passes/pass_registry.h"
+#include "passes/reduce_window_expander.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
 #include "runtime/buffer_assignment.h"
@@ -160,6 +160,25 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
     for (const HloInstruction* operand : instruction.operands()) {
       compiled->element_bytes.push_back(
           primitive_util::ByteWidth(operand->shape().element_type()));
+    }
+  }
+  if (instruction.opcode() == HloOpcode::kScatter) {
+    const int64_t n = instruction.operand_count() / 2;
+    const Shape& operand = instruction.operand(0)->shape();
+    const Shape& indices = instruction.operand(n)->shape();
+    const Shape& updates = instruction.operand(n + 1)->shape();
+    compiled->dims.assign(operand.dimensions().begin(),
+                          operand.dimensions().end());
+    compiled->indices_dims.assign(indices.dimensions().begin(),
+                                  indices.dimensions().end());
+    compiled->indices_type = indices.element_type();
+    compiled->update_dims.assign(updates.dimensions().begin(),
+                                 updates.dimensions().end());
+    compiled->scatter_dnums = instruction.scatter_dimension_numbers();
+    for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+      if (i == n) continue;
+      compiled->element_bytes.push_back(primitive_util::ByteWidth(
+          instruction.operand(i)->shape().element_type()));
     }
   }
   compiled->pred_index = instruction.opcode() == HloOpcode::kConditional &&

@@ -1,6 +1,7 @@
 #include "runtime/jit_executable.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/thread_pool.h"
+#include "semantics/scatter_elements.h"
 #include "semantics/sort_rows.h"
 
 namespace mxla {
@@ -286,6 +288,56 @@ absl::Status RunSort(const JitExecutable::Program::Step& step,
       });
 }
 
+// A scatter: the operands copied to the results, then each update element
+// combined into its result element by the compiled combiner (one call per
+// element), as semantics/scatter_elements.h orders them; XLA:CPU's scatter
+// runs the same way.
+absl::Status RunScatter(const JitExecutable::Program::Step& step,
+                        const SlotAddresses& where, ThreadPool& pool,
+                        int /*threads*/, int64_t max_loop_trips) {
+  const JitExecutable::Program::Subprogram& scatter = *step.subprogram;
+  const size_t n = scatter.element_bytes.size() / 2;
+  std::vector<char*> results(n);
+  std::vector<const char*> updates(n);
+  for (size_t i = 0; i < n; ++i) {
+    const void* operand = where(step.buffers[i]);
+    results[i] = static_cast<char*>(where(step.buffers[2 * n + 1 + i]));
+    updates[i] = static_cast<const char*>(where(step.buffers[n + 1 + i]));
+    if (results[i] != operand && scatter.leaf_bytes[i] > 0) {
+      std::memmove(results[i], operand, scatter.leaf_bytes[i]);
+    }
+  }
+  const void* indices = where(step.buffers[n]);
+  RunOptions options;
+  options.thread_pool = &pool;
+  options.threads = 1;  // a combiner is a few scalar ops
+  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  // The combiner writes into its own scalars, never into an argument.
+  std::vector<std::array<char, 16>> combined(n);
+  std::vector<const void*> arguments(2 * n);
+  std::vector<void*> outputs(n);
+  for (size_t i = 0; i < n; ++i) outputs[i] = combined[i].data();
+  const Executable& combiner = *scatter.computations[0];
+  const semantics::ScatterGeometry geometry{
+      scatter.dims, scatter.indices_dims, scatter.indices_type,
+      scatter.update_dims, scatter.scatter_dnums};
+  return semantics::ScatterElements(
+      geometry, indices,
+      [&](int64_t element, int64_t update) -> absl::Status {
+        for (size_t i = 0; i < n; ++i) {
+          arguments[i] = results[i] + element * scatter.element_bytes[i];
+          arguments[n + i] =
+              updates[i] + update * scatter.element_bytes[n + i];
+        }
+        RETURN_IF_ERROR(combiner.RunBuffers(arguments, outputs, options));
+        for (size_t i = 0; i < n; ++i) {
+          std::memcpy(results[i] + element * scatter.element_bytes[i],
+                      combined[i].data(), scatter.element_bytes[i]);
+        }
+        return absl::OkStatus();
+      });
+}
+
 // Result elements not computed in place: a parameter or constant returned
 // as is, or a value returned twice.
 void CopyResults(const SlotAddresses& where) {
@@ -325,6 +377,7 @@ absl::Status JitExecutable::DoRunBuffers(
       const HloOpcode opcode = step.subprogram->opcode;
       const auto run = opcode == HloOpcode::kWhile         ? &RunLoop
                        : opcode == HloOpcode::kConditional ? &RunConditional
+                       : opcode == HloOpcode::kScatter     ? &RunScatter
                                                            : &RunSort;
       RETURN_IF_ERROR(run(step, where, *threads.pool, threads.threads,
                           threads.max_loop_trips));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "codegen/compiler.h"
+#include "ir/scatter_dimension_numbers.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/compile_report.h"
 #include "runtime/executable.h"
@@ -35,10 +36,10 @@ class JitExecutable : public Executable {
     // branch its index picks on that branch's operand; a sort orders each
     // row by calling its comparator (as XLA:CPU's runtime sort does).
     struct Subprogram {
-      HloOpcode opcode;  // kWhile, kConditional or kSort
+      HloOpcode opcode;  // kWhile, kConditional, kSort or kScatter
       std::string name;  // the instruction's
       // while: condition, body; conditional: the branches; sort: the
-      // comparator.
+      // comparator; scatter: the combiner.
       std::vector<std::shared_ptr<const Executable>> computations;
       // conditional: how many leaves each operand has, the index first,
       // and whether the index is a pred (true runs branch 0) or an s32.
@@ -49,6 +50,12 @@ class JitExecutable : public Executable {
       std::vector<int64_t> dims;
       int64_t dimension = 0;
       std::vector<int64_t> element_bytes;
+      // scatter: `dims` are the operands', then the scatter indices' and
+      // updates' dimensions, the indices' type and the dimension numbers;
+      // element_bytes holds the operands' then the updates' element sizes.
+      std::vector<int64_t> indices_dims, update_dims;
+      PrimitiveType indices_type = S32;
+      ScatterDimensionNumbers scatter_dnums;
       std::vector<int64_t> leaf_bytes;  // the result's leaves, depth-first
     };
     struct Step {
