@@ -217,6 +217,9 @@ absl::StatusOr<OpMetadata> ParseMetadata(TokenCursor& cursor) {
 
 absl::StatusOr<HloComputation*> ParseComputationName(
     TokenCursor& cursor, const ModuleParseState& module) {
+  if (cursor.Is(TokenKind::kLBrace) && module.parse_inline_computation) {
+    return module.parse_inline_computation(cursor);
+  }
   const Token token = cursor.Peek();
   RETURN_IF_ERROR(cursor.ExpectName("a computation name").status());
   auto it = module.computations.find(token.text);

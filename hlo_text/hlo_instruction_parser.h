@@ -4,6 +4,7 @@
 #define MXLA_HLO_TEXT_HLO_INSTRUCTION_PARSER_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct ModuleParseState {
   absl::flat_hash_set<std::string> instruction_names;
   // Finished computations, the only ones instructions may call.
   absl::flat_hash_map<std::string, HloComputation*> computations;
+  // Parses a computation written in place of a called computation's name
+  // (`to_apply={ ... }`), at its '{', and adds it to the module.
+  std::function<absl::StatusOr<HloComputation*>(TokenCursor&)>
+      parse_inline_computation;
 };
 
 // What one computation's parse knows so far.

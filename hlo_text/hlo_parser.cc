@@ -110,6 +110,9 @@ class ModuleParser {
   absl::Status SkipStackFrameTables();
   absl::Status ParseEntryLayout(const Token& name);
   absl::Status ParseComputation();
+  // `{ instruction+ }` in place of a called computation's name, as XLA's
+  // parser allows; named inline_computation(.N).
+  absl::StatusOr<HloComputation*> ParseInlineComputation(TokenCursor& cursor);
   absl::Status ParseBody(ComputationParseState& state);
 
   TokenCursor cursor_;
@@ -117,9 +120,13 @@ class ModuleParser {
   ModuleParseState state_;
   std::optional<Signature> entry_layout_;
   HloComputation* last_ = nullptr;
+  int inline_computations_ = 0;
 };
 
 absl::StatusOr<std::unique_ptr<HloModule>> ModuleParser::Parse() {
+  state_.parse_inline_computation = [this](TokenCursor& cursor) {
+    return ParseInlineComputation(cursor);
+  };
   RETURN_IF_ERROR(ParseHeader());
   RETURN_IF_ERROR(SkipStackFrameTables());
   do {
@@ -242,6 +249,25 @@ absl::Status ModuleParser::ParseComputation() {
   state_.computations[name.text] = state.computation;
   last_ = state.computation;
   return absl::OkStatus();
+}
+
+absl::StatusOr<HloComputation*> ModuleParser::ParseInlineComputation(
+    TokenCursor& cursor) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  // Numbered in the order their braces open (an outer one before those
+  // nested in it), skipping names the text gives its computations.
+  std::string name;
+  do {
+    name = inline_computations_ == 0
+               ? "inline_computation"
+               : absl::StrCat("inline_computation.", inline_computations_);
+    ++inline_computations_;
+  } while (state_.computations.contains(name));
+  ComputationParseState state;
+  state.computation = module_->AddComputation(name, false);
+  RETURN_IF_ERROR(ParseBody(state));
+  state_.computations[state.computation->name()] = state.computation;
+  return state.computation;
 }
 
 // The instructions up to and including the closing brace.

@@ -852,6 +852,46 @@ ENTRY main {
   EXPECT_EQ(module->computations().size(), 2u);
 }
 
+// A called computation may be written in place, `to_apply={ ... }`, as
+// XLA's parser allows; it is named and printed like any other.
+TEST(HloParserTest, InlineCalledComputations) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  x = f32[3] parameter(0)
+  c = f32[3] call(x, x), to_apply={
+    a = f32[3] parameter(0)
+    b = f32[3] parameter(1)
+    ROOT f = f32[3] fusion(a, b), kind=kLoop, calls={
+      p = f32[3] parameter(0)
+      q = f32[3] parameter(1)
+      ROOT s = f32[3] add(p, q)
+    }
+  }
+  ROOT n = f32[3] negate(c)
+})"));
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kLowered));
+  EXPECT_EQ(module->computations().size(), 3u);
+  const std::string printed = module->ToString();
+  EXPECT_THAT(printed, HasSubstr("call(x, x), to_apply=inline_computation\n"));
+  EXPECT_THAT(printed, HasSubstr("kind=kLoop, calls=inline_computation.1\n"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> again,
+                       ParseHloModule(printed));
+  EXPECT_EQ(again->ToString(), printed);
+  // Attributes that do not change one CPU's results parse and drop.
+  EXPECT_OK(ParseHloModule(R"(
+HloModule m
+comp {
+  a = f32[] parameter(0)
+  ROOT n = f32[] negate(a)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  d = f32[] dot(x, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}, operand_precision={highest,highest}
+  ROOT c = f32[] custom-call(d), custom_call_target="Sharding", called_computations={comp}
+})").status());
+}
+
 TEST(HloParserTest, ConstantsRoundTrip) {
   std::string printed = RoundTrip(EntryModule(
       "  a = f32[5] constant({-0, inf, -inf, nan, 0.1})\n"
