@@ -328,6 +328,18 @@ XlaOp ReduceWindowWithGeneralPadding(
     Dims window_dilations,
     absl::Span<const std::pair<int64_t, int64_t>> padding,
     SourceLocation location = SourceLocation::current());
+// XLA's SelectAndScatterWithGeneralPadding: for each window position over
+// `operand` (window sizes, strides, (low, high) padding per dimension), the
+// element `select` prefers (select(a, b) true keeps a) receives the source
+// element at that position, combined by `scatter` into a result that
+// starts as `init_value` everywhere
+// (ShapeInference::InferSelectAndScatterShape).
+XlaOp SelectAndScatterWithGeneralPadding(
+    XlaOp operand, const XlaComputation& select, Dims window_dimensions,
+    Dims window_strides,
+    absl::Span<const std::pair<int64_t, int64_t>> padding, XlaOp source,
+    XlaOp init_value, const XlaComputation& scatter,
+    SourceLocation location = SourceLocation::current());
 // XLA's Map: `computation` (one scalar parameter per operand, of its
 // element type, returning a scalar) applied at every element position of
 // the operands (one dimensions); `dimensions` must be all of them, in

@@ -1,5 +1,5 @@
-// The builder functions of the windowed ops, XLA's ConvGeneralDilated and
-// ReduceWindowWithGeneralPadding: the window is built from per-dimension
+// The builder functions of the windowed ops, XLA's ConvGeneralDilated,
+// ReduceWindowWithGeneralPadding and SelectAndScatterWithGeneralPadding: the window is built from per-dimension
 // lists (their lengths checked here, the rest by shape inference).
 #include <utility>
 #include <vector>
@@ -55,7 +55,8 @@ absl::StatusOr<Window> MakeWindow(
   return window;
 }
 
-// Each list has `rank` entries (dilations may be empty: all 1).
+// Each list has `rank` entries (dilations and padding may be empty: 1
+// and 0).
 absl::StatusOr<Window> MakeReduceWindow(
     int64_t rank, Dims window_dimensions, Dims window_strides,
     Dims base_dilations, Dims window_dilations,
@@ -122,6 +123,44 @@ XlaOp ReduceWindowWithGeneralPadding(
             {builder->AddCalledComputation(computation)});
         return builder->AddInstruction(std::move(reduce_window),
                                        "ReduceWindowWithGeneralPadding",
+                                       location);
+      });
+}
+
+XlaOp SelectAndScatterWithGeneralPadding(
+    XlaOp operand, const XlaComputation& select, Dims window_dimensions,
+    Dims window_strides,
+    absl::Span<const std::pair<int64_t, int64_t>> padding, XlaOp source,
+    XlaOp init_value, const XlaComputation& scatter,
+    SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand, source, init_value});
+  return RecordOp(
+      builder, "SelectAndScatterWithGeneralPadding",
+      {operand, source, init_value},
+      absl::StrCat("select=", select.name(), ", scatter=", scatter.name()),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up,
+                         LookUpAll(builder, {operand, source, init_value}));
+        const auto& [instructions, shapes] = looked_up;
+        RETURN_IF_ERROR(CheckCalledComputation(select, "select"));
+        RETURN_IF_ERROR(CheckCalledComputation(scatter, "scatter"));
+        const int64_t rank = shapes[0]->IsArray() ? shapes[0]->rank() : 0;
+        ASSIGN_OR_RETURN(Window window,
+                         MakeReduceWindow(rank, window_dimensions,
+                                          window_strides, {}, {}, padding));
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferSelectAndScatterShape(
+                             *shapes[0], select.GetProgramShape(), window,
+                             *shapes[1], *shapes[2],
+                             scatter.GetProgramShape()));
+        auto instruction = HloInstruction::CreateGeneric(
+            HloOpcode::kSelectAndScatter, shape, instructions);
+        instruction->set_window(window);
+        instruction->set_called_computations(
+            {builder->AddCalledComputation(select),
+             builder->AddCalledComputation(scatter)});
+        return builder->AddInstruction(std::move(instruction),
+                                       "SelectAndScatterWithGeneralPadding",
                                        location);
       });
 }

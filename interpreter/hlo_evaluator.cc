@@ -15,6 +15,7 @@
 #include "semantics/bit_ops.h"
 #include "semantics/scalar_semantics.h"
 #include "semantics/scatter_elements.h"
+#include "semantics/select_and_scatter.h"
 #include "semantics/sort_rows.h"
 #include "ir/replica_groups.h"
 #include "ir/shape_util.h"
@@ -588,6 +589,66 @@ absl::StatusOr<Literal> EvaluateScatter(
   return LiteralUtil::MakeTuple(std::move(results));
 }
 
+// select-and-scatter: init_value everywhere, then each source element
+// scattered onto the element its window selects, with the evaluated
+// computations in semantics/select_and_scatter.h's order.
+absl::StatusOr<Literal> EvaluateSelectAndScatter(
+    const HloInstruction& instruction,
+    absl::Span<const Literal* const> operands,
+    const EvaluatorOptions& options) {
+  const auto& callees = instruction.called_computations();
+  RET_CHECK(callees.size() == 2 && operands.size() == 3,
+            instruction.ToString());
+  ASSIGN_OR_RETURN(Plan select, MakePlan(*callees[0]));
+  ASSIGN_OR_RETURN(Plan scatter, MakePlan(*callees[1]));
+  const Literal& operand = *operands[0];
+  const Literal& source = *operands[1];
+  const PrimitiveType type = instruction.shape().element_type();
+  const int64_t width = primitive_util::ByteWidth(type);
+  Literal result(instruction.shape());
+  for (int64_t k = 0; k < result.element_count(); ++k) {
+    std::memcpy(static_cast<uint8_t*>(result.untyped_data()) + k * width,
+                operands[2]->untyped_data(), width);
+  }
+  Literal a(ShapeUtil::MakeScalarShape(operand.shape().element_type()));
+  Literal b(ShapeUtil::MakeScalarShape(operand.shape().element_type()));
+  Literal accumulator(ShapeUtil::MakeScalarShape(type));
+  Literal element(ShapeUtil::MakeScalarShape(source.shape().element_type()));
+  const Literal* select_arguments[] = {&a, &b};
+  const Literal* scatter_arguments[] = {&accumulator, &element};
+  RETURN_IF_ERROR(CheckArguments(*callees[0], select_arguments));
+  RETURN_IF_ERROR(CheckArguments(*callees[1], scatter_arguments));
+  const int64_t operand_width =
+      primitive_util::ByteWidth(operand.shape().element_type());
+  const int64_t source_width =
+      primitive_util::ByteWidth(source.shape().element_type());
+  RETURN_IF_ERROR(semantics::SelectAndScatter(
+      std::vector<int64_t>(operand.shape().dimensions().begin(),
+                           operand.shape().dimensions().end()),
+      instruction.window(),
+      [&](int64_t selected, int64_t candidate) -> absl::StatusOr<bool> {
+        std::memcpy(a.untyped_data(),
+                    Bytes(operand) + selected * operand_width, operand_width);
+        std::memcpy(b.untyped_data(),
+                    Bytes(operand) + candidate * operand_width, operand_width);
+        ASSIGN_OR_RETURN(Literal keep, RunPlan(select, select_arguments,
+                                               options));
+        return keep.data<bool>()[0];
+      },
+      [&](int64_t target, int64_t from) -> absl::Status {
+        uint8_t* slot =
+            static_cast<uint8_t*>(result.untyped_data()) + target * width;
+        std::memcpy(accumulator.untyped_data(), slot, width);
+        std::memcpy(element.untyped_data(),
+                    Bytes(source) + from * source_width, source_width);
+        ASSIGN_OR_RETURN(Literal combined,
+                         RunPlan(scatter, scatter_arguments, options));
+        std::memcpy(slot, combined.untyped_data(), width);
+        return absl::OkStatus();
+      }));
+  return result;
+}
+
 // ---- Dispatch -------------------------------------------------------------
 
 absl::StatusOr<Literal> EvaluateOther(
@@ -678,6 +739,8 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateReduceWindow(instruction, operands);
     case HloOpcode::kScatter:
       return EvaluateScatter(instruction, operands, options);
+    case HloOpcode::kSelectAndScatter:
+      return EvaluateSelectAndScatter(instruction, operands, options);
     case HloOpcode::kSort:
       return EvaluateSort(instruction, operands, options);
     case HloOpcode::kMap:

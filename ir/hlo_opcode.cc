@@ -49,7 +49,8 @@ bool IsElementwise(HloOpcode opcode) {
 
 bool IsSubprogramOp(HloOpcode opcode) {
   return opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
-         opcode == HloOpcode::kSort || opcode == HloOpcode::kScatter;
+         opcode == HloOpcode::kSort || opcode == HloOpcode::kScatter ||
+         opcode == HloOpcode::kSelectAndScatter;
 }
 
 bool IsExpensiveElementwise(HloOpcode opcode) {

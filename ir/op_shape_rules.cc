@@ -151,6 +151,15 @@ absl::StatusOr<Shape> Scatter(const HloInstruction& instruction,
       ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> SelectAndScatter(const HloInstruction& instruction,
+                                       VerifierMode) {
+  const auto& callees = instruction.called_computations();
+  return ShapeInference::InferSelectAndScatterShape(
+      OperandShape(instruction, 0), ComputeProgramShape(*callees[0]),
+      instruction.window(), OperandShape(instruction, 1),
+      OperandShape(instruction, 2), ComputeProgramShape(*callees[1]));
+}
+
 absl::StatusOr<Shape> Slice(const HloInstruction& instruction, VerifierMode) {
   return ShapeInference::InferSliceShape(
       OperandShape(instruction, 0), instruction.slice_starts(),

@@ -178,6 +178,51 @@ absl::StatusOr<Shape> ShapeInference::InferReduceWindowShape(
   return ShapeUtil::MakeTupleShape(std::move(results));
 }
 
+absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(
+    const Shape& operand, const ProgramShape& select, const Window& window,
+    const Shape& source, const Shape& init_value,
+    const ProgramShape& scatter) {
+  constexpr HloOpcode kOp = HloOpcode::kSelectAndScatter;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, source, "source"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, init_value, "init value"));
+  if (select.parameters.size() != 2) {
+    return OpError(kOp, "Select function must take 2 parameters, but takes ",
+                   select.parameters.size(), " parameter(s).");
+  }
+  if (select.result != ShapeUtil::MakeShape(PRED, {})) {
+    return OpError(kOp, "Select function must have rank-0 PRED result, but "
+                        "returns ",
+                   select.result.ToString(), ".");
+  }
+  const Shape element = ShapeUtil::MakeShape(operand.element_type(), {});
+  for (int i = 0; i < 2; ++i) {
+    if (select.parameters[i] != element) {
+      return OpError(kOp, "Select function's ", i == 0 ? "first" : "second",
+                     " parameter shape currently must match the operand "
+                     "element shape, but got ",
+                     select.parameters[i].ToString(), " vs ",
+                     element.ToString(), ".");
+    }
+  }
+  const Shape source_element = ShapeUtil::MakeShape(source.element_type(), {});
+  const Shape* inputs[] = {&source_element};
+  const Shape* inits[] = {&init_value};
+  RETURN_IF_ERROR(CheckReducer(kOp, scatter, inputs, inits).status());
+  ASSIGN_OR_RETURN(Shape positions,
+                   InferWindowOutputShape(kOp, operand, window,
+                                          operand.element_type()));
+  if (!ShapeUtil::SameDimensions(positions, source) ||
+      source.element_type() != operand.element_type()) {
+    return OpError(kOp,
+                   "Source shape does not match the shape of window-reduced "
+                   "operand: source(",
+                   source.ToString(), "), window-reduced operand(",
+                   positions.ToString(), ").");
+  }
+  return operand;
+}
+
 absl::StatusOr<Shape> ShapeInference::InferReduceShape(
     absl::Span<const Shape* const> operands,
     absl::Span<const int64_t> dimensions, const ProgramShape& to_apply) {

@@ -104,6 +104,15 @@ class ShapeInference {
       absl::Span<const Shape* const> operands, const Window& window,
       const ProgramShape& to_apply);
 
+  // select-and-scatter(operand, source, init_value): `select` takes two
+  // operand elements and returns pred; the window positions over the
+  // operand have the source's shape; `scatter` is a reducer of init's type
+  // over the source's elements. The result has the operand's shape.
+  static absl::StatusOr<Shape> InferSelectAndScatterShape(
+      const Shape& operand, const ProgramShape& select, const Window& window,
+      const Shape& source, const Shape& init_value,
+      const ProgramShape& scatter);
+
   // slice: per dimension 0 <= start <= limit <= size and stride >= 1; the
   // result has ceil((limit - start) / stride) elements there.
   static absl::StatusOr<Shape> InferSliceShape(

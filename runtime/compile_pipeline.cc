@@ -181,6 +181,17 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
           instruction.operand(i)->shape().element_type()));
     }
   }
+  if (instruction.opcode() == HloOpcode::kSelectAndScatter) {
+    const Shape& operand = instruction.operand(0)->shape();
+    compiled->dims.assign(operand.dimensions().begin(),
+                          operand.dimensions().end());
+    compiled->window = instruction.window();
+    for (const Shape* shape : {&operand, &instruction.operand(1)->shape(),
+                               &instruction.shape()}) {
+      compiled->element_bytes.push_back(
+          primitive_util::ByteWidth(shape->element_type()));
+    }
+  }
   compiled->pred_index = instruction.opcode() == HloOpcode::kConditional &&
                          instruction.operand(0)->shape().element_type() == PRED;
   ForEachArrayLeaf(instruction.shape(), [&](const Shape& leaf) {

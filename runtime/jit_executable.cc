@@ -15,6 +15,7 @@
 #include "runtime/buffer_leaves.h"
 #include "runtime/thread_pool.h"
 #include "semantics/scatter_elements.h"
+#include "semantics/select_and_scatter.h"
 #include "semantics/sort_rows.h"
 
 namespace mxla {
@@ -338,6 +339,50 @@ absl::Status RunScatter(const JitExecutable::Program::Step& step,
       });
 }
 
+// A select-and-scatter: init_value everywhere, then each source element
+// scattered onto the operand element its window selects, by the compiled
+// select and scatter computations (semantics/select_and_scatter.h).
+absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
+                                 const SlotAddresses& where, ThreadPool& pool,
+                                 int /*threads*/, int64_t max_loop_trips) {
+  const JitExecutable::Program::Subprogram& program = *step.subprogram;
+  const char* operand = static_cast<const char*>(where(step.buffers[0]));
+  const char* source = static_cast<const char*>(where(step.buffers[1]));
+  const void* init = where(step.buffers[2]);
+  char* result = static_cast<char*>(where(step.buffers[3]));
+  const int64_t operand_bytes = program.element_bytes[0];
+  const int64_t source_bytes = program.element_bytes[1];
+  const int64_t result_bytes = program.element_bytes[2];
+  for (int64_t k = 0; k * result_bytes < program.leaf_bytes[0]; ++k) {
+    std::memcpy(result + k * result_bytes, init, result_bytes);
+  }
+  RunOptions options;
+  options.thread_pool = &pool;
+  options.threads = 1;  // each computation is a few scalar ops
+  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  const Executable& select = *program.computations[0];
+  const Executable& scatter = *program.computations[1];
+  bool keep = false;
+  std::array<char, 16> combined;
+  void* keep_result[] = {&keep};
+  void* combined_result[] = {combined.data()};
+  return semantics::SelectAndScatter(
+      program.dims, program.window,
+      [&](int64_t selected, int64_t candidate) -> absl::StatusOr<bool> {
+        const void* pair[] = {operand + selected * operand_bytes,
+                              operand + candidate * operand_bytes};
+        RETURN_IF_ERROR(select.RunBuffers(pair, keep_result, options));
+        return keep;
+      },
+      [&](int64_t target, int64_t from) -> absl::Status {
+        char* slot = result + target * result_bytes;
+        const void* pair[] = {slot, source + from * source_bytes};
+        RETURN_IF_ERROR(scatter.RunBuffers(pair, combined_result, options));
+        std::memcpy(slot, combined.data(), result_bytes);
+        return absl::OkStatus();
+      });
+}
+
 // Result elements not computed in place: a parameter or constant returned
 // as is, or a value returned twice.
 void CopyResults(const SlotAddresses& where) {
@@ -378,7 +423,9 @@ absl::Status JitExecutable::DoRunBuffers(
       const auto run = opcode == HloOpcode::kWhile         ? &RunLoop
                        : opcode == HloOpcode::kConditional ? &RunConditional
                        : opcode == HloOpcode::kScatter     ? &RunScatter
-                                                           : &RunSort;
+                       : opcode == HloOpcode::kSelectAndScatter
+                           ? &RunSelectAndScatter
+                           : &RunSort;
       RETURN_IF_ERROR(run(step, where, *threads.pool, threads.threads,
                           threads.max_loop_trips));
       continue;

@@ -19,6 +19,7 @@
 
 #include "codegen/compiler.h"
 #include "ir/scatter_dimension_numbers.h"
+#include "ir/window.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/compile_report.h"
 #include "runtime/executable.h"
@@ -36,10 +37,12 @@ class JitExecutable : public Executable {
     // branch its index picks on that branch's operand; a sort orders each
     // row by calling its comparator (as XLA:CPU's runtime sort does).
     struct Subprogram {
-      HloOpcode opcode;  // kWhile, kConditional, kSort or kScatter
+      // kWhile, kConditional, kSort, kScatter or kSelectAndScatter
+      HloOpcode opcode;
       std::string name;  // the instruction's
       // while: condition, body; conditional: the branches; sort: the
-      // comparator; scatter: the combiner.
+      // comparator; scatter: the combiner; select-and-scatter: select,
+      // scatter.
       std::vector<std::shared_ptr<const Executable>> computations;
       // conditional: how many leaves each operand has, the index first,
       // and whether the index is a pred (true runs branch 0) or an s32.
@@ -56,6 +59,10 @@ class JitExecutable : public Executable {
       std::vector<int64_t> indices_dims, update_dims;
       PrimitiveType indices_type = S32;
       ScatterDimensionNumbers scatter_dnums;
+      // select-and-scatter: `dims` are the operand's, `window` its window;
+      // element_bytes holds the operand's, source's and result's element
+      // sizes.
+      Window window;
       std::vector<int64_t> leaf_bytes;  // the result's leaves, depth-first
     };
     struct Step {

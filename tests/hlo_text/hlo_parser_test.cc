@@ -247,6 +247,7 @@ ENTRY main {
   gathered = f32[1,2]{1,0} gather(bc, gidx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
   conv = f32[1,2]{1,0} convolution(gathered, bc), dim_labels=bf_io->bf
   pooled = f32[1,1]{1,0} reduce-window(conv, c), window={size=1x2}, to_apply=add_f32
+  selected = f32[2,2]{1,0} select-and-scatter(bc, bc, c), window={size=1x1}, select=less_f32, scatter=add_f32
   scattered = f32[2,2]{1,0} scatter(bc, gidx, gathered), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32
   dot = f32[2]{0} dot(bc, row), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   cvt = f32[2]{0} convert(io)
