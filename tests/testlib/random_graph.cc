@@ -244,6 +244,11 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryDot, 2, index_ops},
       {&Generator::TryReverse, 2, index_ops},
       {&Generator::TryGather, 2, index_ops},
+      // Windowed reductions are reductions too.
+      {&Generator::TryConvolution, 2, index_ops && options_.allow_reduce},
+      {&Generator::TryReduceWindow, 2, index_ops && options_.allow_reduce},
+      {&Generator::TryScatter, 1, index_ops},
+      {&Generator::TrySelectAndScatter, 1, index_ops},
       {&Generator::TryClamp, 2, options_.allow_element_ops},
       {&Generator::TryFloatBits, 2, options_.allow_element_ops},
       {&Generator::TryBitcastConvert, 2, options_.allow_element_ops},

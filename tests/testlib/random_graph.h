@@ -14,8 +14,12 @@
 //     both, and of the higher-rank operand);
 //   * with allow_index_ops, slices (strided), concatenates, pads (negative
 //     and interior), dynamic slices and updates (constant start indices of
-//     s32/s64/u32, sometimes out of range), dots, reverses and gathers of
-//     rows (start indices sometimes out of range) appear too;
+//     s32/s64/u32, sometimes out of range), dots, reverses, gathers of
+//     rows (start indices sometimes out of range), 1-d convolutions (any
+//     label order, padding, dilations, reversal, feature groups),
+//     reduce-windows (sum or max, padded and dilated, non-identity
+//     inits), scatters of rows (adding; rows sometimes out of range) and
+//     select-and-scatters (max-pool gradients) appear too;
 //   * with allow_element_ops, clamps (scalar or full bounds), is-finite,
 //     reduce-precision, bitcast-converts between signed and unsigned
 //     integers of one width, maps of add/maximum/minimum and ascending
@@ -59,7 +63,8 @@ struct RandomGraphOptions {
        allow_select = true, allow_convert = true, allow_scalars = true,
        allow_zero_sizes = true;
   // slice, concatenate, pad, dynamic-slice, dynamic-update-slice, dot,
-  // reverse and gather.
+  // reverse, gather, convolution, reduce-window, scatter and
+  // select-and-scatter.
   bool allow_index_ops = true;
   // clamp, is-finite, reduce-precision, bitcast-convert, map and sort.
   bool allow_element_ops = true;

@@ -177,6 +177,12 @@ TEST(RandomGraphCoverageTest, EveryIndexOpAppears) {
                                "dynamic-update-slice,dot,gather",
                                ','),
                 100);
+  // The windowed ops need a numeric value (convolution one of rank 3).
+  ExpectAtLeast(counts,
+                absl::StrSplit("convolution,reduce-window,scatter,"
+                               "select-and-scatter",
+                               ','),
+                40);
 }
 
 TEST(RandomGraphCoverageTest, EveryElementOpAppears) {

@@ -189,6 +189,11 @@ class Generator {
   bool TryDynamicUpdateSlice(int64_t budget);
   bool TryDot(int64_t budget);
   bool TryGather(int64_t budget);
+  // random_graph_window_ops.cc
+  bool TryConvolution(int64_t budget);
+  bool TryReduceWindow(int64_t budget);
+  bool TryScatter(int64_t budget);
+  bool TrySelectAndScatter(int64_t budget);
   // random_graph_element_ops.cc
   bool TryReverse(int64_t budget);
   bool TryClamp(int64_t budget);

@@ -239,12 +239,16 @@ bool IsScalarOperandConstant(const HloInstruction& op) {
     const bool first = user->operand(0) == &op;
     switch (user->opcode()) {
       case HloOpcode::kReduce:
+      case HloOpcode::kReduceWindow:
       case HloOpcode::kPad:
       case HloOpcode::kDynamicSlice:
         if (first) return false;
         break;
       case HloOpcode::kDynamicUpdateSlice:
         if (first || user->operand(1) == &op) return false;
+        break;
+      case HloOpcode::kSelectAndScatter:  // the init value
+        if (user->operand(2) != &op) return false;
         break;
       default:
         return false;
@@ -272,13 +276,16 @@ TEST(RandomGraphOptionsTest, ElementTypes) {
         const HloOpcode opcode = op->opcode();
         if (!op->shape().IsArray()) continue;
         const PrimitiveType type = op->shape().element_type();
-        // pred also comes from compares, start indices (of dynamic slices
-        // and gathers) are any integer type; everything else is chosen.
+        // pred also comes from compares, start indices (of dynamic slices,
+        // gathers and scatters) are any integer type; everything else is
+        // chosen.
         const bool gather_indices =
             op->opcode() == HloOpcode::kConstant && op->user_count() > 0 &&
             absl::c_all_of(op->users(), [&](const HloInstruction* user) {
-              return user->opcode() == HloOpcode::kGather &&
-                     user->operand(1) == op;
+              return (user->opcode() == HloOpcode::kGather &&
+                      user->operand(1) == op) ||
+                     (user->opcode() == HloOpcode::kScatter &&
+                      user->operand(1) == op);
             });
         const bool start_index = primitive_util::IsIntegralType(type) &&
                                  ((op->shape().IsScalar() &&
@@ -320,7 +327,8 @@ bool HasZeroSize(const HloInstruction& op) {
 TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
   using O = HloOpcode;
   const std::vector<FlagCase> cases = {
-      {"reduce", &RandomGraphOptions::allow_reduce, Opcodes({O::kReduce})},
+      {"reduce", &RandomGraphOptions::allow_reduce,
+       Opcodes({O::kReduce, O::kReduceWindow, O::kConvolution})},
       {"transpose", &RandomGraphOptions::allow_transpose,
        Opcodes({O::kTranspose})},
       {"reshape", &RandomGraphOptions::allow_reshape, Opcodes({O::kReshape})},
@@ -339,7 +347,9 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
       {"zero sizes", &RandomGraphOptions::allow_zero_sizes, &HasZeroSize},
       {"index ops", &RandomGraphOptions::allow_index_ops,
        Opcodes({O::kSlice, O::kConcatenate, O::kPad, O::kDynamicSlice,
-                O::kDynamicUpdateSlice, O::kDot, O::kReverse, O::kGather})},
+                O::kDynamicUpdateSlice, O::kDot, O::kReverse, O::kGather,
+                O::kConvolution, O::kReduceWindow, O::kScatter,
+                O::kSelectAndScatter})},
       {"element ops", &RandomGraphOptions::allow_element_ops,
        Opcodes({O::kClamp, O::kIsFinite, O::kReducePrecision,
                 O::kBitcastConvert, O::kMap, O::kSort})},
