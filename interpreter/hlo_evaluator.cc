@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/bit_ops.h"
+#include "semantics/index_walk.h"
 #include "semantics/scalar_semantics.h"
 #include "semantics/scatter_elements.h"
 #include "semantics/select_and_scatter.h"
@@ -25,7 +26,6 @@ namespace mxla {
 namespace {
 
 using hlo_evaluator_internal::EvaluateBroadcast;
-using hlo_evaluator_internal::NextIndex;
 using hlo_evaluator_internal::EvaluateConcatenate;
 using hlo_evaluator_internal::EvaluateDot;
 using hlo_evaluator_internal::EvaluateIota;
@@ -428,17 +428,11 @@ absl::StatusOr<Literal> EvaluateReduceWindow(
     std::fill(tap.begin(), tap.end(), 0);
     do {
       int64_t offset = 0;
-      bool inside = true;
-      for (int64_t d = 0; d < rank && inside; ++d) {
-        const WindowDimension& w = window[d];
-        const int64_t dilated = position[d] * w.stride - w.padding_low +
-                                tap[d] * w.window_dilation;
-        inside = dilated >= 0 && dilated % w.base_dilation == 0 &&
-                 dilated / w.base_dilation < base.dimensions(d);
-        offset += dilated / w.base_dilation * strides[d];
+      if (semantics::WindowTapOffset(window, base.dimensions(), strides,
+                                     position, tap, &offset)) {
+        offsets.push_back(offset);
       }
-      if (inside) offsets.push_back(offset);
-    } while (NextIndex(taps, tap));
+    } while (semantics::NextIndex(taps, tap));
   };
   for (size_t i = 0; i < n; ++i) {
     job.outputs.emplace_back(

@@ -17,6 +17,7 @@
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "semantics/index_walk.h"
 #include "semantics/scalar_semantics.h"
 
 namespace mxla::hlo_evaluator_internal {
@@ -25,20 +26,17 @@ absl::StatusOr<Literal> EvaluateConvolution(
     const Literal& lhs, const Literal& rhs, const Window& window,
     const ConvolutionDimensionNumbers& dnums, int64_t feature_group_count,
     int64_t batch_group_count, const Shape& shape) {
-  const PrimitiveType accumulate = DotAccumulationType(
-      lhs.shape().element_type(), rhs.shape().element_type(),
-      shape.element_type());
-  if (lhs.shape().element_type() != accumulate ||
-      rhs.shape().element_type() != accumulate ||
-      shape.element_type() != accumulate) {
-    ASSIGN_OR_RETURN(Literal wide_lhs, semantics::ApplyConvert(lhs, accumulate));
-    ASSIGN_OR_RETURN(Literal wide_rhs, semantics::ApplyConvert(rhs, accumulate));
-    ASSIGN_OR_RETURN(
-        Literal sum,
-        EvaluateConvolution(wide_lhs, wide_rhs, window, dnums,
-                            feature_group_count, batch_group_count,
-                            ShapeUtil::ChangeElementType(shape, accumulate)));
-    return semantics::ApplyConvert(sum, shape.element_type());
+  if (DotAccumulationType(lhs.shape().element_type(),
+                          rhs.shape().element_type(),
+                          shape.element_type()) != shape.element_type() ||
+      lhs.shape().element_type() != shape.element_type() ||
+      rhs.shape().element_type() != shape.element_type()) {
+    return InAccumulationType(
+        lhs, rhs, shape,
+        [&](const Literal& a, const Literal& b, const Shape& wide) {
+          return EvaluateConvolution(a, b, window, dnums, feature_group_count,
+                                     batch_group_count, wide);
+        });
   }
   const Shape& l = lhs.shape();
   const Shape& r = rhs.shape();
@@ -75,7 +73,7 @@ absl::StatusOr<Literal> EvaluateConvolution(
         T sum = T{};
         std::fill(tap.begin(), tap.end(), 0);
         for (bool more = ShapeUtil::ElementsIn(r) > 0; more;
-             more = NextIndex(taps, tap)) {
+             more = semantics::NextIndex(taps, tap)) {
           int64_t a_offset = batch * l_strides[dnums.input_batch];
           int64_t b_offset = o * r_strides[dnums.kernel_output_feature];
           bool inside = true;
@@ -102,7 +100,7 @@ absl::StatusOr<Literal> EvaluateConvolution(
           }
         }
         out[linear] = sum;
-        NextIndex(shape.dimensions(), out_index);
+        semantics::NextIndex(shape.dimensions(), out_index);
       }
     }
   });

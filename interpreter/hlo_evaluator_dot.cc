@@ -35,6 +35,22 @@ std::vector<int64_t> Offsets(const Walk& walk) {
 
 }  // namespace
 
+absl::StatusOr<Literal> InAccumulationType(
+    const Literal& lhs, const Literal& rhs, const Shape& shape,
+    absl::FunctionRef<absl::StatusOr<Literal>(const Literal&, const Literal&,
+                                              const Shape&)>
+        compute) {
+  const PrimitiveType accumulate = DotAccumulationType(
+      lhs.shape().element_type(), rhs.shape().element_type(),
+      shape.element_type());
+  ASSIGN_OR_RETURN(Literal wide_lhs, semantics::ApplyConvert(lhs, accumulate));
+  ASSIGN_OR_RETURN(Literal wide_rhs, semantics::ApplyConvert(rhs, accumulate));
+  ASSIGN_OR_RETURN(
+      Literal result,
+      compute(wide_lhs, wide_rhs, ShapeUtil::ChangeElementType(shape, accumulate)));
+  return semantics::ApplyConvert(result, shape.element_type());
+}
+
 absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
                                     const DotDimensionNumbers& dnums,
                                     const Shape& shape) {
@@ -43,19 +59,16 @@ absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
             "dot of ", lhs.shape().ToString(), " and ",
             rhs.shape().ToString());
   // Mixed or 16-bit float types: in the accumulation type, then converted.
-  const PrimitiveType accumulate = DotAccumulationType(
-      lhs.shape().element_type(), rhs.shape().element_type(),
-      shape.element_type());
-  if (lhs.shape().element_type() != accumulate ||
-      rhs.shape().element_type() != accumulate ||
-      shape.element_type() != accumulate) {
-    ASSIGN_OR_RETURN(Literal wide_lhs, semantics::ApplyConvert(lhs, accumulate));
-    ASSIGN_OR_RETURN(Literal wide_rhs, semantics::ApplyConvert(rhs, accumulate));
-    ASSIGN_OR_RETURN(
-        Literal sum,
-        EvaluateDot(wide_lhs, wide_rhs, dnums,
-                    ShapeUtil::ChangeElementType(shape, accumulate)));
-    return semantics::ApplyConvert(sum, shape.element_type());
+  if (DotAccumulationType(lhs.shape().element_type(),
+                          rhs.shape().element_type(),
+                          shape.element_type()) != shape.element_type() ||
+      lhs.shape().element_type() != shape.element_type() ||
+      rhs.shape().element_type() != shape.element_type()) {
+    return InAccumulationType(
+        lhs, rhs, shape,
+        [&](const Literal& a, const Literal& b, const Shape& wide) {
+          return EvaluateDot(a, b, dnums, wide);
+        });
   }
   const Shape& l = lhs.shape();
   const Shape& r = rhs.shape();

@@ -90,14 +90,6 @@ std::vector<int64_t> StridedOffsets(absl::Span<const int64_t> dims,
   return offsets;
 }
 
-bool NextIndex(absl::Span<const int64_t> dims, std::vector<int64_t>& index) {
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
-    if (++index[d] < dims[d]) return true;
-    index[d] = 0;
-  }
-  return false;
-}
-
 absl::StatusOr<Literal> EvaluateBroadcast(
     const Literal& operand, const Shape& shape,
     absl::Span<const int64_t> dimensions) {

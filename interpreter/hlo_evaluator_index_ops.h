@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ir/convolution_dimension_numbers.h"
@@ -90,9 +91,14 @@ absl::StatusOr<Literal> EvaluateConvolution(
     const Literal& lhs, const Literal& rhs, const Window& window,
     const ConvolutionDimensionNumbers& dnums, int64_t feature_group_count,
     int64_t batch_group_count, const Shape& shape);
-// Steps `index` to the next index of `dims` in row-major order; false
-// (and all zeros) after the last.
-bool NextIndex(absl::Span<const int64_t> dims, std::vector<int64_t>& index);
+// Computes `compute(lhs, rhs, shape)` (a dot or a convolution) in the
+// accumulation type of the three element types (DotAccumulationType):
+// the operands converted to it first, the result converted back.
+absl::StatusOr<Literal> InAccumulationType(
+    const Literal& lhs, const Literal& rhs, const Shape& shape,
+    absl::FunctionRef<absl::StatusOr<Literal>(const Literal&, const Literal&,
+                                              const Shape&)>
+        compute);
 // A collective on one device, verified (hlo_evaluator_collectives.cc):
 // the operands themselves, a start's (operands, results), a done's results;
 // collective-permute's result is the operand if `permutes_to_itself`, else

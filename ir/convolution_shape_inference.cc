@@ -15,6 +15,7 @@ namespace mxla {
 
 using shape_inference_internal::ExpectValidArray;
 using shape_inference_internal::OpError;
+using shape_inference_internal::PreferredResultType;
 
 absl::StatusOr<Shape> ShapeInference::InferWindowOutputShape(
     HloOpcode op, const Shape& base, const Window& window,
@@ -177,20 +178,11 @@ absl::StatusOr<Shape> ShapeInference::InferConvolveShape(
       InferWindowOutputShape(
           kOp, ShapeUtil::MakeShape(lhs.element_type(), input_spatial_sizes),
           window, lhs.element_type()));
-  PrimitiveType type =
-      HigherPrecisionType(lhs.element_type(), rhs.element_type());
-  if (preferred_element_type.has_value() && *preferred_element_type != type) {
-    if (!primitive_util::IsFloatingPointType(type) &&
-        primitive_util::BitWidth(*preferred_element_type) <
-            primitive_util::BitWidth(type)) {
-      return OpError(kOp,
-                     "`preferred_element_type` must not be narrower than the "
-                     "original type: ",
-                     primitive_util::LowercaseName(*preferred_element_type),
-                     context);
-    }
-    type = *preferred_element_type;
-  }
+  ASSIGN_OR_RETURN(
+      const PrimitiveType type,
+      PreferredResultType(
+          kOp, HigherPrecisionType(lhs.element_type(), rhs.element_type()),
+          preferred_element_type, context));
   std::vector<int64_t> dims(rank);
   dims[dnums.output_batch] = input_batch / batch_group_count;
   dims[dnums.output_feature] = kernel_output_features;

@@ -24,6 +24,7 @@ namespace {
 using shape_inference_internal::DimsString;
 using shape_inference_internal::ExpectValidArray;
 using shape_inference_internal::OpError;
+using shape_inference_internal::PreferredResultType;
 
 // The unary type rules (the op table's type_rule column).
 absl::Status CheckUnaryType(HloOpcode opcode, const Shape& operand) {
@@ -403,19 +404,13 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(
     return OpError(kOp, "Cannot infer shape for dot operation: ",
                    lhs.ToString(), " <dot> ", rhs.ToString(), ". ", addendum);
   };
-  PrimitiveType type = HigherPrecisionType(lhs.element_type(), rhs.element_type());
-  if (preferred_element_type.has_value() && *preferred_element_type != type) {
-    if (!primitive_util::IsFloatingPointType(type) &&
-        primitive_util::BitWidth(*preferred_element_type) <
-            primitive_util::BitWidth(type)) {
-      return OpError(kOp,
-                     "`preferred_element_type` must not be narrower than the "
-                     "original type: ",
-                     primitive_util::LowercaseName(*preferred_element_type),
-                     " for ", lhs.ToString(), " <dot> ", rhs.ToString(), ".");
-    }
-    type = *preferred_element_type;
-  }
+  ASSIGN_OR_RETURN(
+      const PrimitiveType type,
+      PreferredResultType(
+          kOp, HigherPrecisionType(lhs.element_type(), rhs.element_type()),
+          preferred_element_type,
+          absl::StrCat(" for ", lhs.ToString(), " <dot> ", rhs.ToString(),
+                       ".")));
   auto check_numbers = [&](absl::Span<const int64_t> batch,
                            absl::Span<const int64_t> contracting,
                            int64_t rank) -> absl::Status {

@@ -4,6 +4,7 @@
 #define MXLA_IR_SHAPE_INFERENCE_ERRORS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,13 @@ inline std::string DimsString(absl::Span<const int64_t> dims) {
 // element count in range. `what` names the operand in the message.
 absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
                               absl::string_view what);
+
+// The result type of a dot or convolution computing in `type` when the
+// instruction asks for `preferred`: it, unless it is a narrower integer
+// (XLA's MaybeUpcast); `context` ends the message.
+absl::StatusOr<PrimitiveType> PreferredResultType(
+    HloOpcode op, PrimitiveType type,
+    std::optional<PrimitiveType> preferred, absl::string_view context);
 
 // XLA's reducer rules (reduce, reduce-window, scatter; `op` names it): 2N
 // scalar parameters (accumulators, then elements), N results, each of its

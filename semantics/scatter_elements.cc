@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "semantics/index_walk.h"
+
 namespace mxla::semantics {
 namespace {
 
@@ -26,25 +28,8 @@ int64_t IndexAt(const void* data, PrimitiveType type, int64_t position) {
   return value;
 }
 
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d) {
-    strides[d] = strides[d + 1] * dims[d + 1];
-  }
-  return strides;
-}
-
 bool Contains(const std::vector<int64_t>& list, int64_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
-}
-
-// Steps `index` through `sizes` row-major; false after the last.
-bool Next(const std::vector<int64_t>& sizes, std::vector<int64_t>& index) {
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    if (++index[d] < sizes[d]) return true;
-    index[d] = 0;
-  }
-  return false;
 }
 
 }  // namespace
@@ -136,8 +121,8 @@ absl::Status ScatterElements(const ScatterGeometry& g, const void* indices,
       }
       absl::Status status = combine(operand_offset, update_offset);
       if (!status.ok()) return status;
-    } while (Next(window_sizes, window));
-  } while (Next(scatter_sizes, position));
+    } while (NextIndex(window_sizes, window));
+  } while (NextIndex(scatter_sizes, position));
   return absl::OkStatus();
 }
 
