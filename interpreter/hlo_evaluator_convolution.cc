@@ -26,11 +26,7 @@ absl::StatusOr<Literal> EvaluateConvolution(
     const Literal& lhs, const Literal& rhs, const Window& window,
     const ConvolutionDimensionNumbers& dnums, int64_t feature_group_count,
     int64_t batch_group_count, const Shape& shape) {
-  if (DotAccumulationType(lhs.shape().element_type(),
-                          rhs.shape().element_type(),
-                          shape.element_type()) != shape.element_type() ||
-      lhs.shape().element_type() != shape.element_type() ||
-      rhs.shape().element_type() != shape.element_type()) {
+  if (NeedsAccumulationType(lhs, rhs, shape)) {
     return InAccumulationType(
         lhs, rhs, shape,
         [&](const Literal& a, const Literal& b, const Shape& wide) {

@@ -35,6 +35,14 @@ std::vector<int64_t> Offsets(const Walk& walk) {
 
 }  // namespace
 
+bool NeedsAccumulationType(const Literal& lhs, const Literal& rhs,
+                           const Shape& shape) {
+  const PrimitiveType type = shape.element_type();
+  return lhs.shape().element_type() != type ||
+         rhs.shape().element_type() != type ||
+         DotAccumulationType(type, type, type) != type;
+}
+
 absl::StatusOr<Literal> InAccumulationType(
     const Literal& lhs, const Literal& rhs, const Shape& shape,
     absl::FunctionRef<absl::StatusOr<Literal>(const Literal&, const Literal&,
@@ -59,11 +67,7 @@ absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
             "dot of ", lhs.shape().ToString(), " and ",
             rhs.shape().ToString());
   // Mixed or 16-bit float types: in the accumulation type, then converted.
-  if (DotAccumulationType(lhs.shape().element_type(),
-                          rhs.shape().element_type(),
-                          shape.element_type()) != shape.element_type() ||
-      lhs.shape().element_type() != shape.element_type() ||
-      rhs.shape().element_type() != shape.element_type()) {
+  if (NeedsAccumulationType(lhs, rhs, shape)) {
     return InAccumulationType(
         lhs, rhs, shape,
         [&](const Literal& a, const Literal& b, const Shape& wide) {

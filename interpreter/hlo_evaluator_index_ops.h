@@ -91,6 +91,10 @@ absl::StatusOr<Literal> EvaluateConvolution(
     const Literal& lhs, const Literal& rhs, const Window& window,
     const ConvolutionDimensionNumbers& dnums, int64_t feature_group_count,
     int64_t batch_group_count, const Shape& shape);
+// Whether a dot or convolution of `lhs` and `rhs` into `shape` computes in
+// another type than all three share (mixed types, f16 or bf16).
+bool NeedsAccumulationType(const Literal& lhs, const Literal& rhs,
+                           const Shape& shape);
 // Computes `compute(lhs, rhs, shape)` (a dot or a convolution) in the
 // accumulation type of the three element types (DotAccumulationType):
 // the operands converted to it first, the result converted back.
