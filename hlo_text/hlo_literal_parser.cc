@@ -296,6 +296,13 @@ absl::StatusOr<std::vector<int64_t>> ParseDimensionSizes(TokenCursor& cursor) {
       return cursor.Expected("',' or ']'");
     }
     const Token& token = cursor.Peek();
+    if (token.kind == TokenKind::kLessEqual) {
+      // XLA's bounded dynamic dimension (`<=8`): its size is known only at
+      // run time, and mxla's shapes are static.
+      return TokenCursor::ErrorAt(
+          token, "bounded dynamic dimensions ('<=N') are not supported by "
+                 "mxla: its shapes are static");
+    }
     if (token.kind != TokenKind::kInt) {
       return cursor.Expected("a dimension size");
     }

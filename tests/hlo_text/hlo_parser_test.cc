@@ -1197,6 +1197,11 @@ TEST(HloParserTest, MalformedShapesAndLiterals) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:1: shape has an invalid element type")));
   EXPECT_THAT(Lit("1e-50", "f32[]"), IsOk());  // Underflow rounds to 0.
+  EXPECT_THAT(ParseShape("f32[2,<=8]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("1:7: bounded dynamic dimensions ('<=N') are "
+                                 "not supported by mxla: its shapes are "
+                                 "static")));
 }
 
 TEST(HloParserTest, MetadataRoundTripsWhenPrinted) {
