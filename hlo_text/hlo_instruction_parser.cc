@@ -82,6 +82,7 @@ absl::StatusOr<Header> ParseHeader(TokenCursor& cursor,
   }
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
   header.shape_token = cursor.Peek();
+  if (AtBufferShape(cursor)) return BufferShapeError(cursor);
   // A name then `(` is an opcode, never a shape: XLA lets the shape go
   // when it follows from the operands.
   header.shape_given =

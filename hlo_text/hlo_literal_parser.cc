@@ -347,6 +347,7 @@ absl::StatusOr<Shape> ParseArrayShape(TokenCursor& cursor) {
 }
 
 absl::StatusOr<Shape> ParseShapeNested(TokenCursor& cursor, int depth) {
+  if (AtBufferShape(cursor)) return BufferShapeError(cursor);
   if (!cursor.Is(TokenKind::kLParen)) return ParseArrayShape(cursor);
   if (depth >= TokenCursor::kMaxNesting) {
     return TokenCursor::ErrorAt(
@@ -370,6 +371,17 @@ absl::StatusOr<Shape> ParseShapeNested(TokenCursor& cursor, int depth) {
 
 absl::StatusOr<Shape> ParseShapeAt(TokenCursor& cursor) {
   return ParseShapeNested(cursor, 0);
+}
+
+bool AtBufferShape(const TokenCursor& cursor) {
+  return cursor.IsName("b") && cursor.Is(TokenKind::kLParen, 1) &&
+         cursor.Is(TokenKind::kName, 2) && cursor.Is(TokenKind::kLSquare, 3);
+}
+
+absl::Status BufferShapeError(const TokenCursor& cursor) {
+  return TokenCursor::ErrorAt(
+      cursor.Peek(), "buffer shapes (b(f32[16])) are not supported by mxla: "
+                     "it computes on array values");
 }
 
 bool AtShape(const TokenCursor& cursor) {

@@ -19,6 +19,10 @@ namespace mxla::hlo_parser_internal {
 absl::StatusOr<Shape> ParseShapeAt(TokenCursor& cursor);
 
 // True if the cursor is at something that starts a shape: `f32[` or `(`.
+// Whether a buffer shape, XLA's `b(f32[16])`, starts here; and the error
+// that refuses it.
+bool AtBufferShape(const TokenCursor& cursor);
+absl::Status BufferShapeError(const TokenCursor& cursor);
 bool AtShape(const TokenCursor& cursor);
 
 // `{1, 0}` or `{}`.

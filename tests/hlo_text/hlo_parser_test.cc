@@ -1197,6 +1197,15 @@ TEST(HloParserTest, MalformedShapesAndLiterals) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:1: shape has an invalid element type")));
   EXPECT_THAT(Lit("1e-50", "f32[]"), IsOk());  // Underflow rounds to 0.
+  EXPECT_THAT(ParseHloModule("HloModule m\nENTRY e {\n  x = f32[16] "
+                             "parameter(0)\n  ROOT p = b(f32[16]) "
+                             "custom-call(x), custom_call_target=\"Pin\"\n}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("4:12: buffer shapes (b(f32[16])) are not "
+                                 "supported by mxla")));
+  EXPECT_THAT(ParseShape("(f32[2], b(f32[16]))"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("1:10: buffer shapes")));
   EXPECT_THAT(ParseShape("f32[2,<=8]"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:7: bounded dynamic dimensions ('<=N') are "
