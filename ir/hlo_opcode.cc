@@ -11,6 +11,62 @@ absl::string_view HloOpcodeString(HloOpcode opcode) {
   return GetOpSpec(opcode).text;
 }
 
+namespace {
+
+// XLA ops mxla does not run, with what they need; any other unknown name
+// is "unknown opcode".
+absl::string_view UnsupportedReason(absl::string_view text) {
+  static const auto* const kReasons = [] {
+    constexpr absl::string_view kChannel =
+        "a transfer to another device or to the host; mxla runs one CPU "
+        "device and has no channels";
+    constexpr absl::string_view kToken =
+        "token ordering of side effects; mxla has no token type, and its "
+        "ops have no side effects to order";
+    constexpr absl::string_view kRandom =
+        "random number generation is not in mxla yet";
+    constexpr absl::string_view kNotYet = "not in mxla yet";
+    auto* map = new absl::flat_hash_map<std::string, absl::string_view>{
+        {"send", kChannel},
+        {"send-done", kChannel},
+        {"recv", kChannel},
+        {"recv-done", kChannel},
+        {"infeed", kChannel},
+        {"outfeed", kChannel},
+        {"after-all", kToken},
+        {"add-dependency", kToken},
+        {"create-token", kToken},
+        {"rng", kRandom},
+        {"rng-bit-generator", kRandom},
+        {"rng-get-and-update-state", kRandom},
+        {"ragged-all-to-all",
+         "an all-to-all between devices; mxla runs one device"},
+        {"ragged-dot", kNotYet},
+        {"scan", kNotYet},
+        {"topk", kNotYet},
+        {"stochastic-convert", kNotYet},
+        {"cholesky", kNotYet},
+        {"triangular-solve", kNotYet},
+        {"fft", "complex types are not in mxla yet"},
+        {"real", "complex types are not in mxla yet"},
+        {"imag", "complex types are not in mxla yet"},
+        {"complex", "complex types are not in mxla yet"},
+        {"batch-norm-training", kNotYet},
+        {"batch-norm-inference", kNotYet},
+        {"batch-norm-grad", kNotYet},
+        {"set-dimension-size",
+         "dynamic shapes; mxla's shapes are static"},
+        {"dynamic-reshape", "dynamic shapes; mxla's shapes are static"},
+        {"domain", "sharding domains of several devices; mxla runs one"},
+    };
+    return map;
+  }();
+  auto it = kReasons->find(std::string(text));
+  return it == kReasons->end() ? absl::string_view() : it->second;
+}
+
+}  // namespace
+
 absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view text) {
   static const auto* const kByName = [] {
     auto* map = new absl::flat_hash_map<std::string, HloOpcode>();
@@ -21,6 +77,11 @@ absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view text) {
   }();
   auto it = kByName->find(std::string(text));
   if (it == kByName->end()) {
+    const absl::string_view reason = UnsupportedReason(text);
+    if (!reason.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unsupported XLA op '", text, "': ", reason));
+    }
     return absl::InvalidArgumentError(
         absl::StrCat("unknown opcode '", text, "'"));
   }

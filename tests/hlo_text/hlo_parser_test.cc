@@ -1206,6 +1206,12 @@ TEST(HloParserTest, MalformedShapesAndLiterals) {
   EXPECT_THAT(ParseShape("(f32[2], b(f32[16]))"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:10: buffer shapes")));
+  EXPECT_THAT(ParseHloModule("HloModule m\nENTRY e {\n  x = f32[2] "
+                             "parameter(0)\n  ROOT r = f32[2] rng(x, x), "
+                             "distribution=rng_uniform\n}\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("4:19: unsupported XLA op 'rng': random "
+                                 "number generation is not in mxla yet")));
   EXPECT_THAT(ParseShape("f32[2,<=8]"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:7: bounded dynamic dimensions ('<=N') are "
