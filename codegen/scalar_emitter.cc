@@ -189,6 +189,18 @@ llvm::Value* ScalarEmitter::FloatUnary(HloOpcode opcode, PrimitiveType type,
       return LibmCall("cbrtf", "cbrt", {x});
     case HloOpcode::kErf:
       return LibmCall("erff", "erf", {x});
+    case HloOpcode::kAsin:
+      return LibmCall("asinf", "asin", {x});
+    case HloOpcode::kAcos:
+      return LibmCall("acosf", "acos", {x});
+    case HloOpcode::kSinh:
+      return LibmCall("sinhf", "sinh", {x});
+    case HloOpcode::kCosh:
+      return LibmCall("coshf", "cosh", {x});
+    case HloOpcode::kAsinh:
+      return LibmCall("asinhf", "asinh", {x});
+    case HloOpcode::kAcosh:
+      return LibmCall("acoshf", "acosh", {x});
     default:
       return nullptr;
   }

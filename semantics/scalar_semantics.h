@@ -407,6 +407,30 @@ T Erf(T a) {
   return std::erf(a);
 }
 template <Float T>
+T Asin(T a) {
+  return std::asin(a);
+}
+template <Float T>
+T Acos(T a) {
+  return std::acos(a);
+}
+template <Float T>
+T Sinh(T a) {
+  return std::sinh(a);
+}
+template <Float T>
+T Cosh(T a) {
+  return std::cosh(a);
+}
+template <Float T>
+T Asinh(T a) {
+  return std::asinh(a);
+}
+template <Float T>
+T Acosh(T a) {
+  return std::acosh(a);
+}
+template <Float T>
 T Atan2(T y, T x) {
   return std::atan2(y, x);
 }

@@ -16,9 +16,10 @@ code (semantics/scalar_semantics.h is never consulted or called):
     (semantics/float32_math.h) for these only;
   * rsqrt: 1 / sqrt(x), both rounded in the type (XLA emits exactly that);
   * sine, cosine, tan, exponential-minus-one, log-plus-one, cbrt, erf,
-    atan2: the exact value (mpmath at 60 digits) rounded to the type, IEEE
-    special cases (C11 Annex F) by hand or from NumPy; the test allows
-    libm's documented error there (semantics/scalar_semantics.h: glibc);
+    atan2, asin, acos, sinh, cosh, asinh, acosh: the exact value (mpmath at
+    60 digits) rounded to the type, IEEE special cases (C11 Annex F) by hand
+    or from NumPy; the test allows libm's documented error there
+    (semantics/scalar_semantics.h: glibc);
   * round-nearest-afz: halves away from zero; round-nearest-even: halves to
     even (exact, sign of zero kept); copy: the operand;
   * maximum/minimum: NaN if an operand is NaN, max(-0, +0) = +0 and
@@ -292,6 +293,36 @@ def libm_unary(op):
   return value
 
 
+def inverse_or_hyperbolic(op):
+  """asin, acos, sinh, cosh, asinh, acosh: the exact value (mpmath), NaN
+  outside the domain, the C11 Annex F specials (signed zeros kept by the
+  odd functions, acos(1) = acosh(1) = +0, infinities)."""
+  fn = {'asin': mpmath.asin, 'acos': mpmath.acos, 'sinh': mpmath.sinh,
+        'cosh': mpmath.cosh, 'asinh': mpmath.asinh,
+        'acosh': mpmath.acosh}[op]
+  odd = op in ('asin', 'sinh', 'asinh')
+
+  def value(x, t):
+    if math.isnan(x):
+      return math.nan
+    if op in ('asin', 'acos') and abs(x) > 1:
+      return math.nan
+    if op == 'acosh' and x < 1:
+      return math.nan
+    if x == 0 and odd:
+      return x
+    if op in ('acos', 'acosh') and x == 1:
+      return 0.0
+    if math.isinf(x):
+      return x if odd else math.inf
+    if op in ('sinh', 'cosh') and abs(x) > 1000:
+      return math.copysign(math.inf, x) if odd else math.inf
+    if odd and x < 0:
+      return -mp_exact(fn, -x, t)
+    return mp_exact(fn, x, t)
+  return value
+
+
 def atan2_exact(y, x, t):
   if math.isnan(x) or math.isnan(y) or y == 0 or math.isinf(x) or \
       math.isinf(y):
@@ -333,6 +364,8 @@ FLOAT_UNARY = {
 for _op in ('sine', 'cosine', 'tan', 'exponential-minus-one', 'log-plus-one',
             'cbrt', 'erf'):
   FLOAT_UNARY[_op] = libm_unary(_op)
+for _op in ('asin', 'acos', 'sinh', 'cosh', 'asinh', 'acosh'):
+  FLOAT_UNARY[_op] = inverse_or_hyperbolic(_op)
 
 PRED_BINARY = {
     'add': lambda a, b, t: a or b,

@@ -240,7 +240,9 @@ TEST(UnaryShapeTest, TypeRules) {
         HloOpcode::kTanh, HloOpcode::kLogistic, HloOpcode::kFloor,
         HloOpcode::kCeil, HloOpcode::kSin, HloOpcode::kCos, HloOpcode::kTan,
         HloOpcode::kExpm1, HloOpcode::kLog1p, HloOpcode::kCbrt,
-        HloOpcode::kErf, HloOpcode::kRoundNearestAfz,
+        HloOpcode::kErf, HloOpcode::kAsin, HloOpcode::kAcos,
+        HloOpcode::kSinh, HloOpcode::kCosh, HloOpcode::kAsinh,
+        HloOpcode::kAcosh, HloOpcode::kRoundNearestAfz,
         HloOpcode::kRoundNearestEven}) {
     EXPECT_OK(SI::InferUnaryOpShape(op, S(F64, {3})));
     EXPECT_THAT(

@@ -201,7 +201,8 @@ void CheckEveryOp(const std::string& type) {
     for (const char* op :
          {"exponential", "log", "sqrt", "rsqrt", "tanh", "logistic", "floor",
           "ceil", "sine", "cosine", "tan", "exponential-minus-one",
-          "log-plus-one", "cbrt", "erf", "round-nearest-afz",
+          "log-plus-one", "cbrt", "erf", "asin", "acos", "sinh", "cosh",
+          "asinh", "acosh", "round-nearest-afz",
           "round-nearest-even"}) {
       unary.push_back(op);
     }

@@ -49,7 +49,9 @@ std::vector<HloOpcode> UnaryOpcodes(PrimitiveType type, bool transcendental) {
   if (transcendental) {
     ops.insert(ops.end(),
                {O::kExp, O::kLog, O::kRsqrt, O::kTanh, O::kLogistic, O::kSin,
-                O::kCos, O::kTan, O::kExpm1, O::kLog1p, O::kCbrt, O::kErf});
+                O::kCos, O::kTan, O::kExpm1, O::kLog1p, O::kCbrt, O::kErf,
+                O::kAsin, O::kAcos, O::kSinh, O::kCosh, O::kAsinh,
+                O::kAcosh});
   }
   return ops;
 }

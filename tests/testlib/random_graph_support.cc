@@ -141,6 +141,34 @@ Range FloatUnaryRange(HloOpcode opcode, PrimitiveType type, const Range& a) {
       return WithNan(Range::Of(-1, 1), a.nan);
     case HloOpcode::kCbrt:
       return WithNan(Range::Of(std::cbrt(a.lo), std::cbrt(a.hi)), a.nan);
+    case HloOpcode::kAsinh:  // monotonic everywhere
+      return WithNan(Range::Of(std::asinh(a.lo), std::asinh(a.hi)), a.nan);
+    case HloOpcode::kAsin:  // monotonic on [-1, 1], NaN outside
+    case HloOpcode::kAcos: {
+      const double lo = std::clamp(a.lo, -1.0, 1.0);
+      const double hi = std::clamp(a.hi, -1.0, 1.0);
+      const bool nan = a.nan || a.lo < -1 || a.hi > 1;
+      if (opcode == HloOpcode::kAsin) {
+        return WithNan(Range::Of(std::asin(lo), std::asin(hi)), nan);
+      }
+      return WithNan(Range::Of(std::acos(hi), std::acos(lo)), nan);
+    }
+    case HloOpcode::kAcosh:  // monotonic on [1, inf), NaN below
+      return WithNan(Range::Of(std::acosh(std::max(a.lo, 1.0)),
+                               std::acosh(std::max(a.hi, 1.0))),
+                     a.nan || a.lo < 1);
+    case HloOpcode::kSinh:
+    case HloOpcode::kCosh: {
+      if (a.nan || a.lo < -80 || a.hi > 80) return Range::Unknown();
+      if (opcode == HloOpcode::kSinh) {
+        return Range::Of(std::sinh(a.lo), std::sinh(a.hi));
+      }
+      const double top = std::max(std::cosh(a.lo), std::cosh(a.hi));
+      const double bottom =
+          a.lo <= 0 && a.hi >= 0 ? 1.0
+                                 : std::min(std::cosh(a.lo), std::cosh(a.hi));
+      return Range::Of(bottom, top);
+    }
     case HloOpcode::kExpm1:
       if (a.nan || a.hi > 80) return Range::Unknown();
       return Range::Of(std::expm1(a.lo), std::expm1(a.hi));
