@@ -137,21 +137,30 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
     arguments.emplace_back(parameter->shape());
     Fill(arguments.back(), state);
   }
-  if (elements > options.max_run_elements ||
-      EstimatedWork(module) > options.max_run_work) {
+  const int64_t work = EstimatedWork(module);
+  if (elements > options.max_run_elements || work > options.max_run_work) {
     return {path, CorpusStage::kTooLarge, ""};
   }
+  // A loop's trips multiply its body's work: a million trips over a
+  // million-element body is hours of interpreting, so the trip limit also
+  // keeps the whole run within max_run_work.
+  const int64_t work_trips = options.max_run_work / std::max<int64_t>(work, 1);
+  const int64_t trips = std::min(options.max_loop_trips, work_trips);
   std::vector<const Literal*> pointers;
   for (const Literal& argument : arguments) pointers.push_back(&argument);
-  absl::StatusOr<Literal> expected = EvaluateModule(
-      module, pointers, {.max_loop_trips = options.max_loop_trips});
+  absl::StatusOr<Literal> expected =
+      EvaluateModule(module, pointers, {.max_loop_trips = trips});
+  if (absl::IsResourceExhausted(expected.status()) &&
+      trips < options.max_loop_trips) {
+    return {path, CorpusStage::kTooLarge, ""};
+  }
   if (!expected.ok()) {
     return Failed(path, CorpusStage::kRun,
                   absl::InternalError(absl::StrCat(
                       "interpreter: ", expected.status().message())));
   }
   RunOptions run;
-  run.max_loop_trips = options.max_loop_trips;
+  run.max_loop_trips = trips;
   absl::StatusOr<Literal> actual = jit.Run(pointers, run);
   if (!actual.ok()) return Failed(path, CorpusStage::kRun, actual.status());
   absl::Status same = CompareResults(*actual, *expected, options.tolerance);

@@ -38,7 +38,9 @@ struct CorpusOptions {
   // Relative and absolute tolerance of the JIT against the interpreter.
   double tolerance = 1e-4;
   // A while loop that goes through its body more often fails the module
-  // (on generated arguments, a loop may never end).
+  // (on generated arguments, a loop may never end). A loop whose trips
+  // would take more than max_run_work element steps in all is stopped
+  // sooner and counts as too costly to run.
   int64_t max_loop_trips = 100000;
 };
 

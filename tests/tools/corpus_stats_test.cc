@@ -87,8 +87,54 @@ ENTRY main {
   i = f32[] constant(0)
   ROOT r = f32[4096] reduce-window(x, i), window={size=511 pad=255_255}, to_apply=add
 })");
+  // four 4096-element instructions a trip, 1000 trips, and a loop that
+  // never ends fails.
+  const std::string loop_template = R"(HloModule l
+cond {
+  s = (s32[], f32[4096]) parameter(0)
+  n = s32[] get-tuple-element(s), index=0
+  limit = s32[] constant(TRIPS)
+  ROOT lt = pred[] compare(n, limit), direction=LT
+}
+body {
+  s = (s32[], f32[4096]) parameter(0)
+  n = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(ONE)
+  next = s32[] add(n, one)
+  v = f32[4096] get-tuple-element(s), index=1
+  e = f32[4096] exponential(v)
+  ROOT t = (s32[], f32[4096]) tuple(next, e)
+}
+ENTRY main {
+  x = f32[4096] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[4096]) tuple(zero, x)
+  w = (s32[], f32[4096]) while(t), condition=cond, body=body
+  ROOT r = f32[4096] get-tuple-element(w), index=1
+})";
+  auto loop_module = [&](const char* name, const char* trips,
+                         const char* one) {
+    std::string text = loop_template;
+    text.replace(text.find("TRIPS"), 5, trips);
+    text.replace(text.find("ONE"), 3, one);
+    return WriteModule(name, text);
+  };
+  const std::string costly_loop = loop_module("costly_loop.hlo", "1000", "1");
+  const std::string endless_loop = loop_module("endless.hlo", "10", "0");
   CorpusOptions options;
   options.max_run_elements = 1 << 20;
+  options.max_run_work = 1 << 20;
+  EXPECT_EQ(EvaluateModuleFile(costly_loop, options).stage,
+            CorpusStage::kTooLarge);
+  // Each instruction once is ~30K steps: 2^26 allows 2000 trips.
+  options.max_run_work = 1 << 26;
+  EXPECT_EQ(EvaluateModuleFile(costly_loop, options).stage,
+            CorpusStage::kPassed);
+  options.max_loop_trips = 100;
+  const ModuleOutcome endless = EvaluateModuleFile(endless_loop, options);
+  EXPECT_EQ(endless.stage, CorpusStage::kRun);
+  EXPECT_THAT(endless.reason, HasSubstr("more than N times"));
+  options.max_loop_trips = CorpusOptions().max_loop_trips;
   std::vector<ModuleOutcome> outcomes;
   options.max_run_work = 1 << 20;
   EXPECT_EQ(EvaluateModuleFile(costly, options).stage, CorpusStage::kTooLarge);
