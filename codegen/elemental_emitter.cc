@@ -444,6 +444,10 @@ llvm::Value* ElementalEmitter::EmitConstant(const HloInstruction& constant,
       } else if constexpr (kIsNarrowFloat<T>) {
         return llvm::ConstantFP::get(RegisterType(type, context),
                                      static_cast<float>(value));
+      } else if constexpr (kIsSubByteInt<T>) {
+        return llvm::ConstantInt::get(RegisterType(type, context),
+                                      static_cast<uint64_t>(value.value()),
+                                      /*IsSigned=*/T::kSigned);
       } else {
         return llvm::ConstantInt::get(RegisterType(type, context),
                                       static_cast<uint64_t>(value),

@@ -17,7 +17,8 @@ llvm::Type* RegisterType(PrimitiveType type, llvm::LLVMContext& context) {
 }
 
 llvm::Type* MemoryType(PrimitiveType type, llvm::LLVMContext& context) {
-  if (type == PRED || primitive_util::IsNarrowFloatType(type)) {
+  if (type == PRED || primitive_util::IsNarrowFloatType(type) ||
+      primitive_util::IsSubByteIntType(type)) {
     return llvm::Type::getIntNTy(context, 8 * primitive_util::ByteWidth(type));
   }
   return RegisterType(type, context);
@@ -41,6 +42,11 @@ llvm::Value* FromMemory(llvm::IRBuilder<>& b, PrimitiveType type,
   if (type == PRED) {
     return b.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
   }
+  // A sub-byte integer's byte is its value extended; the low bits are it.
+  if (primitive_util::IsSubByteIntType(type)) {
+    return b.CreateTrunc(
+        value, Like(value, b.getIntNTy(primitive_util::BitWidth(type))));
+  }
   if (type == BF16) {  // the top half of an f32
     llvm::Value* wide = b.CreateZExt(value, Like(value, b.getInt32Ty()));
     return b.CreateBitCast(b.CreateShl(wide, 16), Like(value, b.getFloatTy()));
@@ -55,6 +61,12 @@ llvm::Value* FromMemory(llvm::IRBuilder<>& b, PrimitiveType type,
 llvm::Value* ToMemory(llvm::IRBuilder<>& b, PrimitiveType type,
                       llvm::Value* value) {
   if (type == PRED) return b.CreateZExt(value, Like(value, b.getInt8Ty()));
+  if (primitive_util::IsSubByteIntType(type)) {
+    llvm::Type* byte = Like(value, b.getInt8Ty());
+    return primitive_util::IsSignedIntegralType(type)
+               ? b.CreateSExt(value, byte)
+               : b.CreateZExt(value, byte);
+  }
   // The value is already rounded to the narrow type, so both are exact.
   if (type == BF16) {
     llvm::Value* bits = b.CreateBitCast(value, Like(value, b.getInt32Ty()));

@@ -21,11 +21,19 @@ namespace {
 // A whole-token integer of type T, or nullopt on junk or overflow.
 template <typename T>
 std::optional<T> ToInteger(const std::string& text) {
-  T value{};
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
+  if constexpr (kIsSubByteInt<T>) {
+    std::optional<int64_t> wide = ToInteger<int64_t>(text);
+    if (!wide.has_value() || *wide < T::kMin || *wide > T::kMax) {
+      return std::nullopt;
+    }
+    return T(*wide);
+  } else {
+    T value{};
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end) return std::nullopt;
+    return value;
+  }
 }
 
 // True if the decimal number `text` (as the lexer accepts it) has magnitude

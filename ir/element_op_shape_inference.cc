@@ -110,6 +110,16 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(
   RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
   const int from_bits = BitcastConvertBitWidth(operand.element_type());
   const int to_bits = BitcastConvertBitWidth(new_type);
+  const bool sub_byte = primitive_util::IsSubByteIntType(operand.element_type()) ||
+                        primitive_util::IsSubByteIntType(new_type);
+  if (sub_byte && primitive_util::BitWidth(operand.element_type()) !=
+                      primitive_util::BitWidth(new_type)) {
+    // XLA packs the narrow elements into the wide ones; mxla keeps one
+    // element a byte and reinterprets only between equal widths.
+    return OpError(kOp, "bitcast-convert between a sub-byte type and one of "
+                   "another width is not supported by mxla: ",
+                   operand.ToString(), " => ", to, ".");
+  }
   const int wide = std::max(from_bits, to_bits);
   const int narrow = std::min(from_bits, to_bits);
   if (wide % narrow != 0) {

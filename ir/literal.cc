@@ -124,6 +124,8 @@ double Literal::GetAsDouble(int64_t linear_index) const {
         using T = typename decltype(tag)::type;
         if constexpr (kIsNarrowFloat<T>) {
           return static_cast<float>(data<T>()[linear_index]);
+        } else if constexpr (kIsSubByteInt<T>) {
+          return data<T>()[linear_index].value();
         } else {
           return static_cast<double>(data<T>()[linear_index]);
         }

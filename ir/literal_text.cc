@@ -56,6 +56,8 @@ std::string FormatLiteralElement(const Literal& literal, int64_t linear_index,
         } else if constexpr (kIsNarrowFloat<T>) {
           // The shortest float that names the value parses back to it.
           return FormatFloat(static_cast<float>(value));
+        } else if constexpr (kIsSubByteInt<T>) {
+          return absl::StrCat(value.value());
         } else if constexpr (std::is_signed_v<T>) {
           return absl::StrCat(static_cast<int64_t>(value));
         } else {

@@ -44,10 +44,7 @@ absl::string_view UnsupportedXlaTypeKind(absl::string_view name) {
       absl::StartsWith(name, "f6")) {
     return name.size() > 2 ? "8-bit or smaller float" : "";
   }
-  if (name == "s1" || name == "s2" || name == "s4" || name == "u1" ||
-      name == "u2" || name == "u4") {
-    return "sub-byte integer";
-  }
+  if (name == "s1" || name == "u1") return "1-bit integer";
   if (name == "token" || name == "opaque") return "non-array";
   return "";
 }
@@ -66,8 +63,8 @@ absl::StatusOr<PrimitiveType> ParseArrayType(absl::string_view name) {
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown element type '", name,
-                   "' (supported: pred, s8, s16, s32, s64, u8, u16, u32, "
-                   "u64, f16, bf16, f32, f64)"));
+                   "' (supported: pred, s2, s4, s8, s16, s32, s64, u2, u4, u8, "
+                   "u16, u32, u64, f16, bf16, f32, f64)"));
 }
 
 bool IsArrayType(PrimitiveType type) {
@@ -87,12 +84,16 @@ bool IsFloatingPointType(PrimitiveType type) {
 
 bool IsNarrowFloatType(PrimitiveType type) { return type == F16 || type == BF16; }
 
+bool IsSubByteIntType(PrimitiveType type) {
+  return type == S2 || type == S4 || type == U2 || type == U4;
+}
+
 bool IsSignedIntegralType(PrimitiveType type) {
-  return type == S8 || type == S16 || type == S32 || type == S64;
+  return type == S2 || type == S4 || type == S8 || type == S16 || type == S32 || type == S64;
 }
 
 bool IsUnsignedIntegralType(PrimitiveType type) {
-  return type == U8 || type == U16 || type == U32 || type == U64;
+  return type == U2 || type == U4 || type == U8 || type == U16 || type == U32 || type == U64;
 }
 
 bool IsIntegralType(PrimitiveType type) {
@@ -100,7 +101,12 @@ bool IsIntegralType(PrimitiveType type) {
 }
 
 int BitWidth(PrimitiveType type) {
-  return type == PRED ? 1 : static_cast<int>(ByteWidth(type) * 8);
+  switch (type) {
+    case PRED: return 1;
+    case S2: case U2: return 2;
+    case S4: case U4: return 4;
+    default: return static_cast<int>(ByteWidth(type) * 8);
+  }
 }
 
 int MantissaBits(PrimitiveType type) {

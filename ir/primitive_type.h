@@ -1,4 +1,4 @@
-// Element types of arrays (`pred`, `s8`..`s64`, `u8`..`u64`, `f16`, `bf16`,
+// Element types of arrays (`pred`, `s2`..`s64`, `u2`..`u64`, `f16`, `bf16`,
 // `f32`, `f64`) and the one place that maps them to C++ types. Non-array shapes use TUPLE.
 #ifndef MXLA_IR_PRIMITIVE_TYPE_H_
 #define MXLA_IR_PRIMITIVE_TYPE_H_
@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/narrow_float.h"
+#include "ir/sub_byte_int.h"
 
 namespace mxla {
 
@@ -35,10 +36,13 @@ bool IsFloatingPointType(PrimitiveType type);  // f16, bf16, f32, f64
 // f16 and bf16: stored in 16 bits, computed in f32 (ir/narrow_float.h).
 bool IsNarrowFloatType(PrimitiveType type);
 bool IsIntegralType(PrimitiveType type);  // signed and unsigned, not pred
+// s2, s4, u2, u4: a byte an element, computed in 32 bits
+// (ir/sub_byte_int.h).
+bool IsSubByteIntType(PrimitiveType type);
 bool IsSignedIntegralType(PrimitiveType type);
 bool IsUnsignedIntegralType(PrimitiveType type);
 int64_t ByteWidth(PrimitiveType type);  // 0 for non-array types
-int BitWidth(PrimitiveType type);       // pred is 1
+int BitWidth(PrimitiveType type);       // pred is 1, s4 is 4
 // The stored mantissa bits of a float type (f16 10, bf16 7, f32 23, f64
 // 52); 0 for other types.
 int MantissaBits(PrimitiveType type);

@@ -28,6 +28,9 @@ constexpr TypeCode kTypes[] = {
     {"|i1", S8},  {"<i2", S16}, {"|u1", U8},  {"<u2", U16}, {"<u4", U32},
     {"<u8", U64}, {"|b1", PRED}};
 constexpr TypeCode kBFloat16Bits = {"<u2", BF16};
+// s2..u4 have no NumPy dtype either: their bytes hold the values, extended.
+constexpr TypeCode kSubByteInts[] = {
+    {"|i1", S2}, {"|i1", S4}, {"|u1", U2}, {"|u1", U4}};
 
 absl::Status Malformed(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("malformed .npy: ", what));
@@ -148,6 +151,9 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
     if (shape.IsArray() && candidate.type == shape.element_type()) code = &candidate;
   }
   if (shape.IsArray() && shape.element_type() == BF16) code = &kBFloat16Bits;
+  for (const TypeCode& candidate : kSubByteInts) {
+    if (shape.IsArray() && candidate.type == shape.element_type()) code = &candidate;
+  }
   if (code == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot write ", shape.ToString(), " as .npy (arrays only)"));

@@ -65,6 +65,22 @@ absl::StatusOr<Literal> ApplyBitcastConvert(const Literal& operand,
             "bitcast-convert from ", operand.shape().ToString(), " to ",
             shape.ToString());
   Literal result(shape);
+  if (primitive_util::IsSubByteIntType(shape.element_type())) {
+    // s4 <-> u4 (equal widths; checked by shape inference): the bits
+    // re-extended, not the stored bytes copied.
+    primitive_util::ArrayTypeSwitch(operand.shape().element_type(), [&](auto from) {
+      using From = typename decltype(from)::type;
+      primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto to) {
+        using To = typename decltype(to)::type;
+        if constexpr (kIsSubByteInt<From> && kIsSubByteInt<To>) {
+          absl::Span<const From> in = operand.data<From>();
+          absl::Span<To> out = result.data<To>();
+          for (size_t i = 0; i < in.size(); ++i) out[i] = To(in[i].bits());
+        }
+      });
+    });
+    return result;
+  }
   if (shape.element_type() == PRED) {
     // Any nonzero byte is true; copying it into a bool would not be.
     const auto* bytes = static_cast<const uint8_t*>(operand.untyped_data());

@@ -64,6 +64,44 @@ absl::StatusOr<Literal> Widen(const Literal& narrow) {
   return ApplyConvert(narrow, F32);
 }
 
+// s2..u4 compute in 32 bits (ir/sub_byte_int.h): the value extended is
+// right for every op whose low bits depend only on its operands' low bits.
+// shift-right-logical, popcnt and count-leading-zeros see the bits above,
+// so they get the bare bits, zero-extended.
+bool SeesBitsAbove(HloOpcode opcode) {
+  return opcode == HloOpcode::kShiftRightLogical ||
+         opcode == HloOpcode::kPopulationCount || opcode == HloOpcode::kClz;
+}
+
+absl::StatusOr<Literal> WidenSubByte(const Literal& narrow, HloOpcode opcode) {
+  const PrimitiveType type = narrow.shape().element_type();
+  if (!SeesBitsAbove(opcode)) {
+    return ApplyConvert(narrow, primitive_util::IsSignedIntegralType(type)
+                                    ? S32
+                                    : U32);
+  }
+  Literal wide(ShapeUtil::ChangeElementType(narrow.shape(), U32));
+  primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsSubByteInt<T>) {
+      absl::Span<const T> in = narrow.data<T>();
+      absl::Span<uint32_t> out = wide.data<uint32_t>();
+      for (size_t i = 0; i < in.size(); ++i) out[i] = in[i].bits();
+    }
+  });
+  return wide;
+}
+
+// The op computed on the widened operands, wrapped back into `type`.
+absl::StatusOr<Literal> NarrowSubByte(HloOpcode opcode, Literal result,
+                                      PrimitiveType type) {
+  if (opcode == HloOpcode::kClz) {
+    const uint32_t extra = 32 - primitive_util::BitWidth(type);
+    for (uint32_t& zeros : result.data<uint32_t>()) zeros -= extra;
+  }
+  return ApplyConvert(result, type);
+}
+
 }  // namespace
 
 absl::StatusOr<Literal> ApplyUnaryOp(HloOpcode opcode, const Literal& operand) {
@@ -72,6 +110,12 @@ absl::StatusOr<Literal> ApplyUnaryOp(HloOpcode opcode, const Literal& operand) {
     ASSIGN_OR_RETURN(Literal wide, Widen(operand));
     ASSIGN_OR_RETURN(Literal result, ApplyUnaryOp(opcode, wide));
     return ApplyConvert(result, operand.shape().element_type());
+  }
+  if (primitive_util::IsSubByteIntType(operand.shape().element_type())) {
+    ASSIGN_OR_RETURN(Literal wide, WidenSubByte(operand, opcode));
+    ASSIGN_OR_RETURN(Literal result, ApplyUnaryOp(opcode, wide));
+    return NarrowSubByte(opcode, std::move(result),
+                         operand.shape().element_type());
   }
   Literal result(operand.shape());
   PrimitiveType type = operand.shape().element_type();
@@ -96,6 +140,13 @@ absl::StatusOr<Literal> ApplyBinaryOp(HloOpcode opcode, const Literal& lhs,
     ASSIGN_OR_RETURN(Literal result, ApplyBinaryOp(opcode, wide_lhs, wide_rhs));
     return ApplyConvert(result, lhs.shape().element_type());
   }
+  if (primitive_util::IsSubByteIntType(lhs.shape().element_type())) {
+    ASSIGN_OR_RETURN(Literal wide_lhs, WidenSubByte(lhs, opcode));
+    ASSIGN_OR_RETURN(Literal wide_rhs, WidenSubByte(rhs, opcode));
+    ASSIGN_OR_RETURN(Literal result, ApplyBinaryOp(opcode, wide_lhs, wide_rhs));
+    return NarrowSubByte(opcode, std::move(result),
+                         lhs.shape().element_type());
+  }
   Literal result(lhs.shape());
   PrimitiveType type = lhs.shape().element_type();
   bool defined = primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
@@ -119,6 +170,11 @@ absl::StatusOr<Literal> ApplyCompare(ComparisonDirection direction,
     // Widening is exact and keeps the total order (NaNs keep their sign).
     ASSIGN_OR_RETURN(Literal wide_lhs, Widen(lhs));
     ASSIGN_OR_RETURN(Literal wide_rhs, Widen(rhs));
+    return ApplyCompare(direction, wide_lhs, wide_rhs, total_order);
+  }
+  if (primitive_util::IsSubByteIntType(lhs.shape().element_type())) {
+    ASSIGN_OR_RETURN(Literal wide_lhs, WidenSubByte(lhs, HloOpcode::kCompare));
+    ASSIGN_OR_RETURN(Literal wide_rhs, WidenSubByte(rhs, HloOpcode::kCompare));
     return ApplyCompare(direction, wide_lhs, wide_rhs, total_order);
   }
   Literal result(ShapeUtil::ChangeElementType(lhs.shape(), PRED));

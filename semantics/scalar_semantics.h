@@ -452,7 +452,7 @@ T Ceil(T a) {
 // ---- Convert --------------------------------------------------------------
 
 template <typename T>
-concept Storable = Element<T> || kIsNarrowFloat<T>;
+concept Storable = Element<T> || kIsNarrowFloat<T> || kIsSubByteInt<T>;
 
 template <Storable To, Storable From>
 To Convert(From x) {
@@ -460,6 +460,19 @@ To Convert(From x) {
     return Convert<To>(static_cast<float>(x));
   } else if constexpr (kIsNarrowFloat<To>) {
     return To(Convert<float>(x));
+  } else if constexpr (kIsSubByteInt<From>) {
+    return Convert<To>(x.value());
+  } else if constexpr (kIsSubByteInt<To>) {
+    if constexpr (Float<From>) {
+      // Saturating at the narrow type's own bounds, NaN -> 0, as into any
+      // integer type (not into 32 bits, then wrapped).
+      if (std::isnan(x)) return To(0);
+      if (x <= static_cast<From>(To::kMin)) return To(To::kMin);
+      if (x >= static_cast<From>(To::kMax)) return To(To::kMax);
+      return To(static_cast<int64_t>(x));
+    } else {
+      return To(static_cast<int64_t>(x));  // wraps, as between integers
+    }
   } else if constexpr (Pred<To>) {
     return x != From{0};
   } else if constexpr (Pred<From>) {

@@ -19,6 +19,7 @@
 #include "ir/status_macros.h"
 #include "runtime/compile.h"
 #include "runtime/npy.h"
+#include "semantics/scalar_semantics.h"
 #include "tools/commands.h"
 #include "tools/compare_results.h"
 #include "tools/file_util.h"
@@ -91,6 +92,27 @@ absl::StatusOr<Binding> ParseBinding(const HloComputation& entry,
       "0.1)"));
 }
 
+// An s8 or u8 input for a sub-byte parameter: the values, which must fit.
+absl::StatusOr<Literal> NarrowedToSubByte(const Literal& bytes,
+                                          PrimitiveType type,
+                                          const std::string& key) {
+  const int bits = primitive_util::BitWidth(type);
+  const bool is_signed = primitive_util::IsSignedIntegralType(type);
+  const int64_t lo = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
+  const int64_t hi = is_signed ? (int64_t{1} << (bits - 1)) - 1
+                               : (int64_t{1} << bits) - 1;
+  for (int64_t i = 0; i < bytes.element_count(); ++i) {
+    const double value = bytes.GetAsDouble(i);
+    if (value < lo || value > hi) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input ", key, "=...: element ", i, " is ", value,
+          ", out of range for ", primitive_util::LowercaseName(type), " [", lo,
+          ", ", hi, "]"));
+    }
+  }
+  return semantics::ApplyConvert(bytes, type);
+}
+
 // The literal of `shape` (the part of `parameter` at `index`) from the
 // bindings, which are consumed.
 absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
@@ -121,6 +143,14 @@ absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
       std::memcpy(bits.untyped_data(), literal.untyped_data(),
                   literal.size_bytes());
       return bits;
+    }
+    // s2..u4 travel as |i1 or |u1 values (runtime/npy.h).
+    const PrimitiveType type = shape.element_type();
+    const PrimitiveType byte_type =
+        primitive_util::IsSignedIntegralType(type) ? S8 : U8;
+    if (primitive_util::IsSubByteIntType(type) &&
+        literal.shape() == ShapeUtil::ChangeElementType(shape, byte_type)) {
+      return NarrowedToSubByte(literal, type, LeafKey(parameter, index));
     }
     return literal;
   }

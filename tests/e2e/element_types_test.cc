@@ -1,5 +1,5 @@
 // The element types beyond pred/s32/s64/f32/f64 on hand-computed values:
-// s8 and s16 wrap, u8..u64 divide, compare and convert as unsigned, f16 and
+// s8 and s16 wrap, s2..u4 wrap at their own width, u8..u64 divide, compare and convert as unsigned, f16 and
 // bf16 compute in f32 and round after every op (reductions step by step,
 // dots once). Each module runs on the evaluator and on the JIT; both must
 // give exactly the expected bytes.
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
@@ -20,6 +21,9 @@
 
 namespace mxla {
 namespace {
+
+using ::mxla::testing::StatusIs;
+using ::testing::HasSubstr;
 
 template <typename T>
 Literal R1(std::initializer_list<T> values) {
@@ -139,6 +143,82 @@ TEST(ElementTypesTest, NarrowSignedIntegersWrap) {
   Unary("s8[5]", a, "abs", R1<int8_t>({127, -128, -128, 100, 7}));
   Binary("s16[2]", "{32767, 300}", "{1, 300}", "multiply",
          R1<int16_t>({32767, 24464}));  // 90000 - 65536
+}
+
+template <typename T>
+Literal SubByte(std::initializer_list<int64_t> values) {
+  std::vector<T> narrow;
+  for (int64_t v : values) narrow.push_back(T(v));
+  return LiteralUtil::CreateR1<T>(narrow);
+}
+
+TEST(ElementTypesTest, SubByteIntegersWrapAtTheirOwnWidth) {
+  const std::string a = "{7, -8, -8, -1, 5, 1}";
+  const std::string b = "{1, -1, 1, 3, 2, 0}";
+  Binary("s4[6]", a, b, "add", SubByte<Int4>({-8, 7, -7, 2, 7, 1}));
+  Binary("s4[6]", a, b, "multiply", SubByte<Int4>({7, -8, -8, -3, -6, 0}));
+  // INT_MIN / -1 is INT_MIN; x / 0 is -1 and x % 0 is x, as for s32.
+  Binary("s4[6]", a, b, "divide", SubByte<Int4>({7, -8, -8, 0, 2, -1}));
+  Binary("s4[6]", a, b, "remainder", SubByte<Int4>({0, 0, 0, -1, 1, 1}));
+  Unary("s4[6]", a, "negate", SubByte<Int4>({-7, -8, -8, 1, -5, -1}));
+  Expect("s4[6]", a, "s4[6]", b, "compare(a, b), direction=LT",
+         R1<bool>({false, true, true, true, false, false}));
+  // The ops that see the bits above the narrow width see none: a logical
+  // shift brings in zeros at bit 3, popcnt counts 4 bits, clz from bit 3.
+  Binary("s4[6]", a, b, "shift-right-logical",
+         SubByte<Int4>({3, 0, 4, 1, 1, 1}));
+  Binary("s4[6]", a, b, "shift-right-arithmetic",
+         SubByte<Int4>({3, -1, -4, -1, 1, 1}));
+  Binary("s4[6]", a, "{1, 4, 3, 7, -1, 0}", "shift-left",
+         SubByte<Int4>({-2, 0, 0, 0, 0, 1}));
+  Unary("s4[6]", a, "popcnt", SubByte<Int4>({3, 1, 1, 4, 2, 1}));
+  Unary("s4[6]", a, "count-leading-zeros", SubByte<Int4>({1, 0, 0, 0, 1, 3}));
+  Unary("u4[4]", "{15, 1, 0, 8}", "count-leading-zeros",
+        SubByte<UInt4>({0, 3, 4, 0}));
+  Binary("u4[4]", "{15, 9, 8, 3}", "{2, 9, 1, 0}", "multiply",
+         SubByte<UInt4>({14, 1, 8, 0}));
+  Binary("u4[4]", "{15, 9, 8, 3}", "{2, 9, 1, 0}", "subtract",
+         SubByte<UInt4>({13, 0, 7, 3}));
+  Binary("u2[4]", "{3, 2, 1, 0}", "{1, 2, 3, 1}", "add",
+         SubByte<UInt2>({0, 0, 0, 1}));
+  Binary("s2[4]", "{1, -2, -1, 0}", "{1, -1, -1, -2}", "add",
+         SubByte<Int2>({-2, 1, -2, -2}));
+  // Into a sub-byte type: floats saturate at its bounds (not at s32's,
+  // then wrapped), NaN is 0; integers wrap.
+  Unary("f32[6]", "{100, -100, nan, 7.9, -8.5, -0.5}", "convert",
+        SubByte<Int4>({7, -8, 0, 7, -8, 0}));
+  Unary("f32[3]", "{-1, 20, 3.5}", "convert", SubByte<UInt4>({0, 15, 3}));
+  Unary("s32[4]", "{9, -9, 16, 255}", "convert", SubByte<Int4>({-7, 7, 0, -1}));
+  Unary("s4[3]", "{-8, -1, 7}", "convert", R1<float>({-8, -1, 7}));
+  Unary("u4[2]", "{15, 8}", "convert", R1<int8_t>({15, 8}));
+  Unary("s4[3]", "{-8, -1, 7}", "bitcast-convert", SubByte<UInt4>({8, 15, 7}));
+  Unary("u2[3]", "{3, 2, 1}", "bitcast-convert", SubByte<Int2>({-1, -2, 1}));
+}
+
+TEST(ElementTypesTest, SubByteLiteralsAndBitcastsStayInRange) {
+  EXPECT_THAT(ParseHloModule("HloModule c\nENTRY main {\n"
+                             "  ROOT c = s4[2] constant({7, 8})\n}\n")
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("value 8 is out of range for s4")));
+  EXPECT_THAT(ParseHloModule("HloModule c\nENTRY main {\n"
+                             "  ROOT c = u2[1] constant({-1})\n}\n")
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("value -1 is out of range for u2")));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> packed,
+                       ParseHloModule(R"(HloModule p
+ENTRY main {
+  a = s4[4,2] parameter(0)
+  ROOT b = s8[4] bitcast-convert(a)
+})"));
+  EXPECT_THAT(
+      VerifyModule(*packed, VerifierMode::kBuilder),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("bitcast-convert between a sub-byte type and one of "
+                         "another width is not supported by mxla: s4[4,2] => "
+                         "s8")));
+  EXPECT_EQ(Parse("s4[3]", "{-8, 0, 7}").ToString(), "s4[3] {-8, 0, 7}");
 }
 
 TEST(ElementTypesTest, ConvertSaturatesSignExtendsAndRoundsOnce) {

@@ -27,8 +27,8 @@ using ::mxla::testing::Pointers;
 
 RandomGraphOptions AllTypes() {
   RandomGraphOptions options;
-  options.element_types = {F32, S32, PRED, F64, S64, S8,  S16,
-                           U8,  U16, U32,  U64, F16, BF16};
+  options.element_types = {F32, S32, PRED, F64, S64, S8, S16, U8, U16,
+                           U32, U64, F16, BF16, S2,  S4,  U2, U4};
   options.max_rank = 5;
   return options;
 }

@@ -64,8 +64,8 @@ TEST(ShapeTest, ValidationRejectsBadShapes) {
 }
 
 TEST(PrimitiveTypeTest, NamesAndProperties) {
-  for (PrimitiveType type : {PRED, S8, S16, S32, S64, U8, U16, U32, U64, F16,
-                             BF16, F32, F64}) {
+  for (PrimitiveType type : {PRED, S2, S4, S8, S16, S32, S64, U2, U4, U8, U16,
+                             U32, U64, F16, BF16, F32, F64}) {
     ASSERT_OK_AND_ASSIGN(PrimitiveType parsed,
                          primitive_util::ParseArrayType(
                              primitive_util::LowercaseName(type)));
@@ -97,9 +97,16 @@ TEST(PrimitiveTypeTest, NamesAndProperties) {
   EXPECT_THAT(primitive_util::ParseArrayType("f8e4m3fn"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("'f8e4m3fn' (8-bit or smaller float)")));
-  EXPECT_THAT(primitive_util::ParseArrayType("s4"),
+  EXPECT_THAT(primitive_util::ParseArrayType("s1"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("'s4' (sub-byte integer)")));
+                       HasSubstr("'s1' (1-bit integer)")));
+  EXPECT_EQ(primitive_util::BitWidth(S4), 4);
+  EXPECT_EQ(primitive_util::BitWidth(U2), 2);
+  EXPECT_EQ(primitive_util::ByteWidth(S4), 1);
+  EXPECT_TRUE(primitive_util::IsSignedIntegralType(S2));
+  EXPECT_TRUE(primitive_util::IsUnsignedIntegralType(U4));
+  EXPECT_TRUE(primitive_util::IsSubByteIntType(U2));
+  EXPECT_FALSE(primitive_util::IsSubByteIntType(S8));
   EXPECT_THAT(primitive_util::ParseArrayType("f17"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown element type 'f17'")));

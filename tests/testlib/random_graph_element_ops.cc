@@ -79,6 +79,10 @@ bool Generator::TryFloatBits(int64_t budget) {
 bool Generator::TryBitcastConvert(int64_t budget) {
   auto other_signedness = [](PrimitiveType type) {
     switch (type) {
+      case S2: return U2;
+      case S4: return U4;
+      case U2: return S2;
+      case U4: return S4;
       case S8: return U8;
       case S16: return U16;
       case S32: return U32;

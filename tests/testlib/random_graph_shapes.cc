@@ -17,6 +17,11 @@ template <typename T>
 T RandomElement(Rng& rng, ValueStyle style) {
   if constexpr (std::is_same_v<T, bool>) {
     return rng.OneIn(2);
+  } else if constexpr (kIsSubByteInt<T>) {
+    if (style == ValueStyle::kNonZero) {
+      return T(rng.UniformIn(1, std::min<int64_t>(T::kMax, 8)));
+    }
+    return T(rng.UniformIn(T::kMin, T::kMax));
   } else if constexpr (std::is_integral_v<T>) {
     if (style == ValueStyle::kNonZero)
       return static_cast<T>(rng.UniformIn(1, 8));
@@ -202,6 +207,8 @@ Literal RandomLiteral(Rng& rng, const Shape& shape, ValueStyle style) {
       x = RandomElement<T>(rng, style);
       if constexpr (kIsNarrowFloat<T>) {
         if (negate) x = T(-static_cast<float>(x));
+      } else if constexpr (kIsSubByteInt<T>) {
+        if (negate) x = T(-int64_t{x.value()});
       } else if constexpr (!std::is_same_v<T, bool>) {
         if (negate) x = static_cast<T>(-x);
       }
@@ -216,7 +223,12 @@ Literal ExponentLiteral(Rng& rng, const Shape& shape,
   primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (T& x : literal.data<T>()) {
-      x = static_cast<T>(choices[rng.Uniform(choices.size())]);
+      const double choice = choices[rng.Uniform(choices.size())];
+      if constexpr (kIsSubByteInt<T>) {
+        x = T(static_cast<int64_t>(choice));
+      } else {
+        x = static_cast<T>(choice);
+      }
     }
   });
   return literal;

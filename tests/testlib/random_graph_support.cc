@@ -411,8 +411,12 @@ bool IsTame(const Range& range, PrimitiveType type) {
       return range.Finite() && range.Magnitude() <= (int64_t{1} << 30);
     case S64:
       return range.Finite() && range.Magnitude() <= (int64_t{1} << 50);
+    case S2:
+    case S4:
     case S8:
     case S16:
+    case U2:
+    case U4:
     case U8:
     case U16:
     case U32:

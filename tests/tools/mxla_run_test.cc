@@ -155,6 +155,25 @@ TEST(MxlaRunTest, InputErrors) {
                   "cannot open '/nonexistent.npy'");
 }
 
+// s4 has no NumPy dtype: it comes in as |i1 values, which must fit, and
+// goes out the same way.
+TEST(MxlaRunTest, SubByteIntegersTravelAsBytes) {
+  const std::string hlo = WriteTempFile("s4.hlo", R"(HloModule s4
+ENTRY main {
+  x = s4[3] parameter(0)
+  ROOT y = s4[3] add(x, x)
+})");
+  const std::string x = NpyFile("s4_x.npy", LiteralUtil::CreateR1<int8_t>({3, -8, 5}));
+  const std::string out = TempPath("s4_out.npy");
+  ToolResult run = RunMxla(absl::StrCat("run ", hlo, " -i 0=", x, " -o ", out));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_OK_AND_ASSIGN(Literal written, ParseNpy(ReadFile(out)));
+  EXPECT_EQ(written, LiteralUtil::CreateR1<int8_t>({6, 0, -6}));
+  const std::string wide = NpyFile("s4_wide.npy", LiteralUtil::CreateR1<int8_t>({3, 9, 0}));
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " -i 0=", wide)),
+                  "--input 0=...: element 1 is 9, out of range for s4 [-8, 7]");
+}
+
 TEST(MxlaRunTest, ModuleAndOptionErrors) {
   Files f;
   std::string inputs = absl::StrCat(" -i 0=", f.x, " -i 1=", f.v);
