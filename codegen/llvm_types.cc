@@ -1,5 +1,6 @@
 #include "codegen/llvm_types.h"
 
+#include "codegen/small_float_ir.h"
 #include "llvm/IR/Constants.h"
 
 namespace mxla::codegen {
@@ -47,6 +48,9 @@ llvm::Value* FromMemory(llvm::IRBuilder<>& b, PrimitiveType type,
     return b.CreateTrunc(
         value, Like(value, b.getIntNTy(primitive_util::BitWidth(type))));
   }
+  if (const SmallFloatFormat* format = primitive_util::SmallFloatFormatOf(type)) {
+    return EmitSmallFloatToF32(b, *format, value);
+  }
   if (type == BF16) {  // the top half of an f32
     llvm::Value* wide = b.CreateZExt(value, Like(value, b.getInt32Ty()));
     return b.CreateBitCast(b.CreateShl(wide, 16), Like(value, b.getFloatTy()));
@@ -67,6 +71,9 @@ llvm::Value* ToMemory(llvm::IRBuilder<>& b, PrimitiveType type,
                ? b.CreateSExt(value, byte)
                : b.CreateZExt(value, byte);
   }
+  if (const SmallFloatFormat* format = primitive_util::SmallFloatFormatOf(type)) {
+    return EmitF32ToSmallFloat(b, *format, value);
+  }
   // The value is already rounded to the narrow type, so both are exact.
   if (type == BF16) {
     llvm::Value* bits = b.CreateBitCast(value, Like(value, b.getInt32Ty()));
@@ -81,7 +88,9 @@ llvm::Value* ToMemory(llvm::IRBuilder<>& b, PrimitiveType type,
 
 llvm::Value* RoundToType(llvm::IRBuilder<>& b, PrimitiveType type,
                          llvm::Value* value) {
-  if (type == F16) return FromMemory(b, F16, ToMemory(b, F16, value));
+  if (type == F16 || primitive_util::SmallFloatFormatOf(type) != nullptr) {
+    return FromMemory(b, type, ToMemory(b, type, value));
+  }
   if (type != BF16) return value;
   // Round the f32 bits to their top 16, to nearest even; a NaN only gets
   // its quiet bit set (adding could carry it into infinity).

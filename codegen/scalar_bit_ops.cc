@@ -14,11 +14,17 @@ llvm::Value* ScalarEmitter::IsFinite(llvm::Value* x) {
 }
 
 // On the type's own bits, as semantics::ReducePrecisionBits: f16 and bf16
-// leave their f32 registers for their 16 bits and come back exactly.
+// leave their f32 registers for their 16 bits and come back exactly; the
+// 8-bit floats reduce their f32 value and round back.
 llvm::Value* ScalarEmitter::ReducePrecision(PrimitiveType type,
                                             llvm::Value* x,
                                             int64_t exponent_bits,
                                             int64_t mantissa_bits) {
+  if (primitive_util::SmallFloatFormatOf(type) != nullptr) {
+    // As the interpreter: on the f32 value, rounded back to the type.
+    return RoundToType(b_, type,
+                       ReducePrecision(F32, x, exponent_bits, mantissa_bits));
+  }
   llvm::Value* bits = ToBits(type, x);
   llvm::Type* int_type = bits->getType();
   const int width = int_type->getScalarSizeInBits();

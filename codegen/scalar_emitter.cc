@@ -24,7 +24,13 @@ llvm::Value* AllOnes(llvm::Type* type) {
 
 // Ops whose f32 result on f16/bf16 operands is again an f16/bf16 value, so
 // they need no rounding.
-bool ExactOnNarrowFloats(HloOpcode opcode) {
+bool ExactOnNarrowFloats(HloOpcode opcode, PrimitiveType type) {
+  // An fnuz type has no -0: ceil(-0.5) or -(+0) must round to +0.
+  const SmallFloatFormat* format = primitive_util::SmallFloatFormatOf(type);
+  if (format != nullptr &&
+      format->kind == SmallFloatKind::kFiniteNanNegativeZero) {
+    return false;
+  }
   switch (opcode) {
     case HloOpcode::kNegate:
     case HloOpcode::kAbs:
@@ -82,7 +88,7 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
   if (opcode == HloOpcode::kCopy) return x;
   if (primitive_util::IsNarrowFloatType(type)) {
     ASSIGN_OR_RETURN(llvm::Value * wide, Unary(opcode, F32, x));
-    if (ExactOnNarrowFloats(opcode)) return wide;
+    if (ExactOnNarrowFloats(opcode, type)) return wide;
     return RoundToType(b_, type, wide);
   }
   llvm::Value* result = nullptr;
@@ -223,7 +229,7 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Binary(HloOpcode opcode,
                                                    llvm::Value* b) {
   if (primitive_util::IsNarrowFloatType(type)) {
     ASSIGN_OR_RETURN(llvm::Value * wide, Binary(opcode, F32, a, b));
-    if (ExactOnNarrowFloats(opcode)) return wide;
+    if (ExactOnNarrowFloats(opcode, type)) return wide;
     return RoundToType(b_, type, wide);
   }
   const bool is_float = primitive_util::IsFloatingPointType(type);

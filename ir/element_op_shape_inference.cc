@@ -110,14 +110,21 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(
   RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
   const int from_bits = BitcastConvertBitWidth(operand.element_type());
   const int to_bits = BitcastConvertBitWidth(new_type);
-  const bool sub_byte = primitive_util::IsSubByteIntType(operand.element_type()) ||
-                        primitive_util::IsSubByteIntType(new_type);
-  if (sub_byte && primitive_util::BitWidth(operand.element_type()) !=
-                      primitive_util::BitWidth(new_type)) {
+  // Types narrower than their byte: s2..u4 and f4e2m1fn.
+  auto sub_byte = [](PrimitiveType type) {
+    return type != PRED && primitive_util::BitWidth(type) <
+                               8 * primitive_util::ByteWidth(type);
+  };
+  const PrimitiveType from = operand.element_type();
+  const bool both_sub_byte_ints = primitive_util::IsSubByteIntType(from) &&
+                                  primitive_util::IsSubByteIntType(new_type);
+  if ((sub_byte(from) || sub_byte(new_type)) && from != new_type &&
+      !(both_sub_byte_ints &&
+        primitive_util::BitWidth(from) == primitive_util::BitWidth(new_type))) {
     // XLA packs the narrow elements into the wide ones; mxla keeps one
     // element a byte and reinterprets only between equal widths.
-    return OpError(kOp, "bitcast-convert between a sub-byte type and one of "
-                   "another width is not supported by mxla: ",
+    return OpError(kOp, "bitcast-convert between a sub-byte type and a type "
+                   "of another width or kind is not supported by mxla: ",
                    operand.ToString(), " => ", to, ".");
   }
   const int wide = std::max(from_bits, to_bits);

@@ -236,15 +236,10 @@ absl::Status LiteralUtil::Near(const Literal& expected, const Literal& actual,
       expected, actual, [&](const Literal& e, const Literal& a, int64_t i) {
         if (!IsFloat(e)) return SameBytes(e, a, i);
         double rel = rel_tolerance;
-        switch (e.shape().element_type()) {
-          case F16:
-            rel = std::max(rel, 0x1p-10);
-            break;
-          case BF16:
-            rel = std::max(rel, 0x1p-7);
-            break;
-          default:
-            break;
+        // A narrow float is allowed one unit in its last place.
+        const PrimitiveType type = e.shape().element_type();
+        if (primitive_util::IsNarrowFloatType(type)) {
+          rel = std::max(rel, std::ldexp(1.0, -primitive_util::MantissaBits(type)));
         }
         const double x = e.GetAsDouble(i), y = a.GetAsDouble(i);
         if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);

@@ -13,6 +13,9 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
+
+#include "ir/small_float.h"
 
 namespace mxla {
 
@@ -70,9 +73,10 @@ class BFloat16 {
   uint16_t bits_ = 0;
 };
 
+// f16, bf16 and the 8-bit and smaller floats (ir/small_float.h).
 template <typename T>
 inline constexpr bool kIsNarrowFloat =
-    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> || kIsSmallFloat<T>;
 
 }  // namespace mxla
 

@@ -40,6 +40,7 @@ namespace {
 // not one.
 absl::string_view UnsupportedXlaTypeKind(absl::string_view name) {
   if (name == "c64" || name == "c128") return "complex";
+  if (name == "f8e8m0fnu") return "8-bit exponent-only float";
   if (absl::StartsWith(name, "f8") || absl::StartsWith(name, "f4") ||
       absl::StartsWith(name, "f6")) {
     return name.size() > 2 ? "8-bit or smaller float" : "";
@@ -64,7 +65,9 @@ absl::StatusOr<PrimitiveType> ParseArrayType(absl::string_view name) {
   return absl::InvalidArgumentError(
       absl::StrCat("unknown element type '", name,
                    "' (supported: pred, s2, s4, s8, s16, s32, s64, u2, u4, u8, "
-                   "u16, u32, u64, f16, bf16, f32, f64)"));
+                   "u16, u32, u64, f4e2m1fn, f8e3m4, f8e4m3, f8e4m3fn, "
+                   "f8e4m3fnuz, f8e4m3b11fnuz, f8e5m2, f8e5m2fnuz, f16, bf16, "
+                   "f32, f64)"));
 }
 
 bool IsArrayType(PrimitiveType type) {
@@ -82,7 +85,23 @@ bool IsFloatingPointType(PrimitiveType type) {
   return type == F32 || type == F64 || IsNarrowFloatType(type);
 }
 
-bool IsNarrowFloatType(PrimitiveType type) { return type == F16 || type == BF16; }
+bool IsNarrowFloatType(PrimitiveType type) {
+  return type == F16 || type == BF16 || SmallFloatFormatOf(type) != nullptr;
+}
+
+const SmallFloatFormat* SmallFloatFormatOf(PrimitiveType type) {
+  switch (type) {
+    case F8E5M2: return &kF8E5M2;
+    case F8E4M3: return &kF8E4M3;
+    case F8E3M4: return &kF8E3M4;
+    case F8E4M3FN: return &kF8E4M3FN;
+    case F8E4M3FNUZ: return &kF8E4M3FNUZ;
+    case F8E5M2FNUZ: return &kF8E5M2FNUZ;
+    case F8E4M3B11FNUZ: return &kF8E4M3B11FNUZ;
+    case F4E2M1FN: return &kF4E2M1FN;
+    default: return nullptr;
+  }
+}
 
 bool IsSubByteIntType(PrimitiveType type) {
   return type == S2 || type == S4 || type == U2 || type == U4;
@@ -105,7 +124,11 @@ int BitWidth(PrimitiveType type) {
     case PRED: return 1;
     case S2: case U2: return 2;
     case S4: case U4: return 4;
-    default: return static_cast<int>(ByteWidth(type) * 8);
+    default:
+      if (const SmallFloatFormat* format = SmallFloatFormatOf(type)) {
+        return format->bits();
+      }
+      return static_cast<int>(ByteWidth(type) * 8);
   }
 }
 
@@ -115,7 +138,11 @@ int MantissaBits(PrimitiveType type) {
     case BF16: return 7;
     case F32: return 23;
     case F64: return 52;
-    default: return 0;
+    default:
+      if (const SmallFloatFormat* format = SmallFloatFormatOf(type)) {
+        return format->mantissa_bits;
+      }
+      return 0;
   }
 }
 

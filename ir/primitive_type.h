@@ -32,9 +32,12 @@ absl::string_view UppercaseName(PrimitiveType type);
 absl::StatusOr<PrimitiveType> ParseArrayType(absl::string_view name);
 
 bool IsArrayType(PrimitiveType type);
-bool IsFloatingPointType(PrimitiveType type);  // f16, bf16, f32, f64
-// f16 and bf16: stored in 16 bits, computed in f32 (ir/narrow_float.h).
+bool IsFloatingPointType(PrimitiveType type);  // f8.., f16, bf16, f32, f64
+// f16, bf16 and the 8-bit and smaller floats: stored narrow, computed in
+// f32 (ir/narrow_float.h, ir/small_float.h).
 bool IsNarrowFloatType(PrimitiveType type);
+// The format of an 8-bit or smaller float type; null for any other type.
+const SmallFloatFormat* SmallFloatFormatOf(PrimitiveType type);
 bool IsIntegralType(PrimitiveType type);  // signed and unsigned, not pred
 // s2, s4, u2, u4: a byte an element, computed in 32 bits
 // (ir/sub_byte_int.h).
@@ -43,8 +46,8 @@ bool IsSignedIntegralType(PrimitiveType type);
 bool IsUnsignedIntegralType(PrimitiveType type);
 int64_t ByteWidth(PrimitiveType type);  // 0 for non-array types
 int BitWidth(PrimitiveType type);       // pred is 1, s4 is 4
-// The stored mantissa bits of a float type (f16 10, bf16 7, f32 23, f64
-// 52); 0 for other types.
+// The stored mantissa bits of a float type (f8e4m3fn 3, f16 10, bf16 7,
+// f32 23, f64 52); 0 for other types.
 int MantissaBits(PrimitiveType type);
 // The type an op on `type` computes in: f32 for f16 and bf16, else `type`.
 PrimitiveType ComputeType(PrimitiveType type);

@@ -154,6 +154,12 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
   for (const TypeCode& candidate : kSubByteInts) {
     if (shape.IsArray() && candidate.type == shape.element_type()) code = &candidate;
   }
+  // The 8-bit floats have no NumPy dtype: their bits go out as |u1.
+  const TypeCode small_float_bits = {"|u1", PRIMITIVE_TYPE_INVALID};
+  if (shape.IsArray() &&
+      primitive_util::SmallFloatFormatOf(shape.element_type()) != nullptr) {
+    code = &small_float_bits;
+  }
   if (code == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot write ", shape.ToString(), " as .npy (arrays only)"));

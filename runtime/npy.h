@@ -5,7 +5,9 @@
 // back with `a.view(ml_dtypes.bfloat16)`), and `mxla run` accepts a <u2
 // file for a bf16 parameter. s2 and s4 are written as |i1, u2 and u4 as |u1
 // (a byte an element, the value), and `mxla run` accepts such a file for
-// a sub-byte parameter whose values fit. Reading never trusts the file: a bad magic, header, type, order or
+// a sub-byte parameter whose values fit. The 8-bit floats (f8e4m3fn, ...)
+// go out as |u1 holding their bits, and a |u1 file feeds such a parameter
+// (`a.view(ml_dtypes.float8_e4m3fn)`). Reading never trusts the file: a bad magic, header, type, order or
 // size is an InvalidArgument saying what is wrong.
 #ifndef MXLA_RUNTIME_NPY_H_
 #define MXLA_RUNTIME_NPY_H_

@@ -37,6 +37,14 @@ absl::StatusOr<Literal> ApplyReducePrecision(const Literal& operand,
             operand.shape().ToString());
   RET_CHECK(exponent_bits >= 1 && mantissa_bits >= 0,
             "reduce-precision bits ", exponent_bits, ", ", mantissa_bits);
+  if (primitive_util::SmallFloatFormatOf(type) != nullptr) {
+    // Widened exactly to f32; the reduced value rounds back (exactly when
+    // it is no wider than the type).
+    ASSIGN_OR_RETURN(Literal wide, ApplyConvert(operand, F32));
+    ASSIGN_OR_RETURN(Literal reduced,
+                     ApplyReducePrecision(wide, exponent_bits, mantissa_bits));
+    return ApplyConvert(reduced, type);
+  }
   const int width = static_cast<int>(primitive_util::ByteWidth(type) * 8);
   const int mantissa = primitive_util::MantissaBits(type);
   const int exponent = width - 1 - mantissa;

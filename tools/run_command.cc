@@ -136,9 +136,14 @@ absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
     }
     Literal literal = std::move(it->second);
     leaves.erase(it);
-    // bf16 travels as its raw bits in a <u2 file (runtime/npy.h).
-    if (shape.element_type() == BF16 &&
-        literal.shape() == ShapeUtil::ChangeElementType(shape, U16)) {
+    // bf16 travels as its raw bits in a <u2 file, the 8-bit floats in a
+    // |u1 file (runtime/npy.h).
+    const bool bits_file =
+        (shape.element_type() == BF16 &&
+         literal.shape() == ShapeUtil::ChangeElementType(shape, U16)) ||
+        (primitive_util::SmallFloatFormatOf(shape.element_type()) != nullptr &&
+         literal.shape() == ShapeUtil::ChangeElementType(shape, U8));
+    if (bits_file) {
       Literal bits(shape);
       std::memcpy(bits.untyped_data(), literal.untyped_data(),
                   literal.size_bytes());

@@ -3,6 +3,7 @@
 // bf16 compute in f32 and round after every op (reductions step by step,
 // dots once). Each module runs on the evaluator and on the JIT; both must
 // give exactly the expected bytes.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "ir/narrow_float.h"
+#include "ir/small_float.h"
 #include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -215,10 +217,66 @@ ENTRY main {
   EXPECT_THAT(
       VerifyModule(*packed, VerifierMode::kBuilder),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("bitcast-convert between a sub-byte type and one of "
-                         "another width is not supported by mxla: s4[4,2] => "
-                         "s8")));
+               HasSubstr("bitcast-convert between a sub-byte type and a type "
+                         "of another width or kind is not supported by mxla: "
+                         "s4[4,2] => s8")));
   EXPECT_EQ(Parse("s4[3]", "{-8, 0, 7}").ToString(), "s4[3] {-8, 0, 7}");
+}
+
+// Every encoding of each 8-bit float, the midpoints between neighbours
+// (ties), values past the largest, infinities, NaN and signed zeros,
+// converted from f32 by both backends, byte for byte as
+// ir/small_float.h's rounding; then ops on the narrow values, which compute
+// in f32 and round back (an fnuz type's ceil(-0.5) is +0, not -0).
+TEST(ElementTypesTest, SmallFloatsConvertAndComputeAlikeInBothBackends) {
+  const PrimitiveType types[] = {F8E5M2,     F8E4M3,     F8E3M4,
+                                 F8E4M3FN,   F8E4M3FNUZ, F8E5M2FNUZ,
+                                 F8E4M3B11FNUZ, F4E2M1FN};
+  for (PrimitiveType type : types) {
+    const SmallFloatFormat& format = *primitive_util::SmallFloatFormatOf(type);
+    std::vector<float> inputs = {0.0f, -0.0f, 1e30f, -1e30f, 1e-30f, -0.5f,
+                                 std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::quiet_NaN()};
+    for (uint32_t bits = 0; bits < (1u << format.bits()); ++bits) {
+      const float value = small_float_internal::BitsToFloat(format, bits);
+      const float next = small_float_internal::BitsToFloat(format, bits + 1);
+      inputs.push_back(value);
+      if (std::isfinite(value) && std::isfinite(next) &&
+          bits + 1 < (1u << format.bits())) {
+        inputs.push_back((value + next) / 2);
+        inputs.push_back(std::nextafter((value + next) / 2, value));
+      }
+    }
+    const std::string name(primitive_util::LowercaseName(type));
+    SCOPED_TRACE(name);
+    std::vector<Literal> arguments;
+    arguments.push_back(LiteralUtil::CreateR1<float>(inputs));
+    Literal expected(ShapeUtil::MakeShape(type, {static_cast<int64_t>(inputs.size())}));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      static_cast<uint8_t*>(expected.untyped_data())[i] =
+          small_float_internal::FloatToBits(format, inputs[i]);
+    }
+    ExpectModule(absl::StrCat("HloModule m\nENTRY main {\n  a = f32[",
+                              inputs.size(), "] parameter(0)\n  ROOT r = ",
+                              expected.shape().ToString(), " convert(a)\n}\n"),
+                 arguments, expected);
+    // The ops: both backends alike (the evaluator's bytes are the truth).
+    const std::string shape = expected.shape().ToString();
+    const std::string text = absl::StrCat(
+        "HloModule m\nENTRY main {\n  a = ", shape, " parameter(0)\n",
+        "  r = ", shape, " reverse(a), dimensions={0}\n",
+        "  s = ", shape, " add(a, r)\n  p = ", shape, " multiply(s, a)\n",
+        "  c = ", shape, " ceil(p)\n  n = ", shape, " negate(c)\n",
+        "  d = ", shape, " divide(a, n)\n",
+        "  ROOT t = (", shape, ", ", shape, ") tuple(n, d)\n}\n");
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
+    std::vector<const Literal*> pointers = {&expected};
+    ASSERT_OK_AND_ASSIGN(Literal evaluated, EvaluateModule(*module, pointers));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> jit, Compile(*module));
+    ASSERT_OK_AND_ASSIGN(Literal compiled, jit->Run(pointers));
+    EXPECT_EQ(compiled, evaluated);
+  }
 }
 
 TEST(ElementTypesTest, ConvertSaturatesSignExtendsAndRoundsOnce) {

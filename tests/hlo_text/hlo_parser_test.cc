@@ -895,7 +895,8 @@ comp {
 ENTRY main {
   x = f32[4] parameter(0)
   d = f32[] dot(x, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}, operand_precision={highest,highest}
-  ROOT c = f32[] custom-call(d), custom_call_target="Sharding", called_computations={comp}
+  f = f32[] fusion(d), kind=kLoop, calls=comp, output_to_operand_aliasing={{}: (0, {})}
+  ROOT c = f32[] custom-call(f), custom_call_target="Sharding", called_computations={comp}
 })").status());
 }
 

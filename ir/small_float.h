@@ -1,0 +1,154 @@
+// XLA's 8-bit and smaller float element types (f8e5m2, f8e4m3fn, f4e2m1fn,
+// ...; not f8e8m0fnu), one byte an element. Like f16 and bf16 they are storage types: an
+// op computes in f32 and rounds its result back (ir/narrow_float.h).
+//
+// Each is a sign bit (all of them have one), E exponent bits with a bias
+// and M mantissa bits, with subnormals, and one of four ways to spend the
+// top encodings:
+// * kIeee (f8e5m2, f8e4m3, f8e3m4): the all-ones exponent holds ±inf and
+//   NaNs, as in IEEE 754.
+// * kFiniteNanAllOnes ("fn": f8e4m3fn): no infinities; only S.1111.111 is
+//   NaN, so the all-ones exponent also holds finite values.
+// * kFiniteNanNegativeZero ("fnuz": f8e4m3fnuz, f8e5m2fnuz, f8e4m3b11fnuz):
+//   no infinities and no -0; the encoding of -0 (0x80) is the one NaN.
+// * kFiniteOnly (the MX type f4e2m1fn): no infinities
+//   and no NaN.
+//
+// Rounding from f32 is to nearest, ties to even, as ml_dtypes (XLA's
+// evaluator) does. A value past the largest finite one (after rounding)
+// and an infinity become inf (kIeee), NaN (fn, fnuz), or the largest
+// finite value (kFiniteOnly, whose NaN is undefined: a NaN becomes -0, or
+// +0 for a negative NaN, as ml_dtypes negates its stand-in). f64 and
+// integers convert through f32, like every narrow float.
+#ifndef MXLA_IR_SMALL_FLOAT_H_
+#define MXLA_IR_SMALL_FLOAT_H_
+
+#include <cstdint>
+#include <type_traits>
+
+namespace mxla {
+
+enum class SmallFloatKind : uint8_t {
+  kIeee,
+  kFiniteNanAllOnes,
+  kFiniteNanNegativeZero,
+  kFiniteOnly,
+};
+
+struct SmallFloatFormat {
+  int exponent_bits;
+  int mantissa_bits;
+  int bias;
+  SmallFloatKind kind;
+
+  constexpr int bits() const { return 1 + exponent_bits + mantissa_bits; }
+  constexpr uint32_t sign_mask() const { return 1u << (bits() - 1); }
+  // The encoding of the largest finite value.
+  constexpr uint32_t max_finite() const {
+    const uint32_t all_ones = sign_mask() - 1;
+    switch (kind) {
+      case SmallFloatKind::kIeee:
+        return all_ones - (1u << mantissa_bits);  // exponent all ones - 1
+      case SmallFloatKind::kFiniteNanAllOnes:
+        return all_ones - 1;
+      default:
+        return all_ones;
+    }
+  }
+  // The encoding an infinity of sign 0 becomes.
+  constexpr uint32_t positive_infinity() const {
+    switch (kind) {
+      case SmallFloatKind::kIeee:
+        return (sign_mask() - 1) & ~((1u << mantissa_bits) - 1);
+      case SmallFloatKind::kFiniteNanAllOnes:
+        return sign_mask() - 1;  // NaN
+      case SmallFloatKind::kFiniteNanNegativeZero:
+        return sign_mask();  // NaN
+      case SmallFloatKind::kFiniteOnly:
+        return max_finite();
+    }
+    return 0;
+  }
+  // The encoding a NaN of sign 0 becomes.
+  constexpr uint32_t positive_nan() const {
+    switch (kind) {
+      case SmallFloatKind::kIeee:  // quiet: the top mantissa bit set
+        return positive_infinity() | (1u << (mantissa_bits - 1));
+      case SmallFloatKind::kFiniteNanAllOnes:
+        return sign_mask() - 1;
+      case SmallFloatKind::kFiniteNanNegativeZero:
+        return sign_mask();
+      case SmallFloatKind::kFiniteOnly:
+        return sign_mask();  // -0, ml_dtypes' stand-in
+    }
+    return 0;
+  }
+  // The encoding of -x, given that of x: the sign bit flipped, except that
+  // an fnuz type has no -0 and its NaN has no sign.
+  constexpr uint32_t Negated(uint32_t bits) const {
+    if (kind == SmallFloatKind::kFiniteNanNegativeZero) {
+      return (bits & (sign_mask() - 1)) == 0 ? bits : bits ^ sign_mask();
+    }
+    return bits ^ sign_mask();
+  }
+};
+
+namespace small_float_internal {
+uint8_t FloatToBits(const SmallFloatFormat& format, float value);
+float BitsToFloat(const SmallFloatFormat& format, uint8_t bits);
+}  // namespace small_float_internal
+
+// Only conversions and bit access, like Half: generic code cannot compute
+// in it by accident.
+template <SmallFloatFormat kFormat>
+class SmallFloat {
+ public:
+  static constexpr SmallFloatFormat kFormatOf = kFormat;
+
+  constexpr SmallFloat() = default;
+  explicit SmallFloat(float value)
+      : bits_(small_float_internal::FloatToBits(kFormat, value)) {}
+  static constexpr SmallFloat FromBits(uint8_t bits) {
+    SmallFloat f;
+    f.bits_ = bits;
+    return f;
+  }
+  explicit operator float() const {
+    return small_float_internal::BitsToFloat(kFormat, bits_);
+  }
+  constexpr uint8_t bits() const { return bits_; }
+
+ private:
+  uint8_t bits_ = 0;
+};
+
+inline constexpr SmallFloatFormat kF8E5M2{5, 2, 15, SmallFloatKind::kIeee};
+inline constexpr SmallFloatFormat kF8E4M3{4, 3, 7, SmallFloatKind::kIeee};
+inline constexpr SmallFloatFormat kF8E3M4{3, 4, 3, SmallFloatKind::kIeee};
+inline constexpr SmallFloatFormat kF8E4M3FN{4, 3, 7,
+                                            SmallFloatKind::kFiniteNanAllOnes};
+inline constexpr SmallFloatFormat kF8E4M3FNUZ{
+    4, 3, 8, SmallFloatKind::kFiniteNanNegativeZero};
+inline constexpr SmallFloatFormat kF8E5M2FNUZ{
+    5, 2, 16, SmallFloatKind::kFiniteNanNegativeZero};
+inline constexpr SmallFloatFormat kF8E4M3B11FNUZ{
+    4, 3, 11, SmallFloatKind::kFiniteNanNegativeZero};
+inline constexpr SmallFloatFormat kF4E2M1FN{2, 1, 1, SmallFloatKind::kFiniteOnly};
+
+using Float8E5M2 = SmallFloat<kF8E5M2>;
+using Float8E4M3 = SmallFloat<kF8E4M3>;
+using Float8E3M4 = SmallFloat<kF8E3M4>;
+using Float8E4M3FN = SmallFloat<kF8E4M3FN>;
+using Float8E4M3FNUZ = SmallFloat<kF8E4M3FNUZ>;
+using Float8E5M2FNUZ = SmallFloat<kF8E5M2FNUZ>;
+using Float8E4M3B11FNUZ = SmallFloat<kF8E4M3B11FNUZ>;
+using Float4E2M1FN = SmallFloat<kF4E2M1FN>;
+
+template <typename T>
+inline constexpr bool kIsSmallFloat = false;
+template <SmallFloatFormat kFormat>
+inline constexpr bool kIsSmallFloat<SmallFloat<kFormat>> = true;
+
+}  // namespace mxla
+
+#endif  // MXLA_IR_SMALL_FLOAT_H_
