@@ -25,17 +25,12 @@ llvm::Type* MemoryType(PrimitiveType type, llvm::LLVMContext& context) {
   return RegisterType(type, context);
 }
 
-namespace {
-
-// `type` with the element count of `like` when that is a vector.
 llvm::Type* Like(llvm::Value* like, llvm::Type* type) {
   if (auto* vector = llvm::dyn_cast<llvm::VectorType>(like->getType())) {
     return llvm::VectorType::get(type, vector->getElementCount());
   }
   return type;
 }
-
-}  // namespace
 
 llvm::Value* FromMemory(llvm::IRBuilder<>& b, PrimitiveType type,
                         llvm::Value* value) {

@@ -13,6 +13,10 @@ namespace mxla::codegen {
 llvm::Type* RegisterType(PrimitiveType type, llvm::LLVMContext& context);
 llvm::Type* MemoryType(PrimitiveType type, llvm::LLVMContext& context);
 
+// `type`, or a vector of it with the element count of `like` when that is
+// a vector: the type of a lane-wise result.
+llvm::Type* Like(llvm::Value* like, llvm::Type* type);
+
 // Register <-> memory value (scalars or vectors); identity for most types.
 llvm::Value* FromMemory(llvm::IRBuilder<>& b, PrimitiveType type,
                         llvm::Value* value);

@@ -2,21 +2,11 @@
 
 #include <cmath>
 
+#include "codegen/llvm_types.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
 
 namespace mxla::codegen {
-namespace {
-
-// `type` with the element count of `like` when that is a vector.
-llvm::Type* Like(llvm::Value* like, llvm::Type* type) {
-  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(like->getType())) {
-    return llvm::VectorType::get(type, vector->getElementCount());
-  }
-  return type;
-}
-
-}  // namespace
 
 llvm::Value* EmitSmallFloatToF32(llvm::IRBuilder<>& b,
                                  const SmallFloatFormat& format,
