@@ -78,14 +78,16 @@ absl::StatusOr<Literal> ApplyBitcastConvert(const Literal& operand,
     // re-extended, not the stored bytes copied.
     primitive_util::ArrayTypeSwitch(operand.shape().element_type(), [&](auto from) {
       using From = typename decltype(from)::type;
-      primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto to) {
-        using To = typename decltype(to)::type;
-        if constexpr (kIsSubByteInt<From> && kIsSubByteInt<To>) {
-          absl::Span<const From> in = operand.data<From>();
-          absl::Span<To> out = result.data<To>();
-          for (size_t i = 0; i < in.size(); ++i) out[i] = To(in[i].bits());
-        }
-      });
+      if constexpr (kIsSubByteInt<From>) {
+        absl::Span<const From> in = operand.data<From>();
+        primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto to) {
+          using To = typename decltype(to)::type;
+          if constexpr (kIsSubByteInt<To>) {
+            absl::Span<To> out = result.data<To>();
+            for (size_t i = 0; i < in.size(); ++i) out[i] = To(in[i].bits());
+          }
+        });
+      }
     });
     return result;
   }

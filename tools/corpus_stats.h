@@ -22,6 +22,7 @@ enum class CorpusStage {
   kDevices,  // parsed, refused: a collective needs several devices
   kCompile,  // verified, the JIT could not compile it
   kRun,      // compiled, running failed or the JIT and interpreter differ
+  kEndless,  // compiled; a while loop passed the trip limit in both backends
   kTooLarge, // compiled; not run: too many elements or too much work
   kPassed,   // ran, and the JIT matched the interpreter
 };
