@@ -172,6 +172,13 @@ XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
 #include "ir/hlo_ops.def"
 
 // --- Other ops --------------------------------------------------------------
+// token[]: XLA's token, joined from `tokens` (AfterAll), or a fresh one
+// (CreateToken: AfterAll of none). Tokens order side effects; mxla has
+// none, so they only pass through.
+XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens,
+               SourceLocation location = SourceLocation::current());
+XlaOp CreateToken(XlaBuilder* builder,
+                  SourceLocation location = SourceLocation::current());
 
 // `pred` must have element type pred, and on_true/on_false one element
 // type. Scalar operands (pred included) broadcast to the others' shape;

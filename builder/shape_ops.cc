@@ -573,6 +573,31 @@ XlaOp Tuple(XlaBuilder* builder, absl::Span<const XlaOp> elements,
                   });
 }
 
+XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens,
+               SourceLocation location) {
+  return RecordOp(builder, "AfterAll", tokens, "", location,
+                  [&]() -> absl::StatusOr<XlaOp> {
+                    std::vector<HloInstruction*> operands;
+                    std::vector<Shape> shapes;
+                    for (const XlaOp& op : tokens) {
+                      ASSIGN_OR_RETURN(HloInstruction * token,
+                                       builder->LookUp(op));
+                      operands.push_back(token);
+                      shapes.push_back(token->shape());
+                    }
+                    ASSIGN_OR_RETURN(Shape shape,
+                                     ShapeInference::InferAfterAllShape(shapes));
+                    return builder->AddInstruction(
+                        HloInstruction::CreateGeneric(HloOpcode::kAfterAll,
+                                                      shape, operands),
+                        "AfterAll", location);
+                  });
+}
+
+XlaOp CreateToken(XlaBuilder* builder, SourceLocation location) {
+  return AfterAll(builder, {}, location);
+}
+
 XlaOp GetTupleElement(XlaOp tuple, int64_t index, SourceLocation location) {
   XlaBuilder* builder = PickBuilder({tuple});
   return RecordOp(builder, "GetTupleElement", {tuple},

@@ -30,12 +30,8 @@ absl::StatusOr<std::vector<KernelInfo>> EmitKernels(
         kernels.push_back(std::move(info));
         break;
       }
-      case HloOpcode::kParameter:
-      case HloOpcode::kConstant:
-      case HloOpcode::kTuple:
-      case HloOpcode::kGetTupleElement:
-        break;
       default:
+        if (IsCodelessEntryOp(instruction->opcode())) break;
         if (IsSubprogramOp(instruction->opcode())) break;  // runtime steps
         return absl::FailedPreconditionError(absl::StrCat(
             "codegen needs a fused module (run the fusion pass): '",

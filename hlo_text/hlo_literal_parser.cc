@@ -334,6 +334,14 @@ absl::StatusOr<std::vector<int64_t>> ParseDimensionSizes(TokenCursor& cursor) {
 absl::StatusOr<Shape> ParseArrayShape(TokenCursor& cursor) {
   const Token type_token = cursor.Peek();
   if (type_token.kind != TokenKind::kName) return cursor.Expected("a shape");
+  if (type_token.text == "token") {  // `token[]`: no dimensions, no layout
+    cursor.Next();
+    ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ParseDimensionSizes(cursor));
+    if (!sizes.empty()) {
+      return TokenCursor::ErrorAt(type_token, "a token has no dimensions");
+    }
+    return Shape(TOKEN, {});
+  }
   absl::StatusOr<PrimitiveType> type =
       primitive_util::ParseArrayType(type_token.text);
   if (!type.ok()) {

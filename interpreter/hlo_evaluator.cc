@@ -685,7 +685,10 @@ absl::StatusOr<Literal> EvaluateOther(
           static_cast<int32_t>(operand.dimensions(d)));
     }
     case HloOpcode::kOptimizationBarrier:  // a scheduling fence: a no-op here
+    case HloOpcode::kAddDependency:  // no side effects to order
       return *operands[0];
+    case HloOpcode::kAfterAll:
+      return Literal(Shape(TOKEN, {}));
     case HloOpcode::kBroadcast:
       return EvaluateBroadcast(*operands[0], shape, instruction.dimensions());
     case HloOpcode::kReshape:

@@ -20,9 +20,6 @@ absl::string_view UnsupportedReason(absl::string_view text) {
     constexpr absl::string_view kChannel =
         "a transfer to another device or to the host; mxla runs one CPU "
         "device and has no channels";
-    constexpr absl::string_view kToken =
-        "token ordering of side effects; mxla has no token type, and its "
-        "ops have no side effects to order";
     constexpr absl::string_view kRandom =
         "random number generation is not in mxla yet";
     constexpr absl::string_view kNotYet = "not in mxla yet";
@@ -33,9 +30,8 @@ absl::string_view UnsupportedReason(absl::string_view text) {
         {"recv-done", kChannel},
         {"infeed", kChannel},
         {"outfeed", kChannel},
-        {"after-all", kToken},
-        {"add-dependency", kToken},
-        {"create-token", kToken},
+        {"create-token", "XLA's old name of after-all with no operands; "
+                         "write after-all()"},
         {"rng", kRandom},
         {"rng-bit-generator", kRandom},
         {"rng-get-and-update-state", kRandom},
@@ -112,6 +108,12 @@ bool IsSubprogramOp(HloOpcode opcode) {
   return opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
          opcode == HloOpcode::kSort || opcode == HloOpcode::kScatter ||
          opcode == HloOpcode::kSelectAndScatter;
+}
+
+bool IsCodelessEntryOp(HloOpcode opcode) {
+  return opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant ||
+         opcode == HloOpcode::kTuple || opcode == HloOpcode::kGetTupleElement ||
+         opcode == HloOpcode::kAfterAll;
 }
 
 bool IsExpensiveElementwise(HloOpcode opcode) {

@@ -34,6 +34,9 @@ bool IsElementwise(HloOpcode opcode);
 // call their compiled computations (a loop's condition and body, the
 // branches, the comparator), outside any fusion.
 bool IsSubprogramOp(HloOpcode opcode);
+// Ops a fused entry computation keeps outside fusions that need no code:
+// parameters, constants, tuples and their elements, and tokens (after-all).
+bool IsCodelessEntryOp(HloOpcode opcode);
 // Elementwise ops that cost much more than a load or store (transcendentals,
 // division, roots): worth writing to memory rather than recomputing.
 bool IsExpensiveElementwise(HloOpcode opcode);

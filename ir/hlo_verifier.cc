@@ -148,22 +148,18 @@ std::string MadeAt(const OpMetadata& metadata) {
 }
 
 // The fused form: every computing instruction of the entry is a fusion or
-// a step that runs its own computations (IsSubprogramOp).
+// a step that runs its own computations (IsSubprogramOp); the rest need no
+// code (IsCodelessEntryOp).
 absl::Status CheckFusedEntry(const HloComputation& entry) {
   for (const HloInstruction* instruction : entry.instructions()) {
-    if (IsSubprogramOp(instruction->opcode())) continue;
-    switch (instruction->opcode()) {
-      case HloOpcode::kParameter:
-      case HloOpcode::kConstant:
-      case HloOpcode::kTuple:
-      case HloOpcode::kGetTupleElement:
-      case HloOpcode::kFusion:
-        break;
-      default:
-        return absl::InvalidArgumentError(absl::StrCat(
-            "fused module: entry instruction '", instruction->name(), "' (",
-            HloOpcodeString(instruction->opcode()), ") is outside any fusion"));
+    const HloOpcode opcode = instruction->opcode();
+    if (IsSubprogramOp(opcode) || IsCodelessEntryOp(opcode) ||
+        opcode == HloOpcode::kFusion) {
+      continue;
     }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fused module: entry instruction '", instruction->name(), "' (",
+        HloOpcodeString(opcode), ") is outside any fusion"));
   }
   return absl::OkStatus();
 }

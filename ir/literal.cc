@@ -138,6 +138,7 @@ std::string Literal::ToString() const {
     for (const Literal& element : elements_) parts.push_back(element.ToString());
     return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
   }
+  if (shape_.IsToken()) return shape_.ToString();  // no values
   return absl::StrCat(shape_.ToString(), " ", LiteralValuesToString(*this));
 }
 

@@ -434,4 +434,19 @@ absl::StatusOr<Shape> OptimizationBarrier(const HloInstruction& instruction,
   return OperandShape(instruction, 0);
 }
 
+absl::StatusOr<Shape> AfterAll(const HloInstruction& instruction,
+                               VerifierMode) {
+  std::vector<Shape> operands;
+  for (const HloInstruction* operand : instruction.operands()) {
+    operands.push_back(operand->shape());
+  }
+  return ShapeInference::InferAfterAllShape(operands);
+}
+
+absl::StatusOr<Shape> AddDependency(const HloInstruction& instruction,
+                                    VerifierMode) {
+  return ShapeInference::InferAddDependencyShape(OperandShape(instruction, 0),
+                                                 OperandShape(instruction, 1));
+}
+
 }  // namespace mxla::shape_rules

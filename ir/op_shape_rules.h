@@ -63,6 +63,8 @@ MXLA_DECLARE_SHAPE_RULE(BitcastConvert)
 MXLA_DECLARE_SHAPE_RULE(Reverse)
 MXLA_DECLARE_SHAPE_RULE(GetDimensionSize)
 MXLA_DECLARE_SHAPE_RULE(OptimizationBarrier)
+MXLA_DECLARE_SHAPE_RULE(AfterAll)
+MXLA_DECLARE_SHAPE_RULE(AddDependency)
 #undef MXLA_DECLARE_SHAPE_RULE
 
 }  // namespace shape_rules

@@ -15,6 +15,8 @@ absl::string_view LowercaseName(PrimitiveType type) {
 #undef MXLA_PRIMITIVE_TYPE
     case TUPLE:
       return "tuple";
+    case TOKEN:
+      return "token";
     default:
       return "invalid";
   }
@@ -29,6 +31,8 @@ absl::string_view UppercaseName(PrimitiveType type) {
 #undef MXLA_PRIMITIVE_TYPE
     case TUPLE:
       return "TUPLE";
+    case TOKEN:
+      return "TOKEN";
     default:
       return "INVALID";
   }
@@ -46,7 +50,7 @@ absl::string_view UnsupportedXlaTypeKind(absl::string_view name) {
     return name.size() > 2 ? "8-bit or smaller float" : "";
   }
   if (name == "s1" || name == "u1") return "1-bit integer";
-  if (name == "token" || name == "opaque") return "non-array";
+  if (name == "opaque") return "non-array";
   return "";
 }
 

@@ -20,6 +20,8 @@ enum PrimitiveType : int {
 #include "ir/primitive_types.def"
 #undef MXLA_PRIMITIVE_TYPE
   TUPLE,
+  // XLA's token: orders side effects and carries no data (`token[]`).
+  TOKEN,
 };
 
 namespace primitive_util {

@@ -1,5 +1,5 @@
 // Shape: an array shape (element type + row-major dimension sizes; rank 0 is a
-// scalar) or a tuple of shapes. mxla supports only the row-major layout
+// scalar), a tuple of shapes, or a token. mxla supports only the row-major layout
 // `{rank-1,...,0}`: it is printed and parsed, but not stored.
 //
 // A Shape may be constructed with bad sizes (negative, overflowing); such a
@@ -28,6 +28,8 @@ class Shape {
   PrimitiveType element_type() const { return element_type_; }
   bool IsArray() const { return primitive_util::IsArrayType(element_type_); }
   bool IsTuple() const { return element_type_ == TUPLE; }
+  // XLA's token (`token[]`): no elements and no bytes.
+  bool IsToken() const { return element_type_ == TOKEN; }
   bool IsScalar() const { return IsArray() && dimensions_.empty(); }
 
   // Array dimensions (a tuple has none: rank 0, but it is not a scalar).

@@ -292,6 +292,12 @@ class ShapeInference {
   // get-dimension-size: s32[], of a dimension of the operand below 2^31.
   static absl::StatusOr<Shape> InferGetDimensionSizeShape(
       const Shape& operand, int64_t dimension);
+  // after-all: token[], of any number of token operands.
+  static absl::StatusOr<Shape> InferAfterAllShape(
+      absl::Span<const Shape> operands);
+  // add-dependency: the first operand's shape; the second is a token.
+  static absl::StatusOr<Shape> InferAddDependencyShape(const Shape& operand,
+                                                       const Shape& token);
   // iota: an array shape of rank >= 1 with 0 <= iota_dimension < rank.
   static absl::Status CheckIota(const Shape& shape, int64_t iota_dimension);
 };

@@ -48,6 +48,7 @@ absl::Status ShapeUtil::ValidateShape(const Shape& shape) {
     }
     return absl::OkStatus();
   }
+  if (shape.IsToken()) return absl::OkStatus();
   if (!shape.IsArray()) {
     return absl::InvalidArgumentError("shape has an invalid element type");
   }
@@ -74,6 +75,7 @@ absl::Status ShapeUtil::ValidateShape(const Shape& shape) {
 }
 
 int64_t ShapeUtil::ElementsIn(const Shape& shape) {
+  if (shape.IsToken()) return 0;
   int64_t count = 1;
   for (int64_t size : shape.dimensions()) count *= size;
   return count;

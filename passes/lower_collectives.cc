@@ -61,6 +61,7 @@ class Lowering {
       case HloOpcode::kCopyDone:
         return Element(collective_->mutable_operand(0), 1);
       case HloOpcode::kAsyncUpdate:
+      case HloOpcode::kAddDependency:  // no side effects to order
         return collective_->mutable_operand(0);
       case HloOpcode::kAsyncStart:
       case HloOpcode::kCallStart:

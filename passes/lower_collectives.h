@@ -6,7 +6,8 @@
 // targets device 0, for collective-permute; for async-start and call-start
 // a tuple of the operands, a call of the computation and zeros for the
 // context (copy-start: the operand twice); get-tuple-elements for the
-// -done ops. The JIT runs it first; the interpreter evaluates them as they
+// -done ops; add-dependency becomes its first operand (one device has no
+// side effects to order). The JIT runs it first; the interpreter evaluates them as they
 // are. Any form.
 #ifndef MXLA_PASSES_LOWER_COLLECTIVES_H_
 #define MXLA_PASSES_LOWER_COLLECTIVES_H_

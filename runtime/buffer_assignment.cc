@@ -159,6 +159,11 @@ absl::StatusOr<EntryLeaves> CollectLeaves(const HloComputation& computation,
         entry.fusions.push_back(instruction);
         break;
       }
+      case HloOpcode::kAfterAll:
+        // A token: a leaf of no bytes that nothing reads or writes.
+        entry.slots[{instruction, 0}] = {BufferSlot::kArena, 0, 0, 0};
+        entry.leaves[instruction] = {{instruction, 0}};
+        break;
       case HloOpcode::kTuple:
         AddTupleLeaves(*instruction, entry);
         break;

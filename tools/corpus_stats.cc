@@ -55,6 +55,7 @@ void Fill(Literal& literal, uint64_t& state) {
     }
     return;
   }
+  if (literal.shape().IsToken()) return;  // no data
   FillArray(literal, state);
 }
 

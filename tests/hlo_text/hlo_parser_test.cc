@@ -226,6 +226,9 @@ ENTRY main {
   size = s32[] get-dimension-size(rev), dimensions={0}
   fence = (f32[2]{0}, s32[]) tuple(rev, size)
   barrier = (f32[2]{0}, s32[]) opt-barrier(fence)
+  fresh = token[] after-all()
+  joined = token[] after-all(fresh, fresh)
+  ordered = f32[2]{0} add-dependency(rev, joined)
   cond = f32[2]{0} conditional(p0, called, x), true_computation=callee, false_computation=callee
   branch = f32[2]{0} conditional(one, called, x, y), branch_computations={callee, callee, callee}
   ar = f32[2]{0} all-reduce(x), replica_groups={}, to_apply=add_f32
