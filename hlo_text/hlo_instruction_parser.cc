@@ -394,6 +394,8 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
       }
       return absl::OkStatus();
     }
+    case AttrType::kShape:
+      return ParseShapeAt(cursor).status();
     case AttrType::kLiteral:
     case AttrType::kSkipped:
       break;
@@ -426,7 +428,9 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
     attributes.seen[name.text] = cursor.Peek();
     if (name.text == "metadata") {
       ASSIGN_OR_RETURN(attributes.metadata, ParseMetadata(cursor));
-    } else if (common || slot->use == AttrUse::kIgnored) {
+    } else if (common || (slot->use == AttrUse::kIgnored &&
+                          GetAttrInfo(*id).type != AttrType::kShape)) {
+      // A shape is no one value to skip (`s32[2]{0}`): it is parsed.
       RETURN_IF_ERROR(cursor.SkipValue());
     } else {
       RETURN_IF_ERROR(

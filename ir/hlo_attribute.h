@@ -44,6 +44,7 @@ enum class AttrType {
   kPaddingConfig,
   kWindow,
   kConvDimLabels,
+  kShape,  // a shape, parsed and dropped (outfeed_shape)
 };
 
 struct AttrInfo {

@@ -17,19 +17,10 @@ namespace {
 // is "unknown opcode".
 absl::string_view UnsupportedReason(absl::string_view text) {
   static const auto* const kReasons = [] {
-    constexpr absl::string_view kChannel =
-        "a transfer to another device or to the host; mxla runs one CPU "
-        "device and has no channels";
     constexpr absl::string_view kRandom =
         "random number generation is not in mxla yet";
     constexpr absl::string_view kNotYet = "not in mxla yet";
     auto* map = new absl::flat_hash_map<std::string, absl::string_view>{
-        {"send", kChannel},
-        {"send-done", kChannel},
-        {"recv", kChannel},
-        {"recv-done", kChannel},
-        {"infeed", kChannel},
-        {"outfeed", kChannel},
         {"create-token", "XLA's old name of after-all with no operands; "
                          "write after-all()"},
         {"rng", kRandom},

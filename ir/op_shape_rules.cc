@@ -449,4 +449,14 @@ absl::StatusOr<Shape> AddDependency(const HloInstruction& instruction,
                                                  OperandShape(instruction, 1));
 }
 
+absl::StatusOr<Shape> Channel(const HloInstruction& instruction,
+                              VerifierMode) {
+  const auto* host =
+      instruction.attributes().Get<std::string>(AttrId::kIsHostTransfer);
+  const bool to_host = (host != nullptr && *host == "true") ||
+                       instruction.opcode() == HloOpcode::kInfeed ||
+                       instruction.opcode() == HloOpcode::kOutfeed;
+  return ShapeInference::RefuseChannelTransfer(instruction.opcode(), to_host);
+}
+
 }  // namespace mxla::shape_rules

@@ -65,6 +65,7 @@ MXLA_DECLARE_SHAPE_RULE(GetDimensionSize)
 MXLA_DECLARE_SHAPE_RULE(OptimizationBarrier)
 MXLA_DECLARE_SHAPE_RULE(AfterAll)
 MXLA_DECLARE_SHAPE_RULE(AddDependency)
+MXLA_DECLARE_SHAPE_RULE(Channel)
 #undef MXLA_DECLARE_SHAPE_RULE
 
 }  // namespace shape_rules

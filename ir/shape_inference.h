@@ -298,6 +298,10 @@ class ShapeInference {
   // add-dependency: the first operand's shape; the second is a token.
   static absl::StatusOr<Shape> InferAddDependencyShape(const Shape& operand,
                                                        const Shape& token);
+  // send, recv, their -done ops, infeed and outfeed: always an error that
+  // says what is missing: another device (a multi-device module, with
+  // kOneDevice in the message) or a host channel.
+  static absl::Status RefuseChannelTransfer(HloOpcode opcode, bool to_host);
   // iota: an array shape of rank >= 1 with 0 <= iota_dimension < rank.
   static absl::Status CheckIota(const Shape& shape, int64_t iota_dimension);
 };

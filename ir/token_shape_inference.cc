@@ -1,5 +1,5 @@
 // Shape rules of the token ops (after-all, add-dependency), with XLA's
-// messages.
+// messages, and the refusal of the channel ops that take tokens.
 #include "absl/strings/str_cat.h"
 #include "ir/shape_inference.h"
 #include "ir/shape_inference_errors.h"
@@ -32,6 +32,18 @@ absl::StatusOr<Shape> ShapeInference::InferAddDependencyShape(
   // Any value: an array, a tuple or a token.
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(operand));
   return operand;
+}
+
+absl::Status ShapeInference::RefuseChannelTransfer(HloOpcode opcode,
+                                                   bool to_host) {
+  if (to_host) {
+    return OpError(opcode,
+                   "a transfer between the device and the host; mxla has no "
+                   "host channels (it takes inputs as parameters and gives "
+                   "results as the root)");
+  }
+  return OpError(opcode, "a transfer to or from another device; ", kOneDevice,
+                 ".");
 }
 
 }  // namespace mxla

@@ -13,6 +13,7 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
+#include "ir/shape_inference.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -101,6 +102,37 @@ TEST(TokenTest, ShapeRulesAndMessages) {
   EXPECT_THAT(verify("  ROOT t = token[] create-token()\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("write after-all()")));
+}
+
+// Transfers over channels parse (with XLA's attributes) and are refused by
+// the verifier, naming the instruction and what is missing: another device
+// (counted with the multi-device modules) or a host channel.
+TEST(TokenTest, ChannelTransfersAreRefusedByName) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(R"(HloModule channels
+ENTRY main {
+  x = f32[2] parameter(0)
+  t = token[] after-all()
+  s = (f32[2], u32[], token[]) send(x, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  ROOT d = token[] send-done(s), channel_id=1
+})"));
+  EXPECT_THAT(VerifyModule(*module, VerifierMode::kBuilder),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("instruction 's' (send): send: a transfer to "
+                                 "or from another device; " +
+                                 std::string(ShapeInference::kOneDevice))));
+  ASSERT_OK_AND_ASSIGN(module, ParseHloModule(R"(HloModule feeds
+ENTRY main {
+  t = token[] after-all()
+  in = ((f32[2]), token[]) infeed(t), infeed_config="x"
+  v = (f32[2]) get-tuple-element(in), index=0
+  ROOT o = token[] outfeed(v, t), outfeed_shape=(f32[2]{0})
+})"));
+  EXPECT_THAT(VerifyModule(*module, VerifierMode::kBuilder),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("instruction 'in' (infeed): infeed: a "
+                                 "transfer between the device and the host; "
+                                 "mxla has no host channels")));
 }
 
 TEST(TokenTest, BuilderMakesAndJoinsTokens) {

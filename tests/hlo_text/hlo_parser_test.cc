@@ -229,6 +229,12 @@ ENTRY main {
   fresh = token[] after-all()
   joined = token[] after-all(fresh, fresh)
   ordered = f32[2]{0} add-dependency(rev, joined)
+  sent = (f32[2]{0}, u32[], token[]) send(ordered, joined)
+  sent_done = token[] send-done(sent)
+  received = (f32[2]{0}, u32[], token[]) recv(joined), is_host_transfer=true
+  received_done = (f32[2]{0}, token[]) recv-done(received), is_host_transfer=true
+  fed = ((f32[2]{0}), token[]) infeed(joined)
+  out_fed = token[] outfeed(ordered, joined)
   cond = f32[2]{0} conditional(p0, called, x), true_computation=callee, false_computation=callee
   branch = f32[2]{0} conditional(one, called, x, y), branch_computations={callee, callee, callee}
   ar = f32[2]{0} all-reduce(x), replica_groups={}, to_apply=add_f32
