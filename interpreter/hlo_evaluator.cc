@@ -30,6 +30,7 @@ using hlo_evaluator_internal::EvaluateConcatenate;
 using hlo_evaluator_internal::EvaluateDot;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
+using hlo_evaluator_internal::EvaluateScan;
 using hlo_evaluator_internal::EvaluateSlice;
 using hlo_evaluator_internal::EvaluateReverse;
 using hlo_evaluator_internal::EvaluateGather;
@@ -740,6 +741,8 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateSelectAndScatter(instruction, operands, options);
     case HloOpcode::kSort:
       return EvaluateSort(instruction, operands, options);
+    case HloOpcode::kScan:
+      return EvaluateScan(instruction, operands, options);
     case HloOpcode::kMap:
       return EvaluateMap(instruction, operands, options);
     case HloOpcode::kTuple: {

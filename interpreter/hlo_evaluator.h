@@ -63,8 +63,9 @@ struct EvaluatorOptions {
   // InvalidArgument "the interpreter's value of instruction '<name>'
   // (<shape>) needs N bytes, over the memory limit of L bytes ...".
   int64_t memory_limit_bytes = PhysicalMemoryBytes();
-  // The most times one run of a while loop may go through its body;
-  // beyond, ResourceExhausted (LoopTripsExceeded). Negative: no limit (a
+  // The most times one run of a while loop may go through its body (or a
+  // scan through its computation); beyond, ResourceExhausted
+  // (LoopTripsExceeded). Negative: no limit (a
   // loop that never ends never returns, as in XLA).
   int64_t max_loop_trips = -1;
 };

@@ -14,6 +14,8 @@
 #include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
 #include "ir/gather_dimension_numbers.h"
+#include "interpreter/hlo_evaluator.h"
+#include "ir/hlo_instruction.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
 #include "ir/padding_config.h"
@@ -111,6 +113,10 @@ absl::StatusOr<Literal> EvaluateSingleDeviceCollective(
     HloOpcode opcode, const Shape& shape, bool permutes_to_itself,
     absl::Span<const Literal* const> operands);
 // Row-major reinterpretation with the same element count.
+// HLO scan (verified): runs its computation once per slice.
+absl::StatusOr<Literal> EvaluateScan(const HloInstruction& scan,
+                                     absl::Span<const Literal* const> operands,
+                                     const EvaluatorOptions& options);
 absl::StatusOr<Literal> EvaluateReshape(const Literal& operand,
                                         const Shape& shape);
 absl::StatusOr<Literal> EvaluateIota(const Shape& shape,

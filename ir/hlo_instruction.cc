@@ -294,6 +294,15 @@ void HloInstruction::set_convolution_dimension_numbers(
   attributes_.Set(AttrId::kDimLabels, ConvolutionDimLabelsToString(dnums));
 }
 
+int64_t HloInstruction::num_carries() const {
+  return IntOr(attributes_, AttrId::kNumCarries, -1);
+}
+
+bool HloInstruction::is_reverse() const {
+  const auto* reverse = attributes_.Get<std::string>(AttrId::kIsReverse);
+  return reverse != nullptr && *reverse == "true";
+}
+
 int64_t HloInstruction::feature_group_count() const {
   return IntOr(attributes_, AttrId::kFeatureGroupCount, 1);
 }

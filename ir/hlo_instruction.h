@@ -217,6 +217,10 @@ class HloInstruction {
   void set_convolution_dimension_numbers(
       const ConvolutionDimensionNumbers& dnums);
   int64_t feature_group_count() const;
+  // scan's num_carries (-1 when missing) and is_reverse (false when
+  // missing).
+  int64_t num_carries() const;
+  bool is_reverse() const;
   int64_t batch_group_count() const;
   // reduce-precision's exponent_bits and mantissa_bits (0 when absent).
   int64_t exponent_bits() const;

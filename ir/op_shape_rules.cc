@@ -449,6 +449,17 @@ absl::StatusOr<Shape> AddDependency(const HloInstruction& instruction,
                                                  OperandShape(instruction, 1));
 }
 
+absl::StatusOr<Shape> Scan(const HloInstruction& instruction, VerifierMode) {
+  if (instruction.dimensions().size() != 1 ||
+      instruction.to_apply() == nullptr) {
+    return absl::InvalidArgumentError(
+        "scan: needs exactly one dimension and a computation");
+  }
+  return ShapeInference::InferScanShape(
+      OperandShapes(instruction), instruction.dimensions(0),
+      instruction.num_carries(), ComputeProgramShape(*instruction.to_apply()));
+}
+
 absl::StatusOr<Shape> Channel(const HloInstruction& instruction,
                               VerifierMode) {
   const auto* host =

@@ -298,6 +298,14 @@ class ShapeInference {
   // add-dependency: the first operand's shape; the second is a token.
   static absl::StatusOr<Shape> InferAddDependencyShape(const Shape& operand,
                                                        const Shape& token);
+  // scan: the last num_carries operands are the initial carries, the others
+  // inputs of equal size along `dimension`; the computation maps (input
+  // slices without that dimension..., carries...) to (outputs...,
+  // carries...) of the same carry shapes; the result is (each output with
+  // the dimension inserted..., carries...).
+  static absl::StatusOr<Shape> InferScanShape(
+      absl::Span<const Shape* const> operands, int64_t dimension,
+      int64_t num_carries, const ProgramShape& computation);
   // send, recv, their -done ops, infeed and outfeed: always an error that
   // says what is missing: another device (a multi-device module, with
   // kOneDevice in the message) or a host channel.

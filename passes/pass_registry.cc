@@ -8,6 +8,7 @@
 #include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
 #include "passes/reduce_window_expander.h"
+#include "passes/scan_expander.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
@@ -35,6 +36,7 @@ constexpr PassFactory kPasses[] = {
     {"lower-collectives", &Make<LowerCollectivesPass>},
     {"inline-maps", &Make<MapInlinerPass>},
     {"expand-reduce-windows", &Make<ReduceWindowExpanderPass>},
+    {"expand-scans", &Make<ScanExpanderPass>},
     {"expand-convolutions", &Make<ConvolutionExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},

@@ -23,6 +23,7 @@
 #include "passes/map_inliner.h"
 #include "passes/pass_registry.h"
 #include "passes/reduce_window_expander.h"
+#include "passes/scan_expander.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
 #include "runtime/buffer_assignment.h"
@@ -98,6 +99,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       // list; these passes do nothing when their work is already done
       // (planning keeps the plans a parsed fused module brings).
       passes->AddPass(std::make_unique<LowerCollectivesPass>());
+      passes->AddPass(std::make_unique<ScanExpanderPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(

@@ -133,6 +133,13 @@ less_f32 {
   ROOT lt = pred[] compare(la, lb), direction=LT
 }
 
+scan_step {
+  se = f32[] parameter(0)
+  sc = f32[] parameter(1)
+  ss = f32[] add(se, sc)
+  ROOT st = (f32[], f32[]) tuple(ss, ss)
+}
+
 fused {
   fp = f32[2]{0} parameter(0)
   ROOT fn = f32[2]{0} negate(fp)
@@ -235,6 +242,7 @@ ENTRY main {
   received_done = (f32[2]{0}, token[]) recv-done(received), is_host_transfer=true
   fed = ((f32[2]{0}), token[]) infeed(joined)
   out_fed = token[] outfeed(ordered, joined)
+  scanned = (f32[2]{0}, f32[]) scan(x, c), dimensions={0}, num_carries=1, is_reverse=true, to_apply=scan_step
   cond = f32[2]{0} conditional(p0, called, x), true_computation=callee, false_computation=callee
   branch = f32[2]{0} conditional(one, called, x, y), branch_computations={callee, callee, callee}
   ar = f32[2]{0} all-reduce(x), replica_groups={}, to_apply=add_f32

@@ -169,16 +169,16 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
               ElementsAre("inline-calls", "lower-collectives", "inline-maps",
-                          "expand-reduce-windows", "expand-convolutions",
-                          "expand-dots",
+                          "expand-reduce-windows", "expand-scans",
+                          "expand-convolutions", "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
                                  "inline-calls, lower-collectives, inline-maps, "
-                                 "expand-reduce-windows, expand-convolutions, "
-                                 "expand-dots, "
+                                 "expand-reduce-windows, expand-scans, "
+                                 "expand-convolutions, expand-dots, "
                                  "lower-broadcasts, "
                                  "simplify, "
                                  "cse, dce, "

@@ -104,7 +104,8 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
     passes.push_back(pass.name);
   }
   EXPECT_THAT(passes,
-              ElementsAre("simplify", "lower-collectives", "inline-calls",
+              ElementsAre("simplify", "lower-collectives", "expand-scans",
+                          "inline-calls",
                           "inline-maps", "inline-unplannable-fusions",
                           "expand-reduce-windows", "expand-convolutions",
                           "expand-dots",
