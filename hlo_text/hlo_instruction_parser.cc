@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "hlo_text/fusion_plan_parser.h"
@@ -50,7 +51,28 @@ struct Header {
   Token shape_token;
   Token opcode_token;
   HloOpcode opcode = HloOpcode::kParameter;
+  // XLA's generic asynchronous form `<op>-start`, `<op>-update`,
+  // `<op>-done` (`fusion-start(x), kind=kLoop, calls=f`): `opcode` is the
+  // async-start/-update/-done and `wrapped` the op it runs.
+  std::optional<HloOpcode> wrapped;
 };
+
+// The async op and the op it wraps for `<op>-start`, `<op>-update` and
+// `<op>-done`, when <op> is an opcode.
+std::optional<std::pair<HloOpcode, HloOpcode>> GenericAsync(
+    absl::string_view text) {
+  static constexpr std::pair<absl::string_view, HloOpcode> kSuffixes[] = {
+      {"-start", HloOpcode::kAsyncStart},
+      {"-update", HloOpcode::kAsyncUpdate},
+      {"-done", HloOpcode::kAsyncDone}};
+  for (const auto& [suffix, async] : kSuffixes) {
+    if (!absl::EndsWith(text, suffix)) continue;
+    absl::StatusOr<HloOpcode> wrapped =
+        StringToHloOpcode(text.substr(0, text.size() - suffix.size()));
+    if (wrapped.ok()) return std::make_pair(async, *wrapped);
+  }
+  return std::nullopt;
+}
 
 struct Attributes {
   // Value tokens of the attributes seen, by name: for duplicates, the
@@ -95,7 +117,13 @@ absl::StatusOr<Header> ParseHeader(TokenCursor& cursor,
   absl::StatusOr<HloOpcode> opcode =
       StringToHloOpcode(header.opcode_token.text);
   if (!opcode.ok()) {
-    return TokenCursor::ErrorAt(header.opcode_token, opcode.status().message());
+    auto async = GenericAsync(header.opcode_token.text);
+    if (!async.has_value()) {
+      return TokenCursor::ErrorAt(header.opcode_token,
+                                  opcode.status().message());
+    }
+    opcode = async->first;
+    header.wrapped = async->second;
   }
   header.opcode = *opcode;
   return header;
@@ -414,7 +442,10 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
     RETURN_IF_ERROR(cursor.ExpectName("an attribute name").status());
     std::optional<AttrId> id = AttrIdFromName(name.text);
     const AttrSlot* slot = id.has_value() ? spec.FindAttribute(*id) : nullptr;
-    const bool common = IsCommonAttribute(name.text);
+    // `<op>-start` takes <op>'s attributes and its own thread name.
+    const bool common =
+        IsCommonAttribute(name.text) ||
+        (header.wrapped.has_value() && name.text == "async_execution_thread");
     if (!common && (slot == nullptr || slot->use == AttrUse::kPositional)) {
       return TokenCursor::ErrorAt(
           name,
@@ -586,6 +617,48 @@ absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
   return CheckOperandCount(header, operands.size());
 }
 
+// The computation `<op>-start` runs: parameters of its operands' shapes
+// and <op> with the instruction's attributes, whose result is element 1 of
+// the start's declared ((operands), result, context...) shape.
+absl::StatusOr<HloComputation*> WrapAsync(
+    const Header& header, const std::vector<HloInstruction*>& operands,
+    Attributes attributes, ModuleParseState& module) {
+  const Shape& shape = header.shape;
+  if (!header.shape_given || !shape.IsTuple() ||
+      shape.tuple_shapes().size() < 2) {
+    return TokenCursor::ErrorAt(
+        header.opcode_token,
+        absl::StrCat("'", header.name_token.text, "' (",
+                     header.opcode_token.text,
+                     ") needs its shape ((operands), result, context...)"));
+  }
+  HloComputation* computation = module.module->AddComputation(
+      absl::StrCat(header.name_token.text, ".wrapped"), /*is_entry=*/false);
+  std::vector<HloInstruction*> parameters;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    parameters.push_back(computation->AddInstruction(
+        HloInstruction::CreateParameter(static_cast<int64_t>(i),
+                                        operands[i]->shape(),
+                                        absl::StrCat("p", i))));
+  }
+  Header inner = header;
+  inner.opcode = *header.wrapped;
+  inner.shape = shape.tuple_shapes(1);
+  inner.wrapped.reset();
+  std::unique_ptr<HloInstruction> op =
+      Build(inner, parameters, std::move(attributes));
+  // Named after the start, so the text's own names keep theirs.
+  op->set_name(absl::StrCat(header.name_token.text, ".",
+                            HloOpcodeString(inner.opcode)));
+  HloInstruction* added = computation->AddInstruction(std::move(op));
+  module.instruction_names.insert(added->name());  // taken in the module
+  for (HloInstruction* parameter : parameters) {
+    module.instruction_names.insert(parameter->name());
+  }
+  computation->set_root_instruction(added);
+  return computation;
+}
+
 absl::StatusOr<HloInstruction*> ParseInstructionRest(
     TokenCursor& cursor, ModuleParseState& module,
     ComputationParseState& computation, const Header& header, bool nested) {
@@ -597,8 +670,20 @@ absl::StatusOr<HloInstruction*> ParseInstructionRest(
                                   parameter_number, literal));
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kRParen));
   Attributes attributes;
+  const bool wraps = header.wrapped.has_value() &&
+                     header.opcode == HloOpcode::kAsyncStart;
   if (!nested) {  // a nested instruction's `,` goes on with the operands
-    ASSIGN_OR_RETURN(attributes, ParseAttributes(cursor, header, module));
+    // `<op>-start` carries the attributes of <op>.
+    Header attributes_of = header;
+    if (wraps) attributes_of.opcode = *header.wrapped;
+    ASSIGN_OR_RETURN(attributes,
+                     ParseAttributes(cursor, attributes_of, module));
+  }
+  if (wraps) {
+    ASSIGN_OR_RETURN(HloComputation * computation,
+                     WrapAsync(header, operands, std::move(attributes), module));
+    attributes = Attributes();
+    attributes.callees = {computation};
   }
   if (header.opcode == HloOpcode::kCompare) {
     RETURN_IF_ERROR(CheckComparisonType(attributes, operands));

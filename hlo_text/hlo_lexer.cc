@@ -116,7 +116,9 @@ Token HloLexer::LexToken() {
         Advance(2);
         return token;
       }
-      break;
+      return Single(token, TokenKind::kLess);
+    case '>':
+      return Single(token, TokenKind::kGreater);
     case '"':
       return LexString(token);
     case '.':
@@ -376,6 +378,10 @@ std::string TokenKindDescription(TokenKind kind) {
       return "a padding configuration";
     case TokenKind::kDimsX:
       return "window dimensions like 3x3";
+    case TokenKind::kLess:
+      return "'<'";
+    case TokenKind::kGreater:
+      return "'>'";
   }
   return "a token";
 }

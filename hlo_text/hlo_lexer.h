@@ -44,6 +44,8 @@ enum class TokenKind {
   kEllipsis,   // `...`, an elided constant's values: `{...}`
   kPadding,    // `1_2x0_0_1`: pad's padding configuration
   kDimsX,      // `3x3`: a window's sizes, strides or dilations
+  kLess,       // `<` and `>`: only inside skipped attribute values (MLIR
+  kGreater,    // syntax in frontend_attributes: `dense<1> : tensor<i32>`)
 };
 
 struct Token {

@@ -222,6 +222,47 @@ ENTRY main {
                         "context values."));
 }
 
+// XLA's generic form `<op>-start(...)`, with <op>'s attributes: an
+// async-start calling a computation `<name>.wrapped` that holds the op;
+// `<op>-update` and `<op>-done` are async-update and async-done.
+TEST(CollectivesTest, GenericAsyncFormWrapsTheOp) {
+  constexpr char kGeneric[] = R"(HloModule generic
+double {
+  p0 = f32[2,2] parameter(0)
+  ROOT add = f32[2,2] add(p0, p0)
+}
+ENTRY main {
+  x = f32[2,2] parameter(0)
+  fs = ((f32[2,2]), f32[2,2], s32[]) fusion-start(x), kind=kLoop, calls=double
+  fd = f32[2,2] fusion-done(fs)
+  as = ((f32[2,2]), f32[2,2], s32[]) abs-start(fd), async_execution_thread="t"
+  au = ((f32[2,2]), f32[2,2], s32[]) abs-update(as)
+  ad = f32[2,2] abs-done(au)
+  ROOT abs = f32[2,2] negate(ad)
+}
+)";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kGeneric));
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
+  const std::string text = module->ToString();
+  EXPECT_THAT(text, HasSubstr("fs = ((f32[2,2]{1,0}), f32[2,2]{1,0}, s32[]) "
+                              "async-start(x), calls=fs.wrapped\n"));
+  EXPECT_THAT(text, HasSubstr("ROOT fs.fusion = f32[2,2]{1,0} fusion(p0.1), "
+                              "kind=kLoop, calls=double\n"));
+  EXPECT_THAT(text, HasSubstr("ROOT abs = f32[2,2]{1,0} negate(ad)"));
+  EXPECT_THAT(text, HasSubstr("async-update(as)\n"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> again, ParseHloModule(text));
+  EXPECT_EQ(again->ToString(), text);
+  std::vector<Literal> arguments = testing::MakeSeededArguments(*module, 3);
+  EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments)));
+  const std::string shapeless = absl::StrReplaceAll(
+      kGeneric,
+      {{"as = ((f32[2,2]), f32[2,2], s32[]) abs-start", "as = abs-start"}});
+  EXPECT_THAT(ParseHloModule(shapeless).status().message(),
+              HasSubstr("'as' (abs-start) needs its shape ((operands), "
+                        "result, context...)"));
+}
+
 TEST(CollectivesTest, Builder) {
   XlaBuilder add("add");
   Add(Parameter(&add, 0, ShapeUtil::MakeShape(F32, {}), "a"),

@@ -912,7 +912,7 @@ comp {
 ENTRY main {
   x = f32[4] parameter(0)
   d = f32[] dot(x, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}, operand_precision={highest,highest}
-  f = f32[] fusion(d), kind=kLoop, calls=comp, output_to_operand_aliasing={{}: (0, {})}
+  f = f32[] fusion(d), kind=kLoop, calls=comp, output_to_operand_aliasing={{}: (0, {})}, frontend_attributes={composite.attributes={n = 1 : i32, tensor = dense<1> : tensor<i32>}}
   ROOT c = f32[] custom-call(f), custom_call_target="Sharding", called_computations={comp}
 })").status());
 }
