@@ -31,6 +31,7 @@ using hlo_evaluator_internal::EvaluateDot;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateScan;
+using hlo_evaluator_internal::EvaluateTopK;
 using hlo_evaluator_internal::EvaluateSlice;
 using hlo_evaluator_internal::EvaluateReverse;
 using hlo_evaluator_internal::EvaluateGather;
@@ -743,6 +744,9 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateSort(instruction, operands, options);
     case HloOpcode::kScan:
       return EvaluateScan(instruction, operands, options);
+    case HloOpcode::kTopK:
+      return EvaluateTopK(*operands[0], instruction.topk_k(),
+                          instruction.topk_largest());
     case HloOpcode::kMap:
       return EvaluateMap(instruction, operands, options);
     case HloOpcode::kTuple: {

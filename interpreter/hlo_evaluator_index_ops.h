@@ -113,6 +113,10 @@ absl::StatusOr<Literal> EvaluateSingleDeviceCollective(
     HloOpcode opcode, const Shape& shape, bool permutes_to_itself,
     absl::Span<const Literal* const> operands);
 // Row-major reinterpretation with the same element count.
+// HLO topk: (the k largest or smallest along the last dimension, their s32
+// indices), stable, floats in their total order.
+absl::StatusOr<Literal> EvaluateTopK(const Literal& operand, int64_t k,
+                                     bool largest);
 // HLO scan (verified): runs its computation once per slice.
 absl::StatusOr<Literal> EvaluateScan(const HloInstruction& scan,
                                      absl::Span<const Literal* const> operands,

@@ -298,6 +298,15 @@ int64_t HloInstruction::num_carries() const {
   return IntOr(attributes_, AttrId::kNumCarries, -1);
 }
 
+int64_t HloInstruction::topk_k() const {
+  return IntOr(attributes_, AttrId::kK, -1);
+}
+
+bool HloInstruction::topk_largest() const {
+  const auto* largest = attributes_.Get<std::string>(AttrId::kLargest);
+  return largest == nullptr || *largest != "false";
+}
+
 bool HloInstruction::is_reverse() const {
   const auto* reverse = attributes_.Get<std::string>(AttrId::kIsReverse);
   return reverse != nullptr && *reverse == "true";

@@ -221,6 +221,9 @@ class HloInstruction {
   // missing).
   int64_t num_carries() const;
   bool is_reverse() const;
+  // topk's k (-1 when missing) and largest (true when missing).
+  int64_t topk_k() const;
+  bool topk_largest() const;
   int64_t batch_group_count() const;
   // reduce-precision's exponent_bits and mantissa_bits (0 when absent).
   int64_t exponent_bits() const;

@@ -29,7 +29,6 @@ absl::string_view UnsupportedReason(absl::string_view text) {
         {"ragged-all-to-all",
          "an all-to-all between devices; mxla runs one device"},
         {"ragged-dot", kNotYet},
-        {"topk", kNotYet},
         {"stochastic-convert", kNotYet},
         {"cholesky", kNotYet},
         {"triangular-solve", kNotYet},

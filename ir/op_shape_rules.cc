@@ -449,7 +449,24 @@ absl::StatusOr<Shape> AddDependency(const HloInstruction& instruction,
                                                  OperandShape(instruction, 1));
 }
 
+namespace {
+
+// A true/false attribute (is_reverse, largest), when present, is one of
+// those two names.
+absl::Status CheckBoolAttribute(const HloInstruction& instruction, AttrId id) {
+  const auto* value = instruction.attributes().Get<std::string>(id);
+  if (value == nullptr || *value == "true" || *value == "false") {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      HloOpcodeString(instruction.opcode()), ": ", GetAttrInfo(id).name,
+      " must be true or false; got ", *value));
+}
+
+}  // namespace
+
 absl::StatusOr<Shape> Scan(const HloInstruction& instruction, VerifierMode) {
+  RETURN_IF_ERROR(CheckBoolAttribute(instruction, AttrId::kIsReverse));
   if (instruction.dimensions().size() != 1 ||
       instruction.to_apply() == nullptr) {
     return absl::InvalidArgumentError(
@@ -460,8 +477,15 @@ absl::StatusOr<Shape> Scan(const HloInstruction& instruction, VerifierMode) {
       instruction.num_carries(), ComputeProgramShape(*instruction.to_apply()));
 }
 
+absl::StatusOr<Shape> TopK(const HloInstruction& instruction, VerifierMode) {
+  RETURN_IF_ERROR(CheckBoolAttribute(instruction, AttrId::kLargest));
+  return ShapeInference::InferTopKShape(OperandShape(instruction, 0),
+                                        instruction.topk_k());
+}
+
 absl::StatusOr<Shape> Channel(const HloInstruction& instruction,
                               VerifierMode) {
+  RETURN_IF_ERROR(CheckBoolAttribute(instruction, AttrId::kIsHostTransfer));
   const auto* host =
       instruction.attributes().Get<std::string>(AttrId::kIsHostTransfer);
   const bool to_host = (host != nullptr && *host == "true") ||

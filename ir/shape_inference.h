@@ -306,6 +306,9 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferScanShape(
       absl::Span<const Shape* const> operands, int64_t dimension,
       int64_t num_carries, const ProgramShape& computation);
+  // topk: (the operand with its last dimension k, the same shape in s32);
+  // the operand has rank >= 1 and 0 <= k <= its last dimension.
+  static absl::StatusOr<Shape> InferTopKShape(const Shape& operand, int64_t k);
   // send, recv, their -done ops, infeed and outfeed: always an error that
   // says what is missing: another device (a multi-device module, with
   // kOneDevice in the message) or a host channel.

@@ -9,6 +9,7 @@
 #include "passes/dot_expander.h"
 #include "passes/reduce_window_expander.h"
 #include "passes/scan_expander.h"
+#include "passes/topk_expander.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
@@ -37,6 +38,7 @@ constexpr PassFactory kPasses[] = {
     {"inline-maps", &Make<MapInlinerPass>},
     {"expand-reduce-windows", &Make<ReduceWindowExpanderPass>},
     {"expand-scans", &Make<ScanExpanderPass>},
+    {"expand-topk", &Make<TopKExpanderPass>},
     {"expand-convolutions", &Make<ConvolutionExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},

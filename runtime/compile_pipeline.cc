@@ -24,6 +24,7 @@
 #include "passes/pass_registry.h"
 #include "passes/reduce_window_expander.h"
 #include "passes/scan_expander.h"
+#include "passes/topk_expander.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
 #include "runtime/buffer_assignment.h"
@@ -100,6 +101,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       // (planning keeps the plans a parsed fused module brings).
       passes->AddPass(std::make_unique<LowerCollectivesPass>());
       passes->AddPass(std::make_unique<ScanExpanderPass>());
+      passes->AddPass(std::make_unique<TopKExpanderPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(

@@ -243,6 +243,7 @@ ENTRY main {
   fed = ((f32[2]{0}), token[]) infeed(joined)
   out_fed = token[] outfeed(ordered, joined)
   scanned = (f32[2]{0}, f32[]) scan(x, c), dimensions={0}, num_carries=1, is_reverse=true, to_apply=scan_step
+  top = (f32[1]{0}, s32[1]{0}) topk(x), k=1, largest=false
   cond = f32[2]{0} conditional(p0, called, x), true_computation=callee, false_computation=callee
   branch = f32[2]{0} conditional(one, called, x, y), branch_computations={callee, callee, callee}
   ar = f32[2]{0} all-reduce(x), replica_groups={}, to_apply=add_f32

@@ -170,7 +170,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
               ElementsAre("inline-calls", "lower-collectives", "inline-maps",
                           "expand-reduce-windows", "expand-scans",
-                          "expand-convolutions", "expand-dots",
+                          "expand-topk", "expand-convolutions", "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
@@ -178,7 +178,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                        HasSubstr("unknown pass 'fuse' (available passes: "
                                  "inline-calls, lower-collectives, inline-maps, "
                                  "expand-reduce-windows, expand-scans, "
-                                 "expand-convolutions, expand-dots, "
+                                 "expand-topk, expand-convolutions, "
+                                 "expand-dots, "
                                  "lower-broadcasts, "
                                  "simplify, "
                                  "cse, dce, "

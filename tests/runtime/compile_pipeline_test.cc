@@ -105,7 +105,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
   }
   EXPECT_THAT(passes,
               ElementsAre("simplify", "lower-collectives", "expand-scans",
-                          "inline-calls",
+                          "expand-topk", "inline-calls",
                           "inline-maps", "inline-unplannable-fusions",
                           "expand-reduce-windows", "expand-convolutions",
                           "expand-dots",

@@ -1,0 +1,83 @@
+// topk: the k largest (or smallest) along the last dimension with their
+// indices, ties by index, floats in their total order (NaN above +inf,
+// -0 below +0); the shape rule's errors; the JIT's stable sort and slices
+// (expand-topk) against the interpreter.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "interpreter/hlo_evaluator.h"
+#include "ir/hlo_verifier.h"
+#include "tests/testlib/hlo_test_base.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::RunAndCompare;
+using ::mxla::testing::StatusIs;
+using ::testing::HasSubstr;
+
+std::string Module(const std::string& operand, const std::string& result,
+                   const std::string& attributes) {
+  return "HloModule t\nENTRY main {\n  x = " + operand +
+         " parameter(0)\n  ROOT t = " + result + " topk(x), " + attributes +
+         "\n}\n";
+}
+
+Literal RunBoth(const std::string& text, const Literal& x) {
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
+  absl::StatusOr<Literal> result = EvaluateModule(*module, {&x});
+  EXPECT_OK(result.status());
+  EXPECT_TRUE(RunAndCompare(*module, {&x}));
+  return result.ok() ? *std::move(result) : Literal();
+}
+
+TEST(TopKTest, LargestAndSmallestWithTiesByIndex) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const Literal x = LiteralUtil::CreateR2<float>(
+      {{1, 3, 3, -0.0f, 0, 2}, {nan, inf, -inf, 5, 5, -1}});
+  Literal largest = RunBoth(
+      Module("f32[2,6]", "(f32[2,3], s32[2,3])", "k=3, largest=true"), x);
+  EXPECT_EQ(largest.tuple_element(1),
+            LiteralUtil::CreateR2<int32_t>({{1, 2, 5}, {0, 1, 3}}));
+  Literal smallest =
+      RunBoth(Module("f32[2,6]", "(f32[2,4], s32[2,4])", "k=4, largest=false"), x);
+  // -0 goes before +0 in the total order.
+  EXPECT_EQ(smallest.tuple_element(1),
+            LiteralUtil::CreateR2<int32_t>({{3, 4, 0, 5}, {2, 5, 3, 4}}));
+  const Literal ints = LiteralUtil::CreateR1<int32_t>({4, -7, 4, 9, 0});
+  Literal top = RunBoth(Module("s32[5]", "(s32[2], s32[2])", "k=2"), ints);
+  EXPECT_EQ(top.tuple_element(0), LiteralUtil::CreateR1<int32_t>({9, 4}));
+  EXPECT_EQ(top.tuple_element(1), LiteralUtil::CreateR1<int32_t>({3, 0}));
+}
+
+TEST(TopKTest, ShapeRuleErrors) {
+  auto verify = [](const std::string& text) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    if (!module.ok()) return module.status();
+    return VerifyModule(**module, VerifierMode::kBuilder);
+  };
+  EXPECT_THAT(verify(Module("f32[4]", "(f32[5], s32[5])", "k=5")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("topk: k=5 must be in [0, 4] (the last "
+                                 "dimension of f32[4]).")));
+  EXPECT_THAT(verify(Module("f32[]", "(f32[], s32[])", "k=0")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("topk: The input must have at least one "
+                                 "dimension; got f32[].")));
+  EXPECT_THAT(verify(Module("f32[4]", "(f32[2], s32[2])", "k=2, largest=yes")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("topk: largest must be true or false; got "
+                                 "yes")));
+}
+
+}  // namespace
+}  // namespace mxla
