@@ -180,6 +180,17 @@ XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens,
 XlaOp CreateToken(XlaBuilder* builder,
                   SourceLocation location = SourceLocation::current());
 
+// An array of `shape` drawn uniformly from [a, b) (RngUniform; floats,
+// integers or pred) or from the normal distribution of mean mu and
+// standard deviation sigma (RngNormal; floats). The parameters are scalars
+// of shape's element type. XLA leaves the numbers to the backend; mxla's
+// are a pure function of the instruction's name and the element's index
+// (the same on every run and in both backends; see the README).
+XlaOp RngUniform(XlaOp a, XlaOp b, const Shape& shape,
+                 SourceLocation location = SourceLocation::current());
+XlaOp RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape,
+                SourceLocation location = SourceLocation::current());
+
 // `pred` must have element type pred, and on_true/on_false one element
 // type. Scalar operands (pred included) broadcast to the others' shape;
 // non-scalar operands must have equal dimensions.

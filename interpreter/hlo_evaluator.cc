@@ -14,6 +14,7 @@
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/bit_ops.h"
 #include "semantics/index_walk.h"
+#include "semantics/random_numbers.h"
 #include "semantics/scalar_semantics.h"
 #include "semantics/scatter_elements.h"
 #include "semantics/select_and_scatter.h"
@@ -744,6 +745,13 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateSort(instruction, operands, options);
     case HloOpcode::kScan:
       return EvaluateScan(instruction, operands, options);
+    case HloOpcode::kRng: {
+      ASSIGN_OR_RETURN(RandomDistribution distribution,
+                       instruction.rng_distribution());
+      return semantics::random::Generate(
+          distribution, semantics::random::NameKey(instruction.name()),
+          *operands[0], *operands[1], instruction.shape());
+    }
     case HloOpcode::kTopK:
       return EvaluateTopK(*operands[0], instruction.topk_k(),
                           instruction.topk_largest());

@@ -307,6 +307,25 @@ bool HloInstruction::topk_largest() const {
   return largest == nullptr || *largest != "false";
 }
 
+absl::StatusOr<RandomDistribution> HloInstruction::rng_distribution() const {
+  const auto* text = attributes_.Get<std::string>(AttrId::kDistribution);
+  if (text == nullptr) {
+    return absl::InvalidArgumentError("rng: missing attribute distribution");
+  }
+  absl::StatusOr<RandomDistribution> distribution =
+      StringToRandomDistribution(*text);
+  if (!distribution.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rng: ", distribution.status().message()));
+  }
+  return distribution;
+}
+
+void HloInstruction::set_rng_distribution(RandomDistribution distribution) {
+  attributes_.Set(AttrId::kDistribution,
+                  std::string(RandomDistributionString(distribution)));
+}
+
 bool HloInstruction::is_reverse() const {
   const auto* reverse = attributes_.Get<std::string>(AttrId::kIsReverse);
   return reverse != nullptr && *reverse == "true";

@@ -225,6 +225,10 @@ class HloInstruction {
   int64_t topk_k() const;
   bool topk_largest() const;
   int64_t batch_group_count() const;
+  // rng's distribution: an error naming the attribute's value when it is
+  // missing or neither rng_uniform nor rng_normal.
+  absl::StatusOr<RandomDistribution> rng_distribution() const;
+  void set_rng_distribution(RandomDistribution distribution);
   // reduce-precision's exponent_bits and mantissa_bits (0 when absent).
   int64_t exponent_bits() const;
   int64_t mantissa_bits() const;

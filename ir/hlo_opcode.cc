@@ -17,15 +17,15 @@ namespace {
 // is "unknown opcode".
 absl::string_view UnsupportedReason(absl::string_view text) {
   static const auto* const kReasons = [] {
-    constexpr absl::string_view kRandom =
-        "random number generation is not in mxla yet";
     constexpr absl::string_view kNotYet = "not in mxla yet";
     auto* map = new absl::flat_hash_map<std::string, absl::string_view>{
         {"create-token", "XLA's old name of after-all with no operands; "
                          "write after-all()"},
-        {"rng", kRandom},
-        {"rng-bit-generator", kRandom},
-        {"rng-get-and-update-state", kRandom},
+        {"rng-bit-generator",
+         "XLA's Philox and ThreeFry bit generators are not in mxla yet"},
+        {"rng-get-and-update-state",
+         "mxla's rng keeps no generator state: its numbers are a function "
+         "of the instruction"},
         {"ragged-all-to-all",
          "an all-to-all between devices; mxla runs one device"},
         {"ragged-dot", kNotYet},
@@ -131,6 +131,21 @@ absl::StatusOr<ComparisonDirection> StringToComparisonDirection(
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown comparison direction '", text, "' (expected EQ, NE, LT, LE, GT or GE)"));
+}
+
+absl::string_view RandomDistributionString(RandomDistribution distribution) {
+  return distribution == RandomDistribution::kUniform ? "rng_uniform"
+                                                      : "rng_normal";
+}
+
+absl::StatusOr<RandomDistribution> StringToRandomDistribution(
+    absl::string_view text) {
+  for (RandomDistribution d :
+       {RandomDistribution::kUniform, RandomDistribution::kNormal}) {
+    if (RandomDistributionString(d) == text) return d;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown distribution '", text, "' (expected rng_uniform or rng_normal)"));
 }
 
 absl::string_view FusionKindString(FusionKind kind) {

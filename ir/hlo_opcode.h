@@ -47,6 +47,13 @@ absl::string_view ComparisonDirectionString(ComparisonDirection direction);
 absl::StatusOr<ComparisonDirection> StringToComparisonDirection(
     absl::string_view text);
 
+// rng's distributions, printed as `distribution=rng_uniform`: uniform in
+// [a, b), or normal with mean mu and standard deviation sigma.
+enum class RandomDistribution { kUniform, kNormal };
+absl::string_view RandomDistributionString(RandomDistribution distribution);
+absl::StatusOr<RandomDistribution> StringToRandomDistribution(
+    absl::string_view text);
+
 // Kinds of fusion computation, printed as `kind=kLoop`. kCustom is another
 // backend's fusion (XLA:GPU's Triton and library calls): its value is its
 // computation's, which the JIT inlines and fuses its own way.

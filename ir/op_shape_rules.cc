@@ -483,6 +483,15 @@ absl::StatusOr<Shape> TopK(const HloInstruction& instruction, VerifierMode) {
                                         instruction.topk_k());
 }
 
+absl::StatusOr<Shape> Rng(const HloInstruction& instruction, VerifierMode) {
+  ASSIGN_OR_RETURN(RandomDistribution distribution,
+                   instruction.rng_distribution());
+  RETURN_IF_ERROR(ShapeInference::CheckRng(
+      distribution, OperandShape(instruction, 0), OperandShape(instruction, 1),
+      instruction.shape()));
+  return instruction.shape();
+}
+
 absl::StatusOr<Shape> Channel(const HloInstruction& instruction,
                               VerifierMode) {
   RETURN_IF_ERROR(CheckBoolAttribute(instruction, AttrId::kIsHostTransfer));

@@ -313,6 +313,11 @@ class ShapeInference {
   // says what is missing: another device (a multi-device module, with
   // kOneDevice in the message) or a host channel.
   static absl::Status RefuseChannelTransfer(HloOpcode opcode, bool to_host);
+  // rng: scalar parameters a and b of the result's element type (a float
+  // type for rng_normal).
+  static absl::Status CheckRng(RandomDistribution distribution,
+                               const Shape& a, const Shape& b,
+                               const Shape& shape);
   // iota: an array shape of rank >= 1 with 0 <= iota_dimension < rank.
   static absl::Status CheckIota(const Shape& shape, int64_t iota_dimension);
 };

@@ -22,7 +22,12 @@ absl::StatusOr<bool> CsePass::Run(HloModule& module) {
     absl::flat_hash_map<size_t, std::vector<HloInstruction*>> seen;
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
-      if (instruction->opcode() == HloOpcode::kParameter) continue;
+      // Two rngs of the same parameters draw different numbers (their
+      // names differ).
+      if (instruction->opcode() == HloOpcode::kParameter ||
+          instruction->opcode() == HloOpcode::kRng) {
+        continue;
+      }
       std::vector<HloInstruction*>& bucket = seen[CseHash(*instruction)];
       HloInstruction* twin = nullptr;
       for (HloInstruction* candidate : bucket) {

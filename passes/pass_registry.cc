@@ -8,6 +8,7 @@
 #include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
 #include "passes/reduce_window_expander.h"
+#include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
 #include "passes/topk_expander.h"
 #include "passes/dce.h"
@@ -37,6 +38,7 @@ constexpr PassFactory kPasses[] = {
     {"lower-collectives", &Make<LowerCollectivesPass>},
     {"inline-maps", &Make<MapInlinerPass>},
     {"expand-reduce-windows", &Make<ReduceWindowExpanderPass>},
+    {"expand-rngs", &Make<RngExpanderPass>},
     {"expand-scans", &Make<ScanExpanderPass>},
     {"expand-topk", &Make<TopKExpanderPass>},
     {"expand-convolutions", &Make<ConvolutionExpanderPass>},

@@ -23,6 +23,7 @@
 #include "passes/map_inliner.h"
 #include "passes/pass_registry.h"
 #include "passes/reduce_window_expander.h"
+#include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
 #include "passes/topk_expander.h"
 #include "passes/row_fusion.h"
@@ -81,12 +82,16 @@ std::vector<std::unique_ptr<HloPass>> MakePasses() {
 // needs of its input.
 absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
     const CompileOptions& options, PipelineOptions pass_options) {
+  // expand-rngs first in both backends: rng's numbers come from its name,
+  // which inlining may change.
   std::unique_ptr<PassPipeline> passes;
   if (options.passes.has_value()) {
-    ASSIGN_OR_RETURN(passes,
-                     CreatePipeline(*options.passes, std::move(pass_options)));
+    std::vector<std::string> names = {"expand-rngs"};
+    names.insert(names.end(), options.passes->begin(), options.passes->end());
+    ASSIGN_OR_RETURN(passes, CreatePipeline(names, std::move(pass_options)));
   } else {
     passes = std::make_unique<PassPipeline>(std::move(pass_options));
+    passes->AddPass(std::make_unique<RngExpanderPass>());
     passes->AddPass(std::make_unique<CallInlinerPass>());
     passes->AddPass(std::make_unique<LowerBroadcastsPass>());
     passes->AddFixedPoint("simplify-cse-dce",

@@ -244,6 +244,7 @@ ENTRY main {
   out_fed = token[] outfeed(ordered, joined)
   scanned = (f32[2]{0}, f32[]) scan(x, c), dimensions={0}, num_carries=1, is_reverse=true, to_apply=scan_step
   top = (f32[1]{0}, s32[1]{0}) topk(x), k=1, largest=false
+  random = f32[2,3]{1,0} rng(c, c), distribution=rng_normal
   cond = f32[2]{0} conditional(p0, called, x), true_computation=callee, false_computation=callee
   branch = f32[2]{0} conditional(one, called, x, y), branch_computations={callee, callee, callee}
   ar = f32[2]{0} all-reduce(x), replica_groups={}, to_apply=add_f32
@@ -1232,11 +1233,12 @@ TEST(HloParserTest, MalformedShapesAndLiterals) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:10: buffer shapes")));
   EXPECT_THAT(ParseHloModule("HloModule m\nENTRY e {\n  x = f32[2] "
-                             "parameter(0)\n  ROOT r = f32[2] rng(x, x), "
-                             "distribution=rng_uniform\n}\n"),
+                             "parameter(0)\n  ROOT r = f32[2] rng-bit-generator(x), "
+                             "algorithm=rng_philox\n}\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("4:19: unsupported XLA op 'rng': random "
-                                 "number generation is not in mxla yet")));
+                       HasSubstr("4:19: unsupported XLA op 'rng-bit-generator': "
+                                 "XLA's Philox and ThreeFry bit generators are "
+                                 "not in mxla yet")));
   EXPECT_THAT(ParseShape("f32[2,<=8]"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:7: bounded dynamic dimensions ('<=N') are "

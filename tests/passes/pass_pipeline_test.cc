@@ -169,7 +169,8 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
               ElementsAre("inline-calls", "lower-collectives", "inline-maps",
-                          "expand-reduce-windows", "expand-scans",
+                          "expand-reduce-windows", "expand-rngs",
+                          "expand-scans",
                           "expand-topk", "expand-convolutions", "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
@@ -177,7 +178,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
                                  "inline-calls, lower-collectives, inline-maps, "
-                                 "expand-reduce-windows, expand-scans, "
+                                 "expand-reduce-windows, expand-rngs, expand-scans, "
                                  "expand-topk, expand-convolutions, "
                                  "expand-dots, "
                                  "lower-broadcasts, "

@@ -83,8 +83,9 @@ TEST(CompilePipelineTest, DefaultHloPassesLowerAndCleanUp) {
   }
   // Nothing to clean up: the first round of the fixed point changes
   // nothing, which ends it.
-  EXPECT_THAT(passes, ElementsAre("inline-calls", "lower-broadcasts",
-                                  "simplify", "cse", "dce"));
+  EXPECT_THAT(passes, ElementsAre("expand-rngs", "inline-calls",
+                                  "lower-broadcasts", "simplify", "cse",
+                                  "dce"));
   EXPECT_EQ(compiled.program, nullptr);
 }
 
@@ -104,7 +105,8 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
     passes.push_back(pass.name);
   }
   EXPECT_THAT(passes,
-              ElementsAre("simplify", "lower-collectives", "expand-scans",
+              ElementsAre("expand-rngs", "simplify", "lower-collectives",
+                          "expand-scans",
                           "expand-topk", "inline-calls",
                           "inline-maps", "inline-unplannable-fusions",
                           "expand-reduce-windows", "expand-convolutions",

@@ -1,0 +1,45 @@
+// RngUniform and RngNormal: rng with its distribution.
+#include "absl/strings/str_cat.h"
+#include "builder/op_helpers.h"
+#include "builder/ops.h"
+#include "ir/shape_inference.h"
+#include "ir/status_macros.h"
+
+namespace mxla {
+namespace {
+
+using builder_internal::PickBuilder;
+using builder_internal::RecordOp;
+
+XlaOp Rng(RandomDistribution distribution, absl::string_view op_name,
+          XlaOp a, XlaOp b, const Shape& shape, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({a, b});
+  return RecordOp(
+      builder, op_name, {a, b}, absl::StrCat("shape=", shape.ToString()),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * first, builder->LookUp(a));
+        ASSIGN_OR_RETURN(HloInstruction * second, builder->LookUp(b));
+        RETURN_IF_ERROR(ShapeInference::CheckRng(
+            distribution, first->shape(), second->shape(), shape));
+        auto rng = HloInstruction::CreateGeneric(HloOpcode::kRng, shape,
+                                                 {first, second});
+        rng->set_rng_distribution(distribution);
+        return builder->AddInstruction(std::move(rng), op_name, location);
+      });
+}
+
+}  // namespace
+
+XlaOp RngUniform(XlaOp a, XlaOp b, const Shape& shape,
+                 SourceLocation location) {
+  return Rng(RandomDistribution::kUniform, "RngUniform", a, b, shape,
+             location);
+}
+
+XlaOp RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape,
+                SourceLocation location) {
+  return Rng(RandomDistribution::kNormal, "RngNormal", mu, sigma, shape,
+             location);
+}
+
+}  // namespace mxla
