@@ -29,6 +29,7 @@ namespace {
 using hlo_evaluator_internal::EvaluateBroadcast;
 using hlo_evaluator_internal::EvaluateConcatenate;
 using hlo_evaluator_internal::EvaluateDot;
+using hlo_evaluator_internal::EvaluateRaggedDot;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateScan;
@@ -703,6 +704,10 @@ absl::StatusOr<Literal> EvaluateOther(
     case HloOpcode::kDot:
       return EvaluateDot(*operands[0], *operands[1],
                          instruction.dot_dimension_numbers(), shape);
+    case HloOpcode::kRaggedDot:
+      return EvaluateRaggedDot(*operands[0], *operands[1], *operands[2],
+                               instruction.ragged_dot_dimension_numbers(),
+                               shape);
     case HloOpcode::kConcatenate:
       return EvaluateConcatenate(operands, shape, instruction.dimensions(0));
     case HloOpcode::kDynamicUpdateSlice:

@@ -115,6 +115,11 @@ absl::StatusOr<Literal> EvaluateSingleDeviceCollective(
 // Row-major reinterpretation with the same element count.
 // HLO topk: (the k largest or smallest along the last dimension, their s32
 // indices), stable, floats in their total order.
+// HLO ragged-dot into `shape` (verified; hlo_evaluator_ragged_dot.cc).
+absl::StatusOr<Literal> EvaluateRaggedDot(const Literal& lhs, const Literal& rhs,
+                                          const Literal& group_sizes,
+                                          const RaggedDotDimensionNumbers& dnums,
+                                          const Shape& shape);
 absl::StatusOr<Literal> EvaluateTopK(const Literal& operand, int64_t k,
                                      bool largest);
 // HLO scan (verified): runs its computation once per slice.

@@ -362,6 +362,17 @@ DotDimensionNumbers HloInstruction::dot_dimension_numbers() const {
           list(AttrId::kRhsBatchDims), list(AttrId::kRhsContractingDims)};
 }
 
+RaggedDotDimensionNumbers HloInstruction::ragged_dot_dimension_numbers()
+    const {
+  const auto* ragged =
+      attributes_.Get<std::vector<int64_t>>(AttrId::kLhsRaggedDims);
+  const auto* group =
+      attributes_.Get<std::vector<int64_t>>(AttrId::kRhsGroupDims);
+  return {dot_dimension_numbers(),
+          ragged == nullptr ? std::vector<int64_t>() : *ragged,
+          group == nullptr ? std::vector<int64_t>() : *group};
+}
+
 void HloInstruction::set_dot_dimension_numbers(
     const DotDimensionNumbers& dnums) {
   auto set = [&](AttrId id, const std::vector<int64_t>& dims) {

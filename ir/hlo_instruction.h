@@ -32,6 +32,7 @@
 #include "absl/types/span.h"
 #include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/ragged_dot.h"
 #include "ir/gather_dimension_numbers.h"
 #include "ir/padding_config.h"
 #include "ir/scatter_dimension_numbers.h"
@@ -225,6 +226,8 @@ class HloInstruction {
   int64_t topk_k() const;
   bool topk_largest() const;
   int64_t batch_group_count() const;
+  // ragged-dot's dimension numbers (absent lists are empty).
+  RaggedDotDimensionNumbers ragged_dot_dimension_numbers() const;
   // rng's distribution: an error naming the attribute's value when it is
   // missing or neither rng_uniform nor rng_normal.
   absl::StatusOr<RandomDistribution> rng_distribution() const;

@@ -202,6 +202,16 @@ absl::StatusOr<Shape> Dot(const HloInstruction& instruction, VerifierMode) {
                                        preferred);
 }
 
+absl::StatusOr<Shape> RaggedDot(const HloInstruction& instruction,
+                                VerifierMode) {
+  std::optional<PrimitiveType> preferred;
+  if (instruction.shape().IsArray()) preferred = instruction.shape().element_type();
+  return ShapeInference::InferRaggedDotShape(
+      OperandShape(instruction, 0), OperandShape(instruction, 1),
+      OperandShape(instruction, 2),
+      instruction.ragged_dot_dimension_numbers(), preferred);
+}
+
 absl::StatusOr<Shape> DynamicSlice(const HloInstruction& instruction,
                                    VerifierMode) {
   if (instruction.operand_count() < 1) {

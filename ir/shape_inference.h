@@ -17,6 +17,7 @@
 #include "absl/types/span.h"
 #include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/ragged_dot.h"
 #include "ir/gather_dimension_numbers.h"
 #include "ir/padding_config.h"
 #include "ir/hlo_opcode.h"
@@ -133,6 +134,13 @@ class ShapeInference {
   // mixed-precision dots: s8 x s16, bf16 x f32).
   static absl::StatusOr<Shape> InferDotShape(
       const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums,
+      std::optional<PrimitiveType> preferred_element_type = std::nullopt);
+
+  // ragged-dot (ir/ragged_dot.h): the plan's checks, then dot's rules on
+  // each group's dot; the contracting mode puts the groups first.
+  static absl::StatusOr<Shape> InferRaggedDotShape(
+      const Shape& lhs, const Shape& rhs, const Shape& group_sizes,
+      const RaggedDotDimensionNumbers& dnums,
       std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
   // dynamic-slice(operand, start_indices...): one scalar start index per

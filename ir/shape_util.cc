@@ -1,6 +1,7 @@
 #include "ir/shape_util.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -83,6 +84,13 @@ int64_t ShapeUtil::ElementsIn(const Shape& shape) {
 
 int64_t ShapeUtil::ByteSizeOf(const Shape& shape) {
   return ElementsIn(shape) * primitive_util::ByteWidth(shape.element_type());
+}
+
+Shape ShapeUtil::DeleteDimension(const Shape& shape, int64_t dimension) {
+  std::vector<int64_t> dims(shape.dimensions().begin(),
+                            shape.dimensions().end());
+  dims.erase(dims.begin() + dimension);
+  return MakeShape(shape.element_type(), dims);
 }
 
 Shape ShapeUtil::ChangeElementType(const Shape& shape, PrimitiveType type) {

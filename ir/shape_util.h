@@ -57,6 +57,8 @@ class ShapeUtil {
   }
   // Same dimensions, element type `type`.
   static Shape ChangeElementType(const Shape& shape, PrimitiveType type);
+  // The array `shape` without dimension `dimension` (row-major layout).
+  static Shape DeleteDimension(const Shape& shape, int64_t dimension);
 
   // Row-major strides in elements of an array shape: the last dimension has
   // stride 1.

@@ -23,13 +23,6 @@ HloInstruction* Element(HloComputation& computation, HloInstruction* tuple,
       tuple->shape().tuple_shapes(index), tuple, index));
 }
 
-Shape WithoutDimension(const Shape& shape, int64_t d) {
-  std::vector<int64_t> dims(shape.dimensions().begin(),
-                            shape.dimensions().end());
-  dims.erase(dims.begin() + d);
-  return ShapeUtil::MakeShape(shape.element_type(), dims);
-}
-
 Shape WithDimension(const Shape& shape, int64_t d, int64_t size) {
   std::vector<int64_t> dims(shape.dimensions().begin(),
                             shape.dimensions().end());
@@ -137,7 +130,7 @@ class ScanLoop {
           ShapeUtil::MakeShape(shape.element_type(), sizes), operands));
       slice->set_dynamic_slice_sizes(sizes);
       arguments.push_back(b.AddInstruction(HloInstruction::CreateReshape(
-          WithoutDimension(shape, d_), slice)));
+          ShapeUtil::DeleteDimension(shape, d_), slice)));
     }
     std::vector<HloInstruction*> carries;
     for (int64_t k = 0; k < carries_; ++k) {

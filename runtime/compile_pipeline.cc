@@ -23,6 +23,7 @@
 #include "passes/map_inliner.h"
 #include "passes/pass_registry.h"
 #include "passes/reduce_window_expander.h"
+#include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
 #include "passes/topk_expander.h"
@@ -107,6 +108,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<LowerCollectivesPass>());
       passes->AddPass(std::make_unique<ScanExpanderPass>());
       passes->AddPass(std::make_unique<TopKExpanderPass>());
+      passes->AddPass(std::make_unique<RaggedDotExpanderPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(

@@ -171,7 +171,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
               ElementsAre("inline-calls", "lower-collectives", "inline-maps",
                           "expand-reduce-windows", "expand-rngs",
                           "expand-scans",
-                          "expand-topk", "expand-convolutions", "expand-dots",
+                          "expand-topk", "expand-convolutions",
+                          "expand-ragged-dots", "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
@@ -180,7 +181,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "inline-calls, lower-collectives, inline-maps, "
                                  "expand-reduce-windows, expand-rngs, expand-scans, "
                                  "expand-topk, expand-convolutions, "
-                                 "expand-dots, "
+                                 "expand-ragged-dots, expand-dots, "
                                  "lower-broadcasts, "
                                  "simplify, "
                                  "cse, dce, "

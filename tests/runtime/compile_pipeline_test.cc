@@ -107,7 +107,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
   EXPECT_THAT(passes,
               ElementsAre("expand-rngs", "simplify", "lower-collectives",
                           "expand-scans",
-                          "expand-topk", "inline-calls",
+                          "expand-topk", "expand-ragged-dots", "inline-calls",
                           "inline-maps", "inline-unplannable-fusions",
                           "expand-reduce-windows", "expand-convolutions",
                           "expand-dots",
