@@ -180,6 +180,22 @@ XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens,
 XlaOp CreateToken(XlaBuilder* builder,
                   SourceLocation location = SourceLocation::current());
 
+// XLA's batch normalization along every dimension but `feature_index`
+// (the arithmetic: semantics/batch_norm.h). BatchNormTraining gives
+// (normalized, mean, variance), BatchNormInference the normalized
+// operand, BatchNormGrad (grad_operand, grad_scale, grad_offset); scale,
+// offset, mean and variance have one element per feature.
+XlaOp BatchNormTraining(XlaOp operand, XlaOp scale, XlaOp offset,
+                        float epsilon, int64_t feature_index,
+                        SourceLocation location = SourceLocation::current());
+XlaOp BatchNormInference(XlaOp operand, XlaOp scale, XlaOp offset, XlaOp mean,
+                         XlaOp variance, float epsilon, int64_t feature_index,
+                         SourceLocation location = SourceLocation::current());
+XlaOp BatchNormGrad(XlaOp operand, XlaOp scale, XlaOp batch_mean,
+                    XlaOp batch_var, XlaOp grad_output, float epsilon,
+                    int64_t feature_index,
+                    SourceLocation location = SourceLocation::current());
+
 // An array of `shape` drawn uniformly from [a, b) (RngUniform; floats,
 // integers or pred) or from the normal distribution of mean mu and
 // standard deviation sigma (RngNormal; floats). The parameters are scalars

@@ -405,6 +405,13 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
       attributes.values.Set(id, std::move(labels));
       return absl::OkStatus();
     }
+    case AttrType::kFloat: {
+      if (!cursor.Is(TokenKind::kFloat) && !cursor.Is(TokenKind::kInt)) {
+        return cursor.Expected(absl::StrCat("a number for ", info.name));
+      }
+      attributes.values.Set(id, std::string(cursor.Next().text));
+      return absl::OkStatus();
+    }
     case AttrType::kString: {
       if (!cursor.Is(TokenKind::kString)) {
         return cursor.Expected(absl::StrCat("a string for ", info.name));

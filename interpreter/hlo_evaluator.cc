@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "interpreter/hlo_evaluator_index_ops.h"
+#include "semantics/batch_norm.h"
 #include "semantics/bit_ops.h"
 #include "semantics/index_walk.h"
 #include "semantics/random_numbers.h"
@@ -750,6 +751,12 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateSort(instruction, operands, options);
     case HloOpcode::kScan:
       return EvaluateScan(instruction, operands, options);
+    case HloOpcode::kBatchNormTraining:
+    case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormGrad:
+      return semantics::EvaluateBatchNorm(instruction.opcode(), operands,
+                                          instruction.epsilon(),
+                                          instruction.feature_index(), shape);
     case HloOpcode::kRng: {
       ASSIGN_OR_RETURN(RandomDistribution distribution,
                        instruction.rng_distribution());

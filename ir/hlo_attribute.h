@@ -45,6 +45,7 @@ enum class AttrType {
   kWindow,
   kConvDimLabels,
   kShape,  // a shape, parsed and dropped (outfeed_shape)
+  kFloat,  // a number (epsilon=0.001), kept as written
 };
 
 struct AttrInfo {

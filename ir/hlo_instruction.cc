@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "absl/hash/hash.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "ir/hlo_printer.h"
 
 namespace mxla {
@@ -305,6 +307,24 @@ int64_t HloInstruction::topk_k() const {
 bool HloInstruction::topk_largest() const {
   const auto* largest = attributes_.Get<std::string>(AttrId::kLargest);
   return largest == nullptr || *largest != "false";
+}
+
+double HloInstruction::epsilon() const {
+  const auto* text = attributes_.Get<std::string>(AttrId::kEpsilon);
+  double value = 0;
+  if (text == nullptr || !absl::SimpleAtod(*text, &value)) return 0;
+  return value;
+}
+
+int64_t HloInstruction::feature_index() const {
+  return IntOr(attributes_, AttrId::kFeatureIndex, -1);
+}
+
+void HloInstruction::set_batch_norm_attributes(float epsilon,
+                                               int64_t feature_index) {
+  // Nine significant digits give the float back exactly.
+  attributes_.Set(AttrId::kEpsilon, absl::StrFormat("%.9g", epsilon));
+  attributes_.Set(AttrId::kFeatureIndex, feature_index);
 }
 
 absl::StatusOr<RandomDistribution> HloInstruction::rng_distribution() const {

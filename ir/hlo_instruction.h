@@ -228,6 +228,11 @@ class HloInstruction {
   int64_t batch_group_count() const;
   // ragged-dot's dimension numbers (absent lists are empty).
   RaggedDotDimensionNumbers ragged_dot_dimension_numbers() const;
+  // The batch-norm ops' epsilon (0 when missing or not a number) and
+  // feature_index (-1 when missing).
+  double epsilon() const;
+  int64_t feature_index() const;
+  void set_batch_norm_attributes(float epsilon, int64_t feature_index);
   // rng's distribution: an error naming the attribute's value when it is
   // missing or neither rng_uniform nor rng_normal.
   absl::StatusOr<RandomDistribution> rng_distribution() const;

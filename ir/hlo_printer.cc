@@ -166,7 +166,7 @@ std::string AttributesToString(const HloInstruction& instruction,
           "}");
       continue;
     }
-    if (info.type == AttrType::kName ||
+    if (info.type == AttrType::kName || info.type == AttrType::kFloat ||
         info.type == AttrType::kConvDimLabels) {  // bare: type=TOTALORDER
       absl::StrAppend(&text, ", ", info.name, "=",
                       *instruction.attributes().Get<std::string>(slot.id));

@@ -212,6 +212,16 @@ absl::StatusOr<Shape> RaggedDot(const HloInstruction& instruction,
       instruction.ragged_dot_dimension_numbers(), preferred);
 }
 
+absl::StatusOr<Shape> BatchNorm(const HloInstruction& instruction,
+                                VerifierMode) {
+  std::vector<const Shape*> operands;
+  for (const HloInstruction* operand : instruction.operands()) {
+    operands.push_back(&operand->shape());
+  }
+  return ShapeInference::InferBatchNormShape(instruction.opcode(), operands,
+                                             instruction.feature_index());
+}
+
 absl::StatusOr<Shape> DynamicSlice(const HloInstruction& instruction,
                                    VerifierMode) {
   if (instruction.operand_count() < 1) {

@@ -143,6 +143,16 @@ class ShapeInference {
       const RaggedDotDimensionNumbers& dnums,
       std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
+  // batch-norm-training (operand, scale, offset), batch-norm-inference
+  // (operand, scale, offset, mean, variance), batch-norm-grad (operand,
+  // scale, mean, variance, grad_output): a float operand of rank >= 1,
+  // 0 <= feature_index < rank, the other operands of its element type,
+  // rank 1 and of the feature count (grad_output: the operand's shape).
+  // Training and grad give (operand's shape, [features], [features]).
+  static absl::StatusOr<Shape> InferBatchNormShape(
+      HloOpcode opcode, absl::Span<const Shape* const> operands,
+      int64_t feature_index);
+
   // dynamic-slice(operand, start_indices...): one scalar start index per
   // operand dimension, all of one integral type (or XLA's older form: one
   // integral vector of them), and a size per dimension within it. The result has the operand's type and those sizes. (At run

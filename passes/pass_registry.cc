@@ -8,6 +8,7 @@
 #include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
 #include "passes/reduce_window_expander.h"
+#include "passes/batch_norm_expander.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
@@ -43,6 +44,7 @@ constexpr PassFactory kPasses[] = {
     {"expand-scans", &Make<ScanExpanderPass>},
     {"expand-topk", &Make<TopKExpanderPass>},
     {"expand-convolutions", &Make<ConvolutionExpanderPass>},
+    {"expand-batch-norms", &Make<BatchNormExpanderPass>},
     {"expand-ragged-dots", &Make<RaggedDotExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},

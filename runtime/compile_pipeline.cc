@@ -23,6 +23,7 @@
 #include "passes/map_inliner.h"
 #include "passes/pass_registry.h"
 #include "passes/reduce_window_expander.h"
+#include "passes/batch_norm_expander.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
@@ -109,6 +110,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<ScanExpanderPass>());
       passes->AddPass(std::make_unique<TopKExpanderPass>());
       passes->AddPass(std::make_unique<RaggedDotExpanderPass>());
+      passes->AddPass(std::make_unique<BatchNormExpanderPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(

@@ -245,6 +245,9 @@ ENTRY main {
   scanned = (f32[2]{0}, f32[]) scan(x, c), dimensions={0}, num_carries=1, is_reverse=true, to_apply=scan_step
   top = (f32[1]{0}, s32[1]{0}) topk(x), k=1, largest=false
   random = f32[2,3]{1,0} rng(c, c), distribution=rng_normal
+  trained = (f32[2]{0}, f32[2]{0}, f32[2]{0}) batch-norm-training(x, y, y), epsilon=0.001, feature_index=0
+  inferred = f32[2]{0} batch-norm-inference(x, y, y, y, y), epsilon=1e-05, feature_index=0
+  graded = (f32[2]{0}, f32[2]{0}, f32[2]{0}) batch-norm-grad(x, y, y, y, x), epsilon=0.5, feature_index=0
   x_by_2 = f32[2,2]{1,0} broadcast(x), dimensions={0}
   groups_of_2 = f32[2,2,2]{2,1,0} broadcast(x), dimensions={0}
   grouped = f32[2,2]{1,0} ragged-dot(x_by_2, groups_of_2, i), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}

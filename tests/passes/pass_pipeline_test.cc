@@ -172,7 +172,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                           "expand-reduce-windows", "expand-rngs",
                           "expand-scans",
                           "expand-topk", "expand-convolutions",
-                          "expand-ragged-dots", "expand-dots",
+                          "expand-batch-norms", "expand-ragged-dots",
+                          "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
@@ -181,7 +182,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "inline-calls, lower-collectives, inline-maps, "
                                  "expand-reduce-windows, expand-rngs, expand-scans, "
                                  "expand-topk, expand-convolutions, "
-                                 "expand-ragged-dots, expand-dots, "
+                                 "expand-batch-norms, expand-ragged-dots, "
+                                 "expand-dots, "
                                  "lower-broadcasts, "
                                  "simplify, "
                                  "cse, dce, "
