@@ -20,6 +20,7 @@
 #include "semantics/scatter_elements.h"
 #include "semantics/select_and_scatter.h"
 #include "semantics/sort_rows.h"
+#include "semantics/stochastic_convert.h"
 #include "ir/replica_groups.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
@@ -757,6 +758,9 @@ absl::StatusOr<Literal> EvaluateOther(
       return semantics::EvaluateBatchNorm(instruction.opcode(), operands,
                                           instruction.epsilon(),
                                           instruction.feature_index(), shape);
+    case HloOpcode::kStochasticConvert:
+      return semantics::StochasticConvert(*operands[0], *operands[1],
+                                          shape.element_type());
     case HloOpcode::kRng: {
       ASSIGN_OR_RETURN(RandomDistribution distribution,
                        instruction.rng_distribution());

@@ -109,6 +109,13 @@ absl::StatusOr<Shape> Convert(const HloInstruction& instruction,
       OperandShape(instruction, 0), instruction.shape().element_type());
 }
 
+absl::StatusOr<Shape> StochasticConvert(const HloInstruction& instruction,
+                                        VerifierMode) {
+  return ShapeInference::InferStochasticConvertShape(
+      OperandShape(instruction, 0), OperandShape(instruction, 1),
+      instruction.shape().element_type());
+}
+
 absl::StatusOr<Shape> Broadcast(const HloInstruction& instruction,
                                 VerifierMode) {
   const Shape& operand = OperandShape(instruction, 0);

@@ -177,6 +177,36 @@ absl::StatusOr<Shape> ShapeInference::InferConvertShape(
   return ShapeUtil::ChangeElementType(operand, new_type);
 }
 
+absl::StatusOr<Shape> ShapeInference::InferStochasticConvertShape(
+    const Shape& operand, const Shape& random, PrimitiveType new_type) {
+  constexpr HloOpcode kOp = HloOpcode::kStochasticConvert;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, random, "random"));
+  const PrimitiveType type = operand.element_type();
+  if (!primitive_util::IsFloatingPointType(type) ||
+      !primitive_util::IsSignedIntegralType(new_type)) {
+    return OpError(kOp, "Stochastically converting from type ",
+                   primitive_util::LowercaseName(type), " to type ",
+                   primitive_util::LowercaseName(new_type),
+                   " is not implemented (XLA converts floats to signed "
+                   "integers).");
+  }
+  if (!primitive_util::IsUnsignedIntegralType(random.element_type()) ||
+      primitive_util::BitWidth(random.element_type()) !=
+          primitive_util::BitWidth(type)) {
+    return OpError(kOp,
+                   "Random numbers for stochastic convert must be unsigned "
+                   "integers of the operand's width, but got ",
+                   random.ToString(), " for ", operand.ToString(), ".");
+  }
+  if (!ShapeUtil::SameDimensions(operand, random)) {
+    return OpError(kOp, "The random numbers ", random.ToString(),
+                   " must have the operand's dimensions: ",
+                   operand.ToString(), ".");
+  }
+  return ShapeUtil::ChangeElementType(operand, new_type);
+}
+
 absl::Status ShapeInference::CheckBroadcast(
     const Shape& operand, const Shape& output,
     absl::Span<const int64_t> dimensions) {

@@ -153,6 +153,11 @@ class ShapeInference {
       HloOpcode opcode, absl::Span<const Shape* const> operands,
       int64_t feature_index);
 
+  // stochastic-convert: a float operand, random values of its dimensions
+  // in the unsigned type of its width, a signed integer result type.
+  static absl::StatusOr<Shape> InferStochasticConvertShape(
+      const Shape& operand, const Shape& random, PrimitiveType new_type);
+
   // dynamic-slice(operand, start_indices...): one scalar start index per
   // operand dimension, all of one integral type (or XLA's older form: one
   // integral vector of them), and a size per dimension within it. The result has the operand's type and those sizes. (At run

@@ -12,6 +12,7 @@
 #include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
+#include "passes/stochastic_convert_expander.h"
 #include "passes/topk_expander.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
@@ -45,6 +46,7 @@ constexpr PassFactory kPasses[] = {
     {"expand-topk", &Make<TopKExpanderPass>},
     {"expand-convolutions", &Make<ConvolutionExpanderPass>},
     {"expand-batch-norms", &Make<BatchNormExpanderPass>},
+    {"expand-stochastic-converts", &Make<StochasticConvertExpanderPass>},
     {"expand-ragged-dots", &Make<RaggedDotExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},

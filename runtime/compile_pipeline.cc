@@ -27,6 +27,7 @@
 #include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
+#include "passes/stochastic_convert_expander.h"
 #include "passes/topk_expander.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
@@ -111,6 +112,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<TopKExpanderPass>());
       passes->AddPass(std::make_unique<RaggedDotExpanderPass>());
       passes->AddPass(std::make_unique<BatchNormExpanderPass>());
+      passes->AddPass(std::make_unique<StochasticConvertExpanderPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(

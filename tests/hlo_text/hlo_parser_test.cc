@@ -245,6 +245,8 @@ ENTRY main {
   scanned = (f32[2]{0}, f32[]) scan(x, c), dimensions={0}, num_carries=1, is_reverse=true, to_apply=scan_step
   top = (f32[1]{0}, s32[1]{0}) topk(x), k=1, largest=false
   random = f32[2,3]{1,0} rng(c, c), distribution=rng_normal
+  noise = u32[2]{0} bitcast-convert(x)
+  rounded = s32[2]{0} stochastic-convert(x, noise)
   trained = (f32[2]{0}, f32[2]{0}, f32[2]{0}) batch-norm-training(x, y, y), epsilon=0.001, feature_index=0
   inferred = f32[2]{0} batch-norm-inference(x, y, y, y, y), epsilon=1e-05, feature_index=0
   graded = (f32[2]{0}, f32[2]{0}, f32[2]{0}) batch-norm-grad(x, y, y, y, x), epsilon=0.5, feature_index=0

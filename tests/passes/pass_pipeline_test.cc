@@ -172,7 +172,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                           "expand-reduce-windows", "expand-rngs",
                           "expand-scans",
                           "expand-topk", "expand-convolutions",
-                          "expand-batch-norms", "expand-ragged-dots",
+                          "expand-batch-norms", "expand-stochastic-converts",
+                          "expand-ragged-dots",
                           "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
@@ -182,7 +183,9 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "inline-calls, lower-collectives, inline-maps, "
                                  "expand-reduce-windows, expand-rngs, expand-scans, "
                                  "expand-topk, expand-convolutions, "
-                                 "expand-batch-norms, expand-ragged-dots, "
+                                 "expand-batch-norms, "
+                                 "expand-stochastic-converts, "
+                                 "expand-ragged-dots, "
                                  "expand-dots, "
                                  "lower-broadcasts, "
                                  "simplify, "
