@@ -141,27 +141,15 @@ HloInstruction* Expander::Expand() {
 }  // namespace
 
 absl::StatusOr<bool> BatchNormExpanderPass::Run(HloModule& module) {
-  bool changed = false;
   expansion::AddComputations adders(module, "batch_norm_add");
-  for (HloComputation* computation : module.computations()) {
-    for (HloInstruction* instruction :
-         computation->MakeInstructionPostOrder()) {
-      const HloOpcode opcode = instruction->opcode();
-      if (opcode != HloOpcode::kBatchNormTraining &&
-          opcode != HloOpcode::kBatchNormInference &&
-          opcode != HloOpcode::kBatchNormGrad) {
-        continue;
-      }
-      Expander expander(*computation, instruction, adders);
-      HloInstruction* result = expander.Expand();
-      if (result->shape().IsArray()) result->set_shape(instruction->shape());
-      result->set_metadata(instruction->metadata());
-      computation->ReplaceInstruction(instruction, result);
-      RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
-      changed = true;
-    }
-  }
-  return changed;
+  return expansion::ExpandEach(
+      module,
+      {HloOpcode::kBatchNormTraining, HloOpcode::kBatchNormInference,
+       HloOpcode::kBatchNormGrad},
+      [&](HloComputation& computation,
+          HloInstruction* norm) -> absl::StatusOr<HloInstruction*> {
+        return Expander(computation, norm, adders).Expand();
+      });
 }
 
 }  // namespace mxla

@@ -1,9 +1,12 @@
 #include "passes/expansion_util.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "ir/shape_util.h"
+#include "ir/status_macros.h"
+#include "semantics/scalar_semantics.h"
 
 namespace mxla::expansion {
 
@@ -35,6 +38,83 @@ HloInstruction* Reshaped(HloComputation& computation, HloInstruction* operand,
 HloInstruction* Zero(HloComputation& computation, PrimitiveType type) {
   return computation.AddInstruction(
       HloInstruction::CreateConstant(Literal(ShapeUtil::MakeShape(type, {}))));
+}
+
+absl::Status ReplaceByExpansion(HloComputation& computation,
+                                HloInstruction* old,
+                                HloInstruction* expansion) {
+  if (old->shape().IsArray() && expansion->shape().IsArray()) {
+    expansion->set_shape(old->shape());
+  }
+  expansion->set_metadata(old->metadata());
+  computation.ReplaceInstruction(old, expansion);
+  return computation.RemoveInstruction(old);
+}
+
+absl::StatusOr<bool> ExpandEach(
+    HloModule& module, absl::Span<const HloOpcode> opcodes,
+    absl::FunctionRef<absl::StatusOr<HloInstruction*>(HloComputation&,
+                                                      HloInstruction*)>
+        expand) {
+  bool changed = false;
+  for (HloComputation* computation : module.computations()) {
+    for (HloInstruction* instruction :
+         computation->MakeInstructionPostOrder()) {
+      if (std::find(opcodes.begin(), opcodes.end(), instruction->opcode()) ==
+          opcodes.end()) {
+        continue;
+      }
+      ASSIGN_OR_RETURN(HloInstruction * expansion,
+                       expand(*computation, instruction));
+      RETURN_IF_ERROR(
+          ReplaceByExpansion(*computation, instruction, expansion));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+HloInstruction* ElementwiseBuilder::Splat(HloInstruction* scalar) {
+  return Add(HloInstruction::CreateBroadcast(
+      ArrayOf(scalar->shape().element_type()), scalar, {}));
+}
+
+HloInstruction* ElementwiseBuilder::SplatAs(const Literal& value,
+                                            PrimitiveType type) {
+  return Splat(Add(HloInstruction::CreateConstant(
+      semantics::ApplyConvert(value, type).value())));
+}
+
+HloInstruction* ElementwiseBuilder::Unary(HloOpcode opcode,
+                                          HloInstruction* x) {
+  return Add(HloInstruction::CreateUnary(x->shape(), opcode, x));
+}
+
+HloInstruction* ElementwiseBuilder::Binary(HloOpcode opcode,
+                                           HloInstruction* x,
+                                           HloInstruction* y) {
+  return Add(HloInstruction::CreateBinary(x->shape(), opcode, x, y));
+}
+
+HloInstruction* ElementwiseBuilder::Convert(HloInstruction* x,
+                                            PrimitiveType type) {
+  if (x->shape().element_type() == type) return x;
+  return Add(HloInstruction::CreateConvert(
+      ShapeUtil::ChangeElementType(x->shape(), type), x));
+}
+
+HloInstruction* ElementwiseBuilder::Compare(HloInstruction* x,
+                                            HloInstruction* y,
+                                            ComparisonDirection direction) {
+  return Add(HloInstruction::CreateCompare(
+      ShapeUtil::ChangeElementType(x->shape(), PRED), x, y, direction));
+}
+
+HloInstruction* ElementwiseBuilder::Select(HloInstruction* pred,
+                                           HloInstruction* on_true,
+                                           HloInstruction* on_false) {
+  return Add(HloInstruction::CreateSelect(on_true->shape(), pred, on_true,
+                                          on_false));
 }
 
 HloComputation* AddComputations::Get(PrimitiveType type) {

@@ -1,7 +1,8 @@
 // What the passes that expand an op into simpler HLO (expand-dots,
-// expand-convolutions, expand-reduce-windows) build with: index lists,
-// transposes that vanish when they are identities, and the scalar add
-// computation a sum reduces with, made once per module and type.
+// expand-convolutions, expand-reduce-windows, expand-rngs, ...) build
+// with: index lists, transposes that vanish when they are identities, the
+// scalar add computation a sum reduces with, made once per module and
+// type, elementwise builders, and the replace-and-remove step.
 #ifndef MXLA_PASSES_EXPANSION_UTIL_H_
 #define MXLA_PASSES_EXPANSION_UTIL_H_
 
@@ -9,9 +10,14 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "absl/strings/string_view.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_module.h"
+#include "ir/literal.h"
+#include "ir/shape_util.h"
 
 namespace mxla::expansion {
 
@@ -36,6 +42,63 @@ HloInstruction* Reshaped(HloComputation& computation, HloInstruction* operand,
                          const std::vector<int64_t>& dims);
 // The scalar constant 0 (false for pred) of `type`.
 HloInstruction* Zero(HloComputation& computation, PrimitiveType type);
+
+// Replaces `old` by `expansion` (given old's metadata, and its shape, with
+// the layout, when both are arrays) and removes `old`.
+absl::Status ReplaceByExpansion(HloComputation& computation,
+                                HloInstruction* old,
+                                HloInstruction* expansion);
+
+// Runs `expand` on every instruction of `opcodes` in every computation and
+// puts its result in the instruction's place (ReplaceByExpansion); true if
+// any was expanded.
+absl::StatusOr<bool> ExpandEach(
+    HloModule& module, absl::Span<const HloOpcode> opcodes,
+    absl::FunctionRef<absl::StatusOr<HloInstruction*>(HloComputation&,
+                                                      HloInstruction*)>
+        expand);
+
+// Builds elementwise HLO over one array's dimensions (row-major): what the
+// expansions of elementwise definitions (rng, stochastic-convert) are
+// made of.
+class ElementwiseBuilder {
+ public:
+  ElementwiseBuilder(HloComputation& computation,
+                     absl::Span<const int64_t> dims)
+      : computation_(computation), dims_(dims.begin(), dims.end()) {}
+
+  HloInstruction* Add(std::unique_ptr<HloInstruction> instruction) {
+    return computation_.AddInstruction(std::move(instruction));
+  }
+  Shape ArrayOf(PrimitiveType type) const {
+    return ShapeUtil::MakeShape(type, dims_);
+  }
+  // A scalar instruction repeated over the dimensions.
+  HloInstruction* Splat(HloInstruction* scalar);
+  template <typename T>
+  HloInstruction* Constant(T value) {
+    return Add(HloInstruction::CreateConstant(LiteralUtil::CreateR0<T>(value)));
+  }
+  template <typename T>
+  HloInstruction* Splat(T value) {
+    return Splat(Constant(value));
+  }
+  // `value` converted to `type` as the interpreter converts, repeated.
+  HloInstruction* SplatAs(const Literal& value, PrimitiveType type);
+  HloInstruction* Unary(HloOpcode opcode, HloInstruction* x);
+  HloInstruction* Binary(HloOpcode opcode, HloInstruction* x,
+                         HloInstruction* y);
+  // `x` itself when it already has `type`.
+  HloInstruction* Convert(HloInstruction* x, PrimitiveType type);
+  HloInstruction* Compare(HloInstruction* x, HloInstruction* y,
+                          ComparisonDirection direction);
+  HloInstruction* Select(HloInstruction* pred, HloInstruction* on_true,
+                         HloInstruction* on_false);
+
+ protected:
+  HloComputation& computation_;
+  std::vector<int64_t> dims_;
+};
 
 // The scalar `add` computation per element type, added to the module on
 // first use under `prefix`_<type>.

@@ -205,33 +205,20 @@ absl::StatusOr<HloInstruction*> Expander::Expand() {
                                                       : Contracting();
 }
 
-absl::Status Expand(HloComputation& computation, HloInstruction* ragged) {
+absl::StatusOr<HloInstruction*> Expand(HloComputation& computation,
+                                       HloInstruction* ragged) {
   ASSIGN_OR_RETURN(
       RaggedDotPlan plan,
       PlanRaggedDot(ragged->operand(0)->shape(), ragged->operand(1)->shape(),
                     ragged->operand(2)->shape(),
                     ragged->ragged_dot_dimension_numbers()));
-  Expander expander(computation, ragged, std::move(plan));
-  ASSIGN_OR_RETURN(HloInstruction * result, expander.Expand());
-  result->set_shape(ragged->shape());  // its layout too
-  result->set_metadata(ragged->metadata());
-  computation.ReplaceInstruction(ragged, result);
-  return computation.RemoveInstruction(ragged);
+  return Expander(computation, ragged, std::move(plan)).Expand();
 }
 
 }  // namespace
 
 absl::StatusOr<bool> RaggedDotExpanderPass::Run(HloModule& module) {
-  bool changed = false;
-  for (HloComputation* computation : module.computations()) {
-    for (HloInstruction* instruction :
-         computation->MakeInstructionPostOrder()) {
-      if (instruction->opcode() != HloOpcode::kRaggedDot) continue;
-      RETURN_IF_ERROR(Expand(*computation, instruction));
-      changed = true;
-    }
-  }
-  return changed;
+  return expansion::ExpandEach(module, {HloOpcode::kRaggedDot}, Expand);
 }
 
 }  // namespace mxla

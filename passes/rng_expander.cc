@@ -15,56 +15,11 @@ namespace {
 
 namespace random = semantics::random;
 
-// Builds elementwise HLO over the rng's dimensions.
-class Builder {
+// The elementwise ops of semantics/random_numbers.h over the rng's
+// dimensions.
+class Builder : public expansion::ElementwiseBuilder {
  public:
-  Builder(HloComputation& computation, const Shape& shape)
-      : computation_(computation),
-        dims_(shape.dimensions().begin(), shape.dimensions().end()) {}
-
-  HloInstruction* Add(std::unique_ptr<HloInstruction> instruction) {
-    return computation_.AddInstruction(std::move(instruction));
-  }
-  Shape ArrayOf(PrimitiveType type) const {
-    return ShapeUtil::MakeShape(type, dims_);
-  }
-  // `scalar` (an instruction of rank 0) repeated over the dimensions.
-  HloInstruction* Splat(HloInstruction* scalar) {
-    return Add(HloInstruction::CreateBroadcast(
-        ArrayOf(scalar->shape().element_type()), scalar, {}));
-  }
-  template <typename T>
-  HloInstruction* Constant(T value) {
-    return Add(HloInstruction::CreateConstant(LiteralUtil::CreateR0<T>(value)));
-  }
-  template <typename T>
-  HloInstruction* Splat(T value) {
-    return Splat(Constant(value));
-  }
-  HloInstruction* Binary(HloOpcode opcode, HloInstruction* x,
-                         HloInstruction* y) {
-    return Add(HloInstruction::CreateBinary(x->shape(), opcode, x, y));
-  }
-  HloInstruction* Unary(HloOpcode opcode, HloInstruction* x) {
-    return Add(HloInstruction::CreateUnary(x->shape(), opcode, x));
-  }
-  HloInstruction* Convert(HloInstruction* x, PrimitiveType type) {
-    if (x->shape().element_type() == type) return x;
-    Shape shape = x->shape();
-    shape.set_element_type(type);
-    return Add(HloInstruction::CreateConvert(shape, x));
-  }
-  HloInstruction* Compare(HloInstruction* x, HloInstruction* y,
-                          ComparisonDirection direction) {
-    Shape shape = x->shape();
-    shape.set_element_type(PRED);
-    return Add(HloInstruction::CreateCompare(shape, x, y, direction));
-  }
-  HloInstruction* Select(HloInstruction* pred, HloInstruction* on_true,
-                         HloInstruction* on_false) {
-    return Add(HloInstruction::CreateSelect(on_true->shape(), pred, on_true,
-                                            on_false));
-  }
+  using ElementwiseBuilder::ElementwiseBuilder;
 
   // Each element's row-major index, u64.
   HloInstruction* ElementIndex() {
@@ -106,9 +61,6 @@ class Builder {
                   Binary(HloOpcode::kShiftRightLogical, x,
                          Splat<uint64_t>(shift)));
   }
-
-  HloComputation& computation_;
-  std::vector<int64_t> dims_;
 };
 
 HloInstruction* UniformFloat(Builder& b, HloInstruction* low,
@@ -162,42 +114,27 @@ HloInstruction* Normal(Builder& b, HloInstruction* mu, HloInstruction* sigma,
   return b.Convert(value, type);
 }
 
-absl::Status Expand(HloComputation& computation, HloInstruction* rng) {
+absl::StatusOr<HloInstruction*> Expand(HloComputation& computation,
+                                       HloInstruction* rng) {
   ASSIGN_OR_RETURN(RandomDistribution distribution, rng->rng_distribution());
-  Builder b(computation, rng->shape());
+  Builder b(computation, rng->shape().dimensions());
   const uint64_t key = random::NameKey(rng->name());
   HloInstruction* index = b.ElementIndex();
   HloInstruction* a = rng->mutable_operand(0);
   HloInstruction* c = rng->mutable_operand(1);
-  HloInstruction* result;
   if (distribution == RandomDistribution::kNormal) {
-    result = Normal(b, a, c, b.Bits(key, index, 0), b.Bits(key, index, 1));
-  } else if (primitive_util::IsFloatingPointType(
-                 rng->shape().element_type())) {
-    result = UniformFloat(b, a, c, b.Bits(key, index, 0));
-  } else {
-    result = UniformInteger(b, a, c, b.Bits(key, index, 0));
+    return Normal(b, a, c, b.Bits(key, index, 0), b.Bits(key, index, 1));
   }
-  // The rng's own shape (its layout too) on the last op.
-  result->set_shape(rng->shape());
-  result->set_metadata(rng->metadata());
-  computation.ReplaceInstruction(rng, result);
-  return computation.RemoveInstruction(rng);
+  if (primitive_util::IsFloatingPointType(rng->shape().element_type())) {
+    return UniformFloat(b, a, c, b.Bits(key, index, 0));
+  }
+  return UniformInteger(b, a, c, b.Bits(key, index, 0));
 }
 
 }  // namespace
 
 absl::StatusOr<bool> RngExpanderPass::Run(HloModule& module) {
-  bool changed = false;
-  for (HloComputation* computation : module.computations()) {
-    for (HloInstruction* instruction :
-         computation->MakeInstructionPostOrder()) {
-      if (instruction->opcode() != HloOpcode::kRng) continue;
-      RETURN_IF_ERROR(Expand(*computation, instruction));
-      changed = true;
-    }
-  }
-  return changed;
+  return expansion::ExpandEach(module, {HloOpcode::kRng}, Expand);
 }
 
 }  // namespace mxla
