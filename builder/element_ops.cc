@@ -1,6 +1,6 @@
 // Op functions of one operand that keep its elements' positions or only
 // reorder them (is-finite, reduce-precision, bitcast-convert, reverse,
-// get-dimension-size, opt-barrier), and clamp.
+// get-dimension-size, opt-barrier), clamp and stochastic-convert.
 #include <string>
 #include <utility>
 
@@ -104,6 +104,26 @@ XlaOp OptimizationBarrier(XlaOp operand, SourceLocation location) {
       HloOpcode::kOptimizationBarrier, "OptimizationBarrier", operand, "",
       location, [](const Shape& shape) -> absl::StatusOr<Shape> { return shape; },
       NoAttributes);
+}
+
+XlaOp StochasticConvertType(XlaOp operand, XlaOp random,
+                            PrimitiveType new_element_type,
+                            SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand, random});
+  return RecordOp(
+      builder, "StochasticConvertType", {operand, random},
+      std::string(primitive_util::LowercaseName(new_element_type)), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(operand));
+        ASSIGN_OR_RETURN(HloInstruction * bits, builder->LookUp(random));
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferStochasticConvertShape(
+                             x->shape(), bits->shape(), new_element_type));
+        return builder->AddInstruction(
+            HloInstruction::CreateGeneric(HloOpcode::kStochasticConvert,
+                                          shape, {x, bits}),
+            "StochasticConvertType", location);
+      });
 }
 
 XlaOp Clamp(XlaOp min, XlaOp operand, XlaOp max, SourceLocation location) {

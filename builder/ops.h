@@ -212,6 +212,13 @@ XlaOp RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape,
 // non-scalar operands must have equal dimensions.
 XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false,
              SourceLocation location = SourceLocation::current());
+// `operand` (floats) to the signed integer type `new_element_type`,
+// rounding each fraction up where `random` (unsigned, of the operand's
+// width and dimensions) is below it (XLA's StochasticConvertType;
+// semantics/stochastic_convert.h).
+XlaOp StochasticConvertType(XlaOp operand, XlaOp random,
+                            PrimitiveType new_element_type,
+                            SourceLocation location = SourceLocation::current());
 // Elementwise conversion to the array type `new_element_type`.
 XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type,
                          SourceLocation location = SourceLocation::current());

@@ -464,18 +464,22 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
   for (const HloInstruction* instruction :
        module.entry_computation()->instructions()) {
     HloOpcode opcode = instruction->opcode();
-    // dot, convolution, reduce-window and map do not fuse (the JIT expands
-    // or inlines them first: passes/dot_expander.h,
-    // passes/convolution_expander.h, passes/reduce_window_expander.h,
-    // passes/map_inliner.h); sort and scatter run as steps of their own
-    // (IsSubprogramOp).
+    // dot, convolution, reduce-window, map, rng and stochastic-convert do
+    // not fuse (the JIT expands or inlines them first:
+    // passes/dot_expander.h, passes/convolution_expander.h,
+    // passes/reduce_window_expander.h, passes/map_inliner.h,
+    // passes/rng_expander.h, passes/stochastic_convert_expander.h); sort
+    // and scatter run as steps of their own (IsSubprogramOp).
     EXPECT_TRUE(opcode == HloOpcode::kParameter ||
                 opcode == HloOpcode::kConstant ||
                 opcode == HloOpcode::kFusion || opcode == HloOpcode::kTuple ||
                 opcode == HloOpcode::kGetTupleElement ||
                 opcode == HloOpcode::kDot || opcode == HloOpcode::kMap ||
                 opcode == HloOpcode::kConvolution ||
-                opcode == HloOpcode::kReduceWindow || IsSubprogramOp(opcode))
+                opcode == HloOpcode::kReduceWindow ||
+                opcode == HloOpcode::kRng ||
+                opcode == HloOpcode::kStochasticConvert ||
+                IsSubprogramOp(opcode))
         << what << ": " << instruction->ToString();
     if (opcode != HloOpcode::kFusion) continue;
     bool reduce = instruction->to_apply()->root_instruction()->opcode() ==

@@ -254,6 +254,8 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryBitcastConvert, 2, options_.allow_element_ops},
       {&Generator::TryMap, 1, options_.allow_element_ops},
       {&Generator::TrySort, 1, options_.allow_element_ops},
+      {&Generator::TryRng, 1, options_.allow_element_ops},
+      {&Generator::TryStochasticConvert, 1, options_.allow_element_ops},
   };
   int64_t total = 0;
   for (const Step& step : steps) total += step.enabled ? step.weight : 0;

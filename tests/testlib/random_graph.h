@@ -22,8 +22,9 @@
 //     select-and-scatters (max-pool gradients) appear too;
 //   * with allow_element_ops, clamps (scalar or full bounds), is-finite,
 //     reduce-precision, bitcast-converts between signed and unsigned
-//     integers of one width, maps of add/maximum/minimum and ascending
-//     sorts appear too (the shifts, popcnt and
+//     integers of one width, maps of add/maximum/minimum, ascending
+//     sorts, rng_uniform and stochastic-converts to s32 appear too (the
+//     shifts, popcnt and
 //     count-leading-zeros are among the integer binary and unary ops);
 //   * at most `max_instructions` entry instructions besides the parameters
 //     (BroadcastInDim counts as the 1 or 3 instructions it emits), exactly
@@ -66,7 +67,8 @@ struct RandomGraphOptions {
   // reverse, gather, convolution, reduce-window, scatter and
   // select-and-scatter.
   bool allow_index_ops = true;
-  // clamp, is-finite, reduce-precision, bitcast-convert, map and sort.
+  // clamp, is-finite, reduce-precision, bitcast-convert, map, sort, rng
+  // (uniform) and stochastic-convert.
   bool allow_element_ops = true;
   // exp/log/tanh/logistic/rsqrt and float power (inexact across backends;
   // sqrt is correctly rounded and stays).

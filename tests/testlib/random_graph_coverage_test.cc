@@ -42,7 +42,10 @@ void ForSeeds(const RandomGraphOptions& options, uint64_t count,
     ASSERT_OK(graph.status());
     SCOPED_TRACE(graph->description);
     check(*graph);
-    if (::testing::Test::HasFailure()) return;
+    if (::testing::Test::HasFailure()) {
+      std::cerr << Entry(*graph).parent()->ToString() << "\n";
+      return;
+    }
   }
 }
 
@@ -200,7 +203,7 @@ TEST(RandomGraphCoverageTest, EveryElementOpAppears) {
                 50);
   // Taken only where the values' ranges carry over (non-negative).
   ExpectAtLeast(counts, {"bitcast-convert", "shift-right-logical"}, 20);
-  ExpectAtLeast(counts, {"map", "sort"}, 20);
+  ExpectAtLeast(counts, {"map", "sort", "rng", "stochastic-convert"}, 20);
 }
 
 TEST(RandomGraphCoverageTest, EveryBroadcastingCaseAppears) {

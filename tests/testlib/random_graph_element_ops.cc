@@ -1,9 +1,10 @@
 // The random-graph steps for the ops that map elements in place or reorder
 // them: reverse, clamp, is-finite, reduce-precision, bitcast-convert
 // (between the signed and unsigned integer types of one width, where the
-// values' ranges carry over), map (of a binary add, maximum or minimum)
-// and sort (ascending along one dimension).
+// values' ranges carry over), map (of a binary add, maximum or minimum),
+// sort (ascending along one dimension), rng_uniform and stochastic-convert.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
 #include "ir/primitive_type.h"
+#include "ir/shape_util.h"
+#include "semantics/scalar_semantics.h"
 #include "tests/testlib/random_graph_internal.h"
 
 namespace mxla::random_graph_internal {
@@ -159,6 +162,59 @@ bool Generator::TrySort(int64_t budget) {
   const int64_t dimension = rng_.Uniform(shape.rank());
   XlaOp op = Emit(ValueSource(a, type));
   Record(Sort({op}, *comparator, dimension), values_[a].range);
+  return true;
+}
+
+bool Generator::TryRng(int64_t budget) {
+  // Another value's shape and type; its bounds from argument constants.
+  const int64_t a =
+      PickValue([](const Value& v) { return v.shape.element_type() != PRED; });
+  // Its parameters are scalars.
+  if (a < 0 || budget < 3 || !options_.allow_scalars) return false;
+  const Shape shape = values_[a].shape;
+  const Source low =
+      ConstantSource(Shape(shape.element_type(), {}), ValueStyle::kArgument);
+  const Source high =
+      ConstantSource(Shape(shape.element_type(), {}), ValueStyle::kArgument);
+  Record(RngUniform(Emit(low), Emit(high), shape),
+         low.range.Union(high.range));
+  return true;
+}
+
+bool Generator::TryStochasticConvert(int64_t budget) {
+  auto random_type = [](PrimitiveType type) {
+    switch (primitive_util::BitWidth(type)) {
+      case 8: return U8;
+      case 16: return U16;
+      case 32: return U32;
+      case 64: return U64;
+      default: return PRIMITIVE_TYPE_INVALID;
+    }
+  };
+  const int64_t a = PickValue([&](const Value& v) {
+    const PrimitiveType type = v.shape.element_type();
+    return primitive_util::IsFloatingPointType(type) &&
+           random_type(type) != PRIMITIVE_TYPE_INVALID;
+  });
+  if (a < 0 || budget < 2 || !IsAllowedType(S32)) return false;
+  const Value& value = values_[a];
+  Range range = Range::Of(std::floor(value.range.lo) - 1,
+                          std::ceil(value.range.hi) + 1);
+  range.nan = value.range.nan;
+  if (!IsTame(range, S32)) return false;
+  range.nan = false;  // NaN becomes 0
+  // Random bits over the whole unsigned type.
+  Source random;
+  random.kind = Source::Kind::kConstant;
+  random.shape = ShapeUtil::ChangeElementType(
+      value.shape, random_type(value.shape.element_type()));
+  Literal bits(ShapeUtil::ChangeElementType(value.shape, U64));
+  for (uint64_t& b : bits.data<uint64_t>()) b = rng_.Next();
+  random.literal = semantics::ApplyConvert(bits, random.shape.element_type())
+                       .value();
+  random.range = LiteralRange(random.literal);
+  XlaOp op = Emit(ValueSource(a, value.shape.element_type()));
+  Record(StochasticConvertType(op, Emit(random), S32), range);
   return true;
 }
 

@@ -201,6 +201,8 @@ class Generator {
   bool TryBitcastConvert(int64_t budget);
   bool TryMap(int64_t budget);
   bool TrySort(int64_t budget);
+  bool TryRng(int64_t budget);                // rng_uniform
+  bool TryStochasticConvert(int64_t budget);  // to s32
   // Emitted constant start indices for a `window` in `shape`, of one
   // random integer type, sometimes out of range.
   std::vector<XlaOp> StartIndices(const Shape& shape,

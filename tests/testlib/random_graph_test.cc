@@ -353,7 +353,8 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
                 O::kSelectAndScatter})},
       {"element ops", &RandomGraphOptions::allow_element_ops,
        Opcodes({O::kClamp, O::kIsFinite, O::kReducePrecision,
-                O::kBitcastConvert, O::kMap, O::kSort})},
+                O::kBitcastConvert, O::kMap, O::kSort, O::kRng,
+                O::kStochasticConvert})},
   };
   for (const FlagCase& flag_case : cases) {
     SCOPED_TRACE(flag_case.name);

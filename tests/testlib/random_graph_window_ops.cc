@@ -145,8 +145,11 @@ bool Generator::TryReduceWindow(int64_t budget) {
                                      options_.allow_zero_sizes);
   const std::vector<int64_t> positions = Positions(shape.dimensions(), window);
   const Source init = ReduceInit(reducer, type);
+  // A window may hold only padding or holes: then it gives the init value
+  // (a -inf init of max stays -inf).
   const Range range =
-      ReduceRange(reducer, type, values_[a].range, init.range, Taps(window));
+      ReduceRange(reducer, type, values_[a].range, init.range, Taps(window))
+          .Union(init.range);
   if (!FitsLimits(positions) || 1 + init.Cost() > budget ||
       !Accept(range, type)) {
     return false;
