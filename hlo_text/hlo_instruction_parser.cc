@@ -581,9 +581,37 @@ absl::Status InferResultShape(const Header& header,
   return absl::OkStatus();
 }
 
+// XLA:CPU's "TopK" custom call (one operand, result (values, s32
+// indices) of k per row) is XLA's topk op with largest=true, as XLA's own
+// TopkRewriter reads it: it parses as that op.
+bool IsTopKCustomCall(const Header& header, const Attributes& attributes,
+                      size_t operand_count) {
+  const auto* target =
+      attributes.values.Get<std::string>(AttrId::kCustomCallTarget);
+  return header.opcode == HloOpcode::kCustomCall && header.shape_given &&
+         target != nullptr &&
+         *target == "TopK" && operand_count == 1 && header.shape.IsTuple() &&
+         header.shape.tuple_shapes().size() == 2 &&
+         header.shape.tuple_shapes(0).IsArray() &&
+         header.shape.tuple_shapes(0).rank() >= 1;
+}
+
 std::unique_ptr<HloInstruction> Build(
     const Header& header, const std::vector<HloInstruction*>& operands,
     Attributes attributes) {
+  if (IsTopKCustomCall(header, attributes, operands.size())) {
+    const Shape& values = header.shape.tuple_shapes(0);
+    HloAttributes topk;
+    topk.Set(AttrId::kK, values.dimensions(values.rank() - 1));
+    topk.Set(AttrId::kLargest, std::string("true"));
+    attributes.values = std::move(topk);
+    auto instruction =
+        HloInstruction::CreateGeneric(HloOpcode::kTopK, header.shape, operands);
+    instruction->set_name(header.name_token.text);
+    instruction->mutable_attributes() = std::move(attributes.values);
+    instruction->set_metadata(std::move(attributes.metadata));
+    return instruction;
+  }
   auto instruction =
       HloInstruction::CreateGeneric(header.opcode, header.shape, operands);
   instruction->set_name(header.name_token.text);

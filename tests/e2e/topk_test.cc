@@ -59,6 +59,31 @@ TEST(TopKTest, LargestAndSmallestWithTiesByIndex) {
   EXPECT_EQ(top.tuple_element(1), LiteralUtil::CreateR1<int32_t>({3, 0}));
 }
 
+// XLA:CPU's TopK custom call reads as topk with largest=true and k from
+// the result; another target or form stays a custom call (refused).
+TEST(TopKTest, TopKCustomCallIsTopK) {
+  const std::string text = R"(HloModule t
+ENTRY main {
+  x = f32[2,5] parameter(0)
+  ROOT t = (f32[2,2], s32[2,2]) custom-call(x), custom_call_target="TopK"
+})";
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  EXPECT_THAT(module->ToString(), HasSubstr("topk(x), k=2, largest=true"));
+  const Literal x = LiteralUtil::CreateR2<float>({{1, 5, 3, 5, 2}, {0, -1, 7, 2, 7}});
+  Literal top = RunBoth(text, x);
+  EXPECT_EQ(top.tuple_element(0), LiteralUtil::CreateR2<float>({{5, 5}, {7, 7}}));
+  EXPECT_EQ(top.tuple_element(1), LiteralUtil::CreateR2<int32_t>({{1, 3}, {2, 4}}));
+  std::unique_ptr<HloModule> other = ParseHloModule(R"(HloModule t
+ENTRY main {
+  x = f32[2,5] parameter(0)
+  ROOT t = (f32[2,2], s32[2,2]) custom-call(x), custom_call_target="TopKx"
+})").value();
+  EXPECT_THAT(VerifyModule(*other, VerifierMode::kBuilder),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("custom_call_target \"TopKx\" is not "
+                                 "supported by mxla")));
+}
+
 TEST(TopKTest, ShapeRuleErrors) {
   auto verify = [](const std::string& text) {
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
