@@ -5,10 +5,12 @@
 # every test.
 #
 #   demo [options]      the demo (options go to `mxla demo`)
-#   test [ctest args]   every test: the suite, then `sanitize` and `fuzz 30`
-#                       (MXLA_QUICK=1: the suite only)
+#   test [ctest args]   every test (what CI runs): the suite, the concurrency
+#                       tests under TSan and `fuzz 30` (MXLA_QUICK=1: the
+#                       suite only)
 #   sanitize            the suite under ASan + UBSan (build-asan/), and the
-#                       concurrency tests under TSan (build-tsan/), clang-19
+#                       concurrency tests under TSan (build-tsan/), clang-19;
+#                       run it before pushing: CI leaves the ASan suite out
 #   fuzz [SECONDS]      each libFuzzer target for SECONDS (default 30)
 set -euo pipefail
 
@@ -65,22 +67,30 @@ tsan_targets=(runtime_concurrency_test runtime_jit_concurrency_test
               runtime_run_options_test)
 tsan_tests='Concurrency|CompileCacheTest|ThreadPoolTest|RunOptionsTest'
 
-run_sanitizers() {
+fuzz_targets=(hlo_parser_fuzzer npy_fuzzer builder_fuzzer differential_fuzzer)
+
+run_asan_suite() {
   echo "=== ASan + UBSan: the whole suite"
   configure_and_build_sanitized "$asan_build" address,undefined ON
   # The package test builds a consumer without the sanitizer runtime.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir "$asan_build" --output-on-failure -j "$(nproc)" \
     -E package_consumer
+}
+
+run_tsan_tests() {
   echo "=== TSan: the concurrency tests"
   configure_and_build_sanitized "$tsan_build" thread OFF "${tsan_targets[@]}"
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tools/tsan.supp" \
     ctest --test-dir "$tsan_build" --output-on-failure -j 1 -R "$tsan_tests"
 }
 
+# The fuzzers are built with ASan + UBSan; only their targets are built, so
+# CI does not pay for the instrumented suite.
 run_fuzzers() {
   echo "=== libFuzzer: ${1}s per target"
-  configure_and_build_sanitized "$asan_build" address,undefined ON
+  configure_and_build_sanitized "$asan_build" address,undefined ON \
+    "${fuzz_targets[@]}"
   bash "$root/tools/fuzz.sh" "$asan_build" "$1"
 }
 
@@ -97,13 +107,14 @@ case "$command" in
     configure_and_build
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
     if [ "${MXLA_QUICK:-0}" != 1 ]; then
-      run_sanitizers
+      run_tsan_tests
       run_fuzzers 30
     fi
     ;;
   sanitize)
     install_missing
-    run_sanitizers
+    run_asan_suite
+    run_tsan_tests
     ;;
   fuzz)
     install_missing
