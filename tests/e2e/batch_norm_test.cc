@@ -10,7 +10,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
-#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
@@ -19,13 +18,15 @@ namespace mxla {
 namespace {
 
 using ::mxla::testing::ErrorSpec;
+using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::RunAndCompare;
 using ::mxla::testing::RunAndCompareOptions;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
 
 // ROOT n = <result> <op>(p0, p1, ...) over parameters of `shapes`.
-std::string Module(const std::string& op, const std::vector<std::string>& shapes,
+std::string Module(const std::string& op,
+                   const std::vector<std::string>& shapes,
                    const std::string& result, const std::string& attributes) {
   std::string text = "HloModule t\nENTRY main {\n";
   std::string operands;
@@ -38,22 +39,12 @@ std::string Module(const std::string& op, const std::vector<std::string>& shapes
          attributes + "\n}\n";
 }
 
-Literal RunBoth(const std::string& text,
-                const std::vector<const Literal*>& arguments) {
-  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
-  absl::StatusOr<Literal> result = EvaluateModule(*module, arguments);
-  EXPECT_OK(result.status());
-  EXPECT_TRUE(RunAndCompare(*module, arguments));
-  return result.ok() ? *std::move(result) : Literal();
-}
-
 TEST(BatchNormTest, HandComputedCases) {
   const Literal x = LiteralUtil::CreateR2<float>({{1}, {3}});
   const Literal two = LiteralUtil::CreateR1<float>({2});
   const Literal one = LiteralUtil::CreateR1<float>({1});
   // mean 2, variance 1: y = (x - 2) / 1 * 2 + 1.
-  Literal trained = RunBoth(
+  Literal trained = EvaluateAndCompare(
       Module("batch-norm-training", {"f32[2,1]", "f32[1]", "f32[1]"},
              "(f32[2,1], f32[1], f32[1])", "epsilon=0, feature_index=1"),
       {&x, &two, &one});
@@ -67,15 +58,16 @@ TEST(BatchNormTest, HandComputedCases) {
   const Literal offset = LiteralUtil::CreateR1<float>({0, 1});
   const Literal mean = LiteralUtil::CreateR1<float>({2, 3});
   const Literal variance = LiteralUtil::CreateR1<float>({4, 0.25});
-  EXPECT_EQ(RunBoth(Module("batch-norm-inference",
-                           {"f32[2,2]", "f32[2]", "f32[2]", "f32[2]", "f32[2]"},
-                           "f32[2,2]", "epsilon=0, feature_index=1"),
-                    {&grid, &scale, &offset, &mean, &variance}),
+  EXPECT_EQ(EvaluateAndCompare(
+                Module("batch-norm-inference",
+                       {"f32[2,2]", "f32[2]", "f32[2]", "f32[2]", "f32[2]"},
+                       "f32[2,2]", "epsilon=0, feature_index=1"),
+                {&grid, &scale, &offset, &mean, &variance}),
             LiteralUtil::CreateR2<float>({{-0.5, -3}, {0.5, 5}}));
 
   // dy = 1 everywhere: grad_offset = 2, grad_scale = 0, dx = 0.
   const Literal dy = LiteralUtil::CreateR2<float>({{1}, {1}});
-  Literal graded = RunBoth(
+  Literal graded = EvaluateAndCompare(
       Module("batch-norm-grad",
              {"f32[2,1]", "f32[1]", "f32[1]", "f32[1]", "f32[2,1]"},
              "(f32[2,1], f32[1], f32[1])", "epsilon=0, feature_index=1"),
@@ -92,20 +84,17 @@ TEST(BatchNormTest, JitMatchesTheInterpreterOnSeededOperands) {
     SCOPED_TRACE(type);
     const std::string x = type + "[3,5,4,2]";
     const std::string v = type + "[5]";
-    EXPECT_TRUE(RunAndCompare(
-        Module("batch-norm-training", {x, v, v},
-               "(" + x + ", " + v + ", " + v + ")",
-               "epsilon=0.001, feature_index=1"),
-        options));
-    EXPECT_TRUE(RunAndCompare(
-        Module("batch-norm-inference", {x, v, v, v, v}, x,
-               "epsilon=0.001, feature_index=1"),
-        options));
-    EXPECT_TRUE(RunAndCompare(
-        Module("batch-norm-grad", {x, v, v, v, x},
-               "(" + x + ", " + v + ", " + v + ")",
-               "epsilon=0.001, feature_index=1"),
-        options));
+    EXPECT_TRUE(RunAndCompare(Module("batch-norm-training", {x, v, v},
+                                     "(" + x + ", " + v + ", " + v + ")",
+                                     "epsilon=0.001, feature_index=1"),
+                              options));
+    EXPECT_TRUE(RunAndCompare(Module("batch-norm-inference", {x, v, v, v, v}, x,
+                                     "epsilon=0.001, feature_index=1"),
+                              options));
+    EXPECT_TRUE(RunAndCompare(Module("batch-norm-grad", {x, v, v, v, x},
+                                     "(" + x + ", " + v + ", " + v + ")",
+                                     "epsilon=0.001, feature_index=1"),
+                              options));
   }
 }
 

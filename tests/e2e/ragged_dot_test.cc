@@ -9,7 +9,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
-#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
@@ -17,6 +16,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::RunAndCompare;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -30,16 +30,6 @@ std::string Module(const std::string& lhs, const std::string& rhs,
          attributes + "\n}\n";
 }
 
-Literal RunBoth(const std::string& text,
-                const std::vector<const Literal*>& arguments) {
-  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
-  absl::StatusOr<Literal> result = EvaluateModule(*module, arguments);
-  EXPECT_OK(result.status());
-  EXPECT_TRUE(RunAndCompare(*module, arguments));
-  return result.ok() ? *std::move(result) : Literal();
-}
-
 TEST(RaggedDotTest, NonContractingRowsUseTheirGroupsRhs) {
   const std::string text =
       Module("f32[5,2]", "f32[2,2,1]", "s32[2]", "f32[5,1]",
@@ -50,13 +40,13 @@ TEST(RaggedDotTest, NonContractingRowsUseTheirGroupsRhs) {
   // Group 0 sums a row, group 1 takes its difference; row 4 is in no group.
   const Literal rhs = LiteralUtil::CreateR3<float>({{{1}, {1}}, {{1}, {-1}}});
   const Literal sizes = LiteralUtil::CreateR1<int32_t>({2, 2});
-  EXPECT_EQ(RunBoth(text, {&lhs, &rhs, &sizes}),
+  EXPECT_EQ(EvaluateAndCompare(text, {&lhs, &rhs, &sizes}),
             LiteralUtil::CreateR2<float>({{3}, {7}, {-1}, {-1}, {0}}));
   // An infinity in another group's rhs does not reach a row.
   const Literal infinite = LiteralUtil::CreateR3<float>(
       {{{1}, {1}}, {{std::numeric_limits<float>::infinity()}, {-1}}});
   const Literal all_first = LiteralUtil::CreateR1<int32_t>({5, 0});
-  EXPECT_EQ(RunBoth(text, {&lhs, &infinite, &all_first}),
+  EXPECT_EQ(EvaluateAndCompare(text, {&lhs, &infinite, &all_first}),
             LiteralUtil::CreateR2<float>({{3}, {7}, {11}, {15}, {19}}));
 }
 
@@ -69,7 +59,7 @@ TEST(RaggedDotTest, ContractingGroupsContractTheirPart) {
       LiteralUtil::CreateR2<float>({{1, 2, 3, 4}, {5, 6, 7, 8}});
   const Literal rhs = LiteralUtil::CreateR2<float>({{1}, {1}, {1}, {1}});
   const Literal sizes = LiteralUtil::CreateR1<int64_t>({1, 3});
-  EXPECT_EQ(RunBoth(text, {&lhs, &rhs, &sizes}),
+  EXPECT_EQ(EvaluateAndCompare(text, {&lhs, &rhs, &sizes}),
             LiteralUtil::CreateR3<float>({{{1}, {5}}, {{9}, {21}}}));
 }
 
@@ -82,7 +72,7 @@ TEST(RaggedDotTest, BatchModeIsADot) {
   const Literal lhs = LiteralUtil::CreateR3<float>({{{1, 2}}, {{3, 4}}});
   const Literal rhs = LiteralUtil::CreateR3<float>({{{1}, {10}}, {{1}, {10}}});
   const Literal sizes = LiteralUtil::CreateR1<int32_t>({1, 0});
-  EXPECT_EQ(RunBoth(text, {&lhs, &rhs, &sizes}),
+  EXPECT_EQ(EvaluateAndCompare(text, {&lhs, &rhs, &sizes}),
             LiteralUtil::CreateR3<float>({{{21}}, {{43}}}));
 }
 
@@ -99,8 +89,9 @@ TEST(RaggedDotTest, GroupSizesPerBatchAndSeededOperands) {
   const Literal rhs = LiteralUtil::CreateFromFlat<float>(
       {2, 2, 2, 1}, {1, 1, 1, 1, 1, -1, 1, -1});
   const Literal sizes = LiteralUtil::CreateR2<int32_t>({{1, 2}, {3, 0}});
-  EXPECT_EQ(RunBoth(batched, {&lhs, &rhs, &sizes}),
-            LiteralUtil::CreateR3<float>({{{3}, {-1}, {-1}}, {{3}, {7}, {11}}}));
+  EXPECT_EQ(
+      EvaluateAndCompare(batched, {&lhs, &rhs, &sizes}),
+      LiteralUtil::CreateR3<float>({{{3}, {-1}, {-1}}, {{3}, {7}, {11}}}));
   // Seeded operands: group sizes in [-8, 8), negative ones included, and
   // the contracting mode with per-batch sizes; bf16 accumulates in f32.
   EXPECT_TRUE(RunAndCompare(batched));
@@ -156,8 +147,7 @@ TEST(RaggedDotTest, ShapeRuleErrors) {
   EXPECT_THAT(
       verify(Module("f32[5,3]", "f32[2,2,1]", "s32[2]", "f32[5,1]",
                     contracting + "lhs_ragged_dims={0}, rhs_group_dims={0}")),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("ragged-dot: ")));
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ragged-dot: ")));
   EXPECT_THAT(
       verify(Module("f32[2,4]", "f32[4,1]", "s64[2]", "f32[2,2,1]",
                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "

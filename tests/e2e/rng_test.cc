@@ -26,6 +26,7 @@ namespace mxla {
 namespace {
 
 using ::mxla::testing::ErrorSpec;
+using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::RunAndCompare;
 using ::mxla::testing::RunAndCompareOptions;
 using ::mxla::testing::StatusIs;
@@ -41,18 +42,11 @@ std::string Module(const std::string& type, const std::string& dims,
          "[" + dims + "] rng(a, b), distribution=" + distribution + "\n}\n";
 }
 
-// The interpreter's result, after checking that the JIT agrees (bit for
-// bit unless `error` says otherwise).
-Literal RunBoth(const std::string& text,
-                std::optional<ErrorSpec> error = std::nullopt) {
-  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
-  absl::StatusOr<Literal> result = EvaluateModule(*module, {});
-  EXPECT_OK(result.status());
+// Compare the backends within `error` instead of bit for bit.
+RunAndCompareOptions Within(ErrorSpec error) {
   RunAndCompareOptions options;
   options.error = error;
-  EXPECT_TRUE(RunAndCompare(*module, {}, options));
-  return result.ok() ? *std::move(result) : Literal();
+  return options;
 }
 
 template <typename T>
@@ -78,17 +72,18 @@ double StandardDeviation(const std::vector<double>& x) {
 // The definition's first values, computed apart from mxla (a few lines of
 // Python on the formulas of semantics/random_numbers.h).
 TEST(RngTest, NumbersArePinnedByTheDefinition) {
-  EXPECT_THAT(RunBoth(Module("s32", "6", "0", "1000", "rng_uniform"))
+  EXPECT_THAT(EvaluateAndCompare(Module("s32", "6", "0", "1000", "rng_uniform"))
                   .data<int32_t>(),
               ElementsAre(575, 836, 329, 425, 73, 280));
-  EXPECT_THAT(
-      RunBoth(Module("f32", "4", "-1", "3", "rng_uniform")).data<float>(),
-      ElementsAre(0.4307123124599457f, 0.7726647257804871f,
-                  0.8682422041893005f, 2.736487627029419f));
+  EXPECT_THAT(EvaluateAndCompare(Module("f32", "4", "-1", "3", "rng_uniform"))
+                  .data<float>(),
+              ElementsAre(0.4307123124599457f, 0.7726647257804871f,
+                          0.8682422041893005f, 2.736487627029419f));
 }
 
 TEST(RngTest, UniformFloatsFillTheHalfOpenRange) {
-  const Literal f32 = RunBoth(Module("f32", "200,500", "-1", "3", "rng_uniform"));
+  const Literal f32 =
+      EvaluateAndCompare(Module("f32", "200,500", "-1", "3", "rng_uniform"));
   const std::vector<double> x = Values<float>(f32);
   EXPECT_GE(*std::min_element(x.begin(), x.end()), -1.0);
   EXPECT_LT(*std::max_element(x.begin(), x.end()), 3.0);
@@ -99,43 +94,53 @@ TEST(RngTest, UniformFloatsFillTheHalfOpenRange) {
   // Narrow types round in f64, then b itself is replaced by a.
   for (const char* type : {"f16", "bf16", "f64", "f8e4m3fn", "f8e5m2"}) {
     SCOPED_TRACE(type);
-    const Literal narrow = RunBoth(Module(type, "4000", "0", "1", "rng_uniform"));
+    const Literal narrow =
+        EvaluateAndCompare(Module(type, "4000", "0", "1", "rng_uniform"));
     const Literal wide = semantics::ApplyConvert(narrow, F64).value();
     const std::vector<double> y = Values<double>(wide);
     EXPECT_GE(*std::min_element(y.begin(), y.end()), 0.0);
     EXPECT_LT(*std::max_element(y.begin(), y.end()), 1.0);
     // With 2 or 3 mantissa bits, the top of [0, 1) rounds to 1 and becomes
     // 0: a visible bias, as the definition says.
-    if (std::string(type).rfind("f8", 0) != 0) EXPECT_NEAR(Mean(y), 0.5, 0.02);
+    if (std::string(type).rfind("f8", 0) != 0) {
+      EXPECT_NEAR(Mean(y), 0.5, 0.02);
+    }
   }
   // An empty range gives a.
-  const Literal empty = RunBoth(Module("f32", "8", "2", "2", "rng_uniform"));
+  const Literal empty =
+      EvaluateAndCompare(Module("f32", "8", "2", "2", "rng_uniform"));
   EXPECT_THAT(empty.data<float>(), ::testing::Each(2.0f));
 }
 
 TEST(RngTest, UniformIntegersHitEveryValueOfTheRange) {
-  const Literal s32 = RunBoth(Module("s32", "10000", "-5", "7", "rng_uniform"));
+  const Literal s32 =
+      EvaluateAndCompare(Module("s32", "10000", "-5", "7", "rng_uniform"));
   const std::set<int32_t> seen(s32.data<int32_t>().begin(),
                                s32.data<int32_t>().end());
   EXPECT_EQ(seen, (std::set<int32_t>{-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6}));
-  const Literal u8 = RunBoth(Module("u8", "1000", "250", "255", "rng_uniform"));
+  const Literal u8 =
+      EvaluateAndCompare(Module("u8", "1000", "250", "255", "rng_uniform"));
   const std::set<uint8_t> bytes(u8.data<uint8_t>().begin(),
                                 u8.data<uint8_t>().end());
   EXPECT_EQ(bytes, (std::set<uint8_t>{250, 251, 252, 253, 254}));
   // The whole of s64 but its top value, and sub-byte types.
-  const Literal s64 = RunBoth(Module("s64", "1000", "-9223372036854775808",
-                                     "9223372036854775807", "rng_uniform"));
+  const Literal s64 =
+      EvaluateAndCompare(Module("s64", "1000", "-9223372036854775808",
+                                "9223372036854775807", "rng_uniform"));
   EXPECT_LT(Mean(Values<int64_t>(s64)), 1e18);
   EXPECT_GT(Mean(Values<int64_t>(s64)), -1e18);
-  const Literal s4 = RunBoth(Module("s4", "1000", "-8", "7", "rng_uniform"));
+  const Literal s4 =
+      EvaluateAndCompare(Module("s4", "1000", "-8", "7", "rng_uniform"));
   const std::vector<double> nibbles =
       Values<int32_t>(semantics::ApplyConvert(s4, S32).value());
   EXPECT_EQ(*std::min_element(nibbles.begin(), nibbles.end()), -8);
   EXPECT_EQ(*std::max_element(nibbles.begin(), nibbles.end()), 6);
   // b <= a gives a; pred's [false, true) is all false.
-  const Literal backwards = RunBoth(Module("s32", "5", "3", "-3", "rng_uniform"));
+  const Literal backwards =
+      EvaluateAndCompare(Module("s32", "5", "3", "-3", "rng_uniform"));
   EXPECT_THAT(backwards.data<int32_t>(), ::testing::Each(3));
-  const Literal pred = RunBoth(Module("pred", "5", "false", "true", "rng_uniform"));
+  const Literal pred =
+      EvaluateAndCompare(Module("pred", "5", "false", "true", "rng_uniform"));
   EXPECT_THAT(pred.data<bool>(), ::testing::Each(false));
 }
 
@@ -143,7 +148,8 @@ TEST(RngTest, NormalHasItsMeanAndStandardDeviation) {
   // log and cos of f64 may differ in their last bit between libm and the
   // JIT; rounded to f32 that is at most an ulp.
   const Literal x =
-      RunBoth(Module("f32", "100000", "2", "3", "rng_normal"), ErrorSpec{0, 1e-6});
+      EvaluateAndCompare(Module("f32", "100000", "2", "3", "rng_normal"), {},
+                         Within(ErrorSpec{0, 1e-6}));
   const std::vector<double> values = Values<float>(x);
   EXPECT_NEAR(Mean(values), 2.0, 0.05);
   EXPECT_NEAR(StandardDeviation(values), 3.0, 0.05);
@@ -152,8 +158,10 @@ TEST(RngTest, NormalHasItsMeanAndStandardDeviation) {
                     [](double v) { return std::abs(v - 2) > 6; }) /
       static_cast<double>(values.size());
   EXPECT_NEAR(beyond_two_sigma, 0.0455, 0.005);
-  RunBoth(Module("f64", "3,7", "0", "1", "rng_normal"), ErrorSpec{0, 1e-12});
-  RunBoth(Module("bf16", "64", "0", "1", "rng_normal"), ErrorSpec{0, 1e-2});
+  EvaluateAndCompare(Module("f64", "3,7", "0", "1", "rng_normal"), {},
+                     Within(ErrorSpec{0, 1e-12}));
+  EvaluateAndCompare(Module("bf16", "64", "0", "1", "rng_normal"), {},
+                     Within(ErrorSpec{0, 1e-2}));
 }
 
 TEST(RngTest, EachRngHasItsOwnNumbersEvenAfterCse) {
@@ -165,7 +173,7 @@ ENTRY main {
   second = f32[64] rng(a, b), distribution=rng_uniform
   ROOT pair = (f32[64], f32[64]) tuple(first, second)
 })";
-  const Literal pair = RunBoth(text);
+  const Literal pair = EvaluateAndCompare(text);
   EXPECT_NE(pair.tuple_element(0), pair.tuple_element(1));
   std::unique_ptr<HloModule> module = ParseHloModule(text).value();
   CsePass cse;
@@ -256,13 +264,13 @@ ENTRY main {
                        HasSubstr("rng: Expected the same element type for the "
                                  "result and the two operands; got f32[] and "
                                  "f32[] for f16[4].")));
-  EXPECT_THAT(verify(R"(HloModule t
+  EXPECT_THAT(
+      verify(R"(HloModule t
 ENTRY main {
   a = f32[] parameter(0)
   ROOT r = f32[4] rng(a, a)
 })"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("distribution")));
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("distribution")));
 }
 
 TEST(RngTest, BuilderFunctions) {

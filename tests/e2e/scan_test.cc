@@ -8,7 +8,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
-#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
@@ -16,7 +15,7 @@
 namespace mxla {
 namespace {
 
-using ::mxla::testing::RunAndCompare;
+using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -57,19 +56,10 @@ ENTRY main {
 }
 )";
 
-Literal Evaluate(const std::string& text, const Literal& a, const Literal& b) {
-  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
-  absl::StatusOr<Literal> result = EvaluateModule(*module, {&a, &b});
-  EXPECT_OK(result.status());
-  EXPECT_TRUE(RunAndCompare(*module, {&a, &b}));
-  return result.ok() ? *std::move(result) : Literal();
-}
-
 TEST(ScanTest, InputSlicesThenCarriesInOrder) {
   const Literal input = LiteralUtil::CreateR2<float>({{1, 2}, {3, 4}});
   const Literal zeros = LiteralUtil::CreateR2<float>({{0, 0}, {0, 0}});
-  Literal result = Evaluate(kRowSums, input, zeros);
+  Literal result = EvaluateAndCompare(kRowSums, {&input, &zeros});
   EXPECT_EQ(result.tuple_element(0),
             LiteralUtil::CreateR2<float>({{2, 4}, {8, 12}}));
   EXPECT_EQ(result.tuple_element(1),
@@ -79,7 +69,7 @@ TEST(ScanTest, InputSlicesThenCarriesInOrder) {
 TEST(ScanTest, ReverseRunsLastToFirstAndStacksInPlace) {
   const Literal input = LiteralUtil::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
   const Literal zeros = LiteralUtil::CreateR1<float>({0, 0});
-  Literal result = Evaluate(kReverseCumulativeSum, input, zeros);
+  Literal result = EvaluateAndCompare(kReverseCumulativeSum, {&input, &zeros});
   EXPECT_EQ(result.tuple_element(0),
             LiteralUtil::CreateR2<float>({{6, 5, 3}, {15, 11, 6}}));
   EXPECT_EQ(result.tuple_element(1), LiteralUtil::CreateR1<float>({6, 15}));
@@ -105,7 +95,8 @@ TEST(ScanTest, ShapeRuleErrors) {
                        HasSubstr("the computation must take (input slices..., "
                                  "carries...) (f32[3], f32[2])")));
   EXPECT_THAT(verify(replace(replace(base, "tuple(s, s)", "tuple(s, x, x)"),
-                             "(f32[2], f32[2]) tuple", "(f32[2], f32[2], f32[2]) tuple")),
+                             "(f32[2], f32[2]) tuple",
+                             "(f32[2], f32[2], f32[2]) tuple")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("declared shape")));
   EXPECT_THAT(verify(replace(base, "dimensions={1}", "dimensions={2}")),

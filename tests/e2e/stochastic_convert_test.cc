@@ -11,7 +11,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
-#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "semantics/scalar_semantics.h"
 #include "tests/testlib/hlo_test_base.h"
@@ -20,6 +19,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::RunAndCompare;
 using ::mxla::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -28,17 +28,9 @@ using ::testing::HasSubstr;
 std::string Module(const std::string& operand, const std::string& random,
                    const std::string& result) {
   return "HloModule t\nENTRY main {\n  x = " + operand +
-         " parameter(0)\n  r = " + random + " parameter(1)\n  ROOT s = " +
-         result + " stochastic-convert(x, r)\n}\n";
-}
-
-Literal RunBoth(const std::string& text, const Literal& x, const Literal& r) {
-  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
-  absl::StatusOr<Literal> result = EvaluateModule(*module, {&x, &r});
-  EXPECT_OK(result.status());
-  EXPECT_TRUE(RunAndCompare(*module, {&x, &r}));
-  return result.ok() ? *std::move(result) : Literal();
+         " parameter(0)\n  r = " + random +
+         " parameter(1)\n  ROOT s = " + result +
+         " stochastic-convert(x, r)\n}\n";
 }
 
 TEST(StochasticConvertTest, FractionAgainstRandomBits) {
@@ -48,15 +40,18 @@ TEST(StochasticConvertTest, FractionAgainstRandomBits) {
       {2.25f, 2.25f, -2.25f, -2.25f, 7.0f, 300.0f, -300.0f, nan, -0.0f});
   const Literal r = LiteralUtil::CreateR1<uint32_t>(
       {(1u << 30) - 1, 1u << 30, 0, 1u << 30, 0, 0, 0, 0, 0});
-  EXPECT_THAT(RunBoth(Module("f32[9]", "u32[9]", "s8[9]"), x, r).data<int8_t>(),
+  EXPECT_THAT(EvaluateAndCompare(Module("f32[9]", "u32[9]", "s8[9]"), {&x, &r})
+                  .data<int8_t>(),
               ElementsAre(3, 2, -3, -2, 7, 127, -128, 0, 0));
   // bf16 with 16 random bits; s32's bounds as bf16 holds them.
-  const Literal y = semantics::ApplyConvert(
-      LiteralUtil::CreateR1<float>({0.5f, 0.5f, 3e9f, -3e9f}), BF16).value();
-  const Literal bits =
-      LiteralUtil::CreateR1<uint16_t>({0x7fff, 0x8000, 0, 0});
+  const Literal y =
+      semantics::ApplyConvert(
+          LiteralUtil::CreateR1<float>({0.5f, 0.5f, 3e9f, -3e9f}), BF16)
+          .value();
+  const Literal bits = LiteralUtil::CreateR1<uint16_t>({0x7fff, 0x8000, 0, 0});
   EXPECT_THAT(
-      RunBoth(Module("bf16[4]", "u16[4]", "s32[4]"), y, bits).data<int32_t>(),
+      EvaluateAndCompare(Module("bf16[4]", "u16[4]", "s32[4]"), {&y, &bits})
+          .data<int32_t>(),
       ElementsAre(1, 0, std::numeric_limits<int32_t>::max(),
                   std::numeric_limits<int32_t>::min()));
 }
@@ -66,9 +61,10 @@ TEST(StochasticConvertTest, RoundsUpAsOftenAsTheFraction) {
   std::vector<float> x(4096, 0.25f);
   std::vector<uint32_t> r(4096);
   for (uint32_t i = 0; i < r.size(); ++i) r[i] = i << 20;
-  const Literal result =
-      RunBoth(Module("f32[4096]", "u32[4096]", "s64[4096]"),
-              LiteralUtil::CreateR1<float>(x), LiteralUtil::CreateR1<uint32_t>(r));
+  const Literal quarters = LiteralUtil::CreateR1<float>(x);
+  const Literal spread = LiteralUtil::CreateR1<uint32_t>(r);
+  const Literal result = EvaluateAndCompare(
+      Module("f32[4096]", "u32[4096]", "s64[4096]"), {&quarters, &spread});
   int64_t ups = 0;
   for (int64_t v : result.data<int64_t>()) ups += v;
   EXPECT_EQ(ups, 1024);

@@ -11,7 +11,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
-#include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
@@ -19,7 +18,7 @@
 namespace mxla {
 namespace {
 
-using ::mxla::testing::RunAndCompare;
+using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -30,31 +29,23 @@ std::string Module(const std::string& operand, const std::string& result,
          "\n}\n";
 }
 
-Literal RunBoth(const std::string& text, const Literal& x) {
-  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
-  absl::StatusOr<Literal> result = EvaluateModule(*module, {&x});
-  EXPECT_OK(result.status());
-  EXPECT_TRUE(RunAndCompare(*module, {&x}));
-  return result.ok() ? *std::move(result) : Literal();
-}
-
 TEST(TopKTest, LargestAndSmallestWithTiesByIndex) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   const Literal x = LiteralUtil::CreateR2<float>(
       {{1, 3, 3, -0.0f, 0, 2}, {nan, inf, -inf, 5, 5, -1}});
-  Literal largest = RunBoth(
-      Module("f32[2,6]", "(f32[2,3], s32[2,3])", "k=3, largest=true"), x);
+  Literal largest = EvaluateAndCompare(
+      Module("f32[2,6]", "(f32[2,3], s32[2,3])", "k=3, largest=true"), {&x});
   EXPECT_EQ(largest.tuple_element(1),
             LiteralUtil::CreateR2<int32_t>({{1, 2, 5}, {0, 1, 3}}));
-  Literal smallest =
-      RunBoth(Module("f32[2,6]", "(f32[2,4], s32[2,4])", "k=4, largest=false"), x);
+  Literal smallest = EvaluateAndCompare(
+      Module("f32[2,6]", "(f32[2,4], s32[2,4])", "k=4, largest=false"), {&x});
   // -0 goes before +0 in the total order.
   EXPECT_EQ(smallest.tuple_element(1),
             LiteralUtil::CreateR2<int32_t>({{3, 4, 0, 5}, {2, 5, 3, 4}}));
   const Literal ints = LiteralUtil::CreateR1<int32_t>({4, -7, 4, 9, 0});
-  Literal top = RunBoth(Module("s32[5]", "(s32[2], s32[2])", "k=2"), ints);
+  Literal top =
+      EvaluateAndCompare(Module("s32[5]", "(s32[2], s32[2])", "k=2"), {&ints});
   EXPECT_EQ(top.tuple_element(0), LiteralUtil::CreateR1<int32_t>({9, 4}));
   EXPECT_EQ(top.tuple_element(1), LiteralUtil::CreateR1<int32_t>({3, 0}));
 }
@@ -69,15 +60,19 @@ ENTRY main {
 })";
   std::unique_ptr<HloModule> module = ParseHloModule(text).value();
   EXPECT_THAT(module->ToString(), HasSubstr("topk(x), k=2, largest=true"));
-  const Literal x = LiteralUtil::CreateR2<float>({{1, 5, 3, 5, 2}, {0, -1, 7, 2, 7}});
-  Literal top = RunBoth(text, x);
-  EXPECT_EQ(top.tuple_element(0), LiteralUtil::CreateR2<float>({{5, 5}, {7, 7}}));
-  EXPECT_EQ(top.tuple_element(1), LiteralUtil::CreateR2<int32_t>({{1, 3}, {2, 4}}));
+  const Literal x =
+      LiteralUtil::CreateR2<float>({{1, 5, 3, 5, 2}, {0, -1, 7, 2, 7}});
+  Literal top = EvaluateAndCompare(text, {&x});
+  EXPECT_EQ(top.tuple_element(0),
+            LiteralUtil::CreateR2<float>({{5, 5}, {7, 7}}));
+  EXPECT_EQ(top.tuple_element(1),
+            LiteralUtil::CreateR2<int32_t>({{1, 3}, {2, 4}}));
   std::unique_ptr<HloModule> other = ParseHloModule(R"(HloModule t
 ENTRY main {
   x = f32[2,5] parameter(0)
   ROOT t = (f32[2,2], s32[2,2]) custom-call(x), custom_call_target="TopKx"
-})").value();
+})")
+                                         .value();
   EXPECT_THAT(VerifyModule(*other, VerifierMode::kBuilder),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("custom_call_target \"TopKx\" is not "

@@ -204,4 +204,22 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
          << " against the interpreter: " << same.message();
 }
 
+Literal EvaluateAndCompare(absl::string_view hlo_text,
+                           absl::Span<const Literal* const> arguments,
+                           const RunAndCompareOptions& options) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseAndVerifyModule(hlo_text);
+  if (!module.ok()) {
+    ADD_FAILURE() << module.status();
+    return Literal();
+  }
+  absl::StatusOr<Literal> result = EvaluateModule(**module, arguments);
+  if (!result.ok()) {
+    ADD_FAILURE() << "the evaluator failed: " << result.status();
+    return Literal();
+  }
+  EXPECT_TRUE(RunAndCompare(**module, arguments, options));
+  return *std::move(result);
+}
+
 }  // namespace mxla::testing

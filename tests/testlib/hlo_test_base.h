@@ -77,6 +77,14 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
     const HloModule& module, absl::Span<const Literal* const> arguments,
     const RunAndCompareOptions& options = {});
 
+// For tests that pin values: parses and verifies `hlo_text`, checks with
+// RunAndCompare that Compile agrees with the evaluator, and returns the
+// evaluator's result. Each failure is recorded as a test failure; the
+// result is then an empty Literal.
+Literal EvaluateAndCompare(absl::string_view hlo_text,
+                           absl::Span<const Literal* const> arguments = {},
+                           const RunAndCompareOptions& options = {});
+
 }  // namespace mxla::testing
 
 #endif  // MXLA_TESTS_TESTLIB_HLO_TEST_BASE_H_
