@@ -196,6 +196,21 @@ XlaOp BatchNormGrad(XlaOp operand, XlaOp scale, XlaOp batch_mean,
                     int64_t feature_index,
                     SourceLocation location = SourceLocation::current());
 
+// XLA's Cholesky of a batch of matrices [..., n, n]: lower triangular l
+// with a = l l^T from a's lower triangle (lower=false: upper u with
+// a = u^T u, from the upper one); 0 in the other triangle, and every
+// element NaN for a matrix that is not positive definite
+// (semantics/linear_algebra.h).
+XlaOp Cholesky(XlaOp a, bool lower,
+               SourceLocation location = SourceLocation::current());
+// XLA's TriangularSolve: x with op(a) x = b (left_side) or x op(a) = b,
+// a [..., m, m] read from its lower (or upper) triangle, its diagonal
+// taken as 1 when unit_diagonal; op(a) is a or a^T (transpose_a).
+XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower,
+                      bool unit_diagonal,
+                      TriangularSolveTranspose transpose_a,
+                      SourceLocation location = SourceLocation::current());
+
 // An array of `shape` drawn uniformly from [a, b) (RngUniform; floats,
 // integers or pred) or from the normal distribution of mean mu and
 // standard deviation sigma (RngNormal; floats). The parameters are scalars

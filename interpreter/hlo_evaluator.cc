@@ -14,6 +14,7 @@
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/batch_norm.h"
 #include "semantics/bit_ops.h"
+#include "semantics/linear_algebra.h"
 #include "semantics/index_walk.h"
 #include "semantics/random_numbers.h"
 #include "semantics/scalar_semantics.h"
@@ -761,6 +762,15 @@ absl::StatusOr<Literal> EvaluateOther(
     case HloOpcode::kStochasticConvert:
       return semantics::StochasticConvert(*operands[0], *operands[1],
                                           shape.element_type());
+    case HloOpcode::kCholesky: {
+      ASSIGN_OR_RETURN(bool lower, instruction.cholesky_lower());
+      return semantics::Cholesky(*operands[0], lower);
+    }
+    case HloOpcode::kTriangularSolve: {
+      ASSIGN_OR_RETURN(TriangularSolveOptions options,
+                       instruction.triangular_solve_options());
+      return semantics::TriangularSolve(*operands[0], *operands[1], options);
+    }
     case HloOpcode::kRng: {
       ASSIGN_OR_RETURN(RandomDistribution distribution,
                        instruction.rng_distribution());

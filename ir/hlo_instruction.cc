@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ir/hlo_printer.h"
+#include "ir/status_macros.h"
 
 namespace mxla {
 
@@ -325,6 +326,69 @@ void HloInstruction::set_batch_norm_attributes(float epsilon,
   // Nine significant digits give the float back exactly.
   attributes_.Set(AttrId::kEpsilon, absl::StrFormat("%.9g", epsilon));
   attributes_.Set(AttrId::kFeatureIndex, feature_index);
+}
+
+namespace {
+
+// A flag attribute: `fallback` when absent, an error unless true or false.
+absl::StatusOr<bool> FlagOr(const HloInstruction& instruction, AttrId id,
+                            bool fallback) {
+  const auto* text = instruction.attributes().Get<std::string>(id);
+  if (text == nullptr) return fallback;
+  if (*text != "true" && *text != "false") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(HloOpcodeString(instruction.opcode()), ": ",
+                     GetAttrInfo(id).name, " must be true or false; got ",
+                     *text));
+  }
+  return *text == "true";
+}
+
+}  // namespace
+
+absl::StatusOr<bool> HloInstruction::cholesky_lower() const {
+  return FlagOr(*this, AttrId::kLower, false);
+}
+
+// XLA prints a flag only when it is true.
+void HloInstruction::set_cholesky_lower(bool lower) {
+  if (lower) attributes_.Set(AttrId::kLower, std::string("true"));
+}
+
+absl::StatusOr<TriangularSolveOptions>
+HloInstruction::triangular_solve_options() const {
+  TriangularSolveOptions options;
+  ASSIGN_OR_RETURN(options.left_side, FlagOr(*this, AttrId::kLeftSide, false));
+  ASSIGN_OR_RETURN(options.lower, FlagOr(*this, AttrId::kLower, false));
+  ASSIGN_OR_RETURN(options.unit_diagonal,
+                   FlagOr(*this, AttrId::kUnitDiagonal, false));
+  const auto* transpose = attributes_.Get<std::string>(AttrId::kTransposeA);
+  if (transpose == nullptr) {
+    return absl::InvalidArgumentError(
+        "triangular-solve: missing attribute transpose_a (NO_TRANSPOSE, "
+        "TRANSPOSE or ADJOINT)");
+  }
+  absl::StatusOr<TriangularSolveTranspose> transpose_a =
+      StringToTriangularSolveTranspose(*transpose);
+  if (!transpose_a.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("triangular-solve: ", transpose_a.status().message()));
+  }
+  options.transpose_a = *transpose_a;
+  return options;
+}
+
+void HloInstruction::set_triangular_solve_options(
+    const TriangularSolveOptions& options) {
+  const std::pair<AttrId, bool> flags[] = {
+      {AttrId::kLeftSide, options.left_side},
+      {AttrId::kLower, options.lower},
+      {AttrId::kUnitDiagonal, options.unit_diagonal}};
+  for (const auto& [id, value] : flags) {
+    if (value) attributes_.Set(id, std::string("true"));
+  }
+  attributes_.Set(AttrId::kTransposeA,
+                  std::string(TriangularSolveTransposeString(options.transpose_a)));
 }
 
 absl::StatusOr<RandomDistribution> HloInstruction::rng_distribution() const {

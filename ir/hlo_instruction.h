@@ -29,6 +29,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
@@ -39,6 +40,7 @@
 #include "ir/window.h"
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
+#include "ir/linear_algebra.h"
 #include "ir/literal.h"
 #include "ir/shape.h"
 
@@ -233,6 +235,14 @@ class HloInstruction {
   double epsilon() const;
   int64_t feature_index() const;
   void set_batch_norm_attributes(float epsilon, int64_t feature_index);
+  // cholesky's `lower` (false when absent, XLA's default) and
+  // triangular-solve's options; an error when a flag is neither true nor
+  // false or transpose_a is absent or unknown (XLA's parser leaves it
+  // invalid, and its verifier refuses it).
+  absl::StatusOr<bool> cholesky_lower() const;
+  void set_cholesky_lower(bool lower);
+  absl::StatusOr<TriangularSolveOptions> triangular_solve_options() const;
+  void set_triangular_solve_options(const TriangularSolveOptions& options);
   // rng's distribution: an error naming the attribute's value when it is
   // missing or neither rng_uniform nor rng_normal.
   absl::StatusOr<RandomDistribution> rng_distribution() const;

@@ -28,8 +28,6 @@ absl::string_view UnsupportedReason(absl::string_view text) {
          "of the instruction"},
         {"ragged-all-to-all",
          "an all-to-all between devices; mxla runs one device"},
-        {"cholesky", kNotYet},
-        {"triangular-solve", kNotYet},
         {"fft", "complex types are not in mxla yet"},
         {"real", "complex types are not in mxla yet"},
         {"imag", "complex types are not in mxla yet"},

@@ -519,6 +519,20 @@ absl::StatusOr<Shape> Rng(const HloInstruction& instruction, VerifierMode) {
   return instruction.shape();
 }
 
+absl::StatusOr<Shape> Cholesky(const HloInstruction& instruction,
+                               VerifierMode) {
+  RETURN_IF_ERROR(instruction.cholesky_lower().status());
+  return ShapeInference::InferCholeskyShape(OperandShape(instruction, 0));
+}
+
+absl::StatusOr<Shape> TriangularSolve(const HloInstruction& instruction,
+                                      VerifierMode) {
+  ASSIGN_OR_RETURN(TriangularSolveOptions options,
+                   instruction.triangular_solve_options());
+  return ShapeInference::InferTriangularSolveShape(
+      OperandShape(instruction, 0), OperandShape(instruction, 1), options);
+}
+
 absl::StatusOr<Shape> Channel(const HloInstruction& instruction,
                               VerifierMode) {
   RETURN_IF_ERROR(CheckBoolAttribute(instruction, AttrId::kIsHostTransfer));

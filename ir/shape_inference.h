@@ -17,6 +17,7 @@
 #include "absl/types/span.h"
 #include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/linear_algebra.h"
 #include "ir/ragged_dot.h"
 #include "ir/gather_dimension_numbers.h"
 #include "ir/padding_config.h"
@@ -332,6 +333,13 @@ class ShapeInference {
   // topk: (the operand with its last dimension k, the same shape in s32);
   // the operand has rank >= 1 and 0 <= k <= its last dimension.
   static absl::StatusOr<Shape> InferTopKShape(const Shape& operand, int64_t k);
+  // cholesky: a float array [..., n, n]; the result has its shape.
+  static absl::StatusOr<Shape> InferCholeskyShape(const Shape& a);
+  // triangular-solve(a, b): float arrays of one type and rank >= 2, a
+  // [..., m, m], b [..., m, n] (left_side) or [..., n, m], with equal
+  // leading dimensions; the result has b's shape.
+  static absl::StatusOr<Shape> InferTriangularSolveShape(
+      const Shape& a, const Shape& b, const TriangularSolveOptions& options);
   // send, recv, their -done ops, infeed and outfeed: always an error that
   // says what is missing: another device (a multi-device module, with
   // kOneDevice in the message) or a host channel.

@@ -9,6 +9,8 @@
 #include "passes/dot_expander.h"
 #include "passes/reduce_window_expander.h"
 #include "passes/batch_norm_expander.h"
+#include "passes/cholesky_expander.h"
+#include "passes/triangular_solve_expander.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
@@ -46,6 +48,8 @@ constexpr PassFactory kPasses[] = {
     {"expand-topk", &Make<TopKExpanderPass>},
     {"expand-convolutions", &Make<ConvolutionExpanderPass>},
     {"expand-batch-norms", &Make<BatchNormExpanderPass>},
+    {"expand-choleskys", &Make<CholeskyExpanderPass>},
+    {"expand-triangular-solves", &Make<TriangularSolveExpanderPass>},
     {"expand-stochastic-converts", &Make<StochasticConvertExpanderPass>},
     {"expand-ragged-dots", &Make<RaggedDotExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},

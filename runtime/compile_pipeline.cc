@@ -24,6 +24,8 @@
 #include "passes/pass_registry.h"
 #include "passes/reduce_window_expander.h"
 #include "passes/batch_norm_expander.h"
+#include "passes/cholesky_expander.h"
+#include "passes/triangular_solve_expander.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
@@ -113,6 +115,8 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<RaggedDotExpanderPass>());
       passes->AddPass(std::make_unique<BatchNormExpanderPass>());
       passes->AddPass(std::make_unique<StochasticConvertExpanderPass>());
+      passes->AddPass(std::make_unique<CholeskyExpanderPass>());
+      passes->AddPass(std::make_unique<TriangularSolveExpanderPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(

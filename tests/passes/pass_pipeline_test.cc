@@ -172,8 +172,9 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                           "expand-reduce-windows", "expand-rngs",
                           "expand-scans",
                           "expand-topk", "expand-convolutions",
-                          "expand-batch-norms", "expand-stochastic-converts",
-                          "expand-ragged-dots",
+                          "expand-batch-norms", "expand-choleskys",
+                          "expand-triangular-solves",
+                          "expand-stochastic-converts", "expand-ragged-dots",
                           "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
@@ -183,7 +184,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "inline-calls, lower-collectives, inline-maps, "
                                  "expand-reduce-windows, expand-rngs, expand-scans, "
                                  "expand-topk, expand-convolutions, "
-                                 "expand-batch-norms, "
+                                 "expand-batch-norms, expand-choleskys, "
+                                 "expand-triangular-solves, "
                                  "expand-stochastic-converts, "
                                  "expand-ragged-dots, "
                                  "expand-dots, "

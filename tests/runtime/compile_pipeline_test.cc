@@ -109,6 +109,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
                           "expand-scans",
                           "expand-topk", "expand-ragged-dots",
                           "expand-batch-norms", "expand-stochastic-converts",
+                          "expand-choleskys", "expand-triangular-solves",
                           "inline-calls",
                           "inline-maps", "inline-unplannable-fusions",
                           "expand-reduce-windows", "expand-convolutions",
