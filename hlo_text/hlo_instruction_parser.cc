@@ -596,9 +596,43 @@ bool IsTopKCustomCall(const Header& header, const Attributes& attributes,
          header.shape.tuple_shapes(0).rank() >= 1;
 }
 
+// XLA's tests spell some math-library functions as custom calls
+// ("xla_builder.math.Acosh"), which a test-only XLA pass replaces with
+// the library's HLO. Those mxla has as elementwise ops parse as the op.
+std::optional<HloOpcode> MathLibraryOp(const Header& header,
+                                       const Attributes& attributes,
+                                       size_t operand_count) {
+  static constexpr std::pair<absl::string_view, HloOpcode> kOps[] = {
+      {"xla_builder.math.Acos", HloOpcode::kAcos},
+      {"xla_builder.math.Acosh", HloOpcode::kAcosh},
+      {"xla_builder.math.Asin", HloOpcode::kAsin},
+      {"xla_builder.math.Asinh", HloOpcode::kAsinh},
+      {"xla_builder.math.Cosh", HloOpcode::kCosh},
+      {"xla_builder.math.Sinh", HloOpcode::kSinh},
+  };
+  const auto* target =
+      attributes.values.Get<std::string>(AttrId::kCustomCallTarget);
+  if (header.opcode != HloOpcode::kCustomCall || !header.shape_given ||
+      target == nullptr || operand_count != 1) {
+    return std::nullopt;
+  }
+  for (const auto& [name, opcode] : kOps) {
+    if (*target == name) return opcode;
+  }
+  return std::nullopt;
+}
+
 std::unique_ptr<HloInstruction> Build(
     const Header& header, const std::vector<HloInstruction*>& operands,
     Attributes attributes) {
+  if (std::optional<HloOpcode> math =
+          MathLibraryOp(header, attributes, operands.size())) {
+    auto instruction =
+        HloInstruction::CreateGeneric(*math, header.shape, operands);
+    instruction->set_name(header.name_token.text);
+    instruction->set_metadata(std::move(attributes.metadata));
+    return instruction;
+  }
   if (IsTopKCustomCall(header, attributes, operands.size())) {
     const Shape& values = header.shape.tuple_shapes(0);
     HloAttributes topk;
