@@ -675,10 +675,6 @@ absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
     return absl::OkStatus();
   }
   if (header.opcode == HloOpcode::kConstant) {
-    if (header.shape.IsTuple()) {
-      return TokenCursor::ErrorAt(header.shape_token,
-                                  "tuple-shaped constants are not supported");
-    }
     ASSIGN_OR_RETURN(literal, ParseLiteralAt(cursor, header.shape));
     return absl::OkStatus();
   }

@@ -2,8 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace mxla {
 namespace {
@@ -67,6 +69,14 @@ std::string FormatLiteralElement(const Literal& literal, int64_t linear_index,
 }
 
 std::string LiteralValuesToString(const Literal& literal) {
+  if (literal.shape().IsTuple()) {
+    std::vector<std::string> elements;
+    for (int64_t i = 0;
+         i < static_cast<int64_t>(literal.shape().tuple_shapes().size()); ++i) {
+      elements.push_back(LiteralValuesToString(literal.tuple_element(i)));
+    }
+    return absl::StrCat("(", absl::StrJoin(elements, ", "), ")");
+  }
   if (literal.shape().rank() == 0) {
     return FormatLiteralElement(literal, 0, /*in_array=*/false);
   }

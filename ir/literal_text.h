@@ -17,7 +17,8 @@
 
 namespace mxla {
 
-// The value part of an array literal (no shape).
+// The value part of a literal (no shape): `{1, 2}`, or `({1, 2}, 3)` for a
+// tuple, as constant() prints it.
 std::string LiteralValuesToString(const Literal& literal);
 
 // One element in text form; `in_array` selects 0/1 over true/false for pred.

@@ -11,6 +11,7 @@
 #include "passes/batch_norm_expander.h"
 #include "passes/cholesky_expander.h"
 #include "passes/triangular_solve_expander.h"
+#include "passes/tuple_constant_splitter.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
@@ -50,6 +51,7 @@ constexpr PassFactory kPasses[] = {
     {"expand-batch-norms", &Make<BatchNormExpanderPass>},
     {"expand-choleskys", &Make<CholeskyExpanderPass>},
     {"expand-triangular-solves", &Make<TriangularSolveExpanderPass>},
+    {"split-tuple-constants", &Make<TupleConstantSplitterPass>},
     {"expand-stochastic-converts", &Make<StochasticConvertExpanderPass>},
     {"expand-ragged-dots", &Make<RaggedDotExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},

@@ -26,6 +26,7 @@
 #include "passes/batch_norm_expander.h"
 #include "passes/cholesky_expander.h"
 #include "passes/triangular_solve_expander.h"
+#include "passes/tuple_constant_splitter.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
@@ -109,6 +110,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       // Codegen needs lowered, fused, planned HLO whatever the user's pass
       // list; these passes do nothing when their work is already done
       // (planning keeps the plans a parsed fused module brings).
+      passes->AddPass(std::make_unique<TupleConstantSplitterPass>());
       passes->AddPass(std::make_unique<LowerCollectivesPass>());
       passes->AddPass(std::make_unique<ScanExpanderPass>());
       passes->AddPass(std::make_unique<TopKExpanderPass>());

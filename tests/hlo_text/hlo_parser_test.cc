@@ -948,6 +948,15 @@ TEST(HloParserTest, ConstantsRoundTrip) {
   EXPECT_THAT(printed, HasSubstr("f32[2,0]{1,0} constant({ {}, {} })"));
 }
 
+TEST(HloParserTest, TupleConstantsRoundTrip) {
+  std::string printed = RoundTrip(EntryModule(
+      "  ROOT c = (f32[2], (s32[], pred[]), ()) constant(({2, 1}, (7, true), "
+      "()))\n"));
+  EXPECT_THAT(printed,
+              HasSubstr("(f32[2]{0}, (s32[], pred[]), ()) constant(({2, 1}, "
+                        "(7, true), ()))"));
+}
+
 struct BadInput {
   const char* label;
   std::string text;
@@ -1079,8 +1088,8 @@ std::vector<BadInput> BadInputs() {
        "4:22: malformed number '1e'"},
       {"dotted number", EntryModule("  c = f32[] constant(1.2.3)\n"),
        "4:22: malformed number '1.2.3'"},
-      {"tuple constant", EntryModule("  c = (f32[]) constant((1))\n"),
-       "4:7: tuple-shaped constants are not supported"},
+      {"tuple constant arity", EntryModule("  c = (f32[], f32[]) constant((1))\n"),
+       "4:33: expected ',' but found ')'"},
       {"tuple index",
        EntryModule("  a = f32[] parameter(0)\n  t = (f32[]) tuple(a)\n  g = "
                    "f32[] get-tuple-element(t), index=1\n"),

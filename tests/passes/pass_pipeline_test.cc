@@ -173,7 +173,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                           "expand-scans",
                           "expand-topk", "expand-convolutions",
                           "expand-batch-norms", "expand-choleskys",
-                          "expand-triangular-solves",
+                          "expand-triangular-solves", "split-tuple-constants",
                           "expand-stochastic-converts", "expand-ragged-dots",
                           "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
@@ -186,6 +186,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "expand-topk, expand-convolutions, "
                                  "expand-batch-norms, expand-choleskys, "
                                  "expand-triangular-solves, "
+                                 "split-tuple-constants, "
                                  "expand-stochastic-converts, "
                                  "expand-ragged-dots, "
                                  "expand-dots, "

@@ -105,7 +105,8 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
     passes.push_back(pass.name);
   }
   EXPECT_THAT(passes,
-              ElementsAre("expand-rngs", "simplify", "lower-collectives",
+              ElementsAre("expand-rngs", "simplify", "split-tuple-constants",
+                          "lower-collectives",
                           "expand-scans",
                           "expand-topk", "expand-ragged-dots",
                           "expand-batch-norms", "expand-stochastic-converts",
