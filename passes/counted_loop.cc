@@ -5,28 +5,15 @@
 #include "absl/strings/str_cat.h"
 #include "ir/literal.h"
 #include "ir/shape_util.h"
+#include "passes/expansion_util.h"
 
 namespace mxla::expansion {
-namespace {
-
-HloInstruction* Counter(HloComputation& computation, int64_t value) {
-  return computation.AddInstruction(
-      HloInstruction::CreateConstant(LiteralUtil::CreateR0<int64_t>(value)));
-}
-
-HloInstruction* Element(HloComputation& computation, HloInstruction* tuple,
-                        int64_t index) {
-  return computation.AddInstruction(HloInstruction::CreateGetTupleElement(
-      tuple->shape().tuple_shapes(index), tuple, index));
-}
-
-}  // namespace
 
 std::vector<HloInstruction*> BuildCountedLoop(
     HloModule& module, HloComputation& computation, absl::string_view name,
     int64_t trip_count, const std::vector<HloInstruction*>& init,
     CountedLoopBody body) {
-  std::vector<HloInstruction*> first = {Counter(computation, 0)};
+  std::vector<HloInstruction*> first = {S64Constant(computation, 0)};
   first.insert(first.end(), init.begin(), init.end());
   HloInstruction* start =
       computation.AddInstruction(HloInstruction::CreateTuple(first));
@@ -38,21 +25,21 @@ std::vector<HloInstruction*> BuildCountedLoop(
       HloInstruction::CreateParameter(0, state_shape, "state"));
   condition->set_root_instruction(
       condition->AddInstruction(HloInstruction::CreateCompare(
-          ShapeUtil::MakeShape(PRED, {}), Element(*condition, tested, 0),
-          Counter(*condition, trip_count), ComparisonDirection::kLt)));
+          ShapeUtil::MakeShape(PRED, {}), TupleElement(*condition, tested, 0),
+          S64Constant(*condition, trip_count), ComparisonDirection::kLt)));
 
   HloComputation* step =
       module.AddComputation(absl::StrCat(name, "_body"), false);
   HloInstruction* state = step->AddInstruction(
       HloInstruction::CreateParameter(0, state_shape, "state"));
-  HloInstruction* i = Element(*step, state, 0);
+  HloInstruction* i = TupleElement(*step, state, 0);
   std::vector<HloInstruction*> current;
   for (int64_t k = 0; k < static_cast<int64_t>(init.size()); ++k) {
-    current.push_back(Element(*step, state, k + 1));
+    current.push_back(TupleElement(*step, state, k + 1));
   }
   std::vector<HloInstruction*> next = {
       step->AddInstruction(HloInstruction::CreateBinary(
-          i->shape(), HloOpcode::kAdd, i, Counter(*step, 1)))};
+          i->shape(), HloOpcode::kAdd, i, S64Constant(*step, 1)))};
   for (HloInstruction* element : body(*step, i, current)) {
     next.push_back(element);
   }
@@ -64,7 +51,7 @@ std::vector<HloInstruction*> BuildCountedLoop(
   loop->set_called_computations({condition, step});
   std::vector<HloInstruction*> final_state;
   for (int64_t k = 0; k < static_cast<int64_t>(init.size()); ++k) {
-    final_state.push_back(Element(computation, loop, k + 1));
+    final_state.push_back(TupleElement(computation, loop, k + 1));
   }
   return final_state;
 }

@@ -16,6 +16,17 @@ std::vector<int64_t> Iota(int64_t from, int64_t count) {
   return values;
 }
 
+HloInstruction* TupleElement(HloComputation& computation,
+                             HloInstruction* tuple, int64_t index) {
+  return computation.AddInstruction(HloInstruction::CreateGetTupleElement(
+      tuple->shape().tuple_shapes(index), tuple, index));
+}
+
+HloInstruction* S64Constant(HloComputation& computation, int64_t value) {
+  return computation.AddInstruction(
+      HloInstruction::CreateConstant(LiteralUtil::CreateR0<int64_t>(value)));
+}
+
 HloInstruction* Transposed(HloComputation& computation,
                            HloInstruction* operand,
                            const std::vector<int64_t>& permutation) {

@@ -40,6 +40,11 @@ HloInstruction* Transposed(HloComputation& computation,
 // `operand` reshaped to `dims` (same element type); itself if unchanged.
 HloInstruction* Reshaped(HloComputation& computation, HloInstruction* operand,
                          const std::vector<int64_t>& dims);
+// Element `index` of a tuple-shaped instruction.
+HloInstruction* TupleElement(HloComputation& computation,
+                             HloInstruction* tuple, int64_t index);
+// The s64 scalar constant `value` (loop counters, slice starts).
+HloInstruction* S64Constant(HloComputation& computation, int64_t value);
 // The scalar constant 0 (false for pred) of `type`.
 HloInstruction* Zero(HloComputation& computation, PrimitiveType type);
 

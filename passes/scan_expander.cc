@@ -8,20 +8,14 @@
 #include "ir/hlo_module.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "passes/counted_loop.h"
+#include "passes/expansion_util.h"
 
 namespace mxla {
 namespace {
 
-HloInstruction* Index(HloComputation& computation, int64_t value) {
-  return computation.AddInstruction(
-      HloInstruction::CreateConstant(LiteralUtil::CreateR0<int64_t>(value)));
-}
-
-HloInstruction* Element(HloComputation& computation, HloInstruction* tuple,
-                        int64_t index) {
-  return computation.AddInstruction(HloInstruction::CreateGetTupleElement(
-      tuple->shape().tuple_shapes(index), tuple, index));
-}
+using expansion::S64Constant;
+using expansion::TupleElement;
 
 Shape WithDimension(const Shape& shape, int64_t d, int64_t size) {
   std::vector<int64_t> dims(shape.dimensions().begin(),
@@ -35,11 +29,13 @@ std::vector<HloInstruction*> Starts(HloComputation& computation, int64_t rank,
                                     int64_t d, HloInstruction* index) {
   std::vector<HloInstruction*> starts;
   for (int64_t a = 0; a < rank; ++a) {
-    starts.push_back(a == d ? index : Index(computation, 0));
+    starts.push_back(a == d ? index : S64Constant(computation, 0));
   }
   return starts;
 }
 
+// The scan as a counted loop whose state is the operands (inputs, then
+// carries) and one stack per output.
 class ScanLoop {
  public:
   ScanLoop(HloModule& module, HloInstruction* scan)
@@ -50,73 +46,45 @@ class ScanLoop {
         outputs_(static_cast<int64_t>(scan->shape().tuple_shapes().size()) -
                  carries_),
         d_(scan->dimensions(0)),
-        length_(scan->operand(0)->shape().dimensions(d_)) {
-    std::vector<Shape> state = {ShapeUtil::MakeShape(S64, {})};
-    for (const HloInstruction* operand : scan->operands()) {
-      state.push_back(operand->shape());
-    }
-    for (int64_t j = 0; j < outputs_; ++j) {
-      state.push_back(scan->shape().tuple_shapes(j));
-    }
-    state_ = ShapeUtil::MakeTupleShape(state);
-  }
+        length_(scan->operand(0)->shape().dimensions(d_)) {}
 
-  absl::StatusOr<HloInstruction*> Build() {
+  HloInstruction* Build() {
     HloComputation& computation = *scan_->parent();
-    std::vector<HloInstruction*> init = {Index(computation, 0)};
-    for (HloInstruction* operand : scan_->operands()) init.push_back(operand);
+    std::vector<HloInstruction*> init(scan_->operands().begin(),
+                                      scan_->operands().end());
     for (int64_t j = 0; j < outputs_; ++j) {
-      init.push_back(computation.AddInstruction(
-          HloInstruction::CreateConstant(Literal(scan_->shape().tuple_shapes(j)))));
+      init.push_back(computation.AddInstruction(HloInstruction::CreateConstant(
+          Literal(scan_->shape().tuple_shapes(j)))));
     }
-    HloInstruction* loop = computation.AddInstruction(
-        HloInstruction::CreateGeneric(HloOpcode::kWhile, state_,
-                                      {computation.AddInstruction(
-                                          HloInstruction::CreateTuple(init))}));
-    loop->set_called_computations({Condition(), Body()});
+    const std::vector<HloInstruction*> final_state =
+        expansion::BuildCountedLoop(
+            module_, computation, scan_->name(), length_, init,
+            [&](HloComputation& body, HloInstruction* step,
+                const std::vector<HloInstruction*>& state) {
+              return Step(body, step, state);
+            });
     std::vector<HloInstruction*> results;
     for (int64_t j = 0; j < outputs_; ++j) {
-      results.push_back(Element(computation, loop, 1 + inputs_ + carries_ + j));
+      results.push_back(final_state[inputs_ + carries_ + j]);
     }
     for (int64_t k = 0; k < carries_; ++k) {
-      results.push_back(Element(computation, loop, 1 + inputs_ + k));
+      results.push_back(final_state[inputs_ + k]);
     }
     return computation.AddInstruction(HloInstruction::CreateTuple(results));
   }
 
  private:
-  HloComputation* NewComputation(absl::string_view suffix) {
-    return module_.AddComputation(absl::StrCat(scan_->name(), suffix), false);
-  }
-
-  HloComputation* Condition() {
-    HloComputation* condition = NewComputation("_condition");
-    HloInstruction* state = condition->AddInstruction(
-        HloInstruction::CreateParameter(0, state_, "state"));
-    condition->set_root_instruction(
-        condition->AddInstruction(HloInstruction::CreateCompare(
-            ShapeUtil::MakeShape(PRED, {}), Element(*condition, state, 0),
-            Index(*condition, length_), ComparisonDirection::kLt)));
-    return condition;
-  }
-
-  HloComputation* Body() {
-    HloComputation* body = NewComputation("_body");
-    HloComputation& b = *body;
-    HloInstruction* state = b.AddInstruction(
-        HloInstruction::CreateParameter(0, state_, "state"));
-    HloInstruction* step = Element(b, state, 0);
+  std::vector<HloInstruction*> Step(HloComputation& b, HloInstruction* step,
+                                    const std::vector<HloInstruction*>& state) {
     const Shape index_shape = ShapeUtil::MakeShape(S64, {});
-    HloInstruction* index =
-        scan_->is_reverse()
-            ? b.AddInstruction(HloInstruction::CreateBinary(
-                  index_shape, HloOpcode::kSubtract, Index(b, length_ - 1), step))
-            : step;
+    HloInstruction* index = scan_->is_reverse()
+                                ? b.AddInstruction(HloInstruction::CreateBinary(
+                                      index_shape, HloOpcode::kSubtract,
+                                      S64Constant(b, length_ - 1), step))
+                                : step;
     std::vector<HloInstruction*> arguments;
-    std::vector<HloInstruction*> inputs;
     for (int64_t n = 0; n < inputs_; ++n) {
-      HloInstruction* input = Element(b, state, 1 + n);
-      inputs.push_back(input);
+      HloInstruction* input = state[n];
       const Shape& shape = input->shape();
       std::vector<HloInstruction*> operands = {input};
       for (HloInstruction* start : Starts(b, shape.rank(), d_, index)) {
@@ -132,24 +100,20 @@ class ScanLoop {
       arguments.push_back(b.AddInstruction(HloInstruction::CreateReshape(
           ShapeUtil::DeleteDimension(shape, d_), slice)));
     }
-    std::vector<HloInstruction*> carries;
     for (int64_t k = 0; k < carries_; ++k) {
-      arguments.push_back(Element(b, state, 1 + inputs_ + k));
+      arguments.push_back(state[inputs_ + k]);
     }
     HloInstruction* call = b.AddInstruction(HloInstruction::CreateGeneric(
         HloOpcode::kCall, scan_->to_apply()->root_instruction()->shape(),
         arguments));
     call->set_called_computations({scan_->to_apply()});
-    std::vector<HloInstruction*> next = {b.AddInstruction(
-        HloInstruction::CreateBinary(index_shape, HloOpcode::kAdd, step,
-                                     Index(b, 1)))};
-    next.insert(next.end(), inputs.begin(), inputs.end());
+    std::vector<HloInstruction*> next(state.begin(), state.begin() + inputs_);
     for (int64_t k = 0; k < carries_; ++k) {
-      next.push_back(Element(b, call, outputs_ + k));
+      next.push_back(TupleElement(b, call, outputs_ + k));
     }
     for (int64_t j = 0; j < outputs_; ++j) {
-      HloInstruction* stack = Element(b, state, 1 + inputs_ + carries_ + j);
-      HloInstruction* output = Element(b, call, j);
+      HloInstruction* stack = state[inputs_ + carries_ + j];
+      HloInstruction* output = TupleElement(b, call, j);
       HloInstruction* update = b.AddInstruction(HloInstruction::CreateReshape(
           WithDimension(output->shape(), d_, 1), output));
       std::vector<HloInstruction*> operands = {stack, update};
@@ -160,8 +124,7 @@ class ScanLoop {
       next.push_back(b.AddInstruction(HloInstruction::CreateGeneric(
           HloOpcode::kDynamicUpdateSlice, stack->shape(), operands)));
     }
-    b.set_root_instruction(b.AddInstruction(HloInstruction::CreateTuple(next)));
-    return body;
+    return next;
   }
 
   HloModule& module_;
@@ -171,7 +134,6 @@ class ScanLoop {
   const int64_t outputs_;
   const int64_t d_;
   const int64_t length_;
-  Shape state_;
 };
 
 }  // namespace
@@ -181,7 +143,7 @@ absl::StatusOr<bool> ScanExpanderPass::Run(HloModule& module) {
   for (HloComputation* computation : module.computations()) {
     for (HloInstruction* scan : computation->MakeInstructionPostOrder()) {
       if (scan->opcode() != HloOpcode::kScan) continue;
-      ASSIGN_OR_RETURN(HloInstruction * loop, ScanLoop(module, scan).Build());
+      HloInstruction* loop = ScanLoop(module, scan).Build();
       loop->set_metadata(scan->metadata());
       computation->ReplaceInstruction(scan, loop);
       RETURN_IF_ERROR(computation->RemoveInstruction(scan));

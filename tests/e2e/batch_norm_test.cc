@@ -11,12 +11,14 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
+using ::mxla::fixtures::OneOpModule;
 using ::mxla::testing::ErrorSpec;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::RunAndCompare;
@@ -24,29 +26,14 @@ using ::mxla::testing::RunAndCompareOptions;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
 
-// ROOT n = <result> <op>(p0, p1, ...) over parameters of `shapes`.
-std::string Module(const std::string& op,
-                   const std::vector<std::string>& shapes,
-                   const std::string& result, const std::string& attributes) {
-  std::string text = "HloModule t\nENTRY main {\n";
-  std::string operands;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    text += "  p" + std::to_string(i) + " = " + shapes[i] + " parameter(" +
-            std::to_string(i) + ")\n";
-    operands += (i == 0 ? "p" : ", p") + std::to_string(i);
-  }
-  return text + "  ROOT n = " + result + " " + op + "(" + operands + "), " +
-         attributes + "\n}\n";
-}
-
 TEST(BatchNormTest, HandComputedCases) {
   const Literal x = LiteralUtil::CreateR2<float>({{1}, {3}});
   const Literal two = LiteralUtil::CreateR1<float>({2});
   const Literal one = LiteralUtil::CreateR1<float>({1});
   // mean 2, variance 1: y = (x - 2) / 1 * 2 + 1.
   Literal trained = EvaluateAndCompare(
-      Module("batch-norm-training", {"f32[2,1]", "f32[1]", "f32[1]"},
-             "(f32[2,1], f32[1], f32[1])", "epsilon=0, feature_index=1"),
+      OneOpModule("batch-norm-training", {"f32[2,1]", "f32[1]", "f32[1]"},
+                  "(f32[2,1], f32[1], f32[1])", "epsilon=0, feature_index=1"),
       {&x, &two, &one});
   EXPECT_EQ(trained.tuple_element(0),
             LiteralUtil::CreateR2<float>({{-1}, {3}}));
@@ -58,19 +45,20 @@ TEST(BatchNormTest, HandComputedCases) {
   const Literal offset = LiteralUtil::CreateR1<float>({0, 1});
   const Literal mean = LiteralUtil::CreateR1<float>({2, 3});
   const Literal variance = LiteralUtil::CreateR1<float>({4, 0.25});
-  EXPECT_EQ(EvaluateAndCompare(
-                Module("batch-norm-inference",
-                       {"f32[2,2]", "f32[2]", "f32[2]", "f32[2]", "f32[2]"},
-                       "f32[2,2]", "epsilon=0, feature_index=1"),
-                {&grid, &scale, &offset, &mean, &variance}),
-            LiteralUtil::CreateR2<float>({{-0.5, -3}, {0.5, 5}}));
+  EXPECT_EQ(
+      EvaluateAndCompare(
+          OneOpModule("batch-norm-inference",
+                      {"f32[2,2]", "f32[2]", "f32[2]", "f32[2]", "f32[2]"},
+                      "f32[2,2]", "epsilon=0, feature_index=1"),
+          {&grid, &scale, &offset, &mean, &variance}),
+      LiteralUtil::CreateR2<float>({{-0.5, -3}, {0.5, 5}}));
 
   // dy = 1 everywhere: grad_offset = 2, grad_scale = 0, dx = 0.
   const Literal dy = LiteralUtil::CreateR2<float>({{1}, {1}});
   Literal graded = EvaluateAndCompare(
-      Module("batch-norm-grad",
-             {"f32[2,1]", "f32[1]", "f32[1]", "f32[1]", "f32[2,1]"},
-             "(f32[2,1], f32[1], f32[1])", "epsilon=0, feature_index=1"),
+      OneOpModule("batch-norm-grad",
+                  {"f32[2,1]", "f32[1]", "f32[1]", "f32[1]", "f32[2,1]"},
+                  "(f32[2,1], f32[1], f32[1])", "epsilon=0, feature_index=1"),
       {&x, &one, &two, &one, &dy});
   EXPECT_EQ(graded.tuple_element(0), LiteralUtil::CreateR2<float>({{0}, {0}}));
   EXPECT_EQ(graded.tuple_element(1), LiteralUtil::CreateR1<float>({0}));
@@ -84,16 +72,17 @@ TEST(BatchNormTest, JitMatchesTheInterpreterOnSeededOperands) {
     SCOPED_TRACE(type);
     const std::string x = type + "[3,5,4,2]";
     const std::string v = type + "[5]";
-    EXPECT_TRUE(RunAndCompare(Module("batch-norm-training", {x, v, v},
-                                     "(" + x + ", " + v + ", " + v + ")",
-                                     "epsilon=0.001, feature_index=1"),
+    EXPECT_TRUE(RunAndCompare(OneOpModule("batch-norm-training", {x, v, v},
+                                          "(" + x + ", " + v + ", " + v + ")",
+                                          "epsilon=0.001, feature_index=1"),
                               options));
-    EXPECT_TRUE(RunAndCompare(Module("batch-norm-inference", {x, v, v, v, v}, x,
-                                     "epsilon=0.001, feature_index=1"),
-                              options));
-    EXPECT_TRUE(RunAndCompare(Module("batch-norm-grad", {x, v, v, v, x},
-                                     "(" + x + ", " + v + ", " + v + ")",
-                                     "epsilon=0.001, feature_index=1"),
+    EXPECT_TRUE(
+        RunAndCompare(OneOpModule("batch-norm-inference", {x, v, v, v, v}, x,
+                                  "epsilon=0.001, feature_index=1"),
+                      options));
+    EXPECT_TRUE(RunAndCompare(OneOpModule("batch-norm-grad", {x, v, v, v, x},
+                                          "(" + x + ", " + v + ", " + v + ")",
+                                          "epsilon=0.001, feature_index=1"),
                               options));
   }
 }
@@ -105,40 +94,40 @@ TEST(BatchNormTest, ShapeRuleErrors) {
     return VerifyModule(**module, VerifierMode::kBuilder);
   };
   EXPECT_THAT(
-      verify(Module("batch-norm-training", {"f32[2,3]", "f32[3]", "f32[3]"},
-                    "(f32[2,3], f32[3], f32[3])",
-                    "epsilon=0.001, feature_index=2")),
+      verify(OneOpModule(
+          "batch-norm-training", {"f32[2,3]", "f32[3]", "f32[3]"},
+          "(f32[2,3], f32[3], f32[3])", "epsilon=0.001, feature_index=2")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("batch-norm-training: Expected feature_index to be "
                          "in [0, rank of the operand); got feature_index 2 "
                          "for f32[2,3].")));
   EXPECT_THAT(
-      verify(Module("batch-norm-training", {"f32[2,3]", "f32[2]", "f32[3]"},
-                    "(f32[2,3], f32[3], f32[3])",
-                    "epsilon=0.001, feature_index=1")),
+      verify(OneOpModule(
+          "batch-norm-training", {"f32[2,3]", "f32[2]", "f32[3]"},
+          "(f32[2,3], f32[3], f32[3])", "epsilon=0.001, feature_index=1")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("batch-norm-training: The shape of scale should be "
                          "f32[3] (one per feature), but it is f32[2].")));
   EXPECT_THAT(
-      verify(Module("batch-norm-inference",
-                    {"s32[2,3]", "s32[3]", "s32[3]", "s32[3]", "s32[3]"},
-                    "s32[2,3]", "epsilon=0.001, feature_index=1")),
+      verify(OneOpModule("batch-norm-inference",
+                         {"s32[2,3]", "s32[3]", "s32[3]", "s32[3]", "s32[3]"},
+                         "s32[2,3]", "epsilon=0.001, feature_index=1")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("batch-norm-inference: The operand must have a "
                          "floating point element type, but its shape is "
                          "s32[2,3].")));
   EXPECT_THAT(
-      verify(Module("batch-norm-grad",
-                    {"f32[2,3]", "f32[3]", "f32[3]", "f32[3]", "f32[3,2]"},
-                    "(f32[2,3], f32[3], f32[3])",
-                    "epsilon=0.001, feature_index=1")),
+      verify(OneOpModule("batch-norm-grad",
+                         {"f32[2,3]", "f32[3]", "f32[3]", "f32[3]", "f32[3,2]"},
+                         "(f32[2,3], f32[3], f32[3])",
+                         "epsilon=0.001, feature_index=1")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("batch-norm-grad: The shape of grad_output should be "
                          "f32[2,3] (the operand's), but it is f32[3,2].")));
   EXPECT_THAT(
-      verify(Module("batch-norm-inference",
-                    {"f32[2,3]", "f32[3]", "f16[3]", "f32[3]", "f32[3]"},
-                    "f32[2,3]", "epsilon=0.001, feature_index=1")),
+      verify(OneOpModule("batch-norm-inference",
+                         {"f32[2,3]", "f32[3]", "f16[3]", "f32[3]", "f32[3]"},
+                         "f32[2,3]", "epsilon=0.001, feature_index=1")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("batch-norm-inference: The inputs should have the "
                          "same element type; the shape of offset is f16[3]")));

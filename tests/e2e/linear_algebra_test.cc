@@ -18,33 +18,20 @@
 #include "ir/hlo_verifier.h"
 #include "ir/shape_util.h"
 #include "semantics/scalar_semantics.h"
+#include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
 namespace {
 
+using ::mxla::fixtures::OneOpModule;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// ROOT n = <result> <op>(p0, p1, ...) over parameters of `shapes`.
-std::string Module(const std::string& op,
-                   const std::vector<std::string>& shapes,
-                   const std::string& result, const std::string& attributes) {
-  std::string text = "HloModule t\nENTRY main {\n";
-  std::string operands;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    text += "  p" + std::to_string(i) + " = " + shapes[i] + " parameter(" +
-            std::to_string(i) + ")\n";
-    operands += (i == 0 ? "p" : ", p") + std::to_string(i);
-  }
-  return text + "  ROOT n = " + result + " " + op + "(" + operands + ")" +
-         (attributes.empty() ? "" : ", " + attributes) + "\n}\n";
-}
 
 // An f64 array of `dims` with `values`, converted to `type`.
 Literal Array(PrimitiveType type, const std::vector<int64_t>& dims,
@@ -63,23 +50,25 @@ std::vector<double> Values(const Literal& literal) {
 TEST(CholeskyTest, HandComputedLowerAndUpperFactors) {
   // XLA's own example: l = {{1,0,0},{2,4,0},{3,5,6}}.
   const Literal a = Array(F64, {3, 3}, {1, 2, 3, 2, 20, 26, 3, 26, 70});
-  EXPECT_THAT(
-      Values(EvaluateAndCompare(
-          Module("cholesky", {"f64[3,3]"}, "f64[3,3]", "lower=true"), {&a})),
-      ElementsAre(1, 0, 0, 2, 4, 0, 3, 5, 6));
+  EXPECT_THAT(Values(EvaluateAndCompare(OneOpModule("cholesky", {"f64[3,3]"},
+                                                    "f64[3,3]", "lower=true"),
+                                        {&a})),
+              ElementsAre(1, 0, 0, 2, 4, 0, 3, 5, 6));
   // The upper factor reads only the upper triangle: NaN below is ignored.
   const Literal upper =
       Array(F32, {3, 3}, {1, 2, 3, kNaN, 20, 26, kNaN, kNaN, 70});
-  EXPECT_THAT(Values(EvaluateAndCompare(
-                  Module("cholesky", {"f32[3,3]"}, "f32[3,3]", ""), {&upper})),
-              ElementsAre(1, 2, 3, 0, 4, 5, 0, 0, 6));
+  EXPECT_THAT(
+      Values(EvaluateAndCompare(
+          OneOpModule("cholesky", {"f32[3,3]"}, "f32[3,3]", ""), {&upper})),
+      ElementsAre(1, 2, 3, 0, 4, 5, 0, 0, 6));
 }
 
 TEST(CholeskyTest, AMatrixThatIsNotPositiveDefiniteBecomesNaN) {
   // The second matrix of the batch has a negative pivot; the first is fine.
   const Literal a = Array(F32, {2, 2, 2}, {4, kNaN, 2, 5, -1, 0, 0, 1});
   const std::vector<double> l = Values(EvaluateAndCompare(
-      Module("cholesky", {"f32[2,2,2]"}, "f32[2,2,2]", "lower=true"), {&a}));
+      OneOpModule("cholesky", {"f32[2,2,2]"}, "f32[2,2,2]", "lower=true"),
+      {&a}));
   EXPECT_THAT(std::vector<double>(l.begin(), l.begin() + 4),
               ElementsAre(2, 0, 1, 2));
   for (int i = 4; i < 8; ++i) EXPECT_TRUE(std::isnan(l[i])) << i;
@@ -115,7 +104,8 @@ TEST(CholeskyTest, FactorsReconstructSeededMatricesInEveryFloatType) {
       const std::string shape = name + "[3,6,6]";
       const Literal a = Array(type, {batch, n, n}, SpdMatrices(batch, n, 7));
       const std::vector<double> f = Values(EvaluateAndCompare(
-          Module("cholesky", {shape}, shape, lower ? "lower=true" : ""), {&a}));
+          OneOpModule("cholesky", {shape}, shape, lower ? "lower=true" : ""),
+          {&a}));
       const std::vector<double> given = Values(a);
       for (int64_t b = 0; b < batch; ++b) {
         const double* m = f.data() + b * n * n;
@@ -143,8 +133,8 @@ TEST(TriangularSolveTest, HandComputedCases) {
   const Literal b = Array(F32, {2, 1}, {2, 3});
   EXPECT_THAT(
       Values(EvaluateAndCompare(
-          Module("triangular-solve", {"f32[2,2]", "f32[2,1]"}, "f32[2,1]",
-                 "left_side=true, lower=true, transpose_a=NO_TRANSPOSE"),
+          OneOpModule("triangular-solve", {"f32[2,2]", "f32[2,1]"}, "f32[2,1]",
+                      "left_side=true, lower=true, transpose_a=NO_TRANSPOSE"),
           {&a, &b})),
       ElementsAre(1, 2));
   // unit_diagonal reads neither the diagonal nor the other triangle.
@@ -152,17 +142,17 @@ TEST(TriangularSolveTest, HandComputedCases) {
   const Literal c = Array(F64, {2, 1}, {1, 5});
   EXPECT_THAT(
       Values(EvaluateAndCompare(
-          Module("triangular-solve", {"f64[2,2]", "f64[2,1]"}, "f64[2,1]",
-                 "left_side=true, lower=true, unit_diagonal=true, "
-                 "transpose_a=NO_TRANSPOSE"),
+          OneOpModule("triangular-solve", {"f64[2,2]", "f64[2,1]"}, "f64[2,1]",
+                      "left_side=true, lower=true, unit_diagonal=true, "
+                      "transpose_a=NO_TRANSPOSE"),
           {&unit, &c})),
       ElementsAre(1, 2));
   // x a^T = b with a = [[2, .], [1, 1]]: x [[2, 1], [0, 1]] = [4, 5] gives
   // x = [2, 3].
   const Literal row = Array(F32, {1, 2}, {4, 5});
   EXPECT_THAT(Values(EvaluateAndCompare(
-                  Module("triangular-solve", {"f32[2,2]", "f32[1,2]"},
-                         "f32[1,2]", "lower=true, transpose_a=TRANSPOSE"),
+                  OneOpModule("triangular-solve", {"f32[2,2]", "f32[1,2]"},
+                              "f32[1,2]", "lower=true, transpose_a=TRANSPOSE"),
                   {&a, &row})),
               ElementsAre(2, 3));
 }
@@ -210,8 +200,9 @@ TEST(TriangularSolveTest, EveryOptionSolvesItsSystem) {
                 (lower ? ", lower=true" : "") +
                 (unit_diagonal ? ", unit_diagonal=true" : "");
             const std::vector<double> x = Values(EvaluateAndCompare(
-                Module("triangular-solve", {name + "[2,5,5]", name + b_shape},
-                       name + b_shape, attributes),
+                OneOpModule("triangular-solve",
+                            {name + "[2,5,5]", name + b_shape}, name + b_shape,
+                            attributes),
                 {&a_literal, &b_literal}));
             const std::vector<double> given_b = Values(b_literal);
             const bool transposed = std::string(transpose) != "NO_TRANSPOSE";
@@ -252,64 +243,65 @@ absl::Status Verify(const std::string& text) {
 
 TEST(LinearAlgebraTest, ShapeRuleErrors) {
   using ::absl::StatusCode;
-  EXPECT_THAT(Verify(Module("cholesky", {"s32[2,2]"}, "s32[2,2]", "")),
+  EXPECT_THAT(Verify(OneOpModule("cholesky", {"s32[2,2]"}, "s32[2,2]", "")),
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("cholesky: Expected element type in shape to "
                                  "be floating or complex for Cholesky; got "
                                  "s32.")));
-  EXPECT_THAT(Verify(Module("cholesky", {"f32[4]"}, "f32[4]", "")),
+  EXPECT_THAT(Verify(OneOpModule("cholesky", {"f32[4]"}, "f32[4]", "")),
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("cholesky: The 'a' argument to Cholesky must "
                                  "have rank >= 2, got shape f32[4]")));
-  EXPECT_THAT(Verify(Module("cholesky", {"f32[2,3]"}, "f32[2,3]", "")),
+  EXPECT_THAT(Verify(OneOpModule("cholesky", {"f32[2,3]"}, "f32[2,3]", "")),
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("cholesky: The two minor dimensions of 'a' "
                                  "must have equal size, got f32[2,3].")));
   const std::string no_transpose = "transpose_a=NO_TRANSPOSE";
   EXPECT_THAT(
-      Verify(Module("triangular-solve", {"f32[2,2]", "f64[2,2]"}, "f64[2,2]",
-                    no_transpose)),
+      Verify(OneOpModule("triangular-solve", {"f32[2,2]", "f64[2,2]"},
+                         "f64[2,2]", no_transpose)),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: Expected element types in shape "
                          "to be floating or complex and identical for "
                          "TriangularSolve; got f32 and f64.")));
   EXPECT_THAT(
-      Verify(Module("triangular-solve", {"f32[2,2]", "f32[3,2,2]"},
-                    "f32[3,2,2]", no_transpose)),
+      Verify(OneOpModule("triangular-solve", {"f32[2,2]", "f32[3,2,2]"},
+                         "f32[3,2,2]", no_transpose)),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: Arguments to triangular solve "
                          "must have equal rank; got f32[3,2,2] and "
                          "f32[2,2].")));
   EXPECT_THAT(
-      Verify(Module("triangular-solve", {"f32[3,3]", "f32[2,3]"}, "f32[2,3]",
-                    "left_side=true, " + no_transpose)),
+      Verify(OneOpModule("triangular-solve", {"f32[3,3]", "f32[2,3]"},
+                         "f32[2,3]", "left_side=true, " + no_transpose)),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: The shared dimension of 'a' and "
                          "'b' does not match, got shapes f32[3,3] and "
                          "f32[2,3]")));
   EXPECT_THAT(
-      Verify(Module("triangular-solve", {"f32[2,3,3]", "f32[4,3,1]"},
-                    "f32[4,3,1]", "left_side=true, " + no_transpose)),
+      Verify(OneOpModule("triangular-solve", {"f32[2,3,3]", "f32[4,3,1]"},
+                         "f32[4,3,1]", "left_side=true, " + no_transpose)),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: The leading batch dimensions of "
                          "the arguments to triangular solve must be equal; "
                          "got f32[4,3,1] and f32[2,3,3].")));
   EXPECT_THAT(
-      Verify(Module("triangular-solve", {"f32[2,2]", "f32[2,2]"}, "f32[2,2]",
-                    "left_side=true")),
+      Verify(OneOpModule("triangular-solve", {"f32[2,2]", "f32[2,2]"},
+                         "f32[2,2]", "left_side=true")),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: missing attribute transpose_a "
                          "(NO_TRANSPOSE, TRANSPOSE or ADJOINT)")));
   EXPECT_THAT(
-      Verify(Module("triangular-solve", {"f32[2,2]", "f32[2,2]"}, "f32[2,2]",
-                    "transpose_a=CONJUGATE")),
+      Verify(OneOpModule("triangular-solve", {"f32[2,2]", "f32[2,2]"},
+                         "f32[2,2]", "transpose_a=CONJUGATE")),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: transpose_a must be NO_TRANSPOSE, "
                          "TRANSPOSE or ADJOINT; got CONJUGATE")));
-  EXPECT_THAT(Verify(Module("cholesky", {"f32[2,2]"}, "f32[2,2]", "lower=yes")),
-              StatusIs(StatusCode::kInvalidArgument,
-                       HasSubstr("cholesky: lower must be true or false; got "
-                                 "yes")));
+  EXPECT_THAT(
+      Verify(OneOpModule("cholesky", {"f32[2,2]"}, "f32[2,2]", "lower=yes")),
+      StatusIs(StatusCode::kInvalidArgument,
+               HasSubstr("cholesky: lower must be true or false; got "
+                         "yes")));
 }
 
 TEST(LinearAlgebraTest, BuilderFunctions) {

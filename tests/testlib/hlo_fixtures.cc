@@ -2,8 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "builder/arithmetic.h"
 
@@ -38,6 +40,23 @@ std::string MaxAndAddReducers(absl::string_view type) {
 
 std::string ModuleWithReducers(absl::string_view name) {
   return absl::StrCat("HloModule ", name, "\n", MaxAndAddReducers());
+}
+
+std::string OneOpModule(absl::string_view op,
+                        const std::vector<std::string>& operand_shapes,
+                        absl::string_view result_shape,
+                        absl::string_view attributes) {
+  std::string text = "HloModule t\nENTRY main {\n";
+  std::vector<std::string> operands;
+  for (size_t i = 0; i < operand_shapes.size(); ++i) {
+    operands.push_back(absl::StrCat("p", i));
+    absl::StrAppend(&text, "  p", i, " = ", operand_shapes[i], " parameter(",
+                    i, ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT n = ", result_shape, " ", op, "(",
+                  absl::StrJoin(operands, ", "), ")",
+                  attributes.empty() ? "" : ", ", attributes, "\n}\n");
+  return text;
 }
 
 std::string Softmax(int64_t rows, int64_t cols) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -47,6 +48,14 @@ std::string MaxAndAddReducers(absl::string_view type = "f32");
 // "HloModule <name>" followed by the f32 max and add reducers: a header for
 // tests whose entry computation reduces with to_apply=max_f32 / add_f32.
 std::string ModuleWithReducers(absl::string_view name);
+
+// A module whose entry applies one op to parameters p0, p1, ... of
+// `operand_shapes`: `ROOT n = <result_shape> <op>(p0, ...), <attributes>`
+// (no attributes when empty).
+std::string OneOpModule(absl::string_view op,
+                        const std::vector<std::string>& operand_shapes,
+                        absl::string_view result_shape,
+                        absl::string_view attributes);
 
 // Softmax over the last dimension of f32[rows,cols], in lowered HLO:
 // x, ninf, m (row max), mb, sub, e (exp), zero, s (row sum), sb, ROOT out.
