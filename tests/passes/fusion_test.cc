@@ -464,11 +464,12 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
   for (const HloInstruction* instruction :
        module.entry_computation()->instructions()) {
     HloOpcode opcode = instruction->opcode();
-    // dot, convolution, reduce-window, map, rng and stochastic-convert do
-    // not fuse (the JIT expands or inlines them first:
-    // passes/dot_expander.h, passes/convolution_expander.h,
+    // dot, convolution, reduce-window, map, rng, stochastic-convert,
+    // cholesky and triangular-solve do not fuse (the JIT expands or inlines
+    // them first: passes/dot_expander.h, passes/convolution_expander.h,
     // passes/reduce_window_expander.h, passes/map_inliner.h,
-    // passes/rng_expander.h, passes/stochastic_convert_expander.h); sort
+    // passes/rng_expander.h, passes/stochastic_convert_expander.h,
+    // passes/cholesky_expander.h, passes/triangular_solve_expander.h); sort
     // and scatter run as steps of their own (IsSubprogramOp).
     EXPECT_TRUE(opcode == HloOpcode::kParameter ||
                 opcode == HloOpcode::kConstant ||
@@ -478,6 +479,8 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
                 opcode == HloOpcode::kConvolution ||
                 opcode == HloOpcode::kReduceWindow ||
                 opcode == HloOpcode::kRng ||
+                opcode == HloOpcode::kCholesky ||
+                opcode == HloOpcode::kTriangularSolve ||
                 opcode == HloOpcode::kStochasticConvert ||
                 IsSubprogramOp(opcode))
         << what << ": " << instruction->ToString();

@@ -256,6 +256,9 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TrySort, 1, options_.allow_element_ops},
       {&Generator::TryRng, 1, options_.allow_element_ops},
       {&Generator::TryStochasticConvert, 1, options_.allow_element_ops},
+      // Their matrices are built with dots.
+      {&Generator::TryTriangularSolve, 1, index_ops},
+      {&Generator::TryCholesky, 1, index_ops},
   };
   int64_t total = 0;
   for (const Step& step : steps) total += step.enabled ? step.weight : 0;

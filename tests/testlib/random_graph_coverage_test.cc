@@ -204,6 +204,7 @@ TEST(RandomGraphCoverageTest, EveryElementOpAppears) {
   // Taken only where the values' ranges carry over (non-negative).
   ExpectAtLeast(counts, {"bitcast-convert", "shift-right-logical"}, 20);
   ExpectAtLeast(counts, {"map", "sort", "rng", "stochastic-convert"}, 20);
+  ExpectAtLeast(counts, {"cholesky", "triangular-solve"}, 20);
 }
 
 TEST(RandomGraphCoverageTest, EveryBroadcastingCaseAppears) {

@@ -203,6 +203,9 @@ class Generator {
   bool TrySort(int64_t budget);
   bool TryRng(int64_t budget);                // rng_uniform
   bool TryStochasticConvert(int64_t budget);  // to s32
+  // random_graph_linear_algebra_ops.cc
+  bool TryTriangularSolve(int64_t budget);
+  bool TryCholesky(int64_t budget);
   // Emitted constant start indices for a `window` in `shape`, of one
   // random integer type, sometimes out of range.
   std::vector<XlaOp> StartIndices(const Shape& shape,

@@ -350,7 +350,7 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
        Opcodes({O::kSlice, O::kConcatenate, O::kPad, O::kDynamicSlice,
                 O::kDynamicUpdateSlice, O::kDot, O::kReverse, O::kGather,
                 O::kConvolution, O::kReduceWindow, O::kScatter,
-                O::kSelectAndScatter})},
+                O::kSelectAndScatter, O::kCholesky, O::kTriangularSolve})},
       {"element ops", &RandomGraphOptions::allow_element_ops,
        Opcodes({O::kClamp, O::kIsFinite, O::kReducePrecision,
                 O::kBitcastConvert, O::kMap, O::kSort, O::kRng,
