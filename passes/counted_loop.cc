@@ -13,6 +13,9 @@ std::vector<HloInstruction*> BuildCountedLoop(
     HloModule& module, HloComputation& computation, absl::string_view name,
     int64_t trip_count, const std::vector<HloInstruction*>& init,
     CountedLoopBody body) {
+  // No trip: the state stays as it starts, and no body is built (one for
+  // an empty dimension could slice past it).
+  if (trip_count == 0) return init;
   std::vector<HloInstruction*> first = {S64Constant(computation, 0)};
   first.insert(first.end(), init.begin(), init.end());
   HloInstruction* start =

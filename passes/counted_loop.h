@@ -23,7 +23,8 @@ using CountedLoopBody = absl::FunctionRef<std::vector<HloInstruction*>(
 
 // Adds the loop to `computation` (its condition and body are new
 // computations of `module`, named after `name`) and returns the final
-// state, element by element.
+// state, element by element: `init` itself, with nothing built, when
+// `trip_count` is 0.
 std::vector<HloInstruction*> BuildCountedLoop(
     HloModule& module, HloComputation& computation, absl::string_view name,
     int64_t trip_count, const std::vector<HloInstruction*>& init,

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
+#include "ir/shape_util.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -73,6 +74,20 @@ TEST(ScanTest, ReverseRunsLastToFirstAndStacksInPlace) {
   EXPECT_EQ(result.tuple_element(0),
             LiteralUtil::CreateR2<float>({{6, 5, 3}, {15, 11, 6}}));
   EXPECT_EQ(result.tuple_element(1), LiteralUtil::CreateR1<float>({6, 15}));
+}
+
+// A scan over an empty dimension runs no step: empty outputs, the carry
+// as it started.
+TEST(ScanTest, AnEmptyDimensionKeepsTheInitialCarry) {
+  std::string text = kReverseCumulativeSum;
+  text.replace(text.find("input = f32[2,3]"), 16, "input = f32[2,0]");
+  text.replace(text.find("(f32[2,3], f32[2]) scan"), 23,
+               "(f32[2,0], f32[2]) scan");
+  const Literal input(ShapeUtil::MakeShape(F32, {2, 0}));
+  const Literal init = LiteralUtil::CreateR1<float>({7, -1});
+  Literal result = EvaluateAndCompare(text, {&input, &init});
+  EXPECT_EQ(result.tuple_element(0).shape(), ShapeUtil::MakeShape(F32, {2, 0}));
+  EXPECT_EQ(result.tuple_element(1), init);
 }
 
 TEST(ScanTest, ShapeRuleErrors) {
