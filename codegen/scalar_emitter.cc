@@ -207,6 +207,8 @@ llvm::Value* ScalarEmitter::FloatUnary(HloOpcode opcode, PrimitiveType type,
       return LibmCall("asinhf", "asinh", {x});
     case HloOpcode::kAcosh:
       return LibmCall("acoshf", "acosh", {x});
+    case HloOpcode::kAtan:
+      return LibmCall("atanf", "atan", {x});
     default:
       return nullptr;
   }

@@ -607,6 +607,7 @@ std::optional<HloOpcode> MathLibraryOp(const Header& header,
       {"xla_builder.math.Acosh", HloOpcode::kAcosh},
       {"xla_builder.math.Asin", HloOpcode::kAsin},
       {"xla_builder.math.Asinh", HloOpcode::kAsinh},
+      {"xla_builder.math.Atan", HloOpcode::kAtan},
       {"xla_builder.math.Cosh", HloOpcode::kCosh},
       {"xla_builder.math.Sinh", HloOpcode::kSinh},
   };

@@ -431,6 +431,10 @@ T Acosh(T a) {
   return std::acosh(a);
 }
 template <Float T>
+T Atan(T a) {
+  return std::atan(a);
+}
+template <Float T>
 T Atan2(T y, T x) {
   return std::atan2(y, x);
 }

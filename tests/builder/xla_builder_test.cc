@@ -75,6 +75,7 @@ TEST(XlaBuilderTest, EveryBinaryAndUnaryOpRecordsItsOpcode) {
       {Asin(x), HloOpcode::kAsin},         {Acos(x), HloOpcode::kAcos},
       {Sinh(x), HloOpcode::kSinh},         {Cosh(x), HloOpcode::kCosh},
       {Asinh(x), HloOpcode::kAsinh},       {Acosh(x), HloOpcode::kAcosh},
+      {Atan(x), HloOpcode::kAtan},
       {Round(x), HloOpcode::kRoundNearestAfz},
       {RoundNearestEven(x), HloOpcode::kRoundNearestEven},
       {Atan2(x, x), HloOpcode::kAtan2},

@@ -167,7 +167,7 @@ int64_t AllowedUlps(absl::string_view op, PrimitiveType type) {
   for (absl::string_view libm :
        {"sine", "cosine", "tan", "exponential-minus-one", "log-plus-one",
         "cbrt", "erf", "atan2", "asin", "acos", "sinh", "cosh", "asinh",
-        "acosh"}) {
+        "acosh", "atan"}) {
     if (op == libm) return 4;
   }
   if (op != "exponential" && op != "log" && op != "tanh" && op != "logistic") {
@@ -249,22 +249,23 @@ TEST(EdgeValueTableTest, CoversEveryElementwiseOpAndType) {
   EXPECT_EQ(joined("logistic"), "f32,f64");
   EXPECT_EQ(joined("erf"), "f32,f64");
   EXPECT_EQ(joined("atan2"), "f32,f64");
-  for (const char* op : {"asin", "acos", "sinh", "cosh", "asinh", "acosh"}) {
+  for (const char* op :
+       {"asin", "acos", "sinh", "cosh", "asinh", "acosh", "atan"}) {
     EXPECT_EQ(joined(op), "f32,f64") << op;
   }
   EXPECT_EQ(joined("copy"), "pred,s32,s64,f32,f64");
   EXPECT_EQ(joined("convert to s32"), "pred,s64,f32,f64");
   int64_t ops = 0;
   for (const auto& [op, list] : types) ops += !absl::StartsWith(op, "convert");
-  // 15 binary ops, 6 compare directions, 30 unary ops: every elementwise
+  // 15 binary ops, 6 compare directions, 31 unary ops: every elementwise
   // opcode of ir/hlo_ops.def.
   int64_t elementwise = 0;
   for (const OpSpec& spec : AllOpSpecs()) {
     elementwise += spec.category == HloOpcodeCategory::kUnary ||
                    spec.category == HloOpcodeCategory::kBinary;
   }
-  EXPECT_EQ(elementwise, 15 + 30);
-  EXPECT_EQ(ops, 15 + 6 + 30);
+  EXPECT_EQ(elementwise, 15 + 31);
+  EXPECT_EQ(ops, 15 + 6 + 31);
 }
 
 TEST(EdgeValueTableTest, InterpreterAndJitGiveXlasValues) {

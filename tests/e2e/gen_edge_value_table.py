@@ -16,7 +16,7 @@ code (semantics/scalar_semantics.h is never consulted or called):
     (semantics/float32_math.h) for these only;
   * rsqrt: 1 / sqrt(x), both rounded in the type (XLA emits exactly that);
   * sine, cosine, tan, exponential-minus-one, log-plus-one, cbrt, erf,
-    atan2, asin, acos, sinh, cosh, asinh, acosh: the exact value (mpmath at
+    atan2, asin, acos, sinh, cosh, asinh, acosh, atan: the exact value (mpmath at
     60 digits) rounded to the type, IEEE special cases (C11 Annex F) by hand
     or from NumPy; the test allows libm's documented error there
     (semantics/scalar_semantics.h: glibc);
@@ -294,13 +294,14 @@ def libm_unary(op):
 
 
 def inverse_or_hyperbolic(op):
-  """asin, acos, sinh, cosh, asinh, acosh: the exact value (mpmath), NaN
-  outside the domain, the C11 Annex F specials (signed zeros kept by the
-  odd functions, acos(1) = acosh(1) = +0, infinities)."""
+  """asin, acos, sinh, cosh, asinh, acosh, atan: the exact value (mpmath),
+  NaN outside the domain, the C11 Annex F specials (signed zeros kept by the
+  odd functions, acos(1) = acosh(1) = +0, infinities; atan(±inf) = ±pi/2
+  rounded)."""
   fn = {'asin': mpmath.asin, 'acos': mpmath.acos, 'sinh': mpmath.sinh,
         'cosh': mpmath.cosh, 'asinh': mpmath.asinh,
-        'acosh': mpmath.acosh}[op]
-  odd = op in ('asin', 'sinh', 'asinh')
+        'acosh': mpmath.acosh, 'atan': mpmath.atan}[op]
+  odd = op in ('asin', 'sinh', 'asinh', 'atan')
 
   def value(x, t):
     if math.isnan(x):
@@ -313,6 +314,8 @@ def inverse_or_hyperbolic(op):
       return x
     if op in ('acos', 'acosh') and x == 1:
       return 0.0
+    if math.isinf(x) and op == 'atan':
+      return math.copysign(mp_exact(fn, math.inf, t), x)
     if math.isinf(x):
       return x if odd else math.inf
     if op in ('sinh', 'cosh') and abs(x) > 1000:
@@ -364,7 +367,7 @@ FLOAT_UNARY = {
 for _op in ('sine', 'cosine', 'tan', 'exponential-minus-one', 'log-plus-one',
             'cbrt', 'erf'):
   FLOAT_UNARY[_op] = libm_unary(_op)
-for _op in ('asin', 'acos', 'sinh', 'cosh', 'asinh', 'acosh'):
+for _op in ('asin', 'acos', 'sinh', 'cosh', 'asinh', 'acosh', 'atan'):
   FLOAT_UNARY[_op] = inverse_or_hyperbolic(_op)
 
 PRED_BINARY = {

@@ -200,7 +200,8 @@ ENTRY main {
   cosh = f32[2]{0} cosh(sinh)
   asinh = f32[2]{0} asinh(cosh)
   acosh = f32[2]{0} acosh(asinh)
-  afz = f32[2]{0} round-nearest-afz(acosh)
+  atan = f32[2]{0} atan(acosh)
+  afz = f32[2]{0} round-nearest-afz(atan)
   even = f32[2]{0} round-nearest-even(afz)
   atan2 = f32[2]{0} atan2(even, y)
   looped = f32[2]{0} while(atan2), condition=never, body=callee
@@ -1225,7 +1226,7 @@ TEST(HloLexerTest, TokensLinesAndColumns) {
 TEST(HloParserTest, MathLibraryCustomCallsParseAsTheirOps) {
   for (const auto& [target, op] : std::vector<std::pair<std::string, std::string>>{
            {"Acos", "acos"}, {"Acosh", "acosh"}, {"Asin", "asin"},
-           {"Asinh", "asinh"}, {"Cosh", "cosh"}, {"Sinh", "sinh"},
+           {"Asinh", "asinh"}, {"Atan", "atan"}, {"Cosh", "cosh"}, {"Sinh", "sinh"},
            {"Polygamma", "custom-call"}}) {
     SCOPED_TRACE(target);
     const std::string text =

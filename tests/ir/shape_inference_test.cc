@@ -242,7 +242,7 @@ TEST(UnaryShapeTest, TypeRules) {
         HloOpcode::kExpm1, HloOpcode::kLog1p, HloOpcode::kCbrt,
         HloOpcode::kErf, HloOpcode::kAsin, HloOpcode::kAcos,
         HloOpcode::kSinh, HloOpcode::kCosh, HloOpcode::kAsinh,
-        HloOpcode::kAcosh, HloOpcode::kRoundNearestAfz,
+        HloOpcode::kAcosh, HloOpcode::kAtan, HloOpcode::kRoundNearestAfz,
         HloOpcode::kRoundNearestEven}) {
     EXPECT_OK(SI::InferUnaryOpShape(op, S(F64, {3})));
     EXPECT_THAT(

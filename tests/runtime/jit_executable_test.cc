@@ -202,7 +202,7 @@ void CheckEveryOp(const std::string& type) {
          {"exponential", "log", "sqrt", "rsqrt", "tanh", "logistic", "floor",
           "ceil", "sine", "cosine", "tan", "exponential-minus-one",
           "log-plus-one", "cbrt", "erf", "asin", "acos", "sinh", "cosh",
-          "asinh", "acosh", "round-nearest-afz",
+          "asinh", "acosh", "atan", "round-nearest-afz",
           "round-nearest-even"}) {
       unary.push_back(op);
     }

@@ -168,11 +168,13 @@ TEST(RandomGraphCoverageTest, EveryOpAppearsAcrossTwoThousandSeeds) {
       "f64,"
       "divide s32,divide f32,copy,round-nearest-afz,round-nearest-even,"
       "atan2,sine,cosine,erf,cbrt,exponential-minus-one";
-  // Eighteen transcendental unary ops share their draws.
+  // Nineteen transcendental unary ops share their draws.
   ExpectAtLeast(counts, absl::StrSplit(kOps, ','), 8);
-  ExpectAtLeast(counts, {"tan", "log-plus-one", "copy pred", "copy s64",
-                         "asin", "acos", "sinh", "cosh", "asinh", "acosh"},
+  ExpectAtLeast(counts, {"tan", "copy pred", "copy s64", "sinh", "cosh",
+                         "asinh", "atan"},
                 5);
+  // NaN outside a domain most operand ranges leave, so rarely accepted.
+  ExpectAtLeast(counts, {"log-plus-one", "asin", "acos", "acosh"}, 3);
 }
 
 TEST(RandomGraphCoverageTest, EveryIndexOpAppears) {

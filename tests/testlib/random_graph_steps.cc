@@ -51,7 +51,7 @@ std::vector<HloOpcode> UnaryOpcodes(PrimitiveType type, bool transcendental) {
                {O::kExp, O::kLog, O::kRsqrt, O::kTanh, O::kLogistic, O::kSin,
                 O::kCos, O::kTan, O::kExpm1, O::kLog1p, O::kCbrt, O::kErf,
                 O::kAsin, O::kAcos, O::kSinh, O::kCosh, O::kAsinh,
-                O::kAcosh});
+                O::kAcosh, O::kAtan});
   }
   return ops;
 }

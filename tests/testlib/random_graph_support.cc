@@ -143,6 +143,8 @@ Range FloatUnaryRange(HloOpcode opcode, PrimitiveType type, const Range& a) {
       return WithNan(Range::Of(std::cbrt(a.lo), std::cbrt(a.hi)), a.nan);
     case HloOpcode::kAsinh:  // monotonic everywhere
       return WithNan(Range::Of(std::asinh(a.lo), std::asinh(a.hi)), a.nan);
+    case HloOpcode::kAtan:  // monotonic everywhere, within ±pi/2
+      return WithNan(Range::Of(std::atan(a.lo), std::atan(a.hi)), a.nan);
     case HloOpcode::kAsin:  // monotonic on [-1, 1], NaN outside
     case HloOpcode::kAcos: {
       const double lo = std::clamp(a.lo, -1.0, 1.0);

@@ -339,7 +339,8 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
          return Opcodes({O::kExp, O::kLog, O::kRsqrt, O::kTanh, O::kLogistic,
                          O::kSin, O::kCos, O::kTan, O::kExpm1, O::kLog1p,
                          O::kCbrt, O::kErf, O::kAtan2, O::kAsin, O::kAcos,
-                         O::kSinh, O::kCosh, O::kAsinh, O::kAcosh})(op) ||
+                         O::kSinh, O::kCosh, O::kAsinh, O::kAcosh,
+                         O::kAtan})(op) ||
                 (op.opcode() == O::kPower &&
                  primitive_util::IsFloatingPointType(
                      op.shape().element_type()));
