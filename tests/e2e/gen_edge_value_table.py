@@ -33,7 +33,8 @@ code (semantics/scalar_semantics.h is never consulted or called):
   * convert: to pred x != 0; float -> int truncates, saturates, NaN -> 0;
     s64 -> s32 keeps the low 32 bits.
 
-Run: /usr/bin/python3 tests/e2e/gen_edge_value_table.py > tests/e2e/edge_value_table.inc
+Run (needs Debian's python3-numpy and python3-mpmath, for regenerating only):
+  /usr/bin/python3 tests/e2e/gen_edge_value_table.py > tests/e2e/edge_value_table.inc
 """
 import decimal
 import itertools
