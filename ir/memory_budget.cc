@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/shape_util.h"
 
@@ -16,12 +17,21 @@ int64_t PhysicalMemoryBytes() {
   return static_cast<int64_t>(pages) * page_size;
 }
 
+namespace {
+constexpr absl::string_view kOverLimit = " bytes, over the memory limit of ";
+}  // namespace
+
 absl::Status CheckMemoryBudget(int64_t bytes, int64_t budget,
                                absl::string_view what) {
   if (bytes <= budget) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(what, " needs ", bytes, " bytes, over the memory limit of ",
-                   budget, " bytes (see SetMemoryLimitBytes)"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " needs ", bytes, kOverLimit, budget,
+      " bytes (see SetMemoryLimitBytes)"));
+}
+
+bool IsOverMemoryBudget(const absl::Status& status) {
+  return absl::IsInvalidArgument(status) &&
+         absl::StrContains(status.message(), kOverLimit);
 }
 
 int64_t TotalArrayBytes(const Shape& shape) {

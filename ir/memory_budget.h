@@ -26,6 +26,10 @@ int64_t PhysicalMemoryBytes();
 absl::Status CheckMemoryBudget(int64_t bytes, int64_t budget,
                                absl::string_view what);
 
+// Whether `status` is CheckMemoryBudget's refusal (so a tool can tell "too
+// large for this machine" from a real error).
+bool IsOverMemoryBudget(const absl::Status& status);
+
 // The bytes of every array in a valid shape (a tuple's elements summed),
 // saturating at INT64_MAX.
 int64_t TotalArrayBytes(const Shape& shape);

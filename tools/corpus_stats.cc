@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -226,6 +227,13 @@ ModuleOutcome EvaluateModuleFile(const std::string& path,
   CompileOptions compile;
   compile.backend = Backend::kJit;
   absl::StatusOr<std::unique_ptr<Executable>> jit = Compile(**module, compile);
+  if (IsOverMemoryBudget(jit.status())) {
+    // Its buffers do not fit this machine's memory: accepted when the JIT
+    // compiles it without a budget.
+    compile.memory_limit_bytes = std::numeric_limits<int64_t>::max();
+    jit = Compile(**module, compile);
+    if (jit.ok()) return {path, CorpusStage::kTooLarge, ""};
+  }
   if (!jit.ok()) return Failed(path, CorpusStage::kCompile, jit.status());
   return RunAndCompare(path, **module, **jit, options);
 }

@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/memory_limit.h"
 
 namespace mxla::tools {
 namespace {
@@ -23,6 +24,23 @@ std::string WriteModule(const std::string& name, const std::string& text) {
   const std::string path = (dir / name).string();
   std::ofstream(path) << text;
   return path;
+}
+
+// A module whose buffers pass the machine's memory is too large to run,
+// not a compile failure, when the JIT compiles it without a budget.
+TEST(CorpusStatsTest, ModuleOverTheMemoryLimitIsTooLargeToRun) {
+  const std::string huge = WriteModule("huge.hlo", R"(HloModule huge
+ENTRY main {
+  one = f32[] constant(1)
+  ROOT b = f32[1048576] broadcast(one), dimensions={}
+})");
+  SetMemoryLimitBytes(1 << 20);
+  const ModuleOutcome outcome = EvaluateModuleFile(huge, CorpusOptions());
+  SetMemoryLimitBytes(0);
+  EXPECT_EQ(outcome.stage, CorpusStage::kTooLarge);
+  EXPECT_EQ(outcome.reason, "");
+  EXPECT_EQ(EvaluateModuleFile(huge, CorpusOptions()).stage,
+            CorpusStage::kPassed);
 }
 
 TEST(CorpusStatsTest, NormalizeReasonKeepsTheUnknownNameOnly) {
