@@ -25,10 +25,13 @@ llvm::Value* AllOnes(llvm::Type* type) {
 // Ops whose f32 result on f16/bf16 operands is again an f16/bf16 value, so
 // they need no rounding.
 bool ExactOnNarrowFloats(HloOpcode opcode, PrimitiveType type) {
-  // An fnuz type has no -0: ceil(-0.5) or -(+0) must round to +0.
+  // An fnuz type has no -0: ceil(-0.5) or -(+0) must round to +0; an
+  // unsigned type has neither zero nor negative values: floor(0.5) and -1
+  // round to NaN.
   const SmallFloatFormat* format = primitive_util::SmallFloatFormatOf(type);
   if (format != nullptr &&
-      format->kind == SmallFloatKind::kFiniteNanNegativeZero) {
+      (format->kind == SmallFloatKind::kFiniteNanNegativeZero ||
+       !format->has_sign())) {
     return false;
   }
   switch (opcode) {

@@ -7,10 +7,57 @@
 #include "llvm/IR/Intrinsics.h"
 
 namespace mxla::codegen {
+namespace {
+
+// f8e8m0fnu, as small_float_internal: the byte is the f32 exponent field,
+// 0x00 is 2^-127 (an f32 subnormal) and 0xff NaN.
+llvm::Value* EmitExponentOnlyToF32(llvm::IRBuilder<>& b,
+                                   const SmallFloatFormat& format,
+                                   llvm::Value* bits) {
+  llvm::Type* i32 = Like(bits, b.getInt32Ty());
+  auto constant = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+  llvm::Value* x = b.CreateZExt(bits, i32);
+  llvm::Value* result = b.CreateSelect(b.CreateICmpEQ(x, constant(0)),
+                                       constant(0x00400000u),
+                                       b.CreateShl(x, 23));
+  result = b.CreateSelect(b.CreateICmpEQ(x, constant(format.positive_nan())),
+                          constant(0x7fc00000u), result);
+  return b.CreateBitCast(result, Like(bits, b.getFloatTy()));
+}
+
+llvm::Value* EmitF32ToExponentOnly(llvm::IRBuilder<>& b,
+                                   const SmallFloatFormat& format,
+                                   llvm::Value* value) {
+  llvm::Type* i32 = Like(value, b.getInt32Ty());
+  auto constant = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+  llvm::Value* f32_bits = b.CreateBitCast(value, i32);
+  llvm::Value* exponent = b.CreateLShr(f32_bits, 23);
+  llvm::Value* mantissa = b.CreateAnd(f32_bits, constant(0x7fffffu));
+  // A normal value rounds up from a mantissa of 1.5; a subnormal one is
+  // 2^-126 above 2^-127, else 2^-127 (0x00).
+  llvm::Value* normal = b.CreateAdd(
+      exponent,
+      b.CreateZExt(b.CreateICmpUGE(mantissa, constant(0x400000u)), i32));
+  llvm::Value* subnormal =
+      b.CreateZExt(b.CreateICmpUGT(mantissa, constant(0x400000u)), i32);
+  llvm::Value* bits = b.CreateSelect(b.CreateICmpEQ(exponent, constant(0)),
+                                     subnormal, normal);
+  // Not above zero (so also -0, negatives and NaN), an infinity, or a
+  // rounding past 2^127: NaN.
+  llvm::Value* nan = constant(format.positive_nan());
+  llvm::Value* positive = b.CreateFCmpOGT(
+      value, llvm::ConstantFP::get(value->getType(), 0.0));
+  llvm::Value* finite = b.CreateICmpULE(bits, constant(format.max_finite()));
+  bits = b.CreateSelect(b.CreateAnd(positive, finite), bits, nan);
+  return b.CreateTrunc(bits, Like(value, b.getInt8Ty()));
+}
+
+}  // namespace
 
 llvm::Value* EmitSmallFloatToF32(llvm::IRBuilder<>& b,
                                  const SmallFloatFormat& format,
                                  llvm::Value* bits) {
+  if (!format.has_sign()) return EmitExponentOnlyToF32(b, format, bits);
   llvm::Type* i32 = Like(bits, b.getInt32Ty());
   llvm::Type* f32 = Like(bits, b.getFloatTy());
   auto constant = [&](uint32_t value) {
@@ -58,6 +105,7 @@ llvm::Value* EmitSmallFloatToF32(llvm::IRBuilder<>& b,
                               result);
       break;
     case SmallFloatKind::kFiniteOnly:
+    case SmallFloatKind::kExponentOnly:  // handled above
       break;
   }
   return b.CreateBitCast(result, f32);
@@ -66,6 +114,7 @@ llvm::Value* EmitSmallFloatToF32(llvm::IRBuilder<>& b,
 llvm::Value* EmitF32ToSmallFloat(llvm::IRBuilder<>& b,
                                  const SmallFloatFormat& format,
                                  llvm::Value* value) {
+  if (!format.has_sign()) return EmitF32ToExponentOnly(b, format, value);
   llvm::Type* i32 = Like(value, b.getInt32Ty());
   llvm::Type* f32 = Like(value, b.getFloatTy());
   auto constant = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };

@@ -44,7 +44,6 @@ namespace {
 // not one.
 absl::string_view UnsupportedXlaTypeKind(absl::string_view name) {
   if (name == "c64" || name == "c128") return "complex";
-  if (name == "f8e8m0fnu") return "8-bit exponent-only float";
   if (absl::StartsWith(name, "f8") || absl::StartsWith(name, "f4") ||
       absl::StartsWith(name, "f6")) {
     return name.size() > 2 ? "8-bit or smaller float" : "";
@@ -70,7 +69,8 @@ absl::StatusOr<PrimitiveType> ParseArrayType(absl::string_view name) {
       absl::StrCat("unknown element type '", name,
                    "' (supported: pred, s2, s4, s8, s16, s32, s64, u2, u4, u8, "
                    "u16, u32, u64, f4e2m1fn, f8e3m4, f8e4m3, f8e4m3fn, "
-                   "f8e4m3fnuz, f8e4m3b11fnuz, f8e5m2, f8e5m2fnuz, f16, bf16, "
+                   "f8e4m3fnuz, f8e4m3b11fnuz, f8e5m2, f8e5m2fnuz, f8e8m0fnu, f16, "
+                   "bf16, "
                    "f32, f64)"));
 }
 
@@ -103,6 +103,7 @@ const SmallFloatFormat* SmallFloatFormatOf(PrimitiveType type) {
     case F8E5M2FNUZ: return &kF8E5M2FNUZ;
     case F8E4M3B11FNUZ: return &kF8E4M3B11FNUZ;
     case F4E2M1FN: return &kF4E2M1FN;
+    case F8E8M0FNU: return &kF8E8M0FNU;
     default: return nullptr;
   }
 }

@@ -4,8 +4,25 @@
 #include <cmath>
 
 namespace mxla::small_float_internal {
+namespace {
+
+// f8e8m0fnu (see the header): the f32 exponent field, rounded by the first
+// mantissa bit.
+uint8_t ExponentOnlyFromFloat(const SmallFloatFormat& format, float value) {
+  const uint32_t f32 = std::bit_cast<uint32_t>(value);
+  const uint32_t nan = format.positive_nan();
+  if (!(value > 0.0f) || std::isinf(value)) return static_cast<uint8_t>(nan);
+  const uint32_t exponent = f32 >> 23;
+  const uint32_t mantissa = f32 & 0x7fffffu;
+  if (exponent == 0) return mantissa > 0x400000u ? 1 : 0;  // 2^-127 = 0x00
+  const uint32_t bits = exponent + (mantissa >= 0x400000u ? 1 : 0);
+  return static_cast<uint8_t>(bits > format.max_finite() ? nan : bits);
+}
+
+}  // namespace
 
 uint8_t FloatToBits(const SmallFloatFormat& format, float value) {
+  if (!format.has_sign()) return ExponentOnlyFromFloat(format, value);
   const uint32_t f32 = std::bit_cast<uint32_t>(value);
   const bool negative = (f32 >> 31) != 0;
   const uint32_t magnitude = f32 & 0x7fffffffu;
@@ -40,6 +57,11 @@ uint8_t FloatToBits(const SmallFloatFormat& format, float value) {
 }
 
 float BitsToFloat(const SmallFloatFormat& format, uint8_t bits) {
+  if (!format.has_sign()) {
+    return bits == format.positive_nan()
+               ? NAN
+               : std::ldexp(1.0f, static_cast<int>(bits) - format.bias);
+  }
   const uint32_t sign_mask = format.sign_mask();
   const int m = format.mantissa_bits;
   const bool negative = (bits & sign_mask) != 0;
@@ -62,6 +84,7 @@ float BitsToFloat(const SmallFloatFormat& format, uint8_t bits) {
       if (bits == sign_mask) return -NAN;
       break;
     case SmallFloatKind::kFiniteOnly:
+    case SmallFloatKind::kExponentOnly:  // handled above
       break;
   }
   if (exponent == 0) {  // zero or subnormal: mantissa * 2^(1 - bias - m)

@@ -1,9 +1,9 @@
 // XLA's 8-bit and smaller float element types (f8e5m2, f8e4m3fn, f4e2m1fn,
-// ...; not f8e8m0fnu), one byte an element. Like f16 and bf16 they are storage types: an
+// f8e8m0fnu, ...), one byte an element. Like f16 and bf16 they are storage types: an
 // op computes in f32 and rounds its result back (ir/narrow_float.h).
 //
-// Each is a sign bit (all of them have one), E exponent bits with a bias
-// and M mantissa bits, with subnormals, and one of four ways to spend the
+// Each but f8e8m0fnu is a sign bit, E exponent bits with a bias and M
+// mantissa bits, with subnormals, and one of five ways to spend the
 // top encodings:
 // * kIeee (f8e5m2, f8e4m3, f8e3m4): the all-ones exponent holds ±inf and
 //   NaNs, as in IEEE 754.
@@ -13,13 +13,21 @@
 //   no infinities and no -0; the encoding of -0 (0x80) is the one NaN.
 // * kFiniteOnly (the MX type f4e2m1fn): no infinities
 //   and no NaN.
+// * kExponentOnly (the MX scale type f8e8m0fnu): no sign bit and no
+//   mantissa: the byte b is 2^(b - 127), 0xff is the one NaN; no zero, no
+//   infinities, no negative values.
 //
 // Rounding from f32 is to nearest, ties to even, as ml_dtypes (XLA's
 // evaluator) does. A value past the largest finite one (after rounding)
 // and an infinity become inf (kIeee), NaN (fn, fnuz), or the largest
 // finite value (kFiniteOnly, whose NaN is undefined: a NaN becomes -0, or
-// +0 for a negative NaN, as ml_dtypes negates its stand-in). f64 and
-// integers convert through f32, like every narrow float.
+// +0 for a negative NaN, as ml_dtypes negates its stand-in). f8e8m0fnu
+// follows ml_dtypes' generic conversion: 0, negative values, infinities and
+// NaN become its NaN; a normal f32 rounds up to the next power of two when
+// its mantissa is at least 1.5 (ties away from zero, since the kept
+// "mantissa" is the implicit 1); an f32 subnormal becomes 2^-126 when it is
+// above 2^-127 and 2^-127 otherwise. f64 and integers convert through f32,
+// like every narrow float.
 #ifndef MXLA_IR_SMALL_FLOAT_H_
 #define MXLA_IR_SMALL_FLOAT_H_
 
@@ -33,6 +41,7 @@ enum class SmallFloatKind : uint8_t {
   kFiniteNanAllOnes,
   kFiniteNanNegativeZero,
   kFiniteOnly,
+  kExponentOnly,
 };
 
 struct SmallFloatFormat {
@@ -41,8 +50,15 @@ struct SmallFloatFormat {
   int bias;
   SmallFloatKind kind;
 
-  constexpr int bits() const { return 1 + exponent_bits + mantissa_bits; }
-  constexpr uint32_t sign_mask() const { return 1u << (bits() - 1); }
+  constexpr bool has_sign() const { return kind != SmallFloatKind::kExponentOnly; }
+  constexpr int bits() const {
+    return (has_sign() ? 1 : 0) + exponent_bits + mantissa_bits;
+  }
+  // The sign bit; for a type without one, the bit above its encodings (so
+  // `bits & sign_mask()` is 0 and `sign_mask() - 1` masks every bit).
+  constexpr uint32_t sign_mask() const {
+    return has_sign() ? 1u << (bits() - 1) : 1u << bits();
+  }
   // The encoding of the largest finite value.
   constexpr uint32_t max_finite() const {
     const uint32_t all_ones = sign_mask() - 1;
@@ -50,6 +66,7 @@ struct SmallFloatFormat {
       case SmallFloatKind::kIeee:
         return all_ones - (1u << mantissa_bits);  // exponent all ones - 1
       case SmallFloatKind::kFiniteNanAllOnes:
+      case SmallFloatKind::kExponentOnly:
         return all_ones - 1;
       default:
         return all_ones;
@@ -66,6 +83,8 @@ struct SmallFloatFormat {
         return sign_mask();  // NaN
       case SmallFloatKind::kFiniteOnly:
         return max_finite();
+      case SmallFloatKind::kExponentOnly:
+        return positive_nan();
     }
     return 0;
   }
@@ -80,12 +99,16 @@ struct SmallFloatFormat {
         return sign_mask();
       case SmallFloatKind::kFiniteOnly:
         return sign_mask();  // -0, ml_dtypes' stand-in
+      case SmallFloatKind::kExponentOnly:
+        return sign_mask() - 1;  // all ones
     }
     return 0;
   }
   // The encoding of -x, given that of x: the sign bit flipped, except that
-  // an fnuz type has no -0 and its NaN has no sign.
+  // an fnuz type has no -0 and its NaN has no sign, and an unsigned type's
+  // negative values are NaN.
   constexpr uint32_t Negated(uint32_t bits) const {
+    if (!has_sign()) return positive_nan();
     if (kind == SmallFloatKind::kFiniteNanNegativeZero) {
       return (bits & (sign_mask() - 1)) == 0 ? bits : bits ^ sign_mask();
     }
@@ -134,6 +157,8 @@ inline constexpr SmallFloatFormat kF8E5M2FNUZ{
 inline constexpr SmallFloatFormat kF8E4M3B11FNUZ{
     4, 3, 11, SmallFloatKind::kFiniteNanNegativeZero};
 inline constexpr SmallFloatFormat kF4E2M1FN{2, 1, 1, SmallFloatKind::kFiniteOnly};
+inline constexpr SmallFloatFormat kF8E8M0FNU{8, 0, 127,
+                                             SmallFloatKind::kExponentOnly};
 
 using Float8E5M2 = SmallFloat<kF8E5M2>;
 using Float8E4M3 = SmallFloat<kF8E4M3>;
@@ -143,6 +168,7 @@ using Float8E4M3FNUZ = SmallFloat<kF8E4M3FNUZ>;
 using Float8E5M2FNUZ = SmallFloat<kF8E5M2FNUZ>;
 using Float8E4M3B11FNUZ = SmallFloat<kF8E4M3B11FNUZ>;
 using Float4E2M1FN = SmallFloat<kF4E2M1FN>;
+using Float8E8M0FNU = SmallFloat<kF8E8M0FNU>;
 
 template <typename T>
 inline constexpr bool kIsSmallFloat = false;

@@ -231,7 +231,7 @@ ENTRY main {
 TEST(ElementTypesTest, SmallFloatsConvertAndComputeAlikeInBothBackends) {
   const PrimitiveType types[] = {F8E5M2,     F8E4M3,     F8E3M4,
                                  F8E4M3FN,   F8E4M3FNUZ, F8E5M2FNUZ,
-                                 F8E4M3B11FNUZ, F4E2M1FN};
+                                 F8E4M3B11FNUZ, F4E2M1FN, F8E8M0FNU};
   for (PrimitiveType type : types) {
     const SmallFloatFormat& format = *primitive_util::SmallFloatFormatOf(type);
     std::vector<float> inputs = {0.0f, -0.0f, 1e30f, -1e30f, 1e-30f, -0.5f,

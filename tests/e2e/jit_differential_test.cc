@@ -29,7 +29,7 @@ RandomGraphOptions AllTypes() {
   RandomGraphOptions options;
   options.element_types = {F32, S32, PRED, F64, S64, S8, S16, U8, U16,
                            U32, U64, F16, BF16, S2,  S4,  U2, U4,
-                           F8E4M3FN, F8E5M2, F8E4M3FNUZ, F4E2M1FN};
+                           F8E4M3FN, F8E5M2, F8E4M3FNUZ, F4E2M1FN, F8E8M0FNU};
   options.max_rank = 5;
   return options;
 }

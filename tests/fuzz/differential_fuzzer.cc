@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.element_types.clear();
   for (PrimitiveType type :
        {F32, F64, S32, S64, PRED, S8, S16, U8, U16, U32, U64, F16, BF16, S2,
-        S4, U2, U4, F8E4M3FN, F8E5M2, F8E4M3FNUZ, F4E2M1FN}) {
+        S4, U2, U4, F8E4M3FN, F8E5M2, F8E4M3FNUZ, F4E2M1FN, F8E8M0FNU}) {
     if (in.Bool()) options.element_types.push_back(type);
   }
   if (options.element_types.empty()) options.element_types.push_back(F32);

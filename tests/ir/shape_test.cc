@@ -67,7 +67,7 @@ TEST(PrimitiveTypeTest, NamesAndProperties) {
   for (PrimitiveType type :
        {PRED, S2, S4, S8, S16, S32, S64, U2, U4, U8, U16, U32, U64, F16, BF16,
         F32, F64, F8E5M2, F8E4M3, F8E3M4, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ,
-        F8E4M3B11FNUZ, F4E2M1FN}) {
+        F8E4M3B11FNUZ, F4E2M1FN, F8E8M0FNU}) {
     ASSERT_OK_AND_ASSIGN(PrimitiveType parsed,
                          primitive_util::ParseArrayType(
                              primitive_util::LowercaseName(type)));
@@ -96,13 +96,11 @@ TEST(PrimitiveTypeTest, NamesAndProperties) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("element type 'c64' (complex) is not "
                                  "supported by mxla")));
-  EXPECT_THAT(primitive_util::ParseArrayType("f8e8m0fnu"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("'f8e8m0fnu' (8-bit exponent-only float)")));
   EXPECT_THAT(primitive_util::ParseArrayType("f6e2m3fn"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("'f6e2m3fn' (8-bit or smaller float)")));
   EXPECT_EQ(primitive_util::BitWidth(F4E2M1FN), 4);
+  EXPECT_EQ(primitive_util::BitWidth(F8E8M0FNU), 8);
   EXPECT_EQ(primitive_util::ByteWidth(F8E4M3FN), 1);
   EXPECT_EQ(primitive_util::MantissaBits(F8E5M2), 2);
   EXPECT_TRUE(primitive_util::IsNarrowFloatType(F8E4M3B11FNUZ));

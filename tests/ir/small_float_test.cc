@@ -27,7 +27,9 @@ const SmallFloatFormat kFormats[] = {kF8E5M2,     kF8E4M3,     kF8E3M4,
 uint32_t Encodings(const SmallFloatFormat& f) { return 1u << f.bits(); }
 
 TEST(SmallFloatTest, EveryEncodingRoundTrips) {
-  for (const SmallFloatFormat& f : kFormats) {
+  std::vector<SmallFloatFormat> formats(std::begin(kFormats), std::end(kFormats));
+  formats.push_back(kF8E8M0FNU);
+  for (const SmallFloatFormat& f : formats) {
     int nans = 0;
     for (uint32_t bits = 0; bits < Encodings(f); ++bits) {
       const float value = BitsToFloat(f, static_cast<uint8_t>(bits));
@@ -41,6 +43,7 @@ TEST(SmallFloatTest, EveryEncodingRoundTrips) {
         f.kind == SmallFloatKind::kIeee ? 2 * ((1 << f.mantissa_bits) - 1)
         : f.kind == SmallFloatKind::kFiniteNanAllOnes      ? 2
         : f.kind == SmallFloatKind::kFiniteNanNegativeZero ? 1
+        : f.kind == SmallFloatKind::kExponentOnly          ? 1
                                                            : 0;
     EXPECT_EQ(nans, expected_nans) << f.exponent_bits << "e" << f.mantissa_bits;
   }
@@ -95,6 +98,37 @@ TEST(SmallFloatTest, OverflowInfinityNanAndNegativeZeroFollowTheKind) {
   EXPECT_EQ(FloatToBits(kF4E2M1FN, 0.75f), 0x2);  // tie between 0.5 and 1
   EXPECT_EQ(FloatToBits(kF4E2M1FN, nan), 0x8);
   EXPECT_EQ(FloatToBits(kF4E2M1FN, -nan), 0x0);
+}
+
+// f8e8m0fnu: powers of two from 2^-127 (0x00) to 2^127 (0xfe), 0xff NaN;
+// ml_dtypes' rounding (ties away from zero; an f32 subnormal above 2^-127
+// is 2^-126) and NaN for what it cannot hold.
+TEST(SmallFloatTest, ExponentOnlyFloatFollowsMlDtypes) {
+  const SmallFloatFormat& f = kF8E8M0FNU;
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(f.bits(), 8);
+  EXPECT_EQ(BitsToFloat(f, 0x00), std::ldexp(1.0f, -127));
+  EXPECT_EQ(BitsToFloat(f, 0x7f), 1.0f);
+  EXPECT_EQ(BitsToFloat(f, 0xfe), std::ldexp(1.0f, 127));
+  EXPECT_TRUE(std::isnan(BitsToFloat(f, 0xff)));
+  EXPECT_EQ(FloatToBits(f, 1.0f), 0x7f);
+  EXPECT_EQ(FloatToBits(f, 1.4999f), 0x7f);
+  EXPECT_EQ(FloatToBits(f, 1.5f), 0x80);  // the tie goes up
+  EXPECT_EQ(FloatToBits(f, 3.0f), 0x81);
+  EXPECT_EQ(FloatToBits(f, 0.75f), 0x7f);
+  EXPECT_EQ(FloatToBits(f, 0.7f), 0x7e);
+  EXPECT_EQ(FloatToBits(f, std::ldexp(1.0f, 127)), 0xfe);
+  EXPECT_EQ(FloatToBits(f, std::ldexp(1.5f, 127)), 0xff);  // past 2^127
+  EXPECT_EQ(FloatToBits(f, std::ldexp(1.0f, -126)), 0x01);
+  EXPECT_EQ(FloatToBits(f, std::ldexp(1.0f, -127)), 0x00);
+  EXPECT_EQ(FloatToBits(f, std::ldexp(1.25f, -127)), 0x01);
+  EXPECT_EQ(FloatToBits(f, std::ldexp(1.0f, -140)), 0x00);
+  for (float unheld : {0.0f, -0.0f, -1.0f, -1e-40f, inf, -inf, nan, -nan}) {
+    EXPECT_EQ(FloatToBits(f, unheld), 0xff) << unheld;
+  }
+  EXPECT_EQ(f.Negated(0x7f), 0xffu);
+  EXPECT_EQ(f.max_finite(), 0xfeu);
 }
 
 // The nearest encoding by brute force: the finite value closest to x, ties
