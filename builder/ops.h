@@ -337,6 +337,12 @@ XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
 XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
                  const DotDimensionNumbers& dimension_numbers,
                  SourceLocation location = SourceLocation::current());
+// XLA's block-scaled dot (ir/scaled_dot.h), operands in the HLO op's
+// order: each of lhs and rhs times its scale (a scalar, or its rank with
+// dimensions dividing its own) repeated over blocks, then DotGeneral.
+XlaOp ScaledDot(XlaOp lhs, XlaOp rhs, XlaOp lhs_scale, XlaOp rhs_scale,
+                const DotDimensionNumbers& dimension_numbers,
+                SourceLocation location = SourceLocation::current());
 // XLA's Dot of vectors and matrices: lhs's last dimension against rhs's
 // first.
 XlaOp Dot(XlaOp lhs, XlaOp rhs,

@@ -311,17 +311,25 @@ XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands,
       });
 }
 
+namespace {
+
+// A dot's dimension numbers as the builder's error messages quote them.
+std::string DotAttributes(const DotDimensionNumbers& d) {
+  return absl::StrCat("lhs_batch_dims=", DimsString(d.lhs_batch),
+                      ", lhs_contracting_dims=", DimsString(d.lhs_contracting),
+                      ", rhs_batch_dims=", DimsString(d.rhs_batch),
+                      ", rhs_contracting_dims=", DimsString(d.rhs_contracting));
+}
+
+}  // namespace
+
 XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
                  const DotDimensionNumbers& dimension_numbers,
                  SourceLocation location) {
   XlaBuilder* builder = PickBuilder({lhs, rhs});
-  const DotDimensionNumbers& d = dimension_numbers;
   return RecordOp(
       builder, "DotGeneral", {lhs, rhs},
-      absl::StrCat("lhs_batch_dims=", DimsString(d.lhs_batch),
-                   ", lhs_contracting_dims=", DimsString(d.lhs_contracting),
-                   ", rhs_batch_dims=", DimsString(d.rhs_batch),
-                   ", rhs_contracting_dims=", DimsString(d.rhs_contracting)),
+      DotAttributes(dimension_numbers),
       location, [&]() -> absl::StatusOr<XlaOp> {
         ASSIGN_OR_RETURN(HloInstruction * a, builder->LookUp(lhs));
         ASSIGN_OR_RETURN(HloInstruction * b, builder->LookUp(rhs));
@@ -331,6 +339,31 @@ XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
         auto dot = HloInstruction::CreateGeneric(HloOpcode::kDot, shape, {a, b});
         dot->set_dot_dimension_numbers(dimension_numbers);
         return builder->AddInstruction(std::move(dot), "DotGeneral", location);
+      });
+}
+
+XlaOp ScaledDot(XlaOp lhs, XlaOp rhs, XlaOp lhs_scale, XlaOp rhs_scale,
+                const DotDimensionNumbers& dimension_numbers,
+                SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({lhs, rhs, lhs_scale, rhs_scale});
+  return RecordOp(
+      builder, "ScaledDot", {lhs, rhs, lhs_scale, rhs_scale},
+      DotAttributes(dimension_numbers),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        std::vector<HloInstruction*> operands;
+        for (XlaOp op : {lhs, rhs, lhs_scale, rhs_scale}) {
+          ASSIGN_OR_RETURN(HloInstruction * operand, builder->LookUp(op));
+          operands.push_back(operand);
+        }
+        ASSIGN_OR_RETURN(Shape shape,
+                         ShapeInference::InferScaledDotShape(
+                             operands[0]->shape(), operands[1]->shape(),
+                             operands[2]->shape(), operands[3]->shape(),
+                             dimension_numbers));
+        auto dot = HloInstruction::CreateGeneric(HloOpcode::kScaledDot, shape,
+                                                 operands);
+        dot->set_dot_dimension_numbers(dimension_numbers);
+        return builder->AddInstruction(std::move(dot), "ScaledDot", location);
       });
 }
 

@@ -33,6 +33,7 @@ using hlo_evaluator_internal::EvaluateBroadcast;
 using hlo_evaluator_internal::EvaluateConcatenate;
 using hlo_evaluator_internal::EvaluateDot;
 using hlo_evaluator_internal::EvaluateRaggedDot;
+using hlo_evaluator_internal::EvaluateScaledDot;
 using hlo_evaluator_internal::EvaluateIota;
 using hlo_evaluator_internal::EvaluateReshape;
 using hlo_evaluator_internal::EvaluateScan;
@@ -711,6 +712,10 @@ absl::StatusOr<Literal> EvaluateOther(
       return EvaluateRaggedDot(*operands[0], *operands[1], *operands[2],
                                instruction.ragged_dot_dimension_numbers(),
                                shape);
+    case HloOpcode::kScaledDot:
+      return EvaluateScaledDot(*operands[0], *operands[1], *operands[2],
+                               *operands[3],
+                               instruction.dot_dimension_numbers(), shape);
     case HloOpcode::kConcatenate:
       return EvaluateConcatenate(operands, shape, instruction.dimensions(0));
     case HloOpcode::kDynamicUpdateSlice:

@@ -120,6 +120,12 @@ absl::StatusOr<Literal> EvaluateRaggedDot(const Literal& lhs, const Literal& rhs
                                           const Literal& group_sizes,
                                           const RaggedDotDimensionNumbers& dnums,
                                           const Shape& shape);
+// HLO scaled-dot into `shape` (verified; ir/scaled_dot.h's steps).
+absl::StatusOr<Literal> EvaluateScaledDot(const Literal& lhs, const Literal& rhs,
+                                          const Literal& lhs_scale,
+                                          const Literal& rhs_scale,
+                                          const DotDimensionNumbers& dnums,
+                                          const Shape& shape);
 absl::StatusOr<Literal> EvaluateTopK(const Literal& operand, int64_t k,
                                      bool largest);
 // HLO scan (verified): runs its computation once per slice.

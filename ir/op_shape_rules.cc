@@ -219,6 +219,16 @@ absl::StatusOr<Shape> RaggedDot(const HloInstruction& instruction,
       instruction.ragged_dot_dimension_numbers(), preferred);
 }
 
+absl::StatusOr<Shape> ScaledDot(const HloInstruction& instruction,
+                                VerifierMode) {
+  std::optional<PrimitiveType> preferred;
+  if (instruction.shape().IsArray()) preferred = instruction.shape().element_type();
+  return ShapeInference::InferScaledDotShape(
+      OperandShape(instruction, 0), OperandShape(instruction, 1),
+      OperandShape(instruction, 2), OperandShape(instruction, 3),
+      instruction.dot_dimension_numbers(), preferred);
+}
+
 absl::StatusOr<Shape> BatchNorm(const HloInstruction& instruction,
                                 VerifierMode) {
   std::vector<const Shape*> operands;

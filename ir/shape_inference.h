@@ -144,6 +144,14 @@ class ShapeInference {
       const RaggedDotDimensionNumbers& dnums,
       std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
+  // scaled-dot (ir/scaled_dot.h): each scale a scalar or of its
+  // operand's rank with dimensions that divide the operand's; then dot's
+  // rules on the dequantized operands.
+  static absl::StatusOr<Shape> InferScaledDotShape(
+      const Shape& lhs, const Shape& rhs, const Shape& lhs_scale,
+      const Shape& rhs_scale, const DotDimensionNumbers& dnums,
+      std::optional<PrimitiveType> preferred_element_type = std::nullopt);
+
   // batch-norm-training (operand, scale, offset), batch-norm-inference
   // (operand, scale, offset, mean, variance), batch-norm-grad (operand,
   // scale, mean, variance, grad_output): a float operand of rank >= 1,

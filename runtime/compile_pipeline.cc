@@ -28,6 +28,7 @@
 #include "passes/triangular_solve_expander.h"
 #include "passes/tuple_constant_splitter.h"
 #include "passes/ragged_dot_expander.h"
+#include "passes/scaled_dot_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
 #include "passes/stochastic_convert_expander.h"
@@ -115,6 +116,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<ScanExpanderPass>());
       passes->AddPass(std::make_unique<TopKExpanderPass>());
       passes->AddPass(std::make_unique<RaggedDotExpanderPass>());
+      passes->AddPass(std::make_unique<ScaledDotExpanderPass>());
       passes->AddPass(std::make_unique<BatchNormExpanderPass>());
       passes->AddPass(std::make_unique<StochasticConvertExpanderPass>());
       passes->AddPass(std::make_unique<CholeskyExpanderPass>());

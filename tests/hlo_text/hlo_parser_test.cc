@@ -254,6 +254,7 @@ ENTRY main {
   x_by_2 = f32[2,2]{1,0} broadcast(x), dimensions={0}
   groups_of_2 = f32[2,2,2]{2,1,0} broadcast(x), dimensions={0}
   grouped = f32[2,2]{1,0} ragged-dot(x_by_2, groups_of_2, i), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+  scaled = f32[2,2]{1,0} scaled-dot(x_by_2, x_by_2, c, c), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   factor = f32[2,2]{1,0} cholesky(x_by_2), lower=true
   solved = f32[2,2]{1,0} triangular-solve(factor, x_by_2), left_side=true, lower=true, unit_diagonal=true, transpose_a=ADJOINT
   cond = f32[2]{0} conditional(p0, called, x), true_computation=callee, false_computation=callee

@@ -175,7 +175,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                           "expand-batch-norms", "expand-choleskys",
                           "expand-triangular-solves", "split-tuple-constants",
                           "expand-stochastic-converts", "expand-ragged-dots",
-                          "expand-dots",
+                          "expand-scaled-dots", "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
@@ -189,6 +189,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "split-tuple-constants, "
                                  "expand-stochastic-converts, "
                                  "expand-ragged-dots, "
+                                 "expand-scaled-dots, "
                                  "expand-dots, "
                                  "lower-broadcasts, "
                                  "simplify, "

@@ -108,7 +108,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
               ElementsAre("expand-rngs", "simplify", "split-tuple-constants",
                           "lower-collectives",
                           "expand-scans",
-                          "expand-topk", "expand-ragged-dots",
+                          "expand-topk", "expand-ragged-dots", "expand-scaled-dots",
                           "expand-batch-norms", "expand-stochastic-converts",
                           "expand-choleskys", "expand-triangular-solves",
                           "inline-calls",
