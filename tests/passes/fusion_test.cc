@@ -481,6 +481,7 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
                 opcode == HloOpcode::kRng ||
                 opcode == HloOpcode::kCholesky ||
                 opcode == HloOpcode::kTriangularSolve ||
+                opcode == HloOpcode::kScaledDot ||
                 opcode == HloOpcode::kStochasticConvert ||
                 IsSubprogramOp(opcode))
         << what << ": " << instruction->ToString();

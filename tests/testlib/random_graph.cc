@@ -259,6 +259,7 @@ bool Generator::RunStep(int64_t budget) {
       // Their matrices are built with dots.
       {&Generator::TryTriangularSolve, 1, index_ops},
       {&Generator::TryCholesky, 1, index_ops},
+      {&Generator::TryScaledDot, 1, index_ops},
   };
   int64_t total = 0;
   for (const Step& step : steps) total += step.enabled ? step.weight : 0;

@@ -114,7 +114,7 @@ bool Generator::TryBitcastConvert(int64_t budget) {
       static_cast<double>((uint64_t{1} << (primitive_util::BitWidth(from) - 1)) - 1);
   // (An unsigned value is never negative.)
   if (range.nan || (range.lo < 0 && primitive_util::IsSignedIntegralType(from)) ||
-      range.hi > signed_max) {
+      range.hi > signed_max || !Accept(range, to)) {
     return false;
   }
   XlaOp op = Emit(ValueSource(a, from));

@@ -206,6 +206,7 @@ class Generator {
   // random_graph_linear_algebra_ops.cc
   bool TryTriangularSolve(int64_t budget);
   bool TryCholesky(int64_t budget);
+  bool TryScaledDot(int64_t budget);
   // Emitted constant start indices for a `window` in `shape`, of one
   // random integer type, sometimes out of range.
   std::vector<XlaOp> StartIndices(const Shape& shape,

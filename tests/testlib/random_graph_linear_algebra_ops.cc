@@ -1,8 +1,9 @@
-// Steps of the random-graph generator for cholesky and triangular-solve,
-// on operands built so that the results stay in a known range: a
-// triangular-solve's matrix is a constant with a dominant diagonal
-// (garbage, NaN-free, in the triangle it must not read), and cholesky
-// factors x x^T + s I, positive definite by construction.
+// Steps of the random-graph generator for cholesky, triangular-solve and
+// scaled-dot, on operands built so that the results stay in a known
+// range: a triangular-solve's matrix is a constant with a dominant
+// diagonal (garbage, NaN-free, in the triangle it must not read), cholesky
+// factors x x^T + s I, positive definite by construction, and scaled-dot's
+// scales are f8e8m0fnu powers of two in [1/4, 4].
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "builder/ops.h"
 #include "builder/xla_builder.h"
 #include "ir/primitive_type.h"
+#include "ir/scaled_dot.h"
 #include "ir/shape_util.h"
 #include "semantics/scalar_semantics.h"
 #include "tests/testlib/random_graph_internal.h"
@@ -121,6 +123,65 @@ bool Generator::TryCholesky(int64_t budget) {
   XlaOp spd =
       Add(DotGeneral(op, op, gram), Emit(ConstantOf(type, dims, diagonal)));
   Record(Cholesky(spd, /*lower=*/rng_.OneIn(2)), range);
+  return true;
+}
+
+// a[..., k] x b[k, n] as TryDot, a scaled per row and per block of its
+// last dimension (blocks of 1 or of k), b per column or as a whole. The
+// scales are f8e8m0fnu where the options allow it, else of a's type.
+bool Generator::TryScaledDot(int64_t budget) {
+  const int64_t a = PickValue([](const Value& v) {
+    return v.shape.rank() >= 1 && v.shape.rank() <= 3 &&
+           primitive_util::IsFloatingPointType(v.shape.element_type());
+  });
+  if (a < 0 || budget < 4) return false;
+  const Shape shape = values_[a].shape;
+  const PrimitiveType type = shape.element_type();
+  const PrimitiveType scale_type =
+      IsAllowedType(F8E8M0FNU) ? F8E8M0FNU : type;
+  const PrimitiveType wide = DequantizedType(type, scale_type);
+  if (!IsAllowedType(wide)) return false;
+  const int64_t k = shape.dimensions(shape.rank() - 1);
+  const int64_t n = RandomDimensionSize(rng_, limits_);
+  std::vector<int64_t> out(shape.dimensions().begin(),
+                           shape.dimensions().end() - 1);
+  out.push_back(n);
+  Source rhs;
+  if (!FitsLimits(out) || !SourceOfShape(Shape(type, {k, n}), budget - 3,
+                                         ValueStyle::kArgument,
+                                         /*allow_iota=*/false, &rhs)) {
+    return false;
+  }
+  std::vector<int64_t> scale_dims(shape.dimensions().begin(),
+                                  shape.dimensions().end());
+  scale_dims.back() = k == 0 || rng_.OneIn(2) ? k : 1;
+  auto power_of_two = [&] { return std::ldexp(1.0, rng_.UniformIn(-2, 2)); };
+  auto scales_of = [&](const std::vector<int64_t>& dims) {
+    std::vector<double> values(ShapeUtil::ElementsIn(Shape(F64, dims)));
+    for (double& scale : values) scale = power_of_two();
+    return ConstantOf(scale_type, dims, values);
+  };
+  const Source lhs_scale = scales_of(scale_dims);
+  const Source rhs_scale =
+      scales_of({k == 0 ? 0 : 1, n == 0 || rng_.OneIn(2) ? n : 1});
+  const Range scales = Range::Of(-4, 4);
+  auto dequantized = [&](const Range& range) {
+    return BinaryRange(HloOpcode::kMultiply, wide,
+                       ConvertRange(range, type, wide), scales);
+  };
+  const Range products =
+      BinaryRange(HloOpcode::kMultiply, wide, dequantized(values_[a].range),
+                  dequantized(rhs.range));
+  const Range range = ReduceRange(HloOpcode::kAdd, wide, products,
+                                  Range::Of(0, 0), k);
+  if (!Accept(range, wide)) return false;
+  XlaOp lhs_op = Emit(ValueSource(a, type));
+  XlaOp rhs_op = Emit(rhs);
+  DotDimensionNumbers dnums;
+  dnums.lhs_contracting = {shape.rank() - 1};
+  dnums.rhs_contracting = {0};
+  Record(ScaledDot(lhs_op, rhs_op, Emit(lhs_scale), Emit(rhs_scale), dnums),
+         range);
   return true;
 }
 

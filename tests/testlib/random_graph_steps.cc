@@ -201,7 +201,9 @@ bool Generator::MergeThroughScalar(HloOpcode opcode, const Source& x, int64_t y,
   const Range sum = ReduceRange(O::kAdd, y_type, values_[y].range, init.range,
                                 ShapeUtil::ElementsIn(values_[y].shape));
   const Range converted = ConvertRange(sum, y_type, type);
-  const Range range = BinaryRange(opcode, type, x.range, converted);
+  // In operand order: shifts, subtraction and division are not symmetric.
+  const Range range = swap ? BinaryRange(opcode, type, converted, x.range)
+                           : BinaryRange(opcode, type, x.range, converted);
   const int64_t cost = 3 + x.Cost() + (y_type != type ? 1 : 0);
   if (cost > budget || !IsTame(sum, y_type) || !IsTame(converted, type) ||
       !Accept(range, opcode == O::kCompare ? PRED : type)) {
