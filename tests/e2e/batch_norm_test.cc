@@ -18,6 +18,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::VerifyHloText;
 using ::mxla::fixtures::OneOpModule;
 using ::mxla::testing::ErrorSpec;
 using ::mxla::testing::EvaluateAndCompare;
@@ -88,13 +89,8 @@ TEST(BatchNormTest, JitMatchesTheInterpreterOnSeededOperands) {
 }
 
 TEST(BatchNormTest, ShapeRuleErrors) {
-  auto verify = [](const std::string& text) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) return module.status();
-    return VerifyModule(**module, VerifierMode::kBuilder);
-  };
   EXPECT_THAT(
-      verify(OneOpModule(
+      VerifyHloText(OneOpModule(
           "batch-norm-training", {"f32[2,3]", "f32[3]", "f32[3]"},
           "(f32[2,3], f32[3], f32[3])", "epsilon=0.001, feature_index=2")),
       StatusIs(absl::StatusCode::kInvalidArgument,
@@ -102,14 +98,14 @@ TEST(BatchNormTest, ShapeRuleErrors) {
                          "in [0, rank of the operand); got feature_index 2 "
                          "for f32[2,3].")));
   EXPECT_THAT(
-      verify(OneOpModule(
+      VerifyHloText(OneOpModule(
           "batch-norm-training", {"f32[2,3]", "f32[2]", "f32[3]"},
           "(f32[2,3], f32[3], f32[3])", "epsilon=0.001, feature_index=1")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("batch-norm-training: The shape of scale should be "
                          "f32[3] (one per feature), but it is f32[2].")));
   EXPECT_THAT(
-      verify(OneOpModule("batch-norm-inference",
+      VerifyHloText(OneOpModule("batch-norm-inference",
                          {"s32[2,3]", "s32[3]", "s32[3]", "s32[3]", "s32[3]"},
                          "s32[2,3]", "epsilon=0.001, feature_index=1")),
       StatusIs(absl::StatusCode::kInvalidArgument,
@@ -117,7 +113,7 @@ TEST(BatchNormTest, ShapeRuleErrors) {
                          "floating point element type, but its shape is "
                          "s32[2,3].")));
   EXPECT_THAT(
-      verify(OneOpModule("batch-norm-grad",
+      VerifyHloText(OneOpModule("batch-norm-grad",
                          {"f32[2,3]", "f32[3]", "f32[3]", "f32[3]", "f32[3,2]"},
                          "(f32[2,3], f32[3], f32[3])",
                          "epsilon=0.001, feature_index=1")),
@@ -125,7 +121,7 @@ TEST(BatchNormTest, ShapeRuleErrors) {
                HasSubstr("batch-norm-grad: The shape of grad_output should be "
                          "f32[2,3] (the operand's), but it is f32[3,2].")));
   EXPECT_THAT(
-      verify(OneOpModule("batch-norm-inference",
+      VerifyHloText(OneOpModule("batch-norm-inference",
                          {"f32[2,3]", "f32[3]", "f16[3]", "f32[3]", "f32[3]"},
                          "f32[2,3]", "epsilon=0.001, feature_index=1")),
       StatusIs(absl::StatusCode::kInvalidArgument,

@@ -25,6 +25,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::VerifyHloText;
 using ::mxla::fixtures::OneOpModule;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::StatusIs;
@@ -254,70 +255,64 @@ TEST(LinearAlgebraTest, ZeroSizedOperands) {
   }
 }
 
-absl::Status Verify(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  if (!module.ok()) return module.status();
-  return VerifyModule(**module, VerifierMode::kBuilder);
-}
-
 TEST(LinearAlgebraTest, ShapeRuleErrors) {
   using ::absl::StatusCode;
-  EXPECT_THAT(Verify(OneOpModule("cholesky", {"s32[2,2]"}, "s32[2,2]", "")),
+  EXPECT_THAT(VerifyHloText(OneOpModule("cholesky", {"s32[2,2]"}, "s32[2,2]", "")),
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("cholesky: Expected element type in shape to "
                                  "be floating or complex for Cholesky; got "
                                  "s32.")));
-  EXPECT_THAT(Verify(OneOpModule("cholesky", {"f32[4]"}, "f32[4]", "")),
+  EXPECT_THAT(VerifyHloText(OneOpModule("cholesky", {"f32[4]"}, "f32[4]", "")),
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("cholesky: The 'a' argument to Cholesky must "
                                  "have rank >= 2, got shape f32[4]")));
-  EXPECT_THAT(Verify(OneOpModule("cholesky", {"f32[2,3]"}, "f32[2,3]", "")),
+  EXPECT_THAT(VerifyHloText(OneOpModule("cholesky", {"f32[2,3]"}, "f32[2,3]", "")),
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("cholesky: The two minor dimensions of 'a' "
                                  "must have equal size, got f32[2,3].")));
   const std::string no_transpose = "transpose_a=NO_TRANSPOSE";
   EXPECT_THAT(
-      Verify(OneOpModule("triangular-solve", {"f32[2,2]", "f64[2,2]"},
+      VerifyHloText(OneOpModule("triangular-solve", {"f32[2,2]", "f64[2,2]"},
                          "f64[2,2]", no_transpose)),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: Expected element types in shape "
                          "to be floating or complex and identical for "
                          "TriangularSolve; got f32 and f64.")));
   EXPECT_THAT(
-      Verify(OneOpModule("triangular-solve", {"f32[2,2]", "f32[3,2,2]"},
+      VerifyHloText(OneOpModule("triangular-solve", {"f32[2,2]", "f32[3,2,2]"},
                          "f32[3,2,2]", no_transpose)),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: Arguments to triangular solve "
                          "must have equal rank; got f32[3,2,2] and "
                          "f32[2,2].")));
   EXPECT_THAT(
-      Verify(OneOpModule("triangular-solve", {"f32[3,3]", "f32[2,3]"},
+      VerifyHloText(OneOpModule("triangular-solve", {"f32[3,3]", "f32[2,3]"},
                          "f32[2,3]", "left_side=true, " + no_transpose)),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: The shared dimension of 'a' and "
                          "'b' does not match, got shapes f32[3,3] and "
                          "f32[2,3]")));
   EXPECT_THAT(
-      Verify(OneOpModule("triangular-solve", {"f32[2,3,3]", "f32[4,3,1]"},
+      VerifyHloText(OneOpModule("triangular-solve", {"f32[2,3,3]", "f32[4,3,1]"},
                          "f32[4,3,1]", "left_side=true, " + no_transpose)),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: The leading batch dimensions of "
                          "the arguments to triangular solve must be equal; "
                          "got f32[4,3,1] and f32[2,3,3].")));
   EXPECT_THAT(
-      Verify(OneOpModule("triangular-solve", {"f32[2,2]", "f32[2,2]"},
+      VerifyHloText(OneOpModule("triangular-solve", {"f32[2,2]", "f32[2,2]"},
                          "f32[2,2]", "left_side=true")),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: missing attribute transpose_a "
                          "(NO_TRANSPOSE, TRANSPOSE or ADJOINT)")));
   EXPECT_THAT(
-      Verify(OneOpModule("triangular-solve", {"f32[2,2]", "f32[2,2]"},
+      VerifyHloText(OneOpModule("triangular-solve", {"f32[2,2]", "f32[2,2]"},
                          "f32[2,2]", "transpose_a=CONJUGATE")),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("triangular-solve: transpose_a must be NO_TRANSPOSE, "
                          "TRANSPOSE or ADJOINT; got CONJUGATE")));
   EXPECT_THAT(
-      Verify(OneOpModule("cholesky", {"f32[2,2]"}, "f32[2,2]", "lower=yes")),
+      VerifyHloText(OneOpModule("cholesky", {"f32[2,2]"}, "f32[2,2]", "lower=yes")),
       StatusIs(StatusCode::kInvalidArgument,
                HasSubstr("cholesky: lower must be true or false; got "
                          "yes")));

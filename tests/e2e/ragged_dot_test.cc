@@ -16,6 +16,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::VerifyHloText;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::RunAndCompare;
 using ::mxla::testing::StatusIs;
@@ -107,49 +108,44 @@ TEST(RaggedDotTest, GroupSizesPerBatchAndSeededOperands) {
 }
 
 TEST(RaggedDotTest, ShapeRuleErrors) {
-  auto verify = [](const std::string& text) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) return module.status();
-    return VerifyModule(**module, VerifierMode::kBuilder);
-  };
   const std::string contracting =
       "lhs_contracting_dims={1}, rhs_contracting_dims={1}, ";
   EXPECT_THAT(
-      verify(Module("f32[5,2]", "f32[2,2,1]", "s32[2]", "f32[5,1]",
+      VerifyHloText(Module("f32[5,2]", "f32[2,2,1]", "s32[2]", "f32[5,1]",
                     contracting + "lhs_ragged_dims={0,1}, rhs_group_dims={0}")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("ragged-dot: lhs_ragged_dims must name exactly one "
                          "dimension; got {0,1}.")));
-  EXPECT_THAT(verify(Module("f32[5,2]", "f32[2,2,1]", "s32[2]", "f32[5,1]",
+  EXPECT_THAT(VerifyHloText(Module("f32[5,2]", "f32[2,2,1]", "s32[2]", "f32[5,1]",
                             contracting + "lhs_ragged_dims={0}")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("ragged-dot: a ragged non-contracting "
                                  "dimension needs exactly one rhs_group_dims; "
                                  "got {}.")));
   EXPECT_THAT(
-      verify(Module("f32[5,2]", "f32[2,2,1]", "s32[3]", "f32[5,1]",
+      VerifyHloText(Module("f32[5,2]", "f32[2,2,1]", "s32[3]", "f32[5,1]",
                     contracting + "lhs_ragged_dims={0}, rhs_group_dims={0}")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("ragged-dot: rhs group dimension 0 of f32[2,2,1] "
                          "has size 2 but group_sizes s32[3] has 3 groups.")));
   EXPECT_THAT(
-      verify(Module("f32[5,2]", "f32[2,2,1]", "f32[2]", "f32[5,1]",
+      VerifyHloText(Module("f32[5,2]", "f32[2,2,1]", "f32[2]", "f32[5,1]",
                     contracting + "lhs_ragged_dims={0}, rhs_group_dims={0}")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("ragged-dot: group_sizes must be an integer array of "
                          "rank >= 1; got f32[2].")));
   EXPECT_THAT(
-      verify(Module("f32[5,2]", "f32[2,2,1]", "s32[4,2]", "f32[5,1]",
+      VerifyHloText(Module("f32[5,2]", "f32[2,2,1]", "s32[4,2]", "f32[5,1]",
                     contracting + "lhs_ragged_dims={0}, rhs_group_dims={0}")),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("ragged-dot: group_sizes s32[4,2] must have "
                          "dimensions [2] or {2}")));
   EXPECT_THAT(
-      verify(Module("f32[5,3]", "f32[2,2,1]", "s32[2]", "f32[5,1]",
+      VerifyHloText(Module("f32[5,3]", "f32[2,2,1]", "s32[2]", "f32[5,1]",
                     contracting + "lhs_ragged_dims={0}, rhs_group_dims={0}")),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ragged-dot: ")));
   EXPECT_THAT(
-      verify(Module("f32[2,4]", "f32[4,1]", "s64[2]", "f32[2,2,1]",
+      VerifyHloText(Module("f32[2,4]", "f32[4,1]", "s64[2]", "f32[2,2,1]",
                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
                     "lhs_ragged_dims={1}, rhs_group_dims={0}")),
       StatusIs(absl::StatusCode::kInvalidArgument,

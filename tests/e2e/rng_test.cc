@@ -25,6 +25,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::VerifyHloText;
 using ::mxla::testing::ErrorSpec;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::RunAndCompare;
@@ -231,21 +232,16 @@ ENTRY main {
 }
 
 TEST(RngTest, ShapeRuleErrors) {
-  auto verify = [](const std::string& text) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) return module.status();
-    return VerifyModule(**module, VerifierMode::kBuilder);
-  };
-  EXPECT_THAT(verify(Module("s32", "4", "0", "9", "rng_normal")),
+  EXPECT_THAT(VerifyHloText(Module("s32", "4", "0", "9", "rng_normal")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("rng: Element type not supported. Expected "
                                  "element to be of floating point type for "
                                  "rng_normal; got s32[4].")));
-  EXPECT_THAT(verify(Module("f32", "4", "0", "1", "rng_poisson")),
+  EXPECT_THAT(VerifyHloText(Module("f32", "4", "0", "1", "rng_poisson")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("rng: unknown distribution 'rng_poisson' "
                                  "(expected rng_uniform or rng_normal)")));
-  EXPECT_THAT(verify(R"(HloModule t
+  EXPECT_THAT(VerifyHloText(R"(HloModule t
 ENTRY main {
   a = f32[2] parameter(0)
   b = f32[] constant(1)
@@ -254,7 +250,7 @@ ENTRY main {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("rng: Expected scalar types for the two "
                                  "operands; got f32[2] and f32[].")));
-  EXPECT_THAT(verify(R"(HloModule t
+  EXPECT_THAT(VerifyHloText(R"(HloModule t
 ENTRY main {
   a = f32[] parameter(0)
   b = f32[] constant(1)
@@ -265,7 +261,7 @@ ENTRY main {
                                  "result and the two operands; got f32[] and "
                                  "f32[] for f16[4].")));
   EXPECT_THAT(
-      verify(R"(HloModule t
+      VerifyHloText(R"(HloModule t
 ENTRY main {
   a = f32[] parameter(0)
   ROOT r = f32[4] rng(a, a)

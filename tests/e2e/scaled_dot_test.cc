@@ -22,6 +22,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::VerifyHloText;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -165,36 +166,31 @@ TEST(ScaledDotTest, EmptyOperands) {
 }
 
 TEST(ScaledDotTest, ShapeRuleErrors) {
-  auto verify = [](const std::string& text) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) return module.status();
-    return VerifyModule(**module, VerifierMode::kBuilder);
-  };
   EXPECT_THAT(
-      verify(Module("[2,4]", "[4,2]", "[2]", "[]", "f32[2,2]", kMatmul)),
+      VerifyHloText(Module("[2,4]", "[4,2]", "[2]", "[]", "f32[2,2]", kMatmul)),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("scaled-dot: lhs scale f8e8m0fnu[2] must be a scalar "
                          "or have the rank of lhs f8e4m3fn[2,4] (2)")));
   EXPECT_THAT(
-      verify(Module("[2,4]", "[4,2]", "[2,3]", "[]", "f32[2,2]", kMatmul)),
+      VerifyHloText(Module("[2,4]", "[4,2]", "[2,3]", "[]", "f32[2,2]", kMatmul)),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("scaled-dot: lhs f8e4m3fn[2,4] and its scale "
                          "f8e8m0fnu[2,3]: a scale dimension must divide the "
                          "operand's, but dimension 1 is 4 vs 3")));
   EXPECT_THAT(
-      verify(Module("[2,4]", "[4,2]", "[2,1]", "[4,0]", "f32[2,2]", kMatmul)),
+      VerifyHloText(Module("[2,4]", "[4,2]", "[2,1]", "[4,0]", "f32[2,2]", kMatmul)),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("scaled-dot: rhs f8e4m3fn[4,2] and its scale "
                          "f8e8m0fnu[4,0]: a scale dimension must divide the "
                          "operand's, but dimension 1 is 2 vs 0")));
   EXPECT_THAT(
-      verify(Module("[2,4]", "[3,2]", "[2,1]", "[]", "f32[2,2]", kMatmul)),
+      VerifyHloText(Module("[2,4]", "[3,2]", "[2,1]", "[]", "f32[2,2]", kMatmul)),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("scaled-dot: on the dequantized operands: Cannot "
                          "infer shape for dot operation: bf16[2,4] <dot> "
                          "bf16[3,2]. Contracting dimension sizes do not "
                          "match.")));
-  EXPECT_THAT(verify(Module("[2,4]", "[4,2]", "[]", "[]", "f32[2,2]", kMatmul,
+  EXPECT_THAT(VerifyHloText(Module("[2,4]", "[4,2]", "[]", "[]", "f32[2,2]", kMatmul,
                             "pred", "f8e8m0fnu")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("scaled-dot: lhs must be a numeric array, "

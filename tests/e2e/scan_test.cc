@@ -16,6 +16,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::VerifyHloText;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -91,30 +92,25 @@ TEST(ScanTest, AnEmptyDimensionKeepsTheInitialCarry) {
 }
 
 TEST(ScanTest, ShapeRuleErrors) {
-  auto verify = [](std::string text) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) return module.status();
-    return VerifyModule(**module, VerifierMode::kBuilder);
-  };
   auto replace = [](std::string text, const std::string& from,
                     const std::string& to) {
     text.replace(text.find(from), from.size(), to);
     return text;
   };
   const std::string base = kReverseCumulativeSum;
-  EXPECT_THAT(verify(replace(base, "num_carries=1", "num_carries=3")),
+  EXPECT_THAT(VerifyHloText(replace(base, "num_carries=1", "num_carries=3")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("scan: num_carries=3 must be in [0, 2]")));
-  EXPECT_THAT(verify(replace(base, "dimensions={1}", "dimensions={0}")),
+  EXPECT_THAT(VerifyHloText(replace(base, "dimensions={1}", "dimensions={0}")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("the computation must take (input slices..., "
                                  "carries...) (f32[3], f32[2])")));
-  EXPECT_THAT(verify(replace(replace(base, "tuple(s, s)", "tuple(s, x, x)"),
+  EXPECT_THAT(VerifyHloText(replace(replace(base, "tuple(s, s)", "tuple(s, x, x)"),
                              "(f32[2], f32[2]) tuple",
                              "(f32[2], f32[2], f32[2]) tuple")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("declared shape")));
-  EXPECT_THAT(verify(replace(base, "dimensions={1}", "dimensions={2}")),
+  EXPECT_THAT(VerifyHloText(replace(base, "dimensions={1}", "dimensions={2}")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("scan: dimension 2 is out of range for input "
                                  "0 f32[2,3]")));

@@ -19,6 +19,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::VerifyHloText;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::RunAndCompare;
 using ::mxla::testing::StatusIs;
@@ -74,26 +75,21 @@ TEST(StochasticConvertTest, RoundsUpAsOftenAsTheFraction) {
 }
 
 TEST(StochasticConvertTest, ShapeRuleErrors) {
-  auto verify = [](const std::string& text) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) return module.status();
-    return VerifyModule(**module, VerifierMode::kBuilder);
-  };
-  EXPECT_THAT(verify(Module("f32[4]", "s32[4]", "s32[4]")),
+  EXPECT_THAT(VerifyHloText(Module("f32[4]", "s32[4]", "s32[4]")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("stochastic-convert: Random numbers for "
                                  "stochastic convert must be unsigned integers "
                                  "of the operand's width, but got s32[4] for "
                                  "f32[4].")));
-  EXPECT_THAT(verify(Module("bf16[4]", "u32[4]", "s32[4]")),
+  EXPECT_THAT(VerifyHloText(Module("bf16[4]", "u32[4]", "s32[4]")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("but got u32[4] for bf16[4].")));
-  EXPECT_THAT(verify(Module("f32[4]", "u32[4]", "u8[4]")),
+  EXPECT_THAT(VerifyHloText(Module("f32[4]", "u32[4]", "u8[4]")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("stochastic-convert: Stochastically "
                                  "converting from type f32 to type u8 is not "
                                  "implemented")));
-  EXPECT_THAT(verify(Module("f32[4]", "u32[2,2]", "s32[4]")),
+  EXPECT_THAT(VerifyHloText(Module("f32[4]", "u32[2,2]", "s32[4]")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("stochastic-convert: The random numbers "
                                  "u32[2,2] must have the operand's dimensions: "

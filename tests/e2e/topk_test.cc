@@ -18,6 +18,7 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::VerifyHloText;
 using ::mxla::testing::EvaluateAndCompare;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -80,20 +81,15 @@ ENTRY main {
 }
 
 TEST(TopKTest, ShapeRuleErrors) {
-  auto verify = [](const std::string& text) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) return module.status();
-    return VerifyModule(**module, VerifierMode::kBuilder);
-  };
-  EXPECT_THAT(verify(Module("f32[4]", "(f32[5], s32[5])", "k=5")),
+  EXPECT_THAT(VerifyHloText(Module("f32[4]", "(f32[5], s32[5])", "k=5")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("topk: k=5 must be in [0, 4] (the last "
                                  "dimension of f32[4]).")));
-  EXPECT_THAT(verify(Module("f32[]", "(f32[], s32[])", "k=0")),
+  EXPECT_THAT(VerifyHloText(Module("f32[]", "(f32[], s32[])", "k=0")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("topk: The input must have at least one "
                                  "dimension; got f32[].")));
-  EXPECT_THAT(verify(Module("f32[4]", "(f32[2], s32[2])", "k=2, largest=yes")),
+  EXPECT_THAT(VerifyHloText(Module("f32[4]", "(f32[2], s32[2])", "k=2, largest=yes")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("topk: largest must be true or false; got "
                                  "yes")));

@@ -86,6 +86,12 @@ std::string Describe(const std::optional<ErrorSpec>& error) {
 
 }  // namespace
 
+absl::Status VerifyHloText(absl::string_view hlo_text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo_text);
+  if (!module.ok()) return module.status();
+  return VerifyModule(**module, VerifierMode::kBuilder);
+}
+
 absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerifyModule(
     absl::string_view hlo_text) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo_text);

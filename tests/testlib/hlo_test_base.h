@@ -57,6 +57,11 @@ struct RunAndCompareOptions {
 absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerifyModule(
     absl::string_view hlo_text);
 
+// The status of parsing `hlo_text` and verifying it in builder mode, as
+// the parser or the verifier returns it: what tests of error messages
+// check.
+absl::Status VerifyHloText(absl::string_view hlo_text);
+
 // One value per entry parameter, deterministic per seed: floats in [-2, 2)
 // (never 0), integers in [-8, 8), pred random, as the random graphs draw
 // their arguments; tuple parameters element by element.
