@@ -55,7 +55,9 @@ using hlo_evaluator_internal::StridedOffsets;
 // freed as soon as nothing needs them. Built once per computation call (and
 // once per reduce for its reducer).
 struct Plan {
-  std::vector<const HloInstruction*> order;         // The root is last.
+  // The root last, unless a side effect after it reads it.
+  std::vector<const HloInstruction*> order;
+  int64_t root = 0;  // Its position in `order`.
   std::vector<std::vector<int64_t>> operand_slots;  // Positions in `order`.
   std::vector<int64_t> last_use;  // Position of the last user; root: size.
 };
@@ -66,9 +68,10 @@ absl::StatusOr<Plan> MakePlan(const HloComputation& computation) {
             " has no root");
   std::vector<HloInstruction*> all = computation.MakeInstructionPostOrder();
   // Users come after their operands, so one backward sweep finds
-  // everything the root depends on.
+  // everything the root and the side effects depend on.
   absl::flat_hash_set<const HloInstruction*> needed = {root};
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (HasSideEffect((*it)->opcode())) needed.insert(*it);
     if (!needed.contains(*it)) continue;
     for (const HloInstruction* operand : (*it)->operands()) {
       needed.insert(operand);
@@ -82,8 +85,9 @@ absl::StatusOr<Plan> MakePlan(const HloComputation& computation) {
     plan.order.push_back(instruction);
   }
   const int64_t n = static_cast<int64_t>(plan.order.size());
-  RET_CHECK(plan.order.back() == root, "root of ", computation.name(),
-            " is not last in post order");
+  RET_CHECK(position.contains(root), "root of ", computation.name(),
+            " is not in its post order");
+  plan.root = position[root];
   plan.operand_slots.resize(n);
   plan.last_use.assign(n, -1);
   for (int64_t i = 0; i < n; ++i) {
@@ -95,7 +99,7 @@ absl::StatusOr<Plan> MakePlan(const HloComputation& computation) {
       plan.last_use[it->second] = i;
     }
   }
-  plan.last_use[n - 1] = n;
+  plan.last_use[plan.root] = n;
   return plan;
 }
 
@@ -146,8 +150,9 @@ absl::StatusOr<Literal> RunPlan(const Plan& plan,
       }
     }
   }
-  if (values[n - 1] == &owned[n - 1]) return std::move(owned[n - 1]);
-  return *values[n - 1];  // A parameter or constant root: copy it.
+  const int64_t root = plan.root;
+  if (values[root] == &owned[root]) return std::move(owned[root]);
+  return *values[root];  // A parameter or constant root: copy it.
 }
 
 // ---- Elementwise ----------------------------------------------------------
@@ -696,6 +701,21 @@ absl::StatusOr<Literal> EvaluateOther(
     case HloOpcode::kAddDependency:  // no side effects to order
       return *operands[0];
     case HloOpcode::kAfterAll:
+      return Literal(Shape(TOKEN, {}));
+    case HloOpcode::kInfeed: {
+      ASSIGN_OR_RETURN(Literal data,
+                       ReadInfeed(instruction.name(),
+                                  instruction.shape().tuple_shapes(0),
+                                  options.host_feed));
+      std::vector<Literal> pair;
+      pair.push_back(std::move(data));
+      pair.push_back(Literal(Shape(TOKEN, {})));
+      return LiteralUtil::MakeTuple(std::move(pair));
+    }
+    case HloOpcode::kOutfeed:
+      RETURN_IF_ERROR(
+          WriteOutfeed(instruction.name(), Literal(*operands[0]),
+                       options.host_feed));
       return Literal(Shape(TOKEN, {}));
     case HloOpcode::kBroadcast:
       return EvaluateBroadcast(*operands[0], shape, instruction.dimensions());

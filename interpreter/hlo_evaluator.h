@@ -52,6 +52,7 @@
 #include "ir/hlo_computation.h"
 #include "ir/hlo_instruction.h"
 #include "ir/hlo_module.h"
+#include "ir/host_feed.h"
 #include "ir/literal.h"
 #include "ir/memory_budget.h"
 
@@ -68,6 +69,9 @@ struct EvaluatorOptions {
   // (LoopTripsExceeded). Negative: no limit (a
   // loop that never ends never returns, as in XLA).
   int64_t max_loop_trips = -1;
+  // What infeed reads and outfeed writes (ir/host_feed.h), borrowed for
+  // the run; null: an infeed or outfeed is FailedPrecondition.
+  HostFeed* host_feed = nullptr;
 };
 
 // "while 'w' went through its body more than N times (the limit of

@@ -89,7 +89,12 @@ bool IsElementwise(HloOpcode opcode) {
 bool IsSubprogramOp(HloOpcode opcode) {
   return opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
          opcode == HloOpcode::kSort || opcode == HloOpcode::kScatter ||
-         opcode == HloOpcode::kSelectAndScatter;
+         opcode == HloOpcode::kSelectAndScatter ||
+         opcode == HloOpcode::kInfeed || opcode == HloOpcode::kOutfeed;
+}
+
+bool HasSideEffect(HloOpcode opcode) {
+  return opcode == HloOpcode::kInfeed || opcode == HloOpcode::kOutfeed;
 }
 
 bool IsCodelessEntryOp(HloOpcode opcode) {

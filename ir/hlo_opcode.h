@@ -30,10 +30,14 @@ int64_t HloOpcodeArity(HloOpcode opcode);
 bool IsBinaryElementwise(HloOpcode opcode);
 // Unary, binary, compare, select and convert: same index in, same index out.
 bool IsElementwise(HloOpcode opcode);
-// while, conditional and sort: ops the JIT runs as steps of their own that
-// call their compiled computations (a loop's condition and body, the
-// branches, the comparator), outside any fusion.
+// while, conditional, sort, scatter, select-and-scatter, infeed and
+// outfeed: ops the JIT runs as steps of their own outside any fusion, most
+// calling their compiled computations (a loop's condition and body, the
+// branches, the comparator); infeed and outfeed call the run's host feed.
 bool IsSubprogramOp(HloOpcode opcode);
+// Ops whose effect is not only their result (infeed, outfeed): every pass
+// keeps them, and both backends run them even when nothing reads them.
+bool HasSideEffect(HloOpcode opcode);
 // Ops a fused entry computation keeps outside fusions that need no code:
 // parameters, constants, tuples and their elements, and tokens (after-all).
 bool IsCodelessEntryOp(HloOpcode opcode);

@@ -548,10 +548,19 @@ absl::StatusOr<Shape> Channel(const HloInstruction& instruction,
   RETURN_IF_ERROR(CheckBoolAttribute(instruction, AttrId::kIsHostTransfer));
   const auto* host =
       instruction.attributes().Get<std::string>(AttrId::kIsHostTransfer);
-  const bool to_host = (host != nullptr && *host == "true") ||
-                       instruction.opcode() == HloOpcode::kInfeed ||
-                       instruction.opcode() == HloOpcode::kOutfeed;
+  const bool to_host = host != nullptr && *host == "true";
   return ShapeInference::RefuseChannelTransfer(instruction.opcode(), to_host);
+}
+
+absl::StatusOr<Shape> Infeed(const HloInstruction& instruction, VerifierMode) {
+  return ShapeInference::InferInfeedShape(OperandShape(instruction, 0),
+                                          instruction.shape());
+}
+
+absl::StatusOr<Shape> Outfeed(const HloInstruction& instruction,
+                              VerifierMode) {
+  return ShapeInference::InferOutfeedShape(OperandShape(instruction, 0),
+                                           OperandShape(instruction, 1));
 }
 
 }  // namespace mxla::shape_rules

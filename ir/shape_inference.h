@@ -352,6 +352,14 @@ class ShapeInference {
   // says what is missing: another device (a multi-device module, with
   // kOneDevice in the message) or a host channel.
   static absl::Status RefuseChannelTransfer(HloOpcode opcode, bool to_host);
+  // infeed(token) -> (data, token[]): `declared` is the result as written
+  // (an infeed's data shape is its own declaration), a pair of a token-free
+  // value and a token.
+  static absl::StatusOr<Shape> InferInfeedShape(const Shape& token,
+                                                const Shape& declared);
+  // outfeed(data, token) -> token[], the data holding no token.
+  static absl::StatusOr<Shape> InferOutfeedShape(const Shape& data,
+                                                 const Shape& token);
   // rng: scalar parameters a and b of the result's element type (a float
   // type for rng_normal).
   static absl::Status CheckRng(RandomDistribution distribution,

@@ -38,12 +38,56 @@ absl::Status ShapeInference::RefuseChannelTransfer(HloOpcode opcode,
                                                    bool to_host) {
   if (to_host) {
     return OpError(opcode,
-                   "a transfer between the device and the host; mxla has no "
-                   "host channels (it takes inputs as parameters and gives "
-                   "results as the root)");
+                   "a transfer over a host channel; mxla exchanges values "
+                   "with the host only through infeed and outfeed "
+                   "(RunOptions::host_feed)");
   }
   return OpError(opcode, "a transfer to or from another device; ", kOneDevice,
                  ".");
+}
+
+namespace {
+
+bool HoldsToken(const Shape& shape) {
+  if (shape.IsToken()) return true;
+  if (!shape.IsTuple()) return false;
+  for (const Shape& element : shape.tuple_shapes()) {
+    if (HoldsToken(element)) return true;
+  }
+  return false;
+}
+
+absl::Status CheckToken(HloOpcode opcode, int64_t operand, const Shape& token) {
+  if (token.IsToken()) return absl::OkStatus();
+  return OpError(opcode, "operand ", operand, " must be a token; got ",
+                 token.ToString(), ".");
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferInfeedShape(const Shape& token,
+                                                       const Shape& declared) {
+  RETURN_IF_ERROR(CheckToken(HloOpcode::kInfeed, 0, token));
+  if (!declared.IsTuple() || declared.tuple_shapes().size() != 2 ||
+      !declared.tuple_shapes()[1].IsToken() ||
+      HoldsToken(declared.tuple_shapes()[0])) {
+    return OpError(HloOpcode::kInfeed,
+                   "the result must be a pair of the data (arrays, no "
+                   "token) and a token, like (f32[4], token[]); got ",
+                   declared.ToString(), ".");
+  }
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(declared));
+  return declared;
+}
+
+absl::StatusOr<Shape> ShapeInference::InferOutfeedShape(const Shape& data,
+                                                        const Shape& token) {
+  RETURN_IF_ERROR(CheckToken(HloOpcode::kOutfeed, 1, token));
+  if (HoldsToken(data)) {
+    return OpError(HloOpcode::kOutfeed, "the data must hold no token; got ",
+                   data.ToString(), ".");
+  }
+  return Shape(TOKEN, {});
 }
 
 }  // namespace mxla

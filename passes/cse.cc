@@ -25,7 +25,8 @@ absl::StatusOr<bool> CsePass::Run(HloModule& module) {
       // Two rngs of the same parameters draw different numbers (their
       // names differ).
       if (instruction->opcode() == HloOpcode::kParameter ||
-          instruction->opcode() == HloOpcode::kRng) {
+          instruction->opcode() == HloOpcode::kRng ||
+          HasSideEffect(instruction->opcode())) {
         continue;
       }
       std::vector<HloInstruction*>& bucket = seen[CseHash(*instruction)];

@@ -8,13 +8,17 @@
 namespace mxla {
 namespace {
 
-// Everything reachable from the root through operands (iteratively).
+// Everything reachable from the root and the side effects through operands
+// (iteratively).
 absl::flat_hash_set<HloInstruction*> LiveInstructions(
     const HloComputation& computation) {
   absl::flat_hash_set<HloInstruction*> live;
   std::vector<HloInstruction*> stack = {computation.root_instruction()};
   for (HloInstruction* parameter : computation.parameter_instructions()) {
     stack.push_back(parameter);
+  }
+  for (HloInstruction* instruction : computation.instructions()) {
+    if (HasSideEffect(instruction->opcode())) stack.push_back(instruction);
   }
   while (!stack.empty()) {
     HloInstruction* instruction = stack.back();

@@ -215,6 +215,12 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
           primitive_util::ByteWidth(shape->element_type()));
     }
   }
+  if (instruction.opcode() == HloOpcode::kInfeed) {
+    compiled->data_shape = instruction.shape().tuple_shapes(0);
+  }
+  if (instruction.opcode() == HloOpcode::kOutfeed) {
+    compiled->data_shape = instruction.operand(0)->shape();
+  }
   compiled->pred_index = instruction.opcode() == HloOpcode::kConditional &&
                          instruction.operand(0)->shape().element_type() == PRED;
   ForEachArrayLeaf(instruction.shape(), [&](const Shape& leaf) {

@@ -49,7 +49,7 @@ absl::StatusOr<Executable::RunContext> Executable::ResolveOptions(
                                          : &PooledHostAllocator();
   return RunContext{pool, threads, allocator,
                     MemoryLimitOr(options.memory_limit_bytes),
-                    options.max_loop_trips.value_or(-1)};
+                    options.max_loop_trips.value_or(-1), options.host_feed};
 }
 
 absl::Status Executable::DoRunBuffers(absl::Span<const void* const> arguments,

@@ -13,6 +13,7 @@
 #include "absl/types/span.h"
 #include "ir/buffer_allocator.h"
 #include "ir/hlo_module.h"
+#include "ir/host_feed.h"
 #include "ir/literal.h"
 
 namespace mxla {
@@ -45,6 +46,10 @@ struct RunOptions {
   // beyond which the run fails (ResourceExhausted naming the loop). Unset:
   // no limit, as in XLA (a loop that never ends never returns).
   std::optional<int64_t> max_loop_trips;
+  // What the module's infeed ops read and its outfeed ops write
+  // (ir/host_feed.h), borrowed for the call. Null: an infeed or outfeed
+  // fails the run (FailedPrecondition naming it).
+  HostFeed* host_feed = nullptr;
 };
 
 class Executable {
@@ -108,6 +113,7 @@ class Executable {
     const BufferAllocator* allocator;
     int64_t memory_limit_bytes;
     int64_t max_loop_trips;  // negative: none
+    HostFeed* host_feed;
   };
   // Run and RunBuffers after the options are checked.
   virtual absl::StatusOr<Literal> DoRun(

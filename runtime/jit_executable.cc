@@ -177,7 +177,8 @@ void RunStep(const JitExecutable::Program::Step& step,
 // temporaries that are copied back (the body reads the state it replaces).
 absl::Status RunLoop(const JitExecutable::Program::Step& step,
                      const SlotAddresses& where, ThreadPool& pool, int threads,
-                     int64_t max_loop_trips) {
+                     int64_t max_loop_trips,
+    HostFeed* host_feed) {
   const JitExecutable::Program::Subprogram& loop = *step.subprogram;
   const Executable& condition = *loop.computations[0];
   const Executable& body = *loop.computations[1];
@@ -206,6 +207,7 @@ absl::Status RunLoop(const JitExecutable::Program::Step& step,
   options.thread_pool = &pool;
   options.threads = threads;
   if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  options.host_feed = host_feed;
   bool go = false;
   void* go_buffer[] = {&go};
   for (int64_t trips = 0;; ++trips) {
@@ -228,7 +230,8 @@ absl::Status RunLoop(const JitExecutable::Program::Step& step,
 // writes the result's.
 absl::Status RunConditional(const JitExecutable::Program::Step& step,
                             const SlotAddresses& where, ThreadPool& pool,
-                            int threads, int64_t max_loop_trips) {
+                            int threads, int64_t max_loop_trips,
+    HostFeed* host_feed) {
   const JitExecutable::Program::Subprogram& conditional = *step.subprogram;
   const int64_t branches = conditional.computations.size();
   const void* index = where(step.buffers[0]);
@@ -257,6 +260,7 @@ absl::Status RunConditional(const JitExecutable::Program::Step& step,
   options.thread_pool = &pool;
   options.threads = threads;
   if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  options.host_feed = host_feed;
   return conditional.computations[branch]->RunBuffers(operand, result,
                                                       options);
 }
@@ -265,7 +269,8 @@ absl::Status RunConditional(const JitExecutable::Program::Step& step,
 // comparison, on the elements in place), as semantics/sort_rows.h defines.
 absl::Status RunSort(const JitExecutable::Program::Step& step,
                      const SlotAddresses& where, ThreadPool& pool,
-                     int /*threads*/, int64_t max_loop_trips) {
+                     int /*threads*/, int64_t max_loop_trips,
+    HostFeed* host_feed) {
   const JitExecutable::Program::Subprogram& sort = *step.subprogram;
   const size_t n = sort.element_bytes.size();
   std::vector<const void*> inputs(n);
@@ -278,6 +283,7 @@ absl::Status RunSort(const JitExecutable::Program::Step& step,
   options.thread_pool = &pool;
   options.threads = 1;  // a comparator is a few scalar ops
   if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  options.host_feed = host_feed;
   bool lhs_first = false;
   void* result[] = {&lhs_first};
   const Executable& comparator = *sort.computations[0];
@@ -295,7 +301,8 @@ absl::Status RunSort(const JitExecutable::Program::Step& step,
 // runs the same way.
 absl::Status RunScatter(const JitExecutable::Program::Step& step,
                         const SlotAddresses& where, ThreadPool& pool,
-                        int /*threads*/, int64_t max_loop_trips) {
+                        int /*threads*/, int64_t max_loop_trips,
+    HostFeed* host_feed) {
   const JitExecutable::Program::Subprogram& scatter = *step.subprogram;
   const size_t n = scatter.element_bytes.size() / 2;
   std::vector<char*> results(n);
@@ -313,6 +320,7 @@ absl::Status RunScatter(const JitExecutable::Program::Step& step,
   options.thread_pool = &pool;
   options.threads = 1;  // a combiner is a few scalar ops
   if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  options.host_feed = host_feed;
   // The combiner writes into its own scalars, never into an argument.
   std::vector<std::array<char, 16>> combined(n);
   std::vector<const void*> arguments(2 * n);
@@ -344,7 +352,8 @@ absl::Status RunScatter(const JitExecutable::Program::Step& step,
 // select and scatter computations (semantics/select_and_scatter.h).
 absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
                                  const SlotAddresses& where, ThreadPool& pool,
-                                 int /*threads*/, int64_t max_loop_trips) {
+                                 int /*threads*/, int64_t max_loop_trips,
+    HostFeed* host_feed) {
   const JitExecutable::Program::Subprogram& program = *step.subprogram;
   const char* operand = static_cast<const char*>(where(step.buffers[0]));
   const char* source = static_cast<const char*>(where(step.buffers[1]));
@@ -360,6 +369,7 @@ absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
   options.thread_pool = &pool;
   options.threads = 1;  // each computation is a few scalar ops
   if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+  options.host_feed = host_feed;
   const Executable& select = *program.computations[0];
   const Executable& scatter = *program.computations[1];
   bool keep = false;
@@ -381,6 +391,46 @@ absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
         std::memcpy(slot, combined.data(), result_bytes);
         return absl::OkStatus();
       });
+}
+
+// An infeed: the next value of the host feed, checked, copied into the
+// result's data leaves (after the token operand's leaf).
+absl::Status RunInfeed(const JitExecutable::Program::Step& step,
+                       const SlotAddresses& where, ThreadPool& /*pool*/,
+                       int /*threads*/, int64_t /*max_loop_trips*/,
+                       HostFeed* host_feed) {
+  const JitExecutable::Program::Subprogram& infeed = *step.subprogram;
+  ASSIGN_OR_RETURN(Literal value,
+                   ReadInfeed(infeed.name, infeed.data_shape, host_feed));
+  std::vector<const Literal*> leaves;
+  CollectArrayLeaves(value, leaves);
+  const int64_t first = infeed.operand_leaves[0];
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (leaves[i]->size_bytes() > 0) {
+      std::memcpy(where(step.buffers[first + i]), leaves[i]->untyped_data(),
+                  leaves[i]->size_bytes());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// An outfeed: the data operand's leaves gathered into one value for the
+// host feed.
+absl::Status RunOutfeed(const JitExecutable::Program::Step& step,
+                        const SlotAddresses& where, ThreadPool& /*pool*/,
+                        int /*threads*/, int64_t /*max_loop_trips*/,
+                        HostFeed* host_feed) {
+  const JitExecutable::Program::Subprogram& outfeed = *step.subprogram;
+  Literal data(outfeed.data_shape);
+  std::vector<Literal*> leaves;
+  CollectArrayLeaves(data, leaves);
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (leaves[i]->size_bytes() > 0) {
+      std::memcpy(leaves[i]->untyped_data(), where(step.buffers[i]),
+                  leaves[i]->size_bytes());
+    }
+  }
+  return WriteOutfeed(outfeed.name, std::move(data), host_feed);
 }
 
 // Result elements not computed in place: a parameter or constant returned
@@ -425,9 +475,11 @@ absl::Status JitExecutable::DoRunBuffers(
                        : opcode == HloOpcode::kScatter     ? &RunScatter
                        : opcode == HloOpcode::kSelectAndScatter
                            ? &RunSelectAndScatter
-                           : &RunSort;
+                       : opcode == HloOpcode::kInfeed  ? &RunInfeed
+                       : opcode == HloOpcode::kOutfeed ? &RunOutfeed
+                                                       : &RunSort;
       RETURN_IF_ERROR(run(step, where, *threads.pool, threads.threads,
-                          threads.max_loop_trips));
+                          threads.max_loop_trips, threads.host_feed));
       continue;
     }
     RunStep(step, where, pointers, *threads.pool, threads.threads);

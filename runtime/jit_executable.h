@@ -37,7 +37,8 @@ class JitExecutable : public Executable {
     // branch its index picks on that branch's operand; a sort orders each
     // row by calling its comparator (as XLA:CPU's runtime sort does).
     struct Subprogram {
-      // kWhile, kConditional, kSort, kScatter or kSelectAndScatter
+      // kWhile, kConditional, kSort, kScatter, kSelectAndScatter, kInfeed
+      // or kOutfeed
       HloOpcode opcode;
       std::string name;  // the instruction's
       // while: condition, body; conditional: the branches; sort: the
@@ -64,6 +65,8 @@ class JitExecutable : public Executable {
       // sizes.
       Window window;
       std::vector<int64_t> leaf_bytes;  // the result's leaves, depth-first
+      // infeed and outfeed: the data's shape.
+      Shape data_shape;
     };
     struct Step {
       // Set for a while or conditional step (whose function is null): its

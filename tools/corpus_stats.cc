@@ -15,6 +15,7 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
+#include "ir/host_feed.h"
 #include "ir/literal.h"
 #include "ir/shape_inference.h"
 #include "ir/shape_util.h"
@@ -119,6 +120,26 @@ int64_t EstimatedWork(const HloModule& module) {
   return total;
 }
 
+// Infeed values drawn like the arguments, the same sequence for each
+// backend; the outfeed values kept to compare.
+class SeededHostFeed : public HostFeed {
+ public:
+  absl::StatusOr<Literal> Infeed(const Shape& shape) override {
+    Literal value(shape);
+    Fill(value, state_);
+    return value;
+  }
+  absl::Status Outfeed(Literal value) override {
+    written_.push_back(std::move(value));
+    return absl::OkStatus();
+  }
+  const std::vector<Literal>& written() const { return written_; }
+
+ private:
+  uint64_t state_ = 7;
+  std::vector<Literal> written_;
+};
+
 ModuleOutcome Failed(const std::string& path, CorpusStage stage,
                      const absl::Status& status) {
   return {path, stage, NormalizeReason(std::string(status.message()))};
@@ -150,14 +171,17 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
   const int64_t trips = std::min(options.max_loop_trips, work_trips);
   std::vector<const Literal*> pointers;
   for (const Literal& argument : arguments) pointers.push_back(&argument);
-  absl::StatusOr<Literal> expected =
-      EvaluateModule(module, pointers, {.max_loop_trips = trips});
+  SeededHostFeed interpreter_feed, jit_feed;
+  absl::StatusOr<Literal> expected = EvaluateModule(
+      module, pointers,
+      {.max_loop_trips = trips, .host_feed = &interpreter_feed});
   if (absl::IsResourceExhausted(expected.status()) &&
       trips < options.max_loop_trips) {
     return {path, CorpusStage::kTooLarge, ""};
   }
   RunOptions run;
   run.max_loop_trips = trips;
+  run.host_feed = &jit_feed;
   if (absl::IsResourceExhausted(expected.status())) {
     // A loop that does not end on these arguments (XLA's tests have
     // `condition` computations that are constant true): the module is
@@ -177,6 +201,14 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
   absl::StatusOr<Literal> actual = jit.Run(pointers, run);
   if (!actual.ok()) return Failed(path, CorpusStage::kRun, actual.status());
   absl::Status same = CompareResults(*actual, *expected, options.tolerance);
+  const std::vector<Literal>& wrote = jit_feed.written();
+  const std::vector<Literal>& expected_writes = interpreter_feed.written();
+  same.Update(wrote.size() == expected_writes.size()
+                  ? absl::OkStatus()
+                  : absl::InternalError("outfeed counts differ"));
+  for (size_t i = 0; same.ok() && i < wrote.size(); ++i) {
+    same = CompareResults(wrote[i], expected_writes[i], options.tolerance);
+  }
   if (!same.ok()) {
     return {path, CorpusStage::kRun,
             "the JIT and the interpreter differ beyond the tolerance"};

@@ -121,18 +121,18 @@ ENTRY main {
                        HasSubstr("instruction 's' (send): send: a transfer to "
                                  "or from another device; " +
                                  std::string(ShapeInference::kOneDevice))));
-  ASSERT_OK_AND_ASSIGN(module, ParseHloModule(R"(HloModule feeds
+  ASSERT_OK_AND_ASSIGN(module, ParseHloModule(R"(HloModule host
 ENTRY main {
   t = token[] after-all()
-  in = ((f32[2]), token[]) infeed(t), infeed_config="x"
-  v = (f32[2]) get-tuple-element(in), index=0
-  ROOT o = token[] outfeed(v, t), outfeed_shape=(f32[2]{0})
+  r = (f32[2], u32[], token[]) recv(t), channel_id=2, is_host_transfer=true
+  ROOT d = (f32[2], token[]) recv-done(r), channel_id=2, is_host_transfer=true
 })"));
   EXPECT_THAT(VerifyModule(*module, VerifierMode::kBuilder),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("instruction 'in' (infeed): infeed: a "
-                                 "transfer between the device and the host; "
-                                 "mxla has no host channels")));
+                       HasSubstr("instruction 'r' (recv): recv: a transfer "
+                                 "over a host channel; mxla exchanges values "
+                                 "with the host only through infeed and "
+                                 "outfeed (RunOptions::host_feed)")));
 }
 
 TEST(TokenTest, BuilderMakesAndJoinsTokens) {
