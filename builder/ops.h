@@ -173,12 +173,20 @@ XlaOp Compare(XlaOp lhs, XlaOp rhs, Dims broadcast_dimensions,
 
 // --- Other ops --------------------------------------------------------------
 // token[]: XLA's token, joined from `tokens` (AfterAll), or a fresh one
-// (CreateToken: AfterAll of none). Tokens order side effects; mxla has
-// none, so they only pass through.
+// (CreateToken: AfterAll of none). Tokens order side effects (infeed,
+// outfeed).
 XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens,
                SourceLocation location = SourceLocation::current());
 XlaOp CreateToken(XlaBuilder* builder,
                   SourceLocation location = SourceLocation::current());
+// XLA's InfeedWithToken: (the run's next host-feed value of `shape`, a
+// token) after `token` (ir/host_feed.h).
+XlaOp InfeedWithToken(XlaOp token, const Shape& shape,
+                      SourceLocation location = SourceLocation::current());
+// XLA's OutfeedWithToken: hands `operand` to the run's host feed after
+// `token`; returns the token after it.
+XlaOp OutfeedWithToken(XlaOp operand, XlaOp token,
+                       SourceLocation location = SourceLocation::current());
 
 // XLA's batch normalization along every dimension but `feature_index`
 // (the arithmetic: semantics/batch_norm.h). BatchNormTraining gives

@@ -631,6 +631,40 @@ XlaOp CreateToken(XlaBuilder* builder, SourceLocation location) {
   return AfterAll(builder, {}, location);
 }
 
+XlaOp InfeedWithToken(XlaOp token, const Shape& shape,
+                      SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({token});
+  return RecordOp(
+      builder, "InfeedWithToken", {token},
+      absl::StrCat("shape=", shape.ToString()), location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * t, builder->LookUp(token));
+        ASSIGN_OR_RETURN(Shape result,
+                         ShapeInference::InferInfeedShape(
+                             t->shape(), ShapeUtil::MakeTupleShape(
+                                             {shape, Shape(TOKEN, {})})));
+        return builder->AddInstruction(
+            HloInstruction::CreateGeneric(HloOpcode::kInfeed, result, {t}),
+            "InfeedWithToken", location);
+      });
+}
+
+XlaOp OutfeedWithToken(XlaOp operand, XlaOp token, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({operand, token});
+  return RecordOp(
+      builder, "OutfeedWithToken", {operand, token}, "", location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * data, builder->LookUp(operand));
+        ASSIGN_OR_RETURN(HloInstruction * t, builder->LookUp(token));
+        ASSIGN_OR_RETURN(Shape result, ShapeInference::InferOutfeedShape(
+                                           data->shape(), t->shape()));
+        return builder->AddInstruction(
+            HloInstruction::CreateGeneric(HloOpcode::kOutfeed, result,
+                                          {data, t}),
+            "OutfeedWithToken", location);
+      });
+}
+
 XlaOp GetTupleElement(XlaOp tuple, int64_t index, SourceLocation location) {
   XlaBuilder* builder = PickBuilder({tuple});
   return RecordOp(builder, "GetTupleElement", {tuple},

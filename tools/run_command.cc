@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hlo_text/hlo_parser.h"
+#include "ir/host_feed.h"
 #include "ir/status_macros.h"
 #include "runtime/compile.h"
 #include "runtime/npy.h"
@@ -30,6 +31,7 @@ namespace {
 struct RunOptions {
   std::string input;
   std::vector<std::string> bindings;  // "I=PATH"
+  std::vector<std::string> infeeds;   // PATH.npy, in order
   std::string output;
   std::string backend = "jit";
   bool compare = false;
@@ -113,6 +115,66 @@ absl::StatusOr<Literal> NarrowedToSubByte(const Literal& bytes,
   return semantics::ApplyConvert(bytes, type);
 }
 
+// A value read from .npy as the array of `shape` it stands for: bf16
+// travels as its raw bits in a <u2 file, the 8-bit floats in a |u1 file,
+// s2..u4 as |i1 or |u1 values (runtime/npy.h); anything else is itself.
+absl::StatusOr<Literal> AsArrayOf(Literal literal, const Shape& shape,
+                                  const std::string& what) {
+  const bool bits_file =
+      (shape.element_type() == BF16 &&
+       literal.shape() == ShapeUtil::ChangeElementType(shape, U16)) ||
+      (primitive_util::SmallFloatFormatOf(shape.element_type()) != nullptr &&
+       literal.shape() == ShapeUtil::ChangeElementType(shape, U8));
+  if (bits_file) {
+    Literal bits(shape);
+    std::memcpy(bits.untyped_data(), literal.untyped_data(),
+                literal.size_bytes());
+    return bits;
+  }
+  const PrimitiveType type = shape.element_type();
+  const PrimitiveType byte_type =
+      primitive_util::IsSignedIntegralType(type) ? S8 : U8;
+  if (primitive_util::IsSubByteIntType(type) &&
+      literal.shape() == ShapeUtil::ChangeElementType(shape, byte_type)) {
+    return NarrowedToSubByte(literal, type, what);
+  }
+  return literal;
+}
+
+// The --infeed files, one per infeed in the order they run; the outfeed
+// values kept to print.
+class FileHostFeed : public HostFeed {
+ public:
+  explicit FileHostFeed(const std::vector<std::string>& paths)
+      : paths_(paths) {}
+
+  absl::StatusOr<Literal> Infeed(const Shape& shape) override {
+    if (next_ == paths_.size()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "infeed of ", shape.ToString(), ": no --infeed file left (",
+          paths_.size(), " given)"));
+    }
+    const std::string& path = paths_[next_++];
+    if (!shape.IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--infeed ", path, ": the infeed reads the tuple ", shape.ToString(),
+          ", and an --infeed file holds one array"));
+    }
+    ASSIGN_OR_RETURN(Literal literal, ReadNpyFile(path));
+    return AsArrayOf(std::move(literal), shape, "--infeed " + path);
+  }
+  absl::Status Outfeed(Literal value) override {
+    written_.push_back(std::move(value));
+    return absl::OkStatus();
+  }
+  const std::vector<Literal>& written() const { return written_; }
+
+ private:
+  std::vector<std::string> paths_;
+  size_t next_ = 0;
+  std::vector<Literal> written_;
+};
+
 // The literal of `shape` (the part of `parameter` at `index`) from the
 // bindings, which are consumed.
 absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
@@ -136,28 +198,7 @@ absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
     }
     Literal literal = std::move(it->second);
     leaves.erase(it);
-    // bf16 travels as its raw bits in a <u2 file, the 8-bit floats in a
-    // |u1 file (runtime/npy.h).
-    const bool bits_file =
-        (shape.element_type() == BF16 &&
-         literal.shape() == ShapeUtil::ChangeElementType(shape, U16)) ||
-        (primitive_util::SmallFloatFormatOf(shape.element_type()) != nullptr &&
-         literal.shape() == ShapeUtil::ChangeElementType(shape, U8));
-    if (bits_file) {
-      Literal bits(shape);
-      std::memcpy(bits.untyped_data(), literal.untyped_data(),
-                  literal.size_bytes());
-      return bits;
-    }
-    // s2..u4 travel as |i1 or |u1 values (runtime/npy.h).
-    const PrimitiveType type = shape.element_type();
-    const PrimitiveType byte_type =
-        primitive_util::IsSignedIntegralType(type) ? S8 : U8;
-    if (primitive_util::IsSubByteIntType(type) &&
-        literal.shape() == ShapeUtil::ChangeElementType(shape, byte_type)) {
-      return NarrowedToSubByte(literal, type, LeafKey(parameter, index));
-    }
-    return literal;
+    return AsArrayOf(std::move(literal), shape, LeafKey(parameter, index));
   }
   std::vector<Literal> elements;
   for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size());
@@ -227,10 +268,10 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
 
 absl::StatusOr<Literal> CompileAndRun(
     const HloModule& module, const CompileOptions& options,
-    absl::Span<const Literal* const> arguments) {
+    absl::Span<const Literal* const> arguments, HostFeed& feed) {
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    Compile(module, options));
-  return executable->Run(arguments);
+  return executable->Run(arguments, {.host_feed = &feed});
 }
 
 absl::Status Run(const RunOptions& options) {
@@ -248,15 +289,21 @@ absl::Status Run(const RunOptions& options) {
                    LoadInputs(*(*module)->entry_computation(), options.bindings));
   std::vector<const Literal*> arguments;
   for (const Literal& input : inputs) arguments.push_back(&input);
+  FileHostFeed feed(options.infeeds);
   ASSIGN_OR_RETURN(Literal result,
-                   CompileAndRun(**module, compile_options, arguments));
+                   CompileAndRun(**module, compile_options, arguments, feed));
+  for (size_t i = 0; i < feed.written().size(); ++i) {
+    std::cout << "outfeed " << i << ": " << feed.written()[i].ToString()
+              << "\n";
+  }
   if (options.compare) {
     compile_options.backend = compile_options.backend == Backend::kJit
                                   ? Backend::kInterpreter
                                   : Backend::kJit;
     compile_options.pipeline.dump_dir.clear();
-    ASSIGN_OR_RETURN(Literal other,
-                     CompileAndRun(**module, compile_options, arguments));
+    FileHostFeed other_feed(options.infeeds);
+    ASSIGN_OR_RETURN(Literal other, CompileAndRun(**module, compile_options,
+                                                  arguments, other_feed));
     std::cerr << "compare: largest difference between jit and interpreter: "
               << LargestDifference(result, other) << "\n";
     RETURN_IF_ERROR(CompareResults(result, other, options.tolerance));
@@ -281,6 +328,10 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
                   "parameter name); one per parameter, and for a tuple "
                   "parameter one per array element, as I.J (I.J.K for "
                   "nested tuples)");
+  run->add_option("--infeed", options->infeeds,
+                  "PATH.npy: the value of the next infeed (repeat, in the "
+                  "order the infeeds run); outfeed values are printed as "
+                  "'outfeed N: ...'");
   run->add_option("--output,-o", options->output,
                   "Write the result to this .npy file instead of printing it");
   run->add_option("--backend", options->backend,

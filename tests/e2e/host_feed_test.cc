@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "builder/ops.h"
+#include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
@@ -198,6 +200,36 @@ TEST(HostFeedTest, RunErrorsNameTheOp) {
                          HasSubstr("infeed 'in': the host feed gave f32[2] "
                                    "for data of shape (f32[2], s32[])")));
   }
+}
+
+TEST(HostFeedTest, BuilderFunctions) {
+  XlaBuilder builder("feeds");
+  XlaOp x = Parameter(&builder, 0, ShapeUtil::MakeShape(F32, {2}), "x");
+  XlaOp in = InfeedWithToken(CreateToken(&builder),
+                             ShapeUtil::MakeShape(F32, {2}));
+  XlaOp sum = Add(x, GetTupleElement(in, 0));
+  XlaOp done = OutfeedWithToken(sum, GetTupleElement(in, 1));
+  Tuple(&builder, {sum, done});
+  ASSERT_OK_AND_ASSIGN(XlaComputation computation, builder.Build());
+  const std::string text = computation.module().ToString();
+  EXPECT_THAT(text, HasSubstr("(f32[2]{0}, token[]) infeed("));
+  EXPECT_THAT(text, HasSubstr("token[] outfeed("));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> jit,
+                       Compile(computation.module()));
+  HostFeedQueue feed;
+  feed.PushInfeed(LiteralUtil::CreateR1<float>({1, 1}));
+  const Literal arg = LiteralUtil::CreateR1<float>({1, 2});
+  ASSERT_OK_AND_ASSIGN(Literal result, jit->Run({&arg}, {.host_feed = &feed}));
+  EXPECT_THAT(feed.TakeOutfeed(),
+              ElementsAre(LiteralUtil::CreateR1<float>({2, 3})));
+
+  XlaBuilder bad("feeds");
+  XlaOp y = Parameter(&bad, 0, ShapeUtil::MakeShape(F32, {2}), "y");
+  OutfeedWithToken(y, y);
+  EXPECT_THAT(bad.Build().status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("outfeed: operand 1 must be a token; got "
+                                 "f32[2].")));
 }
 
 TEST(HostFeedTest, ShapeRuleErrors) {

@@ -1,5 +1,7 @@
 // `mxla run` end to end: .npy inputs by number or name (and per element of
-// a tuple parameter), printed and .npy results, --compare, and every error path (exit 1, "error: ...", never a crash).
+// a tuple parameter), --infeed values and printed outfeeds, printed and
+// .npy results, --compare, and every error path (exit 1, "error: ...",
+// never a crash).
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -68,6 +70,40 @@ TEST(MxlaRunTest, DumpDirHoldsEveryStage) {
   }
   EXPECT_THAT(ReadFile(dir + "/passes.txt"), HasSubstr("lower-broadcasts"));
   EXPECT_THAT(ReadFile(dir + "/llvm-opt.ll"), HasSubstr("define void @mxla."));
+}
+
+// Each infeed reads the next --infeed file; each outfeed is printed.
+TEST(MxlaRunTest, InfeedFilesAndPrintedOutfeeds) {
+  const std::string hlo = WriteTempFile("feeds.hlo", R"(HloModule feeds
+ENTRY main {
+  t = token[] after-all()
+  a = (f32[2], token[]) infeed(t)
+  va = f32[2] get-tuple-element(a), index=0
+  ta = token[] get-tuple-element(a), index=1
+  b = (bf16[2], token[]) infeed(ta)
+  vb = bf16[2] get-tuple-element(b), index=0
+  wb = f32[2] convert(vb)
+  sum = f32[2] add(va, wb)
+  tb = token[] get-tuple-element(b), index=1
+  o = token[] outfeed(sum, tb)
+  ROOT r = f32[2] negate(sum)
+})");
+  const std::string first =
+      NpyFile("feed0.npy", LiteralUtil::CreateR1<float>({1, 2}));
+  // bf16 travels as its bits in a <u2 file: 0x4040 is 3, 0x3f80 is 1.
+  const std::string second =
+      NpyFile("feed1.npy", LiteralUtil::CreateR1<uint16_t>({0x4040, 0x3f80}));
+  ToolResult result = RunMxla(absl::StrCat("run ", hlo, " --infeed ", first,
+                                           " --infeed ", second,
+                                           " --compare"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "outfeed 0: f32[2] {4, 3}\nf32[2] {-4, -3}\n");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " --infeed ", first)),
+                  "infeed of bf16[2]: no --infeed file left (1 given)");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " --infeed ", second,
+                                       " --infeed ", second)),
+                  "infeed 'a': the host feed gave u16[2] for data of shape "
+                  "f32[2]");
 }
 
 TEST(MxlaRunTest, WritesNpyOutput) {
