@@ -40,16 +40,20 @@ struct Config {
   bool exact;
   bool stream_every_result = false;
   bool tuple_parameter = false;  // RandomGraphOptions::tuple_parameter
+  bool host_feed = false;        // RandomGraphOptions::allow_host_feed
 };
 
 void CheckSeed(uint64_t seed, const Config& config) {
   RandomGraphOptions graph_options = AllTypes();
   graph_options.tuple_parameter = config.tuple_parameter;
+  graph_options.allow_host_feed = config.host_feed;
   ASSERT_OK_AND_ASSIGN(RandomGraph graph,
                        GenerateRandomGraph(seed, graph_options));
   const HloModule& module = graph.computation.module();
+  std::unique_ptr<HostFeedQueue> expected_feed = graph.MakeFeed();
   ASSERT_OK_AND_ASSIGN(Literal expected,
-                       EvaluateModule(module, Pointers(graph.arguments)));
+                       EvaluateModule(module, Pointers(graph.arguments),
+                                      {.host_feed = expected_feed.get()}));
   CompileOptions options;
   if (!config.full_pipeline) options.passes = std::vector<std::string>{};
   options.codegen.reassociate_reductions = !config.exact;
@@ -59,17 +63,29 @@ void CheckSeed(uint64_t seed, const Config& config) {
   ASSERT_TRUE(executable.ok())
       << graph.description << ": " << executable.status() << "\n"
       << module.ToString();
-  absl::StatusOr<Literal> actual = (*executable)->Run(Pointers(graph.arguments));
+  std::unique_ptr<HostFeedQueue> actual_feed = graph.MakeFeed();
+  absl::StatusOr<Literal> actual = (*executable)->Run(
+      Pointers(graph.arguments), {.host_feed = actual_feed.get()});
   ASSERT_TRUE(actual.ok()) << graph.description << ": " << actual.status();
   std::string context = graph.description + " [" + config.name + "]\n" +
                         module.ToString() + "\nfused:\n" +
                         (*executable)->module().ToString();
-  if (config.exact) {
-    EXPECT_OK(LiteralUtil::SameValues(expected, *actual))
-        << context << "\nexpected " << expected.ToString() << "\nactual   "
-        << actual->ToString();
-  } else {
-    EXPECT_OK(LiteralUtil::Near(expected, *actual, 1e-4, 1e-4)) << context;
+  // The outfeed values in order, then the result.
+  std::vector<Literal> expected_values = expected_feed->TakeOutfeed();
+  std::vector<Literal> actual_values = actual_feed->TakeOutfeed();
+  ASSERT_EQ(expected_values.size(), actual_values.size()) << context;
+  expected_values.push_back(std::move(expected));
+  actual_values.push_back(*std::move(actual));
+  for (size_t i = 0; i < expected_values.size(); ++i) {
+    if (config.exact) {
+      EXPECT_OK(LiteralUtil::SameValues(expected_values[i], actual_values[i]))
+          << context << "\nexpected " << expected_values[i].ToString()
+          << "\nactual   " << actual_values[i].ToString();
+    } else {
+      EXPECT_OK(LiteralUtil::Near(expected_values[i], actual_values[i], 1e-4,
+                                  1e-4))
+          << context;
+    }
   }
 }
 
@@ -102,6 +118,14 @@ TEST(JitDifferentialTest, StreamingStoresAreBitExact) {
 TEST(JitDifferentialTest, TupleParametersAreBitExact) {
   CheckSeeds(400, {"full pipeline, exact, tuple parameter", true, true,
                    /*stream_every_result=*/false, /*tuple_parameter=*/true});
+}
+
+// Infeeds and outfeeds chained through the graph: both backends read the
+// same values and write the same ones, in the same order.
+TEST(JitDifferentialTest, HostFeedsAreBitExact) {
+  CheckSeeds(300, {"full pipeline, exact, host feeds", true, true,
+                   /*stream_every_result=*/false, /*tuple_parameter=*/false,
+                   /*host_feed=*/true});
 }
 
 TEST(JitDifferentialTest, ReassociatedReductionsAreClose) {

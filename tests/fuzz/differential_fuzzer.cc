@@ -58,13 +58,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // After the scale tier; false on exhausted input, so older corpus
   // entries keep their meaning.
   options.tuple_parameter = in.Int(0, 3) == 3;
+  options.allow_host_feed = in.Int(0, 3) == 3;
 
   absl::StatusOr<RandomGraph> graph = GenerateRandomGraph(seed, options);
   FUZZ_CHECK(graph.ok(), graph.status().ToString());
   const HloModule& module = graph->computation.module();
   std::vector<const Literal*> arguments;
   for (const Literal& argument : graph->arguments) arguments.push_back(&argument);
-  absl::StatusOr<Literal> expected = EvaluateModule(module, arguments);
+  std::unique_ptr<HostFeedQueue> expected_feed = graph->MakeFeed();
+  absl::StatusOr<Literal> expected =
+      EvaluateModule(module, arguments, {.host_feed = expected_feed.get()});
   FUZZ_CHECK(expected.ok(), expected.status().ToString());
 
   CompileOptions compile;
@@ -76,19 +79,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(executable.ok(), absl::StrCat(graph->description, ": ",
                                            executable.status().ToString(),
                                            "\n", module.ToString()));
-  absl::StatusOr<Literal> actual = (*executable)->Run(arguments);
+  std::unique_ptr<HostFeedQueue> actual_feed = graph->MakeFeed();
+  absl::StatusOr<Literal> actual =
+      (*executable)->Run(arguments, {.host_feed = actual_feed.get()});
   FUZZ_CHECK(actual.ok(), absl::StrCat(graph->description, ": ",
                                        actual.status().ToString()));
   std::string context = absl::StrCat(
       graph->description, exact ? " exact" : " reassociated",
       full_pipeline ? ", full pipeline\n" : ", no passes\n", module.ToString(),
       "\nexpected ", expected->ToString(), "\nactual   ", actual->ToString());
-  if (exact) {
-    absl::Status same = LiteralUtil::SameValues(*expected, *actual);
+  // The outfeed values in order, then the result.
+  std::vector<Literal> expected_values = expected_feed->TakeOutfeed();
+  std::vector<Literal> actual_values = actual_feed->TakeOutfeed();
+  FUZZ_CHECK(expected_values.size() == actual_values.size(),
+             absl::StrCat("outfeed counts differ\n", context));
+  expected_values.push_back(*std::move(expected));
+  actual_values.push_back(*std::move(actual));
+  for (size_t i = 0; i < expected_values.size(); ++i) {
+    absl::Status same =
+        exact ? LiteralUtil::SameValues(expected_values[i], actual_values[i])
+              : LiteralUtil::Near(expected_values[i], actual_values[i], 1e-4,
+                                  1e-4);
     FUZZ_CHECK(same.ok(), absl::StrCat(same.message(), "\n", context));
-  } else {
-    absl::Status near = LiteralUtil::Near(*expected, *actual, 1e-4, 1e-4);
-    FUZZ_CHECK(near.ok(), absl::StrCat(near.message(), "\n", context));
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
+#include "ir/host_feed.h"
 #include "ir/literal_text.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph_internal.h"
@@ -184,7 +185,13 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
            << module.name() << "', whose entry '" << entry.name() << "' has "
            << entry.num_parameters() << " parameters";
   }
-  absl::StatusOr<Literal> expected = EvaluateModule(module, arguments);
+  HostFeedQueue expected_feed, actual_feed;
+  for (const Literal* value : options.infeed) {
+    expected_feed.PushInfeed(Literal(*value));
+    actual_feed.PushInfeed(Literal(*value));
+  }
+  absl::StatusOr<Literal> expected =
+      EvaluateModule(module, arguments, {.host_feed = &expected_feed});
   if (!expected.ok()) {
     return ::testing::AssertionFailure()
            << "RunAndCompare: the interpreter failed: " << expected.status();
@@ -197,13 +204,26 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
            << "RunAndCompare: " << backend
            << " compile failed: " << executable.status();
   }
-  absl::StatusOr<Literal> actual = (*executable)->Run(arguments, options.run);
+  RunOptions run = options.run;
+  run.host_feed = &actual_feed;
+  absl::StatusOr<Literal> actual = (*executable)->Run(arguments, run);
   if (!actual.ok()) {
     return ::testing::AssertionFailure() << "RunAndCompare: " << backend
                                          << " run failed: " << actual.status();
   }
   ::testing::AssertionResult same =
       CompareLiterals(*expected, *actual, options.error);
+  const std::vector<Literal> expected_out = expected_feed.TakeOutfeed();
+  const std::vector<Literal> actual_out = actual_feed.TakeOutfeed();
+  if (same && expected_out.size() != actual_out.size()) {
+    same = ::testing::AssertionFailure()
+           << expected_out.size() << " outfeed values against "
+           << actual_out.size();
+  }
+  for (size_t i = 0; same && i < expected_out.size(); ++i) {
+    same = CompareLiterals(expected_out[i], actual_out[i], options.error);
+    if (!same) same << " (outfeed value " << i << ")";
+  }
   if (same) return same;
   return ::testing::AssertionFailure()
          << "RunAndCompare of module '" << module.name() << "': " << backend

@@ -50,6 +50,10 @@ struct RunAndCompareOptions {
   // encodings must match).
   std::optional<ErrorSpec> error;
   uint64_t seed = 0;  // for the generated arguments
+  // What the module's infeeds read, in order, in each backend; their
+  // outfeed values must then agree too. (run.host_feed, if set, is
+  // replaced by this feed.)
+  std::vector<const Literal*> infeed;
 };
 
 // Parses `hlo_text` and verifies it in builder mode; the error says which

@@ -162,7 +162,7 @@ absl::StatusOr<RandomGraph> Generator::Generate() {
       VerifyModule(computation->module(), VerifierMode::kBuilder);
   if (!verified.ok()) return internal("verifier failed", verified);
 
-  RandomGraph graph{*std::move(computation), {}, ""};
+  RandomGraph graph{*std::move(computation), {}, std::move(infeed_), ""};
   std::vector<Literal> leaves;
   for (int64_t i = 0; i < parameter_values_; ++i) {
     leaves.push_back(
@@ -260,6 +260,8 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryTriangularSolve, 1, index_ops},
       {&Generator::TryCholesky, 1, index_ops},
       {&Generator::TryScaledDot, 1, index_ops},
+      {&Generator::TryInfeed, 1, options_.allow_host_feed},
+      {&Generator::TryOutfeed, 1, options_.allow_host_feed},
   };
   int64_t total = 0;
   for (const Step& step : steps) total += step.enabled ? step.weight : 0;
@@ -448,6 +450,12 @@ bool Generator::Convertible(int64_t index, PrimitiveType type) const {
 }
 
 }  // namespace random_graph_internal
+
+std::unique_ptr<HostFeedQueue> RandomGraph::MakeFeed() const {
+  auto feed = std::make_unique<HostFeedQueue>();
+  for (const Literal& value : infeed) feed->PushInfeed(Literal(value));
+  return feed;
+}
 
 absl::StatusOr<RandomGraph> GenerateRandomGraph(
     uint64_t seed, const RandomGraphOptions& options) {

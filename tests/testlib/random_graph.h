@@ -26,6 +26,9 @@
 //     sorts, rng_uniform and stochastic-converts to s32 appear too (the
 //     shifts, popcnt and
 //     count-leading-zeros are among the integer binary and unary ops);
+//   * with allow_host_feed, infeeds (their data drawn like an argument, in
+//     RandomGraph::infeed) and outfeeds of any value appear, chained by
+//     one token;
 //   * at most `max_instructions` entry instructions besides the parameters
 //     (BroadcastInDim counts as the 1 or 3 instructions it emits), exactly
 //     that many two times in three; the root is the last op, or sometimes a
@@ -43,11 +46,13 @@
 #define MXLA_TESTS_TESTLIB_RANDOM_GRAPH_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "builder/xla_builder.h"
+#include "ir/host_feed.h"
 #include "ir/literal.h"
 
 namespace mxla {
@@ -73,6 +78,9 @@ struct RandomGraphOptions {
   // exp/log/tanh/logistic/rsqrt and float power (inexact across backends;
   // sqrt is correctly rounded and stays).
   bool allow_transcendental = true;
+  // infeed and outfeed, chained by one token: the infeed values are in
+  // RandomGraph::infeed. Off by default: a run needs a host feed.
+  bool allow_host_feed = false;
   int64_t max_parameters = 3;
   // The scale tier: when set, each parameter has these dimensions (the first
   // one exactly; later ones with sizes replaced by 1 or leading dimensions
@@ -91,7 +99,11 @@ struct RandomGraphOptions {
 struct RandomGraph {
   XlaComputation computation;
   std::vector<Literal> arguments;  // one per parameter (a tuple for "t1")
+  std::vector<Literal> infeed;     // what the infeeds read, in order
   std::string description;         // seed + a one-line summary
+
+  // A host feed holding copies of `infeed`, for one run.
+  std::unique_ptr<HostFeedQueue> MakeFeed() const;
 };
 
 // Invalid options (no element types, max_dimension_size < 1, rank 0 without

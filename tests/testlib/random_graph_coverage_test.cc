@@ -210,6 +210,32 @@ TEST(RandomGraphCoverageTest, EveryElementOpAppears) {
   ExpectAtLeast(counts, {"cholesky", "triangular-solve", "scaled-dot"}, 20);
 }
 
+// With allow_host_feed, infeeds and outfeeds appear, one infeed value per
+// infeed of its data shape, in the order their token chain runs them
+// (post order); never without it.
+TEST(RandomGraphCoverageTest, HostFeedsAppearWithTheirValues) {
+  RandomGraphOptions options;
+  options.element_types = {F32, S32, BF16};
+  options.allow_host_feed = true;
+  std::map<std::string, int64_t> counts = Coverage(options);
+  ExpectAtLeast(counts, {"infeed", "outfeed"}, 20);
+  ForSeeds(options, 200, [](const RandomGraph& graph) {
+    std::vector<Shape> read;
+    for (const HloInstruction* op : Entry(graph).MakeInstructionPostOrder()) {
+      if (op->opcode() == HloOpcode::kInfeed) {
+        read.push_back(op->shape().tuple_shapes(0));
+      }
+    }
+    ASSERT_EQ(read.size(), graph.infeed.size());
+    for (size_t i = 0; i < read.size(); ++i) {
+      EXPECT_EQ(graph.infeed[i].shape(), read[i]) << i;
+    }
+  });
+  options.allow_host_feed = false;
+  counts = Coverage(options);
+  EXPECT_EQ(counts.count("infeed") + counts.count("outfeed"), 0);
+}
+
 TEST(RandomGraphCoverageTest, EveryBroadcastingCaseAppears) {
   std::map<std::string, int64_t> counts = Coverage(RandomGraphOptions());
   Print(counts);

@@ -218,4 +218,33 @@ bool Generator::TryStochasticConvert(int64_t budget) {
   return true;
 }
 
+XlaOp Generator::Token() {
+  if (!token_.has_value()) token_ = CreateToken(&builder_);
+  return *token_;
+}
+
+// Data of another value's shape and type, drawn like an argument.
+bool Generator::TryInfeed(int64_t budget) {
+  const int64_t a =
+      PickValue([](const Value& v) { return v.shape.element_type() != PRED; });
+  if (a < 0 || budget < 4) return false;
+  const Shape shape = values_[a].shape;
+  Literal value = RandomLiteral(rng_, shape, ValueStyle::kArgument);
+  const Range range = LiteralRange(value);
+  infeed_.push_back(std::move(value));
+  XlaOp pair = InfeedWithToken(Token(), shape);
+  token_ = GetTupleElement(pair, 1);
+  Record(GetTupleElement(pair, 0), range);
+  return true;
+}
+
+// A value handed to the host; the graph goes on without it.
+bool Generator::TryOutfeed(int64_t budget) {
+  const int64_t a = PickValue([](const Value&) { return true; });
+  if (a < 0 || budget < 2) return false;
+  XlaOp data = Emit(ValueSource(a, values_[a].shape.element_type()));
+  token_ = OutfeedWithToken(data, Token());
+  return true;
+}
+
 }  // namespace mxla::random_graph_internal

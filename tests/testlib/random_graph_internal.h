@@ -5,6 +5,7 @@
 #define MXLA_TESTS_TESTLIB_RANDOM_GRAPH_INTERNAL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -207,6 +208,11 @@ class Generator {
   bool TryTriangularSolve(int64_t budget);
   bool TryCholesky(int64_t budget);
   bool TryScaledDot(int64_t budget);
+  // random_graph_element_ops.cc, with allow_host_feed
+  bool TryInfeed(int64_t budget);
+  bool TryOutfeed(int64_t budget);
+  // The token the next infeed or outfeed waits for (made on first use).
+  XlaOp Token();
   // Emitted constant start indices for a `window` in `shape`, of one
   // random integer type, sometimes out of range.
   std::vector<XlaOp> StartIndices(const Shape& shape,
@@ -267,6 +273,8 @@ class Generator {
   int64_t num_parameters_ = 0;
   int64_t parameter_values_ = 0;  // values_[0, n) are parameters or elements
   int64_t preamble_instructions_ = 0;  // parameters and get-tuple-elements
+  std::optional<XlaOp> token_;         // the host feeds' chain
+  std::vector<Literal> infeed_;        // what the infeeds read, in order
 };
 
 }  // namespace mxla::random_graph_internal
