@@ -229,6 +229,13 @@ XlaOp RngUniform(XlaOp a, XlaOp b, const Shape& shape,
                  SourceLocation location = SourceLocation::current());
 XlaOp RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape,
                 SourceLocation location = SourceLocation::current());
+// The tuple (new state, bits of `shape`) of XLA's counter-based generator
+// `algorithm` from `initial_state`, a u64[2] (ThreeFry: key, counter) or
+// u64[2]/u64[3] (Philox: key, 128-bit counter); `shape` has an unsigned
+// integer type. The same bits as XLA:CPU (semantics/bit_generators.h).
+XlaOp RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state,
+                      const Shape& shape,
+                      SourceLocation location = SourceLocation::current());
 
 // `pred` must have element type pred, and on_true/on_false one element
 // type. Scalar operands (pred included) broadcast to the others' shape;

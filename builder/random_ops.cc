@@ -1,4 +1,4 @@
-// RngUniform and RngNormal: rng with its distribution.
+// RngUniform and RngNormal (rng with its distribution) and RngBitGenerator.
 #include "absl/strings/str_cat.h"
 #include "builder/op_helpers.h"
 #include "builder/ops.h"
@@ -29,6 +29,27 @@ XlaOp Rng(RandomDistribution distribution, absl::string_view op_name,
 }
 
 }  // namespace
+
+XlaOp RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state,
+                      const Shape& shape, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({initial_state});
+  return RecordOp(
+      builder, "RngBitGenerator", {initial_state},
+      absl::StrCat(RandomAlgorithmString(algorithm), ", shape=",
+                   shape.ToString()),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(HloInstruction * state,
+                         builder->LookUp(initial_state));
+        const Shape result({state->shape(), shape});
+        RETURN_IF_ERROR(ShapeInference::CheckRngBitGenerator(
+            algorithm, state->shape(), result));
+        auto rng = HloInstruction::CreateGeneric(HloOpcode::kRngBitGenerator,
+                                                 result, {state});
+        rng->set_rng_algorithm(algorithm);
+        return builder->AddInstruction(std::move(rng), "RngBitGenerator",
+                                       location);
+      });
+}
 
 XlaOp RngUniform(XlaOp a, XlaOp b, const Shape& shape,
                  SourceLocation location) {

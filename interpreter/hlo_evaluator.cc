@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/batch_norm.h"
+#include "semantics/bit_generators.h"
 #include "semantics/bit_ops.h"
 #include "semantics/linear_algebra.h"
 #include "semantics/index_walk.h"
@@ -802,6 +803,11 @@ absl::StatusOr<Literal> EvaluateOther(
       return semantics::random::Generate(
           distribution, semantics::random::NameKey(instruction.name()),
           *operands[0], *operands[1], instruction.shape());
+    }
+    case HloOpcode::kRngBitGenerator: {
+      ASSIGN_OR_RETURN(RandomAlgorithm algorithm, instruction.rng_algorithm());
+      return semantics::bit_generators::Generate(algorithm, *operands[0],
+                                                 instruction.shape());
     }
     case HloOpcode::kTopK:
       return EvaluateTopK(*operands[0], instruction.topk_k(),

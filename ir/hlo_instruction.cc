@@ -410,6 +410,25 @@ void HloInstruction::set_rng_distribution(RandomDistribution distribution) {
                   std::string(RandomDistributionString(distribution)));
 }
 
+absl::StatusOr<RandomAlgorithm> HloInstruction::rng_algorithm() const {
+  const auto* text = attributes_.Get<std::string>(AttrId::kAlgorithm);
+  if (text == nullptr) {
+    return absl::InvalidArgumentError(
+        "rng-bit-generator: missing attribute algorithm");
+  }
+  absl::StatusOr<RandomAlgorithm> algorithm = StringToRandomAlgorithm(*text);
+  if (!algorithm.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rng-bit-generator: ", algorithm.status().message()));
+  }
+  return algorithm;
+}
+
+void HloInstruction::set_rng_algorithm(RandomAlgorithm algorithm) {
+  attributes_.Set(AttrId::kAlgorithm,
+                  std::string(RandomAlgorithmString(algorithm)));
+}
+
 bool HloInstruction::is_reverse() const {
   const auto* reverse = attributes_.Get<std::string>(AttrId::kIsReverse);
   return reverse != nullptr && *reverse == "true";

@@ -247,6 +247,9 @@ class HloInstruction {
   // missing or neither rng_uniform nor rng_normal.
   absl::StatusOr<RandomDistribution> rng_distribution() const;
   void set_rng_distribution(RandomDistribution distribution);
+  // rng-bit-generator's `algorithm`.
+  absl::StatusOr<RandomAlgorithm> rng_algorithm() const;
+  void set_rng_algorithm(RandomAlgorithm algorithm);
   // reduce-precision's exponent_bits and mantissa_bits (0 when absent).
   int64_t exponent_bits() const;
   int64_t mantissa_bits() const;

@@ -21,8 +21,6 @@ absl::string_view UnsupportedReason(absl::string_view text) {
     auto* map = new absl::flat_hash_map<std::string, absl::string_view>{
         {"create-token", "XLA's old name of after-all with no operands; "
                          "write after-all()"},
-        {"rng-bit-generator",
-         "XLA's Philox and ThreeFry bit generators are not in mxla yet"},
         {"rng-get-and-update-state",
          "mxla's rng keeps no generator state: its numbers are a function "
          "of the instruction"},
@@ -144,6 +142,28 @@ absl::StatusOr<RandomDistribution> StringToRandomDistribution(
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown distribution '", text, "' (expected rng_uniform or rng_normal)"));
+}
+
+absl::string_view RandomAlgorithmString(RandomAlgorithm algorithm) {
+  switch (algorithm) {
+    case RandomAlgorithm::kDefault:
+      return "rng_default";
+    case RandomAlgorithm::kThreeFry:
+      return "rng_three_fry";
+    case RandomAlgorithm::kPhilox:
+      return "rng_philox";
+  }
+  return "rng_default";
+}
+
+absl::StatusOr<RandomAlgorithm> StringToRandomAlgorithm(absl::string_view text) {
+  for (RandomAlgorithm a : {RandomAlgorithm::kDefault, RandomAlgorithm::kThreeFry,
+                            RandomAlgorithm::kPhilox}) {
+    if (RandomAlgorithmString(a) == text) return a;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown algorithm '", text,
+                   "' (expected rng_default, rng_three_fry or rng_philox)"));
 }
 
 absl::string_view FusionKindString(FusionKind kind) {

@@ -58,6 +58,12 @@ absl::string_view RandomDistributionString(RandomDistribution distribution);
 absl::StatusOr<RandomDistribution> StringToRandomDistribution(
     absl::string_view text);
 
+// rng-bit-generator's algorithms, printed as `algorithm=rng_philox`.
+// kDefault is the backend's choice; XLA:CPU's, and mxla's, is Philox.
+enum class RandomAlgorithm { kDefault, kThreeFry, kPhilox };
+absl::string_view RandomAlgorithmString(RandomAlgorithm algorithm);
+absl::StatusOr<RandomAlgorithm> StringToRandomAlgorithm(absl::string_view text);
+
 // Kinds of fusion computation, printed as `kind=kLoop`. kCustom is another
 // backend's fusion (XLA:GPU's Triton and library calls): its value is its
 // computation's, which the JIT inlines and fuses its own way.

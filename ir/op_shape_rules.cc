@@ -529,6 +529,14 @@ absl::StatusOr<Shape> Rng(const HloInstruction& instruction, VerifierMode) {
   return instruction.shape();
 }
 
+absl::StatusOr<Shape> RngBitGenerator(const HloInstruction& instruction,
+                                      VerifierMode) {
+  ASSIGN_OR_RETURN(RandomAlgorithm algorithm, instruction.rng_algorithm());
+  RETURN_IF_ERROR(ShapeInference::CheckRngBitGenerator(
+      algorithm, OperandShape(instruction, 0), instruction.shape()));
+  return instruction.shape();
+}
+
 absl::StatusOr<Shape> Cholesky(const HloInstruction& instruction,
                                VerifierMode) {
   RETURN_IF_ERROR(instruction.cholesky_lower().status());

@@ -1,5 +1,5 @@
-// rng's shape rule (ShapeInference::CheckRng), with the checks and wording
-// of XLA's verifier.
+// The shape rules of rng (ShapeInference::CheckRng, with the checks and
+// wording of XLA's verifier) and rng-bit-generator.
 #include "ir/primitive_type.h"
 #include "ir/shape_inference.h"
 #include "ir/shape_inference_errors.h"
@@ -35,6 +35,49 @@ absl::Status ShapeInference::CheckRng(RandomDistribution distribution,
                    "Element type not supported. Expected element to be of "
                    "floating point type for rng_normal; got ",
                    shape.ToString(), ".");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ShapeInference::CheckRngBitGenerator(RandomAlgorithm algorithm,
+                                                  const Shape& state,
+                                                  const Shape& shape) {
+  constexpr HloOpcode kOp = HloOpcode::kRngBitGenerator;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, state, "state"));
+  if (state.element_type() != U64 || state.rank() != 1) {
+    return OpError(kOp, "the state must be u64[n]; got ", state.ToString());
+  }
+  const int64_t n = state.dimensions(0);
+  if (algorithm == RandomAlgorithm::kThreeFry && n != 2) {
+    return OpError(kOp,
+                   "rng_three_fry keeps its state in u64[2] (key, counter); "
+                   "got ",
+                   state.ToString());
+  }
+  if (algorithm != RandomAlgorithm::kThreeFry && n != 2 && n != 3) {
+    return OpError(kOp, RandomAlgorithmString(algorithm),
+                   " keeps its state in u64[2] or u64[3] (key, 128-bit "
+                   "counter); got ",
+                   state.ToString());
+  }
+  if (!shape.IsTuple() || shape.tuple_shapes().size() != 2 ||
+      !shape.tuple_shapes(1).IsArray()) {
+    return OpError(kOp,
+                   "the result is a tuple (new state, bits) of two arrays; "
+                   "got ",
+                   shape.ToString());
+  }
+  if (shape.tuple_shapes(0) != state) {
+    return OpError(kOp, "the new state ", shape.tuple_shapes(0).ToString(),
+                   " must have the shape of the state ", state.ToString());
+  }
+  const Shape& bits = shape.tuple_shapes(1);
+  RETURN_IF_ERROR(ExpectValidArray(kOp, bits, "bits"));
+  if (!primitive_util::IsUnsignedIntegralType(bits.element_type())) {
+    return OpError(kOp,
+                   "XLA's bit generators make unsigned integers (u2, u4, u8, "
+                   "u16, u32 or u64); got ",
+                   bits.ToString());
   }
   return absl::OkStatus();
 }

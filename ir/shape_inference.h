@@ -365,6 +365,13 @@ class ShapeInference {
   static absl::Status CheckRng(RandomDistribution distribution,
                                const Shape& a, const Shape& b,
                                const Shape& shape);
+  // rng-bit-generator(state) -> (state, bits): a u64[n] state with the
+  // algorithm's n (ThreeFry 2, Philox 2 or 3, as XLA:CPU's expansion
+  // needs), returned in the shape it came in, and bits of an unsigned
+  // integer type.
+  static absl::Status CheckRngBitGenerator(RandomAlgorithm algorithm,
+                                           const Shape& state,
+                                           const Shape& shape);
   // iota: an array shape of rank >= 1 with 0 <= iota_dimension < rank.
   static absl::Status CheckIota(const Shape& shape, int64_t iota_dimension);
 };

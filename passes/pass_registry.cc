@@ -14,6 +14,7 @@
 #include "passes/tuple_constant_splitter.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/scaled_dot_expander.h"
+#include "passes/rng_bit_generator_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
 #include "passes/stochastic_convert_expander.h"
@@ -54,6 +55,7 @@ constexpr PassFactory kPasses[] = {
     {"expand-triangular-solves", &Make<TriangularSolveExpanderPass>},
     {"split-tuple-constants", &Make<TupleConstantSplitterPass>},
     {"expand-stochastic-converts", &Make<StochasticConvertExpanderPass>},
+    {"expand-rng-bit-generators", &Make<RngBitGeneratorExpanderPass>},
     {"expand-ragged-dots", &Make<RaggedDotExpanderPass>},
     {"expand-scaled-dots", &Make<ScaledDotExpanderPass>},
     {"expand-dots", &Make<DotExpanderPass>},

@@ -29,6 +29,7 @@
 #include "passes/tuple_constant_splitter.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/scaled_dot_expander.h"
+#include "passes/rng_bit_generator_expander.h"
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
 #include "passes/stochastic_convert_expander.h"
@@ -119,6 +120,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<ScaledDotExpanderPass>());
       passes->AddPass(std::make_unique<BatchNormExpanderPass>());
       passes->AddPass(std::make_unique<StochasticConvertExpanderPass>());
+      passes->AddPass(std::make_unique<RngBitGeneratorExpanderPass>());
       passes->AddPass(std::make_unique<CholeskyExpanderPass>());
       passes->AddPass(std::make_unique<TriangularSolveExpanderPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());

@@ -246,6 +246,8 @@ ENTRY main {
   scanned = (f32[2]{0}, f32[]) scan(x, c), dimensions={0}, num_carries=1, is_reverse=true, to_apply=scan_step
   top = (f32[1]{0}, s32[1]{0}) topk(x), k=1, largest=false
   random = f32[2,3]{1,0} rng(c, c), distribution=rng_normal
+  seed = u64[2]{0} constant({1, 2})
+  random_bits = (u64[2]{0}, u32[3]{0}) rng-bit-generator(seed), algorithm=rng_three_fry
   noise = u32[2]{0} bitcast-convert(x)
   rounded = s32[2]{0} stochastic-convert(x, noise)
   trained = (f32[2]{0}, f32[2]{0}, f32[2]{0}) batch-norm-training(x, y, y), epsilon=0.001, feature_index=0
@@ -1275,13 +1277,13 @@ TEST(HloParserTest, MalformedShapesAndLiterals) {
   EXPECT_THAT(ParseShape("(f32[2], b(f32[16]))"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:10: buffer shapes")));
-  EXPECT_THAT(ParseHloModule("HloModule m\nENTRY e {\n  x = f32[2] "
-                             "parameter(0)\n  ROOT r = f32[2] rng-bit-generator(x), "
-                             "algorithm=rng_philox\n}\n"),
+  EXPECT_THAT(ParseHloModule("HloModule m\nENTRY e {\n  x = u64[2] "
+                             "parameter(0)\n  ROOT r = u64[2] "
+                             "rng-get-and-update-state(), delta=8\n}\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("4:19: unsupported XLA op 'rng-bit-generator': "
-                                 "XLA's Philox and ThreeFry bit generators are "
-                                 "not in mxla yet")));
+                       HasSubstr("4:19: unsupported XLA op "
+                                 "'rng-get-and-update-state': mxla's rng "
+                                 "keeps no generator state")));
   EXPECT_THAT(ParseShape("f32[2,<=8]"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:7: bounded dynamic dimensions ('<=N') are "

@@ -464,11 +464,13 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
   for (const HloInstruction* instruction :
        module.entry_computation()->instructions()) {
     HloOpcode opcode = instruction->opcode();
-    // dot, convolution, reduce-window, map, rng, stochastic-convert,
+    // dot, convolution, reduce-window, map, rng, rng-bit-generator,
+    // stochastic-convert,
     // cholesky and triangular-solve do not fuse (the JIT expands or inlines
     // them first: passes/dot_expander.h, passes/convolution_expander.h,
     // passes/reduce_window_expander.h, passes/map_inliner.h,
-    // passes/rng_expander.h, passes/stochastic_convert_expander.h,
+    // passes/rng_expander.h, passes/rng_bit_generator_expander.h,
+    // passes/stochastic_convert_expander.h,
     // passes/cholesky_expander.h, passes/triangular_solve_expander.h); sort
     // and scatter run as steps of their own (IsSubprogramOp).
     EXPECT_TRUE(opcode == HloOpcode::kParameter ||
@@ -479,6 +481,7 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
                 opcode == HloOpcode::kConvolution ||
                 opcode == HloOpcode::kReduceWindow ||
                 opcode == HloOpcode::kRng ||
+                opcode == HloOpcode::kRngBitGenerator ||
                 opcode == HloOpcode::kCholesky ||
                 opcode == HloOpcode::kTriangularSolve ||
                 opcode == HloOpcode::kScaledDot ||

@@ -174,7 +174,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                           "expand-topk", "expand-convolutions",
                           "expand-batch-norms", "expand-choleskys",
                           "expand-triangular-solves", "split-tuple-constants",
-                          "expand-stochastic-converts", "expand-ragged-dots",
+                          "expand-stochastic-converts",
+                          "expand-rng-bit-generators", "expand-ragged-dots",
                           "expand-scaled-dots", "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
                           "fusion", "row-fusion", "fusion-planning"));
@@ -188,6 +189,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "expand-triangular-solves, "
                                  "split-tuple-constants, "
                                  "expand-stochastic-converts, "
+                                 "expand-rng-bit-generators, "
                                  "expand-ragged-dots, "
                                  "expand-scaled-dots, "
                                  "expand-dots, "

@@ -110,6 +110,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
                           "expand-scans",
                           "expand-topk", "expand-ragged-dots", "expand-scaled-dots",
                           "expand-batch-norms", "expand-stochastic-converts",
+                          "expand-rng-bit-generators",
                           "expand-choleskys", "expand-triangular-solves",
                           "inline-calls",
                           "inline-maps", "inline-unplannable-fusions",

@@ -255,6 +255,7 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryMap, 1, options_.allow_element_ops},
       {&Generator::TrySort, 1, options_.allow_element_ops},
       {&Generator::TryRng, 1, options_.allow_element_ops},
+      {&Generator::TryRngBitGenerator, 1, options_.allow_element_ops},
       {&Generator::TryStochasticConvert, 1, options_.allow_element_ops},
       // Their matrices are built with dots.
       {&Generator::TryTriangularSolve, 1, index_ops},

@@ -206,7 +206,9 @@ TEST(RandomGraphCoverageTest, EveryElementOpAppears) {
   ExpectAtLeast(counts, {"is-finite", "reduce-precision"}, 30);
   // Taken only where the values' ranges carry over (non-negative).
   ExpectAtLeast(counts, {"bitcast-convert", "shift-right-logical"}, 20);
-  ExpectAtLeast(counts, {"map", "sort", "rng", "stochastic-convert"}, 20);
+  ExpectAtLeast(counts, {"map", "sort", "rng", "rng-bit-generator",
+                         "stochastic-convert"},
+                20);
   ExpectAtLeast(counts, {"cholesky", "triangular-solve", "scaled-dot"}, 20);
 }
 

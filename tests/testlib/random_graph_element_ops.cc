@@ -2,15 +2,20 @@
 // them: reverse, clamp, is-finite, reduce-precision, bitcast-convert
 // (between the signed and unsigned integer types of one width, where the
 // values' ranges carry over), map (of a binary add, maximum or minimum),
-// sort (ascending along one dimension), rng_uniform and stochastic-convert.
+// sort (ascending along one dimension), rng_uniform, rng-bit-generator and
+// stochastic-convert.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 
 #include "builder/arithmetic.h"
+#include "builder/ops.h"
 #include "builder/xla_builder.h"
 #include "ir/primitive_type.h"
 #include "ir/shape_util.h"
@@ -178,6 +183,56 @@ bool Generator::TryRng(int64_t budget) {
       ConstantSource(Shape(shape.element_type(), {}), ValueStyle::kArgument);
   Record(RngUniform(Emit(low), Emit(high), shape),
          low.range.Union(high.range));
+  return true;
+}
+
+// Bits of another value's shape from a constant state, kept to [0, 15]
+// (a mask: every bit pattern is a legal draw, not every value a tame one)
+// and converted to that value's type.
+bool Generator::TryRngBitGenerator(int64_t budget) {
+  // The state is u64; the bits are an allowed unsigned type, the value's
+  // own type unless converts are allowed.
+  std::vector<PrimitiveType> bit_types;
+  for (PrimitiveType type : {U8, U16, U32, U64}) {
+    if (IsAllowedType(type)) bit_types.push_back(type);
+  }
+  const Range range = Range::Of(0, 15);
+  const int64_t a = PickValue([&](const Value& v) {
+    const PrimitiveType type = v.shape.element_type();
+    return type != PRED && IsAllowedType(type) &&
+           (options_.allow_convert || absl::c_linear_search(bit_types, type));
+  });
+  if (a < 0 || budget < 6 || !IsAllowedType(U64) ||
+      !Accept(range, values_[a].shape.element_type())) {
+    return false;
+  }
+  const Shape shape = values_[a].shape;
+  const Shape bits_shape = ShapeUtil::ChangeElementType(
+      shape, options_.allow_convert
+                 ? bit_types[rng_.Uniform(bit_types.size())]
+                 : shape.element_type());
+  constexpr RandomAlgorithm kAlgorithms[] = {
+      RandomAlgorithm::kThreeFry, RandomAlgorithm::kPhilox,
+      RandomAlgorithm::kDefault};
+  const RandomAlgorithm algorithm =
+      kAlgorithms[rng_.Uniform(std::size(kAlgorithms))];
+  std::vector<uint64_t> state(
+      algorithm == RandomAlgorithm::kThreeFry ? 2 : rng_.UniformIn(2, 3));
+  for (uint64_t& word : state) word = rng_.Next();
+  XlaOp drawn = RngBitGenerator(
+      algorithm, ConstantR1<uint64_t>(&builder_, state), bits_shape);
+  Literal mask(bits_shape);
+  primitive_util::ArrayTypeSwitch(bits_shape.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      for (T& m : mask.data<T>()) m = 15;
+    }
+  });
+  XlaOp masked =
+      And(GetTupleElement(drawn, 1), ConstantLiteral(&builder_, mask));
+  Record(bits_shape == shape ? masked
+                             : ConvertElementType(masked, shape.element_type()),
+         range);
   return true;
 }
 

@@ -203,6 +203,7 @@ class Generator {
   bool TryMap(int64_t budget);
   bool TrySort(int64_t budget);
   bool TryRng(int64_t budget);                // rng_uniform
+  bool TryRngBitGenerator(int64_t budget);    // masked to [0, 15]
   bool TryStochasticConvert(int64_t budget);  // to s32
   // random_graph_linear_algebra_ops.cc
   bool TryTriangularSolve(int64_t budget);

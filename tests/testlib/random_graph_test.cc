@@ -356,7 +356,7 @@ TEST(RandomGraphOptionsTest, FlagsOffMeanOpsAbsent) {
       {"element ops", &RandomGraphOptions::allow_element_ops,
        Opcodes({O::kClamp, O::kIsFinite, O::kReducePrecision,
                 O::kBitcastConvert, O::kMap, O::kSort, O::kRng,
-                O::kStochasticConvert})},
+                O::kRngBitGenerator, O::kStochasticConvert})},
   };
   for (const FlagCase& flag_case : cases) {
     SCOPED_TRACE(flag_case.name);
