@@ -116,5 +116,41 @@ ENTRY main {
                         "elementwise, but 'v' (broadcast) in 'summed' is not"));
 }
 
+// A map's computation may reach its elementwise ops through a fusion
+// returning a tuple (XLA's multi-output fusion in a map), a call and a
+// nested map; the JIT inlines each level onto the arrays.
+TEST(MapTest, JitInlinesCallsFusionsAndTuplesInsideTheComputation) {
+  EXPECT_TRUE(RunAndCompare(R"(HloModule m
+fused_computation {
+  p = f32[] parameter(0)
+  square = f32[] multiply(p, p)
+  less = pred[] compare(p, square), direction=LT
+  ROOT t = (pred[], f32[]) tuple(less, square)
+}
+halve {
+  h = f32[] parameter(0)
+  half = f32[] constant(0.5)
+  ROOT r = f32[] multiply(h, half)
+}
+negated {
+  n = f32[] parameter(0)
+  ROOT r = f32[] negate(n)
+}
+map_computation {
+  p0 = f32[] parameter(0)
+  fusion = (pred[], f32[]) fusion(p0), kind=kLoop, calls=fused_computation
+  smaller = pred[] get-tuple-element(fusion), index=0
+  square = f32[] get-tuple-element(fusion), index=1
+  halved = f32[] call(square), to_apply=halve
+  flipped = f32[] map(p0), to_apply=negated
+  ROOT select = f32[] select(smaller, halved, flipped)
+}
+ENTRY main {
+  x = f32[3,4] parameter(0)
+  ROOT map = f32[3,4] map(x), to_apply=map_computation
+}
+)"));
+}
+
 }  // namespace
 }  // namespace mxla
