@@ -65,8 +65,7 @@ bool MayReassociate(const HloComputation& reducer) {
           reducer.root_instruction()->shape().element_type())) {
     return false;
   }
-  return IsPlainBinaryReducer(reducer, HloOpcode::kAdd) ||
-         IsPlainBinaryReducer(reducer, HloOpcode::kMultiply);
+  return IsPlainBinaryReducer(reducer, HloOpcode::kAdd);
 }
 
 absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
@@ -74,7 +73,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ApplyReducer(
     const std::vector<llvm::Value*>& accumulators,
     const std::vector<llvm::Value*>& elements, bool reassociate) {
   llvm::IRBuilder<>::FastMathFlagGuard guard(b);
-  // Only a plain add/multiply may be reassociated: any other reducer (a
+  // Only a plain add may be reassociated: any other reducer (a
   // variadic or compensated one, say) depends on its exact order of
   // operations, and `reassoc` on its ops would let LLVM undo it.
   if (reassociate && accumulators.size() == 1 &&

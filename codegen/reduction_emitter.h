@@ -13,7 +13,7 @@
 //     threads without changing any element's order.
 //   * the operand's last dimension is reduced: per output element, a loop
 //     nest over the reduced dimensions with the accumulator in a register;
-//     with CodegenOptions::reassociate_reductions, plain float add/multiply
+//     with CodegenOptions::reassociate_reductions, plain float add
 //     reducers are reassociated so this loop gets vector accumulators.
 //   * chunks > 0, as the previous one but each output's reduced range is
 //     cut into chunks of chunk_elements, one unit each, whose partial
@@ -32,12 +32,13 @@
 
 namespace mxla::codegen {
 
-// Whether `reducer` may be reassociated: a plain add or multiply (one
-// output). No other reducer ever is.
+// Whether `reducer` may be reassociated: a plain add (one output). No
+// other reducer ever is: not even multiply, whose reordered partial
+// products overflow or underflow where the sequential ones do not.
 bool MayReassociate(const HloComputation& reducer);
 
 // acc = reducer(acc..., x...) for `reduce`'s to_apply, emitted inline.
-// With `reassociate`, a plain add/multiply reducer (MayReassociate) carries
+// With `reassociate`, a plain add reducer (MayReassociate) carries
 // the reassoc flag; every other reducer keeps its exact order. Loops fold
 // through ReductionAccumulator, which holds a reassociated float
 // maximum/minimum in a form of its own.

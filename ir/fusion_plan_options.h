@@ -10,8 +10,9 @@
 namespace mxla {
 
 struct FusionPlanningOptions {
-  // Lets plain float add/multiply reducers (root = that op of the two
-  // parameters, one output; no other reducer, variadic or compensated) be
+  // Lets plain float add reducers (root = add of the two parameters, one
+  // output; no other reducer, variadic or compensated, and never multiply,
+  // whose partial products overflow where the sequential ones do not) be
   // reassociated: reductions over a contiguous dimension use vector
   // accumulators, and reductions to few outputs sum fixed chunks in
   // parallel. Results then differ from the interpreter's sequential order by

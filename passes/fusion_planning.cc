@@ -132,11 +132,14 @@ bool MaySplitReducedRange(const HloInstruction& reduce,
     if (!IsPlainBinaryReducer(reducer, opcode)) continue;
     // Integer (wrapping) and boolean ops are associative and commutative;
     // float max/min give the same value in any order (but for NaN
-    // payloads); float add/multiply only round differently, which is what
-    // reassociate_reductions allows. f16 and bf16 round after every step,
-    // where another order can change the sum entirely: never split.
+    // payloads); float add only rounds differently, which is what
+    // reassociate_reductions allows. A float product's partial products
+    // overflow or underflow where the sequential ones do not, and f16 and
+    // bf16 round after every step, where another order can change the sum
+    // entirely: never split.
+    if (is_float && opcode == HloOpcode::kMultiply) return false;
     if (primitive_util::IsNarrowFloatType(reduce.shape().element_type()) &&
-        (opcode == HloOpcode::kAdd || opcode == HloOpcode::kMultiply)) {
+        opcode == HloOpcode::kAdd) {
       return false;
     }
     return !is_float || options.reassociate_reductions;

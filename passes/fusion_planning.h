@@ -52,8 +52,8 @@ absl::StatusOr<FusionPlan> PlanFusion(const HloInstruction& fusion,
 
 // Whether the reduced range of `reduce` may be split into partial results
 // combined later: one input, and a plain integer or boolean
-// add/multiply/max/min/and/or reducer, or a float add/multiply/max/min one
-// with reassociate_reductions.
+// add/multiply/max/min/and/or reducer, a float max/min one, or a float
+// add one (not f16/bf16) with reassociate_reductions.
 bool MaySplitReducedRange(const HloInstruction& reduce,
                           const FusionPlanningOptions& options);
 

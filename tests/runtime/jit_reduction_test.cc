@@ -1,5 +1,5 @@
 // Reductions in the JIT against the evaluator: which reducers may be
-// reassociated (only a plain add/multiply; a compensated Kahan reducer keeps
+// reassociated (only a plain add, never a product; a compensated Kahan reducer keeps
 // its exact order and bits), column reductions split into blocks of output
 // columns (exact), and reductions to few outputs split into partial results
 // over fixed chunks (exact for integer and max/min reducers, within
@@ -188,13 +188,35 @@ TEST(JitReductionTest, CompensatedReducersKeepTheirExactOrderAndBits) {
   }
 }
 
-TEST(JitReductionTest, OnlyPlainAddAndMultiplyReducersGetReassoc) {
+TEST(JitReductionTest, OnlyPlainAddReducersGetReassoc) {
   EXPECT_THAT(LlvmIr(Instantiate(kKahan, kRows)), Not(HasSubstr("reassoc")));
   EXPECT_THAT(LlvmIr(Instantiate(kCorrectedSum, kRows)),
               Not(HasSubstr("reassoc")));
   EXPECT_THAT(LlvmIr(Instantiate(kPlain, kRows)), HasSubstr("fadd reassoc"));
   EXPECT_THAT(LlvmIr(Instantiate(kPlain, kRows, "f32", "multiply", "1")),
-              HasSubstr("fmul reassoc"));
+              Not(HasSubstr("reassoc")));
+}
+
+// A float product keeps the sequential order even with reassociation on:
+// [1e30, 1e-30] repeated is 1 in order, while vector lanes or chunks would
+// multiply the 1e30s into inf and the 1e-30s into 0, and inf * 0 is NaN.
+TEST(JitReductionTest, FloatProductsKeepTheSequentialOrder) {
+  for (const Reduce& reduce : {Reduce{"4,128", "4", "1"},
+                               Reduce{"40000", "", "0"}}) {
+    SCOPED_TRACE(reduce.dims);
+    const std::string text =
+        Instantiate(kPlain, reduce, "f32", "multiply", "1");
+    std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+    Literal x(module->entry_computation()->parameter_instruction(0)->shape());
+    absl::Span<float> data = x.data<float>();
+    for (size_t i = 0; i < data.size(); ++i) data[i] = i % 2 ? 1e-30f : 1e30f;
+    ASSERT_OK_AND_ASSIGN(Literal expected, EvaluateModule(*module, {&x}));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(*module, {}));
+    ASSERT_OK_AND_ASSIGN(Literal actual, executable->Run({&x}));
+    EXPECT_OK(LiteralUtil::SameValues(expected, actual));
+    EXPECT_FALSE(std::isnan(actual.data<float>()[0]));
+  }
 }
 
 // Blocks of output columns: every element keeps its order.
