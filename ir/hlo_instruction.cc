@@ -344,6 +344,29 @@ absl::StatusOr<bool> FlagOr(const HloInstruction& instruction, AttrId id,
   return *text == "true";
 }
 
+// The enum a name attribute spells (`parse` reads it); errors name the op,
+// and a missing attribute's lists the spellings in `choices`.
+template <typename Enum>
+absl::StatusOr<Enum> NamedEnum(
+    const HloInstruction& instruction, AttrId id,
+    absl::StatusOr<Enum> (*parse)(absl::string_view),
+    absl::string_view choices = "") {
+  const absl::string_view op = HloOpcodeString(instruction.opcode());
+  const auto* text = instruction.attributes().Get<std::string>(id);
+  if (text == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": missing attribute ", GetAttrInfo(id).name,
+                     choices.empty() ? "" : " (", choices,
+                     choices.empty() ? "" : ")"));
+  }
+  absl::StatusOr<Enum> value = parse(*text);
+  if (!value.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": ", value.status().message()));
+  }
+  return value;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> HloInstruction::cholesky_lower() const {
@@ -362,19 +385,10 @@ HloInstruction::triangular_solve_options() const {
   ASSIGN_OR_RETURN(options.lower, FlagOr(*this, AttrId::kLower, false));
   ASSIGN_OR_RETURN(options.unit_diagonal,
                    FlagOr(*this, AttrId::kUnitDiagonal, false));
-  const auto* transpose = attributes_.Get<std::string>(AttrId::kTransposeA);
-  if (transpose == nullptr) {
-    return absl::InvalidArgumentError(
-        "triangular-solve: missing attribute transpose_a (NO_TRANSPOSE, "
-        "TRANSPOSE or ADJOINT)");
-  }
-  absl::StatusOr<TriangularSolveTranspose> transpose_a =
-      StringToTriangularSolveTranspose(*transpose);
-  if (!transpose_a.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("triangular-solve: ", transpose_a.status().message()));
-  }
-  options.transpose_a = *transpose_a;
+  ASSIGN_OR_RETURN(options.transpose_a,
+                   NamedEnum(*this, AttrId::kTransposeA,
+                             &StringToTriangularSolveTranspose,
+                             "NO_TRANSPOSE, TRANSPOSE or ADJOINT"));
   return options;
 }
 
@@ -392,17 +406,7 @@ void HloInstruction::set_triangular_solve_options(
 }
 
 absl::StatusOr<RandomDistribution> HloInstruction::rng_distribution() const {
-  const auto* text = attributes_.Get<std::string>(AttrId::kDistribution);
-  if (text == nullptr) {
-    return absl::InvalidArgumentError("rng: missing attribute distribution");
-  }
-  absl::StatusOr<RandomDistribution> distribution =
-      StringToRandomDistribution(*text);
-  if (!distribution.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("rng: ", distribution.status().message()));
-  }
-  return distribution;
+  return NamedEnum(*this, AttrId::kDistribution, &StringToRandomDistribution);
 }
 
 void HloInstruction::set_rng_distribution(RandomDistribution distribution) {
@@ -411,17 +415,7 @@ void HloInstruction::set_rng_distribution(RandomDistribution distribution) {
 }
 
 absl::StatusOr<RandomAlgorithm> HloInstruction::rng_algorithm() const {
-  const auto* text = attributes_.Get<std::string>(AttrId::kAlgorithm);
-  if (text == nullptr) {
-    return absl::InvalidArgumentError(
-        "rng-bit-generator: missing attribute algorithm");
-  }
-  absl::StatusOr<RandomAlgorithm> algorithm = StringToRandomAlgorithm(*text);
-  if (!algorithm.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("rng-bit-generator: ", algorithm.status().message()));
-  }
-  return algorithm;
+  return NamedEnum(*this, AttrId::kAlgorithm, &StringToRandomAlgorithm);
 }
 
 void HloInstruction::set_rng_algorithm(RandomAlgorithm algorithm) {
