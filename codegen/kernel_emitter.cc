@@ -1,9 +1,11 @@
 #include "codegen/kernel_emitter.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/elemental_emitter.h"
+#include "codegen/gemm_emitter.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
 #include "codegen/reduction_emitter.h"
@@ -215,6 +217,12 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
       RETURN_IF_ERROR(EmitRowFusion(b, fused, *row, elements, results[0],
                                     begin, end, options));
     }
+  } else if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
+    info.units = dot->units;
+    if (info.units > 0) {
+      RETURN_IF_ERROR(EmitDotKernel(b, *fused.root_instruction(), *dot,
+                                    elements, results[0], begin, end));
+    }
   } else if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
     RETURN_IF_ERROR(EmitReductionKernel(b, module, fused, *reduction, elements,
                                         results, scratch, begin, end, options,
@@ -229,6 +237,12 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
 
   const int64_t bytes = FusionTrafficBytes(fusion);
   info.bytes_per_unit = info.units > 0 ? bytes / info.units : 0;
+  if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
+    // A dot's units compute far more than they move: count a unit's
+    // multiply-adds as bytes (about what one streams in their time).
+    info.bytes_per_unit = std::max(
+        info.bytes_per_unit, dot->m_block * dot->n_block * dot->k_block);
+  }
   return info;
 }
 

@@ -26,6 +26,10 @@ KindKeys KeysOf(const FusionPlan& plan) {
              "chunk_elements", "scratch_bytes"},
             {"units"}};
   }
+  if (plan.is_dot()) {
+    return {{"units", "m_block", "n_block", "k_block"},
+            {"units", "m_block", "n_block", "k_block"}};
+  }
   return {{"rows", "columns", "store", "buffered"},
           {"rows", "columns", "store", "buffered"}};
 }
@@ -87,6 +91,17 @@ absl::Status ParseValue(TokenCursor& cursor, const std::string& key,
     }
     return absl::OkStatus();
   }
+  if (auto* dot = std::get_if<DotPlan>(&plan.config)) {
+    int64_t* fields[] = {&dot->units, &dot->m_block, &dot->n_block,
+                         &dot->k_block};
+    const char* names[] = {"units", "m_block", "n_block", "k_block"};
+    for (int i = 0; i < 4; ++i) {
+      if (key == names[i]) {
+        ASSIGN_OR_RETURN(*fields[i], cursor.ExpectNonNegativeInt(key));
+      }
+    }
+    return absl::OkStatus();
+  }
   RowPlan& row = std::get<RowPlan>(plan.config);
   if (key == "rows") {
     ASSIGN_OR_RETURN(row.row_dimensions,
@@ -111,9 +126,10 @@ absl::StatusOr<FusionPlan> ParseKind(TokenCursor& cursor) {
   if (kind.text == "loop") return FusionPlan{LoopPlan{}};
   if (kind.text == "reduction") return FusionPlan{ReductionPlan{}};
   if (kind.text == "row") return FusionPlan{RowPlan{}};
+  if (kind.text == "dot") return FusionPlan{DotPlan{}};
   return TokenCursor::ErrorAt(
       kind, absl::StrCat("unknown plan kind '", kind.text,
-                         "' (expected loop, reduction or row)"));
+                         "' (expected loop, reduction, row or dot)"));
 }
 
 }  // namespace

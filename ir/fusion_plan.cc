@@ -47,11 +47,17 @@ std::string RowToString(const RowPlan& row) {
                       absl::StrJoin(buffered, ", "), "}");
 }
 
+std::string DotToString(const DotPlan& dot) {
+  return absl::StrCat("units=", dot.units, ", m_block=", dot.m_block,
+                      ", n_block=", dot.n_block, ", k_block=", dot.k_block);
+}
+
 }  // namespace
 
 absl::string_view FusionPlan::kind_name() const {
   if (is_loop()) return "loop";
   if (is_reduction()) return "reduction";
+  if (is_dot()) return "dot";
   return "row";
 }
 
@@ -61,6 +67,8 @@ std::string FusionPlan::ToString() const {
     fields = LoopToString(*loop);
   } else if (const auto* reduction = std::get_if<ReductionPlan>(&config)) {
     fields = ReductionToString(*reduction);
+  } else if (const auto* dot = std::get_if<DotPlan>(&config)) {
+    fields = DotToString(*dot);
   } else {
     fields = RowToString(std::get<RowPlan>(config));
   }

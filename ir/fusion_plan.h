@@ -2,7 +2,7 @@
 // fusion-planning pass (passes/fusion_planning.h) and recorded on the fusion
 // instruction (HloInstruction::fusion_plan), so that codegen only maps it.
 //
-// Three kinds, one typed config each:
+// Four kinds, one typed config each:
 //   loop       the root is not a reduce. One unit per output element, or
 //              with `one_unit` a single unit with static loop bounds (small
 //              kernels; every scalar result). `store` says whether results
@@ -17,6 +17,10 @@
 //              the p-th reduce of the fused computation in post order, and
 //              a last phase writes the output. Buffered values are kept in a
 //              row buffer written by phase `writer` and read by later ones.
+//   dot        the root is a dot of f32 or f64: a blocked matrix product
+//              (codegen/gemm_emitter.h). Its output is batch x m x n
+//              (ir/flat_dot.h); a unit is one m_block x n_block block of one
+//              batch element, computed over k in slices of k_block.
 // Values are named by instruction name (unique in a module, kept by
 // cloning), never by pointer.
 //
@@ -27,6 +31,7 @@
 //                             [, chunks=C, chunk_elements=E, scratch_bytes=S]}
 //   {kind=row, rows={R...}, columns={C...}, store=plain|streaming,
 //              buffered={name:writer, ...}}
+//   {kind=dot, units=N, m_block=M, n_block=N, k_block=K}
 #ifndef MXLA_IR_FUSION_PLAN_H_
 #define MXLA_IR_FUSION_PLAN_H_
 
@@ -77,15 +82,24 @@ struct RowPlan {
   bool operator==(const RowPlan&) const = default;
 };
 
+struct DotPlan {
+  int64_t units = 0;  // batch x m blocks x n blocks
+  int64_t m_block = 1;
+  int64_t n_block = 1;
+  int64_t k_block = 1;
+  bool operator==(const DotPlan&) const = default;
+};
+
 struct FusionPlan {
-  std::variant<LoopPlan, ReductionPlan, RowPlan> config;
+  std::variant<LoopPlan, ReductionPlan, RowPlan, DotPlan> config;
 
   bool is_loop() const { return std::holds_alternative<LoopPlan>(config); }
   bool is_reduction() const {
     return std::holds_alternative<ReductionPlan>(config);
   }
   bool is_row() const { return std::holds_alternative<RowPlan>(config); }
-  // The kind's text name: "loop", "reduction" or "row".
+  bool is_dot() const { return std::holds_alternative<DotPlan>(config); }
+  // The kind's text name: "loop", "reduction", "row" or "dot".
   absl::string_view kind_name() const;
   // The text form above, braces included.
   std::string ToString() const;

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/flat_dot.h"
 #include "ir/fusion_plan.h"
 #include "ir/hlo_computation.h"
 #include "ir/shape_util.h"
@@ -181,6 +182,34 @@ absl::Status CheckRow(const FusionPlan& plan, const RowPlan& row,
   return absl::OkStatus();
 }
 
+// A dot of f32 or f64 operands and result, and the units its blocks imply.
+absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
+                      const HloInstruction& root) {
+  if (root.opcode() != HloOpcode::kDot) {
+    return PlanError(plan, "the root must be a dot");
+  }
+  const PrimitiveType type = root.shape().element_type();
+  if ((type != F32 && type != F64) ||
+      root.operand(0)->shape().element_type() != type ||
+      root.operand(1)->shape().element_type() != type) {
+    return PlanError(plan, "the dot's operands and result must all be f32 or "
+                           "all f64");
+  }
+  if (dot.m_block < 1 || dot.n_block < 1 || dot.k_block < 1) {
+    return PlanError(plan, "blocks must be at least 1");
+  }
+  const FlatDot flat =
+      FlattenDot(root.operand(0)->shape(), root.operand(1)->shape(),
+                 root.dot_dimension_numbers());
+  const int64_t units = flat.batch * CeilDiv(flat.m, dot.m_block) *
+                        CeilDiv(flat.n, dot.n_block);
+  if (dot.units != units) {
+    return PlanError(plan, absl::StrCat("units must be ", units, " (batch ",
+                                        flat.batch, " x m blocks x n blocks)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CheckFusionPlan(const FusionPlan& plan,
@@ -197,6 +226,9 @@ absl::Status CheckFusionPlan(const FusionPlan& plan,
   }
   if (const auto* loop = std::get_if<LoopPlan>(&plan.config)) {
     return CheckLoop(plan, *loop, root, reduces);
+  }
+  if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
+    return CheckDot(plan, *dot, root);
   }
   if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
     if (root.opcode() != HloOpcode::kReduce || reduces.size() != 1) {

@@ -98,13 +98,23 @@ absl::Status Expander::Expand(HloComputation& computation,
 
 }  // namespace
 
+bool DotExpanderPass::IsMatrixProduct(const HloInstruction& dot) {
+  const PrimitiveType type = dot.shape().element_type();
+  return (type == F32 || type == F64) &&
+         dot.operand(0)->shape().element_type() == type &&
+         dot.operand(1)->shape().element_type() == type;
+}
+
 absl::StatusOr<bool> DotExpanderPass::Run(HloModule& module) {
   Expander expander(module);
   bool changed = false;
   for (HloComputation* computation : module.computations()) {
+    const bool keep = keep_matrix_products_ &&
+                      computation == module.entry_computation();
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != HloOpcode::kDot) continue;
+      if (keep && IsMatrixProduct(*instruction)) continue;
       RETURN_IF_ERROR(expander.Expand(*computation, instruction));
       changed = true;
     }

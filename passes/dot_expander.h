@@ -1,4 +1,4 @@
-// expand-dots: the JIT's dot, until issue 17's kernel. Each dot becomes the
+// expand-dots: dots as reductions. Each dot becomes the
 // reduction it computes: the operands transposed to (batch, free,
 // contracting) order and broadcast to (batch, lhs free, rhs free,
 // contracting), multiplied, and summed over the contracting dimensions from
@@ -7,6 +7,12 @@
 // interpreter's (interpreter/hlo_evaluator_dot.cc): bit-identical unless
 // reductions are reassociated. f16 and bf16 dots are computed in f32 and
 // converted back. Any HLO form; the result is lowered.
+//
+// The JIT constructs it with keep_matrix_products when float reductions
+// may be reordered (CodegenOptions::reassociate_reductions): an entry dot
+// whose operands and result are all f32 or all f64 then stays a dot, for
+// the fusion pass to make its own kernel (codegen/gemm_emitter.h), which
+// rounds with fused multiply-adds.
 #ifndef MXLA_PASSES_DOT_EXPANDER_H_
 #define MXLA_PASSES_DOT_EXPANDER_H_
 
@@ -17,8 +23,17 @@ namespace mxla {
 
 class DotExpanderPass : public HloPass {
  public:
+  explicit DotExpanderPass(bool keep_matrix_products = false)
+      : keep_matrix_products_(keep_matrix_products) {}
   absl::string_view name() const override { return "expand-dots"; }
   absl::StatusOr<bool> Run(HloModule& module) override;
+
+  // Whether the JIT's matrix-product kernel computes `dot`: all f32 or all
+  // f64.
+  static bool IsMatrixProduct(const HloInstruction& dot);
+
+ private:
+  bool keep_matrix_products_;
 };
 
 }  // namespace mxla

@@ -28,6 +28,12 @@ bool IsFusible(const HloInstruction& instruction) {
          IsScalarConstant(instruction);
 }
 
+// A dot left by expand-dots (one the JIT's matrix-product kernel computes)
+// roots a fusion of its own, reading its operands from memory.
+bool IsDotRoot(const HloInstruction& instruction) {
+  return instruction.opcode() == HloOpcode::kDot;
+}
+
 // Whether `instruction` roots its own fusion. Non-fusible values are never
 // roots (they stay in the entry and become fusion parameters); scalar
 // constants are always fused, and also stay as they are where the entry
@@ -173,7 +179,8 @@ absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
   absl::flat_hash_set<const HloInstruction*> roots;
   for (const HloInstruction* instruction : order) {
-    if (IsMaterialized(*instruction, entry->root_instruction())) {
+    if (IsMaterialized(*instruction, entry->root_instruction()) ||
+        IsDotRoot(*instruction)) {
       roots.insert(instruction);
     }
   }
@@ -190,7 +197,8 @@ absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
     FusedGroup group = BuildGroup(module, instruction, roots);
     FusionKind kind = instruction->opcode() == HloOpcode::kReduce
                           ? FusionKind::kInput
-                          : FusionKind::kLoop;
+                      : IsDotRoot(*instruction) ? FusionKind::kOutput
+                                                : FusionKind::kLoop;
     std::unique_ptr<HloInstruction> fusion = HloInstruction::CreateFusion(
         instruction->shape(), kind, group.operands, group.computation);
     fusion->set_name("fusion");

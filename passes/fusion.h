@@ -31,6 +31,9 @@
 //   * a value whose fusion would exceed kMaxFusedInstructions (counting a
 //     shared operand once per path) is materialized too, so kernels stay
 //     small enough for LLVM to compile in time linear in the graph;
+//   * a dot (one expand-dots kept for the JIT's matrix-product kernel) is
+//     the root of a fusion of its own (kOutput) whose operands are its
+//     operands, materialized;
 //   * a fusion rooted at a reduce is kInput, every other kLoop; its operands
 //     are the non-fusible or materialized values it reads, once each, in the
 //     order the fused instructions (in post order) first read them;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ir/flat_dot.h"
 #include "ir/hlo_computation.h"
 #include "ir/memory_budget.h"
 #include "ir/shape_util.h"
@@ -187,11 +188,39 @@ ReductionPlan PlanReduction(const HloInstruction& reduce,
   return plan;
 }
 
+// A dot kernel's blocks: k slices of 256 (a packed 12 x 256 lhs panel and
+// a 256 x 32 rhs panel stay in L1), n blocks of at most 512 KiB of packed
+// rhs (on the kernel's stack), and units of whole rows split so that there
+// are about 8 of them: enough for the threads, few enough that each
+// unit's rhs block is packed few times. Any split gives the same bits.
+DotPlan PlanDot(const HloInstruction& dot) {
+  const FlatDot flat = FlattenDot(dot.operand(0)->shape(),
+                                  dot.operand(1)->shape(),
+                                  dot.dot_dimension_numbers());
+  const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
+  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  DotPlan plan;
+  plan.k_block = std::max<int64_t>(1, std::min<int64_t>(flat.k, 256));
+  plan.n_block = std::max<int64_t>(
+      1, std::min<int64_t>(flat.n, (512 << 10) / (plan.k_block * bytes)));
+  const int64_t others = flat.batch * ceil_div(flat.n, plan.n_block);
+  const int64_t row_units = std::max<int64_t>(1, ceil_div(8, others));
+  constexpr int64_t kRowQuantum = 48;  // whole micro-kernel panels
+  plan.m_block = std::max<int64_t>(
+      1, std::min<int64_t>(
+             flat.m, ceil_div(ceil_div(flat.m, row_units), kRowQuantum) *
+                         kRowQuantum));
+  plan.units = flat.batch * ceil_div(flat.m, plan.m_block) *
+               ceil_div(flat.n, plan.n_block);
+  return plan;
+}
+
 absl::StatusOr<FusionPlan> PlanFusion(const HloInstruction& fusion,
                                       const FusionPlanningOptions& options) {
   RET_CHECK(fusion.opcode() == HloOpcode::kFusion && fusion.to_apply());
   const HloComputation& fused = *fusion.to_apply();
   const HloInstruction& root = *fused.root_instruction();
+  if (root.opcode() == HloOpcode::kDot) return FusionPlan{PlanDot(root)};
   absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
   if (rows.ok()) return FusionPlan{MakeRowPlan(fusion, *rows, options)};
   const std::vector<const HloInstruction*> reduces = ReducesInPostOrder(fused);

@@ -129,7 +129,8 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
           std::make_unique<UnplannableFusionInlinerPass>(options.codegen));
       passes->AddPass(std::make_unique<ReduceWindowExpanderPass>());
       passes->AddPass(std::make_unique<ConvolutionExpanderPass>());
-      passes->AddPass(std::make_unique<DotExpanderPass>());
+      passes->AddPass(std::make_unique<DotExpanderPass>(
+          options.codegen.reassociate_reductions));
       passes->AddPass(std::make_unique<LowerBroadcastsPass>());
       passes->AddPass(std::make_unique<FusionPass>());
       passes->AddPass(std::make_unique<RowFusionPass>());

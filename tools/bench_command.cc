@@ -259,12 +259,22 @@ absl::Status BenchWorkload(const bench::Workload& w,
   const Stats& jit = run.jit;
   const Stats& hand = run.hand;
   double jit_gbps = Gbps(w.bytes, jit.median), hand_gbps = Gbps(w.bytes, hand.median);
+  // A compute-bound workload (G) shows GFLOP/s where the others show GB/s,
+  // and no share of the triad.
+  const bool compute = w.flops > 0;
+  auto rate = [&](double seconds) {
+    return compute ? w.flops / seconds / 1e9 : Gbps(w.bytes, seconds);
+  };
+  auto share = [&](double seconds) {
+    return compute ? std::string("  flop")
+                   : absl::StrFormat("%6.0f%%", 100 * rate(seconds) / triad);
+  };
   std::cout << absl::StrFormat(
-      "  %-3s %-16s %8.2f %8.2f %7.1f %6.0f%% | %8.2f %7.1f %6.0f%% |  %5.2f | "
+      "  %-3s %-16s %8.2f %8.2f %7.1f %s | %8.2f %7.1f %s |  %5.2f | "
       "%6.1f %6.1f %6.1f  %s\n",
-      w.id, w.name, jit.median * 1e3, jit.min * 1e3, jit_gbps,
-      100 * jit_gbps / triad, hand.median * 1e3, hand_gbps,
-      100 * hand_gbps / triad, jit_gbps / hand_gbps,
+      w.id, w.name, jit.median * 1e3, jit.min * 1e3, rate(jit.median),
+      share(jit.median), hand.median * 1e3, rate(hand.median),
+      share(hand.median), jit_gbps / hand_gbps,
       compile.compile.median * 1e3,
       (first ? first_compile : compile.compile.min) * 1e3,
       compile.hit.median * 1e6,
@@ -357,7 +367,7 @@ absl::Status CheckBenchThreads(const BenchOptions& options) {
   return ThreadPool::DefaultStatus();
 }
 
-// --filter's ids, each a known workload (W1 to W10), W7 or S.
+// --filter's ids, each a known workload (W1 to W10, G1), W7 or S.
 absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
   std::vector<std::string> filter =
       absl::StrSplit(text, ',', absl::SkipEmpty());
@@ -366,7 +376,7 @@ absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: unknown workload '", id, "' (W1 to W10, S)"));
+          "--filter: unknown workload '", id, "' (W1 to W10, G1, S)"));
     }
   }
   return filter;
@@ -459,7 +469,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
       "Threads for the JIT and the reference loops, 1 to 1024 (default: "
       "MXLA_THREADS, else all hardware threads)");
   bench->add_option("--filter", options->filter,
-                    "Comma-separated workload ids: W1..W10, and S for "
+                    "Comma-separated workload ids: W1..W10, G1 (GFLOP/s, shown as 'flop'), and S for "
                     "compile-time scaling (chains up to 100,000 "
                     "instructions, 16,384 constants, 16,384 broadcasts; "
                     "only run when named)");

@@ -128,4 +128,17 @@ void StreamFillNonTemporal(float* a, float s, int64_t begin, int64_t end) {
   for (; i < end; ++i) a[i] = s;
 }
 
+void Matmul(const float* a, const float* b, float* out, int64_t k, int64_t n,
+            int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    float* row = out + i * n;
+    std::fill(row, row + n, 0.0f);
+    for (int64_t p = 0; p < k; ++p) {
+      const float a_ip = a[i * k + p];
+      const float* b_row = b + p * n;
+      for (int64_t j = 0; j < n; ++j) row[j] += a_ip * b_row[j];
+    }
+  }
+}
+
 }  // namespace mxla::bench

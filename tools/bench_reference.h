@@ -43,6 +43,10 @@ void ColumnSum(const float* x, float* out, int64_t rows, int64_t cols,
 // *out = sum of x[0, n) with 16 independent accumulators (vectorizes without
 // fast-math), on one thread.
 void Sum(const float* x, float* out, int64_t n);
+// Rows [begin, end) of out[m,n] = a[m,k] @ b[k,n]: the i-k-j loop, whose
+// inner loop over a row of b vectorizes.
+void Matmul(const float* a, const float* b, float* out, int64_t k, int64_t n,
+            int64_t begin, int64_t end);
 // STREAM kernels over [begin, end).
 void StreamCopy(const float* a, float* c, int64_t begin, int64_t end);
 void StreamTriad(const float* b, const float* c, float* a, float s,

@@ -185,6 +185,24 @@ Workload MakeSum() {
   return w;
 }
 
+// G1: C = A @ B at 1024 x 1024 x 1024 (the anchors' sgemm).
+Workload MakeSgemm() {
+  constexpr int64_t n = 1024;
+  XlaBuilder b("sgemm");
+  Dot(Parameter(&b, 0, F32({n, n}), "A"), Parameter(&b, 1, F32({n, n}), "B"));
+  Workload w{"G1", "sgemm", *b.Build(), {}, 0, n, {}};
+  w.inputs.push_back(Values(F32({n, n}), 101, -1, 2));
+  w.inputs.push_back(Values(F32({n, n}), 102, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({n, n}));
+  w.flops = 2 * n * n * n;
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      Matmul(Data(in[0]), Data(in[1]), out, n, n, begin, end);
+    };
+  };
+  return w;
+}
+
 }  // namespace
 
 Workload MakeBiasAdd(int64_t rows, int64_t cols) {
@@ -214,6 +232,7 @@ const std::vector<WorkloadFactory>& Workloads() {
       {"W8", "scale_by_exp", MakeScaleByExp},
       {"W9", "column_sum", MakeColumnSum},
       {"W10", "sum", MakeSum},
+      {"G1", "sgemm", MakeSgemm},
   };
   return *workloads;
 }

@@ -489,10 +489,11 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
                 IsSubprogramOp(opcode))
         << what << ": " << instruction->ToString();
     if (opcode != HloOpcode::kFusion) continue;
-    bool reduce = instruction->to_apply()->root_instruction()->opcode() ==
-                  HloOpcode::kReduce;
+    const HloOpcode root = instruction->to_apply()->root_instruction()->opcode();
     EXPECT_EQ(instruction->fusion_kind(),
-              reduce ? FusionKind::kInput : FusionKind::kLoop)
+              root == HloOpcode::kReduce ? FusionKind::kInput
+              : root == HloOpcode::kDot  ? FusionKind::kOutput
+                                         : FusionKind::kLoop)
         << what << ": " << instruction->ToString();
   }
 }

@@ -1,0 +1,395 @@
+#include "codegen/gemm_emitter.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "codegen/llvm_pipeline.h"
+#include "codegen/llvm_types.h"
+#include "codegen/loop_emitter.h"
+#include "ir/flat_dot.h"
+#include "ir/status_macros.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace mxla::codegen {
+
+GemmTile HostGemmTile(PrimitiveType type) {
+  GemmTile tile;
+  const int64_t vector_bytes = HostVectorBytes();
+  tile.lanes = vector_bytes / primitive_util::ByteWidth(type);
+  // 4 x mr accumulators, 4 rhs vectors and a broadcast: 6 rows fill 29 of
+  // AVX-512's 32 registers; AVX's 16 take 2 vectors of 6 rows (15).
+  const int64_t vectors = vector_bytes >= 64 ? 4 : 2;
+  tile.nr = vectors * tile.lanes;
+  tile.mr = 6;
+  return tile;
+}
+
+namespace {
+
+// Everything the kernel's loops share.
+class GemmEmitter {
+ public:
+  GemmEmitter(llvm::IRBuilder<>& b, const HloInstruction& dot,
+              const DotPlan& plan, ElementalEmitter& elements,
+              llvm::Value* result)
+      : b_(b),
+        dot_(dot),
+        plan_(plan),
+        elements_(elements),
+        result_(result),
+        type_(dot.shape().element_type()),
+        flat_(FlattenDot(dot.operand(0)->shape(), dot.operand(1)->shape(),
+                         dot.dot_dimension_numbers())),
+        tile_(HostGemmTile(type_)),
+        element_type_(RegisterType(type_, b.getContext())),
+        vector_type_(llvm::FixedVectorType::get(element_type_, tile_.lanes)) {}
+
+  absl::Status Emit(llvm::Value* begin, llvm::Value* end);
+
+ private:
+  llvm::Value* I64(int64_t value) { return b_.getInt64(value); }
+  llvm::Value* Min(llvm::Value* x, llvm::Value* y) {
+    return b_.CreateSelect(b_.CreateICmpSLT(x, y), x, y);
+  }
+  llvm::Value* CeilDiv(llvm::Value* x, int64_t d) {
+    return b_.CreateUDiv(b_.CreateAdd(x, I64(d - 1)), I64(d));
+  }
+  llvm::Value* At(llvm::Value* buffer, llvm::Value* index) {
+    return b_.CreateInBoundsGEP(element_type_, buffer, index);
+  }
+  // An alloca in the function's entry block, 64-byte aligned.
+  llvm::Value* EntryArray(llvm::Type* type, int64_t count, const char* name);
+
+  // The operand index of `operand` (0: lhs, 1: rhs) at batch `batch`,
+  // free position `free` (an m or n) and contracting position `k`.
+  IrIndex OperandIndex(int operand, llvm::Value* batch, llvm::Value* free,
+                       llvm::Value* k);
+  // Element (batch, row or column `free`, k) of an operand, or 0 past
+  // `free_size` (the padding of the last panel).
+  absl::StatusOr<llvm::Value*> PackedElement(int operand, llvm::Value* batch,
+                                             llvm::Value* free,
+                                             int64_t free_size,
+                                             llvm::Value* k);
+  // Packs `width`-wide panels of `operand` (rows of lhs, columns of rhs):
+  // panel p, step k, lane l at packed[(p * kc + k) * width + l].
+  absl::Status Pack(int operand, llvm::Value* packed, int64_t width,
+                    llvm::Value* batch, llvm::Value* free_start,
+                    llvm::Value* free_count, int64_t free_size,
+                    llvm::Value* k_start, llvm::Value* kc);
+  // Updates the tile at (row, column) of `batch`'s output with panels
+  // `lhs_panel` and `rhs_panel` over kc steps; `first`: the k slice is the
+  // first, the tile starts from 0.
+  absl::Status MicroKernel(llvm::Value* lhs_panel, llvm::Value* rhs_panel,
+                           llvm::Value* kc, llvm::Value* batch,
+                           llvm::Value* row, llvm::Value* column,
+                           llvm::Value* first);
+  // Copies the valid rows x columns of a tile between the output (at
+  // `offset`, row stride n) and the tile buffer (row stride nr).
+  absl::Status CopyTile(llvm::Value* offset, llvm::Value* rows,
+                        llvm::Value* columns, bool into_buffer);
+
+  llvm::IRBuilder<>& b_;
+  const HloInstruction& dot_;
+  const DotPlan& plan_;
+  ElementalEmitter& elements_;
+  llvm::Value* result_;
+  const PrimitiveType type_;
+  const FlatDot flat_;
+  const GemmTile tile_;
+  llvm::Type* element_type_;
+  llvm::FixedVectorType* vector_type_;
+  llvm::Value* packed_lhs_ = nullptr;
+  llvm::Value* packed_rhs_ = nullptr;
+  llvm::Value* tile_buffer_ = nullptr;
+  std::vector<llvm::Value*> accumulators_;
+};
+
+llvm::Value* GemmEmitter::EntryArray(llvm::Type* type, int64_t count,
+                                     const char* name) {
+  llvm::IRBuilder<>::InsertPointGuard guard(b_);
+  llvm::BasicBlock& entry =
+      b_.GetInsertBlock()->getParent()->getEntryBlock();
+  b_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+  llvm::AllocaInst* array = b_.CreateAlloca(type, I64(count), name);
+  array->setAlignment(llvm::Align(64));
+  return array;
+}
+
+IrIndex GemmEmitter::OperandIndex(int operand, llvm::Value* batch,
+                                  llvm::Value* free, llvm::Value* k) {
+  const Shape& shape = dot_.operand(operand)->shape();
+  const DotDimensionNumbers& d = flat_.dnums;
+  const std::vector<int64_t>& batch_dims = operand == 0 ? d.lhs_batch
+                                                        : d.rhs_batch;
+  const std::vector<int64_t>& free_dims =
+      operand == 0 ? flat_.lhs_free : flat_.rhs_free;
+  const std::vector<int64_t>& contracting_dims =
+      operand == 0 ? d.lhs_contracting : d.rhs_contracting;
+  IrIndex index(shape.rank(), nullptr);
+  auto scatter = [&](const std::vector<int64_t>& dims, llvm::Value* linear) {
+    std::vector<int64_t> sizes;
+    for (int64_t dim : dims) sizes.push_back(shape.dimensions(dim));
+    IrIndex parts = ElementalEmitter::Delinearize(b_, sizes, linear);
+    for (size_t i = 0; i < dims.size(); ++i) index[dims[i]] = parts[i];
+  };
+  scatter(batch_dims, batch);
+  scatter(free_dims, free);
+  scatter(contracting_dims, k);
+  return index;
+}
+
+absl::StatusOr<llvm::Value*> GemmEmitter::PackedElement(
+    int operand, llvm::Value* batch, llvm::Value* free, int64_t free_size,
+    llvm::Value* k) {
+  // Padding reads a valid element (the last) and keeps 0 instead.
+  llvm::Value* valid = b_.CreateICmpSLT(free, I64(free_size));
+  llvm::Value* clamped = b_.CreateSelect(valid, free, I64(free_size - 1));
+  elements_.ClearCache();
+  ASSIGN_OR_RETURN(llvm::Value * value,
+                   elements_.Generate(*dot_.operand(operand),
+                                      OperandIndex(operand, batch, clamped, k)));
+  return b_.CreateSelect(valid, value,
+                         llvm::ConstantFP::get(element_type_, 0.0));
+}
+
+absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
+                               int64_t width, llvm::Value* batch,
+                               llvm::Value* free_start,
+                               llvm::Value* free_count, int64_t free_size,
+                               llvm::Value* k_start, llvm::Value* kc) {
+  llvm::LLVMContext& context = b_.getContext();
+  llvm::Function* function = b_.GetInsertBlock()->getParent();
+  llvm::Value* panels = CeilDiv(free_count, width);
+  return EmitForLoop(b_, I64(0), panels, "panel", [&](llvm::Value* p) {
+    llvm::Value* first_lane =
+        b_.CreateAdd(free_start, b_.CreateMul(p, I64(width)));
+    // A whole panel reads every lane as it is (straight-line code the SLP
+    // vectorizer turns into vector loads where the lanes are contiguous;
+    // the loop vectorizer is kept out, it would gather and scatter across
+    // k); the last one may pad.
+    llvm::Value* whole = b_.CreateICmpSLE(b_.CreateAdd(first_lane, I64(width)),
+                                          I64(free_size));
+    auto* whole_block = llvm::BasicBlock::Create(context, "pack_whole", function);
+    auto* padded_block = llvm::BasicBlock::Create(context, "pack_padded", function);
+    auto* done = llvm::BasicBlock::Create(context, "pack_done", function);
+    b_.CreateCondBr(whole, whole_block, padded_block);
+    for (bool pad : {false, true}) {
+      b_.SetInsertPoint(pad ? padded_block : whole_block);
+      RETURN_IF_ERROR(EmitForLoop(b_, I64(0), kc, "pack_k", [&](llvm::Value* k) {
+        llvm::Value* row = b_.CreateMul(b_.CreateAdd(b_.CreateMul(p, kc), k),
+                                        I64(width));
+        llvm::Value* k_index = b_.CreateAdd(k_start, k);
+        elements_.ClearCache();
+        for (int64_t lane = 0; lane < width; ++lane) {
+          llvm::Value* free = b_.CreateAdd(first_lane, I64(lane));
+          llvm::Value* value;
+          if (pad) {
+            ASSIGN_OR_RETURN(value, PackedElement(operand, batch, free,
+                                                  free_size, k_index));
+          } else {
+            ASSIGN_OR_RETURN(value,
+                             elements_.Generate(*dot_.operand(operand),
+                                                OperandIndex(operand, batch,
+                                                             free, k_index)));
+          }
+          b_.CreateStore(value, At(packed, b_.CreateAdd(row, I64(lane))));
+        }
+        return absl::OkStatus();
+      }, LoopHints::kKeepAsWritten));
+      b_.CreateBr(done);
+    }
+    b_.SetInsertPoint(done);
+    elements_.ClearCache();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status GemmEmitter::CopyTile(llvm::Value* offset, llvm::Value* rows,
+                                   llvm::Value* columns, bool into_buffer) {
+  return EmitForLoop(b_, I64(0), rows, "tile_row", [&](llvm::Value* i) {
+    return EmitForLoop(b_, I64(0), columns, "tile_column", [&](llvm::Value* j) {
+      llvm::Value* out = At(
+          result_, b_.CreateAdd(offset, b_.CreateAdd(
+                                            b_.CreateMul(i, I64(flat_.n)), j)));
+      llvm::Value* buffer = At(
+          tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)), j));
+      llvm::Value* from = into_buffer ? out : buffer;
+      llvm::Value* to = into_buffer ? buffer : out;
+      b_.CreateStore(b_.CreateLoad(element_type_, from), to);
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
+                                      llvm::Value* rhs_panel, llvm::Value* kc,
+                                      llvm::Value* batch, llvm::Value* row,
+                                      llvm::Value* column,
+                                      llvm::Value* first) {
+  llvm::LLVMContext& context = b_.getContext();
+  llvm::Function* function = b_.GetInsertBlock()->getParent();
+  const int64_t vectors = tile_.nr / tile_.lanes;
+  llvm::Value* rows = Min(I64(tile_.mr), b_.CreateSub(I64(flat_.m), row));
+  llvm::Value* columns =
+      Min(I64(tile_.nr), b_.CreateSub(I64(flat_.n), column));
+  llvm::Value* full = b_.CreateAnd(b_.CreateICmpEQ(rows, I64(tile_.mr)),
+                                   b_.CreateICmpEQ(columns, I64(tile_.nr)));
+  llvm::Value* offset = b_.CreateAdd(
+      b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
+                   I64(flat_.n)),
+      column);
+  llvm::Value* tile = b_.CreateSelect(full, At(result_, offset), tile_buffer_);
+  llvm::Value* stride = b_.CreateSelect(full, I64(flat_.n), I64(tile_.nr));
+  auto vector_at = [&](int64_t i, int64_t v) {
+    return At(tile, b_.CreateAdd(b_.CreateMul(I64(i), stride),
+                                 I64(v * tile_.lanes)));
+  };
+
+  // Edge tiles continue from the buffer.
+  auto* copy_in = llvm::BasicBlock::Create(context, "tile_in", function);
+  auto* start = llvm::BasicBlock::Create(context, "tile_start", function);
+  b_.CreateCondBr(b_.CreateOr(full, first), start, copy_in);
+  b_.SetInsertPoint(copy_in);
+  RETURN_IF_ERROR(CopyTile(offset, rows, columns, /*into_buffer=*/true));
+  b_.CreateBr(start);
+
+  // The accumulators: 0 on the first k slice, else the tile so far.
+  b_.SetInsertPoint(start);
+  auto* zero_block = llvm::BasicBlock::Create(context, "acc_zero", function);
+  auto* load_block = llvm::BasicBlock::Create(context, "acc_load", function);
+  auto* loop_block = llvm::BasicBlock::Create(context, "acc_ready", function);
+  b_.CreateCondBr(first, zero_block, load_block);
+  b_.SetInsertPoint(zero_block);
+  for (llvm::Value* acc : accumulators_) {
+    b_.CreateStore(llvm::Constant::getNullValue(vector_type_), acc);
+  }
+  b_.CreateBr(loop_block);
+  b_.SetInsertPoint(load_block);
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    for (int64_t v = 0; v < vectors; ++v) {
+      b_.CreateStore(
+          b_.CreateAlignedLoad(vector_type_, vector_at(i, v),
+                               llvm::Align(primitive_util::ByteWidth(type_))),
+          accumulators_[i * vectors + v]);
+    }
+  }
+  b_.CreateBr(loop_block);
+  b_.SetInsertPoint(loop_block);
+
+  RETURN_IF_ERROR(EmitForLoop(b_, I64(0), kc, "micro_k", [&](llvm::Value* k) {
+    std::vector<llvm::Value*> rhs;
+    llvm::Value* rhs_row = b_.CreateMul(k, I64(tile_.nr));
+    for (int64_t v = 0; v < vectors; ++v) {
+      rhs.push_back(b_.CreateAlignedLoad(
+          vector_type_,
+          At(rhs_panel, b_.CreateAdd(rhs_row, I64(v * tile_.lanes))),
+          llvm::Align(HostVectorBytes())));
+    }
+    llvm::Value* lhs_column = b_.CreateMul(k, I64(tile_.mr));
+    for (int64_t i = 0; i < tile_.mr; ++i) {
+      llvm::Value* a = b_.CreateLoad(
+          element_type_, At(lhs_panel, b_.CreateAdd(lhs_column, I64(i))));
+      llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
+      for (int64_t v = 0; v < vectors; ++v) {
+        llvm::Value* acc = accumulators_[i * vectors + v];
+        llvm::Value* sum = b_.CreateIntrinsic(
+            llvm::Intrinsic::fmuladd, {vector_type_},
+            {splat, rhs[v], b_.CreateLoad(vector_type_, acc)});
+        b_.CreateStore(sum, acc);
+      }
+    }
+    return absl::OkStatus();
+  }, LoopHints::kKeepAsWritten));
+
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    for (int64_t v = 0; v < vectors; ++v) {
+      b_.CreateAlignedStore(
+          b_.CreateLoad(vector_type_, accumulators_[i * vectors + v]),
+          vector_at(i, v), llvm::Align(primitive_util::ByteWidth(type_)));
+    }
+  }
+  auto* copy_out = llvm::BasicBlock::Create(context, "tile_out", function);
+  auto* done = llvm::BasicBlock::Create(context, "tile_done", function);
+  b_.CreateCondBr(full, done, copy_out);
+  b_.SetInsertPoint(copy_out);
+  RETURN_IF_ERROR(CopyTile(offset, rows, columns, /*into_buffer=*/false));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
+  const int64_t m_blocks = (flat_.m + plan_.m_block - 1) / plan_.m_block;
+  const int64_t n_blocks = (flat_.n + plan_.n_block - 1) / plan_.n_block;
+  const int64_t k_blocks =
+      std::max<int64_t>(1, (flat_.k + plan_.k_block - 1) / plan_.k_block);
+  // The lhs rows packed at a time: an L2-sized block (144 x k_block) of
+  // whole panels.
+  auto whole_panels = [&](int64_t rows) {
+    return (rows + tile_.mr - 1) / tile_.mr * tile_.mr;
+  };
+  const int64_t chunk = std::min(whole_panels(plan_.m_block), whole_panels(144));
+  const int64_t n_padded = (plan_.n_block + tile_.nr - 1) / tile_.nr * tile_.nr;
+  packed_lhs_ = EntryArray(element_type_, chunk * plan_.k_block, "packed_lhs");
+  packed_rhs_ = EntryArray(element_type_, plan_.k_block * n_padded, "packed_rhs");
+  tile_buffer_ = EntryArray(element_type_, tile_.mr * tile_.nr, "tile_buffer");
+  for (int64_t i = 0; i < tile_.mr * (tile_.nr / tile_.lanes); ++i) {
+    accumulators_.push_back(EntryArray(vector_type_, 1, "acc"));
+  }
+  return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
+    // unit = (batch * n_blocks + n block) * m_blocks + m block.
+    llvm::Value* m_block = b_.CreateURem(unit, I64(m_blocks));
+    llvm::Value* rest = b_.CreateUDiv(unit, I64(m_blocks));
+    llvm::Value* n_block = b_.CreateURem(rest, I64(n_blocks));
+    llvm::Value* batch = b_.CreateUDiv(rest, I64(n_blocks));
+    llvm::Value* m0 = b_.CreateMul(m_block, I64(plan_.m_block));
+    llvm::Value* n0 = b_.CreateMul(n_block, I64(plan_.n_block));
+    llvm::Value* mc = Min(I64(plan_.m_block), b_.CreateSub(I64(flat_.m), m0));
+    llvm::Value* nc = Min(I64(plan_.n_block), b_.CreateSub(I64(flat_.n), n0));
+    return EmitForLoop(b_, I64(0), I64(k_blocks), "k_block", [&](llvm::Value* kb) {
+      llvm::Value* k0 = b_.CreateMul(kb, I64(plan_.k_block));
+      llvm::Value* kc = Min(I64(plan_.k_block), b_.CreateSub(I64(flat_.k), k0));
+      RETURN_IF_ERROR(Pack(1, packed_rhs_, tile_.nr, batch, n0, nc, flat_.n,
+                           k0, kc));
+      llvm::Value* first = b_.CreateICmpEQ(kb, I64(0));
+      return EmitForLoop(b_, I64(0), CeilDiv(mc, chunk), "m_chunk",
+                         [&](llvm::Value* c) {
+        llvm::Value* r0 = b_.CreateAdd(m0, b_.CreateMul(c, I64(chunk)));
+        llvm::Value* rows =
+            Min(I64(chunk), b_.CreateSub(b_.CreateAdd(m0, mc), r0));
+        RETURN_IF_ERROR(Pack(0, packed_lhs_, tile_.mr, batch, r0, rows,
+                             flat_.m, k0, kc));
+        return EmitForLoop(b_, I64(0), CeilDiv(nc, tile_.nr), "n_panel",
+                           [&](llvm::Value* jp) {
+          return EmitForLoop(b_, I64(0), CeilDiv(rows, tile_.mr), "m_panel",
+                             [&](llvm::Value* ip) {
+            llvm::Value* lhs_panel = At(
+                packed_lhs_, b_.CreateMul(b_.CreateMul(ip, kc), I64(tile_.mr)));
+            llvm::Value* rhs_panel = At(
+                packed_rhs_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
+            return MicroKernel(
+                lhs_panel, rhs_panel, kc, batch,
+                b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr))),
+                b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr))), first);
+          });
+        });
+      });
+    });
+  });
+}
+
+}  // namespace
+
+absl::Status EmitDotKernel(llvm::IRBuilder<>& b, const HloInstruction& dot,
+                           const DotPlan& plan, ElementalEmitter& elements,
+                           llvm::Value* result, llvm::Value* begin,
+                           llvm::Value* end) {
+  RET_CHECK(dot.opcode() == HloOpcode::kDot, dot.ToString());
+  RET_CHECK(dot.shape().element_type() == F32 ||
+                dot.shape().element_type() == F64,
+            dot.ToString());
+  GemmEmitter emitter(b, dot, plan, elements, result);
+  return emitter.Emit(begin, end);
+}
+
+}  // namespace mxla::codegen

@@ -1,0 +1,185 @@
+// The JIT's matrix-product kernel (codegen/gemm_emitter.h): which dots it
+// takes (entry dots, all f32 or all f64, with reassociation allowed), its
+// plan and the plan's checks, and its results against the interpreter on
+// every dimension-number form: odd sizes around the tile and block edges,
+// batch dimensions, transposed operands, several contracting dimensions,
+// zero-size dimensions, NaN and infinity, and 1, 2 or 3 threads giving the
+// very same bits.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "interpreter/hlo_evaluator.h"
+#include "runtime/compile.h"
+#include "runtime/thread_pool.h"
+#include "tests/testlib/hlo_test_base.h"
+#include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::ErrorSpec;
+using ::mxla::testing::MakeSeededArguments;
+using ::mxla::testing::Pointers;
+using ::mxla::testing::RunAndCompare;
+using ::mxla::testing::RunAndCompareOptions;
+using ::mxla::testing::VerifyHloText;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// ROOT d = dot(a, b) with the given shapes and dimension numbers.
+std::string DotModule(const std::string& lhs, const std::string& rhs,
+                      const std::string& result,
+                      const std::string& dimension_numbers) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  a = ", lhs,
+                      " parameter(0)\n  b = ", rhs, " parameter(1)\n  ROOT d = ",
+                      result, " dot(a, b), ", dimension_numbers, "\n}\n");
+}
+
+const char kMatmul[] = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+
+std::unique_ptr<HloModule> Fused(const std::string& text,
+                                 const CompileOptions& options = {}) {
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  return OptimizeForBackend(*module, options).value();
+}
+
+// The products round with fused multiply-adds: within rounding of the
+// interpreter's multiply-then-add.
+RunAndCompareOptions Close() {
+  RunAndCompareOptions options;
+  options.error = ErrorSpec{1e-4, 1e-4};
+  return options;
+}
+
+TEST(GemmTest, FloatEntryDotsBecomeDotKernels) {
+  std::unique_ptr<HloModule> fused =
+      Fused(DotModule("f32[37,53]", "f32[53,71]", "f32[37,71]", kMatmul));
+  const HloInstruction* root = fused->entry_computation()->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(root->fusion_kind(), FusionKind::kOutput);
+  EXPECT_EQ(root->to_apply()->root_instruction()->opcode(), HloOpcode::kDot);
+  ASSERT_NE(root->fusion_plan(), nullptr);
+  EXPECT_EQ(root->fusion_plan()->ToString(),
+            "{kind=dot, units=1, m_block=37, n_block=71, k_block=53}");
+  // The plan round-trips through text and is checked against the dot.
+  const std::string text = fused->ToString();
+  EXPECT_EQ(ParseHloModule(text).value()->ToString(), text);
+  std::string wrong = text;
+  wrong.replace(wrong.find("units=1"), 7, "units=2");
+  EXPECT_THAT(VerifyHloText(wrong).message(),
+              HasSubstr("units must be 1 (batch 1 x m blocks x n blocks)"));
+
+  // bf16 and integer dots, and any dot without reassociation, stay
+  // reductions (bit for bit the interpreter's order).
+  for (const char* type : {"bf16", "s32"}) {
+    std::unique_ptr<HloModule> other = Fused(DotModule(
+        absl::StrCat(type, "[4,5]"), absl::StrCat(type, "[5,6]"),
+        absl::StrCat(type, "[4,6]"), kMatmul));
+    EXPECT_THAT(other->ToString(), Not(HasSubstr("kind=dot"))) << type;
+  }
+  CompileOptions exact;
+  exact.codegen.reassociate_reductions = false;
+  EXPECT_THAT(Fused(DotModule("f32[4,5]", "f32[5,6]", "f32[4,6]", kMatmul),
+                    exact)
+                  ->ToString(),
+              Not(HasSubstr("kind=dot")));
+}
+
+TEST(GemmTest, EveryDimensionNumberFormMatchesTheInterpreter) {
+  struct Case {
+    const char* lhs;
+    const char* rhs;
+    const char* result;
+    const char* dims;
+  };
+  const Case cases[] = {
+      // Sizes around the tile (6 x 64 or 6 x 16) and block edges.
+      {"f32[1,1]", "f32[1,1]", "f32[1,1]", kMatmul},
+      {"f32[7,17]", "f32[17,1]", "f32[7,1]", kMatmul},
+      {"f32[13,300]", "f32[300,65]", "f32[13,65]", kMatmul},
+      {"f32[150,513]", "f32[513,130]", "f32[150,130]", kMatmul},
+      {"f32[5,1023]", "f32[1023,3]", "f32[5,3]", kMatmul},
+      // Matrix-vector and vector-matrix.
+      {"f32[33,40]", "f32[40]", "f32[33]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"f32[40]", "f32[40,70]", "f32[70]",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
+      // Transposed operands: rhs [n, k] (attention's K^T), lhs [k, m].
+      {"f32[20,64]", "f32[48,64]", "f32[20,48]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
+      {"f32[64,20]", "f32[64,48]", "f32[20,48]",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
+      // Batch dimensions, in any position, and two contracting dimensions.
+      {"f32[3,9,16]", "f32[3,16,70]", "f32[3,9,70]",
+       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+       "rhs_contracting_dims={1}"},
+      {"f32[9,3,16]", "f32[16,70,3]", "f32[3,9,70]",
+       "lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={2}, "
+       "rhs_contracting_dims={0}"},
+      {"f32[4,5,6,7]", "f32[6,7,8]", "f32[4,5,8]",
+       "lhs_contracting_dims={2,3}, rhs_contracting_dims={0,1}"},
+      // An outer product (no contraction) and f64.
+      {"f32[10,1]", "f32[1,90]", "f32[10,90]", kMatmul},
+      {"f64[31,77]", "f64[77,45]", "f64[31,45]", kMatmul},
+  };
+  for (const Case& c : cases) {
+    const std::string text = DotModule(c.lhs, c.rhs, c.result, c.dims);
+    EXPECT_THAT(Fused(text)->ToString(), HasSubstr("kind=dot")) << text;
+    EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+  }
+}
+
+TEST(GemmTest, ZeroSizesNaNAndInfinity) {
+  // Empty m or n: nothing to compute; empty k: zeros.
+  EXPECT_TRUE(RunAndCompare(
+      DotModule("f32[0,5]", "f32[5,4]", "f32[0,4]", kMatmul), Close()));
+  EXPECT_TRUE(RunAndCompare(
+      DotModule("f32[3,0]", "f32[0,4]", "f32[3,4]", kMatmul), Close()));
+  const std::string text =
+      DotModule("f32[3,70]", "f32[70,40]", "f32[3,40]", kMatmul);
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  std::vector<Literal> arguments = MakeSeededArguments(*module, 5);
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  arguments[0].data<float>()[0] = std::nanf("");  // row 0: NaN
+  arguments[0].data<float>()[70 + 3] = kInf;       // row 1: +-inf or NaN
+  arguments[1].data<float>()[2 * 40 + 5] = -kInf;  // column 5: -+inf
+  EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), Close()));
+}
+
+// Every output element is computed by one unit in one order: 1, 2 and 3
+// threads give the same bits.
+TEST(GemmTest, ThreadCountsGiveTheSameBits) {
+  const std::string text =
+      DotModule("f32[300,257]", "f32[257,700]", "f32[300,700]", kMatmul);
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  EXPECT_THAT(Fused(text)->ToString(), HasSubstr("kind=dot, units=8"));
+  std::vector<Literal> arguments = MakeSeededArguments(*module, 9);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                       Compile(*module, {}));
+  ThreadPool pool(3);
+  std::vector<Literal> results;
+  for (int threads : {1, 2, 3}) {
+    RunOptions options;
+    options.thread_pool = &pool;
+    options.threads = threads;
+    ASSERT_OK_AND_ASSIGN(Literal result,
+                         executable->Run(Pointers(arguments), options));
+    results.push_back(std::move(result));
+  }
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*module, Pointers(arguments)));
+  EXPECT_OK(LiteralUtil::Near(expected, results[0], 1e-4, 1e-4));
+}
+
+}  // namespace
+}  // namespace mxla
