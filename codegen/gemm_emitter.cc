@@ -29,11 +29,13 @@ namespace {
 // Everything the kernel's loops share.
 class GemmEmitter {
  public:
-  GemmEmitter(llvm::IRBuilder<>& b, const HloInstruction& dot,
-              const DotPlan& plan, ElementalEmitter& elements,
-              llvm::Value* result)
+  GemmEmitter(llvm::IRBuilder<>& b, const HloInstruction& root,
+              const HloInstruction& dot, const DotPlan& plan,
+              ElementalEmitter& elements, llvm::Value* result)
       : b_(b),
+        root_(root),
         dot_(dot),
+        epilogue_(&root != &dot),
         plan_(plan),
         elements_(elements),
         result_(result),
@@ -83,13 +85,22 @@ class GemmEmitter {
                            llvm::Value* kc, llvm::Value* batch,
                            llvm::Value* row, llvm::Value* column,
                            llvm::Value* first);
+  // The root's index at (batch, m, n) of the flattened output.
+  IrIndex OutputIndex(llvm::Value* batch, llvm::Value* m, llvm::Value* n);
+  // Writes the valid rows x columns of the tile buffer through the
+  // epilogue into the output at `offset`.
+  absl::Status EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
+                            llvm::Value* columns, llvm::Value* batch,
+                            llvm::Value* row, llvm::Value* column);
   // Copies the valid rows x columns of a tile between the output (at
   // `offset`, row stride n) and the tile buffer (row stride nr).
   absl::Status CopyTile(llvm::Value* offset, llvm::Value* rows,
                         llvm::Value* columns, bool into_buffer);
 
   llvm::IRBuilder<>& b_;
+  const HloInstruction& root_;
   const HloInstruction& dot_;
+  const bool epilogue_;  // the root applies ops to the dot's elements
   const DotPlan& plan_;
   ElementalEmitter& elements_;
   llvm::Value* result_;
@@ -221,6 +232,56 @@ absl::Status GemmEmitter::CopyTile(llvm::Value* offset, llvm::Value* rows,
   });
 }
 
+IrIndex GemmEmitter::OutputIndex(llvm::Value* batch, llvm::Value* m,
+                                 llvm::Value* n) {
+  const Shape& lhs = dot_.operand(0)->shape();
+  const Shape& rhs = dot_.operand(1)->shape();
+  IrIndex index;
+  auto append = [&](const Shape& shape, const std::vector<int64_t>& dims,
+                    llvm::Value* linear) {
+    std::vector<int64_t> sizes;
+    for (int64_t d : dims) sizes.push_back(shape.dimensions(d));
+    for (llvm::Value* part : ElementalEmitter::Delinearize(b_, sizes, linear)) {
+      index.push_back(part);
+    }
+  };
+  append(lhs, flat_.dnums.lhs_batch, batch);
+  append(lhs, flat_.lhs_free, m);
+  append(rhs, flat_.rhs_free, n);
+  return index;
+}
+
+absl::Status GemmEmitter::EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
+                                       llvm::Value* columns,
+                                       llvm::Value* batch, llvm::Value* row,
+                                       llvm::Value* column) {
+  // The dot's element at the index being generated: the tile buffer's.
+  llvm::Value* sum = nullptr;
+  elements_.Bind(dot_, [&](const IrIndex&) { return sum; });
+  absl::Status status =
+      EmitForLoop(b_, I64(0), rows, "epilogue_row", [&](llvm::Value* i) {
+        return EmitForLoop(b_, I64(0), columns, "epilogue_column",
+                           [&](llvm::Value* j) -> absl::Status {
+          elements_.ClearCache();
+          sum = b_.CreateLoad(
+              element_type_,
+              At(tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)), j)));
+          ASSIGN_OR_RETURN(
+              llvm::Value * value,
+              elements_.Generate(root_, OutputIndex(batch, b_.CreateAdd(row, i),
+                                                    b_.CreateAdd(column, j))));
+          StoreElement(b_, root_.shape().element_type(), result_,
+                       b_.CreateAdd(offset, b_.CreateAdd(
+                                                b_.CreateMul(i, I64(flat_.n)), j)),
+                       value);
+          return absl::OkStatus();
+        });
+      });
+  elements_.Unbind(dot_);
+  elements_.ClearCache();
+  return status;
+}
+
 absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
                                       llvm::Value* rhs_panel, llvm::Value* kc,
                                       llvm::Value* batch, llvm::Value* row,
@@ -232,8 +293,12 @@ absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
   llvm::Value* rows = Min(I64(tile_.mr), b_.CreateSub(I64(flat_.m), row));
   llvm::Value* columns =
       Min(I64(tile_.nr), b_.CreateSub(I64(flat_.n), column));
-  llvm::Value* full = b_.CreateAnd(b_.CreateICmpEQ(rows, I64(tile_.mr)),
-                                   b_.CreateICmpEQ(columns, I64(tile_.nr)));
+  // With an epilogue every tile goes through the buffer (its k is one
+  // slice: nothing to continue from) and out through the epilogue.
+  llvm::Value* full =
+      epilogue_ ? b_.getFalse()
+                : b_.CreateAnd(b_.CreateICmpEQ(rows, I64(tile_.mr)),
+                               b_.CreateICmpEQ(columns, I64(tile_.nr)));
   llvm::Value* offset = b_.CreateAdd(
       b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
                    I64(flat_.n)),
@@ -312,7 +377,11 @@ absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
   auto* done = llvm::BasicBlock::Create(context, "tile_done", function);
   b_.CreateCondBr(full, done, copy_out);
   b_.SetInsertPoint(copy_out);
-  RETURN_IF_ERROR(CopyTile(offset, rows, columns, /*into_buffer=*/false));
+  if (epilogue_) {
+    RETURN_IF_ERROR(EmitEpilogue(offset, rows, columns, batch, row, column));
+  } else {
+    RETURN_IF_ERROR(CopyTile(offset, rows, columns, /*into_buffer=*/false));
+  }
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
   return absl::OkStatus();
@@ -380,15 +449,17 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
 
 }  // namespace
 
-absl::Status EmitDotKernel(llvm::IRBuilder<>& b, const HloInstruction& dot,
+absl::Status EmitDotKernel(llvm::IRBuilder<>& b, const HloComputation& fused,
                            const DotPlan& plan, ElementalEmitter& elements,
                            llvm::Value* result, llvm::Value* begin,
                            llvm::Value* end) {
-  RET_CHECK(dot.opcode() == HloOpcode::kDot, dot.ToString());
-  RET_CHECK(dot.shape().element_type() == F32 ||
-                dot.shape().element_type() == F64,
-            dot.ToString());
-  GemmEmitter emitter(b, dot, plan, elements, result);
+  const HloInstruction* dot = FusedDot(fused);
+  RET_CHECK(dot != nullptr, fused.ToString());
+  RET_CHECK(dot->shape().element_type() == F32 ||
+                dot->shape().element_type() == F64,
+            dot->ToString());
+  GemmEmitter emitter(b, *fused.root_instruction(), *dot, plan, elements,
+                      result);
   return emitter.Emit(begin, end);
 }
 

@@ -220,8 +220,8 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
   } else if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
     info.units = dot->units;
     if (info.units > 0) {
-      RETURN_IF_ERROR(EmitDotKernel(b, *fused.root_instruction(), *dot,
-                                    elements, results[0], begin, end));
+      RETURN_IF_ERROR(EmitDotKernel(b, fused, *dot, elements, results[0],
+                                    begin, end));
     }
   } else if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
     RETURN_IF_ERROR(EmitReductionKernel(b, module, fused, *reduction, elements,

@@ -1,5 +1,6 @@
 #include "ir/fusion_plan.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/hlo_computation.h"
@@ -106,6 +107,36 @@ int64_t FusionTrafficBytes(const HloInstruction& fusion) {
     bytes += TotalArrayBytes(operand->shape());
   }
   return bytes;
+}
+
+bool IsEpilogueOp(const HloInstruction& value, const HloInstruction& user) {
+  return IsElementwise(user.opcode()) && user.shape().IsArray() &&
+         user.shape().dimensions() == value.shape().dimensions();
+}
+
+const HloInstruction* FusedDot(const HloComputation& computation) {
+  const HloInstruction* root = computation.root_instruction();
+  if (root->opcode() == HloOpcode::kDot) return root;
+  const HloInstruction* dot = nullptr;
+  for (const HloInstruction* instruction : computation.instructions()) {
+    if (instruction->opcode() != HloOpcode::kDot) continue;
+    if (dot != nullptr) return nullptr;
+    dot = instruction;
+  }
+  if (dot == nullptr) return nullptr;
+  // Everything that reads the dot, directly or not, is an epilogue op (the
+  // single root ends every path).
+  std::vector<const HloInstruction*> stack = {dot};
+  absl::flat_hash_set<const HloInstruction*> seen = {dot};
+  while (!stack.empty()) {
+    const HloInstruction* value = stack.back();
+    stack.pop_back();
+    for (const HloInstruction* user : value->users()) {
+      if (!IsEpilogueOp(*value, *user)) return nullptr;
+      if (seen.insert(user).second) stack.push_back(user);
+    }
+  }
+  return dot;
 }
 
 }  // namespace mxla

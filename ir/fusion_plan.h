@@ -17,10 +17,13 @@
 //              the p-th reduce of the fused computation in post order, and
 //              a last phase writes the output. Buffered values are kept in a
 //              row buffer written by phase `writer` and read by later ones.
-//   dot        the root is a dot of f32 or f64: a blocked matrix product
-//              (codegen/gemm_emitter.h). Its output is batch x m x n
-//              (ir/flat_dot.h); a unit is one m_block x n_block block of one
-//              batch element, computed over k in slices of k_block.
+//   dot        a dot of f32 or f64 (FusedDot): a blocked matrix product
+//              (codegen/gemm_emitter.h), the root itself or followed by an
+//              epilogue of elementwise ops up to the root, applied as each
+//              tile is stored (k_block then covers all of k). Its output is
+//              batch x m x n (ir/flat_dot.h); a unit is one m_block x
+//              n_block block of one batch element, computed over k in
+//              slices of k_block.
 // Values are named by instruction name (unique in a module, kept by
 // cloning), never by pointer.
 //
@@ -122,6 +125,15 @@ int64_t FusionTrafficBytes(const HloInstruction& fusion);
 // The reduces of `computation` in post order: the row phases.
 std::vector<const HloInstruction*> ReducesInPostOrder(
     const HloComputation& computation);
+
+// Whether `user` can apply to `value`'s elements as an epilogue, at the
+// same index: an elementwise op of `value`'s dimensions.
+bool IsEpilogueOp(const HloInstruction& value, const HloInstruction& user);
+
+// The dot a dot fusion computes: the root, or the one dot whose every
+// reader, directly or through others, is an epilogue op (IsEpilogueOp);
+// null for any other fused computation.
+const HloInstruction* FusedDot(const HloComputation& computation);
 
 // Whether `reducer` is `opcode` applied to its two (distinct) parameters
 // (planning decides splits with it, codegen reassociation).

@@ -182,12 +182,17 @@ absl::Status CheckRow(const FusionPlan& plan, const RowPlan& row,
   return absl::OkStatus();
 }
 
-// A dot of f32 or f64 operands and result, and the units its blocks imply.
+// A dot of f32 or f64 operands and result (alone, or with an epilogue up
+// to the root, which then needs all of k in one slice), and the units its
+// blocks imply.
 absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
-                      const HloInstruction& root) {
-  if (root.opcode() != HloOpcode::kDot) {
-    return PlanError(plan, "the root must be a dot");
+                      const HloComputation& fused) {
+  const HloInstruction* found = FusedDot(fused);
+  if (found == nullptr) {
+    return PlanError(plan, "the root must be a dot, or a chain of "
+                           "elementwise ops of its dimensions over one");
   }
+  const HloInstruction& root = *found;
   const PrimitiveType type = root.shape().element_type();
   if ((type != F32 && type != F64) ||
       root.operand(0)->shape().element_type() != type ||
@@ -201,6 +206,11 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
   const FlatDot flat =
       FlattenDot(root.operand(0)->shape(), root.operand(1)->shape(),
                  root.dot_dimension_numbers());
+  if (&root != fused.root_instruction() && dot.k_block < flat.k) {
+    return PlanError(plan, absl::StrCat("an epilogue needs all of k in one "
+                                        "slice: k_block at least ",
+                                        flat.k));
+  }
   const int64_t units = flat.batch * CeilDiv(flat.m, dot.m_block) *
                         CeilDiv(flat.n, dot.n_block);
   if (dot.units != units) {
@@ -228,7 +238,7 @@ absl::Status CheckFusionPlan(const FusionPlan& plan,
     return CheckLoop(plan, *loop, root, reduces);
   }
   if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
-    return CheckDot(plan, *dot, root);
+    return CheckDot(plan, *dot, fused);
   }
   if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
     if (root.opcode() != HloOpcode::kReduce || reduces.size() != 1) {

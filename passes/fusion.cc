@@ -4,14 +4,16 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "ir/fusion_plan.h"
 #include "ir/hlo_clone.h"
 #include "ir/op_spec.h"
 #include "ir/status_macros.h"
-#include "passes/fusion_cost_model.h"
 #include "passes/dce.h"
+#include "passes/fusion_cost_model.h"
 #include "passes/operand_reuse.h"
 
 namespace mxla {
@@ -28,9 +30,8 @@ bool IsFusible(const HloInstruction& instruction) {
          IsScalarConstant(instruction);
 }
 
-// A dot left by expand-dots (one the JIT's matrix-product kernel computes)
-// roots a fusion of its own, reading its operands from memory.
-bool IsDotRoot(const HloInstruction& instruction) {
+// A dot left by expand-dots (one the JIT's matrix-product kernel computes).
+bool IsDot(const HloInstruction& instruction) {
   return instruction.opcode() == HloOpcode::kDot;
 }
 
@@ -89,7 +90,8 @@ FusedGroup BuildGroup(HloModule& module, HloInstruction* root,
                       const absl::flat_hash_set<const HloInstruction*>& roots) {
   auto is_member = [&](const HloInstruction* instruction) {
     return instruction == root ||
-           (IsFusible(*instruction) && !roots.contains(instruction));
+           ((IsFusible(*instruction) || IsDot(*instruction)) &&
+            !roots.contains(instruction));
   };
   std::vector<HloInstruction*> members = MembersInPostOrder(root, is_member);
   FusedGroup group{module.AddComputation("fused_computation", false), {}};
@@ -168,6 +170,53 @@ void MaterializeReusedExpensiveValues(
   }
 }
 
+// The root whose fusion `dot` joins as the operand of an epilogue: every
+// reader of the dot, directly or through others, is a fusible epilogue op
+// (FusedDot's rule) and all of them lead to this one root (so the dot is
+// computed once); null when the dot must root a fusion of its own.
+const HloInstruction* EpilogueRoot(
+    const HloInstruction& dot, const HloInstruction* entry_root,
+    const absl::flat_hash_set<const HloInstruction*>& roots) {
+  int64_t k = 1;
+  for (int64_t d : dot.dot_dimension_numbers().lhs_contracting) {
+    k *= dot.operand(0)->shape().dimensions(d);
+  }
+  if (&dot == entry_root || k > kMaxEpilogueDotK) return nullptr;
+  const HloInstruction* root = nullptr;
+  std::vector<const HloInstruction*> stack = {&dot};
+  absl::flat_hash_set<const HloInstruction*> seen = {&dot};
+  while (!stack.empty()) {
+    const HloInstruction* value = stack.back();
+    stack.pop_back();
+    if (value != &dot && roots.contains(value)) {
+      if (root != nullptr && root != value) return nullptr;
+      root = value;
+      continue;
+    }
+    if (value->users().empty()) return nullptr;
+    for (const HloInstruction* user : value->users()) {
+      if (!IsFusible(*user) || !IsEpilogueOp(*value, *user)) return nullptr;
+      if (seen.insert(user).second) stack.push_back(user);
+    }
+  }
+  return root;
+}
+
+// Each dot roots a fusion of its own unless it can be the sole dot of an
+// epilogue fusion.
+void PlaceDots(const std::vector<HloInstruction*>& order,
+               const HloInstruction* entry_root,
+               absl::flat_hash_set<const HloInstruction*>& roots) {
+  absl::flat_hash_set<const HloInstruction*> with_dot;
+  for (const HloInstruction* instruction : order) {
+    if (!IsDot(*instruction)) continue;
+    const HloInstruction* root = EpilogueRoot(*instruction, entry_root, roots);
+    if (root == nullptr || !with_dot.insert(root).second) {
+      roots.insert(instruction);
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
@@ -179,14 +228,14 @@ absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
   std::vector<HloInstruction*> order = entry->MakeInstructionPostOrder();
   absl::flat_hash_set<const HloInstruction*> roots;
   for (const HloInstruction* instruction : order) {
-    if (IsMaterialized(*instruction, entry->root_instruction()) ||
-        IsDotRoot(*instruction)) {
+    if (IsMaterialized(*instruction, entry->root_instruction())) {
       roots.insert(instruction);
     }
   }
   LimitFusionSizes(order, roots);
   // After the size limit: new roots only shorten fusions.
   MaterializeReusedExpensiveValues(order, roots);
+  PlaceDots(order, entry->root_instruction(), roots);
   module.AdvanceForm(HloForm::kFused);
   if (roots.empty()) return changed;
 
@@ -195,10 +244,13 @@ absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
   for (HloInstruction* instruction : order) {
     if (!roots.contains(instruction)) continue;
     FusedGroup group = BuildGroup(module, instruction, roots);
+    const bool has_dot = absl::c_any_of(
+        group.computation->instructions(),
+        [](const HloInstruction* member) { return IsDot(*member); });
     FusionKind kind = instruction->opcode() == HloOpcode::kReduce
                           ? FusionKind::kInput
-                      : IsDotRoot(*instruction) ? FusionKind::kOutput
-                                                : FusionKind::kLoop;
+                      : has_dot ? FusionKind::kOutput
+                                : FusionKind::kLoop;
     std::unique_ptr<HloInstruction> fusion = HloInstruction::CreateFusion(
         instruction->shape(), kind, group.operands, group.computation);
     fusion->set_name("fusion");

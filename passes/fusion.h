@@ -31,9 +31,13 @@
 //   * a value whose fusion would exceed kMaxFusedInstructions (counting a
 //     shared operand once per path) is materialized too, so kernels stay
 //     small enough for LLVM to compile in time linear in the graph;
-//   * a dot (one expand-dots kept for the JIT's matrix-product kernel) is
-//     the root of a fusion of its own (kOutput) whose operands are its
-//     operands, materialized;
+//   * a dot (one expand-dots kept for the JIT's matrix-product kernel)
+//     reads its operands from memory (they are materialized) and joins the
+//     fusion of its consumers as an epilogue where everything that reads
+//     it, directly or not, is an elementwise op of its dimensions up to one
+//     root, it is the only such dot there, and k is at most
+//     kMaxEpilogueDotK; otherwise it roots a fusion of its own. Fusions
+//     with a dot are kOutput;
 //   * a fusion rooted at a reduce is kInput, every other kLoop; its operands
 //     are the non-fusible or materialized values it reads, once each, in the
 //     order the fused instructions (in post order) first read them;

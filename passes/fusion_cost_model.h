@@ -31,6 +31,11 @@ inline constexpr int64_t kMaxStreamingBodyInstructions = 64;
 // beyond it they are recomputed.
 inline constexpr int64_t kRowBufferBudgetBytes = 64 << 10;
 
+// A dot fuses its elementwise consumers as an epilogue (applied as each
+// tile is stored, so the kernel takes all of k in one slice) up to this k:
+// its packed rhs block, k x 64 columns, stays within 512 KiB of stack.
+inline constexpr int64_t kMaxEpilogueDotK = 2048;
+
 // Reductions that keep the last dimension: one unit per block of this many
 // bytes of an output row.
 inline constexpr int64_t kColumnBlockBytes = 2048;

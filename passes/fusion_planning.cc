@@ -188,21 +188,28 @@ ReductionPlan PlanReduction(const HloInstruction& reduce,
   return plan;
 }
 
-// A dot kernel's blocks: k slices of 256 (a packed 12 x 256 lhs panel and
-// a 256 x 32 rhs panel stay in L1), n blocks of at most 512 KiB of packed
+// A dot kernel's blocks: k slices of 256, or all of k under an epilogue,
+// n blocks of at most 512 KiB of packed
 // rhs (on the kernel's stack), and units of whole rows split so that there
 // are about 8 of them: enough for the threads, few enough that each
 // unit's rhs block is packed few times. Any split gives the same bits.
-DotPlan PlanDot(const HloInstruction& dot) {
+DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
   const FlatDot flat = FlattenDot(dot.operand(0)->shape(),
                                   dot.operand(1)->shape(),
                                   dot.dot_dimension_numbers());
   const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
   auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   DotPlan plan;
-  plan.k_block = std::max<int64_t>(1, std::min<int64_t>(flat.k, 256));
+  // An epilogue applies as each tile is stored: one slice for all of k.
+  plan.k_block =
+      std::max<int64_t>(1, epilogue ? flat.k : std::min<int64_t>(flat.k, 256));
+  // Whole micro-kernel panels (64 columns) where n allows.
+  constexpr int64_t kColumnQuantum = 64;
+  const int64_t fitting = (512 << 10) / (plan.k_block * bytes);
   plan.n_block = std::max<int64_t>(
-      1, std::min<int64_t>(flat.n, (512 << 10) / (plan.k_block * bytes)));
+      1, std::min<int64_t>(flat.n, std::max<int64_t>(kColumnQuantum,
+                                                      fitting / kColumnQuantum *
+                                                          kColumnQuantum)));
   const int64_t others = flat.batch * ceil_div(flat.n, plan.n_block);
   const int64_t row_units = std::max<int64_t>(1, ceil_div(8, others));
   constexpr int64_t kRowQuantum = 48;  // whole micro-kernel panels
@@ -220,7 +227,9 @@ absl::StatusOr<FusionPlan> PlanFusion(const HloInstruction& fusion,
   RET_CHECK(fusion.opcode() == HloOpcode::kFusion && fusion.to_apply());
   const HloComputation& fused = *fusion.to_apply();
   const HloInstruction& root = *fused.root_instruction();
-  if (root.opcode() == HloOpcode::kDot) return FusionPlan{PlanDot(root)};
+  if (const HloInstruction* dot = FusedDot(fused)) {
+    return FusionPlan{PlanDot(*dot, dot != &root)};
+  }
   absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
   if (rows.ok()) return FusionPlan{MakeRowPlan(fusion, *rows, options)};
   const std::vector<const HloInstruction*> reduces = ReducesInPostOrder(fused);

@@ -74,7 +74,10 @@ bool ReusesProducer(const HloInstruction& producer,
 // result that nothing else reads, and not expensive work the consumer would
 // redo per read (fusion's rule, passes/fusion.h).
 bool Mergeable(const HloInstruction& producer, const HloInstruction& consumer) {
-  if (producer.opcode() != HloOpcode::kFusion || producer.shape().IsTuple()) {
+  // A dot kernel keeps its own fusion (its epilogue is applied per tile).
+  if (producer.opcode() != HloOpcode::kFusion || producer.shape().IsTuple() ||
+      producer.fusion_kind() == FusionKind::kOutput ||
+      consumer.fusion_kind() == FusionKind::kOutput) {
     return false;
   }
   for (const HloInstruction* user : producer.users()) {

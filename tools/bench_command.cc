@@ -367,7 +367,7 @@ absl::Status CheckBenchThreads(const BenchOptions& options) {
   return ThreadPool::DefaultStatus();
 }
 
-// --filter's ids, each a known workload (W1 to W10, G1), W7 or S.
+// --filter's ids, each a known workload (W1 to W10, G1, G2), W7 or S.
 absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
   std::vector<std::string> filter =
       absl::StrSplit(text, ',', absl::SkipEmpty());
@@ -376,7 +376,7 @@ absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: unknown workload '", id, "' (W1 to W10, G1, S)"));
+          "--filter: unknown workload '", id, "' (W1 to W10, G1, G2, S)"));
     }
   }
   return filter;
@@ -469,7 +469,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
       "Threads for the JIT and the reference loops, 1 to 1024 (default: "
       "MXLA_THREADS, else all hardware threads)");
   bench->add_option("--filter", options->filter,
-                    "Comma-separated workload ids: W1..W10, G1 (GFLOP/s, shown as 'flop'), and S for "
+                    "Comma-separated workload ids: W1..W10, G1 and G2 (GFLOP/s, shown as 'flop'), and S for "
                     "compile-time scaling (chains up to 100,000 "
                     "instructions, 16,384 constants, 16,384 broadcasts; "
                     "only run when named)");

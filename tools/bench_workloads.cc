@@ -1,5 +1,6 @@
 #include "tools/bench_workloads.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "builder/arithmetic.h"
@@ -203,6 +204,34 @@ Workload MakeSgemm() {
   return w;
 }
 
+// G2: relu(X[512,1024] @ W[1024,4096] + b) (the anchors' mlp_layer): the
+// JIT applies the bias and the ReLU as each tile is stored.
+Workload MakeMlpLayer() {
+  constexpr int64_t m = 512, k = 1024, n = 4096;
+  XlaBuilder b("mlp_layer");
+  XlaOp product = Dot(Parameter(&b, 0, F32({m, k}), "X"),
+                      Parameter(&b, 1, F32({k, n}), "W"));
+  Max(Add(product, Parameter(&b, 2, F32({n}), "b"), {1}),
+      ConstantR0<float>(&b, 0));
+  Workload w{"G2", "mlp_layer", *b.Build(), {}, 0, m, {}};
+  w.inputs.push_back(Values(F32({m, k}), 201, -1, 2));
+  w.inputs.push_back(Values(F32({k, n}), 202, -1, 2));
+  w.inputs.push_back(Values(F32({n}), 203, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({m, n}));
+  w.flops = 2 * m * n * k;
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      Matmul(Data(in[0]), Data(in[1]), out, k, n, begin, end);
+      for (int64_t i = begin; i < end; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          out[i * n + j] = std::max(out[i * n + j] + Data(in[2])[j], 0.0f);
+        }
+      }
+    };
+  };
+  return w;
+}
+
 }  // namespace
 
 Workload MakeBiasAdd(int64_t rows, int64_t cols) {
@@ -233,6 +262,7 @@ const std::vector<WorkloadFactory>& Workloads() {
       {"W9", "column_sum", MakeColumnSum},
       {"W10", "sum", MakeSum},
       {"G1", "sgemm", MakeSgemm},
+      {"G2", "mlp_layer", MakeMlpLayer},
   };
   return *workloads;
 }

@@ -1,6 +1,7 @@
 // The JIT's matrix-product kernel (codegen/gemm_emitter.h): which dots it
 // takes (entry dots, all f32 or all f64, with reassociation allowed), its
-// plan and the plan's checks, and its results against the interpreter on
+// plan and the plan's checks, the epilogues fused into it (and where they
+// are not), and its results against the interpreter on
 // every dimension-number form: odd sizes around the tile and block edges,
 // batch dimensions, transposed operands, several contracting dimensions,
 // zero-size dimensions, NaN and infinity, and 1, 2 or 3 threads giving the
@@ -179,6 +180,103 @@ TEST(GemmTest, ThreadCountsGiveTheSameBits) {
   ASSERT_OK_AND_ASSIGN(Literal expected,
                        EvaluateModule(*module, Pointers(arguments)));
   EXPECT_OK(LiteralUtil::Near(expected, results[0], 1e-4, 1e-4));
+}
+
+// out = f(dot(x, w), ...) with the epilogue `ops` (instructions after the
+// dot `d`, the last one ROOT) and extra parameters `params`.
+std::string EpilogueModule(const std::string& m, const std::string& k,
+                           const std::string& n, const std::string& params,
+                           const std::string& ops) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  x = f32[", m, ",", k,
+                      "] parameter(0)\n  w = f32[", k, ",", n,
+                      "] parameter(1)\n", params, "  d = f32[", m, ",", n,
+                      "] dot(x, w), ", kMatmul, "\n", ops, "}\n");
+}
+
+// One kernel per epilogue form, writing its output once: bias + ReLU,
+// a scale, a residual add, tanh-GELU, a convert to bf16.
+TEST(GemmTest, EpiloguesFuseIntoTheKernel) {
+  const std::string bias =
+      "  b = f32[70] parameter(2)\n";
+  const std::string residual = "  r = f32[45,70] parameter(2)\n";
+  struct Case {
+    std::string params, ops;
+  };
+  const Case cases[] = {
+      {bias,
+       "  bb = f32[45,70] broadcast(b), dimensions={1}\n"
+       "  s = f32[45,70] add(d, bb)\n  z = f32[] constant(0)\n"
+       "  zb = f32[45,70] broadcast(z), dimensions={}\n"
+       "  ROOT out = f32[45,70] maximum(s, zb)\n"},
+      {"", "  c = f32[] constant(0.125)\n"
+           "  cb = f32[45,70] broadcast(c), dimensions={}\n"
+           "  ROOT out = f32[45,70] multiply(d, cb)\n"},
+      {residual, "  ROOT out = f32[45,70] add(r, d)\n"},
+      {"", "  h = f32[] constant(0.5)\n"
+           "  hb = f32[45,70] broadcast(h), dimensions={}\n"
+           "  c = f32[] constant(0.7978846)\n"
+           "  cb = f32[45,70] broadcast(c), dimensions={}\n"
+           "  t = f32[45,70] tanh(d)\n  one = f32[] constant(1)\n"
+           "  ob = f32[45,70] broadcast(one), dimensions={}\n"
+           "  u = f32[45,70] add(t, ob)\n  v = f32[45,70] multiply(d, u)\n"
+           "  ROOT out = f32[45,70] multiply(v, hb)\n"},
+      {"", "  ROOT out = bf16[45,70] convert(d)\n"},
+  };
+  for (const Case& c : cases) {
+    const std::string text =
+        EpilogueModule("45", "130", "70", c.params, c.ops);
+    std::unique_ptr<HloModule> fused = Fused(text);
+    const HloInstruction* root = fused->entry_computation()->root_instruction();
+    ASSERT_EQ(root->opcode(), HloOpcode::kFusion) << fused->ToString();
+    EXPECT_EQ(root->fusion_kind(), FusionKind::kOutput) << text;
+    EXPECT_THAT(root->ToString(), HasSubstr("kind=dot")) << text;
+    EXPECT_THAT(root->ToString(), HasSubstr("k_block=130")) << text;
+    EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+  }
+  // An epilogue plan must take all of k in one slice.
+  std::string text = Fused(EpilogueModule("45", "130", "70", "",
+                                          "  ROOT out = f32[45,70] negate(d)\n"))
+                         ->ToString();
+  text.replace(text.find("k_block=130"), 11, "k_block=64");
+  EXPECT_THAT(VerifyHloText(text).message(),
+              HasSubstr("an epilogue needs all of k in one slice: k_block at "
+                        "least 130"));
+}
+
+// Where the dot must stay its own kernel: a second user of the dot, a
+// reduction after it (softmax), or k beyond kMaxEpilogueDotK.
+TEST(GemmTest, DotsStayAloneWhereNoEpilogueFits) {
+  const std::string shared = EpilogueModule(
+      "20", "30", "40", "",
+      "  n = f32[20,40] negate(d)\n  e = f32[20,40] exponential(d)\n"
+      "  ROOT out = (f32[20,40], f32[20,40]) tuple(n, e)\n");
+  const std::string reduced = EpilogueModule(
+      "20", "30", "40", "",
+      "  z = f32[] constant(0)\n  ROOT out = f32[20] reduce(d, z), "
+      "dimensions={1}, to_apply=add\n");
+  const std::string with_add =
+      "HloModule m\nadd {\n  p = f32[] parameter(0)\n  q = f32[] "
+      "parameter(1)\n  ROOT s = f32[] add(p, q)\n}\n" +
+      reduced.substr(reduced.find("ENTRY"));
+  const std::string long_k = EpilogueModule(
+      "4", "3000", "8", "", "  ROOT out = f32[4,8] negate(d)\n");
+  for (const std::string& text : {shared, with_add, long_k}) {
+    std::unique_ptr<HloModule> fused = Fused(text);
+    int dot_kernels = 0;
+    for (const HloInstruction* instruction :
+         fused->entry_computation()->instructions()) {
+      if (instruction->opcode() != HloOpcode::kFusion ||
+          instruction->fusion_kind() != FusionKind::kOutput) {
+        continue;
+      }
+      ++dot_kernels;
+      EXPECT_EQ(instruction->to_apply()->root_instruction()->opcode(),
+                HloOpcode::kDot)
+          << fused->ToString();
+    }
+    EXPECT_EQ(dot_kernels, 1) << fused->ToString();
+    EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
+#include "ir/fusion_plan.h"
 #include "ir/hlo_verifier.h"
 #include "runtime/compile.h"
 #include "tests/testlib/hlo_fixtures.h"
@@ -489,11 +490,12 @@ void CheckFusedEntry(const HloModule& module, const std::string& what) {
                 IsSubprogramOp(opcode))
         << what << ": " << instruction->ToString();
     if (opcode != HloOpcode::kFusion) continue;
-    const HloOpcode root = instruction->to_apply()->root_instruction()->opcode();
+    const HloComputation& fused = *instruction->to_apply();
     EXPECT_EQ(instruction->fusion_kind(),
-              root == HloOpcode::kReduce ? FusionKind::kInput
-              : root == HloOpcode::kDot  ? FusionKind::kOutput
-                                         : FusionKind::kLoop)
+              fused.root_instruction()->opcode() == HloOpcode::kReduce
+                  ? FusionKind::kInput
+              : FusedDot(fused) != nullptr ? FusionKind::kOutput
+                                           : FusionKind::kLoop)
         << what << ": " << instruction->ToString();
   }
 }
