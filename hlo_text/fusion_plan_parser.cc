@@ -1,5 +1,6 @@
 #include "hlo_text/fusion_plan_parser.h"
 
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <utility>
@@ -68,6 +69,18 @@ absl::StatusOr<std::vector<BufferedValue>> ParseBuffered(TokenCursor& cursor) {
   return values;
 }
 
+// A non-negative count into the field `key` names.
+absl::Status ParseCount(
+    TokenCursor& cursor, const std::string& key,
+    std::initializer_list<std::pair<const char*, int64_t*>> fields) {
+  for (const auto& [name, field] : fields) {
+    if (key == name) {
+      ASSIGN_OR_RETURN(*field, cursor.ExpectNonNegativeInt(key));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseValue(TokenCursor& cursor, const std::string& key,
                         FusionPlan& plan) {
   if (auto* loop = std::get_if<LoopPlan>(&plan.config)) {
@@ -79,28 +92,20 @@ absl::Status ParseValue(TokenCursor& cursor, const std::string& key,
     return absl::OkStatus();
   }
   if (auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
-    int64_t* fields[] = {&reduction->units,  &reduction->column_block,
-                         &reduction->column_blocks, &reduction->chunks,
-                         &reduction->chunk_elements, &reduction->scratch_bytes};
-    const char* names[] = {"units",  "column_block",   "column_blocks",
-                           "chunks", "chunk_elements", "scratch_bytes"};
-    for (int i = 0; i < 6; ++i) {
-      if (key == names[i]) {
-        ASSIGN_OR_RETURN(*fields[i], cursor.ExpectNonNegativeInt(key));
-      }
-    }
-    return absl::OkStatus();
+    return ParseCount(cursor, key,
+                      {{"units", &reduction->units},
+                       {"column_block", &reduction->column_block},
+                       {"column_blocks", &reduction->column_blocks},
+                       {"chunks", &reduction->chunks},
+                       {"chunk_elements", &reduction->chunk_elements},
+                       {"scratch_bytes", &reduction->scratch_bytes}});
   }
   if (auto* dot = std::get_if<DotPlan>(&plan.config)) {
-    int64_t* fields[] = {&dot->units, &dot->m_block, &dot->n_block,
-                         &dot->k_block};
-    const char* names[] = {"units", "m_block", "n_block", "k_block"};
-    for (int i = 0; i < 4; ++i) {
-      if (key == names[i]) {
-        ASSIGN_OR_RETURN(*fields[i], cursor.ExpectNonNegativeInt(key));
-      }
-    }
-    return absl::OkStatus();
+    return ParseCount(cursor, key,
+                      {{"units", &dot->units},
+                       {"m_block", &dot->m_block},
+                       {"n_block", &dot->n_block},
+                       {"k_block", &dot->k_block}});
   }
   RowPlan& row = std::get<RowPlan>(plan.config);
   if (key == "rows") {
