@@ -30,6 +30,7 @@ bool IsFusible(const HloInstruction& instruction) {
          IsScalarConstant(instruction);
 }
 
+
 // A dot left by expand-dots (one the JIT's matrix-product kernel computes).
 bool IsDot(const HloInstruction& instruction) {
   return instruction.opcode() == HloOpcode::kDot;
@@ -46,7 +47,7 @@ bool IsMaterialized(const HloInstruction& instruction,
     return true;
   }
   for (const HloInstruction* user : instruction.users()) {
-    if (!IsFusible(*user)) return true;
+    if (!IsFusible(*user) && !IsDot(*user)) return true;
   }
   return IsExpensiveProducer(instruction) && instruction.user_count() > 1;
 }
@@ -153,7 +154,7 @@ void MaterializeReusedExpensiveValues(
     if (!IsFusible(*instruction)) continue;
     bool reuse = false;
     for (const HloInstruction* user : instruction->users()) {
-      if (!IsFusible(*user)) continue;
+      if (!IsFusible(*user) && !IsDot(*user)) continue;
       for (int64_t i = 0; i < user->operand_count() && !reuse; ++i) {
         reuse = user->operand(i) == instruction &&
                 ReusesOperandElements(*user, i);

@@ -32,7 +32,10 @@
 //     shared operand once per path) is materialized too, so kernels stay
 //     small enough for LLVM to compile in time linear in the graph;
 //   * a dot (one expand-dots kept for the JIT's matrix-product kernel)
-//     reads its operands from memory (they are materialized) and joins the
+//     takes its cheap producers (a convert, a scale, a broadcast, a
+//     transpose) into its kernel, which generates them while packing (an
+//     expensive one is materialized: packing reads an element once per
+//     block of the other operand), and joins the
 //     fusion of its consumers as an epilogue where everything that reads
 //     it, directly or not, is an elementwise op of its dimensions up to one
 //     root, it is the only such dot there, and k is at most

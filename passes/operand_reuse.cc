@@ -9,6 +9,8 @@ namespace mxla {
 
 bool ReusesOperandElements(const HloInstruction& instruction,
                            int64_t operand_index) {
+  // A dot kernel packs an operand element once per block of the other side.
+  if (instruction.opcode() == HloOpcode::kDot) return true;
   if (instruction.opcode() != HloOpcode::kBroadcast) return false;
   return ShapeUtil::ElementsIn(instruction.shape()) >
          ShapeUtil::ElementsIn(instruction.operand(operand_index)->shape());

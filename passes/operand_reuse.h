@@ -6,7 +6,8 @@
 // own fusion instead and its result is read from memory.
 //
 // Of the fusible ops only a broadcast that grows (more result elements than
-// operand elements) reuses its operand. Elementwise ops, reshape, transpose
+// operand elements) reuses its operand, and a dot (packed once per block of
+// the other operand) always does. Elementwise ops, reshape, transpose
 // and a reduce's inputs read each element once per result element that
 // needs it; a reduce's init value is treated like XLA treats it, as a use.
 #ifndef MXLA_PASSES_OPERAND_REUSE_H_

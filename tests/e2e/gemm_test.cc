@@ -243,6 +243,30 @@ TEST(GemmTest, EpiloguesFuseIntoTheKernel) {
                         "least 130"));
 }
 
+// Cheap producers (a convert, a scale, a transpose) are generated while
+// packing; an expensive one (exp) is computed once, in a kernel of its own.
+TEST(GemmTest, ProducersFuseIntoPacking) {
+  const std::string text =
+      "HloModule m\nENTRY e {\n  x = bf16[37,53] parameter(0)\n"
+      "  w = f32[53,71] parameter(1)\n  v = f32[71,53] parameter(2)\n"
+      "  xc = f32[37,53] convert(x)\n  s = f32[] constant(0.5)\n"
+      "  sb = f32[53,71] broadcast(s), dimensions={}\n"
+      "  ws = f32[53,71] multiply(w, sb)\n"
+      "  vt = f32[53,71] transpose(v), dimensions={1,0}\n"
+      "  ve = f32[53,71] exponential(vt)\n  wv = f32[53,71] add(ws, ve)\n"
+      "  ROOT d = f32[37,71] dot(xc, wv), " + std::string(kMatmul) + "\n}\n";
+  std::unique_ptr<HloModule> fused = Fused(text);
+  const HloInstruction* root = fused->entry_computation()->root_instruction();
+  ASSERT_EQ(root->fusion_kind(), FusionKind::kOutput) << fused->ToString();
+  const std::string kernel = root->to_apply()->ToString();
+  EXPECT_THAT(kernel, HasSubstr("convert("));
+  EXPECT_THAT(kernel, HasSubstr("multiply("));
+  EXPECT_THAT(kernel, Not(HasSubstr("exponential(")));
+  EXPECT_EQ(fused->entry_computation()->instruction_count(), 5)
+      << fused->ToString();  // 3 parameters, exp's kernel, the dot's
+  EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+}
+
 // Where the dot must stay its own kernel: a second user of the dot, a
 // reduction after it (softmax), or k beyond kMaxEpilogueDotK.
 TEST(GemmTest, DotsStayAloneWhereNoEpilogueFits) {
