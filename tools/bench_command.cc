@@ -300,9 +300,10 @@ absl::Status BenchWorkload(const bench::Workload& w,
   return absl::OkStatus();
 }
 
-// W7: the per-call cost of both Run APIs on an 8x8 bias add.
-absl::Status BenchDispatch(Report& report) {
-  bench::Workload w = bench::MakeBiasAdd(8, 8);
+// The per-call cost of both Run APIs on a tiny workload: W7, an 8x8 bias
+// add; G4, an [8,8] @ [8,8] dot.
+absl::Status BenchDispatch(const bench::Workload& w, const char* label,
+                           Report& report) {
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable, Compile(w.computation));
   Literal out(ShapeUtil::MakeShape(F32, {8, 8}));
   const void* arguments[] = {w.inputs[0].untyped_data(), w.inputs[1].untyped_data()};
@@ -321,12 +322,12 @@ absl::Status BenchDispatch(Report& report) {
                        20000);
   Stats literal = per_call([&] { (void)executable->Run(literals); }, 5000);
   std::cout << absl::StrFormat(
-      "W7 small_dispatch (8x8 + 8): RunBuffers %.3f us/call, Run(Literal) "
-      "%.3f us/call (medians)\n",
-      raw.median * 1e6, literal.median * 1e6);
+      "%s %s (%s): RunBuffers %.3f us/call, Run(Literal) %.3f us/call "
+      "(medians)\n",
+      w.id, w.name, label, raw.median * 1e6, literal.median * 1e6);
   report.Add(absl::StrFormat(
-      R"({"kind":"dispatch","id":"W7","run_buffers_us":%.4f,"run_literal_us":%.4f})",
-      raw.median * 1e6, literal.median * 1e6));
+      R"({"kind":"dispatch","id":"%s","run_buffers_us":%.4f,"run_literal_us":%.4f})",
+      w.id, raw.median * 1e6, literal.median * 1e6));
   return absl::OkStatus();
 }
 
@@ -367,16 +368,16 @@ absl::Status CheckBenchThreads(const BenchOptions& options) {
   return ThreadPool::DefaultStatus();
 }
 
-// --filter's ids, each a known workload (W1 to W10, G1, G2), W7 or S.
+// --filter's ids, each a known workload (W1 to W10, G1, G2), W7, G4 or S.
 absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
   std::vector<std::string> filter =
       absl::StrSplit(text, ',', absl::SkipEmpty());
   for (const std::string& id : filter) {
-    bool known = id == "W7" || id == "S";
+    bool known = id == "W7" || id == "G4" || id == "S";
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: unknown workload '", id, "' (W1 to W10, G1, G2, S)"));
+          "--filter: unknown workload '", id, "' (W1 to W10, G1, G2, G4, S)"));
     }
   }
   return filter;
@@ -440,7 +441,16 @@ absl::Status RunBench(const BenchOptions& options) {
   };
   Report report;
   RETURN_IF_ERROR(BenchWorkloads(options, selected, report));
-  if (selected("W7")) RETURN_IF_ERROR(BenchDispatch(report));
+  if (selected("W7")) {
+    bench::Workload w = bench::MakeBiasAdd(8, 8);
+    w.id = "W7";
+    w.name = "small_dispatch";
+    RETURN_IF_ERROR(BenchDispatch(w, "8x8 + 8", report));
+  }
+  if (selected("G4")) {
+    RETURN_IF_ERROR(BenchDispatch(bench::MakeSmallDot(), "[8,8] @ [8,8]",
+                                  report));
+  }
   // Seconds of LLVM at 100,000 instructions: only when asked for.
   if (std::find(filter.begin(), filter.end(), "S") != filter.end()) {
     RETURN_IF_ERROR(BenchScaling(report));
@@ -469,7 +479,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
       "Threads for the JIT and the reference loops, 1 to 1024 (default: "
       "MXLA_THREADS, else all hardware threads)");
   bench->add_option("--filter", options->filter,
-                    "Comma-separated workload ids: W1..W10, G1 and G2 (GFLOP/s, shown as 'flop'), and S for "
+                    "Comma-separated workload ids: W1..W10, G1 and G2 (GFLOP/s, shown as 'flop'), G4 (an 8x8 dot's per-call time), and S for "
                     "compile-time scaling (chains up to 100,000 "
                     "instructions, 16,384 constants, 16,384 broadcasts; "
                     "only run when named)");

@@ -250,6 +250,17 @@ Workload MakeBiasAdd(int64_t rows, int64_t cols) {
   return w;
 }
 
+Workload MakeSmallDot() {
+  XlaBuilder b("small_dot");
+  Dot(Parameter(&b, 0, F32({8, 8}), "A"), Parameter(&b, 1, F32({8, 8}), "B"));
+  Workload w{"G4", "small_dot", *b.Build(), {}, 0, 8, {}};
+  w.inputs.push_back(Values(F32({8, 8}), 401, -1, 2));
+  w.inputs.push_back(Values(F32({8, 8}), 402, -1, 2));
+  w.bytes = Bytes(w.inputs, F32({8, 8}));
+  w.flops = 2 * 8 * 8 * 8;
+  return w;
+}
+
 const std::vector<WorkloadFactory>& Workloads() {
   static const auto* workloads = new std::vector<WorkloadFactory>{
       {"W1", "bias_add", [] { return MakeBiasAdd(4096, 4096); }},

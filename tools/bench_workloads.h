@@ -41,6 +41,8 @@ struct WorkloadFactory {
 // dispatch) is W1 at 8x8 (MakeBiasAdd(8, 8)).
 const std::vector<WorkloadFactory>& Workloads();
 Workload MakeBiasAdd(int64_t rows, int64_t cols);
+// G4: [8,8] @ [8,8] (per-call dispatch, like W7).
+Workload MakeSmallDot();
 
 }  // namespace mxla::bench
 
