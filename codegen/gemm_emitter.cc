@@ -26,6 +26,10 @@ GemmTile HostGemmTile(PrimitiveType type) {
 
 namespace {
 
+// Products of at most this many multiply-adds (in one k slice) skip
+// packing: an [8,8] @ [8,8] is 512.
+constexpr int64_t kSmallDotWork = 4096;
+
 // Everything the kernel's loops share.
 class GemmEmitter {
  public:
@@ -85,6 +89,17 @@ class GemmEmitter {
                            llvm::Value* kc, llvm::Value* batch,
                            llvm::Value* row, llvm::Value* column,
                            llvm::Value* first);
+  // A product too small for packing to pay (kSmallDotWork): per row of
+  // the unit, a row of accumulators updated over k in order, the loop over
+  // the row vectorized; the same fused multiply-adds in the same order as
+  // the micro-kernel's.
+  absl::Status EmitSmallUnit(llvm::Value* batch, llvm::Value* m0,
+                             llvm::Value* mc, llvm::Value* n0,
+                             llvm::Value* nc);
+  // Stores element (row, column) of the output from `sum`, through the
+  // epilogue if there is one.
+  absl::Status StoreOutput(llvm::Value* batch, llvm::Value* row,
+                           llvm::Value* column, llvm::Value* sum);
   // The root's index at (batch, m, n) of the flattened output.
   IrIndex OutputIndex(llvm::Value* batch, llvm::Value* m, llvm::Value* n);
   // Writes the valid rows x columns of the tile buffer through the
@@ -112,6 +127,7 @@ class GemmEmitter {
   llvm::Value* packed_lhs_ = nullptr;
   llvm::Value* packed_rhs_ = nullptr;
   llvm::Value* tile_buffer_ = nullptr;
+  llvm::Value* small_row_ = nullptr;
   std::vector<llvm::Value*> accumulators_;
 };
 
@@ -249,6 +265,66 @@ IrIndex GemmEmitter::OutputIndex(llvm::Value* batch, llvm::Value* m,
   append(lhs, flat_.lhs_free, m);
   append(rhs, flat_.rhs_free, n);
   return index;
+}
+
+absl::Status GemmEmitter::StoreOutput(llvm::Value* batch, llvm::Value* row,
+                                      llvm::Value* column, llvm::Value* sum) {
+  llvm::Value* linear = b_.CreateAdd(
+      b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
+                   I64(flat_.n)),
+      column);
+  if (!epilogue_) {
+    b_.CreateStore(sum, At(result_, linear));
+    return absl::OkStatus();
+  }
+  elements_.ClearCache();
+  elements_.Bind(dot_, [&](const IrIndex&) { return sum; });
+  absl::StatusOr<llvm::Value*> value =
+      elements_.Generate(root_, OutputIndex(batch, row, column));
+  elements_.Unbind(dot_);
+  elements_.ClearCache();
+  if (!value.ok()) return value.status();
+  StoreElement(b_, root_.shape().element_type(), result_, linear, *value);
+  return absl::OkStatus();
+}
+
+absl::Status GemmEmitter::EmitSmallUnit(llvm::Value* batch, llvm::Value* m0,
+                                        llvm::Value* mc, llvm::Value* n0,
+                                        llvm::Value* nc) {
+  return EmitForLoop(b_, I64(0), mc, "small_row", [&](llvm::Value* i) {
+    llvm::Value* row = b_.CreateAdd(m0, i);
+    RETURN_IF_ERROR(EmitForLoop(b_, I64(0), nc, "small_zero", [&](llvm::Value* j) {
+      b_.CreateStore(llvm::ConstantFP::get(element_type_, 0.0),
+                     At(small_row_, j));
+      return absl::OkStatus();
+    }));
+    RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(flat_.k), "small_k",
+                                [&](llvm::Value* k) -> absl::Status {
+      elements_.ClearCache();
+      ASSIGN_OR_RETURN(llvm::Value * a,
+                       elements_.Generate(*dot_.operand(0),
+                                          OperandIndex(0, batch, row, k)));
+      return EmitForLoop(b_, I64(0), nc, "small_column",
+                         [&](llvm::Value* j) -> absl::Status {
+        elements_.ClearCache();
+        ASSIGN_OR_RETURN(
+            llvm::Value * w,
+            elements_.Generate(*dot_.operand(1),
+                               OperandIndex(1, batch, b_.CreateAdd(n0, j), k)));
+        llvm::Value* acc = At(small_row_, j);
+        b_.CreateStore(
+            b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {element_type_},
+                               {a, w, b_.CreateLoad(element_type_, acc)}),
+            acc);
+        return absl::OkStatus();
+      });
+    }));
+    elements_.ClearCache();
+    return EmitForLoop(b_, I64(0), nc, "small_store", [&](llvm::Value* j) {
+      return StoreOutput(batch, row, b_.CreateAdd(n0, j),
+                         b_.CreateLoad(element_type_, At(small_row_, j)));
+    });
+  });
 }
 
 absl::Status GemmEmitter::EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
@@ -399,6 +475,20 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   };
   const int64_t chunk = std::min(whole_panels(plan_.m_block), whole_panels(144));
   const int64_t n_padded = (plan_.n_block + tile_.nr - 1) / tile_.nr * tile_.nr;
+  if (flat_.m * flat_.n * flat_.k <= kSmallDotWork && k_blocks == 1) {
+    small_row_ = EntryArray(element_type_, plan_.n_block, "small_row");
+    return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
+      llvm::Value* m_block = b_.CreateURem(unit, I64(m_blocks));
+      llvm::Value* rest = b_.CreateUDiv(unit, I64(m_blocks));
+      llvm::Value* m0 = b_.CreateMul(m_block, I64(plan_.m_block));
+      llvm::Value* n0 =
+          b_.CreateMul(b_.CreateURem(rest, I64(n_blocks)), I64(plan_.n_block));
+      return EmitSmallUnit(
+          b_.CreateUDiv(rest, I64(n_blocks)), m0,
+          Min(I64(plan_.m_block), b_.CreateSub(I64(flat_.m), m0)), n0,
+          Min(I64(plan_.n_block), b_.CreateSub(I64(flat_.n), n0)));
+    });
+  }
   packed_lhs_ = EntryArray(element_type_, chunk * plan_.k_block, "packed_lhs");
   packed_rhs_ = EntryArray(element_type_, plan_.k_block * n_padded, "packed_rhs");
   tile_buffer_ = EntryArray(element_type_, tile_.mr * tile_.nr, "tile_buffer");

@@ -267,6 +267,22 @@ TEST(GemmTest, ProducersFuseIntoPacking) {
   EXPECT_TRUE(RunAndCompare(text, Close())) << text;
 }
 
+// Tiny products skip packing; their epilogue still applies per element.
+TEST(GemmTest, TinyProductsWithEpilogues) {
+  const std::string relu = EpilogueModule(
+      "3", "5", "7", "  b = f32[7] parameter(2)\n",
+      "  bb = f32[3,7] broadcast(b), dimensions={1}\n"
+      "  s = f32[3,7] add(d, bb)\n  z = f32[] constant(0)\n"
+      "  zb = f32[3,7] broadcast(z), dimensions={}\n"
+      "  ROOT out = f32[3,7] maximum(s, zb)\n");
+  const std::string narrowed = EpilogueModule(
+      "8", "8", "8", "", "  ROOT out = bf16[8,8] convert(d)\n");
+  for (const std::string& text : {relu, narrowed}) {
+    EXPECT_THAT(Fused(text)->ToString(), HasSubstr("kind=dot")) << text;
+    EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+  }
+}
+
 // Where the dot must stay its own kernel: a second user of the dot, a
 // reduction after it (softmax), or k beyond kMaxEpilogueDotK.
 TEST(GemmTest, DotsStayAloneWhereNoEpilogueFits) {
