@@ -210,7 +210,9 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
       1, std::min<int64_t>(flat.n, std::max<int64_t>(kColumnQuantum,
                                                       fitting / kColumnQuantum *
                                                           kColumnQuantum)));
-  const int64_t others = flat.batch * ceil_div(flat.n, plan.n_block);
+  // (An empty batch or n leaves no units at all.)
+  const int64_t others =
+      std::max<int64_t>(1, flat.batch * ceil_div(flat.n, plan.n_block));
   const int64_t row_units = std::max<int64_t>(1, ceil_div(8, others));
   constexpr int64_t kRowQuantum = 48;  // whole micro-kernel panels
   plan.m_block = std::max<int64_t>(

@@ -144,6 +144,13 @@ TEST(GemmTest, ZeroSizesNaNAndInfinity) {
       DotModule("f32[0,5]", "f32[5,4]", "f32[0,4]", kMatmul), Close()));
   EXPECT_TRUE(RunAndCompare(
       DotModule("f32[3,0]", "f32[0,4]", "f32[3,4]", kMatmul), Close()));
+  EXPECT_TRUE(RunAndCompare(
+      DotModule("f32[3,5]", "f32[5,0]", "f32[3,0]", kMatmul), Close()));
+  EXPECT_TRUE(RunAndCompare(
+      DotModule("f32[0,4]", "f32[0,4,2,0]", "f32[0,2,0]",
+                "lhs_batch_dims={0}, lhs_contracting_dims={1}, "
+                "rhs_batch_dims={0}, rhs_contracting_dims={1}"),
+      Close()));
   const std::string text =
       DotModule("f32[3,70]", "f32[70,40]", "f32[3,40]", kMatmul);
   std::unique_ptr<HloModule> module = ParseHloModule(text).value();
