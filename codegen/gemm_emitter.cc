@@ -89,6 +89,16 @@ class GemmEmitter {
                            llvm::Value* kc, llvm::Value* batch,
                            llvm::Value* row, llvm::Value* column,
                            llvm::Value* first);
+  // A unit's block: its batch element, first row and rows, first column
+  // and columns.
+  struct UnitBlock {
+    llvm::Value* batch;
+    llvm::Value* m0;
+    llvm::Value* mc;
+    llvm::Value* n0;
+    llvm::Value* nc;
+  };
+  UnitBlock Unit(llvm::Value* unit);
   // A product too small for packing to pay (kSmallDotWork): per row of
   // the unit, a row of accumulators updated over k in order, the loop over
   // the row vectorized; the same fused multiply-adds in the same order as
@@ -463,9 +473,21 @@ absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
   return absl::OkStatus();
 }
 
-absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
+GemmEmitter::UnitBlock GemmEmitter::Unit(llvm::Value* unit) {
+  // unit = (batch * n_blocks + n block) * m_blocks + m block.
   const int64_t m_blocks = (flat_.m + plan_.m_block - 1) / plan_.m_block;
   const int64_t n_blocks = (flat_.n + plan_.n_block - 1) / plan_.n_block;
+  llvm::Value* rest = b_.CreateUDiv(unit, I64(m_blocks));
+  UnitBlock u;
+  u.batch = b_.CreateUDiv(rest, I64(n_blocks));
+  u.m0 = b_.CreateMul(b_.CreateURem(unit, I64(m_blocks)), I64(plan_.m_block));
+  u.n0 = b_.CreateMul(b_.CreateURem(rest, I64(n_blocks)), I64(plan_.n_block));
+  u.mc = Min(I64(plan_.m_block), b_.CreateSub(I64(flat_.m), u.m0));
+  u.nc = Min(I64(plan_.n_block), b_.CreateSub(I64(flat_.n), u.n0));
+  return u;
+}
+
+absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   const int64_t k_blocks =
       std::max<int64_t>(1, (flat_.k + plan_.k_block - 1) / plan_.k_block);
   // The lhs rows packed at a time: an L2-sized block (144 x k_block) of
@@ -478,15 +500,8 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   if (flat_.m * flat_.n * flat_.k <= kSmallDotWork && k_blocks == 1) {
     small_row_ = EntryArray(element_type_, plan_.n_block, "small_row");
     return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
-      llvm::Value* m_block = b_.CreateURem(unit, I64(m_blocks));
-      llvm::Value* rest = b_.CreateUDiv(unit, I64(m_blocks));
-      llvm::Value* m0 = b_.CreateMul(m_block, I64(plan_.m_block));
-      llvm::Value* n0 =
-          b_.CreateMul(b_.CreateURem(rest, I64(n_blocks)), I64(plan_.n_block));
-      return EmitSmallUnit(
-          b_.CreateUDiv(rest, I64(n_blocks)), m0,
-          Min(I64(plan_.m_block), b_.CreateSub(I64(flat_.m), m0)), n0,
-          Min(I64(plan_.n_block), b_.CreateSub(I64(flat_.n), n0)));
+      const UnitBlock u = Unit(unit);
+      return EmitSmallUnit(u.batch, u.m0, u.mc, u.n0, u.nc);
     });
   }
   packed_lhs_ = EntryArray(element_type_, chunk * plan_.k_block, "packed_lhs");
@@ -496,15 +511,7 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
     accumulators_.push_back(EntryArray(vector_type_, 1, "acc"));
   }
   return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
-    // unit = (batch * n_blocks + n block) * m_blocks + m block.
-    llvm::Value* m_block = b_.CreateURem(unit, I64(m_blocks));
-    llvm::Value* rest = b_.CreateUDiv(unit, I64(m_blocks));
-    llvm::Value* n_block = b_.CreateURem(rest, I64(n_blocks));
-    llvm::Value* batch = b_.CreateUDiv(rest, I64(n_blocks));
-    llvm::Value* m0 = b_.CreateMul(m_block, I64(plan_.m_block));
-    llvm::Value* n0 = b_.CreateMul(n_block, I64(plan_.n_block));
-    llvm::Value* mc = Min(I64(plan_.m_block), b_.CreateSub(I64(flat_.m), m0));
-    llvm::Value* nc = Min(I64(plan_.n_block), b_.CreateSub(I64(flat_.n), n0));
+    const auto [batch, m0, mc, n0, nc] = Unit(unit);
     return EmitForLoop(b_, I64(0), I64(k_blocks), "k_block", [&](llvm::Value* kb) {
       llvm::Value* k0 = b_.CreateMul(kb, I64(plan_.k_block));
       llvm::Value* kc = Min(I64(plan_.k_block), b_.CreateSub(I64(flat_.k), k0));
