@@ -6,6 +6,7 @@
 #include "codegen/llvm_pipeline.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
+#include "codegen/row_emitter.h"
 #include "ir/flat_dot.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Intrinsics.h"
@@ -33,16 +34,20 @@ constexpr int64_t kSmallDotWork = 4096;
 // Everything the kernel's loops share.
 class GemmEmitter {
  public:
-  GemmEmitter(llvm::IRBuilder<>& b, const HloInstruction& root,
+  GemmEmitter(llvm::IRBuilder<>& b, const HloComputation& fused,
               const HloInstruction& dot, const DotPlan& plan,
-              ElementalEmitter& elements, llvm::Value* result)
+              ElementalEmitter& elements, llvm::Value* result,
+              const CodegenOptions& options)
       : b_(b),
-        root_(root),
+        fused_(fused),
+        root_(*fused.root_instruction()),
         dot_(dot),
-        epilogue_(&root != &dot),
+        epilogue_(!plan.rows && &root_ != &dot),
         plan_(plan),
+        options_(options),
         elements_(elements),
         result_(result),
+        out_(result),
         type_(dot.shape().element_type()),
         flat_(FlattenDot(dot.operand(0)->shape(), dot.operand(1)->shape(),
                          dot.dot_dimension_numbers())),
@@ -89,6 +94,28 @@ class GemmEmitter {
                            llvm::Value* kc, llvm::Value* batch,
                            llvm::Value* row, llvm::Value* column,
                            llvm::Value* first);
+  // The position of the product's element (batch, row, column) in out_:
+  // the output's, or with a row dot the unit's block's.
+  llvm::Value* OutOffset(llvm::Value* batch, llvm::Value* row,
+                         llvm::Value* column);
+  // A row dot's row phases over the unit's rows, reading the dot from its
+  // block.
+  absl::Status EmitRows(llvm::Value* batch, llvm::Value* m0, llvm::Value* mc);
+  // Packs rows [r0, r0 + rows) of lhs for k slice [k0, k0 + kc) and
+  // updates their tiles in columns [n0, n0 + nc) from the packed rhs.
+  absl::Status MultiplyRows(llvm::Value* batch, llvm::Value* r0,
+                            llvm::Value* rows, llvm::Value* n0,
+                            llvm::Value* nc, llvm::Value* k0, llvm::Value* kc,
+                            llvm::Value* first);
+  // The packing buffers (lhs for `lhs_rows` rows), the tile buffer and the
+  // accumulators.
+  void AllocatePacking(int64_t lhs_rows);
+  // Whether the product skips packing (kSmallDotWork, one k slice).
+  bool IsSmall() const;
+  int64_t KBlocks() const;
+  // A row dot's kernel: per unit, per row_block rows, the product into the
+  // block, then the rows' phases (EmitRows).
+  absl::Status EmitRowDot(llvm::Value* begin, llvm::Value* end);
   // A unit's block: its batch element, first row and rows, first column
   // and columns.
   struct UnitBlock {
@@ -123,12 +150,18 @@ class GemmEmitter {
                         llvm::Value* columns, bool into_buffer);
 
   llvm::IRBuilder<>& b_;
+  const HloComputation& fused_;
   const HloInstruction& root_;
   const HloInstruction& dot_;
   const bool epilogue_;  // the root applies ops to the dot's elements
   const DotPlan& plan_;
+  const CodegenOptions& options_;
   ElementalEmitter& elements_;
   llvm::Value* result_;
+  // Where tiles go: result_, or a row dot's block (block_first_row_ is then
+  // the unit's first row).
+  llvm::Value* out_;
+  llvm::Value* block_first_row_ = nullptr;
   const PrimitiveType type_;
   const FlatDot flat_;
   const GemmTile tile_;
@@ -246,8 +279,8 @@ absl::Status GemmEmitter::CopyTile(llvm::Value* offset, llvm::Value* rows,
   return EmitForLoop(b_, I64(0), rows, "tile_row", [&](llvm::Value* i) {
     return EmitForLoop(b_, I64(0), columns, "tile_column", [&](llvm::Value* j) {
       llvm::Value* out = At(
-          result_, b_.CreateAdd(offset, b_.CreateAdd(
-                                            b_.CreateMul(i, I64(flat_.n)), j)));
+          out_, b_.CreateAdd(offset, b_.CreateAdd(
+                                         b_.CreateMul(i, I64(flat_.n)), j)));
       llvm::Value* buffer = At(
           tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)), j));
       llvm::Value* from = into_buffer ? out : buffer;
@@ -277,14 +310,41 @@ IrIndex GemmEmitter::OutputIndex(llvm::Value* batch, llvm::Value* m,
   return index;
 }
 
+llvm::Value* GemmEmitter::OutOffset(llvm::Value* batch, llvm::Value* row,
+                                    llvm::Value* column) {
+  llvm::Value* block_row =
+      block_first_row_ != nullptr
+          ? b_.CreateSub(row, block_first_row_)
+          : b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row);
+  return b_.CreateAdd(b_.CreateMul(block_row, I64(flat_.n)), column);
+}
+
+absl::Status GemmEmitter::EmitRows(llvm::Value* batch, llvm::Value* m0,
+                                   llvm::Value* mc) {
+  llvm::Value* first =
+      b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), m0);
+  llvm::Value* first_element = b_.CreateMul(first, I64(flat_.n));
+  const std::vector<int64_t> dims(dot_.shape().dimensions().begin(),
+                                  dot_.shape().dimensions().end());
+  elements_.ClearCache();
+  elements_.Bind(dot_, [&](const IrIndex& index) -> llvm::Value* {
+    llvm::Value* linear = ElementalEmitter::Linearize(b_, dims, index);
+    return b_.CreateLoad(element_type_,
+                         At(out_, b_.CreateSub(linear, first_element)));
+  });
+  absl::Status status =
+      EmitRowFusion(b_, fused_, *plan_.rows, elements_, result_, first,
+                    b_.CreateAdd(first, mc), options_);
+  elements_.Unbind(dot_);
+  elements_.ClearCache();
+  return status;
+}
+
 absl::Status GemmEmitter::StoreOutput(llvm::Value* batch, llvm::Value* row,
                                       llvm::Value* column, llvm::Value* sum) {
-  llvm::Value* linear = b_.CreateAdd(
-      b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
-                   I64(flat_.n)),
-      column);
+  llvm::Value* linear = OutOffset(batch, row, column);
   if (!epilogue_) {
-    b_.CreateStore(sum, At(result_, linear));
+    b_.CreateStore(sum, At(out_, linear));
     return absl::OkStatus();
   }
   elements_.ClearCache();
@@ -385,11 +445,8 @@ absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
       epilogue_ ? b_.getFalse()
                 : b_.CreateAnd(b_.CreateICmpEQ(rows, I64(tile_.mr)),
                                b_.CreateICmpEQ(columns, I64(tile_.nr)));
-  llvm::Value* offset = b_.CreateAdd(
-      b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
-                   I64(flat_.n)),
-      column);
-  llvm::Value* tile = b_.CreateSelect(full, At(result_, offset), tile_buffer_);
+  llvm::Value* offset = OutOffset(batch, row, column);
+  llvm::Value* tile = b_.CreateSelect(full, At(out_, offset), tile_buffer_);
   llvm::Value* stride = b_.CreateSelect(full, I64(flat_.n), I64(tile_.nr));
   auto vector_at = [&](int64_t i, int64_t v) {
     return At(tile, b_.CreateAdd(b_.CreateMul(I64(i), stride),
@@ -487,32 +544,109 @@ GemmEmitter::UnitBlock GemmEmitter::Unit(llvm::Value* unit) {
   return u;
 }
 
-absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
-  const int64_t k_blocks =
-      std::max<int64_t>(1, (flat_.k + plan_.k_block - 1) / plan_.k_block);
-  // The lhs rows packed at a time: an L2-sized block (144 x k_block) of
-  // whole panels.
-  auto whole_panels = [&](int64_t rows) {
-    return (rows + tile_.mr - 1) / tile_.mr * tile_.mr;
-  };
-  const int64_t chunk = std::min(whole_panels(plan_.m_block), whole_panels(144));
+absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
+                                       llvm::Value* rows, llvm::Value* n0,
+                                       llvm::Value* nc, llvm::Value* k0,
+                                       llvm::Value* kc, llvm::Value* first) {
+  RETURN_IF_ERROR(Pack(0, packed_lhs_, tile_.mr, batch, r0, rows, flat_.m, k0,
+                       kc));
+  return EmitForLoop(b_, I64(0), CeilDiv(nc, tile_.nr), "n_panel",
+                     [&](llvm::Value* jp) {
+    return EmitForLoop(b_, I64(0), CeilDiv(rows, tile_.mr), "m_panel",
+                       [&](llvm::Value* ip) {
+      llvm::Value* lhs_panel = At(
+          packed_lhs_, b_.CreateMul(b_.CreateMul(ip, kc), I64(tile_.mr)));
+      llvm::Value* rhs_panel = At(
+          packed_rhs_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
+      return MicroKernel(lhs_panel, rhs_panel, kc, batch,
+                         b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr))),
+                         b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr))),
+                         first);
+    });
+  });
+}
+
+void GemmEmitter::AllocatePacking(int64_t lhs_rows) {
   const int64_t n_padded = (plan_.n_block + tile_.nr - 1) / tile_.nr * tile_.nr;
-  if (flat_.m * flat_.n * flat_.k <= kSmallDotWork && k_blocks == 1) {
+  const int64_t lhs_padded = (lhs_rows + tile_.mr - 1) / tile_.mr * tile_.mr;
+  packed_lhs_ =
+      EntryArray(element_type_, lhs_padded * plan_.k_block, "packed_lhs");
+  packed_rhs_ =
+      EntryArray(element_type_, plan_.k_block * n_padded, "packed_rhs");
+  tile_buffer_ = EntryArray(element_type_, tile_.mr * tile_.nr, "tile_buffer");
+  for (int64_t i = 0; i < tile_.mr * (tile_.nr / tile_.lanes); ++i) {
+    accumulators_.push_back(EntryArray(vector_type_, 1, "acc"));
+  }
+}
+
+bool GemmEmitter::IsSmall() const {
+  return flat_.m * flat_.n * flat_.k <= kSmallDotWork && KBlocks() == 1;
+}
+
+int64_t GemmEmitter::KBlocks() const {
+  return std::max<int64_t>(1, (flat_.k + plan_.k_block - 1) / plan_.k_block);
+}
+
+absl::Status GemmEmitter::EmitRowDot(llvm::Value* begin, llvm::Value* end) {
+  out_ = EntryArray(element_type_, plan_.row_block * plan_.n_block,
+                    "row_block");
+  if (IsSmall()) {
+    small_row_ = EntryArray(element_type_, plan_.n_block, "small_row");
+  } else {
+    AllocatePacking(plan_.row_block);
+  }
+  // With one k slice the unit packs rhs once, for all its row blocks.
+  const bool one_slice = KBlocks() == 1;
+  return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
+    const auto [batch, m0, mc, n0, nc] = Unit(unit);
+    if (one_slice && !IsSmall()) {
+      RETURN_IF_ERROR(Pack(1, packed_rhs_, tile_.nr, batch, n0, nc, flat_.n,
+                           I64(0), I64(flat_.k)));
+    }
+    return EmitForLoop(b_, I64(0), CeilDiv(mc, plan_.row_block), "row_block",
+                       [&](llvm::Value* c) -> absl::Status {
+      llvm::Value* r0 = b_.CreateAdd(m0, b_.CreateMul(c, I64(plan_.row_block)));
+      llvm::Value* rows =
+          Min(I64(plan_.row_block), b_.CreateSub(b_.CreateAdd(m0, mc), r0));
+      block_first_row_ = r0;
+      if (IsSmall()) {
+        RETURN_IF_ERROR(EmitSmallUnit(batch, r0, rows, n0, nc));
+      } else {
+        RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(KBlocks()), "k_block",
+                                    [&](llvm::Value* kb) {
+          llvm::Value* k0 = b_.CreateMul(kb, I64(plan_.k_block));
+          llvm::Value* kc =
+              Min(I64(plan_.k_block), b_.CreateSub(I64(flat_.k), k0));
+          if (!one_slice) {
+            RETURN_IF_ERROR(Pack(1, packed_rhs_, tile_.nr, batch, n0, nc,
+                                 flat_.n, k0, kc));
+          }
+          return MultiplyRows(batch, r0, rows, n0, nc, k0, kc,
+                              b_.CreateICmpEQ(kb, I64(0)));
+        }));
+      }
+      return EmitRows(batch, r0, rows);
+    });
+  });
+}
+
+absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
+  if (plan_.rows) return EmitRowDot(begin, end);
+  if (IsSmall()) {
     small_row_ = EntryArray(element_type_, plan_.n_block, "small_row");
     return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
       const UnitBlock u = Unit(unit);
       return EmitSmallUnit(u.batch, u.m0, u.mc, u.n0, u.nc);
     });
   }
-  packed_lhs_ = EntryArray(element_type_, chunk * plan_.k_block, "packed_lhs");
-  packed_rhs_ = EntryArray(element_type_, plan_.k_block * n_padded, "packed_rhs");
-  tile_buffer_ = EntryArray(element_type_, tile_.mr * tile_.nr, "tile_buffer");
-  for (int64_t i = 0; i < tile_.mr * (tile_.nr / tile_.lanes); ++i) {
-    accumulators_.push_back(EntryArray(vector_type_, 1, "acc"));
-  }
+  // The lhs rows packed at a time: an L2-sized block (144 x k_block) of
+  // whole panels.
+  const int64_t chunk = std::min<int64_t>(plan_.m_block, 144);
+  AllocatePacking(chunk);
   return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
     const auto [batch, m0, mc, n0, nc] = Unit(unit);
-    return EmitForLoop(b_, I64(0), I64(k_blocks), "k_block", [&](llvm::Value* kb) {
+    return EmitForLoop(b_, I64(0), I64(KBlocks()), "k_block",
+                       [&](llvm::Value* kb) {
       llvm::Value* k0 = b_.CreateMul(kb, I64(plan_.k_block));
       llvm::Value* kc = Min(I64(plan_.k_block), b_.CreateSub(I64(flat_.k), k0));
       RETURN_IF_ERROR(Pack(1, packed_rhs_, tile_.nr, batch, n0, nc, flat_.n,
@@ -523,22 +657,7 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
         llvm::Value* r0 = b_.CreateAdd(m0, b_.CreateMul(c, I64(chunk)));
         llvm::Value* rows =
             Min(I64(chunk), b_.CreateSub(b_.CreateAdd(m0, mc), r0));
-        RETURN_IF_ERROR(Pack(0, packed_lhs_, tile_.mr, batch, r0, rows,
-                             flat_.m, k0, kc));
-        return EmitForLoop(b_, I64(0), CeilDiv(nc, tile_.nr), "n_panel",
-                           [&](llvm::Value* jp) {
-          return EmitForLoop(b_, I64(0), CeilDiv(rows, tile_.mr), "m_panel",
-                             [&](llvm::Value* ip) {
-            llvm::Value* lhs_panel = At(
-                packed_lhs_, b_.CreateMul(b_.CreateMul(ip, kc), I64(tile_.mr)));
-            llvm::Value* rhs_panel = At(
-                packed_rhs_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
-            return MicroKernel(
-                lhs_panel, rhs_panel, kc, batch,
-                b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr))),
-                b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr))), first);
-          });
-        });
+        return MultiplyRows(batch, r0, rows, n0, nc, k0, kc, first);
       });
     });
   });
@@ -549,14 +668,13 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
 absl::Status EmitDotKernel(llvm::IRBuilder<>& b, const HloComputation& fused,
                            const DotPlan& plan, ElementalEmitter& elements,
                            llvm::Value* result, llvm::Value* begin,
-                           llvm::Value* end) {
-  const HloInstruction* dot = FusedDot(fused);
+                           llvm::Value* end, const CodegenOptions& options) {
+  const HloInstruction* dot = plan.rows ? RowDot(fused) : FusedDot(fused);
   RET_CHECK(dot != nullptr, fused.ToString());
   RET_CHECK(dot->shape().element_type() == F32 ||
                 dot->shape().element_type() == F64,
             dot->ToString());
-  GemmEmitter emitter(b, *fused.root_instruction(), *dot, plan, elements,
-                      result);
+  GemmEmitter emitter(b, fused, *dot, plan, elements, result, options);
   return emitter.Emit(begin, end);
 }
 

@@ -221,7 +221,7 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
     info.units = dot->units;
     if (info.units > 0) {
       RETURN_IF_ERROR(EmitDotKernel(b, fused, *dot, elements, results[0],
-                                    begin, end));
+                                    begin, end, options));
     }
   } else if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
     RETURN_IF_ERROR(EmitReductionKernel(b, module, fused, *reduction, elements,

@@ -20,6 +20,20 @@ struct KindKeys {
   std::set<std::string> required;
 };
 
+// The keys of a row plan, also those of a row dot's rows.
+const std::set<std::string>& RowKeys() {
+  static const auto* keys =
+      new std::set<std::string>{"rows", "columns", "store", "buffered"};
+  return *keys;
+}
+
+// A row dot's keys: the row plan's and its block.
+const std::set<std::string>& RowDotKeys() {
+  static const auto* keys = new std::set<std::string>{
+      "row_block", "rows", "columns", "store", "buffered"};
+  return *keys;
+}
+
 KindKeys KeysOf(const FusionPlan& plan) {
   if (plan.is_loop()) return {{"store", "one_unit"}, {"store"}};
   if (plan.is_reduction()) {
@@ -27,12 +41,12 @@ KindKeys KeysOf(const FusionPlan& plan) {
              "chunk_elements", "scratch_bytes"},
             {"units"}};
   }
-  if (plan.is_dot()) {
-    return {{"units", "m_block", "n_block", "k_block"},
+  if (plan.is_dot()) {  // a row dot adds RowDotKeys
+    return {{"units", "m_block", "n_block", "k_block", "row_block", "rows",
+             "columns", "store", "buffered"},
             {"units", "m_block", "n_block", "k_block"}};
   }
-  return {{"rows", "columns", "store", "buffered"},
-          {"rows", "columns", "store", "buffered"}};
+  return {RowKeys(), RowKeys()};
 }
 
 absl::StatusOr<StoreKind> ParseStore(TokenCursor& cursor) {
@@ -81,6 +95,22 @@ absl::Status ParseCount(
   return absl::OkStatus();
 }
 
+absl::Status ParseRowValue(TokenCursor& cursor, const std::string& key,
+                           RowPlan& row) {
+  if (key == "rows") {
+    ASSIGN_OR_RETURN(row.row_dimensions,
+                     hlo_parser_internal::ParseInt64ListAt(cursor));
+  } else if (key == "columns") {
+    ASSIGN_OR_RETURN(row.column_dimensions,
+                     hlo_parser_internal::ParseInt64ListAt(cursor));
+  } else if (key == "store") {
+    ASSIGN_OR_RETURN(row.store, ParseStore(cursor));
+  } else {
+    ASSIGN_OR_RETURN(row.buffered, ParseBuffered(cursor));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseValue(TokenCursor& cursor, const std::string& key,
                         FusionPlan& plan) {
   if (auto* loop = std::get_if<LoopPlan>(&plan.config)) {
@@ -101,25 +131,18 @@ absl::Status ParseValue(TokenCursor& cursor, const std::string& key,
                        {"scratch_bytes", &reduction->scratch_bytes}});
   }
   if (auto* dot = std::get_if<DotPlan>(&plan.config)) {
+    if (RowDotKeys().count(key) > 0 && !dot->rows) dot->rows.emplace();
+    if (RowKeys().count(key) > 0) {
+      return ParseRowValue(cursor, key, *dot->rows);
+    }
     return ParseCount(cursor, key,
                       {{"units", &dot->units},
                        {"m_block", &dot->m_block},
                        {"n_block", &dot->n_block},
-                       {"k_block", &dot->k_block}});
+                       {"k_block", &dot->k_block},
+                       {"row_block", &dot->row_block}});
   }
-  RowPlan& row = std::get<RowPlan>(plan.config);
-  if (key == "rows") {
-    ASSIGN_OR_RETURN(row.row_dimensions,
-                     hlo_parser_internal::ParseInt64ListAt(cursor));
-  } else if (key == "columns") {
-    ASSIGN_OR_RETURN(row.column_dimensions,
-                     hlo_parser_internal::ParseInt64ListAt(cursor));
-  } else if (key == "store") {
-    ASSIGN_OR_RETURN(row.store, ParseStore(cursor));
-  } else {
-    ASSIGN_OR_RETURN(row.buffered, ParseBuffered(cursor));
-  }
-  return absl::OkStatus();
+  return ParseRowValue(cursor, key, std::get<RowPlan>(plan.config));
 }
 
 absl::StatusOr<FusionPlan> ParseKind(TokenCursor& cursor) {
@@ -161,7 +184,11 @@ absl::StatusOr<FusionPlan> ParseFusionPlan(TokenCursor& cursor) {
     RETURN_IF_ERROR(ParseValue(cursor, key.text, plan));
   }
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kRBrace));
-  for (const std::string& key : keys.required) {
+  std::set<std::string> required = keys.required;
+  if (const auto* dot = std::get_if<DotPlan>(&plan.config); dot && dot->rows) {
+    required.insert(RowDotKeys().begin(), RowDotKeys().end());
+  }
+  for (const std::string& key : required) {
     if (seen.count(key) == 0) {
       return TokenCursor::ErrorAt(
           open, absl::StrCat("a ", plan.kind_name(), " plan needs '", key,

@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/flat_dot.h"
 #include "ir/hlo_computation.h"
 #include "ir/memory_budget.h"
 
@@ -50,7 +51,10 @@ std::string RowToString(const RowPlan& row) {
 
 std::string DotToString(const DotPlan& dot) {
   return absl::StrCat("units=", dot.units, ", m_block=", dot.m_block,
-                      ", n_block=", dot.n_block, ", k_block=", dot.k_block);
+                      ", n_block=", dot.n_block, ", k_block=", dot.k_block,
+                      dot.rows ? absl::StrCat(", row_block=", dot.row_block,
+                                              ", ", RowToString(*dot.rows))
+                               : "");
 }
 
 }  // namespace
@@ -137,6 +141,63 @@ const HloInstruction* FusedDot(const HloComputation& computation) {
     }
   }
   return dot;
+}
+
+const HloInstruction* RowDot(const HloComputation& computation) {
+  const HloInstruction* dot = nullptr;
+  for (const HloInstruction* instruction : computation.instructions()) {
+    if (instruction->opcode() != HloOpcode::kDot) continue;
+    if (dot != nullptr) return nullptr;
+    dot = instruction;
+  }
+  if (dot == nullptr || !dot->shape().IsArray()) return nullptr;
+  const PrimitiveType type = dot->shape().element_type();
+  if ((type != F32 && type != F64) ||
+      dot->operand(0)->shape().element_type() != type ||
+      dot->operand(1)->shape().element_type() != type) {
+    return nullptr;
+  }
+  const FlatDot flat = FlattenDot(dot->operand(0)->shape(),
+                                  dot->operand(1)->shape(),
+                                  dot->dot_dimension_numbers());
+  if (flat.rhs_free.empty()) return nullptr;
+  // The producers are generated while packing: no reduce among them.
+  std::vector<const HloInstruction*> stack(dot->operands().begin(),
+                                           dot->operands().end());
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!stack.empty()) {
+    const HloInstruction* value = stack.back();
+    stack.pop_back();
+    if (!seen.insert(value).second) continue;
+    if (value->opcode() == HloOpcode::kReduce) return nullptr;
+    for (const HloInstruction* operand : value->operands()) {
+      stack.push_back(operand);
+    }
+  }
+  // The readers: epilogue ops of the dot's elements, ending in reduces'
+  // data operands or the root, so the dot is read only at the row being
+  // computed.
+  bool reduced = false;
+  stack = {dot};
+  seen = {dot};
+  while (!stack.empty()) {
+    const HloInstruction* value = stack.back();
+    stack.pop_back();
+    for (const HloInstruction* user : value->users()) {
+      if (user->opcode() == HloOpcode::kReduce) {
+        for (int64_t i = 0; i < user->operand_count(); ++i) {
+          if (user->operand(i) == value && i >= user->operand_count() / 2) {
+            return nullptr;  // an init value
+          }
+        }
+        reduced = true;
+        continue;
+      }
+      if (!IsEpilogueOp(*value, *user)) return nullptr;
+      if (seen.insert(user).second) stack.push_back(user);
+    }
+  }
+  return reduced ? dot : nullptr;
 }
 
 }  // namespace mxla

@@ -24,6 +24,13 @@
 //              batch x m x n (ir/flat_dot.h); a unit is one m_block x
 //              n_block block of one batch element, computed over k in
 //              slices of k_block.
+//              With `rows` (a "row dot", RowDot): the dot's readers form a
+//              row fusion (softmax of attention scores) whose columns are
+//              the dot's n. A unit is m_block whole rows (n_block = n) of
+//              one batch element, taken row_block rows at a time: their
+//              product is accumulated in a stack block, then the row
+//              plan's phases run over them reading the dot from it, while
+//              it is in cache. (With one k slice the unit packs rhs once.)
 // Values are named by instruction name (unique in a module, kept by
 // cloning), never by pointer.
 //
@@ -34,11 +41,14 @@
 //                             [, chunks=C, chunk_elements=E, scratch_bytes=S]}
 //   {kind=row, rows={R...}, columns={C...}, store=plain|streaming,
 //              buffered={name:writer, ...}}
-//   {kind=dot, units=N, m_block=M, n_block=N, k_block=K}
+//   {kind=dot, units=N, m_block=M, n_block=N, k_block=K
+//              [, row_block=B, rows={R...}, columns={C...}, store=...,
+//              buffered={...}]}
 #ifndef MXLA_IR_FUSION_PLAN_H_
 #define MXLA_IR_FUSION_PLAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -90,6 +100,9 @@ struct DotPlan {
   int64_t m_block = 1;
   int64_t n_block = 1;
   int64_t k_block = 1;
+  // A row dot: its rows' phases, run after each block of row_block rows.
+  int64_t row_block = 0;
+  std::optional<RowPlan> rows;
   bool operator==(const DotPlan&) const = default;
 };
 
@@ -134,6 +147,22 @@ bool IsEpilogueOp(const HloInstruction& value, const HloInstruction& user);
 // reader, directly or through others, is an epilogue op (IsEpilogueOp);
 // null for any other fused computation.
 const HloInstruction* FusedDot(const HloComputation& computation);
+
+// The dot of a row dot fusion: the one dot, f32 or f64, with neither a dot
+// nor a reduce among its operands' producers and at least one rhs-free
+// dimension, whose every reader, directly or through others, is an
+// epilogue op, a reduce reading it as its data operand, or the root; null
+// for any other computation. (The row structure itself is the row-fusion
+// analysis' to check: passes/row_fusion_analysis.h.)
+const HloInstruction* RowDot(const HloComputation& computation);
+
+// Bytes of a dot kernel's packed operand blocks, on its stack: at most
+// k_block x (n_block + 144) elements (the packed lhs takes up to 144 rows).
+inline constexpr int64_t kMaxDotPackedBytes = 4 << 20;
+
+// Bytes of the stack block a row dot's unit accumulates in: row_block
+// rows of the dot's n elements. At most kMaxRowDotBlockBytes.
+inline constexpr int64_t kMaxRowDotBlockBytes = 256 << 10;
 
 // Whether `reducer` is `opcode` applied to its two (distinct) parameters
 // (planning decides splits with it, codegen reassociation).

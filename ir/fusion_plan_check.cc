@@ -183,14 +183,21 @@ absl::Status CheckRow(const FusionPlan& plan, const RowPlan& row,
 }
 
 // A dot of f32 or f64 operands and result (alone, or with an epilogue up
-// to the root, which then needs all of k in one slice), and the units its
-// blocks imply.
+// to the root, which then needs all of k in one slice; or a row dot, whose
+// units are whole rows of the dot within the stack budget), and the units
+// its blocks imply.
 absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
-                      const HloComputation& fused) {
-  const HloInstruction* found = FusedDot(fused);
+                      const HloComputation& fused,
+                      const std::vector<const HloInstruction*>& reduces) {
+  const HloInstruction* found =
+      dot.rows ? RowDot(fused) : FusedDot(fused);
   if (found == nullptr) {
-    return PlanError(plan, "the root must be a dot, or a chain of "
-                           "elementwise ops of its dimensions over one");
+    return PlanError(
+        plan, dot.rows ? "a row dot needs one f32 or f64 dot, with no reduce "
+                         "among its producers, read only through elementwise "
+                         "ops of its dimensions by reduces or the root"
+                       : "the root must be a dot, or a chain of elementwise "
+                         "ops of its dimensions over one");
   }
   const HloInstruction& root = *found;
   const PrimitiveType type = root.shape().element_type();
@@ -206,7 +213,44 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
   const FlatDot flat =
       FlattenDot(root.operand(0)->shape(), root.operand(1)->shape(),
                  root.dot_dimension_numbers());
-  if (&root != fused.root_instruction() && dot.k_block < flat.k) {
+  // Packing buffers live on the kernel's stack: rhs k_block x n_block, lhs
+  // k_block x at most 144 rows (codegen/gemm_emitter.h).
+  const int64_t bytes = primitive_util::ByteWidth(type);
+  if (dot.k_block * (dot.n_block + 144) * bytes > kMaxDotPackedBytes) {
+    return PlanError(plan, absl::StrCat("k_block x (n_block + 144) elements "
+                                        "of packed operands pass the ",
+                                        kMaxDotPackedBytes,
+                                        " bytes of a kernel's stack"));
+  }
+  if (dot.rows) {
+    RETURN_IF_ERROR(CheckRow(plan, *dot.rows, fused, reduces));
+    absl::Span<const int64_t> dims = root.shape().dimensions();
+    const size_t columns = flat.rhs_free.size();
+    if (dot.rows->column_dimensions.size() != columns ||
+        !std::equal(dot.rows->column_dimensions.begin(),
+                    dot.rows->column_dimensions.end(),
+                    dims.end() - columns)) {
+      return PlanError(plan, absl::StrCat("the columns must be the dot's "
+                                          "rhs-free dimensions ",
+                                          Dims(dims.subspan(dims.size() -
+                                                            columns))));
+    }
+    if (dot.n_block != std::max<int64_t>(1, flat.n)) {
+      return PlanError(plan, absl::StrCat("a row dot's unit has whole rows: "
+                                          "n_block must be ",
+                                          std::max<int64_t>(1, flat.n)));
+    }
+    if (dot.row_block < 1 || dot.row_block > dot.m_block) {
+      return PlanError(plan, "row_block must be 1 to m_block");
+    }
+    const int64_t block_bytes = dot.row_block * flat.n * bytes;
+    if (block_bytes > kMaxRowDotBlockBytes) {
+      return PlanError(plan, absl::StrCat("row_block x n is ", block_bytes,
+                                          " bytes, over the ",
+                                          kMaxRowDotBlockBytes,
+                                          " of a unit's block"));
+    }
+  } else if (&root != fused.root_instruction() && dot.k_block < flat.k) {
     return PlanError(plan, absl::StrCat("an epilogue needs all of k in one "
                                         "slice: k_block at least ",
                                         flat.k));
@@ -238,7 +282,7 @@ absl::Status CheckFusionPlan(const FusionPlan& plan,
     return CheckLoop(plan, *loop, root, reduces);
   }
   if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
-    return CheckDot(plan, *dot, fused);
+    return CheckDot(plan, *dot, fused, reduces);
   }
   if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
     if (root.opcode() != HloOpcode::kReduce || reduces.size() != 1) {

@@ -36,6 +36,15 @@ inline constexpr int64_t kRowBufferBudgetBytes = 64 << 10;
 // its packed rhs block, k x 64 columns, stays within 512 KiB of stack.
 inline constexpr int64_t kMaxEpilogueDotK = 2048;
 
+// A row dot (ir/fusion_plan.h) accumulates each unit's rows of the
+// product in a stack block of about this many bytes (L2-resident, so the
+// row phases read it from cache), and of at least kMinRowDotRows rows
+// (each unit packs all of the dot's rhs: fewer rows would repack it for
+// little work) within kMaxRowDotBlockBytes; a dot whose rows are too long
+// for that keeps its own kernel.
+inline constexpr int64_t kRowDotBlockBytes = 128 << 10;
+inline constexpr int64_t kMinRowDotRows = 12;
+
 // Reductions that keep the last dimension: one unit per block of this many
 // bytes of an output row.
 inline constexpr int64_t kColumnBlockBytes = 2048;

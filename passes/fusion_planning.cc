@@ -98,7 +98,10 @@ absl::Status CheckExistingPlan(const HloInstruction& fusion,
     }
     return absl::OkStatus();
   }
-  const auto* row = std::get_if<RowPlan>(&plan.config);
+  const RowPlan* row = std::get_if<RowPlan>(&plan.config);
+  if (const auto* dot = std::get_if<DotPlan>(&plan.config); dot && dot->rows) {
+    row = &*dot->rows;
+  }
   if (row == nullptr) return absl::OkStatus();
   ASSIGN_OR_RETURN(RowFusion rows, AnalyzeRowFusion(fused));
   if (rows.row_dimensions != row->row_dimensions) {
@@ -188,17 +191,84 @@ ReductionPlan PlanReduction(const HloInstruction& reduce,
   return plan;
 }
 
-// A dot kernel's blocks: k slices of 256, or all of k under an epilogue,
-// n blocks of at most 512 KiB of packed
-// rhs (on the kernel's stack), and units of whole rows split so that there
-// are about 8 of them: enough for the threads, few enough that each
-// unit's rhs block is packed few times. Any split gives the same bits.
-DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
-  const FlatDot flat = FlattenDot(dot.operand(0)->shape(),
-                                  dot.operand(1)->shape(),
-                                  dot.dot_dimension_numbers());
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+FlatDot Flatten(const HloInstruction& dot) {
+  return FlattenDot(dot.operand(0)->shape(), dot.operand(1)->shape(),
+                    dot.dot_dimension_numbers());
+}
+
+// The rows of a row dot's unit: about kRowDotBlockBytes of the product,
+// whole micro-kernel panels (6 rows) where that leaves kMinRowDotRows.
+int64_t RowDotRows(const FlatDot& flat, int64_t bytes) {
+  const int64_t row_bytes = std::max<int64_t>(1, flat.n) * bytes;
+  int64_t rows = std::max(kMinRowDotRows, kRowDotBlockBytes / row_bytes);
+  rows = rows / 6 * 6;
+  return std::max<int64_t>(1, std::min(flat.m, rows));
+}
+
+// k slices of 256, fewer where the packed rhs block (k_block x n_block)
+// would pass 512 KiB of stack.
+int64_t KBlock(const FlatDot& flat, int64_t n_block, int64_t bytes) {
+  const int64_t n_padded = CeilDiv(n_block, 64) * 64;
+  return std::max<int64_t>(
+      1, std::min({flat.k, int64_t{256}, (512 << 10) / (n_padded * bytes)}));
+}
+
+// Units of whole rows split so that there are about 8 of them: enough for
+// the threads, few enough that each unit's rhs block is packed few times.
+int64_t RowsPerUnit(const FlatDot& flat, int64_t n_block) {
+  const int64_t others =  // (an empty batch or n leaves no units at all)
+      std::max<int64_t>(1, flat.batch * CeilDiv(flat.n, n_block));
+  const int64_t row_units = std::max<int64_t>(1, CeilDiv(8, others));
+  constexpr int64_t kRowQuantum = 48;  // whole micro-kernel panels
+  return std::max<int64_t>(
+      1, std::min<int64_t>(flat.m, CeilDiv(CeilDiv(flat.m, row_units),
+                                           kRowQuantum) *
+                                       kRowQuantum));
+}
+
+// A row dot's blocks: whole rows (n_block = n) split into units as any
+// dot's, each taken RowDotRows (at most 144, the packed lhs block) at a
+// time.
+DotPlan PlanRowDot(const HloInstruction& dot, RowPlan rows) {
+  const FlatDot flat = Flatten(dot);
   const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
-  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  DotPlan plan;
+  plan.n_block = std::max<int64_t>(1, flat.n);
+  plan.k_block = KBlock(flat, plan.n_block, bytes);
+  plan.m_block = RowsPerUnit(flat, plan.n_block);
+  plan.row_block = std::min<int64_t>(
+      {RowDotRows(flat, bytes), plan.m_block, 144});
+  plan.units = flat.batch * CeilDiv(flat.m, plan.m_block);
+  plan.rows = std::move(rows);
+  return plan;
+}
+
+}  // namespace
+
+bool RowDotFits(const HloComputation& fused) {
+  const HloInstruction* dot = RowDot(fused);
+  if (dot == nullptr) return false;
+  const FlatDot flat = Flatten(*dot);
+  // The rows' columns are the dot's n: all of its rhs-free dimensions.
+  absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
+  if (!rows.ok() || rows->column_dimensions.size() != flat.rhs_free.size()) {
+    return false;
+  }
+  const int64_t bytes = primitive_util::ByteWidth(dot->shape().element_type());
+  return std::min(flat.m, kMinRowDotRows) * flat.n * bytes <=
+         kMaxRowDotBlockBytes;
+}
+
+// A dot kernel's blocks: k slices of 256, or all of k under an epilogue,
+// n blocks of at most 512 KiB of packed rhs (on the kernel's stack), and
+// RowsPerUnit. Any split gives the same bits.
+DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
+  const FlatDot flat = Flatten(dot);
+  const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
   DotPlan plan;
   // An epilogue applies as each tile is stored: one slice for all of k.
   plan.k_block =
@@ -210,17 +280,9 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
       1, std::min<int64_t>(flat.n, std::max<int64_t>(kColumnQuantum,
                                                       fitting / kColumnQuantum *
                                                           kColumnQuantum)));
-  // (An empty batch or n leaves no units at all.)
-  const int64_t others =
-      std::max<int64_t>(1, flat.batch * ceil_div(flat.n, plan.n_block));
-  const int64_t row_units = std::max<int64_t>(1, ceil_div(8, others));
-  constexpr int64_t kRowQuantum = 48;  // whole micro-kernel panels
-  plan.m_block = std::max<int64_t>(
-      1, std::min<int64_t>(
-             flat.m, ceil_div(ceil_div(flat.m, row_units), kRowQuantum) *
-                         kRowQuantum));
-  plan.units = flat.batch * ceil_div(flat.m, plan.m_block) *
-               ceil_div(flat.n, plan.n_block);
+  plan.m_block = RowsPerUnit(flat, plan.n_block);
+  plan.units = flat.batch * CeilDiv(flat.m, plan.m_block) *
+               CeilDiv(flat.n, plan.n_block);
   return plan;
 }
 
@@ -233,6 +295,14 @@ absl::StatusOr<FusionPlan> PlanFusion(const HloInstruction& fusion,
     return FusionPlan{PlanDot(*dot, dot != &root)};
   }
   absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
+  if (const HloInstruction* dot = RowDot(fused)) {
+    if (!RowDotFits(fused)) {
+      return Unplannable(fusion, "has a dot read by reduces but no row dot "
+                                 "plan fits (rows over the dot's columns "
+                                 "within a unit's block)");
+    }
+    return FusionPlan{PlanRowDot(*dot, MakeRowPlan(fusion, *rows, options))};
+  }
   if (rows.ok()) return FusionPlan{MakeRowPlan(fusion, *rows, options)};
   const std::vector<const HloInstruction*> reduces = ReducesInPostOrder(fused);
   if (root.opcode() == HloOpcode::kReduce && reduces.size() == 1) {

@@ -5,6 +5,9 @@
 // (runtime/compile_pipeline.h), with its CodegenOptions.
 //
 // The decisions, from the cost model in passes/fusion_cost_model.h:
+//   * a dot fusion is a dot plan (PlanDot): alone, with an epilogue, or a
+//     row dot with its row plan, units of whole rows within
+//     kRowDotBlockBytes;
 //   * a body that passes/row_fusion_analysis.h accepts is a row plan: its
 //     rows and columns, and the expensive values several loops read kept in
 //     row buffers within kRowBufferBudgetBytes;
@@ -49,6 +52,12 @@ class FusionPlanningPass : public HloPass {
 // The plan for `fusion` (an entry fusion), as Run records it.
 absl::StatusOr<FusionPlan> PlanFusion(const HloInstruction& fusion,
                                       const FusionPlanningOptions& options);
+
+// Whether `fused` is a row fusion (passes/row_fusion_analysis.h) with a
+// row dot (ir/fusion_plan.h, RowDot) whose columns are all of the dot's
+// rhs-free dimensions, and whose units can be whole rows: kMinRowDotRows
+// (or all, if fewer) rows of the dot within kMaxRowDotBlockBytes.
+bool RowDotFits(const HloComputation& fused);
 
 // Whether the reduced range of `reduce` may be split into partial results
 // combined later: one input, and a plain integer or boolean

@@ -9,6 +9,7 @@
 #include "ir/hlo_clone.h"
 #include "ir/status_macros.h"
 #include "passes/fusion_cost_model.h"
+#include "passes/fusion_planning.h"
 #include "passes/operand_reuse.h"
 #include "passes/row_fusion_analysis.h"
 
@@ -72,11 +73,11 @@ bool ReusesProducer(const HloInstruction& producer,
 
 // Whether `producer` may disappear into `consumer`: a fusion with one array
 // result that nothing else reads, and not expensive work the consumer would
-// redo per read (fusion's rule, passes/fusion.h).
+// redo per read (fusion's rule, passes/fusion.h). A dot kernel (kOutput)
+// merges only into a row fusion of its rows (a row dot, checked on the
+// merged body): its epilogue is applied per tile, its product per block.
 bool Mergeable(const HloInstruction& producer, const HloInstruction& consumer) {
-  // A dot kernel keeps its own fusion (its epilogue is applied per tile).
   if (producer.opcode() != HloOpcode::kFusion || producer.shape().IsTuple() ||
-      producer.fusion_kind() == FusionKind::kOutput ||
       consumer.fusion_kind() == FusionKind::kOutput) {
     return false;
   }
@@ -158,9 +159,11 @@ absl::StatusOr<HloInstruction*> MergeOneProducer(HloModule& module,
     if (!Mergeable(*producer, *consumer)) continue;
     MergedBody merged = Merge(module, *producer, *consumer);
     if (!AnalyzeRowFusion(*merged.computation).ok()) continue;
+    const bool row_dot = producer->fusion_kind() == FusionKind::kOutput;
+    if (row_dot && !RowDotFits(*merged.computation)) continue;
     std::unique_ptr<HloInstruction> created = HloInstruction::CreateFusion(
-        consumer->shape(), FusionKind::kInput, merged.operands,
-        merged.computation);
+        consumer->shape(), row_dot ? FusionKind::kOutput : FusionKind::kInput,
+        merged.operands, merged.computation);
     // Named before it is added, so the module makes the name unique
     // (renaming it afterwards could duplicate another fusion's name).
     created->set_name("fusion");

@@ -368,7 +368,7 @@ absl::Status CheckBenchThreads(const BenchOptions& options) {
   return ThreadPool::DefaultStatus();
 }
 
-// --filter's ids, each a known workload (W1 to W10, G1, G2), W7, G4 or S.
+// --filter's ids, each a known workload (W1 to W10, G1 to G3), W7, G4 or S.
 absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
   std::vector<std::string> filter =
       absl::StrSplit(text, ',', absl::SkipEmpty());
@@ -377,7 +377,7 @@ absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: unknown workload '", id, "' (W1 to W10, G1, G2, G4, S)"));
+          "--filter: unknown workload '", id, "' (W1 to W10, G1 to G4, S)"));
     }
   }
   return filter;
@@ -479,7 +479,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
       "Threads for the JIT and the reference loops, 1 to 1024 (default: "
       "MXLA_THREADS, else all hardware threads)");
   bench->add_option("--filter", options->filter,
-                    "Comma-separated workload ids: W1..W10, G1 and G2 (GFLOP/s, shown as 'flop'), G4 (an 8x8 dot's per-call time), and S for "
+                    "Comma-separated workload ids: W1..W10, G1 to G3 (GFLOP/s, shown as 'flop'), G4 (an 8x8 dot's per-call time), and S for "
                     "compile-time scaling (chains up to 100,000 "
                     "instructions, 16,384 constants, 16,384 broadcasts; "
                     "only run when named)");

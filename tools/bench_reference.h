@@ -47,6 +47,11 @@ void Sum(const float* x, float* out, int64_t n);
 // inner loop over a row of b vectorizes.
 void Matmul(const float* a, const float* b, float* out, int64_t k, int64_t n,
             int64_t begin, int64_t end);
+// Rows [begin, end) of softmax_rows(scale * q[h] @ k[h]^T), row r being
+// row r % s of head r / s; q and k are [heads, s, d]. Each row's scores go
+// to `out`, then the row softmax of SoftmaxRows (-ffast-math, same file).
+void AttentionRows(const float* q, const float* k, float* out, int64_t s,
+                   int64_t d, float scale, int64_t begin, int64_t end);
 // STREAM kernels over [begin, end).
 void StreamCopy(const float* a, float* c, int64_t begin, int64_t end);
 void StreamTriad(const float* b, const float* c, float* a, float s,

@@ -28,4 +28,20 @@ void SoftmaxRows(const float* __restrict x, float* __restrict out,
   }
 }
 
+void AttentionRows(const float* __restrict q, const float* __restrict k,
+                   float* __restrict out, int64_t s, int64_t d, float scale,
+                   int64_t begin, int64_t end) {
+  for (int64_t r = begin; r < end; ++r) {
+    const float* __restrict row = q + r * d;
+    const float* __restrict keys = k + r / s * s * d;
+    float* __restrict o = out + r * s;
+    for (int64_t j = 0; j < s; ++j) {
+      float sum = 0.0f;
+      for (int64_t c = 0; c < d; ++c) sum += row[c] * keys[j * d + c];
+      o[j] = sum * scale;
+    }
+    SoftmaxRows(o, o, s, 0, 1);
+  }
+}
+
 }  // namespace mxla::bench

@@ -232,6 +232,40 @@ Workload MakeMlpLayer() {
   return w;
 }
 
+// G3: softmax_rows(Q[h] @ K[h]^T / 8) for 8 heads of 512 x 64 (the
+// anchors' attention_scores): one kernel, each block of score rows
+// normalized while it is in cache.
+Workload MakeAttentionScores() {
+  constexpr int64_t heads = 8, s = 512, d = 64;
+  XlaBuilder b("attention_scores");
+  XlaOp q = Parameter(&b, 0, F32({heads, s, d}), "Q");
+  XlaOp k = Parameter(&b, 1, F32({heads, s, d}), "K");
+  DotDimensionNumbers dimension_numbers;
+  dimension_numbers.lhs_batch = {0};
+  dimension_numbers.rhs_batch = {0};
+  dimension_numbers.lhs_contracting = {2};
+  dimension_numbers.rhs_contracting = {2};
+  XlaOp x = Mul(DotGeneral(q, k, dimension_numbers),
+                ConstantR0<float>(&b, 0.125f));
+  XlaOp m = Reduce(x, ConstantR0<float>(&b, -INFINITY),
+                   CreateScalarMaxComputation(mxla::F32, &b), {2});
+  XlaOp e = Exp(Sub(x, m, {0, 1}));
+  XlaOp sum = Reduce(e, ConstantR0<float>(&b, 0),
+                     CreateScalarAddComputation(mxla::F32, &b), {2});
+  Div(e, sum, {0, 1});
+  Workload w{"G3", "attention_scores", *b.Build(), {}, 0, heads * s, {}};
+  w.inputs.push_back(Values(F32({heads, s, d}), 301, -2, 4));
+  w.inputs.push_back(Values(F32({heads, s, d}), 302, -2, 4));
+  w.bytes = Bytes(w.inputs, F32({heads, s, s}));
+  w.flops = 2 * heads * s * s * d;
+  w.reference = [](const std::vector<Literal>& in, float* out) -> RowRange {
+    return [&in, out](int64_t begin, int64_t end) {
+      AttentionRows(Data(in[0]), Data(in[1]), out, s, d, 0.125f, begin, end);
+    };
+  };
+  return w;
+}
+
 }  // namespace
 
 Workload MakeBiasAdd(int64_t rows, int64_t cols) {
@@ -274,6 +308,7 @@ const std::vector<WorkloadFactory>& Workloads() {
       {"W10", "sum", MakeSum},
       {"G1", "sgemm", MakeSgemm},
       {"G2", "mlp_layer", MakeMlpLayer},
+      {"G3", "attention_scores", MakeAttentionScores},
   };
   return *workloads;
 }

@@ -37,7 +37,8 @@ struct WorkloadFactory {
 };
 
 // W1-W6, W8 (x * exp(v) broadcast over rows), W9 (column sum) and W10
-// (sum to a scalar), G1 (a 1024^3 matrix product), G2 (an MLP layer), in order; W7 (small
+// (sum to a scalar), G1 (a 1024^3 matrix product), G2 (an MLP layer), G3
+// (attention scores), in order; W7 (small
 // dispatch) is W1 at 8x8 (MakeBiasAdd(8, 8)).
 const std::vector<WorkloadFactory>& Workloads();
 Workload MakeBiasAdd(int64_t rows, int64_t cols);
