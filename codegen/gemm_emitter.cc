@@ -30,6 +30,9 @@ namespace {
 // Products of at most this many multiply-adds (in one k slice) skip
 // packing: an [8,8] @ [8,8] is 512.
 constexpr int64_t kSmallDotWork = 4096;
+// Rows of a small product up to this many vectors wide keep their
+// accumulators in vector registers.
+constexpr int64_t kSmallVectors = 4;
 
 // Everything the kernel's loops share.
 class GemmEmitter {
@@ -110,6 +113,8 @@ class GemmEmitter {
   // The packing buffers (lhs for `lhs_rows` rows), the tile buffer and the
   // accumulators.
   void AllocatePacking(int64_t lhs_rows);
+  // The small path's row of accumulators, as scalars and as vectors.
+  void AllocateSmall();
   // Whether the product skips packing (kSmallDotWork, one k slice).
   bool IsSmall() const;
   int64_t KBlocks() const;
@@ -133,6 +138,12 @@ class GemmEmitter {
   absl::Status EmitSmallUnit(llvm::Value* batch, llvm::Value* m0,
                              llvm::Value* mc, llvm::Value* n0,
                              llvm::Value* nc);
+  // EmitSmallUnit for a constant number of columns, at most kSmallVectors
+  // vectors: each row's accumulators are vectors, each step one vector
+  // fma per vector (the same operations in the same order).
+  absl::Status EmitSmallVectorRows(llvm::Value* batch, llvm::Value* m0,
+                                   llvm::Value* mc, llvm::Value* n0,
+                                   int64_t columns);
   // Stores element (row, column) of the output from `sum`, through the
   // epilogue if there is one.
   absl::Status StoreOutput(llvm::Value* batch, llvm::Value* row,
@@ -171,6 +182,7 @@ class GemmEmitter {
   llvm::Value* packed_rhs_ = nullptr;
   llvm::Value* tile_buffer_ = nullptr;
   llvm::Value* small_row_ = nullptr;
+  std::vector<llvm::Value*> small_vectors_;
   std::vector<llvm::Value*> accumulators_;
 };
 
@@ -358,9 +370,67 @@ absl::Status GemmEmitter::StoreOutput(llvm::Value* batch, llvm::Value* row,
   return absl::OkStatus();
 }
 
+absl::Status GemmEmitter::EmitSmallVectorRows(llvm::Value* batch,
+                                              llvm::Value* m0, llvm::Value* mc,
+                                              llvm::Value* n0,
+                                              int64_t columns) {
+  const int64_t vectors = (columns + tile_.lanes - 1) / tile_.lanes;
+  return EmitForLoop(b_, I64(0), mc, "small_row", [&](llvm::Value* i) {
+    llvm::Value* row = b_.CreateAdd(m0, i);
+    for (int64_t v = 0; v < vectors; ++v) {
+      b_.CreateStore(llvm::Constant::getNullValue(vector_type_),
+                     small_vectors_[v]);
+    }
+    RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(flat_.k), "small_k",
+                                [&](llvm::Value* k) -> absl::Status {
+      elements_.ClearCache();
+      ASSIGN_OR_RETURN(llvm::Value * a,
+                       elements_.Generate(*dot_.operand(0),
+                                          OperandIndex(0, batch, row, k)));
+      llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
+      for (int64_t v = 0; v < vectors; ++v) {
+        // Lanes past the row multiply zeros; they are never stored.
+        llvm::Value* w = llvm::Constant::getNullValue(vector_type_);
+        for (int64_t lane = 0; lane < tile_.lanes; ++lane) {
+          const int64_t column = v * tile_.lanes + lane;
+          if (column >= columns) break;
+          elements_.ClearCache();
+          ASSIGN_OR_RETURN(
+              llvm::Value * element,
+              elements_.Generate(*dot_.operand(1),
+                                 OperandIndex(1, batch,
+                                              b_.CreateAdd(n0, I64(column)),
+                                              k)));
+          w = b_.CreateInsertElement(w, element, lane);
+        }
+        b_.CreateStore(
+            b_.CreateIntrinsic(
+                llvm::Intrinsic::fmuladd, {vector_type_},
+                {splat, w, b_.CreateLoad(vector_type_, small_vectors_[v])}),
+            small_vectors_[v]);
+      }
+      return absl::OkStatus();
+    }));
+    elements_.ClearCache();
+    for (int64_t column = 0; column < columns; ++column) {
+      llvm::Value* sum = b_.CreateExtractElement(
+          b_.CreateLoad(vector_type_, small_vectors_[column / tile_.lanes]),
+          column % tile_.lanes);
+      RETURN_IF_ERROR(
+          StoreOutput(batch, row, b_.CreateAdd(n0, I64(column)), sum));
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::Status GemmEmitter::EmitSmallUnit(llvm::Value* batch, llvm::Value* m0,
                                         llvm::Value* mc, llvm::Value* n0,
                                         llvm::Value* nc) {
+  if (auto* columns = llvm::dyn_cast<llvm::ConstantInt>(nc);
+      columns != nullptr &&
+      columns->getSExtValue() <= kSmallVectors * tile_.lanes) {
+    return EmitSmallVectorRows(batch, m0, mc, n0, columns->getSExtValue());
+  }
   return EmitForLoop(b_, I64(0), mc, "small_row", [&](llvm::Value* i) {
     llvm::Value* row = b_.CreateAdd(m0, i);
     RETURN_IF_ERROR(EmitForLoop(b_, I64(0), nc, "small_zero", [&](llvm::Value* j) {
@@ -541,6 +611,16 @@ GemmEmitter::UnitBlock GemmEmitter::Unit(llvm::Value* unit) {
   u.n0 = b_.CreateMul(b_.CreateURem(rest, I64(n_blocks)), I64(plan_.n_block));
   u.mc = Min(I64(plan_.m_block), b_.CreateSub(I64(flat_.m), u.m0));
   u.nc = Min(I64(plan_.n_block), b_.CreateSub(I64(flat_.n), u.n0));
+  // A block spanning a whole dimension has constant bounds, which lets
+  // LLVM unroll and vectorize small products' loops exactly.
+  if (m_blocks == 1) {
+    u.m0 = I64(0);
+    u.mc = I64(flat_.m);
+  }
+  if (n_blocks == 1) {
+    u.n0 = I64(0);
+    u.nc = I64(flat_.n);
+  }
   return u;
 }
 
@@ -564,6 +644,13 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
                          first);
     });
   });
+}
+
+void GemmEmitter::AllocateSmall() {
+  small_row_ = EntryArray(element_type_, plan_.n_block, "small_row");
+  for (int64_t v = 0; v < kSmallVectors; ++v) {
+    small_vectors_.push_back(EntryArray(vector_type_, 1, "small_acc"));
+  }
 }
 
 void GemmEmitter::AllocatePacking(int64_t lhs_rows) {
@@ -591,7 +678,7 @@ absl::Status GemmEmitter::EmitRowDot(llvm::Value* begin, llvm::Value* end) {
   out_ = EntryArray(element_type_, plan_.row_block * plan_.n_block,
                     "row_block");
   if (IsSmall()) {
-    small_row_ = EntryArray(element_type_, plan_.n_block, "small_row");
+    AllocateSmall();
   } else {
     AllocatePacking(plan_.row_block);
   }
@@ -633,7 +720,7 @@ absl::Status GemmEmitter::EmitRowDot(llvm::Value* begin, llvm::Value* end) {
 absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   if (plan_.rows) return EmitRowDot(begin, end);
   if (IsSmall()) {
-    small_row_ = EntryArray(element_type_, plan_.n_block, "small_row");
+    AllocateSmall();
     return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
       const UnitBlock u = Unit(unit);
       return EmitSmallUnit(u.batch, u.m0, u.mc, u.n0, u.nc);
