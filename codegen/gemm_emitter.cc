@@ -93,10 +93,17 @@ class GemmEmitter {
   // Updates the tile at (row, column) of `batch`'s output with panels
   // `lhs_panel` and `rhs_panel` over kc steps; `first`: the k slice is the
   // first, the tile starts from 0.
+  // The lhs element (row i, step k) of a panel is at lhs_panel + k *
+  // k_stride + i * row_stride: (mr, 1) packed, (1, k) read in place.
   absl::Status MicroKernel(llvm::Value* lhs_panel, llvm::Value* rhs_panel,
                            llvm::Value* kc, llvm::Value* batch,
                            llvm::Value* row, llvm::Value* column,
-                           llvm::Value* first);
+                           llvm::Value* first, int64_t lhs_k_stride,
+                           int64_t lhs_row_stride);
+  // Whether lhs is read in place instead of packed: a parameter of the
+  // dot's type laid out as [batch, m, k] (row-major, each group in order),
+  // so a panel's rows are rows of it.
+  bool LhsInPlace() const;
   // The position of the product's element (batch, row, column) in out_:
   // the output's, or with a row dot the unit's block's.
   llvm::Value* OutOffset(llvm::Value* batch, llvm::Value* row,
@@ -245,10 +252,12 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
   return EmitForLoop(b_, I64(0), panels, "panel", [&](llvm::Value* p) {
     llvm::Value* first_lane =
         b_.CreateAdd(free_start, b_.CreateMul(p, I64(width)));
-    // A whole panel reads every lane as it is (straight-line code the SLP
-    // vectorizer turns into vector loads where the lanes are contiguous;
-    // the loop vectorizer is kept out, it would gather and scatter across
-    // k); the last one may pad.
+    // A whole panel reads every lane as it is, in a loop over the lanes
+    // the loop vectorizer turns into vector loads and stores where the
+    // lanes are contiguous (row-major rhs); the last panel may pad, in a
+    // scalar loop (it runs once per block edge). Both are loops rather
+    // than unrolled lanes: 64 lanes of clamped reads were most of a dot
+    // kernel's IR and of its compile time.
     llvm::Value* whole = b_.CreateICmpSLE(b_.CreateAdd(first_lane, I64(width)),
                                           I64(free_size));
     auto* whole_block = llvm::BasicBlock::Create(context, "pack_whole", function);
@@ -261,9 +270,10 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
         llvm::Value* row = b_.CreateMul(b_.CreateAdd(b_.CreateMul(p, kc), k),
                                         I64(width));
         llvm::Value* k_index = b_.CreateAdd(k_start, k);
-        elements_.ClearCache();
-        for (int64_t lane = 0; lane < width; ++lane) {
-          llvm::Value* free = b_.CreateAdd(first_lane, I64(lane));
+        return EmitForLoop(b_, I64(0), I64(width), "pack_lane",
+                           [&](llvm::Value* lane) -> absl::Status {
+          elements_.ClearCache();
+          llvm::Value* free = b_.CreateAdd(first_lane, lane);
           llvm::Value* value;
           if (pad) {
             ASSIGN_OR_RETURN(value, PackedElement(operand, batch, free,
@@ -274,9 +284,9 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
                                                 OperandIndex(operand, batch,
                                                              free, k_index)));
           }
-          b_.CreateStore(value, At(packed, b_.CreateAdd(row, I64(lane))));
-        }
-        return absl::OkStatus();
+          b_.CreateStore(value, At(packed, b_.CreateAdd(row, lane)));
+          return absl::OkStatus();
+        }, pad ? LoopHints::kKeepAsWritten : LoopHints::kDefault);
       }, LoopHints::kKeepAsWritten));
       b_.CreateBr(done);
     }
@@ -498,11 +508,28 @@ absl::Status GemmEmitter::EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
   return status;
 }
 
+bool GemmEmitter::LhsInPlace() const {
+  const HloInstruction& lhs = *dot_.operand(0);
+  if (lhs.opcode() != HloOpcode::kParameter ||
+      lhs.shape().element_type() != type_) {
+    return false;
+  }
+  std::vector<int64_t> order = flat_.dnums.lhs_batch;
+  order.insert(order.end(), flat_.lhs_free.begin(), flat_.lhs_free.end());
+  order.insert(order.end(), flat_.dnums.lhs_contracting.begin(),
+               flat_.dnums.lhs_contracting.end());
+  for (size_t d = 0; d < order.size(); ++d) {
+    if (order[d] != static_cast<int64_t>(d)) return false;
+  }
+  return true;
+}
+
 absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
                                       llvm::Value* rhs_panel, llvm::Value* kc,
                                       llvm::Value* batch, llvm::Value* row,
-                                      llvm::Value* column,
-                                      llvm::Value* first) {
+                                      llvm::Value* column, llvm::Value* first,
+                                      int64_t lhs_k_stride,
+                                      int64_t lhs_row_stride) {
   llvm::LLVMContext& context = b_.getContext();
   llvm::Function* function = b_.GetInsertBlock()->getParent();
   const int64_t vectors = tile_.nr / tile_.lanes;
@@ -563,10 +590,11 @@ absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
           At(rhs_panel, b_.CreateAdd(rhs_row, I64(v * tile_.lanes))),
           llvm::Align(HostVectorBytes())));
     }
-    llvm::Value* lhs_column = b_.CreateMul(k, I64(tile_.mr));
+    llvm::Value* lhs_column = b_.CreateMul(k, I64(lhs_k_stride));
     for (int64_t i = 0; i < tile_.mr; ++i) {
       llvm::Value* a = b_.CreateLoad(
-          element_type_, At(lhs_panel, b_.CreateAdd(lhs_column, I64(i))));
+          element_type_,
+          At(lhs_panel, b_.CreateAdd(lhs_column, I64(i * lhs_row_stride))));
       llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
       for (int64_t v = 0; v < vectors; ++v) {
         llvm::Value* acc = accumulators_[i * vectors + v];
@@ -628,20 +656,53 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
                                        llvm::Value* rows, llvm::Value* n0,
                                        llvm::Value* nc, llvm::Value* k0,
                                        llvm::Value* kc, llvm::Value* first) {
-  RETURN_IF_ERROR(Pack(0, packed_lhs_, tile_.mr, batch, r0, rows, flat_.m, k0,
-                       kc));
+  // In place, only a last partial panel is packed (its missing rows read
+  // as zeros, never past the operand).
+  const bool in_place = LhsInPlace();
+  llvm::Value* whole_panels =
+      in_place ? b_.CreateUDiv(rows, I64(tile_.mr)) : I64(0);
+  llvm::Value* packed_first = b_.CreateMul(whole_panels, I64(tile_.mr));
+  RETURN_IF_ERROR(Pack(0, packed_lhs_, tile_.mr, batch,
+                       b_.CreateAdd(r0, packed_first),
+                       b_.CreateSub(rows, packed_first), flat_.m, k0, kc));
   return EmitForLoop(b_, I64(0), CeilDiv(nc, tile_.nr), "n_panel",
                      [&](llvm::Value* jp) {
     return EmitForLoop(b_, I64(0), CeilDiv(rows, tile_.mr), "m_panel",
-                       [&](llvm::Value* ip) {
-      llvm::Value* lhs_panel = At(
-          packed_lhs_, b_.CreateMul(b_.CreateMul(ip, kc), I64(tile_.mr)));
+                       [&](llvm::Value* ip) -> absl::Status {
       llvm::Value* rhs_panel = At(
           packed_rhs_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
-      return MicroKernel(lhs_panel, rhs_panel, kc, batch,
-                         b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr))),
-                         b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr))),
-                         first);
+      llvm::Value* row = b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr)));
+      llvm::Value* column = b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr)));
+      auto packed = [&]() {
+        llvm::Value* panel = b_.CreateSub(ip, whole_panels);
+        llvm::Value* lhs_panel = At(
+            packed_lhs_, b_.CreateMul(b_.CreateMul(panel, kc), I64(tile_.mr)));
+        return MicroKernel(lhs_panel, rhs_panel, kc, batch, row, column,
+                           first, tile_.mr, 1);
+      };
+      if (!in_place) return packed();
+      llvm::Function* function = b_.GetInsertBlock()->getParent();
+      llvm::LLVMContext& context = b_.getContext();
+      auto* direct = llvm::BasicBlock::Create(context, "lhs_in_place", function);
+      auto* padded = llvm::BasicBlock::Create(context, "lhs_packed", function);
+      auto* done = llvm::BasicBlock::Create(context, "lhs_done", function);
+      b_.CreateCondBr(b_.CreateICmpULT(ip, whole_panels), direct, padded);
+      b_.SetInsertPoint(direct);
+      llvm::Value* start = b_.CreateAdd(
+          b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
+                       I64(flat_.k)),
+          k0);
+      RETURN_IF_ERROR(MicroKernel(
+          At(elements_.parameter_buffer(
+                 dot_.operand(0)->parameter_number()),
+             start),
+          rhs_panel, kc, batch, row, column, first, 1, flat_.k));
+      b_.CreateBr(done);
+      b_.SetInsertPoint(padded);
+      RETURN_IF_ERROR(packed());
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+      return absl::OkStatus();
     });
   });
 }

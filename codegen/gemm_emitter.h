@@ -13,6 +13,9 @@
 //     panels. Each element is generated through the fused producers, so a
 //     fused convert, scale or transpose costs nothing extra and a
 //     transposed operand (K^T) is read by packing, never by gathers.
+//     An lhs that is a plain [batch, m, k] parameter is not packed: the
+//     micro-kernel reads its rows in place (packing it cost 10-14% of
+//     G1 and G2), and only a last partial panel is packed, zero-padded.
 //   * Then every mr x nr tile of the block is updated by the micro-kernel:
 //     the tile lives in mr x (nr / lanes) vector accumulators; per k it
 //     loads nr / lanes rhs vectors and broadcasts one lhs element per row
