@@ -44,25 +44,33 @@ std::string Indent(const std::string& text) {
 }
 
 // The whole value when it is small; otherwise its shape and the first
-// elements of its first rows, which is all a reader can take in.
+// elements of its first rows (of its last dimension), which is all a reader
+// can take in.
 std::string Preview(const Literal& value) {
   const Shape& shape = value.shape();
   if (ShapeUtil::ElementsIn(shape) <= 32 || shape.element_type() != F32 ||
-      shape.rank() != 2) {
+      shape.rank() < 1) {
     return value.ToString();
   }
   absl::Span<const float> data = value.data<float>();
-  const int64_t columns = shape.dimensions(1);
-  std::vector<std::string> rows;
-  for (int64_t r = 0; r < std::min<int64_t>(2, shape.dimensions(0)); ++r) {
+  const int64_t columns = shape.dimensions(shape.rank() - 1);
+  const int64_t rows = static_cast<int64_t>(data.size()) / columns;
+  std::vector<std::string> shown;
+  for (int64_t r = 0; r < std::min<int64_t>(shape.rank() == 1 ? 1 : 2, rows);
+       ++r) {
     std::vector<std::string> cells;
     for (int64_t c = 0; c < std::min<int64_t>(4, columns); ++c) {
       cells.push_back(absl::StrCat(data[r * columns + c]));
     }
-    rows.push_back(absl::StrCat("{", absl::StrJoin(cells, ", "), ", ...}"));
+    shown.push_back(absl::StrCat("{", absl::StrJoin(cells, ", "), ", ...}"));
   }
-  return absl::StrCat(shape.ToString(), " { ", absl::StrJoin(rows, ", "),
-                      ", ... }");
+  if (shape.rank() == 1) {
+    return absl::StrCat(shape.ToString(), " ", shown[0]);
+  }
+  return absl::StrCat(shape.ToString(), " { ", absl::StrJoin(shown, ", "),
+                      ", ... }", shape.rank() > 2 ? " (rows of the last "
+                                                    "dimension)"
+                                                  : "");
 }
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {

@@ -1,7 +1,8 @@
 // The demo's kernels: small programs a model would run, each exercising
-// broadcasts between a reduction's result and its operand. bias_relu and
-// row_max_mask are small enough to print whole; softmax and layer_norm run
-// at a realistic size so their vector loops and run times mean something.
+// broadcasts between a reduction's result and its operand, and the matrix
+// products of a model layer. bias_relu and row_max_mask are small enough to
+// print whole; softmax, layer_norm, mlp_layer and attention_scores run at a
+// realistic size so their vector loops and run times mean something.
 #include <cmath>
 
 #include "builder/arithmetic.h"
@@ -126,6 +127,62 @@ DemoExample LayerNorm() {
   return example;
 }
 
+// An MLP layer: a matrix product whose bias and ReLU are applied as the
+// product's tiles are stored, one kernel writing its output once.
+DemoExample MlpLayer() {
+  DemoExample example = NamedExample(
+      "mlp_layer", "relu(x W + b): f32[64,256] @ f32[256,128], bias and ReLU "
+                   "fused into the dot",
+      "Max(Add(Dot(x, W), b, /*broadcast_dimensions=*/{1}), 0.0f)");
+  example.build = [] {
+    XlaBuilder b("mlp_layer");
+    XlaOp x = Parameter(&b, 0, F32Shape({64, 256}), "x");
+    XlaOp w = Parameter(&b, 1, F32Shape({256, 128}), "W");
+    XlaOp bias = Parameter(&b, 2, F32Shape({128}), "b");
+    Max(Add(Dot(x, w), bias, {1}), ConstantR0<float>(&b, 0.0f));
+    return b.Build();
+  };
+  example.inputs.push_back(Wave({64, 256}, 1.0f, 0.5f));
+  example.inputs.push_back(Wave({256, 128}, 0.25f, 0.75f));
+  example.inputs.push_back(Wave({128}, 0.5f, 0.0f));
+  // Fused multiply-adds round once per step (README, Numerics).
+  example.tolerance = 1e-5;
+  return example;
+}
+
+// Attention scores: softmax over each row of Q K^T / sqrt(d) per head. K
+// is read transposed by packing, and the softmax runs on each block of
+// rows while it is in cache (a row dot): one kernel, no scores in memory.
+DemoExample AttentionScores() {
+  DemoExample example = NamedExample(
+      "attention_scores", "softmax(Q K^T / 8) for 4 heads of f32[128,64]",
+      "s = Mul(DotGeneral(Q, K, {batch 0, contract 2 with 2}), 0.125f);\n"
+      "    e = Exp(Sub(s, Reduce(s, -inf, max, {2}), {0, 1}));\n"
+      "    Div(e, Reduce(e, 0, add, {2}), {0, 1})");
+  example.build = [] {
+    XlaBuilder b("attention_scores");
+    XlaOp q = Parameter(&b, 0, F32Shape({4, 128, 64}), "Q");
+    XlaOp k = Parameter(&b, 1, F32Shape({4, 128, 64}), "K");
+    DotDimensionNumbers dims;
+    dims.lhs_batch = {0};
+    dims.rhs_batch = {0};
+    dims.lhs_contracting = {2};
+    dims.rhs_contracting = {2};
+    XlaOp s = Mul(DotGeneral(q, k, dims), ConstantR0<float>(&b, 0.125f));
+    XlaOp max = Reduce(s, ConstantR0<float>(&b, -INFINITY),
+                       CreateScalarMaxComputation(F32, &b), {2});
+    XlaOp e = Exp(Sub(s, max, {0, 1}));
+    XlaOp sum = Reduce(e, ConstantR0<float>(&b, 0.0f),
+                       CreateScalarAddComputation(F32, &b), {2});
+    Div(e, sum, {0, 1});
+    return b.Build();
+  };
+  example.inputs.push_back(Wave({4, 128, 64}, 2.0f, 0.5f));
+  example.inputs.push_back(Wave({4, 128, 64}, 1.5f, 1.5f));
+  example.tolerance = 1e-5;
+  return example;
+}
+
 }  // namespace
 
 std::vector<DemoExample> MakeKernelExamples() {
@@ -134,6 +191,8 @@ std::vector<DemoExample> MakeKernelExamples() {
   examples.push_back(RowMaxMask());
   examples.push_back(Softmax());
   examples.push_back(LayerNorm());
+  examples.push_back(MlpLayer());
+  examples.push_back(AttentionScores());
   return examples;
 }
 

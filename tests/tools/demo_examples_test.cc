@@ -59,7 +59,8 @@ TEST(DemoExamplesTest, KernelsFollowTheDocumentsExamples) {
   std::vector<std::string> names;
   for (const DemoExample& example : DemoExamples()) names.push_back(example.name);
   EXPECT_EQ(names.front(), "matrix_plus_scalar");
-  for (const char* kernel : {"bias_relu", "softmax", "layer_norm"}) {
+  for (const char* kernel : {"bias_relu", "softmax", "layer_norm",
+                             "mlp_layer", "attention_scores"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), kernel), names.end())
         << kernel;
   }

@@ -248,6 +248,25 @@ TEST(MxlaToolTest, DemoDrawsTheDocumentsFiguresAndVectorCode) {
   EXPECT_THAT(softmax.out, HasSubstr("median of 15"));
 }
 
+// The model-layer kernels: one dot kernel each, the epilogue or the row
+// softmax inside it, previews of their large arrays.
+TEST(MxlaToolTest, DemoShowsFusedDotKernels) {
+  Result mlp = RunMxla("demo --example mlp_layer");
+  ASSERT_EQ(mlp.exit_code, 0) << mlp.err;
+  EXPECT_THAT(mlp.out, ContainsRegex("ROOT fusion = f32\\[64,128\\].* "
+                                     "fusion\\(x, W, b\\), kind=kOutput.*"
+                                     "plan=\\{kind=dot"));
+  EXPECT_THAT(mlp.out, HasSubstr("f32[128] {0, 0.180808, 0.337144, "
+                                 "0.447849, ...}"));
+  EXPECT_THAT(mlp.out, HasSubstr("interpreter agrees"));
+  Result attention = RunMxla("demo --example attention_scores");
+  ASSERT_EQ(attention.exit_code, 0) << attention.err;
+  EXPECT_THAT(attention.out, ContainsRegex("fusion\\(Q, K\\), kind=kOutput.*"
+                                           "row_block=.*rows=\\{4,128\\}"));
+  EXPECT_THAT(attention.out, HasSubstr("(rows of the last dimension)"));
+  EXPECT_THAT(attention.out, HasSubstr("interpreter agrees"));
+}
+
 TEST(MxlaToolTest, DemoWritesEveryStageToTheDumpDirectory) {
   std::string dir = ::testing::TempDir() + "/demo_dump";
   std::filesystem::remove_all(dir);

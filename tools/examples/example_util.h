@@ -1,5 +1,6 @@
 // Shared by the example programs: unwrap a StatusOr or exit with its error,
-// and compare a result with the values it must have.
+// compare a result with the values it must have, make inputs and show the
+// kernels the JIT made.
 #ifndef MXLA_TOOLS_EXAMPLES_EXAMPLE_UTIL_H_
 #define MXLA_TOOLS_EXAMPLES_EXAMPLE_UTIL_H_
 
@@ -10,7 +11,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ir/hlo_computation.h"
 #include "ir/literal.h"
+#include "runtime/executable.h"
 
 namespace mxla::examples {
 
@@ -23,10 +26,11 @@ T OrDie(absl::StatusOr<T> value) {
   return std::move(*value);
 }
 
-// True if every element of `actual` is within `tolerance` (relative) of
-// `expected`, in row-major order; prints the first difference otherwise.
+// True if every element of `actual` is within `tolerance` (relative) plus
+// `absolute` of `expected`, in row-major order; prints the first difference
+// otherwise.
 inline bool Matches(const Literal& actual, const std::vector<float>& expected,
-                    float tolerance = 0) {
+                    float tolerance = 0, float absolute = 0) {
   absl::Span<const float> values = actual.data<float>();
   if (values.size() != expected.size()) {
     std::cerr << "expected " << expected.size() << " values, got "
@@ -35,13 +39,36 @@ inline bool Matches(const Literal& actual, const std::vector<float>& expected,
   }
   for (size_t i = 0; i < values.size(); ++i) {
     if (std::fabs(values[i] - expected[i]) >
-        tolerance * std::fabs(expected[i])) {
+        tolerance * std::fabs(expected[i]) + absolute) {
       std::cerr << "element " << i << ": expected " << expected[i] << ", got "
                 << values[i] << "\n";
       return false;
     }
   }
   return true;
+}
+
+// Prints each kernel the JIT made of `executable`: its fusion's name and
+// plan (README, "Fusion plans").
+inline void PrintKernels(const Executable& executable) {
+  for (const HloInstruction* instruction :
+       executable.module().entry_computation()->instructions()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    std::cout << "  kernel " << instruction->name() << ": "
+              << instruction->fusion_plan()->ToString() << "\n";
+  }
+}
+
+// Deterministic values in [-scale, scale): a small hash of the index.
+inline Literal Values(const Shape& shape, float scale, uint32_t seed) {
+  Literal literal(shape);
+  absl::Span<float> values = literal.data<float>();
+  uint32_t state = seed;
+  for (float& value : values) {
+    state = state * 1664525u + 1013904223u;
+    value = scale * (static_cast<float>(state >> 8) / (1 << 23) - 1.0f);
+  }
+  return literal;
 }
 
 }  // namespace mxla::examples
