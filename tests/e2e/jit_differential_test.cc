@@ -10,6 +10,7 @@
 // A failure names the seed; MXLA_JIT_SEED=<seed> reruns just that one and
 // prints the module at each stage.
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <string>
 
@@ -43,7 +44,37 @@ struct Config {
   bool host_feed = false;        // RandomGraphOptions::allow_host_feed
 };
 
-void CheckSeed(uint64_t seed, const Config& config) {
+// The dot kernel forms the checked graphs compiled to (with reassociation:
+// plain products, products with an epilogue, row dots), so a test can
+// insist that random graphs keep reaching each of them.
+struct DotKernelForms {
+  int plain = 0;
+  int epilogue = 0;
+  int rows = 0;
+};
+
+void CountDotKernels(const HloModule& fused, DotKernelForms& forms) {
+  for (const HloInstruction* instruction :
+       fused.entry_computation()->instructions()) {
+    const FusionPlan* plan = instruction->fusion_plan();
+    if (instruction->opcode() != HloOpcode::kFusion || plan == nullptr ||
+        !plan->is_dot()) {
+      continue;
+    }
+    const DotPlan& dot = std::get<DotPlan>(plan->config);
+    if (dot.rows) {
+      ++forms.rows;
+    } else if (instruction->to_apply()->root_instruction()->opcode() !=
+               HloOpcode::kDot) {
+      ++forms.epilogue;
+    } else {
+      ++forms.plain;
+    }
+  }
+}
+
+void CheckSeed(uint64_t seed, const Config& config,
+               DotKernelForms* forms = nullptr) {
   RandomGraphOptions graph_options = AllTypes();
   graph_options.tuple_parameter = config.tuple_parameter;
   graph_options.allow_host_feed = config.host_feed;
@@ -63,6 +94,7 @@ void CheckSeed(uint64_t seed, const Config& config) {
   ASSERT_TRUE(executable.ok())
       << graph.description << ": " << executable.status() << "\n"
       << module.ToString();
+  if (forms != nullptr) CountDotKernels((*executable)->module(), *forms);
   std::unique_ptr<HostFeedQueue> actual_feed = graph.MakeFeed();
   absl::StatusOr<Literal> actual = (*executable)->Run(
       Pointers(graph.arguments), {.host_feed = actual_feed.get()});
@@ -89,15 +121,18 @@ void CheckSeed(uint64_t seed, const Config& config) {
   }
 }
 
-void CheckSeeds(uint64_t count, const Config& config) {
+// Returns false when MXLA_JIT_SEED selected one seed.
+bool CheckSeeds(uint64_t count, const Config& config,
+                DotKernelForms* forms = nullptr) {
   if (const char* seed = std::getenv("MXLA_JIT_SEED")) {
-    CheckSeed(std::strtoull(seed, nullptr, 10), config);
-    return;
+    CheckSeed(std::strtoull(seed, nullptr, 10), config, forms);
+    return false;
   }
   for (uint64_t seed = 0; seed < count; ++seed) {
-    CheckSeed(seed, config);
-    if (::testing::Test::HasFailure()) return;
+    CheckSeed(seed, config, forms);
+    if (::testing::Test::HasFailure()) break;
   }
+  return true;
 }
 
 TEST(JitDifferentialTest, FullPipelineIsBitExact) {
@@ -128,8 +163,19 @@ TEST(JitDifferentialTest, HostFeedsAreBitExact) {
                    /*host_feed=*/true});
 }
 
+// With reassociation, f32 and f64 dots become dot kernels: the graphs
+// reach a product alone and one with an epilogue (row dots come and go
+// with the generator's choices; dot_kernel_random_test covers them).
 TEST(JitDifferentialTest, ReassociatedReductionsAreClose) {
-  CheckSeeds(400, {"full pipeline, reassociated", true, false});
+  DotKernelForms forms;
+  if (!CheckSeeds(400, {"full pipeline, reassociated", true, false},
+                  &forms)) {
+    return;
+  }
+  EXPECT_GT(forms.plain, 0);
+  EXPECT_GT(forms.epilogue, 0);
+  std::cerr << "dot kernels: " << forms.plain << " plain, " << forms.epilogue
+            << " with an epilogue, " << forms.rows << " row dots\n";
 }
 
 }  // namespace

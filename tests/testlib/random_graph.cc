@@ -242,6 +242,7 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryDynamicSlice, 2, index_ops},
       {&Generator::TryDynamicUpdateSlice, 2, index_ops},
       {&Generator::TryDot, 2, index_ops},
+      {&Generator::TryDotLayer, 6, index_ops},
       {&Generator::TryReverse, 2, index_ops},
       {&Generator::TryGather, 2, index_ops},
       // Windowed reductions are reductions too.

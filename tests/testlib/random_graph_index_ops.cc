@@ -184,7 +184,11 @@ bool Generator::TryDot(int64_t budget) {
     return v.shape.rank() >= 1 && v.shape.rank() <= 3 &&
            v.shape.element_type() != PRED;
   });
-  if (a < 0 || budget < 2) return false;
+  return a >= 0 && DotOf(a, budget);
+}
+
+bool Generator::DotOf(int64_t a, int64_t budget) {
+  if (budget < 2) return false;
   const Shape shape = values_[a].shape;
   const PrimitiveType type = shape.element_type();
   const int64_t k = shape.dimensions(shape.rank() - 1);
@@ -208,6 +212,45 @@ bool Generator::TryDot(int64_t budget) {
   dnums.lhs_contracting = {shape.rank() - 1};
   dnums.rhs_contracting = {0};
   Record(DotGeneral(lhs_op, rhs_op, dnums), range);
+  return true;
+}
+
+// A dense layer over an f32 or f64 value, the forms the dot kernel fuses:
+// the product, then a bias along n (sometimes a ReLU after it) or a row
+// reduction over n combined back with the product (a row dot).
+bool Generator::TryDotLayer(int64_t budget) {
+  const int64_t a = PickValue([](const Value& v) {
+    const PrimitiveType type = v.shape.element_type();
+    return v.shape.rank() >= 2 && v.shape.rank() <= 3 &&
+           (type == F32 || type == F64);
+  });
+  const int64_t emitted = Emitted();
+  if (a < 0 || budget < 4 || !DotOf(a, budget - 2)) return false;
+  // The product stands as a step even where its follower does not fit.
+  auto left = [&] { return budget - (Emitted() - emitted); };
+  const int64_t product = static_cast<int64_t>(values_.size()) - 1;
+  const Shape shape = values_[product].shape;
+  const PrimitiveType type = shape.element_type();
+  const int64_t last = shape.rank() - 1;
+  if (options_.allow_reduce && rng_.OneIn(2)) {
+    RowReductionOf(product, last, left());
+    return true;
+  }
+  Source bias;
+  if (!SourceOfShape(Shape(type, {shape.dimensions(last)}), left() - 1,
+                     ValueStyle::kArgument, /*allow_iota=*/false, &bias) ||
+      !EmitBinaryIfOk(HloOpcode::kAdd, ValueSource(product, type), bias,
+                      {last}, left())) {
+    return true;
+  }
+  if (options_.allow_scalars && rng_.OneIn(2)) {  // a ReLU
+    Source zero = ConstantSource(Shape(type, {}), ValueStyle::kArgument);
+    zero.literal = LiteralUtil::Zero(type);
+    zero.range = LiteralRange(zero.literal);
+    EmitBinaryIfOk(HloOpcode::kMaximum,
+                   ValueSource(static_cast<int64_t>(values_.size()) - 1, type),
+                   zero, {}, left());
+  }
   return true;
 }
 

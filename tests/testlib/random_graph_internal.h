@@ -180,6 +180,9 @@ class Generator {
   bool TryTranspose(int64_t budget);
   bool TryReduce(int64_t budget);
   bool TryRowReduction(int64_t budget);  // the scale tier only
+  // Reduces value `a` over its dimensions from `kept` on and combines the
+  // result with it, broadcast along the first `kept`.
+  bool RowReductionOf(int64_t a, int64_t kept, int64_t budget);
   bool TryIota(int64_t budget);
   bool TryConstant(int64_t budget);
   // Index ops (random_graph_index_ops.cc).
@@ -189,6 +192,9 @@ class Generator {
   bool TryDynamicSlice(int64_t budget);
   bool TryDynamicUpdateSlice(int64_t budget);
   bool TryDot(int64_t budget);
+  // a[..., k] x b[k, n] for value `a` (TryDot's product).
+  bool DotOf(int64_t a, int64_t budget);
+  bool TryDotLayer(int64_t budget);  // f32/f64: a dot and its fused forms
   bool TryGather(int64_t budget);
   // random_graph_window_ops.cc
   bool TryConvolution(int64_t budget);

@@ -189,9 +189,13 @@ bool Generator::TryRowReduction(int64_t budget) {
     return v.shape.rank() >= 2 && v.shape.element_type() != PRED;
   });
   if (a < 0) return false;
-  const Shape& shape = values_[a].shape;
+  return RowReductionOf(a, rng_.UniformIn(1, values_[a].shape.rank() - 1),
+                        budget);
+}
+
+bool Generator::RowReductionOf(int64_t a, int64_t kept, int64_t budget) {
+  const Shape shape = values_[a].shape;
   const PrimitiveType type = shape.element_type();
-  const int64_t kept = rng_.UniformIn(1, shape.rank() - 1);
   std::vector<int64_t> reduced_dims, leading;
   int64_t count = 1;
   for (int64_t d = 0; d < shape.rank(); ++d) {
