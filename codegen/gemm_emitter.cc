@@ -93,13 +93,18 @@ class GemmEmitter {
   // Updates the tile at (row, column) of `batch`'s output with panels
   // `lhs_panel` and `rhs_panel` over kc steps; `first`: the k slice is the
   // first, the tile starts from 0.
-  // The lhs element (row i, step k) of a panel is at lhs_panel + k *
-  // k_stride + i * row_stride: (mr, 1) packed, (1, k) read in place.
-  absl::Status MicroKernel(llvm::Value* lhs_panel, llvm::Value* rhs_panel,
+  // The lhs panel: packed (element (row i, step k) at packed + k * mr +
+  // i), or where `use_in_place` holds, lhs itself (at in_place + k + i *
+  // k, LhsInPlace).
+  struct LhsPanel {
+    llvm::Value* packed;
+    llvm::Value* in_place = nullptr;
+    llvm::Value* use_in_place = nullptr;
+  };
+  absl::Status MicroKernel(const LhsPanel& lhs, llvm::Value* rhs_panel,
                            llvm::Value* kc, llvm::Value* batch,
                            llvm::Value* row, llvm::Value* column,
-                           llvm::Value* first, int64_t lhs_k_stride,
-                           int64_t lhs_row_stride);
+                           llvm::Value* first);
   // Whether lhs is read in place instead of packed: a parameter of the
   // dot's type laid out as [batch, m, k] (row-major, each group in order),
   // so a panel's rows are rows of it.
@@ -298,6 +303,8 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
 
 absl::Status GemmEmitter::CopyTile(llvm::Value* offset, llvm::Value* rows,
                                    llvm::Value* columns, bool into_buffer) {
+  // Edge tiles only: kept out of the vectorizers, whose work on these
+  // loops cost more compile time than they save at run time.
   return EmitForLoop(b_, I64(0), rows, "tile_row", [&](llvm::Value* i) {
     return EmitForLoop(b_, I64(0), columns, "tile_column", [&](llvm::Value* j) {
       llvm::Value* out = At(
@@ -309,8 +316,8 @@ absl::Status GemmEmitter::CopyTile(llvm::Value* offset, llvm::Value* rows,
       llvm::Value* to = into_buffer ? buffer : out;
       b_.CreateStore(b_.CreateLoad(element_type_, from), to);
       return absl::OkStatus();
-    });
-  });
+    }, LoopHints::kKeepAsWritten);
+  }, LoopHints::kKeepAsWritten);
 }
 
 IrIndex GemmEmitter::OutputIndex(llvm::Value* batch, llvm::Value* m,
@@ -524,12 +531,10 @@ bool GemmEmitter::LhsInPlace() const {
   return true;
 }
 
-absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
+absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
                                       llvm::Value* rhs_panel, llvm::Value* kc,
                                       llvm::Value* batch, llvm::Value* row,
-                                      llvm::Value* column, llvm::Value* first,
-                                      int64_t lhs_k_stride,
-                                      int64_t lhs_row_stride) {
+                                      llvm::Value* column, llvm::Value* first) {
   llvm::LLVMContext& context = b_.getContext();
   llvm::Function* function = b_.GetInsertBlock()->getParent();
   const int64_t vectors = tile_.nr / tile_.lanes;
@@ -581,31 +586,51 @@ absl::Status GemmEmitter::MicroKernel(llvm::Value* lhs_panel,
   b_.CreateBr(loop_block);
   b_.SetInsertPoint(loop_block);
 
-  RETURN_IF_ERROR(EmitForLoop(b_, I64(0), kc, "micro_k", [&](llvm::Value* k) {
-    std::vector<llvm::Value*> rhs;
-    llvm::Value* rhs_row = b_.CreateMul(k, I64(tile_.nr));
-    for (int64_t v = 0; v < vectors; ++v) {
-      rhs.push_back(b_.CreateAlignedLoad(
-          vector_type_,
-          At(rhs_panel, b_.CreateAdd(rhs_row, I64(v * tile_.lanes))),
-          llvm::Align(HostVectorBytes())));
-    }
-    llvm::Value* lhs_column = b_.CreateMul(k, I64(lhs_k_stride));
-    for (int64_t i = 0; i < tile_.mr; ++i) {
-      llvm::Value* a = b_.CreateLoad(
-          element_type_,
-          At(lhs_panel, b_.CreateAdd(lhs_column, I64(i * lhs_row_stride))));
-      llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
+  // The k loop, over one of the lhs layouts; only it is emitted twice
+  // for an lhs read in place (the tile's setup and stores are shared).
+  auto k_loop = [&](llvm::Value* lhs_panel, int64_t lhs_k_stride,
+                    int64_t lhs_row_stride) -> absl::Status {
+    return EmitForLoop(b_, I64(0), kc, "micro_k", [&](llvm::Value* k) {
+      std::vector<llvm::Value*> rhs;
+      llvm::Value* rhs_row = b_.CreateMul(k, I64(tile_.nr));
       for (int64_t v = 0; v < vectors; ++v) {
-        llvm::Value* acc = accumulators_[i * vectors + v];
-        llvm::Value* sum = b_.CreateIntrinsic(
-            llvm::Intrinsic::fmuladd, {vector_type_},
-            {splat, rhs[v], b_.CreateLoad(vector_type_, acc)});
-        b_.CreateStore(sum, acc);
+        rhs.push_back(b_.CreateAlignedLoad(
+            vector_type_,
+            At(rhs_panel, b_.CreateAdd(rhs_row, I64(v * tile_.lanes))),
+            llvm::Align(HostVectorBytes())));
       }
-    }
-    return absl::OkStatus();
-  }, LoopHints::kKeepAsWritten));
+      llvm::Value* lhs_column = b_.CreateMul(k, I64(lhs_k_stride));
+      for (int64_t i = 0; i < tile_.mr; ++i) {
+        llvm::Value* a = b_.CreateLoad(
+            element_type_,
+            At(lhs_panel, b_.CreateAdd(lhs_column, I64(i * lhs_row_stride))));
+        llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
+        for (int64_t v = 0; v < vectors; ++v) {
+          llvm::Value* acc = accumulators_[i * vectors + v];
+          llvm::Value* sum = b_.CreateIntrinsic(
+              llvm::Intrinsic::fmuladd, {vector_type_},
+              {splat, rhs[v], b_.CreateLoad(vector_type_, acc)});
+          b_.CreateStore(sum, acc);
+        }
+      }
+      return absl::OkStatus();
+    }, LoopHints::kKeepAsWritten);
+  };
+  if (lhs.use_in_place == nullptr) {
+    RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1));
+  } else {
+    auto* in_place = llvm::BasicBlock::Create(context, "lhs_in_place", function);
+    auto* packed = llvm::BasicBlock::Create(context, "lhs_packed", function);
+    auto* joined = llvm::BasicBlock::Create(context, "lhs_done", function);
+    b_.CreateCondBr(lhs.use_in_place, in_place, packed);
+    b_.SetInsertPoint(in_place);
+    RETURN_IF_ERROR(k_loop(lhs.in_place, 1, flat_.k));
+    b_.CreateBr(joined);
+    b_.SetInsertPoint(packed);
+    RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1));
+    b_.CreateBr(joined);
+    b_.SetInsertPoint(joined);
+  }
 
   for (int64_t i = 0; i < tile_.mr; ++i) {
     for (int64_t v = 0; v < vectors; ++v) {
@@ -673,36 +698,22 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
           packed_rhs_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
       llvm::Value* row = b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr)));
       llvm::Value* column = b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr)));
-      auto packed = [&]() {
-        llvm::Value* panel = b_.CreateSub(ip, whole_panels);
-        llvm::Value* lhs_panel = At(
-            packed_lhs_, b_.CreateMul(b_.CreateMul(panel, kc), I64(tile_.mr)));
-        return MicroKernel(lhs_panel, rhs_panel, kc, batch, row, column,
-                           first, tile_.mr, 1);
-      };
-      if (!in_place) return packed();
-      llvm::Function* function = b_.GetInsertBlock()->getParent();
-      llvm::LLVMContext& context = b_.getContext();
-      auto* direct = llvm::BasicBlock::Create(context, "lhs_in_place", function);
-      auto* padded = llvm::BasicBlock::Create(context, "lhs_packed", function);
-      auto* done = llvm::BasicBlock::Create(context, "lhs_done", function);
-      b_.CreateCondBr(b_.CreateICmpULT(ip, whole_panels), direct, padded);
-      b_.SetInsertPoint(direct);
-      llvm::Value* start = b_.CreateAdd(
-          b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
-                       I64(flat_.k)),
-          k0);
-      RETURN_IF_ERROR(MicroKernel(
-          At(elements_.parameter_buffer(
-                 dot_.operand(0)->parameter_number()),
-             start),
-          rhs_panel, kc, batch, row, column, first, 1, flat_.k));
-      b_.CreateBr(done);
-      b_.SetInsertPoint(padded);
-      RETURN_IF_ERROR(packed());
-      b_.CreateBr(done);
-      b_.SetInsertPoint(done);
-      return absl::OkStatus();
+      // Panels before whole_panels are read in place, the rest packed.
+      LhsPanel lhs;
+      llvm::Value* packed_panel = b_.CreateSub(ip, whole_panels);
+      lhs.packed = At(packed_lhs_, b_.CreateMul(b_.CreateMul(packed_panel, kc),
+                                                I64(tile_.mr)));
+      if (in_place) {
+        lhs.use_in_place = b_.CreateICmpULT(ip, whole_panels);
+        llvm::Value* start = b_.CreateAdd(
+            b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
+                         I64(flat_.k)),
+            k0);
+        lhs.in_place = At(
+            elements_.parameter_buffer(dot_.operand(0)->parameter_number()),
+            start);
+      }
+      return MicroKernel(lhs, rhs_panel, kc, batch, row, column, first);
     });
   });
 }
