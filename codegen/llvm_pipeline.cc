@@ -1,9 +1,14 @@
 #include "codegen/llvm_pipeline.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "ir/status_macros.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -23,6 +28,34 @@ namespace mxla::codegen {
 namespace {
 
 std::atomic<int64_t> optimize_module_runs{0};
+
+// MXLA_CPU_FEATURES: comma-separated +feature / -feature changes to the
+// host's features (e.g. "-avx512f" makes the JIT emit AVX2 code on an
+// AVX-512 host). Read once per process, like MXLA_THREADS.
+struct FeatureOverrides {
+  std::vector<std::pair<std::string, bool>> changes;  // name, enabled
+  absl::Status status;
+};
+
+const FeatureOverrides& CpuFeatureOverrides() {
+  static const FeatureOverrides* overrides = [] {
+    auto* result = new FeatureOverrides;
+    const char* text = std::getenv("MXLA_CPU_FEATURES");
+    if (text == nullptr) return result;
+    for (absl::string_view entry : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+      if (entry.size() < 2 || (entry[0] != '+' && entry[0] != '-')) {
+        result->status = absl::InvalidArgumentError(absl::StrCat(
+            "MXLA_CPU_FEATURES='", text, "': '", entry,
+            "' is not +feature or -feature"));
+        return result;
+      }
+      result->changes.push_back(
+          {std::string(entry.substr(1)), entry[0] == '+'});
+    }
+    return result;
+  }();
+  return *overrides;
+}
 
 llvm::CodeGenOptLevel ToCodeGenLevel(int level) {
   switch (level) {
@@ -83,6 +116,11 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
       llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) return ToStatus(builder.takeError());
+  const FeatureOverrides& overrides = CpuFeatureOverrides();
+  RETURN_IF_ERROR(overrides.status);
+  for (const auto& [name, enabled] : overrides.changes) {
+    builder->getFeatures().AddFeature(name, enabled);
+  }
   builder->setCodeGenOptLevel(ToCodeGenLevel(optimization_level));
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       builder->createTargetMachine();
@@ -92,8 +130,13 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
 
 int64_t HostVectorBytes() {
   static const int64_t bytes = [] {
-    // The same feature list JITTargetMachineBuilder::detectHost uses.
+    // The same feature list JITTargetMachineBuilder::detectHost uses, with
+    // MXLA_CPU_FEATURES's changes (a disabled avx512f narrows the vectors;
+    // LLVM also drops the features that need it).
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    for (const auto& [name, enabled] : CpuFeatureOverrides().changes) {
+      features[name] = enabled;
+    }
     auto has = [&](const char* name) {
       auto it = features.find(name);
       return it != features.end() && it->second;

@@ -21,14 +21,17 @@ void InitializeLlvm();
 // InvalidArgument unless 0 <= optimization_level <= 3.
 absl::Status CheckOptimizationLevel(int optimization_level);
 
-// The host CPU with all its features (AVX-512 where present), generating
-// machine code at `optimization_level` (0-3: None, Less, Default,
-// Aggressive).
+// The host CPU with all its features (AVX-512 where present), changed by
+// the MXLA_CPU_FEATURES environment variable ("+feature,-feature", read
+// once; "-avx512f" gives AVX2 code; a malformed entry is InvalidArgument),
+// generating machine code at `optimization_level` (0-3: None, Less,
+// Default, Aggressive).
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
     int optimization_level);
 
 // The width in bytes of the host's widest vector registers, as the JIT's
-// target machine sees them: 64 with AVX-512, 32 with AVX, else 16.
+// target machine sees them (MXLA_CPU_FEATURES included): 64 with AVX-512,
+// 32 with AVX, else 16.
 int64_t HostVectorBytes();
 
 // Sets the triple, data layout and per-function CPU attributes of `module`

@@ -1,5 +1,6 @@
 // The host target machine generates code at the requested level (not one
 // fixed level), and levels outside 0-3 are rejected.
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -78,6 +79,28 @@ TEST(LlvmPipelineTest, CodeGeneratorLevelChangesTheMachineCode) {
 TEST(LlvmPipelineTest, HostVectorBytesIsARegisterWidth) {
   const int64_t bytes = HostVectorBytes();
   EXPECT_TRUE(bytes == 16 || bytes == 32 || bytes == 64) << bytes;
+}
+
+// MXLA_CPU_FEATURES changes the target's features; ctest also runs this
+// file with "-avx512f" and with a malformed list (tests/CMakeLists.txt).
+TEST(LlvmPipelineTest, CpuFeatureOverridesApplyOrAreRejected) {
+  const char* features = std::getenv("MXLA_CPU_FEATURES");
+  const std::string overrides = features == nullptr ? "" : features;
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      CreateHostTargetMachine(3);
+  if (overrides == "avx512f,+fma") {
+    EXPECT_THAT(machine.status(),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("MXLA_CPU_FEATURES='avx512f,+fma': "
+                                   "'avx512f' is not +feature or -feature")));
+    return;
+  }
+  ASSERT_OK(machine.status());
+  const std::string target = (*machine)->getTargetFeatureString().str();
+  if (overrides == "-avx512f") {
+    EXPECT_THAT(target, HasSubstr("-avx512f"));
+    EXPECT_LE(HostVectorBytes(), 32);
+  }
 }
 
 }  // namespace

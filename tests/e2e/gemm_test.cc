@@ -7,12 +7,18 @@
 // zero-size dimensions, NaN and infinity, and 1, 2 or 3 threads giving the
 // very same bits.
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/gemm_emitter.h"
+#include "codegen/llvm_pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
@@ -324,6 +330,34 @@ TEST(GemmTest, DotsStayAloneWhereNoEpilogueFits) {
     EXPECT_EQ(dot_kernels, 1) << fused->ToString();
     EXPECT_TRUE(RunAndCompare(text, Close())) << text;
   }
+}
+
+// The register tile follows the JIT target's vectors: 6 x 64 with
+// AVX-512, 6 x 16 where MXLA_CPU_FEATURES=-avx512f makes the JIT emit AVX2
+// (ctest runs this file both ways), and then no kernel uses a zmm register.
+TEST(GemmTest, TileFollowsTheTargetsVectors) {
+  const codegen::GemmTile tile = codegen::HostGemmTile(F32);
+  const int64_t vector_bytes = codegen::HostVectorBytes();
+  EXPECT_EQ(tile.lanes * 4, vector_bytes);
+  EXPECT_EQ(tile.nr, (vector_bytes >= 64 ? 4 : 2) * tile.lanes);
+  EXPECT_EQ(tile.mr, 6);
+  const char* features = std::getenv("MXLA_CPU_FEATURES");
+  if (features == nullptr || std::string(features) != "-avx512f") return;
+  EXPECT_EQ(vector_bytes, 32);
+  const std::string dir = ::testing::TempDir() + "/gemm_avx2";
+  std::filesystem::remove_all(dir);
+  CompileOptions options;
+  options.pipeline.dump_dir = dir;
+  const std::string text =
+      DotModule("f32[37,53]", "f32[53,71]", "f32[37,71]", kMatmul);
+  ASSERT_OK(Compile(*ParseHloModule(text).value(), options).status());
+  std::ifstream assembly(dir + "/kernels.s");
+  const std::string code((std::istreambuf_iterator<char>(assembly)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_THAT(code, HasSubstr("vfmadd"));
+  EXPECT_THAT(code, HasSubstr("ymm"));
+  EXPECT_THAT(code, Not(HasSubstr("zmm")));
+  EXPECT_TRUE(RunAndCompare(text, Close())) << text;
 }
 
 }  // namespace
