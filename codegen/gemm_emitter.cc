@@ -150,6 +150,9 @@ class GemmEmitter {
   absl::Status EmitSmallUnit(llvm::Value* batch, llvm::Value* m0,
                              llvm::Value* mc, llvm::Value* n0,
                              llvm::Value* nc);
+  // The small paths' lhs element at (batch, row, k), generated afresh.
+  absl::StatusOr<llvm::Value*> LhsElement(llvm::Value* batch, llvm::Value* row,
+                                          llvm::Value* k);
   // EmitSmallUnit for a constant number of columns, at most kSmallVectors
   // vectors: each row's accumulators are vectors, each step one vector
   // fma per vector (the same operations in the same order).
@@ -387,6 +390,13 @@ absl::Status GemmEmitter::StoreOutput(llvm::Value* batch, llvm::Value* row,
   return absl::OkStatus();
 }
 
+absl::StatusOr<llvm::Value*> GemmEmitter::LhsElement(llvm::Value* batch,
+                                                     llvm::Value* row,
+                                                     llvm::Value* k) {
+  elements_.ClearCache();
+  return elements_.Generate(*dot_.operand(0), OperandIndex(0, batch, row, k));
+}
+
 absl::Status GemmEmitter::EmitSmallVectorRows(llvm::Value* batch,
                                               llvm::Value* m0, llvm::Value* mc,
                                               llvm::Value* n0,
@@ -400,10 +410,7 @@ absl::Status GemmEmitter::EmitSmallVectorRows(llvm::Value* batch,
     }
     RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(flat_.k), "small_k",
                                 [&](llvm::Value* k) -> absl::Status {
-      elements_.ClearCache();
-      ASSIGN_OR_RETURN(llvm::Value * a,
-                       elements_.Generate(*dot_.operand(0),
-                                          OperandIndex(0, batch, row, k)));
+      ASSIGN_OR_RETURN(llvm::Value * a, LhsElement(batch, row, k));
       llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
       for (int64_t v = 0; v < vectors; ++v) {
         // Lanes past the row multiply zeros; they are never stored.
@@ -457,10 +464,7 @@ absl::Status GemmEmitter::EmitSmallUnit(llvm::Value* batch, llvm::Value* m0,
     }));
     RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(flat_.k), "small_k",
                                 [&](llvm::Value* k) -> absl::Status {
-      elements_.ClearCache();
-      ASSIGN_OR_RETURN(llvm::Value * a,
-                       elements_.Generate(*dot_.operand(0),
-                                          OperandIndex(0, batch, row, k)));
+      ASSIGN_OR_RETURN(llvm::Value * a, LhsElement(batch, row, k));
       return EmitForLoop(b_, I64(0), nc, "small_column",
                          [&](llvm::Value* j) -> absl::Status {
         elements_.ClearCache();

@@ -94,6 +94,15 @@ Case MakeCase(uint64_t seed) {
   absl::StrAppend(&dnums, "lhs_contracting_dims={", lhs_transposed ? b : b + 1,
                   "}, rhs_contracting_dims={", rhs_transposed ? b + 1 : b, "}");
   const std::string product = absl::StrCat(full, " dot(x, w), ", dnums, "\n");
+  // Softmax's and log-sum-exp's start: the row max mx, ey = exp(p - mx)
+  // and its row sum s.
+  const std::string exp_sum = absl::StrCat(
+      "  ninf = $T[] constant(-inf)\n  mx = ", rows,
+      " reduce(p, ninf), dimensions={", b + 1, "}, to_apply=max\n  mb = ",
+      full, " broadcast(mx), dimensions={", leading, "}\n  y = ", full,
+      " subtract(p, mb)\n  ey = ", full, " exponential(y)\n"
+      "  zero = $T[] constant(0)\n  s = ", rows,
+      " reduce(ey, zero), dimensions={", b + 1, "}, to_apply=add\n");
   switch (tail) {
     case Tail::kNone:
       absl::StrAppend(&text, "  ROOT p = ", product);
@@ -123,24 +132,13 @@ Case MakeCase(uint64_t seed) {
                       " convert(p)\n");
       break;
     case Tail::kSoftmax:
-      absl::StrAppend(&text, "  p = ", product, "  ninf = $T[] constant(-inf)\n"
-                      "  mx = ", rows, " reduce(p, ninf), dimensions={", b + 1,
-                      "}, to_apply=max\n  mb = ", full, " broadcast(mx), dimensions={",
-                      leading, "}\n  y = ", full, " subtract(p, mb)\n  ey = ", full,
-                      " exponential(y)\n  zero = $T[] constant(0)\n  s = ", rows,
-                      " reduce(ey, zero), dimensions={", b + 1,
-                      "}, to_apply=add\n  sb = ", full, " broadcast(s), dimensions={",
-                      leading, "}\n  ROOT out = ", full, " divide(ey, sb)\n");
+      absl::StrAppend(&text, "  p = ", product, exp_sum, "  sb = ", full,
+                      " broadcast(s), dimensions={", leading,
+                      "}\n  ROOT out = ", full, " divide(ey, sb)\n");
       break;
     case Tail::kLogSumExp:
-      absl::StrAppend(&text, "  p = ", product, "  ninf = $T[] constant(-inf)\n"
-                      "  mx = ", rows, " reduce(p, ninf), dimensions={", b + 1,
-                      "}, to_apply=max\n  mb = ", full, " broadcast(mx), dimensions={",
-                      leading, "}\n  y = ", full, " subtract(p, mb)\n  ey = ", full,
-                      " exponential(y)\n  zero = $T[] constant(0)\n  s = ", rows,
-                      " reduce(ey, zero), dimensions={", b + 1,
-                      "}, to_apply=add\n  ls = ", rows, " log(s)\n  ROOT out = ", rows,
-                      " add(ls, mx)\n");
+      absl::StrAppend(&text, "  p = ", product, exp_sum, "  ls = ", rows,
+                      " log(s)\n  ROOT out = ", rows, " add(ls, mx)\n");
       break;
     case Tail::kCentered:
       absl::StrAppend(&text, "  p = ", product, "  zero = $T[] constant(0)\n"

@@ -18,7 +18,6 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "runtime/compile.h"
-#include "runtime/thread_pool.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -29,6 +28,7 @@ namespace {
 using ::mxla::testing::ErrorSpec;
 using ::mxla::testing::MakeSeededArguments;
 using ::mxla::testing::Pointers;
+using ::mxla::testing::RunAtThreadCounts;
 using ::mxla::testing::RunAndCompare;
 using ::mxla::testing::RunAndCompareOptions;
 using ::mxla::testing::VerifyHloText;
@@ -254,16 +254,9 @@ TEST(RowDotTest, ThreadCountsGiveTheSameBits) {
   std::vector<Literal> arguments = MakeSeededArguments(*module, 11);
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
                        Compile(*module, {}));
-  ThreadPool pool(3);
-  std::vector<Literal> results;
-  for (int threads : {1, 2, 3}) {
-    RunOptions options;
-    options.thread_pool = &pool;
-    options.threads = threads;
-    ASSERT_OK_AND_ASSIGN(Literal result,
-                         executable->Run(Pointers(arguments), options));
-    results.push_back(std::move(result));
-  }
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Literal> results,
+      RunAtThreadCounts(*executable, Pointers(arguments), {1, 2, 3}));
   EXPECT_EQ(results[0], results[1]);
   EXPECT_EQ(results[0], results[2]);
 }

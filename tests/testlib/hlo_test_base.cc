@@ -1,5 +1,6 @@
 #include "tests/testlib/hlo_test_base.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "ir/host_feed.h"
 #include "ir/literal_text.h"
 #include "tests/testlib/literal_pointers.h"
+#include "runtime/thread_pool.h"
 #include "tests/testlib/random_graph_internal.h"
 
 namespace mxla::testing {
@@ -246,6 +248,24 @@ Literal EvaluateAndCompare(absl::string_view hlo_text,
   }
   EXPECT_TRUE(RunAndCompare(**module, arguments, options));
   return *std::move(result);
+}
+
+absl::StatusOr<std::vector<Literal>> RunAtThreadCounts(
+    const Executable& executable, absl::Span<const Literal* const> arguments,
+    absl::Span<const int> thread_counts) {
+  int largest = 1;
+  for (int threads : thread_counts) largest = std::max(largest, threads);
+  ThreadPool pool(largest);
+  std::vector<Literal> results;
+  for (int threads : thread_counts) {
+    RunOptions options;
+    options.thread_pool = &pool;
+    options.threads = threads;
+    absl::StatusOr<Literal> result = executable.Run(arguments, options);
+    if (!result.ok()) return result.status();
+    results.push_back(*std::move(result));
+  }
+  return results;
 }
 
 }  // namespace mxla::testing

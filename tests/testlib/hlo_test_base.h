@@ -72,6 +72,12 @@ absl::Status VerifyHloText(absl::string_view hlo_text);
 std::vector<Literal> MakeSeededArguments(const HloModule& module,
                                          uint64_t seed);
 
+// `executable`'s results on `arguments` at each of `thread_counts`, run on
+// one pool as large as the largest count: what determinism tests compare.
+absl::StatusOr<std::vector<Literal>> RunAtThreadCounts(
+    const Executable& executable, absl::Span<const Literal* const> arguments,
+    absl::Span<const int> thread_counts);
+
 // `actual` against `expected`, bit-exact or within `error`.
 ::testing::AssertionResult CompareLiterals(
     const Literal& expected, const Literal& actual,

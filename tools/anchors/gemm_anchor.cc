@@ -72,10 +72,10 @@ struct Runner {
   }
 };
 
-mxla::XlaComputation Matmul(int64_t m, int64_t k, int64_t n) {
+absl::StatusOr<mxla::XlaComputation> Matmul(int64_t m, int64_t k, int64_t n) {
   mxla::XlaBuilder b("sgemm");
   Dot(Parameter(&b, 0, F32({m, k}), "A"), Parameter(&b, 1, F32({k, n}), "B"));
-  return *b.Build();
+  return b.Build();
 }
 
 // relu(X @ W + b), b broadcast over rows.
@@ -110,6 +110,21 @@ absl::StatusOr<mxla::XlaComputation> AttentionScores(int64_t heads, int64_t s,
   return b.Build();
 }
 
+// Compiles workload `g`, times it on the harness's buffers (G4 per call)
+// and prints its RESULT line; whether it matched the reference.
+template <typename Data>
+bool Measure(int g, const absl::StatusOr<mxla::XlaComputation>& computation,
+             std::vector<const void*> arguments, Data& data) {
+  std::unique_ptr<mxla::Executable> executable =
+      CompileOrExit(computation, anch::g_name(g));
+  Runner run{executable.get(), std::move(arguments), {data.out.p}, {}};
+  const anch::Stats stats =
+      g == 4 ? anch::time_g_per_call(run, anch::g4_iters()) : anch::time_g(run);
+  run.CheckOrExit(anch::g_name(g));
+  return anch::report_g(kSystem, threads, g, stats, data.out.p, data.ref,
+                        data.bound);
+}
+
 int TakeThreads(int& argc, char** argv) {
   int t = 0;
   int kept = 1;
@@ -141,40 +156,23 @@ int main(int argc, char** argv) {
     switch (g) {
       case 1: {
         G1Data d;
-        auto executable =
-            CompileOrExit(Matmul(d.M, d.K, d.N), g_name(g));
-        Runner run{executable.get(), {d.A.p, d.B.p}, {d.out.p}, {}};
-        Stats s = time_g(run);
-        run.CheckOrExit(g_name(g));
-        fails += !report_g(kSystem, threads, g, s, d.out.p, d.ref, d.bound);
+        fails += !Measure(g, Matmul(d.M, d.K, d.N), {d.A.p, d.B.p}, d);
         break;
       }
       case 2: {
         G2Data d;
-        auto executable = CompileOrExit(MlpLayer(d.M, d.K, d.N), g_name(g));
-        Runner run{executable.get(), {d.X.p, d.W.p, d.b.p}, {d.out.p}, {}};
-        Stats s = time_g(run);
-        run.CheckOrExit(g_name(g));
-        fails += !report_g(kSystem, threads, g, s, d.out.p, d.ref, d.bound);
+        fails += !Measure(g, MlpLayer(d.M, d.K, d.N), {d.X.p, d.W.p, d.b.p}, d);
         break;
       }
       case 3: {
         G3Data d;
-        auto executable = CompileOrExit(
-            AttentionScores(d.H, d.S, d.D, G3Data::scale), g_name(g));
-        Runner run{executable.get(), {d.Q.p, d.K.p}, {d.out.p}, {}};
-        Stats s = time_g(run);
-        run.CheckOrExit(g_name(g));
-        fails += !report_g(kSystem, threads, g, s, d.out.p, d.ref, d.bound);
+        fails += !Measure(g, AttentionScores(d.H, d.S, d.D, G3Data::scale),
+                          {d.Q.p, d.K.p}, d);
         break;
       }
       case 4: {
         G4Data d;
-        auto executable = CompileOrExit(Matmul(d.N, d.N, d.N), g_name(g));
-        Runner run{executable.get(), {d.A.p, d.B.p}, {d.out.p}, {}};
-        Stats s = time_g_per_call(run, g4_iters());
-        run.CheckOrExit(g_name(g));
-        fails += !report_g(kSystem, threads, g, s, d.out.p, d.ref, d.bound);
+        fails += !Measure(g, Matmul(d.N, d.N, d.N), {d.A.p, d.B.p}, d);
         break;
       }
     }
