@@ -1,0 +1,148 @@
+// mxla.compile and mxla.Executable: a computation compiled once, called
+// on NumPy arrays. Arguments that are C-contiguous and aligned are passed
+// to the kernels as they are (no copy); others (Fortran order, strides) are
+// copied first. Results are new arrays (a tuple for a tuple root), written
+// in place by the kernels; the GIL is released while they run.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "builder/xla_builder.h"
+#include "ir/hlo_computation.h"
+#include "runtime/buffer_leaves.h"
+#include "runtime/client.h"
+#include "python/src/py_bindings.h"
+#include "python/src/py_status.h"
+#include "python/src/py_types.h"
+
+namespace mxla::python {
+
+namespace py = pybind11;
+
+namespace {
+
+class PyExecutable {
+ public:
+  PyExecutable(std::unique_ptr<Executable> executable,
+               ProgramShape program_shape)
+      : executable_(std::move(executable)),
+        program_shape_(std::move(program_shape)) {}
+
+  py::object Call(const py::args& args) const {
+    const std::vector<Shape>& parameters = program_shape_.parameters;
+    if (args.size() != parameters.size()) {
+      ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+          "expected ", parameters.size(),
+          " arguments (one per parameter), got ", args.size())));
+    }
+    std::vector<py::array> inputs;
+    std::vector<const void*> argument_data;
+    std::vector<int64_t> argument_sizes;
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      py::array input = Argument(args[i], i);
+      argument_data.push_back(input.data());
+      argument_sizes.push_back(input.nbytes());
+      inputs.push_back(std::move(input));
+    }
+    std::vector<py::array> outputs;
+    std::vector<void*> result_data;
+    std::vector<int64_t> result_sizes;
+    ForEachArrayLeaf(program_shape_.result, [&](const Shape& leaf) {
+      std::vector<py::ssize_t> dims(leaf.dimensions().begin(),
+                                    leaf.dimensions().end());
+      py::array output(DtypeOf(leaf.element_type()), dims);
+      result_data.push_back(output.mutable_data());
+      result_sizes.push_back(output.nbytes());
+      outputs.push_back(std::move(output));
+    });
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = executable_->RunBuffers(argument_data, argument_sizes,
+                                       result_data, result_sizes);
+    }
+    ThrowIfError(status);
+    size_t next = 0;
+    return Nest(program_shape_.result, outputs, next);
+  }
+
+  std::string HloText() const { return executable_->module().ToString(); }
+
+ private:
+  // Argument `i` as an array the kernels can read: its own buffer when it
+  // has the parameter's dtype and shape and is C-contiguous and aligned,
+  // else a contiguous copy. A wrong dtype or shape is an mxla.Error.
+  py::array Argument(const py::handle& value, size_t i) const {
+    const Shape& parameter = program_shape_.parameters[i];
+    if (!parameter.IsArray()) {
+      ThrowStatus(absl::UnimplementedError(absl::StrCat(
+          "parameter ", i, " has tuple shape ", parameter.ToString(),
+          "; Python calls take array parameters only")));
+    }
+    const py::object numpy = py::module_::import("numpy");
+    py::array array = numpy.attr("asarray")(value);
+    std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
+    const bool same_type =
+        array.dtype().equal(DtypeOf(parameter.element_type()));
+    if (!same_type || dims != std::vector<int64_t>(
+                                  parameter.dimensions().begin(),
+                                  parameter.dimensions().end())) {
+      const std::string got =
+          same_type ? ArrayShape(array.dtype(), dims).ToString()
+                    : absl::StrCat(py::str(py::handle(array.dtype())).cast<std::string>(), "[",
+                                   absl::StrJoin(dims, ","), "]");
+      ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, ": expected ", parameter.ToString(), ", got ", got)));
+    }
+    const int flags = py::array::c_style;
+    if ((array.flags() & flags) == flags &&
+        py::bool_(array.attr("flags").attr("aligned"))) {
+      return array;
+    }
+    return numpy.attr("require")(array, py::arg("requirements") = "CA");
+  }
+
+  // The result leaves `outputs` from `next` on, nested as `shape`.
+  static py::object Nest(const Shape& shape, std::vector<py::array>& outputs,
+                         size_t& next) {
+    if (shape.IsArray()) return outputs[next++];
+    const int64_t count = shape.tuple_shapes().size();
+    py::tuple elements(count);
+    for (int64_t i = 0; i < count; ++i) {
+      elements[i] = Nest(shape.tuple_shapes(i), outputs, next);
+    }
+    return elements;
+  }
+
+  std::shared_ptr<Executable> executable_;
+  ProgramShape program_shape_;
+};
+
+}  // namespace
+
+void DefineExecutableBindings(py::module_& m) {
+  py::class_<PyExecutable>(m, "Executable",
+                           "A compiled computation; call it on arrays.")
+      .def("__call__", &PyExecutable::Call)
+      .def("as_hlo_text", &PyExecutable::HloText,
+           "The module the backend runs (for the jit: fused, with plans).");
+  m.def(
+      "compile",
+      [](const XlaComputation& computation, const std::string& backend) {
+        CompileOptions options;
+        options.backend = ValueOrThrow(ParseBackend(backend));
+        return PyExecutable(ValueOrThrow(Compile(computation, options)),
+                            computation.GetProgramShape());
+      },
+      py::arg("computation"), py::arg("backend") = "jit",
+      "Compiles `computation` for `backend` ('jit', LLVM; or "
+      "'interpreter', the reference evaluator).");
+}
+
+}  // namespace mxla::python
