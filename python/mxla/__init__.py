@@ -13,3 +13,5 @@ Op functions carry XLA's names and semantics (binary ops take
 """
 from mxla._mxla import *  # noqa: F401,F403
 from mxla._mxla import Error, Executable, XlaBuilder, XlaComputation, XlaOp, compile  # noqa: F401
+from mxla import numpy  # noqa: E402,F401
+from mxla._jit import Lowered, jit  # noqa: E402,F401

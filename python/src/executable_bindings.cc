@@ -134,15 +134,19 @@ void DefineExecutableBindings(py::module_& m) {
            "The module the backend runs (for the jit: fused, with plans).");
   m.def(
       "compile",
-      [](const XlaComputation& computation, const std::string& backend) {
+      [](const XlaComputation& computation, const std::string& backend,
+         const std::string& dump_dir) {
         CompileOptions options;
         options.backend = ValueOrThrow(ParseBackend(backend));
+        options.pipeline.dump_dir = dump_dir;
         return PyExecutable(ValueOrThrow(Compile(computation, options)),
                             computation.GetProgramShape());
       },
       py::arg("computation"), py::arg("backend") = "jit",
+      py::arg("dump_dir") = "",
       "Compiles `computation` for `backend` ('jit', LLVM; or "
-      "'interpreter', the reference evaluator).");
+      "'interpreter', the reference evaluator); with `dump_dir`, writes "
+      "every stage there as `mxla run --dump-dir` does.");
 }
 
 }  // namespace mxla::python
