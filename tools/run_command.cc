@@ -3,6 +3,8 @@
 // compile, run on .npy inputs, print the result (HLO literal syntax) or write
 // it as .npy. --compare also runs the interpreter and fails when the two
 // differ by more than the tolerance.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -14,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/host_feed.h"
@@ -38,6 +41,7 @@ struct RunOptions {
   double tolerance = 1e-5;
   std::optional<std::string> passes;
   std::string dump_dir;
+  std::optional<int> repeat;  // runs to time (prints compile and run times)
 };
 
 // One `I=PATH` or `I.J.K=PATH` binding: a parameter and, for a tuple
@@ -266,12 +270,39 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
   return inputs;
 }
 
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Compiles `module` and runs it `repeat` times (at least once), returning
+// the last result; with `timing`, prints the compile time and the run
+// times' median and minimum to stderr.
 absl::StatusOr<Literal> CompileAndRun(
     const HloModule& module, const CompileOptions& options,
-    absl::Span<const Literal* const> arguments, HostFeed& feed) {
+    absl::Span<const Literal* const> arguments, HostFeed& feed,
+    int repeat = 1, bool timing = false) {
+  const auto compile_start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    Compile(module, options));
-  return executable->Run(arguments, {.host_feed = &feed});
+  const double compile_ms = MillisecondsSince(compile_start);
+  std::vector<double> run_ms;
+  Literal result;
+  for (int i = 0; i < std::max(repeat, 1); ++i) {
+    const auto run_start = std::chrono::steady_clock::now();
+    ASSIGN_OR_RETURN(result, executable->Run(arguments, {.host_feed = &feed}));
+    run_ms.push_back(MillisecondsSince(run_start));
+  }
+  if (timing) {
+    std::sort(run_ms.begin(), run_ms.end());
+    std::cerr << absl::StrFormat(
+        "%s: compile %.3f ms, run median %.3f ms (min %.3f ms) over %d "
+        "run%s\n",
+        BackendName(options.backend), compile_ms, run_ms[run_ms.size() / 2],
+        run_ms.front(), run_ms.size(), run_ms.size() == 1 ? "" : "s");
+  }
+  return result;
 }
 
 absl::Status Run(const RunOptions& options) {
@@ -289,9 +320,17 @@ absl::Status Run(const RunOptions& options) {
                    LoadInputs(*(*module)->entry_computation(), options.bindings));
   std::vector<const Literal*> arguments;
   for (const Literal& input : inputs) arguments.push_back(&input);
+  if (options.repeat.has_value() && *options.repeat > 1 &&
+      !options.infeeds.empty()) {
+    return absl::InvalidArgumentError(
+        "--repeat: a module given --infeed values runs once (each run would "
+        "read the next values)");
+  }
   FileHostFeed feed(options.infeeds);
   ASSIGN_OR_RETURN(Literal result,
-                   CompileAndRun(**module, compile_options, arguments, feed));
+                   CompileAndRun(**module, compile_options, arguments, feed,
+                                 options.repeat.value_or(1),
+                                 options.repeat.has_value()));
   for (size_t i = 0; i < feed.written().size(); ++i) {
     std::cout << "outfeed " << i << ": " << feed.written()[i].ToString()
               << "\n";
@@ -346,6 +385,10 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--passes", options->passes,
                   "Comma-separated passes instead of the default pipeline");
+  run->add_option("--repeat", options->repeat,
+                  "Run N times (1 to 100000) and print the compile time and "
+                  "the median and minimum run time to stderr")
+      ->check(CLI::Range(1, 100000));
   run->add_option("--dump-dir", options->dump_dir,
                   "Write the module after every pass that changes it, "
                   "passes.txt (per-pass timings), and for the jit fused.hlo, "

@@ -217,3 +217,22 @@ def test_hlo_text_of_both_stages():
     computation = b.build(mxla.Add(x, v, broadcast_dimensions=(1,)))
     assert "broadcast_dimensions={1}" in computation.as_hlo_text()
     assert "kind=kLoop" in mxla.compile(computation).as_hlo_text()
+
+
+def test_contiguous_arguments_are_not_copied(monkeypatch):
+    b = mxla.XlaBuilder("zero_copy")
+    x = mxla.Parameter(b, 0, np.float32, (4, 4), "x")
+    exe = mxla.compile(b.build(x + 1.0))
+    copies = []
+    require = np.require
+
+    def counting_require(array, *args, **kwargs):
+        copies.append(array.flags["C_CONTIGUOUS"])
+        return require(array, *args, **kwargs)
+
+    monkeypatch.setattr(np, "require", counting_require)
+    a = f32(4, 4)
+    np.testing.assert_array_equal(exe(a), a + 1)
+    assert copies == []  # read in place
+    np.testing.assert_array_equal(exe(np.asfortranarray(a)), a + 1)
+    assert copies == [False]  # the Fortran-ordered one was copied

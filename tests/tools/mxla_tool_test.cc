@@ -52,6 +52,26 @@ TEST(MxlaToolTest, OptPrintsTheVerifiedModule) {
   EXPECT_THAT(lowered.out, Not(HasSubstr("broadcast_dimensions")));
 }
 
+TEST(MxlaToolTest, RunRepeatPrintsCompileAndRunTimes) {
+  std::string path = WriteFile(
+      "repeat.hlo",
+      "HloModule m\nENTRY e {\n  i = f32[4] iota(), iota_dimension=0\n"
+      "  ROOT s = f32[4] add(i, i)\n}\n");
+  Result result = RunMxla(absl::StrCat("run ", path, " --repeat 5"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("{0, 2, 4, 6}"));
+  EXPECT_THAT(result.err,
+              ContainsRegex("jit: compile [0-9.]+ ms, run median [0-9.]+ ms "
+                            "\\(min [0-9.]+ ms\\) over 5 runs"));
+  Result oracle =
+      RunMxla(absl::StrCat("run ", path, " --repeat 1 --backend interpreter"));
+  EXPECT_THAT(oracle.err, HasSubstr("interpreter: compile "));
+  EXPECT_THAT(oracle.err, HasSubstr("over 1 run\n"));
+  Result zero = RunMxla(absl::StrCat("run ", path, " --repeat 0"));
+  EXPECT_NE(zero.exit_code, 0);
+  EXPECT_THAT(zero.err, HasSubstr("--repeat"));
+}
+
 TEST(MxlaToolTest, OptReadsStandardInput) {
   Result result = RunMxla("opt - --passes=", kModule);
   EXPECT_EQ(result.exit_code, 0) << result.err;

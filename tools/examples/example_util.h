@@ -13,18 +13,13 @@
 #include "absl/status/statusor.h"
 #include "ir/hlo_computation.h"
 #include "ir/literal.h"
+#include "ir/or_die.h"
 #include "runtime/executable.h"
 
 namespace mxla::examples {
 
-template <typename T>
-T OrDie(absl::StatusOr<T> value) {
-  if (!value.ok()) {
-    std::cerr << "error: " << value.status().message() << "\n";
-    std::exit(1);
-  }
-  return std::move(*value);
-}
+// The installed helper (ir/or_die.h): the error and its call site, exit 1.
+using ::mxla::OrDie;
 
 // True if every element of `actual` is within `tolerance` (relative) plus
 // `absolute` of `expected`, in row-major order; prints the first difference
