@@ -51,7 +51,7 @@ class RowKernel {
             const RowPlan& rows, ElementalEmitter& elements,
             Buffered buffered, const CodegenOptions& options)
       : b_(b), fused_(fused), rows_(rows), elements_(elements),
-        buffered_(std::move(buffered)), options_(options),
+        buffered_(std::move(buffered)),
         reduces_(ReducesInPostOrder(fused)),
         columns_(ShapeUtil::ElementsIn(
             ShapeUtil::MakeShape(F32, rows.column_dimensions))),
@@ -206,7 +206,6 @@ class RowKernel {
   const RowPlan& rows_;
   ElementalEmitter& elements_;
   const Buffered buffered_;
-  const CodegenOptions& options_;
   const std::vector<const HloInstruction*> reduces_;
   const int64_t columns_;
   std::vector<llvm::Value*> results_;  // per phase, once its loop ran
