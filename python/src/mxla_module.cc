@@ -8,5 +8,6 @@ PYBIND11_MODULE(_mxla, m) {
   m.doc() = "mxla: an XLA-style compiler for the CPU (C++ core)";
   mxla::python::RegisterErrors(m);
   mxla::python::DefineBuilderBindings(m);
+  mxla::python::DefineStructuredOpBindings(m);
   mxla::python::DefineExecutableBindings(m);
 }

@@ -9,6 +9,8 @@ namespace mxla::python {
 
 // XlaBuilder, XlaOp, XlaComputation and the op functions.
 void DefineBuilderBindings(pybind11::module_& m);
+// Computation-taking, index, random, linear-algebra and bit ops.
+void DefineStructuredOpBindings(pybind11::module_& m);
 // compile and Executable.
 void DefineExecutableBindings(pybind11::module_& m);
 

@@ -1,0 +1,113 @@
+"""The op bindings that take computations, index operands, random numbers,
+linear algebra, batch normalization and element bits, against NumPy."""
+import numpy as np
+import pytest
+
+import mxla
+
+RNG = np.random.default_rng(5)
+
+
+def f32(*dims):
+    return RNG.uniform(-2, 2, dims).astype(np.float32)
+
+
+def scalar_computation(name, body, dtype=np.float32, arity=2):
+    """A computation of `arity` scalars of `dtype` returning body(*params)."""
+    b = mxla.XlaBuilder(name)
+    params = [mxla.Parameter(b, i, dtype, (), f"p{i}") for i in range(arity)]
+    return b.build(body(*params))
+
+
+def test_map_and_sort():
+    x, y = f32(5), f32(5)
+    b = mxla.XlaBuilder("map_sort")
+    xp = mxla.Parameter(b, 0, np.float32, (5,), "x")
+    yp = mxla.Parameter(b, 1, np.float32, (5,), "y")
+    mapped = mxla.Map([xp, yp], scalar_computation("fma", lambda a, c: a * c + 1.0), (0,))
+    ordered = mxla.Sort([xp], scalar_computation("less", mxla.Lt))
+    exe = mxla.compile(b.build(mxla.Tuple([mapped, ordered])))
+    got_mapped, got_sorted = exe(x, y)
+    np.testing.assert_allclose(got_mapped, x * y + 1, rtol=1e-6)
+    np.testing.assert_array_equal(got_sorted, np.sort(x))
+
+
+def test_while_conditional_and_call():
+    # while i < 10: i = i * 2 + 1
+    condition = scalar_computation("cond", lambda i: mxla.Lt(i, 10), np.int32, 1)
+    body = scalar_computation("body", lambda i: i * 2 + 1, np.int32, 1)
+    b = mxla.XlaBuilder("control")
+    start = mxla.Parameter(b, 0, np.int32, (), "start")
+    looped = mxla.While(condition, body, start)
+    negate = scalar_computation("neg", mxla.Neg, np.int32, 1)
+    same = scalar_computation("same", lambda v: v + 0, np.int32, 1)
+    chosen = mxla.Conditional(mxla.Gt(looped, 12), looped, negate, looped, same)
+    called = mxla.Call(b, scalar_computation("twice", lambda v: v * 2, np.int32, 1), [chosen])
+    exe = mxla.compile(b.build(called))
+    for start_value in (0, 5, 20):
+        i = start_value
+        while i < 10:
+            i = i * 2 + 1
+        expected = 2 * (-i if i > 12 else i)
+        assert exe(np.int32(start_value)) == expected
+
+
+def test_pad_and_dynamic_slices():
+    x = f32(3, 4)
+    b = mxla.XlaBuilder("index")
+    xp = mxla.Parameter(b, 0, np.float32, (3, 4), "x")
+    start = mxla.Parameter(b, 1, np.int32, (), "start")
+    padded = mxla.Pad(xp, 0.0, low=(1, 0), high=(0, 2), interior=(0, 1))
+    window = mxla.DynamicSlice(xp, [start, start], (2, 2))
+    updated = mxla.DynamicUpdateSlice(xp, mxla.Constant(b, np.ones((1, 2), np.float32)),
+                                      [start, start])
+    exe = mxla.compile(b.build(mxla.Tuple([padded, window, updated])))
+    got_padded, got_window, got_updated = exe(x, np.int32(1))
+    expected = np.zeros((4, 9), np.float32)
+    expected[1:, 0:7:2] = x
+    np.testing.assert_array_equal(got_padded, expected)
+    np.testing.assert_array_equal(got_window, x[1:3, 1:3])
+    want = x.copy()
+    want[1, 1:3] = 1
+    np.testing.assert_array_equal(got_updated, want)
+    with pytest.raises(mxla.Error, match=r"Pad\(f32\[3,4\]\) at .*test_structured_ops.py:[0-9]+: "
+                                         r"low, high and interior need one entry per dimension \(2\)"):
+        mxla.Pad(xp, 0.0, low=(1,), high=(0, 2))
+
+
+def test_numeric_ops():
+    x = np.array([1.0, np.inf, -np.nan, 3.14159], np.float32)
+    b = mxla.XlaBuilder("numeric")
+    xp = mxla.Parameter(b, 0, np.float32, (4,), "x")
+    finite = mxla.IsFinite(xp)
+    bits = mxla.BitcastConvertType(xp, np.uint32)
+    rounded = mxla.ReducePrecision(xp, 5, 10)  # to f16's precision
+    exe = mxla.compile(b.build(mxla.Tuple([finite, bits, rounded])))
+    got_finite, got_bits, got_rounded = exe(x)
+    np.testing.assert_array_equal(got_finite, np.isfinite(x))
+    np.testing.assert_array_equal(got_bits, x.view(np.uint32))
+    np.testing.assert_array_equal(got_rounded[[0, 1, 3]],
+                                  x.astype(np.float16).astype(np.float32)[[0, 1, 3]])
+
+
+def test_random_linear_algebra_and_batch_norm():
+    b = mxla.XlaBuilder("numbers")
+    lo = mxla.Constant(b, np.float32(2))
+    uniform = mxla.RngUniform(lo, 3.0, (1000,))
+    a = mxla.Parameter(b, 0, np.float32, (3, 3), "a")
+    chol = mxla.Cholesky(a, lower=True)
+    exe = mxla.compile(b.build(mxla.Tuple([uniform, chol])))
+    m = f32(3, 3)
+    spd = (m @ m.T + 3 * np.eye(3)).astype(np.float32)
+    got_uniform, got_chol = exe(spd)
+    assert got_uniform.min() >= 2 and got_uniform.max() < 3
+    np.testing.assert_allclose(np.tril(got_chol), np.linalg.cholesky(spd), rtol=1e-5, atol=1e-5)
+
+    x, scale, offset = f32(4, 3), f32(3), f32(3)
+    mean, var = x.mean(axis=0), x.var(axis=0)
+    b2 = mxla.XlaBuilder("bn")
+    params = [mxla.Parameter(b2, i, np.float32, v.shape, f"p{i}")
+              for i, v in enumerate((x, scale, offset, mean, var))]
+    exe2 = mxla.compile(b2.build(mxla.BatchNormInference(*params, epsilon=1e-3, feature_index=1)))
+    expected = (x - mean) / np.sqrt(var + np.float32(1e-3)) * scale + offset
+    np.testing.assert_allclose(exe2(x, scale, offset, mean, var), expected, rtol=1e-5, atol=1e-5)
