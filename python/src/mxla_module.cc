@@ -9,5 +9,6 @@ PYBIND11_MODULE(_mxla, m) {
   mxla::python::RegisterErrors(m);
   mxla::python::DefineBuilderBindings(m);
   mxla::python::DefineStructuredOpBindings(m);
+  mxla::python::DefineWindowGatherBindings(m);
   mxla::python::DefineExecutableBindings(m);
 }

@@ -11,6 +11,8 @@ namespace mxla::python {
 void DefineBuilderBindings(pybind11::module_& m);
 // Computation-taking, index, random, linear-algebra and bit ops.
 void DefineStructuredOpBindings(pybind11::module_& m);
+// Gather, Scatter, ConvGeneralDilated, ReduceWindow, SelectAndScatter.
+void DefineWindowGatherBindings(pybind11::module_& m);
 // compile and Executable.
 void DefineExecutableBindings(pybind11::module_& m);
 

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "builder/xla_builder.h"
+#include "ir/linear_algebra.h"
 #include "ir/shape_util.h"
 #include "python/src/py_bindings.h"
 #include "python/src/py_op.h"
@@ -170,6 +171,43 @@ void DefineNumericOps(py::module_& m) {
         return Checked(a.builder, Cholesky(a.op, lower, BindingSite()));
       },
       py::arg("a"), py::arg("lower") = true);
+  m.def(
+      "TriangularSolve",
+      [](const PyOp& a, const PyOp& b, bool left_side, bool lower,
+         bool unit_diagonal, const std::string& transpose_a) {
+        TriangularSolveTranspose transpose;
+        if (transpose_a == "NO_TRANSPOSE") {
+          transpose = TriangularSolveTranspose::kNoTranspose;
+        } else if (transpose_a == "TRANSPOSE") {
+          transpose = TriangularSolveTranspose::kTranspose;
+        } else if (transpose_a == "ADJOINT") {
+          transpose = TriangularSolveTranspose::kAdjoint;
+        } else {
+          ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+              "TriangularSolve at ", PythonCallSite(), ": transpose_a '",
+              transpose_a, "' is not NO_TRANSPOSE, TRANSPOSE or ADJOINT")));
+        }
+        return Checked(a.builder,
+                       TriangularSolve(a.op, b.op, left_side, lower,
+                                       unit_diagonal, transpose,
+                                       BindingSite()));
+      },
+      py::arg("a"), py::arg("b"), py::arg("left_side"), py::arg("lower"),
+      py::arg("unit_diagonal") = false,
+      py::arg("transpose_a") = "NO_TRANSPOSE");
+  m.def(
+      "BatchNormGrad",
+      [](const PyOp& x, const PyOp& scale, const PyOp& mean,
+         const PyOp& variance, const PyOp& grad_output, float epsilon,
+         int64_t feature_index) {
+        return Checked(x.builder,
+                       BatchNormGrad(x.op, scale.op, mean.op, variance.op,
+                                     grad_output.op, epsilon, feature_index,
+                                     BindingSite()));
+      },
+      py::arg("operand"), py::arg("scale"), py::arg("batch_mean"),
+      py::arg("batch_var"), py::arg("grad_output"), py::arg("epsilon"),
+      py::arg("feature_index"));
   m.def(
       "BatchNormInference",
       [](const PyOp& x, const PyOp& scale, const PyOp& offset,

@@ -111,3 +111,55 @@ def test_random_linear_algebra_and_batch_norm():
     exe2 = mxla.compile(b2.build(mxla.BatchNormInference(*params, epsilon=1e-3, feature_index=1)))
     expected = (x - mean) / np.sqrt(var + np.float32(1e-3)) * scale + offset
     np.testing.assert_allclose(exe2(x, scale, offset, mean, var), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_gather_scatter():
+    table = f32(5, 3)
+    rows = np.array([4, 0, 2], np.int32)
+    b = mxla.XlaBuilder("gather")
+    t = mxla.Parameter(b, 0, np.float32, (5, 3), "table")
+    i = mxla.Parameter(b, 1, np.int32, (3,), "rows")
+    gathered = mxla.Gather(t, i, offset_dims=(1,), collapsed_slice_dims=(0,),
+                           start_index_map=(0,), index_vector_dim=1, slice_sizes=(1, 3))
+    add = scalar_computation("add", mxla.Add)
+    scattered = mxla.Scatter(t, i, mxla.Constant(b, np.ones((3, 3), np.float32)), add,
+                             update_window_dims=(1,), inserted_window_dims=(0,),
+                             scatter_dims_to_operand_dims=(0,), index_vector_dim=1)
+    got_gathered, got_scattered = mxla.compile(b.build(mxla.Tuple([gathered, scattered])))(table, rows)
+    np.testing.assert_array_equal(got_gathered, table[rows])
+    want = table.copy()
+    want[rows] += 1
+    np.testing.assert_array_equal(got_scattered, want)
+
+
+def test_convolution_and_windows():
+    x, k = f32(1, 6, 6, 2), f32(3, 3, 2, 4)
+    b = mxla.XlaBuilder("conv")
+    xp = mxla.Parameter(b, 0, np.float32, x.shape, "x")
+    kp = mxla.Parameter(b, 1, np.float32, k.shape, "k")
+    conv = mxla.ConvGeneralDilated(xp, kp, "b01f_01io->b01f", padding=((1, 1), (1, 1)))
+    pooled = mxla.ReduceWindow(xp, -np.inf, scalar_computation("max", mxla.Max),
+                               window_dimensions=(1, 2, 2, 1), window_strides=(1, 2, 2, 1))
+    got_conv, got_pool = mxla.compile(b.build(mxla.Tuple([conv, pooled])))(x, k)
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    want = np.zeros((1, 6, 6, 4), np.float64)
+    for r in range(6):
+        for c in range(6):
+            want[0, r, c] = np.einsum("hwi,hwio->o", padded[0, r:r + 3, c:c + 3], k)
+    np.testing.assert_allclose(got_conv, want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(got_pool, x.reshape(1, 3, 2, 3, 2, 2).max(axis=(2, 4)))
+    with pytest.raises(mxla.Error, match="b01f"):
+        mxla.ConvGeneralDilated(xp, kp, "b01f_01io->bxyz")
+
+
+def test_triangular_solve_and_its_errors():
+    a = np.tril(f32(3, 3)) + 4 * np.eye(3, dtype=np.float32)
+    rhs = f32(3, 2)
+    b = mxla.XlaBuilder("solve")
+    ap = mxla.Parameter(b, 0, np.float32, (3, 3), "a")
+    bp = mxla.Parameter(b, 1, np.float32, (3, 2), "b")
+    x = mxla.TriangularSolve(ap, bp, left_side=True, lower=True)
+    got = mxla.compile(b.build(x))(a, rhs)
+    np.testing.assert_allclose(a @ got, rhs, rtol=1e-4, atol=1e-5)
+    with pytest.raises(mxla.Error, match="transpose_a 'T' is not NO_TRANSPOSE, TRANSPOSE or ADJOINT"):
+        mxla.TriangularSolve(ap, bp, left_side=True, lower=True, transpose_a="T")
