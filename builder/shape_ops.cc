@@ -237,7 +237,7 @@ XlaOp CustomCall(XlaBuilder* builder, const std::string& call_target_name,
                  SourceLocation location) {
   return RecordOp(
       builder, "CustomCall", operands,
-      absl::StrCat("call_target_name="", call_target_name, """), location,
+      absl::StrCat("call_target_name=\"", call_target_name, "\""), location,
       [&]() -> absl::StatusOr<XlaOp> {
         ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, operands));
         const auto& [instructions, shapes] = looked_up;

@@ -10,5 +10,6 @@ PYBIND11_MODULE(_mxla, m) {
   mxla::python::DefineBuilderBindings(m);
   mxla::python::DefineStructuredOpBindings(m);
   mxla::python::DefineWindowGatherBindings(m);
+  mxla::python::DefineSystemOpBindings(m);
   mxla::python::DefineExecutableBindings(m);
 }

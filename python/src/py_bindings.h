@@ -13,6 +13,9 @@ void DefineBuilderBindings(pybind11::module_& m);
 void DefineStructuredOpBindings(pybind11::module_& m);
 // Gather, Scatter, ConvGeneralDilated, ReduceWindow, SelectAndScatter.
 void DefineWindowGatherBindings(pybind11::module_& m);
+// Variadic reduce, random bits, scaled dot, custom calls, tokens and
+// feeds, the one-device collectives.
+void DefineSystemOpBindings(pybind11::module_& m);
 // compile and Executable.
 void DefineExecutableBindings(pybind11::module_& m);
 

@@ -163,3 +163,59 @@ def test_triangular_solve_and_its_errors():
     np.testing.assert_allclose(a @ got, rhs, rtol=1e-4, atol=1e-5)
     with pytest.raises(mxla.Error, match="transpose_a 'T' is not NO_TRANSPOSE, TRANSPOSE or ADJOINT"):
         mxla.TriangularSolve(ap, bp, left_side=True, lower=True, transpose_a="T")
+
+
+def test_variadic_reduce_random_bits_and_scaled_dot():
+    x = f32(4, 6)
+    b = mxla.XlaBuilder("system")
+    xp = mxla.Parameter(b, 0, np.float32, (4, 6), "x")
+    index = mxla.Iota(b, np.int32, (4, 6), 1)
+
+    # argmax along rows: (value, index) pairs, the larger value (first index on ties)
+    rb = mxla.XlaBuilder("argmax")
+    v0, i0, v1, i1 = (mxla.Parameter(rb, n, t, (), f"p{n}")
+                      for n, t in enumerate((np.float32, np.int32, np.float32, np.int32)))
+    take_first = mxla.Ge(v0, v1)
+    argmax = rb.build(mxla.Tuple([mxla.Select(take_first, v0, v1), mxla.Select(take_first, i0, i1)]))
+    reduced = mxla.ReduceVariadic([xp, index], [mxla.Constant(b, np.float32(-np.inf)),
+                                                mxla.Constant(b, np.int32(0))], argmax, (1,))
+    state = mxla.Constant(b, np.array([1, 2], np.uint64))
+    bits = mxla.RngBitGenerator("rng_philox", state, np.uint32, (8,))
+    scaled = mxla.ScaledDot(xp, mxla.Constant(b, np.ones((6, 2), np.float32)),
+                            mxla.Constant(b, np.float32(2)), mxla.Constant(b, np.float32(0.5)),
+                            lhs_contracting_dims=(1,), rhs_contracting_dims=(0,))
+    size = mxla.GetDimensionSize(xp, 1)
+    barrier = mxla.OptimizationBarrier(xp)
+    replica = mxla.ReplicaId(b)
+    summed = mxla.AllReduce(xp, scalar_computation("add", mxla.Add), [[0]])
+    exe = mxla.compile(b.build(mxla.Tuple([reduced, bits, scaled, size, barrier, replica, summed])))
+    (values, indices), (new_state, random_bits), dot, got_size, same, got_replica, all_reduced = exe(x)
+    np.testing.assert_array_equal(values, x.max(axis=1))
+    np.testing.assert_array_equal(indices, x.argmax(axis=1))
+    assert random_bits.dtype == np.uint32 and random_bits.shape == (8,)
+    assert new_state.dtype == np.uint64 and not np.array_equal(new_state, [1, 2])
+    again = exe(x)[1][1]
+    np.testing.assert_array_equal(random_bits, again)  # a pure function of the state
+    np.testing.assert_allclose(dot, x.sum(axis=1, keepdims=True).repeat(2, axis=1), rtol=1e-5)
+    assert got_size == 6 and got_replica == 0
+    np.testing.assert_array_equal(same, x)
+    np.testing.assert_array_equal(all_reduced, x)
+
+
+def test_system_op_errors():
+    def builder_with_x(name):
+        b = mxla.XlaBuilder(name)
+        return b, mxla.Parameter(b, 0, np.float32, (4,), "x")
+
+    b, x = builder_with_x("custom")
+    with pytest.raises(mxla.Error, match=r'CustomCall\(f32\[4\], call_target_name="fancy"\) at '
+                                         r'.*test_structured_ops.py:[0-9]+: .*'
+                                         r'custom_call_target "fancy" is not supported'):
+        mxla.CustomCall(b, "fancy", [x], np.float32, (4,))
+    b, x = builder_with_x("all_reduce")
+    with pytest.raises(mxla.Error, match="participants, but mxla runs one device"):
+        mxla.AllReduce(x, scalar_computation("add", mxla.Add), [[0, 1]])
+    b, x = builder_with_x("rng")
+    with pytest.raises(mxla.Error, match="rng_fast"):
+        mxla.RngBitGenerator("rng_fast", mxla.Constant(b, np.array([1, 2], np.uint64)),
+                             np.uint32, (4,))

@@ -43,6 +43,19 @@ TEST(BuilderErrorsTest, MessageNamesOpShapesDimensionsAndCallSite) {
                              HasSubstr("f32[3] and f32[2,3]"))));
 }
 
+// An op with a string attribute quotes it in the message's prefix.
+TEST(BuilderErrorsTest, CustomCallNamesItsQuotedTarget) {
+  XlaBuilder b("custom");
+  XlaOp x = Parameter(&b, 0, F32({4}), "x");
+  EXPECT_FALSE(CustomCall(&b, "fancy", {x}, F32({4})).valid());
+  EXPECT_THAT(b.Build(),
+              StatusIs(kInvalid,
+                       AllOf(StartsWith("CustomCall(f32[4], "
+                                        "call_target_name=\"fancy\") at "),
+                             HasSubstr("custom_call_target \"fancy\" is not "
+                                       "supported by mxla"))));
+}
+
 TEST(BuilderErrorsTest, FirstErrorSticksAndLaterOpsAreNoOps) {
   XlaBuilder b("sticky");
   XlaOp x = Parameter(&b, 0, F32({2, 3}), "x");
