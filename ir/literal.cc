@@ -132,14 +132,31 @@ double Literal::GetAsDouble(int64_t linear_index) const {
       });
 }
 
-std::string Literal::ToString() const {
-  if (shape_.IsTuple()) {
+namespace {
+
+std::string LiteralString(const Literal& literal, bool full) {
+  const Shape& shape = literal.shape();
+  if (shape.IsTuple()) {
     std::vector<std::string> parts;
-    for (const Literal& element : elements_) parts.push_back(element.ToString());
+    for (int64_t i = 0; i < literal.tuple_size(); ++i) {
+      parts.push_back(LiteralString(literal.tuple_element(i), full));
+    }
     return absl::StrCat("(", absl::StrJoin(parts, ", "), ")");
   }
-  if (shape_.IsToken()) return shape_.ToString();  // no values
-  return absl::StrCat(shape_.ToString(), " ", LiteralValuesToString(*this));
+  if (shape.IsToken()) return shape.ToString();  // no values
+  const bool summarize =
+      !full && literal.element_count() > Literal::kSummarizeElements;
+  return absl::StrCat(shape.ToString(), " ",
+                      summarize ? SummarizedLiteralValues(literal)
+                                : LiteralValuesToString(literal));
+}
+
+}  // namespace
+
+std::string Literal::ToString() const { return LiteralString(*this, false); }
+
+std::string Literal::ToFullString() const {
+  return LiteralString(*this, true);
 }
 
 bool Literal::operator==(const Literal& other) const {

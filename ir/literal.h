@@ -105,7 +105,12 @@ class Literal {
   Literal& tuple_element(int64_t i) { return elements_[i]; }
 
   // "f32[2,3] {{1, 2, 3}, {4, 5, 6}}"; tuples as "(f32[] 1, s32[2] {1, 2})".
+  // An array of more than kSummarizeElements elements is summarized as
+  // NumPy does (SummarizedLiteralValues, ir/literal_text.h); ToFullString
+  // prints every element.
   std::string ToString() const;
+  std::string ToFullString() const;
+  static constexpr int64_t kSummarizeElements = 1000;
 
   bool operator==(const Literal& other) const;
   bool operator!=(const Literal& other) const { return !(*this == other); }

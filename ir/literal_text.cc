@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/shape_util.h"
 
 namespace mxla {
 namespace {
@@ -42,7 +43,60 @@ void AppendSubArray(const Literal& literal, int64_t dim, int64_t* next,
   out->append(innermost ? "}" : " }");
 }
 
+// Appends the summarized sub-array at dimension `dim` whose first element
+// is `first` (row-major, `strides` elements per step of each dimension):
+// the first and last `edge` entries of each long dimension around "...",
+// innermost rows one per line, indented by depth.
+void AppendSummary(const Literal& literal, int64_t dim, int64_t first,
+                   const std::vector<int64_t>& strides, int64_t edge,
+                   std::string* out) {
+  const Shape& shape = literal.shape();
+  const int64_t size = shape.dimensions(dim);
+  const bool innermost = dim == shape.rank() - 1;
+  std::vector<int64_t> shown;  // -1 marks the "..."
+  for (int64_t i = 0; i < size; ++i) {
+    if (size > 2 * edge && i == edge) {
+      shown.push_back(-1);
+      i = size - edge - 1;
+      continue;
+    }
+    shown.push_back(i);
+  }
+  const std::string indent(2 * (dim + 1), ' ');
+  out->append("{");
+  for (size_t k = 0; k < shown.size(); ++k) {
+    if (k > 0) out->append(innermost ? ", " : ",");
+    if (!innermost) absl::StrAppend(out, "\n", indent);
+    if (shown[k] < 0) {
+      out->append("...");
+    } else if (innermost) {
+      out->append(FormatLiteralElement(literal, first + shown[k],
+                                       /*in_array=*/true));
+    } else {
+      AppendSummary(literal, dim + 1, first + shown[k] * strides[dim],
+                    strides, edge, out);
+    }
+  }
+  if (!innermost) absl::StrAppend(out, "\n", std::string(2 * dim, ' '));
+  out->append("}");
+}
+
 }  // namespace
+
+std::string SummarizedLiteralValues(const Literal& literal, int64_t edge) {
+  const Shape& shape = literal.shape();
+  if (!shape.IsArray() || shape.rank() == 0 ||
+      ShapeUtil::ElementsIn(shape) == 0) {
+    return LiteralValuesToString(literal);
+  }
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int64_t d = shape.rank() - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * shape.dimensions(d + 1);
+  }
+  std::string out;
+  AppendSummary(literal, 0, 0, strides, edge, &out);
+  return out;
+}
 
 std::string FormatLiteralElement(const Literal& literal, int64_t linear_index,
                                  bool in_array) {

@@ -21,6 +21,18 @@ namespace mxla {
 // tuple, as constant() prints it.
 std::string LiteralValuesToString(const Literal& literal);
 
+// The values of a large array as NumPy prints them: each dimension longer
+// than 2 * `edge` shows its first and last `edge` entries around "...",
+// and each innermost row of a rank >= 2 array starts a new line,
+// indented by its depth:
+//   {
+//     {0, 1, 2, ..., 997, 998, 999},
+//     ...,
+//     {..., 1999999}
+//   }
+// Scalars, tuples and empty arrays print as LiteralValuesToString does.
+std::string SummarizedLiteralValues(const Literal& literal, int64_t edge = 3);
+
 // One element in text form; `in_array` selects 0/1 over true/false for pred.
 std::string FormatLiteralElement(const Literal& literal, int64_t linear_index,
                                  bool in_array);

@@ -42,6 +42,7 @@ struct RunOptions {
   std::optional<std::string> passes;
   std::string dump_dir;
   std::optional<int> repeat;  // runs to time (prints compile and run times)
+  bool print_full = false;    // every element, not NumPy's summary
 };
 
 // One `I=PATH` or `I.J.K=PATH` binding: a parameter and, for a tuple
@@ -348,7 +349,9 @@ absl::Status Run(const RunOptions& options) {
     RETURN_IF_ERROR(CompareResults(result, other, options.tolerance));
   }
   if (options.output.empty()) {
-    std::cout << result.ToString() << "\n";
+    std::cout << (options.print_full ? result.ToFullString()
+                                     : result.ToString())
+              << "\n";
     return absl::OkStatus();
   }
   return WriteNpyFile(options.output, result);
@@ -385,6 +388,9 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--passes", options->passes,
                   "Comma-separated passes instead of the default pipeline");
+  run->add_flag("--print-full", options->print_full,
+                "Print every element of the result (by default an array of "
+                "more than 1000 elements is summarized as NumPy does)");
   run->add_option("--repeat", options->repeat,
                   "Run N times (1 to 100000) and print the compile time and "
                   "the median and minimum run time to stderr")

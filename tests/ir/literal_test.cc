@@ -1,6 +1,8 @@
 // Literal: construction, access, text form, equality and Near.
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ir/literal.h"
@@ -58,6 +60,53 @@ TEST(LiteralTest, TextForms) {
       {LiteralUtil::CreateR0<float>(1), LiteralUtil::CreateR1<int32_t>({2, 3})});
   EXPECT_EQ(tuple.ToString(), "(f32[] 1, s32[2] {2, 3})");
   EXPECT_EQ(tuple.shape().ToString(), "(f32[], s32[2])");
+}
+
+// Counting values 0, 1, 2, ... of `dims`.
+Literal Counting(std::vector<int64_t> dims) {
+  Literal literal(ShapeUtil::MakeShape(S32, dims));
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    literal.data<int32_t>()[i] = static_cast<int32_t>(i);
+  }
+  return literal;
+}
+
+// Arrays of more than 1000 elements print as NumPy summarizes them: three
+// entries at each end of every long dimension, one row per line.
+TEST(LiteralTest, LargeArraysAreSummarized) {
+  EXPECT_EQ(Counting({1000}).ToString().size(),
+            Counting({1000}).ToFullString().size());  // at the threshold
+  EXPECT_EQ(Counting({1001}).ToString(),
+            "s32[1001] {0, 1, 2, ..., 998, 999, 1000}");
+  EXPECT_EQ(Counting({100, 20}).ToString(),
+            "s32[100,20] {\n"
+            "  {0, 1, 2, ..., 17, 18, 19},\n"
+            "  {20, 21, 22, ..., 37, 38, 39},\n"
+            "  {40, 41, 42, ..., 57, 58, 59},\n"
+            "  ...,\n"
+            "  {1940, 1941, 1942, ..., 1957, 1958, 1959},\n"
+            "  {1960, 1961, 1962, ..., 1977, 1978, 1979},\n"
+            "  {1980, 1981, 1982, ..., 1997, 1998, 1999}\n"
+            "}");
+  EXPECT_EQ(Counting({2, 2, 300}).ToString(),
+            "s32[2,2,300] {\n"
+            "  {\n"
+            "    {0, 1, 2, ..., 297, 298, 299},\n"
+            "    {300, 301, 302, ..., 597, 598, 599}\n"
+            "  },\n"
+            "  {\n"
+            "    {600, 601, 602, ..., 897, 898, 899},\n"
+            "    {900, 901, 902, ..., 1197, 1198, 1199}\n"
+            "  }\n"
+            "}");
+  // ToFullString prints everything, as the HLO text form does.
+  const std::string full = Counting({1001}).ToFullString();
+  EXPECT_EQ(full.substr(0, 20), "s32[1001] {0, 1, 2, ");
+  EXPECT_NE(full.find(", 500, 501, "), std::string::npos);
+  // Tuples summarize element by element.
+  Literal tuple = LiteralUtil::MakeTuple({Counting({2000}), Counting({2})});
+  EXPECT_EQ(tuple.ToString(),
+            "(s32[2000] {0, 1, 2, ..., 1997, 1998, 1999}, s32[2] {0, 1})");
 }
 
 TEST(LiteralTest, EqualityIsBitwise) {

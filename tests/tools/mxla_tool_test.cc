@@ -72,6 +72,19 @@ TEST(MxlaToolTest, RunRepeatPrintsCompileAndRunTimes) {
   EXPECT_THAT(zero.err, HasSubstr("--repeat"));
 }
 
+TEST(MxlaToolTest, RunSummarizesLargeResultsUnlessPrintFull) {
+  std::string path = WriteFile(
+      "large.hlo",
+      "HloModule m\nENTRY e {\n  ROOT i = s32[1001] iota(), "
+      "iota_dimension=0\n}\n");
+  Result summary = RunMxla(absl::StrCat("run ", path));
+  EXPECT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_EQ(summary.out, "s32[1001] {0, 1, 2, ..., 998, 999, 1000}\n");
+  Result full = RunMxla(absl::StrCat("run ", path, " --print-full"));
+  EXPECT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_THAT(full.out, HasSubstr(", 499, 500, 501, "));
+}
+
 TEST(MxlaToolTest, OptReadsStandardInput) {
   Result result = RunMxla("opt - --passes=", kModule);
   EXPECT_EQ(result.exit_code, 0) << result.err;
