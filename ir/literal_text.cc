@@ -69,6 +69,8 @@ void AppendSummary(const Literal& literal, int64_t dim, int64_t first,
     if (!innermost) absl::StrAppend(out, "\n", indent);
     if (shown[k] < 0) {
       out->append("...");
+    } else if (innermost && shape.element_type() == PRED) {
+      out->append(literal.data<bool>()[first + shown[k]] ? "True" : "False");
     } else if (innermost) {
       out->append(FormatLiteralElement(literal, first + shown[k],
                                        /*in_array=*/true));

@@ -30,6 +30,7 @@ std::string LiteralValuesToString(const Literal& literal);
 //     ...,
 //     {..., 1999999}
 //   }
+// with pred elements as True and False, as NumPy writes them.
 // Scalars, tuples and empty arrays print as LiteralValuesToString does.
 std::string SummarizedLiteralValues(const Literal& literal, int64_t edge = 3);
 

@@ -103,6 +103,11 @@ TEST(LiteralTest, LargeArraysAreSummarized) {
   const std::string full = Counting({1001}).ToFullString();
   EXPECT_EQ(full.substr(0, 20), "s32[1001] {0, 1, 2, ");
   EXPECT_NE(full.find(", 500, 501, "), std::string::npos);
+  // Pred elements read True and False, as in NumPy.
+  Literal mask(ShapeUtil::MakeShape(PRED, {1200}));
+  for (int64_t i = 0; i < 1200; ++i) mask.data<bool>()[i] = i % 3 == 0;
+  EXPECT_EQ(mask.ToString(),
+            "pred[1200] {True, False, False, ..., True, False, False}");
   // Tuples summarize element by element.
   Literal tuple = LiteralUtil::MakeTuple({Counting({2000}), Counting({2})});
   EXPECT_EQ(tuple.ToString(),
