@@ -7,10 +7,12 @@
 #      block 2 (the core component) builds tests/package/hlo_check.cc with
 #      LLVM hidden from find_package, and its link line must not name LLVM;
 #  * no installed header includes an mxla header that is not installed, and
-#    every installed header compiles on its own (tests/package/headers).
-# Usage: check_install.sh BUILD_DIR SOURCE_DIR SCRATCH_DIR
+#    every installed header compiles on its own (tests/package/headers);
+#  * with PYTHON given, the installed Python package imports from
+#    <prefix>/python alone and runs a computation.
+# Usage: check_install.sh BUILD_DIR SOURCE_DIR SCRATCH_DIR [PYTHON]
 set -euo pipefail
-build=$1 source=$2 scratch=$3
+build=$1 source=$2 scratch=$3 python=${4:-}
 prefix=$scratch/prefix
 rm -rf "$scratch"
 cmake --install "$build" --prefix "$prefix" > /dev/null
@@ -99,3 +101,15 @@ if grep -qi llvm <<< "$link"; then
   fail "the core consumer links LLVM: $link"
 fi
 "$core/build/hlo_check"
+
+# The Python package, from the prefix only (not the build tree).
+if [ -n "$python" ]; then
+  (cd "$scratch" && PYTHONPATH="$prefix/python" "$python" -c '
+import numpy as np, mxla
+assert mxla.__file__.startswith("'"$prefix"'/python/"), mxla.__file__
+b = mxla.XlaBuilder("installed")
+x = mxla.Parameter(b, 0, np.float32, (3,), "x")
+out = mxla.compile(b.build(x * 2.0 + 1.0))(np.arange(3, dtype=np.float32))
+assert out.tolist() == [1.0, 3.0, 5.0], out
+') || fail "the installed Python package does not import and run"
+fi
