@@ -219,3 +219,41 @@ def test_system_op_errors():
     with pytest.raises(mxla.Error, match="rng_fast"):
         mxla.RngBitGenerator("rng_fast", mxla.Constant(b, np.array([1, 2], np.uint64)),
                              np.uint32, (4,))
+
+
+def test_remaining_ops():
+    x = f32(4, 4)
+    b = mxla.XlaBuilder("rest")
+    xp = mxla.Parameter(b, 0, np.float32, (4, 4), "x")
+    clamped = mxla.Clamp(mxla.Constant(b, np.float32(-1)), xp, mxla.Constant(b, np.float32(1)))
+    broadcast = mxla.Broadcast(mxla.Constant(b, np.float32(2)), (2, 3))
+    # select-and-scatter: each 2x2 window's max gets the window's source value
+    source = mxla.Constant(b, np.arange(4, dtype=np.float32).reshape(2, 2) + 1)
+    scattered = mxla.SelectAndScatter(xp, scalar_computation("ge", mxla.Ge), (2, 2), (2, 2),
+                                      ((0, 0), (0, 0)), source, 0.0, scalar_computation("add", mxla.Add))
+    normal = mxla.RngNormal(mxla.Constant(b, np.float32(0)), 1.0, (4000,))
+    stats = mxla.BatchNormTraining(xp, mxla.Constant(b, np.ones(4, np.float32)),
+                                   mxla.Constant(b, np.zeros(4, np.float32)), 1e-3, 1)
+    gathered = mxla.AllGather(xp, 0, 1, [[0]])
+    permuted = mxla.CollectivePermute(xp, [(0, 0)])
+    partition = mxla.PartitionId(b)
+    exe = mxla.compile(b.build(mxla.Tuple([clamped, broadcast, scattered, normal, stats,
+                                           gathered, permuted, partition])))
+    got = exe(x)
+    np.testing.assert_array_equal(got[0], np.clip(x, -1, 1))
+    np.testing.assert_array_equal(got[1], np.full((2, 3), 2, np.float32))
+    want = np.zeros((4, 4), np.float32)
+    for r in range(2):
+        for c in range(2):
+            window = x[2 * r:2 * r + 2, 2 * c:2 * c + 2]
+            i, j = np.unravel_index(np.argmax(window), (2, 2))
+            want[2 * r + i, 2 * c + j] = 2 * r + c + 1
+    np.testing.assert_array_equal(got[2], want)
+    assert abs(got[3].mean()) < 0.1 and abs(got[3].std() - 1) < 0.1
+    normalized, mean, var = got[4]
+    np.testing.assert_allclose(mean, x.mean(axis=0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var, x.var(axis=0), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(normalized, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(got[5], x)
+    np.testing.assert_array_equal(got[6], x)
+    assert got[7] == 0
