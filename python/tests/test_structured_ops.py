@@ -257,3 +257,33 @@ def test_remaining_ops():
     np.testing.assert_array_equal(got[5], x)
     np.testing.assert_array_equal(got[6], x)
     assert got[7] == 0
+
+
+def test_collectives_conversions_and_tokens():
+    x = f32(4, 4)
+    b = mxla.XlaBuilder("more")
+    xp = mxla.Parameter(b, 0, np.float32, (4, 4), "x")
+    add = scalar_computation("add", mxla.Add)
+    outs = [mxla.ReduceScatter(xp, add, 0, 1, [[0]]),
+            mxla.AllToAll(xp, 0, 1, 1, [[0]]),
+            mxla.CollectiveBroadcast(xp, [[0]])]
+    random = mxla.Constant(b, np.array([0, 0xFFFFFFFF], np.uint32))
+    halves = mxla.Constant(b, np.array([1.5, 1.5], np.float32))
+    outs.append(mxla.StochasticConvertType(halves, random, np.int32))
+    scale, mean, var, grad = (mxla.Constant(b, v) for v in (
+        np.ones(4, np.float32), x.mean(0), x.var(0), np.ones((4, 4), np.float32)))
+    outs.append(mxla.BatchNormGrad(xp, scale, mean, var, grad, 1e-3, 1))
+    exe = mxla.compile(b.build(mxla.Tuple(outs)))
+    got = exe(x)
+    for i in range(3):
+        np.testing.assert_array_equal(got[i], x)
+    assert got[3].tolist() == [2, 1]  # random 0 rounds 1.5 up, the highest down
+    grad_operand, grad_scale, grad_offset = got[4]
+    np.testing.assert_allclose(grad_offset, np.full(4, 4, np.float32))
+    np.testing.assert_allclose(grad_scale, np.zeros(4), atol=1e-5)
+    # An outfeed needs a host feed, which Python executables do not have yet.
+    fb = mxla.XlaBuilder("feeds")
+    fx = mxla.Parameter(fb, 0, np.float32, (4, 4), "x")
+    token = mxla.OutfeedWithToken(fx, mxla.AfterAll(fb, [mxla.CreateToken(fb)]))
+    with pytest.raises(mxla.Error, match=r"outfeed 'outfeed.*': the run has no host feed"):
+        mxla.compile(fb.build(mxla.Tuple([fx, token])))(x)
