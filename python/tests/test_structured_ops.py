@@ -287,3 +287,12 @@ def test_collectives_conversions_and_tokens():
     mxla.OutfeedWithToken(fx, mxla.AfterAll(fb, [mxla.CreateToken(fb)]))
     with pytest.raises(mxla.Error, match=r"outfeed 'outfeed.*': the run has no host feed"):
         mxla.compile(fb.build(fx))(x)
+    ib = mxla.XlaBuilder("infeed")
+    fed = mxla.InfeedWithToken(mxla.CreateToken(ib), np.float32, (2,))
+    with pytest.raises(mxla.Error, match=r"infeed 'infeed.*': the run has no host feed"):
+        mxla.compile(ib.build(mxla.GetTupleElement(fed, 0)))()
+    # A custom call with a CPU meaning: the identity markers.
+    cb = mxla.XlaBuilder("sharding")
+    cx = mxla.Parameter(cb, 0, np.float32, (4, 4), "x")
+    marked = mxla.CustomCall(cb, "Sharding", [cx], np.float32, (4, 4))
+    np.testing.assert_array_equal(mxla.compile(cb.build(marked))(x), x)
