@@ -7,10 +7,12 @@
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/fusion_plan.h"
 #include "ir/hlo_clone.h"
 #include "ir/op_spec.h"
+#include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/dce.h"
 #include "passes/fusion_cost_model.h"
@@ -137,6 +139,101 @@ void LimitFusionSizes(const std::vector<HloInstruction*>& order,
   }
 }
 
+// Values that may join a fusion: fusible ops and dots.
+bool IsFusionMember(const HloInstruction& instruction) {
+  return IsFusible(instruction) || IsDot(instruction);
+}
+
+// Adds `item` to `set` unless it is there or `set` holds `limit` items
+// already; returns false when it had to leave it out.
+template <typename Set>
+bool AddCapped(Set& set, const HloInstruction* item, size_t limit) {
+  if (absl::c_linear_search(set, item)) return true;
+  if (set.size() >= limit) return false;
+  set.push_back(item);
+  return true;
+}
+
+// XLA's rule against duplicating producers that are more than unary. A
+// value fused into several fusions is computed, and its inputs read, in
+// each. That costs nothing extra when it reads at most one array as large
+// as itself (a bias add, x - mean: each consumer reads that array anyway)
+// and does little work, but a value that combines two or more (a + b, a
+// residual stream x + f(x)), or that recomputes an expensive op at its
+// size, or that reads more than a few values, repeats that work in every
+// consumer; and a chain of them (each layer's x = x + f(x)) would have every
+// layer's kernels redo all earlier layers: quadratic work, and kernels that
+// differ per layer. Such a value whose users lead to two or more fusions is
+// materialized instead. In post order over the roots decided so far, so a
+// value made a root here is one input of the values after it.
+void MaterializeWideSharedValues(
+    const std::vector<HloInstruction*>& order,
+    absl::flat_hash_set<const HloInstruction*>& roots) {
+  using Few = absl::InlinedVector<const HloInstruction*, 2>;
+  // The fusion roots each value's users lead to, up to two.
+  absl::flat_hash_map<const HloInstruction*, Few> fusions_reached;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const HloInstruction* value = *it;
+    if (!IsFusionMember(*value)) continue;
+    Few reached;
+    for (const HloInstruction* user : value->users()) {
+      if (roots.contains(user) || !IsFusionMember(*user)) {
+        AddCapped(reached, user, 2);
+        continue;
+      }
+      for (const HloInstruction* root : fusions_reached[user]) {
+        AddCapped(reached, root, 2);
+      }
+    }
+    fusions_reached[value] = roots.contains(value) ? Few{value} : reached;
+  }
+  // The values outside the fusion each value's fused computation reads
+  // (scalar constants aside), up to kTracked, `overflow` past that; and
+  // the most elements an expensive op in it computes.
+  constexpr size_t kTracked = 8;
+  struct Inputs {
+    absl::InlinedVector<const HloInstruction*, kTracked> values;
+    bool overflow = false;
+    int64_t expensive_elements = 0;
+  };
+  absl::flat_hash_map<const HloInstruction*, Inputs> inputs_of;
+  for (const HloInstruction* value : order) {
+    if (!IsFusionMember(*value)) continue;
+    Inputs inputs;
+    if (IsExpensiveProducer(*value) && value->shape().IsArray()) {
+      inputs.expensive_elements = ShapeUtil::ElementsIn(value->shape());
+    }
+    for (const HloInstruction* operand : value->operands()) {
+      if (IsScalarConstant(*operand)) continue;
+      if (IsFusionMember(*operand) && !roots.contains(operand)) {
+        const Inputs& fused = inputs_of[operand];
+        inputs.overflow |= fused.overflow;
+        inputs.expensive_elements =
+            std::max(inputs.expensive_elements, fused.expensive_elements);
+        for (const HloInstruction* input : fused.values) {
+          inputs.overflow |= !AddCapped(inputs.values, input, kTracked);
+        }
+      } else {
+        inputs.overflow |= !AddCapped(inputs.values, operand, kTracked);
+      }
+    }
+    if (IsFusible(*value) && !roots.contains(value) &&
+        !IsScalarConstant(*value) && value->shape().IsArray() &&
+        fusions_reached[value].size() > 1) {
+      const int64_t elements = ShapeUtil::ElementsIn(value->shape());
+      int64_t wide = inputs.overflow ? 2 : 0;
+      for (const HloInstruction* input : inputs.values) {
+        wide += input->shape().IsArray() &&
+                ShapeUtil::ElementsIn(input->shape()) >= elements;
+      }
+      if (wide >= 2 || inputs.expensive_elements >= elements) {
+        roots.insert(value);
+      }
+    }
+    inputs_of[value] = std::move(inputs);
+  }
+}
+
 // XLA's rule against repeated work: an expensive value fused into a
 // consumer that reuses its elements would be recomputed once per read (each
 // exp of multiply(x[512,1024], broadcast(exp(v[1024]))) 512 times). Such a
@@ -236,6 +333,9 @@ absl::StatusOr<bool> FusionPass::Run(HloModule& module) {
   LimitFusionSizes(order, roots);
   // After the size limit: new roots only shorten fusions.
   MaterializeReusedExpensiveValues(order, roots);
+  // After that rule, whose roots end the paths this one follows; the roots
+  // added here only shorten paths, so they never make a value reused.
+  MaterializeWideSharedValues(order, roots);
   PlaceDots(order, entry->root_instruction(), roots);
   module.AdvanceForm(HloForm::kFused);
   if (roots.empty()) return changed;

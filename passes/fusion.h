@@ -20,6 +20,13 @@
 //     the entry root, a reduce, used by a tuple, get-tuple-element or an
 //     existing fusion, or "expensive" (exponential, log, tanh, logistic,
 //     power, divide, remainder, sqrt, rsqrt) with several users;
+//   * as in XLA, a value that is more than unary is not duplicated: one
+//     whose users lead to two or more fusions is materialized if its fused
+//     computation reads two or more arrays at least its size (a + b, a
+//     residual stream x + f(x)) or more than a few values, or computes an
+//     expensive op at its size, so that consumers do not redo that work,
+//     and a chain of them (every layer's x = x + f(x)) does not make each
+//     layer's kernels redo every earlier layer;
 //   * as in XLA, an expensive value is never fused into a consumer that
 //     reuses its elements: if a path from it through fused users to its
 //     fusion's root crosses a broadcast that grows (passes/operand_reuse.h),

@@ -175,6 +175,72 @@ ENTRY main {
             1);
 }
 
+// A value that combines two arrays its size is not duplicated into two
+// fusions (each would read both again); one that reads one such array (a
+// bias add) still is.
+TEST(FusionTest, WideValuesReadByTwoFusionsAreMaterialized) {
+  auto module = Fuse(R"(HloModule wide
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  y = f32[4,8] parameter(1)
+  v = f32[8] parameter(2)
+  vb = f32[4,8] broadcast(v), dimensions={1}
+  wide = f32[4,8] add(x, y)
+  narrow = f32[4,8] multiply(x, vb)
+  zero = f32[] constant(0)
+  r1 = f32[4] reduce(wide, zero), dimensions={1}, to_apply=add
+  r2 = f32[4] reduce(narrow, zero), dimensions={1}, to_apply=add
+  e = f32[4,8] subtract(wide, narrow)
+  ROOT t = (f32[4], f32[4], f32[4,8]) tuple(r1, r2, e)
+})",
+                     F32Args({{4, 8}, {4, 8}, {8}}));
+  ASSERT_NE(module, nullptr);
+  HloInstruction* wide = FusionOf(*module, HloOpcode::kAdd);
+  ASSERT_NE(wide, nullptr) << module->ToString();
+  HloInstruction* subtract = FusionOf(*module, HloOpcode::kSubtract);
+  ASSERT_NE(subtract, nullptr);
+  EXPECT_THAT(subtract->operands(), Contains(wide)) << module->ToString();
+  // `narrow` is duplicated: recomputed by its reduce and by the subtract.
+  EXPECT_EQ(CountIn(*subtract->to_apply(), HloOpcode::kMultiply), 1);
+  EXPECT_EQ(CountIn(*subtract->to_apply(), HloOpcode::kAdd), 0);
+}
+
+// A residual stream, x <- x + f(x) read by two fusions per step, is
+// materialized at every step: each step's fusions read a bounded number of
+// operands instead of every earlier step's output.
+TEST(FusionTest, ResidualChainsDoNotGrowTheirFusions) {
+  std::string text = R"(HloModule residual
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY main {
+  x0 = f32[4,8] parameter(0)
+  zero = f32[] constant(0)
+)";
+  constexpr int kSteps = 12;
+  for (int i = 0; i < kSteps; ++i) {
+    absl::StrAppend(
+        &text, "  r", i, " = f32[4] reduce(x", i,
+        ", zero), dimensions={1}, to_apply=add\n", "  rb", i,
+        " = f32[4,8] broadcast(r", i, "), dimensions={0}\n", "  f", i,
+        " = f32[4,8] exponential(rb", i, ")\n", "  x", i + 1,
+        " = f32[4,8] add(x", i, ", f", i, ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT out = f32[4,8] negate(x", kSteps, ")\n}\n");
+  auto module = Fuse(text, F32Args({{4, 8}}));
+  ASSERT_NE(module, nullptr);
+  for (HloInstruction* fusion : EntryOf(*module, HloOpcode::kFusion)) {
+    EXPECT_LE(fusion->operand_count(), 2) << fusion->ToString();
+  }
+}
+
 // XLA's rule: an expensive producer is not fused into a consumer that
 // reuses its elements. Fused, each exp here would run once per row.
 TEST(FusionTest, ExpensiveValueReadThroughAGrowingBroadcastIsMaterialized) {
