@@ -1,8 +1,12 @@
 #include "codegen/compiler.h"
 
 #include <atomic>
+#include <functional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/hlo_printer.h"
 #include "codegen/kernel_emitter.h"
 #include "codegen/llvm_pipeline.h"
 #include "ir/status_macros.h"
@@ -12,35 +16,39 @@
 namespace mxla {
 namespace {
 
-// Emits one kernel per entry fusion into `module`.
-absl::StatusOr<std::vector<KernelInfo>> EmitKernels(
-    const HloModule& fused, const CodegenOptions& options,
-    llvm::Module& module) {
-  std::vector<KernelInfo> kernels;
+// The entry's fusions in post order; FailedPrecondition for an instruction
+// that is neither a fusion nor one the runtime handles itself.
+absl::StatusOr<std::vector<const HloInstruction*>> EntryFusions(
+    const HloModule& fused) {
   const HloComputation* entry = fused.entry_computation();
   RET_CHECK(entry != nullptr);
+  std::vector<const HloInstruction*> fusions;
   for (const HloInstruction* instruction : entry->MakeInstructionPostOrder()) {
-    switch (instruction->opcode()) {
-      case HloOpcode::kFusion: {
-        ASSIGN_OR_RETURN(
-            KernelInfo info,
-            codegen::EmitFusionKernel(*instruction,
-                                      absl::StrCat("mxla.", instruction->name()),
-                                      options, module));
-        kernels.push_back(std::move(info));
-        break;
-      }
-      default:
-        if (IsCodelessEntryOp(instruction->opcode())) break;
-        if (IsSubprogramOp(instruction->opcode())) break;  // runtime steps
-        return absl::FailedPreconditionError(absl::StrCat(
-            "codegen needs a fused module (run the fusion pass): '",
-            instruction->name(), "' (", HloOpcodeString(instruction->opcode()),
-            ") is outside any fusion"));
+    if (instruction->opcode() == HloOpcode::kFusion) {
+      fusions.push_back(instruction);
+      continue;
     }
+    if (IsCodelessEntryOp(instruction->opcode())) continue;
+    if (IsSubprogramOp(instruction->opcode())) continue;  // runtime steps
+    return absl::FailedPreconditionError(absl::StrCat(
+        "codegen needs a fused module (run the fusion pass): '",
+        instruction->name(), "' (", HloOpcodeString(instruction->opcode()),
+        ") is outside any fusion"));
   }
-  return kernels;
+  return fusions;
 }
+
+// Runs `job(i)` for i in [0, count) on `tasks`; the first error in index
+// order, so that failures do not depend on scheduling.
+absl::Status RunJobs(const ParallelTasks& tasks, int64_t count,
+                     const std::function<absl::Status(int64_t)>& job) {
+  std::vector<absl::Status> statuses(count);
+  tasks(count, [&](int64_t i) { statuses[i] = job(i); });
+  for (absl::Status& status : statuses) RETURN_IF_ERROR(status);
+  return absl::OkStatus();
+}
+
+std::atomic<int64_t> optimization_pipeline_runs{0};
 
 // One LLJIT for the process, created on first use: building a JIT (target
 // detection, execution session, linking layer) costs milliseconds, which a
@@ -116,11 +124,18 @@ JitKernels::~JitKernels() {
 }
 
 struct KernelIr::Llvm {
-  // Declared before the module, so destroyed after it.
-  std::unique_ptr<llvm::LLVMContext> context;
-  std::unique_ptr<llvm::Module> module;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::vector<KernelInfo> kernels;
+  // One distinct kernel, in a context of its own so that kernels compile on
+  // several threads at once.
+  struct Unit {
+    // Declared before the module, so destroyed after it.
+    std::unique_ptr<llvm::LLVMContext> context;
+    std::unique_ptr<llvm::Module> module;
+    std::unique_ptr<llvm::TargetMachine> machine;
+    KernelInfo info;  // of the first fusion that uses it
+  };
+  std::vector<Unit> units;
+  std::vector<KernelInfo> kernels;  // one per fusion
+  ParallelTasks tasks;
   int optimization_level = 3;
   bool optimized = false;
 };
@@ -129,45 +144,102 @@ KernelIr::KernelIr(std::unique_ptr<Llvm> llvm) : llvm_(std::move(llvm)) {}
 KernelIr::~KernelIr() = default;
 
 absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
-    const HloModule& fused_module, const CodegenOptions& options) {
+    const HloModule& fused_module, const CodegenOptions& options,
+    ParallelTasks tasks) {
   RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
+  ASSIGN_OR_RETURN(std::vector<const HloInstruction*> fusions,
+                   EntryFusions(fused_module));
   auto llvm = std::make_unique<Llvm>();
   llvm->optimization_level = options.optimization_level;
-  llvm->context = std::make_unique<llvm::LLVMContext>();
-  llvm->module =
-      std::make_unique<llvm::Module>(fused_module.name(), *llvm->context);
-  ASSIGN_OR_RETURN(llvm->kernels,
-                   EmitKernels(fused_module, options, *llvm->module));
-  // The machine code generator runs at the IR pipeline's level.
-  ASSIGN_OR_RETURN(llvm->machine, codegen::CreateHostTargetMachine(
-                                      options.optimization_level));
+  llvm->tasks = std::move(tasks);
+  // Fusions that print alike in canonical form compute alike: the first of
+  // them gets the kernel, the others its symbol.
+  HloPrintOptions canonical;
+  canonical.canonical = true;
+  absl::flat_hash_map<std::string, int64_t> unit_of_key;
+  std::vector<int64_t> unit_of_fusion;
+  std::vector<const HloInstruction*> first_fusion;
+  for (const HloInstruction* fusion : fusions) {
+    auto [it, inserted] = unit_of_key.try_emplace(
+        HloPrinter::InstructionToString(*fusion, canonical),
+        static_cast<int64_t>(first_fusion.size()));
+    if (inserted) first_fusion.push_back(fusion);
+    unit_of_fusion.push_back(it->second);
+  }
+  llvm->units.resize(first_fusion.size());
+  RETURN_IF_ERROR(RunJobs(
+      llvm->tasks, llvm->units.size(), [&](int64_t i) -> absl::Status {
+        Llvm::Unit& unit = llvm->units[i];
+        const HloInstruction& fusion = *first_fusion[i];
+        const std::string symbol = absl::StrCat("mxla.", fusion.name());
+        unit.context = std::make_unique<llvm::LLVMContext>();
+        unit.module = std::make_unique<llvm::Module>(symbol, *unit.context);
+        ASSIGN_OR_RETURN(unit.info, codegen::EmitFusionKernel(
+                                        fusion, symbol, options, *unit.module));
+        // The machine code generator runs at the IR pipeline's level.
+        ASSIGN_OR_RETURN(unit.machine, codegen::CreateHostTargetMachine(
+                                           options.optimization_level));
+        return absl::OkStatus();
+      }));
+  for (size_t f = 0; f < fusions.size(); ++f) {
+    KernelInfo info = llvm->units[unit_of_fusion[f]].info;
+    info.fusion_name = fusions[f]->name();
+    llvm->kernels.push_back(std::move(info));
+  }
   return std::unique_ptr<KernelIr>(new KernelIr(std::move(llvm)));
 }
 
 absl::Status KernelIr::Optimize() {
   RET_CHECK(!llvm_->optimized, "the kernels' IR is optimized already");
   llvm_->optimized = true;
-  return codegen::OptimizeModule(*llvm_->module, *llvm_->machine,
-                                 llvm_->optimization_level);
+  optimization_pipeline_runs.fetch_add(1);
+  return RunJobs(llvm_->tasks, llvm_->units.size(), [&](int64_t i) {
+    Llvm::Unit& unit = llvm_->units[i];
+    return codegen::OptimizeModule(*unit.module, *unit.machine,
+                                   llvm_->optimization_level);
+  });
 }
 
 std::string KernelIr::Text() const {
-  return codegen::ModuleToString(*llvm_->module);
+  std::string text;
+  for (const Llvm::Unit& unit : llvm_->units) {
+    absl::StrAppend(&text, codegen::ModuleToString(*unit.module));
+  }
+  return text;
 }
 
 absl::StatusOr<std::string> KernelIr::Assembly() const {
-  return codegen::EmitAssembly(*llvm_->module, *llvm_->machine);
+  std::vector<std::string> parts(llvm_->units.size());
+  RETURN_IF_ERROR(RunJobs(llvm_->tasks, llvm_->units.size(),
+                          [&](int64_t i) -> absl::Status {
+                            const Llvm::Unit& unit = llvm_->units[i];
+                            ASSIGN_OR_RETURN(parts[i],
+                                             codegen::EmitAssembly(
+                                                 *unit.module, *unit.machine));
+                            return absl::OkStatus();
+                          }));
+  return absl::StrJoin(parts, "");
 }
 
 const std::vector<KernelInfo>& KernelIr::kernels() const {
   return llvm_->kernels;
 }
 
+int64_t KernelIr::distinct_kernels() const {
+  return static_cast<int64_t>(llvm_->units.size());
+}
+
 absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Link(
     std::unique_ptr<KernelIr> ir) {
   KernelIr::Llvm& llvm = *ir->llvm_;
-  ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object,
-                   codegen::EmitObject(*llvm.module, *llvm.machine));
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects(llvm.units.size());
+  RETURN_IF_ERROR(RunJobs(
+      llvm.tasks, llvm.units.size(), [&](int64_t i) -> absl::Status {
+        KernelIr::Llvm::Unit& unit = llvm.units[i];
+        ASSIGN_OR_RETURN(objects[i],
+                         codegen::EmitObject(*unit.module, *unit.machine));
+        return absl::OkStatus();
+      }));
   ASSIGN_OR_RETURN(SharedJit * shared, SharedJit::Get());
   llvm::orc::LLJIT& lljit = shared->lljit();
   llvm::Expected<llvm::orc::JITDylib&> dylib =
@@ -178,27 +250,49 @@ absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Link(
   result->jit_->shared = shared;
   result->jit_->dylib = &*dylib;
   dylib->addToLinkOrder(shared->process_symbols());
-  RETURN_IF_ERROR(
-      codegen::ToStatus(lljit.addObjectFile(*dylib, std::move(object))));
+  for (std::unique_ptr<llvm::MemoryBuffer>& object : objects) {
+    RETURN_IF_ERROR(
+        codegen::ToStatus(lljit.addObjectFile(*dylib, std::move(object))));
+  }
+  // One lookup for every symbol: the objects are linked once.
+  llvm::orc::SymbolLookupSet symbols;
   for (const KernelInfo& kernel : llvm.kernels) {
-    llvm::Expected<llvm::orc::ExecutorAddr> address =
-        lljit.lookup(*dylib, kernel.symbol);
-    if (!address) return codegen::ToStatus(address.takeError());
-    result->functions_[kernel.fusion_name] = address->toPtr<KernelFunction>();
+    symbols.add(lljit.mangleAndIntern(kernel.symbol),
+                llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
+    if (!kernel.combine_symbol.empty()) {
+      symbols.add(lljit.mangleAndIntern(kernel.combine_symbol),
+                  llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
+    }
+  }
+  symbols.removeDuplicates();
+  llvm::Expected<llvm::orc::SymbolMap> addresses =
+      lljit.getExecutionSession().lookup(
+          llvm::orc::makeJITDylibSearchOrder(&*dylib), std::move(symbols));
+  if (!addresses) return codegen::ToStatus(addresses.takeError());
+  auto address_of = [&](const std::string& symbol) -> absl::StatusOr<KernelFunction> {
+    auto it = addresses->find(lljit.mangleAndIntern(symbol));
+    if (it == addresses->end() || !it->second.getAddress()) {
+      return absl::InternalError(
+          absl::StrCat("LLVM: kernel symbol '", symbol, "' was not linked"));
+    }
+    return it->second.getAddress().toPtr<KernelFunction>();
+  };
+  for (const KernelInfo& kernel : llvm.kernels) {
+    ASSIGN_OR_RETURN(result->functions_[kernel.fusion_name],
+                     address_of(kernel.symbol));
     if (kernel.combine_symbol.empty()) continue;
-    llvm::Expected<llvm::orc::ExecutorAddr> combine =
-        lljit.lookup(*dylib, kernel.combine_symbol);
-    if (!combine) return codegen::ToStatus(combine.takeError());
-    result->combines_[kernel.fusion_name] = combine->toPtr<KernelFunction>();
+    ASSIGN_OR_RETURN(result->combines_[kernel.fusion_name],
+                     address_of(kernel.combine_symbol));
   }
   result->kernels_ = std::move(llvm.kernels);
   return result;
 }
 
 absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Compile(
-    const HloModule& fused_module, const CodegenOptions& options) {
+    const HloModule& fused_module, const CodegenOptions& options,
+    ParallelTasks tasks) {
   ASSIGN_OR_RETURN(std::unique_ptr<KernelIr> ir,
-                   KernelIr::Emit(fused_module, options));
+                   KernelIr::Emit(fused_module, options, std::move(tasks)));
   RETURN_IF_ERROR(ir->Optimize());
   return Link(std::move(ir));
 }
@@ -224,6 +318,8 @@ absl::StatusOr<std::string> EmitIr(const HloModule& fused_module,
   return ir->Assembly();
 }
 
-int64_t OptimizationPipelineRuns() { return codegen::OptimizeModuleRuns(); }
+int64_t OptimizationPipelineRuns() {
+  return optimization_pipeline_runs.load();
+}
 
 }  // namespace mxla

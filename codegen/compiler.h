@@ -5,6 +5,13 @@
 // convention), JIT-compiled for the host CPU, in three stages: emit,
 // optimize, link. The runtime's compile pipeline (runtime/compile_pipeline.h)
 // runs, times and dumps each of them.
+//
+// Fusions that print alike in canonical form (ir/hlo_printer.h: same
+// fused computation, plan and operand shapes; the repeated layers of a
+// model) share one kernel: it is emitted, optimized and linked once, under
+// the first such fusion's name. Each distinct kernel lives in an LLVM
+// module and context of its own, so that the three stages run the kernels
+// in parallel on the ParallelTasks runner given to Emit.
 #ifndef MXLA_CODEGEN_COMPILER_H_
 #define MXLA_CODEGEN_COMPILER_H_
 
@@ -16,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "codegen/codegen_options.h"
 #include "codegen/kernel_info.h"
+#include "codegen/parallel_tasks.h"
 #include "ir/hlo_module.h"
 
 namespace mxla {
@@ -28,20 +36,27 @@ class KernelIr {
   // optimization_level outside 0-3 is InvalidArgument, an instruction
   // outside any fusion FailedPrecondition, unsupported HLO inside a fusion
   // Unimplemented naming the instruction.
+  // `tasks` runs this KernelIr's per-kernel jobs in every stage.
   static absl::StatusOr<std::unique_ptr<KernelIr>> Emit(
-      const HloModule& fused_module, const CodegenOptions& options);
+      const HloModule& fused_module, const CodegenOptions& options,
+      ParallelTasks tasks = SequentialTasks());
   ~KernelIr();
 
   // Stage "optimize": the IR pipeline at CodegenOptions::optimization_level
   // (which also sets the machine code generator's level). Run it once.
   // Failures inside LLVM are Internal.
   absl::Status Optimize();
-  // The IR as it stands (before or after Optimize).
+  // The IR as it stands (before or after Optimize): each distinct kernel's
+  // module in turn.
   std::string Text() const;
-  // The host assembly of the IR as it stands, from the target machine that
+  // The host assembly of the IR as it stands, from the target machines that
   // Link uses: the code Link would load.
   absl::StatusOr<std::string> Assembly() const;
+  // One per fusion, in the entry's post order; fusions that share a kernel
+  // have the same symbol.
   const std::vector<KernelInfo>& kernels() const;
+  // How many distinct kernels (LLVM modules) there are.
+  int64_t distinct_kernels() const;
 
  private:
   friend class JitKernels;
@@ -58,7 +73,8 @@ class JitKernels {
       std::unique_ptr<KernelIr> ir);
   // Emit, Optimize and Link in one call; errors as theirs.
   static absl::StatusOr<std::unique_ptr<JitKernels>> Compile(
-      const HloModule& fused_module, const CodegenOptions& options);
+      const HloModule& fused_module, const CodegenOptions& options,
+      ParallelTasks tasks = SequentialTasks());
   ~JitKernels();
 
   const std::vector<KernelInfo>& kernels() const { return kernels_; }

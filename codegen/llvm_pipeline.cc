@@ -27,8 +27,6 @@
 namespace mxla::codegen {
 namespace {
 
-std::atomic<int64_t> optimize_module_runs{0};
-
 // MXLA_CPU_FEATURES: comma-separated +feature / -feature changes to the
 // host's features (e.g. "-avx512f" makes the JIT emit AVX2 code on an
 // AVX-512 host). Read once per process, like MXLA_THREADS.
@@ -148,11 +146,8 @@ int64_t HostVectorBytes() {
   return bytes;
 }
 
-int64_t OptimizeModuleRuns() { return optimize_module_runs.load(); }
-
 absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
                             int optimization_level) {
-  optimize_module_runs.fetch_add(1);
   module.setTargetTriple(machine.getTargetTriple().str());
   module.setDataLayout(machine.createDataLayout());
   const std::string cpu = machine.getTargetCPU().str();

@@ -40,9 +40,6 @@ int64_t HostVectorBytes();
 absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
                             int optimization_level);
 
-// The number of OptimizeModule calls so far in this process.
-int64_t OptimizeModuleRuns();
-
 // The module's assembly for `machine` (the module is not modified).
 absl::StatusOr<std::string> EmitAssembly(const llvm::Module& module,
                                          llvm::TargetMachine& machine);

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -20,6 +21,36 @@ namespace {
 std::string DimsToString(absl::Span<const int64_t> dims) {
   return absl::StrCat("{", absl::StrJoin(dims, ","), "}");
 }
+
+// How names print. As they are, or with HloPrintOptions::canonical: an
+// instruction as its position in its computation's post order (`%3`), an
+// instruction outside the numbered computation (a printed fusion's operand)
+// as its shape, and a called computation as its own canonical text.
+class Naming {
+ public:
+  explicit Naming(const HloPrintOptions& options) : options_(options) {}
+
+  void Number(const std::vector<HloInstruction*>& order) {
+    for (size_t i = 0; i < order.size(); ++i) positions_[order[i]] = i;
+  }
+  std::string Of(const HloInstruction& instruction) const {
+    if (!options_.canonical) return instruction.name();
+    auto it = positions_.find(&instruction);
+    return it != positions_.end() ? absl::StrCat("%", it->second)
+                                  : instruction.shape().ToStringWithLayout();
+  }
+  std::string Of(const HloComputation* callee) const {
+    if (callee == nullptr) return "<none>";
+    if (!options_.canonical) return callee->name();
+    return absl::StrCat(
+        "{", HloPrinter::ComputationToString(*callee, options_), "}");
+  }
+  const HloPrintOptions& options() const { return options_; }
+
+ private:
+  const HloPrintOptions& options_;
+  absl::flat_hash_map<const HloInstruction*, int64_t> positions_;
+};
 
 // The value of a kept attribute as HLO text.
 std::string AttrValueToString(const AttrValue& value) {
@@ -64,7 +95,7 @@ std::string SliceRangesToString(const HloInstruction& instruction) {
 // The text inside the parentheses after the opcode: the positional
 // attribute (a parameter's number, a constant's value) or the operands.
 std::string OperandsToString(const HloInstruction& instruction,
-                             const OpSpec& spec) {
+                             const OpSpec& spec, const Naming& naming) {
   for (const AttrSlot& slot : spec.attributes) {
     if (slot.use != AttrUse::kPositional) continue;
     const AttrValue* value = instruction.attributes().Find(slot.id);
@@ -72,7 +103,7 @@ std::string OperandsToString(const HloInstruction& instruction,
   }
   std::vector<std::string> names;
   for (const HloInstruction* operand : instruction.operands()) {
-    names.push_back(operand->name());
+    names.push_back(naming.Of(*operand));
   }
   return absl::StrJoin(names, ", ");
 }
@@ -99,11 +130,10 @@ std::string MetadataToString(const OpMetadata& metadata) {
 
 // A conditional's branches as XLA prints them: true_computation and
 // false_computation for a pred selector, else branch_computations={...}.
-std::string CalleeListToString(const HloInstruction& instruction) {
+std::string CalleeListToString(const HloInstruction& instruction,
+                               const Naming& naming) {
   const auto& callees = instruction.called_computations();
-  auto name = [](const HloComputation* callee) {
-    return callee != nullptr ? callee->name() : std::string("<none>");
-  };
+  auto name = [&](const HloComputation* callee) { return naming.Of(callee); };
   if (instruction.operand_count() > 0 &&
       instruction.operand(0)->shape().IsArray() &&
       instruction.operand(0)->shape().element_type() == PRED &&
@@ -119,8 +149,8 @@ std::string CalleeListToString(const HloInstruction& instruction) {
 
 // The `, attr=value` list after the operands, in the op table's order.
 std::string AttributesToString(const HloInstruction& instruction,
-                               const OpSpec& spec,
-                               const HloPrintOptions& options) {
+                               const OpSpec& spec, const Naming& naming) {
+  const HloPrintOptions& options = naming.options();
   std::string text;
   int64_t callee_index = 0;
   const bool has_list = spec.called_computation_count() < 0;
@@ -128,7 +158,7 @@ std::string AttributesToString(const HloInstruction& instruction,
     const AttrInfo& info = GetAttrInfo(slot.id);
     if (slot.use == AttrUse::kIgnored) continue;
     if (info.type == AttrType::kComputationList) {
-      absl::StrAppend(&text, CalleeListToString(instruction));
+      absl::StrAppend(&text, CalleeListToString(instruction, naming));
       continue;
     }
     if (info.type == AttrType::kComputation && has_list) continue;
@@ -141,8 +171,7 @@ std::string AttributesToString(const HloInstruction& instruction,
               ? callees[callee_index]
               : nullptr;
       ++callee_index;
-      absl::StrAppend(&text, ", ", info.name, "=",
-                      callee != nullptr ? callee->name() : "<none>");
+      absl::StrAppend(&text, ", ", info.name, "=", naming.Of(callee));
       continue;
     }
     if (slot.use == AttrUse::kPositional) continue;
@@ -192,15 +221,22 @@ std::string AttributesToString(const HloInstruction& instruction,
   return text;
 }
 
+// One instruction's line, without ROOT or indentation.
+std::string InstructionLine(const HloInstruction& instruction,
+                            const Naming& naming) {
+  const OpSpec& spec = GetOpSpec(instruction.opcode());
+  return absl::StrCat(naming.Of(instruction), " = ",
+                      instruction.shape().ToStringWithLayout(), " ",
+                      spec.text, "(",
+                      OperandsToString(instruction, spec, naming), ")",
+                      AttributesToString(instruction, spec, naming));
+}
+
 }  // namespace
 
 std::string HloPrinter::InstructionToString(const HloInstruction& instruction,
                                             const HloPrintOptions& options) {
-  const OpSpec& spec = GetOpSpec(instruction.opcode());
-  return absl::StrCat(instruction.name(), " = ",
-                      instruction.shape().ToStringWithLayout(), " ",
-                      spec.text, "(", OperandsToString(instruction, spec),
-                      ")", AttributesToString(instruction, spec, options));
+  return InstructionLine(instruction, Naming(options));
 }
 
 std::string HloPrinter::ComputationToString(const HloComputation& computation,
@@ -208,13 +244,17 @@ std::string HloPrinter::ComputationToString(const HloComputation& computation,
   const HloModule* module = computation.parent();
   bool is_entry =
       module != nullptr && module->entry_computation() == &computation;
+  std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+  Naming naming(options);
+  naming.Number(order);
   std::string text =
-      absl::StrCat(is_entry ? "ENTRY " : "", computation.name(), " {\n");
-  for (const HloInstruction* instruction :
-       computation.MakeInstructionPostOrder()) {
+      options.canonical
+          ? std::string("{\n")
+          : absl::StrCat(is_entry ? "ENTRY " : "", computation.name(), " {\n");
+  for (const HloInstruction* instruction : order) {
     absl::StrAppend(&text, "  ",
                     instruction == computation.root_instruction() ? "ROOT " : "",
-                    InstructionToString(*instruction, options), "\n");
+                    InstructionLine(*instruction, naming), "\n");
   }
   absl::StrAppend(&text, "}\n");
   return text;

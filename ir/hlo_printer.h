@@ -22,6 +22,14 @@ struct HloPrintOptions {
   // XLA's text, for instructions that carry it (the builder records its
   // caller's op and source line). Off by default; dumps turn it on.
   bool metadata = false;
+  // Names left out, for structural keys (codegen's kernel deduplication):
+  // an instruction prints as its position in its computation's post order
+  // (`%3 = f32[8]{0} add(%1, %2)`), an operand outside the computation
+  // being printed (the operands of a fusion printed alone) as its shape, a
+  // called computation inline as its own canonical text, and a
+  // computation's header as just `{`. Not parseable HLO; two fusions that
+  // print alike compute alike on operands of their shapes.
+  bool canonical = false;
 };
 
 class HloPrinter {

@@ -1,5 +1,7 @@
 #include "runtime/compile_pipeline.h"
 
+#include <atomic>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -40,6 +42,7 @@
 #include "runtime/buffer_leaves.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
+#include "runtime/thread_pool.h"
 #include "runtime/memory_limit.h"
 
 namespace mxla {
@@ -233,6 +236,20 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
       std::move(compiled));
 }
 
+// Runs the backend's per-kernel jobs on `pool`: each thread takes the next
+// job when it finishes one, since kernels differ widely in compile time (a
+// dot's against an add's).
+ParallelTasks PoolTasks(ThreadPool& pool) {
+  return [&pool](int64_t count, const std::function<void(int64_t)>& task) {
+    std::atomic<int64_t> next{0};
+    pool.ParallelFor(count, pool.threads(), [&](int64_t, int64_t) {
+      for (int64_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
+        task(i);
+      }
+    });
+  };
+}
+
 }  // namespace
 
 absl::Status CompilePipeline::State::Dump(const std::string& name,
@@ -283,7 +300,8 @@ absl::StatusOr<std::unique_ptr<CompilePipeline>> CompilePipeline::Create(
   });
   pipeline->AddStage("emit", [](State& state) -> absl::Status {
     ASSIGN_OR_RETURN(state.ir,
-                     KernelIr::Emit(*state.module, state.options.codegen));
+                     KernelIr::Emit(*state.module, state.options.codegen,
+                                    PoolTasks(ThreadPool::Default())));
     return state.dumping() ? state.Dump("llvm.ll", state.ir->Text())
                            : absl::OkStatus();
   });

@@ -34,6 +34,24 @@ struct ScalingPoint {
 // Every graph above, in that order.
 absl::StatusOr<std::vector<ScalingPoint>> MeasureGraphScaling();
 
+// The model stack (tools/model_stack.h) at a number of layers, compiled
+// cold (the in-process cache bypassed) a few times: the median compile and
+// its split into the compile pipeline's stages (runtime/compile_pipeline.h).
+struct StackPoint {
+  int64_t layers = 0;
+  int64_t instructions = 0;  // in the built computation
+  int64_t fusions = 0;
+  int64_t kernels = 0;       // distinct kernels (codegen/compiler.h)
+  double compile_ms = 0;     // median of the cold compiles
+  // The stages of that median compile.
+  double verify_ms = 0, passes_ms = 0, assign_ms = 0, emit_ms = 0,
+         optimize_ms = 0, link_ms = 0;
+  double run_ms = 0;         // one run, after a warm-up run
+};
+
+// 1, 4, 12 and 24 layers (bench_stack.cc).
+absl::StatusOr<std::vector<StackPoint>> MeasureStackCompiles();
+
 }  // namespace mxla::tools
 
 #endif  // MXLA_TOOLS_BENCH_SCALING_H_
