@@ -229,17 +229,27 @@ int64_t KernelIr::distinct_kernels() const {
   return static_cast<int64_t>(llvm_->units.size());
 }
 
-absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Link(
-    std::unique_ptr<KernelIr> ir) {
-  KernelIr::Llvm& llvm = *ir->llvm_;
-  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects(llvm.units.size());
+absl::StatusOr<std::vector<std::string>> KernelIr::Objects() const {
+  std::vector<std::string> objects(llvm_->units.size());
   RETURN_IF_ERROR(RunJobs(
-      llvm.tasks, llvm.units.size(), [&](int64_t i) -> absl::Status {
-        KernelIr::Llvm::Unit& unit = llvm.units[i];
-        ASSIGN_OR_RETURN(objects[i],
+      llvm_->tasks, llvm_->units.size(), [&](int64_t i) -> absl::Status {
+        const Llvm::Unit& unit = llvm_->units[i];
+        ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object,
                          codegen::EmitObject(*unit.module, *unit.machine));
+        objects[i] = object->getBuffer().str();
         return absl::OkStatus();
       }));
+  return objects;
+}
+
+absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Link(
+    std::unique_ptr<KernelIr> ir) {
+  ASSIGN_OR_RETURN(std::vector<std::string> objects, ir->Objects());
+  return Load(std::move(ir->llvm_->kernels), objects);
+}
+
+absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Load(
+    std::vector<KernelInfo> kernels, const std::vector<std::string>& objects) {
   ASSIGN_OR_RETURN(SharedJit * shared, SharedJit::Get());
   llvm::orc::LLJIT& lljit = shared->lljit();
   llvm::Expected<llvm::orc::JITDylib&> dylib =
@@ -250,13 +260,14 @@ absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Link(
   result->jit_->shared = shared;
   result->jit_->dylib = &*dylib;
   dylib->addToLinkOrder(shared->process_symbols());
-  for (std::unique_ptr<llvm::MemoryBuffer>& object : objects) {
-    RETURN_IF_ERROR(
-        codegen::ToStatus(lljit.addObjectFile(*dylib, std::move(object))));
+  for (size_t i = 0; i < objects.size(); ++i) {
+    RETURN_IF_ERROR(codegen::ToStatus(lljit.addObjectFile(
+        *dylib, llvm::MemoryBuffer::getMemBufferCopy(
+                    objects[i], absl::StrCat("kernels.", i, ".o")))));
   }
   // One lookup for every symbol: the objects are linked once.
   llvm::orc::SymbolLookupSet symbols;
-  for (const KernelInfo& kernel : llvm.kernels) {
+  for (const KernelInfo& kernel : kernels) {
     symbols.add(lljit.mangleAndIntern(kernel.symbol),
                 llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol);
     if (!kernel.combine_symbol.empty()) {
@@ -277,14 +288,14 @@ absl::StatusOr<std::unique_ptr<JitKernels>> JitKernels::Link(
     }
     return it->second.getAddress().toPtr<KernelFunction>();
   };
-  for (const KernelInfo& kernel : llvm.kernels) {
+  for (const KernelInfo& kernel : kernels) {
     ASSIGN_OR_RETURN(result->functions_[kernel.fusion_name],
                      address_of(kernel.symbol));
     if (kernel.combine_symbol.empty()) continue;
     ASSIGN_OR_RETURN(result->combines_[kernel.fusion_name],
                      address_of(kernel.combine_symbol));
   }
-  result->kernels_ = std::move(llvm.kernels);
+  result->kernels_ = std::move(kernels);
   return result;
 }
 

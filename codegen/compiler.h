@@ -52,6 +52,10 @@ class KernelIr {
   // The host assembly of the IR as it stands, from the target machines that
   // Link uses: the code Link would load.
   absl::StatusOr<std::string> Assembly() const;
+  // Each distinct kernel's machine code as a relocatable object file, from
+  // the target machines Link uses (the first half of Link). Failures inside
+  // LLVM are Internal.
+  absl::StatusOr<std::vector<std::string>> Objects() const;
   // One per fusion, in the entry's post order; fusions that share a kernel
   // have the same symbol.
   const std::vector<KernelInfo>& kernels() const;
@@ -71,6 +75,13 @@ class JitKernels {
   // into the process-wide JIT. Failures inside LLVM are Internal.
   static absl::StatusOr<std::unique_ptr<JitKernels>> Link(
       std::unique_ptr<KernelIr> ir);
+  // Loads the object files of an earlier compile (KernelIr::Objects, maybe
+  // in another process: the persistent compile cache) for its `kernels`
+  // (KernelIr::kernels), without LLVM's optimizer or code generator. A
+  // kernel symbol the objects do not define is Internal.
+  static absl::StatusOr<std::unique_ptr<JitKernels>> Load(
+      std::vector<KernelInfo> kernels,
+      const std::vector<std::string>& objects);
   // Emit, Optimize and Link in one call; errors as theirs.
   static absl::StatusOr<std::unique_ptr<JitKernels>> Compile(
       const HloModule& fused_module, const CodegenOptions& options,

@@ -12,6 +12,7 @@
 #include "runtime/interpreter_executable.h"
 #include "runtime/jit_executable.h"
 #include "runtime/memory_limit.h"
+#include "runtime/persistent_cache.h"
 
 namespace mxla {
 
@@ -75,6 +76,10 @@ absl::StatusOr<std::unique_ptr<Executable>> CompileCached(
       std::shared_ptr<const JitExecutable::Program> program,
       CompileCache::Default().GetOrCompile(
           key, [&]() -> CompileCache::ProgramOrError {
+            const std::string directory = CacheDirectory(options);
+            if (!directory.empty()) {
+              return CompileThroughDiskCache(module, options, directory);
+            }
             ASSIGN_OR_RETURN(CompiledModule compiled,
                              RunCompilePipeline(module, options));
             return std::move(compiled.program);

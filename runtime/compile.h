@@ -44,6 +44,14 @@ struct CompileOptions {
   // with the same options (runtime/compile_cache.h). Compiles that dump
   // (pipeline.dump_dir or MXLA_DUMP_DIR) always run the pipeline.
   bool use_cache = true;
+  // jit only, with use_cache: the persistent compile cache's directory
+  // (runtime/persistent_cache.h), shared by processes; created when
+  // missing. Empty: the MXLA_CACHE_DIR environment variable, else none.
+  // Not part of any cache key: it does not change the code.
+  std::string cache_dir;
+  // Past this many bytes of entries the directory's least recently used
+  // entries are deleted.
+  int64_t cache_max_bytes = int64_t{1} << 30;
   // jit only: the budget a run's result plus temporaries must fit
   // (ir/memory_budget.h), checked whether the program was compiled or
   // cached. Unset: MemoryLimitBytes() (runtime/memory_limit.h). The

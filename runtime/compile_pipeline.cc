@@ -63,6 +63,9 @@ struct CompilePipeline::State {
   std::string dump_dir;
   bool keep_dumps = false;
   std::map<std::string, std::string> dumps;
+  // With StageRange::keep_objects: "link" keeps the kernels' object files.
+  bool keep_objects = false;
+  std::vector<std::string> objects;
 
   bool dumping() const { return keep_dumps || !dump_dir.empty(); }
   absl::Status Dump(const std::string& name, std::string text);
@@ -316,8 +319,11 @@ absl::StatusOr<std::unique_ptr<CompilePipeline>> CompilePipeline::Create(
   pipeline->AddStage("link", [](State& state) -> absl::Status {
     // The kernels and buffers of this run's earlier stages.
     RET_CHECK(state.ir != nullptr, "stage 'link' runs after 'emit'");
+    ASSIGN_OR_RETURN(std::vector<std::string> objects, state.ir->Objects());
     ASSIGN_OR_RETURN(std::unique_ptr<JitKernels> kernels,
-                     JitKernels::Link(std::move(state.ir)));
+                     JitKernels::Load(state.ir->kernels(), objects));
+    state.ir.reset();
+    if (state.keep_objects) state.objects = std::move(objects);
     ASSIGN_OR_RETURN(
         state.program,
         JitExecutable::MakeProgram(
@@ -380,6 +386,7 @@ absl::StatusOr<CompiledModule> CompilePipeline::RunStages(
   state.module = std::move(module);
   state.dump_dir = dump_dir_;
   state.keep_dumps = range.keep_dumps;
+  state.keep_objects = range.keep_objects;
   if (!dump_dir_.empty()) {
     std::error_code error;  // an unusable directory fails at the first write
     std::filesystem::create_directories(dump_dir_, error);
@@ -407,6 +414,7 @@ absl::StatusOr<CompiledModule> CompilePipeline::RunStages(
   result.module = std::move(state.module);
   result.program = std::move(state.program);
   result.dumps = std::move(state.dumps);
+  result.objects = std::move(state.objects);
   return result;
 }
 
@@ -416,6 +424,28 @@ absl::StatusOr<CompiledModule> RunCompilePipeline(const HloModule& module,
   ASSIGN_OR_RETURN(std::unique_ptr<CompilePipeline> pipeline,
                    CompilePipeline::Create(options));
   return pipeline->Run(module, range);
+}
+
+absl::StatusOr<std::shared_ptr<const JitExecutable::Program>> LoadJitProgram(
+    std::unique_ptr<HloModule> fused, std::vector<KernelInfo> kernels,
+    const std::vector<std::string>& objects, const HloModule* input,
+    const CompileOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(BufferAssignment assignment,
+                   AssignBuffers(*fused->entry_computation()));
+  ASSIGN_OR_RETURN(std::unique_ptr<JitKernels> jit_kernels,
+                   JitKernels::Load(std::move(kernels), objects));
+  ASSIGN_OR_RETURN(
+      std::shared_ptr<JitExecutable::Program> program,
+      JitExecutable::MakeProgram(
+          std::move(fused), std::move(assignment), std::move(jit_kernels),
+          [&](const HloInstruction& instruction) {
+            return CompileSubprogram(instruction, input, options);
+          }));
+  const std::chrono::duration<double, std::milli> elapsed =
+      std::chrono::steady_clock::now() - start;
+  program->report.stages.push_back({"load-cached", elapsed.count(), false});
+  return std::shared_ptr<const JitExecutable::Program>(std::move(program));
 }
 
 absl::StatusOr<CompiledModule> RunJitBackend(std::unique_ptr<HloModule> fused,

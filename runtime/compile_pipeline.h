@@ -44,6 +44,9 @@ struct CompiledModule {
   // With StageRange::keep_dumps: each stage dump's file name and text
   // (fused.hlo, llvm.ll, llvm-opt.ll, kernels.s; not the per-pass dumps).
   std::map<std::string, std::string> dumps;
+  // With StageRange::keep_objects: the object files "link" loaded, one per
+  // distinct kernel (what the persistent compile cache stores).
+  std::vector<std::string> objects;
 };
 
 // Which stages a run covers, by name; empty: from the first, to the last.
@@ -51,6 +54,7 @@ struct StageRange {
   std::string first;
   std::string last;
   bool keep_dumps = false;
+  bool keep_objects = false;
 };
 
 class CompilePipeline {
@@ -110,6 +114,19 @@ absl::StatusOr<CompiledModule> RunCompilePipeline(
 absl::StatusOr<CompiledModule> RunJitBackend(std::unique_ptr<HloModule> fused,
                                              const CompileOptions& options,
                                              bool keep_dumps = false);
+
+// The program of a compile that ran earlier, perhaps in another process
+// (the persistent compile cache): `fused` is its fused module, `kernels` and
+// `objects` its kernels and their object files. Runs buffer assignment and
+// loads the objects, without the HLO passes or LLVM's optimizer and code
+// generator; while loops, conditionals and other subprograms compile their
+// computations (taken from `input`, the module Compile was given, when it
+// has them) through Compile() and its caches. The report has one stage,
+// "load-cached". Errors: JitKernels::Load's, and the subprograms' compiles.
+absl::StatusOr<std::shared_ptr<const JitExecutable::Program>> LoadJitProgram(
+    std::unique_ptr<HloModule> fused, std::vector<KernelInfo> kernels,
+    const std::vector<std::string>& objects, const HloModule* input,
+    const CompileOptions& options);
 
 }  // namespace mxla
 

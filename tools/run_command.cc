@@ -22,6 +22,7 @@
 #include "ir/host_feed.h"
 #include "ir/status_macros.h"
 #include "runtime/compile.h"
+#include "runtime/jit_executable.h"
 #include "runtime/npy.h"
 #include "semantics/scalar_semantics.h"
 #include "tools/commands.h"
@@ -41,6 +42,7 @@ struct RunOptions {
   double tolerance = 1e-5;
   std::optional<std::string> passes;
   std::string dump_dir;
+  std::string cache_dir;
   std::optional<int> repeat;  // runs to time (prints compile and run times)
   bool print_full = false;    // every element, not NumPy's summary
 };
@@ -297,11 +299,18 @@ absl::StatusOr<Literal> CompileAndRun(
   }
   if (timing) {
     std::sort(run_ms.begin(), run_ms.end());
+    // A program the persistent compile cache loaded has that one stage.
+    const auto* jit = dynamic_cast<const JitExecutable*>(executable.get());
+    const bool loaded =
+        jit != nullptr &&
+        jit->program()->report.Milliseconds("load-cached") > 0;
     std::cerr << absl::StrFormat(
-        "%s: compile %.3f ms, run median %.3f ms (min %.3f ms) over %d "
+        "%s: compile %.3f ms%s, run median %.3f ms (min %.3f ms) over %d "
         "run%s\n",
-        BackendName(options.backend), compile_ms, run_ms[run_ms.size() / 2],
-        run_ms.front(), run_ms.size(), run_ms.size() == 1 ? "" : "s");
+        BackendName(options.backend), compile_ms,
+        loaded ? " (loaded from the compile cache)" : "",
+        run_ms[run_ms.size() / 2], run_ms.front(), run_ms.size(),
+        run_ms.size() == 1 ? "" : "s");
   }
   return result;
 }
@@ -317,6 +326,7 @@ absl::Status Run(const RunOptions& options) {
         absl::StrSplit(*options.passes, ',', absl::SkipEmpty());
   }
   compile_options.pipeline.dump_dir = options.dump_dir;
+  compile_options.cache_dir = options.cache_dir;
   ASSIGN_OR_RETURN(std::vector<Literal> inputs,
                    LoadInputs(*(*module)->entry_computation(), options.bindings));
   std::vector<const Literal*> arguments;
@@ -400,6 +410,11 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
                   "passes.txt (per-pass timings), and for the jit fused.hlo, "
                   "llvm.ll, llvm-opt.ll and kernels.s into this directory "
                   "(library users: MXLA_DUMP_DIR)");
+  run->add_option("--cache-dir", options->cache_dir,
+                  "Persistent compile cache: load the compiled program from "
+                  "this directory, or store it there for the next run "
+                  "(library users: CompileOptions::cache_dir, "
+                  "MXLA_CACHE_DIR)");
   return [options] {
     absl::Status status = Run(*options);
     return status.ok() ? 0 : ReportError(std::string(status.message()));

@@ -34,4 +34,26 @@ ToolResult RunMxla(const std::string& args, const std::string& stdin_text,
           ReadFile(err)};
 }
 
+std::vector<ToolResult> RunMxlaConcurrently(const std::string& args,
+                                            int copies) {
+  std::string script;
+  for (int i = 0; i < copies; ++i) {
+    absl::StrAppend(&script, "(", MXLA_TOOL_PATH, " ", args, " </dev/null >",
+                    TempPath(absl::StrCat("stdout.", i)), " 2>",
+                    TempPath(absl::StrCat("stderr.", i)), "; echo $? >",
+                    TempPath(absl::StrCat("status.", i)), ") &\n");
+  }
+  absl::StrAppend(&script, "wait\n");
+  const std::string path = WriteTempFile("concurrent.sh", script);
+  std::system(absl::StrCat("sh ", path).c_str());
+  std::vector<ToolResult> results;
+  for (int i = 0; i < copies; ++i) {
+    const std::string status = ReadFile(TempPath(absl::StrCat("status.", i)));
+    results.push_back({status.empty() ? -1 : std::atoi(status.c_str()),
+                       ReadFile(TempPath(absl::StrCat("stdout.", i))),
+                       ReadFile(TempPath(absl::StrCat("stderr.", i)))});
+  }
+  return results;
+}
+
 }  // namespace mxla::testing

@@ -3,6 +3,7 @@
 #define MXLA_TESTS_TESTLIB_TOOL_RUNNER_H_
 
 #include <string>
+#include <vector>
 
 #include "tests/testlib/read_file.h"
 
@@ -18,6 +19,11 @@ struct ToolResult {
 // `environment` ("NAME=value ...") is set for this run only.
 ToolResult RunMxla(const std::string& args, const std::string& stdin_text = "",
                    const std::string& environment = "");
+
+// Runs `copies` processes of `mxla <args>` at once (started together in one
+// shell, which waits for all of them) and returns what each did.
+std::vector<ToolResult> RunMxlaConcurrently(const std::string& args,
+                                            int copies);
 
 // Writes `contents` to a file named `name` in the test's temporary
 // directory and returns its path.
