@@ -26,7 +26,9 @@ const std::string& RuntimeIdentity() {
 DiskCacheEntry EntryOf(const JitExecutable::Program& program,
                        std::vector<std::string> objects) {
   DiskCacheEntry entry;
-  entry.fused_hlo = program.module->ToString({.metadata = true});
+  // Without metadata, which is no part of the key: it would double the
+  // text a load parses.
+  entry.fused_hlo = program.module->ToString();
   entry.kernels = program.kernels->kernels();
   entry.objects = std::move(objects);
   return entry;

@@ -8,7 +8,9 @@
 // module's HLO text (metadata aside, as in the in-process cache), the
 // options that change code (CompileOptionsKey), the binaries that compile
 // (mxla's and LLVM's, by build ID: any rebuild is a new key space) and the
-// target (triple, CPU, features, MXLA_CPU_FEATURES included).
+// target (triple, CPU, features, MXLA_CPU_FEATURES included). A loaded
+// program's fused module has no metadata (op names, source lines): the
+// entry leaves it out.
 #ifndef MXLA_RUNTIME_PERSISTENT_CACHE_H_
 #define MXLA_RUNTIME_PERSISTENT_CACHE_H_
 
