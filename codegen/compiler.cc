@@ -3,11 +3,10 @@
 #include <atomic>
 #include <functional>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/hlo_printer.h"
 #include "codegen/kernel_emitter.h"
+#include "codegen/kernel_groups.h"
 #include "codegen/llvm_pipeline.h"
 #include "ir/status_macros.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -15,28 +14,6 @@
 
 namespace mxla {
 namespace {
-
-// The entry's fusions in post order; FailedPrecondition for an instruction
-// that is neither a fusion nor one the runtime handles itself.
-absl::StatusOr<std::vector<const HloInstruction*>> EntryFusions(
-    const HloModule& fused) {
-  const HloComputation* entry = fused.entry_computation();
-  RET_CHECK(entry != nullptr);
-  std::vector<const HloInstruction*> fusions;
-  for (const HloInstruction* instruction : entry->MakeInstructionPostOrder()) {
-    if (instruction->opcode() == HloOpcode::kFusion) {
-      fusions.push_back(instruction);
-      continue;
-    }
-    if (IsCodelessEntryOp(instruction->opcode())) continue;
-    if (IsSubprogramOp(instruction->opcode())) continue;  // runtime steps
-    return absl::FailedPreconditionError(absl::StrCat(
-        "codegen needs a fused module (run the fusion pass): '",
-        instruction->name(), "' (", HloOpcodeString(instruction->opcode()),
-        ") is outside any fusion"));
-  }
-  return fusions;
-}
 
 // Runs `job(i)` for i in [0, count) on `tasks`; the first error in index
 // order, so that failures do not depend on scheduling.
@@ -147,25 +124,12 @@ absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
     const HloModule& fused_module, const CodegenOptions& options,
     ParallelTasks tasks) {
   RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
-  ASSIGN_OR_RETURN(std::vector<const HloInstruction*> fusions,
-                   EntryFusions(fused_module));
+  ASSIGN_OR_RETURN(codegen::KernelGroups groups,
+                   codegen::GroupKernels(fused_module));
   auto llvm = std::make_unique<Llvm>();
   llvm->optimization_level = options.optimization_level;
   llvm->tasks = std::move(tasks);
-  // Fusions that print alike in canonical form compute alike: the first of
-  // them gets the kernel, the others its symbol.
-  HloPrintOptions canonical;
-  canonical.canonical = true;
-  absl::flat_hash_map<std::string, int64_t> unit_of_key;
-  std::vector<int64_t> unit_of_fusion;
-  std::vector<const HloInstruction*> first_fusion;
-  for (const HloInstruction* fusion : fusions) {
-    auto [it, inserted] = unit_of_key.try_emplace(
-        HloPrinter::InstructionToString(*fusion, canonical),
-        static_cast<int64_t>(first_fusion.size()));
-    if (inserted) first_fusion.push_back(fusion);
-    unit_of_fusion.push_back(it->second);
-  }
+  const std::vector<const HloInstruction*>& first_fusion = groups.first_fusion;
   llvm->units.resize(first_fusion.size());
   RETURN_IF_ERROR(RunJobs(
       llvm->tasks, llvm->units.size(), [&](int64_t i) -> absl::Status {
@@ -181,9 +145,9 @@ absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
                                            options.optimization_level));
         return absl::OkStatus();
       }));
-  for (size_t f = 0; f < fusions.size(); ++f) {
-    KernelInfo info = llvm->units[unit_of_fusion[f]].info;
-    info.fusion_name = fusions[f]->name();
+  for (size_t f = 0; f < groups.fusions.size(); ++f) {
+    KernelInfo info = llvm->units[groups.kernel_of_fusion[f]].info;
+    info.fusion_name = groups.fusions[f]->name();
     llvm->kernels.push_back(std::move(info));
   }
   return std::unique_ptr<KernelIr>(new KernelIr(std::move(llvm)));

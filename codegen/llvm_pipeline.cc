@@ -1,5 +1,6 @@
 #include "codegen/llvm_pipeline.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -16,7 +17,9 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/SmallVectorMemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -124,6 +127,61 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
       builder->createTargetMachine();
   if (!machine) return ToStatus(machine.takeError());
   return std::move(*machine);
+}
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateAotTargetMachine(
+    const std::string& cpu, const std::string& features,
+    int optimization_level) {
+  RETURN_IF_ERROR(CheckOptimizationLevel(optimization_level));
+  InitializeLlvm();
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) return ToStatus(builder.takeError());
+  const std::string triple = builder->getTargetTriple().str();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (target == nullptr) return absl::InternalError(absl::StrCat("LLVM: ", error));
+  std::string cpu_name = cpu;
+  llvm::SubtargetFeatures all_features;
+  if (cpu.empty()) {
+    const FeatureOverrides& overrides = CpuFeatureOverrides();
+    RETURN_IF_ERROR(overrides.status);
+    cpu_name = builder->getCPU();
+    all_features = builder->getFeatures();
+    for (const auto& [name, enabled] : overrides.changes) {
+      all_features.AddFeature(name, enabled);
+    }
+  }
+  // A generic subtarget answers the questions without LLVM printing
+  // warnings about a bad name.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (info == nullptr || !info->isCPUStringValid(cpu_name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--target-cpu: '", cpu, "' is not a CPU LLVM knows for ", triple,
+        " (e.g. x86-64, x86-64-v3, skylake-avx512, znver4)"));
+  }
+  for (absl::string_view entry : absl::StrSplit(features, ',', absl::SkipEmpty())) {
+    const std::string name(entry.substr(std::min<size_t>(1, entry.size())));
+    bool known = false;
+    for (const llvm::SubtargetFeatureKV& feature : info->getAllProcessorFeatures()) {
+      known |= name == feature.Key;
+    }
+    if (entry.size() < 2 || (entry[0] != '+' && entry[0] != '-') || !known) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--target-features: '", entry, "' is not +feature or -feature for a "
+          "feature LLVM knows for ", triple, " (e.g. +avx2,-avx512f)"));
+    }
+    all_features.AddFeature(name, entry[0] == '+');
+  }
+  llvm::TargetOptions target_options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu_name, all_features.getString(), target_options,
+      llvm::Reloc::PIC_, std::nullopt, ToCodeGenLevel(optimization_level)));
+  if (machine == nullptr) {
+    return absl::InternalError("LLVM: cannot create the target machine");
+  }
+  return machine;
 }
 
 int64_t HostVectorBytes() {

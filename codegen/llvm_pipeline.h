@@ -29,6 +29,16 @@ absl::Status CheckOptimizationLevel(int optimization_level);
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
     int optimization_level);
 
+// A target machine for ahead-of-time code (aot_module.h): the host's
+// triple; `cpu` (empty: the host's CPU with its features, MXLA_CPU_FEATURES
+// applied, as the JIT's); `features`, comma-separated +name / -name changes
+// on top of that CPU's; position-independent code, so that the object links
+// into any executable or shared library. An unknown CPU or feature, or a
+// malformed list, is InvalidArgument naming it.
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateAotTargetMachine(
+    const std::string& cpu, const std::string& features,
+    int optimization_level);
+
 // The width in bytes of the host's widest vector registers, as the JIT's
 // target machine sees them (MXLA_CPU_FEATURES included): 64 with AVX-512,
 // 32 with AVX, else 16.

@@ -21,11 +21,6 @@
 namespace mxla {
 namespace {
 
-int64_t MaxChunks(const KernelInfo& kernel) {
-  int64_t bytes = kernel.units * kernel.bytes_per_unit;
-  return std::max<int64_t>(1, bytes / kMinBytesPerChunk);
-}
-
 int64_t MaxKernelBuffers(const JitExecutable::Program& program) {
   int64_t most = 0;
   for (const JitExecutable::Program::Step& step : program.steps) {
@@ -61,6 +56,11 @@ JitExecutable::JitExecutable(std::shared_ptr<const Program> program)
       program_(std::move(program)),
       scratch_(program_->arena_bytes, MaxKernelBuffers(*program_)) {}
 
+int64_t KernelMaxChunks(const KernelInfo& kernel) {
+  int64_t bytes = kernel.units * kernel.bytes_per_unit;
+  return std::max<int64_t>(1, bytes / kMinBytesPerChunk);
+}
+
 absl::StatusOr<std::shared_ptr<JitExecutable::Program>>
 JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
                            BufferAssignment assignment,
@@ -90,7 +90,7 @@ JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
     Program::Step kernel_step;
     kernel_step.function = program->kernels->Lookup(info->fusion_name);
     kernel_step.units = info->units;
-    kernel_step.max_chunks = MaxChunks(*info);
+    kernel_step.max_chunks = KernelMaxChunks(*info);
     kernel_step.buffers = step.buffers;
     program->steps.push_back(std::move(kernel_step));
     if (info->scratch_bytes > 0) {

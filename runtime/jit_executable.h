@@ -27,6 +27,10 @@
 
 namespace mxla {
 
+// The most chunks a kernel's units are split into: no chunk moves less than
+// kMinBytesPerChunk (passes/fusion_cost_model.h).
+int64_t KernelMaxChunks(const KernelInfo& kernel);
+
 class JitExecutable : public Executable {
  public:
   // What a compile produces; immutable.

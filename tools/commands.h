@@ -18,6 +18,7 @@ CommandRunner RegisterDemoCommand(CLI::App& app);
 CommandRunner RegisterRunCommand(CLI::App& app);
 CommandRunner RegisterBenchCommand(CLI::App& app);
 CommandRunner RegisterStatsCommand(CLI::App& app);
+CommandRunner RegisterCompileCommand(CLI::App& app);
 
 // Prints "error: <message>" to stderr and returns 1.
 int ReportError(const std::string& message);

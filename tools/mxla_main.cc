@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
       "  mxla run model.hlo -i 0=x.npy -i 1=v.npy --compare\n"
       "  mxla run model.hlo -i x=x.npy --dump-dir=dump\n"
       "  mxla stats ../shared/real-hlo/modules    what a corpus parses and runs\n"
+      "  mxla compile model.hlo -o model      model.o + model.h, no JIT\n"
       "Run 'mxla SUBCOMMAND --help' for a subcommand's options. Exit status: "
       "0 on success, 1 with 'error: ...' on stderr for any user error.");
   std::map<std::string, mxla::tools::CommandRunner> runners;
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   runners["demo"] = mxla::tools::RegisterDemoCommand(app);
   runners["bench"] = mxla::tools::RegisterBenchCommand(app);
   runners["stats"] = mxla::tools::RegisterStatsCommand(app);
+  runners["compile"] = mxla::tools::RegisterCompileCommand(app);
   try {
     app.parse(mxla::tools::SplitEmptyAssignments(argc, argv));
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,323 @@
+#include "runtime/aot_compile.h"
+
+#include <cctype>
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/status_macros.h"
+#include "runtime/buffer_assignment.h"
+#include "runtime/buffer_leaves.h"
+#include "runtime/compile_pipeline.h"
+#include "runtime/jit_executable.h"
+
+namespace mxla {
+namespace {
+
+bool IsCKeyword(absl::string_view name) {
+  static const auto* keywords = new absl::flat_hash_set<std::string>{
+      "auto",     "break",    "case",     "char",   "const",    "continue",
+      "default",  "do",       "double",   "else",   "enum",     "extern",
+      "float",    "for",      "goto",     "if",     "inline",   "int",
+      "long",     "register", "restrict", "return", "short",    "signed",
+      "sizeof",   "static",   "struct",   "switch", "typedef",  "union",
+      "unsigned", "void",     "volatile", "while",  "bool",     "class",
+      "delete",   "new",      "private",  "public", "template", "this"};
+  return keywords->contains(name);
+}
+
+absl::Status CheckFunctionName(absl::string_view name) {
+  bool valid = !name.empty() && !absl::ascii_isdigit(name[0]) &&
+               !IsCKeyword(name);
+  for (char c : name) valid &= absl::ascii_isalnum(c) || c == '_';
+  if (valid) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "ahead-of-time function name '", name,
+      "' is not a C identifier (letters, digits and '_', not starting with a "
+      "digit, not a keyword)"));
+}
+
+AotBuffer ToAotBuffer(const BufferSlot& slot) {
+  switch (slot.kind) {
+    case BufferSlot::kParameter:
+      return {AotBuffer::kArgument, slot.index, 0};
+    case BufferSlot::kConstant:
+      return {AotBuffer::kConstant, slot.index, 0};
+    case BufferSlot::kResult:
+      return {AotBuffer::kResult, slot.index, 0};
+    case BufferSlot::kArena:
+      return {AotBuffer::kTemp, 0, slot.offset};
+  }
+  return {};
+}
+
+// Unimplemented unless every step is a kernel.
+absl::Status CheckKernelsOnly(const BufferAssignment& assignment) {
+  for (const FusionStep& step : assignment.steps) {
+    if (IsSubprogramOp(step.fusion->opcode())) {
+      return absl::UnimplementedError(absl::StrCat(
+          "ahead-of-time compilation runs kernels only: '",
+          step.fusion->name(), "' (", HloOpcodeString(step.fusion->opcode()),
+          ") needs the mxla runtime; compile the module with the jit "
+          "instead"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The driver's plan: the assignment's steps (every one a kernel), the
+// split reductions' scratch after the temporaries (as the JIT lays it out),
+// constants and result copies. Returns it and the temp bytes.
+absl::StatusOr<std::pair<AotProgram, int64_t>> PlanDriver(
+    const std::string& function, const BufferAssignment& assignment,
+    const std::vector<KernelInfo>& kernels) {
+  AotProgram program;
+  program.function = function;
+  int64_t temp_bytes = assignment.arena_bytes;
+  for (const FusionStep& step : assignment.steps) {
+    const KernelInfo* info = nullptr;
+    for (const KernelInfo& kernel : kernels) {
+      if (kernel.fusion_name == step.fusion->name()) info = &kernel;
+    }
+    RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
+    AotStep aot;
+    aot.symbol = info->symbol;
+    aot.combine_symbol = info->combine_symbol;
+    aot.units = info->units;
+    aot.max_chunks = KernelMaxChunks(*info);
+    for (const BufferSlot& slot : step.buffers) {
+      aot.buffers.push_back(ToAotBuffer(slot));
+    }
+    if (info->scratch_bytes > 0) {
+      aot.scratch_offset = (temp_bytes + 63) / 64 * 64;
+      temp_bytes = aot.scratch_offset + info->scratch_bytes;
+    }
+    program.steps.push_back(std::move(aot));
+  }
+  for (const HloInstruction* constant : assignment.constants) {
+    const Literal& literal = constant->literal();
+    program.constants.emplace_back(
+        static_cast<const char*>(literal.untyped_data()), literal.size_bytes());
+  }
+  for (size_t i = 0; i < assignment.results.size(); ++i) {
+    const BufferSlot& source = assignment.results[i];
+    if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
+      continue;  // written in place
+    }
+    if (source.bytes > 0) {
+      program.copies.push_back(
+          {static_cast<int64_t>(i), ToAotBuffer(source), source.bytes});
+    }
+  }
+  return std::make_pair(std::move(program), temp_bytes);
+}
+
+// The C type of an element, as the header's typed wrapper passes it.
+std::string CType(PrimitiveType type) {
+  switch (type) {
+    case F32: return "float";
+    case F64: return "double";
+    case S8: return "int8_t";
+    case S16: return "int16_t";
+    case S32: return "int32_t";
+    case S64: return "int64_t";
+    case U8: return "uint8_t";
+    case U16: return "uint16_t";
+    case U32: return "uint32_t";
+    case U64: return "uint64_t";
+    case PRED: return "uint8_t";  // one byte, 0 or 1
+    default: return "void";       // raw bits (16-bit floats, sub-byte ints)
+  }
+}
+
+// A C identifier from an HLO name: other characters become '_'.
+std::string CName(absl::string_view name) {
+  std::string out;
+  for (char c : name) out += absl::ascii_isalnum(c) ? c : '_';
+  if (out.empty() || absl::ascii_isdigit(out[0])) out = "_" + out;
+  return out;
+}
+
+struct Leaf {
+  std::string name;         // for the typed wrapper's parameter
+  std::string description;  // e.g. parameter 0 "x", f32[4,8]
+  Shape shape;
+};
+
+std::vector<Leaf> ArgumentLeaves(const HloComputation& entry) {
+  std::vector<Leaf> leaves;
+  for (const HloInstruction* parameter : entry.parameter_instructions()) {
+    int64_t element = 0;
+    const bool tuple = parameter->shape().IsTuple();
+    ForEachArrayLeaf(parameter->shape(), [&](const Shape& shape) {
+      std::string name = CName(parameter->name());
+      if (tuple) absl::StrAppend(&name, "_", element);
+      leaves.push_back(
+          {name,
+           absl::StrCat("parameter ", parameter->parameter_number(), " \"",
+                        parameter->name(), "\"",
+                        tuple ? absl::StrCat(" leaf ", element) : "", ", ",
+                        shape.ToString()),
+           shape});
+      ++element;
+    });
+  }
+  return leaves;
+}
+
+std::vector<Leaf> ResultLeaves(const HloComputation& entry) {
+  std::vector<Leaf> leaves;
+  const Shape& result = entry.root_instruction()->shape();
+  ForEachArrayLeaf(result, [&](const Shape& shape) {
+    const int64_t i = leaves.size();
+    leaves.push_back({result.IsTuple() ? absl::StrCat("result_", i) : "result",
+                      absl::StrCat("result leaf ", i, ", ", shape.ToString()),
+                      shape});
+  });
+  return leaves;
+}
+
+std::string LeafConstants(const std::string& upper, const std::string& lower,
+                          const char* kind, size_t i, const Leaf& leaf) {
+  std::string text = absl::StrCat("// ", kind, "s[", i, "]: ",
+                                  leaf.description, "\n");
+  absl::StrAppend(&text, "#define ", upper, "_", absl::AsciiStrToUpper(kind),
+                  i, "_BYTES ", ShapeUtil::ByteSizeOf(leaf.shape), "\n");
+  absl::StrAppend(&text, "#define ", upper, "_", absl::AsciiStrToUpper(kind),
+                  i, "_RANK ", leaf.shape.rank(), "\n");
+  if (leaf.shape.rank() > 0) {
+    absl::StrAppend(&text, "static const int64_t ", lower, "_", kind, i,
+                    "_dims[", leaf.shape.rank(), "] = {",
+                    absl::StrJoin(leaf.shape.dimensions(), ", "), "};\n");
+  }
+  return text;
+}
+
+std::string Header(const AotOptions& options, const HloModule& fused,
+                   const std::string& target, int64_t temp_bytes) {
+  const std::string& f = options.function;
+  const std::string upper = absl::AsciiStrToUpper(f);
+  const HloComputation& entry = *fused.entry_computation();
+  const std::vector<Leaf> args = ArgumentLeaves(entry);
+  const std::vector<Leaf> results = ResultLeaves(entry);
+  std::string h = absl::StrCat(
+      "// ", f, ".h: generated by mxla compile",
+      options.source.empty() ? "" : absl::StrCat(" from ", options.source),
+      " (module ", fused.name(), "). Do not edit.\n// Target: ", target,
+      ".\n// Link ", f,
+      ".o with -lm; it needs neither mxla nor LLVM.\n#ifndef ", upper,
+      "_H_\n#define ", upper, "_H_\n\n#include <stdint.h>\n\n",
+      "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  absl::StrAppend(
+      &h,
+      "#ifndef MXLA_AOT_TYPES_\n#define MXLA_AOT_TYPES_\n"
+      "// A kernel: computes units [begin, end) of its work on `buffers`.\n"
+      "typedef void (*mxla_aot_kernel)(void* const* buffers, int64_t begin,\n"
+      "                                int64_t end);\n"
+      "// Must call kernel(buffers, begin, end) on disjoint chunks covering\n"
+      "// [0, units), at most max_chunks of them, on any threads, and return\n"
+      "// when all have run.\n"
+      "typedef void (*mxla_aot_parallel_for)(void* pool, mxla_aot_kernel "
+      "kernel,\n"
+      "                                      void* const* buffers, int64_t "
+      "units,\n"
+      "                                      int64_t max_chunks);\n"
+      "#endif\n\n");
+  absl::StrAppend(&h, "// One buffer per array leaf of the parameters, in "
+                      "order, each aligned to its element size.\n#define ",
+                  upper, "_ARG_COUNT ", args.size(), "\n");
+  for (size_t i = 0; i < args.size(); ++i) {
+    absl::StrAppend(&h, LeafConstants(upper, f, "arg", i, args[i]));
+  }
+  absl::StrAppend(&h, "// One buffer per array leaf of the result.\n#define ",
+                  upper, "_RESULT_COUNT ", results.size(), "\n");
+  for (size_t i = 0; i < results.size(); ++i) {
+    absl::StrAppend(&h, LeafConstants(upper, f, "result", i, results[i]));
+  }
+  absl::StrAppend(
+      &h, "// Scratch bytes a call needs at `temp`, 64-byte aligned (NULL "
+          "when 0).\n#define ", upper, "_TEMP_BYTES ", temp_bytes, "\n\n");
+  absl::StrAppend(
+      &h, "// Runs the computation on the calling thread.\nvoid ", f,
+      "(const void* const* args, void* const* results, void* temp);\n",
+      "// The same, splitting large kernels through `parallel_for` on "
+      "`pool`\n// (a null parallel_for runs like ", f, ").\nvoid ", f,
+      "_parallel(const void* const* args, void* const* results, void* temp,\n"
+      "    mxla_aot_parallel_for parallel_for, void* pool);\n");
+  const bool typed = !absl::c_any_of(entry.parameter_instructions(),
+                                     [](const HloInstruction* parameter) {
+                                       return parameter->shape().IsTuple();
+                                     });
+  if (typed) {
+    std::vector<std::string> parameters, arg_names, result_names;
+    absl::flat_hash_set<std::string> used = {"temp", "args", "results"};
+    auto unique = [&](std::string name) {
+      std::string candidate = name;
+      for (int i = 2; !used.insert(candidate).second; ++i) {
+        candidate = absl::StrCat(name, "_", i);
+      }
+      return candidate;
+    };
+    for (const Leaf& leaf : args) {
+      const std::string name = unique(leaf.name);
+      parameters.push_back(absl::StrCat(
+          "const ", CType(leaf.shape.element_type()), "* ", name));
+      arg_names.push_back(absl::StrCat("(const void*)", name));
+    }
+    for (const Leaf& leaf : results) {
+      const std::string name = unique(leaf.name);
+      parameters.push_back(
+          absl::StrCat(CType(leaf.shape.element_type()), "* ", name));
+      result_names.push_back(absl::StrCat("(void*)", name));
+    }
+    parameters.push_back("void* temp");
+    absl::StrAppend(
+        &h, "\n// Typed: the arguments, then the results, then temp.\n",
+        "static inline void ", f, "_run(", absl::StrJoin(parameters, ", "),
+        ") {\n  const void* args[", std::max<size_t>(args.size(), 1), "] = {",
+        args.empty() ? "0" : absl::StrJoin(arg_names, ", "),
+        "};\n  void* results[", results.size(), "] = {",
+        absl::StrJoin(result_names, ", "), "};\n  ", f,
+        "(args, results, temp);\n}\n");
+  }
+  absl::StrAppend(&h, "\n#ifdef __cplusplus\n}  // extern \"C\"\n#endif\n\n#endif  // ",
+                  upper, "_H_\n");
+  return h;
+}
+
+}  // namespace
+
+absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
+                                                const AotOptions& options) {
+  RETURN_IF_ERROR(CheckFunctionName(options.function));
+  CompileOptions compile = options.compile;
+  compile.backend = Backend::kJit;
+  StageRange through_passes;
+  through_passes.last = "hlo-passes";
+  ASSIGN_OR_RETURN(CompiledModule optimized,
+                   RunCompilePipeline(module, compile, through_passes));
+  const HloModule& fused = *optimized.module;
+  ASSIGN_OR_RETURN(BufferAssignment assignment,
+                   AssignBuffers(*fused.entry_computation()));
+  // Before any code is generated.
+  RETURN_IF_ERROR(CheckKernelsOnly(assignment));
+  ASSIGN_OR_RETURN(std::unique_ptr<AotModule> aot,
+                   AotModule::Emit(fused, compile.codegen, options.target));
+  ASSIGN_OR_RETURN(auto plan,
+                   PlanDriver(options.function, assignment, aot->kernels()));
+  AotArtifacts artifacts;
+  const std::string target = absl::StrCat(
+      aot->TargetDescription(),
+      options.target.cpu.empty() ? " (this host's features" : " (its features",
+      options.target.features.empty()
+          ? ")"
+          : absl::StrCat(", changed by ", options.target.features, ")"));
+  ASSIGN_OR_RETURN(artifacts.object, aot->Finish(plan.first));
+  artifacts.header = Header(options, fused, target, plan.second);
+  return artifacts;
+}
+
+}  // namespace mxla

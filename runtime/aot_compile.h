@@ -1,0 +1,57 @@
+// Ahead-of-time compilation (`mxla compile FILE.hlo -o NAME`): a module
+// compiled to a relocatable object file and a C header that declares it,
+// for programs that link neither mxla nor LLVM (the object needs libc and
+// libm only). The object holds the module's kernels, its constants and a
+// driver (codegen/aot_module.h):
+//
+//   void NAME(const void* const* args, void* const* results, void* temp);
+//   void NAME_parallel(..., mxla_aot_parallel_for parallel_for, void* pool);
+//
+// `args` holds one buffer per array leaf of the parameters and `results`
+// one per array leaf of the result, in XLA's order (runtime/buffer_leaves.h),
+// each aligned to its element size; `temp` is NAME_TEMP_BYTES of scratch,
+// 64-byte aligned (NULL when that is 0). NAME runs on the calling thread;
+// NAME_parallel splits large kernels through the caller's parallel_for. The
+// header gives every buffer's shape and size as constants, and a typed
+// wrapper NAME_run(const float* x, ..., float* out, void* temp) for modules
+// without tuple parameters.
+//
+// While loops, conditionals and the other ops the runtime runs itself
+// (sort, scatter, select-and-scatter, infeed, outfeed) are Unimplemented
+// ahead of time, naming the instruction.
+#ifndef MXLA_RUNTIME_AOT_COMPILE_H_
+#define MXLA_RUNTIME_AOT_COMPILE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "codegen/aot_module.h"
+#include "ir/hlo_module.h"
+#include "runtime/compile.h"
+
+namespace mxla {
+
+struct AotOptions {
+  // NAME: a C identifier (letters, digits, '_'; not starting with a digit).
+  std::string function;
+  AotTarget target;     // default: the host
+  // The passes and codegen options; backend, caches and dumps are unused.
+  CompileOptions compile;
+  // Named in the header's first comment (e.g. the HLO file).
+  std::string source;
+};
+
+struct AotArtifacts {
+  std::string object;  // NAME.o
+  std::string header;  // NAME.h
+};
+
+// Verifies and optimizes `module` as Compile() does, then compiles it
+// ahead of time. Errors: Compile()'s, InvalidArgument for a bad function
+// name or target, Unimplemented for an op the driver cannot run.
+absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
+                                                const AotOptions& options);
+
+}  // namespace mxla
+
+#endif  // MXLA_RUNTIME_AOT_COMPILE_H_
