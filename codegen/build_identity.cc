@@ -92,18 +92,14 @@ std::string BinaryIdentity(const void* address) {
 absl::StatusOr<std::string> BackendIdentity() {
   static const absl::StatusOr<std::string>* identity = [] {
     auto compute = []() -> absl::StatusOr<std::string> {
-      ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine,
-                       codegen::CreateHostTargetMachine(3));
+      ASSIGN_OR_RETURN(std::string target, codegen::HostTargetDescription());
       // An LLVM function's address finds LLVM's binary (libLLVM, or this
       // one when LLVM is linked statically).
       const void* llvm_code = reinterpret_cast<const void*>(
           static_cast<uint64_t (*)(llvm::ArrayRef<uint8_t>)>(
               &llvm::xxh3_64bits));
       return absl::StrCat("llvm ", LLVM_VERSION_STRING, " (",
-                          BinaryIdentity(llvm_code), ") target ",
-                          machine->getTargetTriple().str(), " cpu ",
-                          machine->getTargetCPU().str(), " features ",
-                          machine->getTargetFeatureString().str());
+                          BinaryIdentity(llvm_code), ") target ", target);
     };
     return new absl::StatusOr<std::string>(compute());
   }();

@@ -129,6 +129,19 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
   return std::move(*machine);
 }
 
+absl::StatusOr<std::string> HostTargetDescription() {
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) return ToStatus(builder.takeError());
+  const FeatureOverrides& overrides = CpuFeatureOverrides();
+  RETURN_IF_ERROR(overrides.status);
+  for (const auto& [name, enabled] : overrides.changes) {
+    builder->getFeatures().AddFeature(name, enabled);
+  }
+  return absl::StrCat(builder->getTargetTriple().str(), " ", builder->getCPU(),
+                      " ", builder->getFeatures().getString());
+}
+
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateAotTargetMachine(
     const std::string& cpu, const std::string& features,
     int optimization_level) {

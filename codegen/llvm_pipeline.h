@@ -39,6 +39,11 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateAotTargetMachine(
     const std::string& cpu, const std::string& features,
     int optimization_level);
 
+// What CreateHostTargetMachine targets, cheaply (no target machine is
+// made): "<triple> <cpu> <features>", MXLA_CPU_FEATURES's changes included.
+// Errors: a malformed MXLA_CPU_FEATURES (InvalidArgument).
+absl::StatusOr<std::string> HostTargetDescription();
+
 // The width in bytes of the host's widest vector registers, as the JIT's
 // target machine sees them (MXLA_CPU_FEATURES included): 64 with AVX-512,
 // 32 with AVX, else 16.

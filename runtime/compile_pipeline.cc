@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/compiler.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/call_inliner.h"
@@ -427,18 +428,34 @@ absl::StatusOr<CompiledModule> RunCompilePipeline(const HloModule& module,
 }
 
 absl::StatusOr<std::shared_ptr<const JitExecutable::Program>> LoadJitProgram(
-    std::unique_ptr<HloModule> fused, std::vector<KernelInfo> kernels,
+    absl::string_view fused_hlo, std::vector<KernelInfo> kernels,
     const std::vector<std::string>& objects, const HloModule* input,
     const CompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  // Parsing the module and linking the objects are independent, and
+  // together most of a load: on two threads when the pool has them.
+  absl::StatusOr<std::unique_ptr<HloModule>> fused =
+      absl::InternalError("not parsed");
+  absl::StatusOr<std::unique_ptr<JitKernels>> jit_kernels =
+      absl::InternalError("not loaded");
+  ThreadPool& pool = ThreadPool::Default();
+  pool.ParallelFor(2, 2, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      if (task == 0) {
+        fused = ParseHloModule(fused_hlo);
+      } else {
+        jit_kernels = JitKernels::Load(std::move(kernels), objects);
+      }
+    }
+  });
+  RETURN_IF_ERROR(fused.status());
+  RETURN_IF_ERROR(jit_kernels.status());
   ASSIGN_OR_RETURN(BufferAssignment assignment,
-                   AssignBuffers(*fused->entry_computation()));
-  ASSIGN_OR_RETURN(std::unique_ptr<JitKernels> jit_kernels,
-                   JitKernels::Load(std::move(kernels), objects));
+                   AssignBuffers(*(*fused)->entry_computation()));
   ASSIGN_OR_RETURN(
       std::shared_ptr<JitExecutable::Program> program,
       JitExecutable::MakeProgram(
-          std::move(fused), std::move(assignment), std::move(jit_kernels),
+          *std::move(fused), std::move(assignment), *std::move(jit_kernels),
           [&](const HloInstruction& instruction) {
             return CompileSubprogram(instruction, input, options);
           }));

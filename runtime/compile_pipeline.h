@@ -116,15 +116,17 @@ absl::StatusOr<CompiledModule> RunJitBackend(std::unique_ptr<HloModule> fused,
                                              bool keep_dumps = false);
 
 // The program of a compile that ran earlier, perhaps in another process
-// (the persistent compile cache): `fused` is its fused module, `kernels` and
-// `objects` its kernels and their object files. Runs buffer assignment and
-// loads the objects, without the HLO passes or LLVM's optimizer and code
+// (the persistent compile cache): `fused_hlo` is the text of its fused
+// module, `kernels` and `objects` its kernels and their object files. Parses
+// the module while it loads the objects (on the default pool), then runs
+// buffer assignment, without the HLO passes or LLVM's optimizer and code
 // generator; while loops, conditionals and other subprograms compile their
 // computations (taken from `input`, the module Compile was given, when it
 // has them) through Compile() and its caches. The report has one stage,
-// "load-cached". Errors: JitKernels::Load's, and the subprograms' compiles.
+// "load-cached". Errors: the parser's, JitKernels::Load's, and the
+// subprograms' compiles.
 absl::StatusOr<std::shared_ptr<const JitExecutable::Program>> LoadJitProgram(
-    std::unique_ptr<HloModule> fused, std::vector<KernelInfo> kernels,
+    absl::string_view fused_hlo, std::vector<KernelInfo> kernels,
     const std::vector<std::string>& objects, const HloModule* input,
     const CompileOptions& options);
 

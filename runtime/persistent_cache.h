@@ -9,8 +9,9 @@
 // options that change code (CompileOptionsKey), the binaries that compile
 // (mxla's and LLVM's, by build ID: any rebuild is a new key space) and the
 // target (triple, CPU, features, MXLA_CPU_FEATURES included). A loaded
-// program's fused module has no metadata (op names, source lines): the
-// entry leaves it out.
+// program's fused module has no metadata (op names, source lines), and
+// fusions that share a kernel share one fused computation: the entry keeps
+// its text small, as a load parses it.
 #ifndef MXLA_RUNTIME_PERSISTENT_CACHE_H_
 #define MXLA_RUNTIME_PERSISTENT_CACHE_H_
 
