@@ -1,6 +1,7 @@
-// PassPipeline: runs passes in order. After each pass it verifies the module
-// (naming the pass on failure), times the pass and, when asked, dumps the
-// module. Passes can be disabled by name. A fixed-point group repeats its
+// PassPipeline: runs passes in order. After each pass that changed the
+// module or moved its form it verifies the module (naming the pass on
+// failure; a pass that changed nothing cannot have broken it), times the
+// pass and, when asked, dumps the module. Passes can be disabled by name. A fixed-point group repeats its
 // passes until none of them changes the module.
 //
 // Verification checks the module against its own form (HloModule::form()),
@@ -29,7 +30,7 @@ namespace mxla {
 struct PipelineOptions {
   std::string dump_dir;                              // empty: no dumps
   absl::flat_hash_set<std::string> disabled_passes;  // by HloPass::name()
-  bool verify = true;                                // after every pass
+  bool verify = true;  // after each pass that changes the module or form
 };
 
 struct PassRecord {

@@ -50,6 +50,8 @@ struct BenchOptions {
   // --streaming-min-bytes: the workloads compile with it (A/B of streaming
   // stores); unset: CodegenOptions' default.
   std::optional<int64_t> streaming_min_bytes;
+  // --opt-level: LLVM's level for every compile (A/B of pipelines).
+  int opt_level = CodegenOptions().optimization_level;
   // --cache-probe: compile the model stack at this many layers through
   // --cache-dir and print the milliseconds (BenchStack's child process).
   std::optional<int64_t> cache_probe_layers;
@@ -398,8 +400,9 @@ absl::StatusOr<std::pair<double, double>> TimeCacheInNewProcesses(
 
 // The model stack's cold compiles by layer count, split into the compile
 // pipeline's stages.
-absl::Status BenchStack(Report& report) {
-  ASSIGN_OR_RETURN(std::vector<StackPoint> points, MeasureStackCompiles());
+absl::Status BenchStack(const CodegenOptions& codegen, Report& report) {
+  ASSIGN_OR_RETURN(std::vector<StackPoint> points,
+                   MeasureStackCompiles(codegen));
   std::cout << "\nmodel stack (tools/model_stack.h: layer norm, matmul, GELU, "
                "matmul on f32[64,256]; median of 3 cold compiles, "
                "on " << BenchPool().threads() << " threads, with its stages in ms):\n"
@@ -432,7 +435,7 @@ absl::Status BenchStack(Report& report) {
   return absl::OkStatus();
 }
 
-absl::Status BenchScaling(Report& report) {
+absl::Status BenchScaling(const CodegenOptions& codegen, Report& report) {
   ASSIGN_OR_RETURN(std::vector<ScalingPoint> points, MeasureGraphScaling());
   std::cout << "\ngraph size (tools/bench_scaling.h: chain = v * 0.5 + x on "
                "f32[1024]; 16,384 distinct constants added to an f32[] "
@@ -454,7 +457,7 @@ absl::Status BenchScaling(Report& report) {
         point.graph, point.instructions, point.build_ms, point.compile_ms,
         per_instruction, point.kernels, point.run_ms, point.hit_us));
   }
-  return BenchStack(report);
+  return BenchStack(codegen, report);
 }
 
 // Sizes the default pool (the JIT's and the reference loops') from
@@ -518,6 +521,7 @@ absl::Status BenchWorkloads(const BenchOptions& options,
   if (options.streaming_min_bytes.has_value()) {
     compile.codegen.streaming_store_min_bytes = *options.streaming_min_bytes;
   }
+  compile.codegen.optimization_level = options.opt_level;
   std::vector<MemoryLine> memory;
   bool first = true;
   for (const auto& factory : bench::Workloads()) {
@@ -554,7 +558,9 @@ absl::Status RunBench(const BenchOptions& options) {
   }
   // Seconds of LLVM at 100,000 instructions: only when asked for.
   if (std::find(filter.begin(), filter.end(), "S") != filter.end()) {
-    RETURN_IF_ERROR(BenchScaling(report));
+    CodegenOptions codegen;
+    codegen.optimization_level = options.opt_level;
+    RETURN_IF_ERROR(BenchScaling(codegen, report));
   }
   if (!options.json.empty()) {
     std::ofstream out(options.json);
@@ -587,6 +593,10 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
   bench->add_option("--runs", options->runs, "Timed runs per measurement")
       ->capture_default_str();
   bench->add_option("--json", options->json, "Also write the results here");
+  bench->add_option("--opt-level", options->opt_level,
+                    "LLVM optimization level of every compile, 0 to 3")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
   bench->add_option("--streaming-min-bytes", options->streaming_min_bytes,
                     "Compile the workloads with streaming stores from this "
                     "many result bytes on (0: none; default 8 MiB)");

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/codegen_options.h"
 
 namespace mxla::tools {
 
@@ -49,8 +50,9 @@ struct StackPoint {
   double run_ms = 0;         // one run, after a warm-up run
 };
 
-// 1, 4, 12 and 24 layers (bench_stack.cc).
-absl::StatusOr<std::vector<StackPoint>> MeasureStackCompiles();
+// 1, 4, 12 and 24 layers (bench_stack.cc), compiled with `codegen`.
+absl::StatusOr<std::vector<StackPoint>> MeasureStackCompiles(
+    const CodegenOptions& codegen);
 
 }  // namespace mxla::tools
 

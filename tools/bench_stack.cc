@@ -20,7 +20,8 @@ double MillisecondsSince(Clock::time_point start) {
       .count();
 }
 
-absl::StatusOr<StackPoint> MeasureStack(int64_t layers) {
+absl::StatusOr<StackPoint> MeasureStack(int64_t layers,
+                                        const CodegenOptions& codegen) {
   examples::StackShape shape;
   shape.layers = layers;
   ASSIGN_OR_RETURN(XlaComputation computation,
@@ -30,6 +31,7 @@ absl::StatusOr<StackPoint> MeasureStack(int64_t layers) {
   point.instructions =
       computation.module().entry_computation()->instruction_count();
   CompileOptions options;
+  options.codegen = codegen;
   options.use_cache = false;  // every compile cold
   struct Sample {
     double ms;
@@ -72,10 +74,11 @@ absl::StatusOr<StackPoint> MeasureStack(int64_t layers) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<StackPoint>> MeasureStackCompiles() {
+absl::StatusOr<std::vector<StackPoint>> MeasureStackCompiles(
+    const CodegenOptions& codegen) {
   std::vector<StackPoint> points;
   for (int64_t layers : {1, 4, 12, 24}) {
-    ASSIGN_OR_RETURN(StackPoint point, MeasureStack(layers));
+    ASSIGN_OR_RETURN(StackPoint point, MeasureStack(layers, codegen));
     points.push_back(point);
   }
   return points;

@@ -58,10 +58,14 @@ TEST(HloFormTest, TheFormNeverMovesBack) {
 
 TEST(HloFormTest, ThePipelineVerifiesAgainstTheFormAPassClaims) {
   // A module that claims the fused form while its entry still adds is
-  // rejected after the first pass, naming the pass.
+  // rejected after the first pass that changes it, naming the pass.
   std::unique_ptr<HloModule> module = ParseHloModule(kBiasRelu).value();
   ASSERT_OK(RunPass("lower-broadcasts", *module));
   module->AdvanceForm(HloForm::kFused);
+  // Dead code for dce to remove.
+  HloComputation* entry = module->entry_computation();
+  entry->AddInstruction(
+      HloInstruction::CreateConstant(LiteralUtil::CreateR0<float>(1)));
   EXPECT_THAT(RunPass("dce", *module),
               StatusIs(absl::StatusCode::kInternal,
                        HasSubstr("pass 'dce' produced an invalid module")));
