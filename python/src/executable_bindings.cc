@@ -135,18 +135,22 @@ void DefineExecutableBindings(py::module_& m) {
   m.def(
       "compile",
       [](const XlaComputation& computation, const std::string& backend,
-         const std::string& dump_dir) {
+         const std::string& dump_dir, const std::string& cache_dir) {
         CompileOptions options;
         options.backend = ValueOrThrow(ParseBackend(backend));
         options.pipeline.dump_dir = dump_dir;
+        options.cache_dir = cache_dir;
         return PyExecutable(ValueOrThrow(Compile(computation, options)),
                             computation.GetProgramShape());
       },
       py::arg("computation"), py::arg("backend") = "jit",
-      py::arg("dump_dir") = "",
+      py::arg("dump_dir") = "", py::arg("cache_dir") = "",
       "Compiles `computation` for `backend` ('jit', LLVM; or "
       "'interpreter', the reference evaluator); with `dump_dir`, writes "
-      "every stage there as `mxla run --dump-dir` does.");
+      "every stage there as `mxla run --dump-dir` does; with `cache_dir` "
+      "(or the MXLA_CACHE_DIR environment variable), loads the jit's "
+      "program from that persistent cache or stores it there for the next "
+      "process.");
 }
 
 }  // namespace mxla::python

@@ -236,3 +236,46 @@ def test_contiguous_arguments_are_not_copied(monkeypatch):
     assert copies == []  # read in place
     np.testing.assert_array_equal(exe(np.asfortranarray(a)), a + 1)
     assert copies == [False]  # the Fortran-ordered one was copied
+
+
+CACHED_PROGRAM = """
+import sys
+import numpy as np
+import mxla
+b = mxla.XlaBuilder("cached")
+x = mxla.Parameter(b, 0, np.float32, (4, 8), "x")
+v = mxla.Parameter(b, 1, np.float32, (8,), "v")
+exe = mxla.compile(b.build(mxla.Tanh(mxla.Add(x, v, broadcast_dimensions=(1,)))),
+                   cache_dir=sys.argv[1])
+out = exe(np.arange(32, dtype=np.float32).reshape(4, 8) / 32,
+          np.linspace(-1, 1, 8, dtype=np.float32))
+print(" ".join(repr(float(e)) for e in out.ravel()))
+"""
+
+
+def test_persistent_cache_across_processes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    def run_process():
+        done = subprocess.run([sys.executable, "-c", CACHED_PROGRAM, str(tmp_path)],
+                              capture_output=True, text=True, check=True)
+        assert "warning" not in done.stderr
+        return done.stdout
+
+    first = run_process()
+    entries = list(tmp_path.glob("*.mxla"))
+    assert len(entries) == 1
+    stored = entries[0].stat()
+    second = run_process()
+    loaded = entries[0].stat()
+    assert first == second
+    # Loaded, not stored again: the same file, its use time refreshed.
+    assert loaded.st_ino == stored.st_ino
+    assert loaded.st_mtime_ns > stored.st_mtime_ns
+    x = np.arange(32, dtype=np.float32).reshape(4, 8) / 32
+    v = np.linspace(-1, 1, 8, dtype=np.float32)
+    np.testing.assert_allclose(np.array(second.split(), dtype=np.float32).reshape(4, 8),
+                               np.tanh(x + v), rtol=1e-6, atol=1e-6)
+    assert os.listdir(tmp_path) == [entries[0].name]
