@@ -110,9 +110,10 @@ absl::Status CheckOptimizationLevel(int optimization_level) {
                    optimization_level));
 }
 
-absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
-    int optimization_level) {
-  RETURN_IF_ERROR(CheckOptimizationLevel(optimization_level));
+namespace {
+
+// The host as the JIT targets it: detected, with MXLA_CPU_FEATURES applied.
+absl::StatusOr<llvm::orc::JITTargetMachineBuilder> HostMachineBuilder() {
   InitializeLlvm();
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
       llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -122,49 +123,44 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
   for (const auto& [name, enabled] : overrides.changes) {
     builder->getFeatures().AddFeature(name, enabled);
   }
-  builder->setCodeGenOptLevel(ToCodeGenLevel(optimization_level));
+  return std::move(*builder);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
+    int optimization_level) {
+  RETURN_IF_ERROR(CheckOptimizationLevel(optimization_level));
+  ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder builder,
+                   HostMachineBuilder());
+  builder.setCodeGenOptLevel(ToCodeGenLevel(optimization_level));
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
-      builder->createTargetMachine();
+      builder.createTargetMachine();
   if (!machine) return ToStatus(machine.takeError());
   return std::move(*machine);
 }
 
 absl::StatusOr<std::string> HostTargetDescription() {
-  llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder) return ToStatus(builder.takeError());
-  const FeatureOverrides& overrides = CpuFeatureOverrides();
-  RETURN_IF_ERROR(overrides.status);
-  for (const auto& [name, enabled] : overrides.changes) {
-    builder->getFeatures().AddFeature(name, enabled);
-  }
-  return absl::StrCat(builder->getTargetTriple().str(), " ", builder->getCPU(),
-                      " ", builder->getFeatures().getString());
+  ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder builder,
+                   HostMachineBuilder());
+  return absl::StrCat(builder.getTargetTriple().str(), " ", builder.getCPU(),
+                      " ", builder.getFeatures().getString());
 }
 
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateAotTargetMachine(
     const std::string& cpu, const std::string& features,
     int optimization_level) {
   RETURN_IF_ERROR(CheckOptimizationLevel(optimization_level));
-  InitializeLlvm();
-  llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder) return ToStatus(builder.takeError());
-  const std::string triple = builder->getTargetTriple().str();
+  ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder host,
+                   HostMachineBuilder());
+  const std::string triple = host.getTargetTriple().str();
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (target == nullptr) return absl::InternalError(absl::StrCat("LLVM: ", error));
-  std::string cpu_name = cpu;
+  // No CPU named: the host's, with its features (as the JIT's).
+  std::string cpu_name = cpu.empty() ? host.getCPU() : cpu;
   llvm::SubtargetFeatures all_features;
-  if (cpu.empty()) {
-    const FeatureOverrides& overrides = CpuFeatureOverrides();
-    RETURN_IF_ERROR(overrides.status);
-    cpu_name = builder->getCPU();
-    all_features = builder->getFeatures();
-    for (const auto& [name, enabled] : overrides.changes) {
-      all_features.AddFeature(name, enabled);
-    }
-  }
+  if (cpu.empty()) all_features = host.getFeatures();
   // A generic subtarget answers the questions without LLVM printing
   // warnings about a bad name.
   std::unique_ptr<llvm::MCSubtargetInfo> info(

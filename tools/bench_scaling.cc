@@ -10,16 +10,10 @@
 #include "runtime/compile.h"
 #include "runtime/compile_cache.h"
 #include "runtime/host_buffer.h"
+#include "tools/stopwatch.h"
 
 namespace mxla::tools {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double MillisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
-}
 
 // Builds a graph on `b` from its one parameter; returns the root.
 using GraphMaker = std::function<XlaOp(XlaBuilder&, XlaOp)>;

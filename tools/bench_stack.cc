@@ -9,16 +9,10 @@
 #include "runtime/jit_executable.h"
 #include "tools/bench_scaling.h"
 #include "tools/model_stack.h"
+#include "tools/stopwatch.h"
 
 namespace mxla::tools {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double MillisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
-}
 
 absl::StatusOr<StackPoint> MeasureStack(int64_t layers,
                                         const CodegenOptions& codegen) {

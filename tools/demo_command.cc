@@ -24,6 +24,7 @@
 #include "tools/demo_examples.h"
 #include "tools/doc_figure.h"
 #include "tools/ir_excerpt.h"
+#include "tools/stopwatch.h"
 
 namespace mxla::tools {
 namespace {
@@ -71,12 +72,6 @@ std::string Preview(const Literal& value) {
                       ", ... }", shape.rank() > 2 ? " (rows of the last "
                                                     "dimension)"
                                                   : "");
-}
-
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 // The jit's result against the interpreter's: bit for bit, or within the

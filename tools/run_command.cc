@@ -28,6 +28,7 @@
 #include "tools/commands.h"
 #include "tools/compare_results.h"
 #include "tools/file_util.h"
+#include "tools/stopwatch.h"
 
 namespace mxla::tools {
 namespace {
@@ -271,12 +272,6 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
     inputs.push_back(std::move(input));
   }
   return inputs;
-}
-
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 // Compiles `module` and runs it `repeat` times (at least once), returning
