@@ -1,6 +1,5 @@
 #include "codegen/build_identity.h"
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <sys/stat.h>

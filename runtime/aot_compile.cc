@@ -1,9 +1,10 @@
 #include "runtime/aot_compile.h"
 
-#include <cctype>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
-#include <sstream>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
