@@ -263,15 +263,21 @@ void DiskCache::Evict() const {
   int64_t total = 0;
   std::error_code error;
   const auto now = fs::file_time_type::clock::now();
-  for (const fs::directory_entry& file :
-       fs::directory_iterator(directory_, error)) {
+  // Stepped with error codes: other processes delete entries meanwhile,
+  // and nothing here may throw.
+  fs::directory_iterator it(directory_, error);
+  for (; !error && it != fs::directory_iterator(); it.increment(error)) {
+    const fs::directory_entry& file = *it;
     const std::string name = file.path().filename().string();
     std::error_code stat_error;
     const fs::file_time_type time = file.last_write_time(stat_error);
     if (stat_error) continue;
     if (absl::StrContains(name, ".mxla.tmp.")) {
       // A writer that died mid-write; live writers finish in seconds.
-      if (now - time > std::chrono::minutes(10)) fs::remove(file.path(), error);
+      std::error_code remove_error;
+      if (now - time > std::chrono::minutes(10)) {
+        fs::remove(file.path(), remove_error);
+      }
       continue;
     }
     if (!absl::EndsWith(name, kSuffix)) continue;
