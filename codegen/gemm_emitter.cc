@@ -1,11 +1,13 @@
 #include "codegen/gemm_emitter.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "codegen/llvm_pipeline.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
+#include "codegen/prefetch.h"
 #include "codegen/row_emitter.h"
 #include "ir/flat_dot.h"
 #include "ir/status_macros.h"
@@ -33,6 +35,12 @@ constexpr int64_t kSmallDotWork = 4096;
 // Rows of a small product up to this many vectors wide keep their
 // accumulators in vector registers.
 constexpr int64_t kSmallVectors = 4;
+// Dots whose packed rhs block is at most this large keep two on the stack
+// and pack the next slice while the current one's tiles run (the planner's
+// blocks are this size where k allows).
+constexpr int64_t kPipelinedRhsBlockBytes = 256 << 10;
+
+int64_t CeilDivInt(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Everything the kernel's loops share.
 class GemmEmitter {
@@ -85,21 +93,27 @@ class GemmEmitter {
                                              int64_t free_size,
                                              llvm::Value* k);
   // Packs `width`-wide panels of `operand` (rows of lhs, columns of rhs):
-  // panel p, step k, lane l at packed[(p * kc + k) * width + l].
+  // panel p, step k, lane l at packed[(p * kc + k) * width + l], for the
+  // steps k in [k_from, k_to) of the slice (all of them by default).
   absl::Status Pack(int operand, llvm::Value* packed, int64_t width,
                     llvm::Value* batch, llvm::Value* free_start,
                     llvm::Value* free_count, int64_t free_size,
-                    llvm::Value* k_start, llvm::Value* kc);
+                    llvm::Value* k_start, llvm::Value* kc,
+                    llvm::Value* k_from = nullptr,
+                    llvm::Value* k_to = nullptr);
   // Updates the tile at (row, column) of `batch`'s output with panels
   // `lhs_panel` and `rhs_panel` over kc steps; `first`: the k slice is the
   // first, the tile starts from 0.
   // The lhs panel: packed (element (row i, step k) at packed + k * mr +
   // i), or where `use_in_place` holds, lhs itself (at in_place + k + i *
   // k, LhsInPlace).
+  // The last, partial panel of rows is read in place too where
+  // `remainder_in_place` holds: its m % mr rows, no more.
   struct LhsPanel {
     llvm::Value* packed;
     llvm::Value* in_place = nullptr;
     llvm::Value* use_in_place = nullptr;
+    llvm::Value* remainder_in_place = nullptr;
   };
   absl::Status MicroKernel(const LhsPanel& lhs, llvm::Value* rhs_panel,
                            llvm::Value* kc, llvm::Value* batch,
@@ -122,9 +136,9 @@ class GemmEmitter {
                             llvm::Value* rows, llvm::Value* n0,
                             llvm::Value* nc, llvm::Value* k0, llvm::Value* kc,
                             llvm::Value* first);
-  // The packing buffers (lhs for `lhs_rows` rows), the tile buffer and the
-  // accumulators.
-  void AllocatePacking(int64_t lhs_rows);
+  // The packing buffers (lhs for `lhs_rows` rows, `rhs_blocks` rhs blocks
+  // of k_block x n_block), the tile buffer and the accumulators.
+  void AllocatePacking(int64_t lhs_rows, int64_t rhs_blocks);
   // The small path's row of accumulators, as scalars and as vectors.
   void AllocateSmall();
   // Whether the product skips packing (kSmallDotWork, one k slice).
@@ -143,6 +157,38 @@ class GemmEmitter {
     llvm::Value* nc;
   };
   UnitBlock Unit(llvm::Value* unit);
+  // One k slice of one unit's rhs block: what a pack fills.
+  struct RhsSlice {
+    llvm::Value* batch;
+    llvm::Value* n0;
+    llvm::Value* nc;
+    llvm::Value* k0;
+    llvm::Value* kc;
+  };
+  RhsSlice SliceOf(const UnitBlock& unit, llvm::Value* kb);
+  // The slice after (unit, kb) in the order this kernel call takes them,
+  // and whether it is still in [unit, end).
+  RhsSlice NextSlice(llvm::Value* unit, llvm::Value* kb, llvm::Value* end,
+                     llvm::Value** exists);
+  absl::Status PackRhs(const RhsSlice& slice, llvm::Value* packed,
+                       llvm::Value* k_from = nullptr,
+                       llvm::Value* k_to = nullptr);
+  // Packs the next slice's steps that are the current tile's share (its
+  // rows_per_tile, counted by tile_counter_) into next_rhs_->packed, and
+  // asks the cache for the share of the tile after it.
+  absl::Status PackNextRhsSlice();
+  // Before slice (unit, kb)'s tiles: selects its rhs block and sets up
+  // the packing of the next slice (next_rhs_), packing this one first if
+  // it is the call's first.
+  absl::Status StartPipelinedSlice(llvm::Value* unit, llvm::Value* kb,
+                                   llvm::Value* begin, llvm::Value* end,
+                                   const UnitBlock& u, const RhsSlice& slice);
+  // Prefetches rhs steps [k_from, k_to) of `slice` into L2 where rhs is a
+  // parameter read row by row (steps outermost after batch).
+  void PrefetchRhs(const RhsSlice& slice, llvm::Value* k_from,
+                   llvm::Value* k_to);
+  // Whether rhs is a parameter laid out [batch, contracting, free].
+  bool RhsRowsInPlace() const;
   // A product too small for packing to pay (kSmallDotWork): per row of
   // the unit, a row of accumulators updated over k in order, the loop over
   // the row vectorized; the same fused multiply-adds in the same order as
@@ -199,6 +245,19 @@ class GemmEmitter {
   llvm::Value* small_row_ = nullptr;
   std::vector<llvm::Value*> small_vectors_;
   std::vector<llvm::Value*> accumulators_;
+  // The rhs block the tiles read: packed_rhs_, or with two blocks the
+  // current one.
+  llvm::Value* rhs_block_ = nullptr;
+  int64_t rhs_block_elements_ = 0;
+  // While the tiles of one slice run, the next slice is packed into the
+  // other block, rows_per_tile steps before each tile.
+  struct NextRhs {
+    RhsSlice slice;
+    llvm::Value* packed;
+    llvm::Value* rows_per_tile;
+  };
+  std::optional<NextRhs> next_rhs_;
+  llvm::Value* tile_counter_ = nullptr;
 };
 
 llvm::Value* GemmEmitter::EntryArray(llvm::Type* type, int64_t count,
@@ -253,7 +312,10 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
                                int64_t width, llvm::Value* batch,
                                llvm::Value* free_start,
                                llvm::Value* free_count, int64_t free_size,
-                               llvm::Value* k_start, llvm::Value* kc) {
+                               llvm::Value* k_start, llvm::Value* kc,
+                               llvm::Value* k_from, llvm::Value* k_to) {
+  if (k_from == nullptr) k_from = I64(0);
+  if (k_to == nullptr) k_to = kc;
   llvm::LLVMContext& context = b_.getContext();
   llvm::Function* function = b_.GetInsertBlock()->getParent();
   llvm::Value* panels = CeilDiv(free_count, width);
@@ -274,7 +336,7 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
     b_.CreateCondBr(whole, whole_block, padded_block);
     for (bool pad : {false, true}) {
       b_.SetInsertPoint(pad ? padded_block : whole_block);
-      RETURN_IF_ERROR(EmitForLoop(b_, I64(0), kc, "pack_k", [&](llvm::Value* k) {
+      RETURN_IF_ERROR(EmitForLoop(b_, k_from, k_to, "pack_k", [&](llvm::Value* k) {
         llvm::Value* row = b_.CreateMul(b_.CreateAdd(b_.CreateMul(p, kc), k),
                                         I64(width));
         llvm::Value* k_index = b_.CreateAdd(k_start, k);
@@ -593,7 +655,7 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
   // The k loop, over one of the lhs layouts; only it is emitted twice
   // for an lhs read in place (the tile's setup and stores are shared).
   auto k_loop = [&](llvm::Value* lhs_panel, int64_t lhs_k_stride,
-                    int64_t lhs_row_stride) -> absl::Status {
+                    int64_t lhs_row_stride, int64_t rows) -> absl::Status {
     return EmitForLoop(b_, I64(0), kc, "micro_k", [&](llvm::Value* k) {
       std::vector<llvm::Value*> rhs;
       llvm::Value* rhs_row = b_.CreateMul(k, I64(tile_.nr));
@@ -604,7 +666,7 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
             llvm::Align(HostVectorBytes())));
       }
       llvm::Value* lhs_column = b_.CreateMul(k, I64(lhs_k_stride));
-      for (int64_t i = 0; i < tile_.mr; ++i) {
+      for (int64_t i = 0; i < rows; ++i) {
         llvm::Value* a = b_.CreateLoad(
             element_type_,
             At(lhs_panel, b_.CreateAdd(lhs_column, I64(i * lhs_row_stride))));
@@ -621,17 +683,27 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
     }, LoopHints::kKeepAsWritten);
   };
   if (lhs.use_in_place == nullptr) {
-    RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1));
+    RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1, tile_.mr));
   } else {
+    // Rows a partial panel lacks keep their accumulators' start values and
+    // are never stored.
+    const int64_t remainder = flat_.m % tile_.mr;
     auto* in_place = llvm::BasicBlock::Create(context, "lhs_in_place", function);
+    auto* not_whole = llvm::BasicBlock::Create(context, "lhs_partial", function);
+    auto* partial = llvm::BasicBlock::Create(context, "lhs_remainder", function);
     auto* packed = llvm::BasicBlock::Create(context, "lhs_packed", function);
     auto* joined = llvm::BasicBlock::Create(context, "lhs_done", function);
-    b_.CreateCondBr(lhs.use_in_place, in_place, packed);
+    b_.CreateCondBr(lhs.use_in_place, in_place, not_whole);
     b_.SetInsertPoint(in_place);
-    RETURN_IF_ERROR(k_loop(lhs.in_place, 1, flat_.k));
+    RETURN_IF_ERROR(k_loop(lhs.in_place, 1, flat_.k, tile_.mr));
+    b_.CreateBr(joined);
+    b_.SetInsertPoint(not_whole);
+    b_.CreateCondBr(lhs.remainder_in_place, partial, packed);
+    b_.SetInsertPoint(partial);
+    RETURN_IF_ERROR(k_loop(lhs.in_place, 1, flat_.k, remainder));
     b_.CreateBr(joined);
     b_.SetInsertPoint(packed);
-    RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1));
+    RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1, tile_.mr));
     b_.CreateBr(joined);
     b_.SetInsertPoint(joined);
   }
@@ -685,21 +757,29 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
                                        llvm::Value* rows, llvm::Value* n0,
                                        llvm::Value* nc, llvm::Value* k0,
                                        llvm::Value* kc, llvm::Value* first) {
-  // In place, only a last partial panel is packed (its missing rows read
-  // as zeros, never past the operand).
+  // In place, a last partial panel is read in place when it holds the
+  // matrix's last m % mr rows (it always does: units and chunks are whole
+  // panels), else packed (its missing rows read as zeros, never past the
+  // operand).
   const bool in_place = LhsInPlace();
   llvm::Value* whole_panels =
       in_place ? b_.CreateUDiv(rows, I64(tile_.mr)) : I64(0);
   llvm::Value* packed_first = b_.CreateMul(whole_panels, I64(tile_.mr));
-  RETURN_IF_ERROR(Pack(0, packed_lhs_, tile_.mr, batch,
-                       b_.CreateAdd(r0, packed_first),
-                       b_.CreateSub(rows, packed_first), flat_.m, k0, kc));
+  llvm::Value* partial_rows = b_.CreateSub(rows, packed_first);
+  const int64_t remainder = flat_.m % tile_.mr;
+  llvm::Value* remainder_in_place =
+      in_place && remainder > 0 ? b_.CreateICmpEQ(partial_rows, I64(remainder))
+                                : b_.getFalse();
+  RETURN_IF_ERROR(EmitIf(b_, b_.CreateNot(remainder_in_place), [&] {
+    return Pack(0, packed_lhs_, tile_.mr, batch,
+                b_.CreateAdd(r0, packed_first), partial_rows, flat_.m, k0, kc);
+  }));
   return EmitForLoop(b_, I64(0), CeilDiv(nc, tile_.nr), "n_panel",
                      [&](llvm::Value* jp) {
     return EmitForLoop(b_, I64(0), CeilDiv(rows, tile_.mr), "m_panel",
                        [&](llvm::Value* ip) -> absl::Status {
       llvm::Value* rhs_panel = At(
-          packed_rhs_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
+          rhs_block_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
       llvm::Value* row = b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr)));
       llvm::Value* column = b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr)));
       // Panels before whole_panels are read in place, the rest packed.
@@ -709,6 +789,8 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
                                                 I64(tile_.mr)));
       if (in_place) {
         lhs.use_in_place = b_.CreateICmpULT(ip, whole_panels);
+        lhs.remainder_in_place = b_.CreateAnd(
+            remainder_in_place, b_.CreateICmpEQ(ip, whole_panels));
         llvm::Value* start = b_.CreateAdd(
             b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
                          I64(flat_.k)),
@@ -717,6 +799,7 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
             elements_.parameter_buffer(dot_.operand(0)->parameter_number()),
             start);
       }
+      if (next_rhs_) RETURN_IF_ERROR(PackNextRhsSlice());
       return MicroKernel(lhs, rhs_panel, kc, batch, row, column, first);
     });
   });
@@ -729,13 +812,15 @@ void GemmEmitter::AllocateSmall() {
   }
 }
 
-void GemmEmitter::AllocatePacking(int64_t lhs_rows) {
+void GemmEmitter::AllocatePacking(int64_t lhs_rows, int64_t rhs_blocks) {
   const int64_t n_padded = (plan_.n_block + tile_.nr - 1) / tile_.nr * tile_.nr;
   const int64_t lhs_padded = (lhs_rows + tile_.mr - 1) / tile_.mr * tile_.mr;
   packed_lhs_ =
       EntryArray(element_type_, lhs_padded * plan_.k_block, "packed_lhs");
+  rhs_block_elements_ = plan_.k_block * n_padded;
   packed_rhs_ =
-      EntryArray(element_type_, plan_.k_block * n_padded, "packed_rhs");
+      EntryArray(element_type_, rhs_blocks * rhs_block_elements_, "packed_rhs");
+  rhs_block_ = packed_rhs_;
   tile_buffer_ = EntryArray(element_type_, tile_.mr * tile_.nr, "tile_buffer");
   for (int64_t i = 0; i < tile_.mr * (tile_.nr / tile_.lanes); ++i) {
     accumulators_.push_back(EntryArray(vector_type_, 1, "acc"));
@@ -756,7 +841,7 @@ absl::Status GemmEmitter::EmitRowDot(llvm::Value* begin, llvm::Value* end) {
   if (IsSmall()) {
     AllocateSmall();
   } else {
-    AllocatePacking(plan_.row_block);
+    AllocatePacking(plan_.row_block, /*rhs_blocks=*/1);
   }
   // With one k slice the unit packs rhs once, for all its row blocks.
   const bool one_slice = KBlocks() == 1;
@@ -805,25 +890,144 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   // The lhs rows packed at a time: an L2-sized block (144 x k_block) of
   // whole panels.
   const int64_t chunk = std::min<int64_t>(plan_.m_block, 144);
-  AllocatePacking(chunk);
+  // Two rhs blocks where they fit kPipelinedRhsBlockBytes: the tiles of one
+  // slice read one while the next slice is packed into the other.
+  const int64_t n_padded = CeilDivInt(plan_.n_block, tile_.nr) * tile_.nr;
+  const bool pipelined = plan_.k_block * n_padded *
+                             primitive_util::ByteWidth(type_) <=
+                         kPipelinedRhsBlockBytes;
+  AllocatePacking(chunk, pipelined ? 2 : 1);
+  if (pipelined) tile_counter_ = EntryArray(b_.getInt64Ty(), 1, "tile_counter");
   return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
-    const auto [batch, m0, mc, n0, nc] = Unit(unit);
+    const UnitBlock u = Unit(unit);
     return EmitForLoop(b_, I64(0), I64(KBlocks()), "k_block",
-                       [&](llvm::Value* kb) {
-      llvm::Value* k0 = b_.CreateMul(kb, I64(plan_.k_block));
-      llvm::Value* kc = Min(I64(plan_.k_block), b_.CreateSub(I64(flat_.k), k0));
-      RETURN_IF_ERROR(Pack(1, packed_rhs_, tile_.nr, batch, n0, nc, flat_.n,
-                           k0, kc));
+                       [&](llvm::Value* kb) -> absl::Status {
+      const RhsSlice slice = SliceOf(u, kb);
+      if (pipelined) {
+        RETURN_IF_ERROR(StartPipelinedSlice(unit, kb, begin, end, u, slice));
+      } else {
+        RETURN_IF_ERROR(PackRhs(slice, rhs_block_));
+      }
       llvm::Value* first = b_.CreateICmpEQ(kb, I64(0));
-      return EmitForLoop(b_, I64(0), CeilDiv(mc, chunk), "m_chunk",
-                         [&](llvm::Value* c) {
-        llvm::Value* r0 = b_.CreateAdd(m0, b_.CreateMul(c, I64(chunk)));
+      RETURN_IF_ERROR(EmitForLoop(b_, I64(0), CeilDiv(u.mc, chunk), "m_chunk",
+                                  [&](llvm::Value* c) {
+        llvm::Value* r0 = b_.CreateAdd(u.m0, b_.CreateMul(c, I64(chunk)));
         llvm::Value* rows =
-            Min(I64(chunk), b_.CreateSub(b_.CreateAdd(m0, mc), r0));
-        return MultiplyRows(batch, r0, rows, n0, nc, k0, kc, first);
-      });
+            Min(I64(chunk), b_.CreateSub(b_.CreateAdd(u.m0, u.mc), r0));
+        return MultiplyRows(u.batch, r0, rows, u.n0, u.nc, slice.k0, slice.kc,
+                            first);
+      }));
+      next_rhs_.reset();
+      return absl::OkStatus();
     });
   });
+}
+
+absl::Status GemmEmitter::StartPipelinedSlice(llvm::Value* unit,
+                                              llvm::Value* kb,
+                                              llvm::Value* begin,
+                                              llvm::Value* end,
+                                              const UnitBlock& u,
+                                              const RhsSlice& slice) {
+  // Slice j of this call reads block j % 2 and packs slice j + 1 into the
+  // other; only the call's first slice is packed before its tiles.
+  llvm::Value* j = b_.CreateAdd(
+      b_.CreateMul(b_.CreateSub(unit, begin), I64(KBlocks())), kb);
+  llvm::Value* parity = b_.CreateAnd(j, I64(1));
+  rhs_block_ =
+      At(packed_rhs_, b_.CreateMul(parity, I64(rhs_block_elements_)));
+  llvm::Value* other = At(
+      packed_rhs_,
+      b_.CreateMul(b_.CreateXor(parity, I64(1)), I64(rhs_block_elements_)));
+  RETURN_IF_ERROR(EmitIf(b_, b_.CreateICmpEQ(j, I64(0)),
+                         [&] { return PackRhs(slice, rhs_block_); }));
+  llvm::Value* exists;
+  const RhsSlice next = NextSlice(unit, kb, end, &exists);
+  // Each tile's share of the next slice's steps; the shares of all the
+  // slice's tiles cover them.
+  llvm::Value* tiles =
+      b_.CreateMul(CeilDiv(u.mc, tile_.mr), CeilDiv(u.nc, tile_.nr));
+  llvm::Value* share = b_.CreateUDiv(
+      b_.CreateAdd(next.kc, b_.CreateSub(tiles, I64(1))), tiles);
+  next_rhs_ = NextRhs{next, other, b_.CreateSelect(exists, share, I64(0))};
+  b_.CreateStore(I64(0), tile_counter_);
+  PrefetchRhs(next, I64(0), next_rhs_->rows_per_tile);
+  return absl::OkStatus();
+}
+
+GemmEmitter::RhsSlice GemmEmitter::SliceOf(const UnitBlock& unit,
+                                           llvm::Value* kb) {
+  llvm::Value* k0 = b_.CreateMul(kb, I64(plan_.k_block));
+  return RhsSlice{unit.batch, unit.n0, unit.nc, k0,
+                  Min(I64(plan_.k_block), b_.CreateSub(I64(flat_.k), k0))};
+}
+
+GemmEmitter::RhsSlice GemmEmitter::NextSlice(llvm::Value* unit,
+                                             llvm::Value* kb, llvm::Value* end,
+                                             llvm::Value** exists) {
+  llvm::Value* last = b_.CreateICmpEQ(kb, I64(KBlocks() - 1));
+  llvm::Value* next_unit =
+      b_.CreateSelect(last, b_.CreateAdd(unit, I64(1)), unit);
+  llvm::Value* next_kb =
+      b_.CreateSelect(last, I64(0), b_.CreateAdd(kb, I64(1)));
+  *exists = b_.CreateICmpULT(next_unit, end);
+  // Past the call's last slice, a valid one (its share of steps is empty).
+  return SliceOf(Unit(b_.CreateSelect(*exists, next_unit, unit)), next_kb);
+}
+
+absl::Status GemmEmitter::PackRhs(const RhsSlice& slice, llvm::Value* packed,
+                                  llvm::Value* k_from, llvm::Value* k_to) {
+  return Pack(1, packed, tile_.nr, slice.batch, slice.n0, slice.nc, flat_.n,
+              slice.k0, slice.kc, k_from, k_to);
+}
+
+absl::Status GemmEmitter::PackNextRhsSlice() {
+  llvm::Value* tile = b_.CreateLoad(b_.getInt64Ty(), tile_counter_);
+  b_.CreateStore(b_.CreateAdd(tile, I64(1)), tile_counter_);
+  llvm::Value* share = next_rhs_->rows_per_tile;
+  llvm::Value* kc = next_rhs_->slice.kc;
+  llvm::Value* from = Min(b_.CreateMul(tile, share), kc);
+  llvm::Value* to = Min(b_.CreateAdd(from, share), kc);
+  PrefetchRhs(next_rhs_->slice, to, Min(b_.CreateAdd(to, share), kc));
+  return EmitIf(b_, b_.CreateICmpSLT(from, to), [&] {
+    return PackRhs(next_rhs_->slice, next_rhs_->packed, from, to);
+  });
+}
+
+bool GemmEmitter::RhsRowsInPlace() const {
+  const HloInstruction& rhs = *dot_.operand(1);
+  if (rhs.opcode() != HloOpcode::kParameter) return false;
+  std::vector<int64_t> order = flat_.dnums.rhs_batch;
+  order.insert(order.end(), flat_.dnums.rhs_contracting.begin(),
+               flat_.dnums.rhs_contracting.end());
+  order.insert(order.end(), flat_.rhs_free.begin(), flat_.rhs_free.end());
+  for (size_t d = 0; d < order.size(); ++d) {
+    if (order[d] != static_cast<int64_t>(d)) return false;
+  }
+  return true;
+}
+
+void GemmEmitter::PrefetchRhs(const RhsSlice& slice, llvm::Value* k_from,
+                              llvm::Value* k_to) {
+  if (!RhsRowsInPlace()) return;
+  const int64_t bytes = primitive_util::ByteWidth(type_);
+  llvm::Value* base =
+      elements_.parameter_buffer(dot_.operand(1)->parameter_number());
+  // The block's rows are n apart: at a power-of-two n they share a few
+  // cache sets, so a slice's share is fetched into L2 (locality 2) only a
+  // tile ahead rather than all at once.
+  (void)EmitForLoop(b_, k_from, k_to, "prefetch_k", [&](llvm::Value* k) {
+    llvm::Value* row = b_.CreateAdd(b_.CreateMul(slice.batch, I64(flat_.k)),
+                                    b_.CreateAdd(slice.k0, k));
+    llvm::Value* first = b_.CreateMul(
+        b_.CreateAdd(b_.CreateMul(row, I64(flat_.n)), slice.n0), I64(bytes));
+    for (int64_t line = 0; line < plan_.n_block * bytes; line += 64) {
+      EmitPrefetch(b_, b_.CreateGEP(b_.getInt8Ty(), base,
+                                    b_.CreateAdd(first, I64(line))),
+                   /*locality=*/2);
+    }
+    return absl::OkStatus();
+  }, LoopHints::kKeepAsWritten);
 }
 
 }  // namespace

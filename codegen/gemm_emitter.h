@@ -15,7 +15,14 @@
 //     transposed operand (K^T) is read by packing, never by gathers.
 //     An lhs that is a plain [batch, m, k] parameter is not packed: the
 //     micro-kernel reads its rows in place (packing it cost 10-14% of
-//     G1 and G2), and only a last partial panel is packed, zero-padded.
+//     G1 and G2), a last panel of m % mr rows too, with that many rows.
+//   * Where two packed rhs blocks fit 512 KiB of stack, the rhs packing is
+//     pipelined: the slices a kernel call takes (its units' k slices, in
+//     order) alternate between the two blocks, and before each tile of one
+//     slice the kernel packs its share of the next slice's steps into the
+//     other block, prefetching the share after it into L2 (a parameter
+//     rhs read row by row). Only a call's first slice is packed before
+//     its tiles; the rest load rhs while the FMAs run.
 //   * Then every mr x nr tile of the block is updated by the micro-kernel:
 //     the tile lives in mr x (nr / lanes) vector accumulators; per k it
 //     loads nr / lanes rhs vectors and broadcasts one lhs element per row

@@ -31,6 +31,20 @@ llvm::MDNode* KeepAsWritten(llvm::LLVMContext& context) {
 
 }  // namespace
 
+absl::Status EmitIf(llvm::IRBuilder<>& b, llvm::Value* condition,
+                    const std::function<absl::Status()>& body) {
+  llvm::LLVMContext& context = b.getContext();
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  auto* then = llvm::BasicBlock::Create(context, "if.then", function);
+  auto* done = llvm::BasicBlock::Create(context, "if.done", function);
+  b.CreateCondBr(condition, then, done);
+  b.SetInsertPoint(then);
+  RETURN_IF_ERROR(body());
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
 absl::Status EmitForLoop(
     llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end,
     const char* name, const std::function<absl::Status(llvm::Value*)>& body,

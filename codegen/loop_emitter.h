@@ -27,6 +27,10 @@ absl::Status EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* start,
                          const std::function<absl::Status(llvm::Value*)>& body,
                          LoopHints hints = LoopHints::kDefault);
 
+// if (condition) body(). The builder is left after it.
+absl::Status EmitIf(llvm::IRBuilder<>& b, llvm::Value* condition,
+                    const std::function<absl::Status()>& body);
+
 // The rows of `dimensions` (rank >= 1, no zero size) that meet the
 // row-major positions [begin, end): `row` gets the row's index (all
 // dimensions but the last), its first linear position, and the columns

@@ -7,13 +7,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
+#include "codegen/prefetch.h"
 #include "codegen/reduction_accumulator.h"
 #include "codegen/reduction_emitter.h"
 #include "codegen/streaming_store_emitter.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Function.h"
-#include "llvm/IR/Intrinsics.h"
 
 namespace mxla::codegen {
 namespace {
@@ -153,11 +153,7 @@ class RowKernel {
           elements_.parameter_buffer(parameter->parameter_number()),
           b_.CreateMul(b_.CreateAdd(position, b_.getInt64(columns_)),
                        b_.getInt64(element_bytes)));
-      llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(
-          b_.GetInsertBlock()->getModule(), llvm::Intrinsic::prefetch,
-          {b_.getPtrTy()});
-      b_.CreateCall(prefetch, {address, b_.getInt32(0), b_.getInt32(3),
-                               b_.getInt32(1)});
+      EmitPrefetch(b_, address, /*locality=*/3);
     }
   }
 

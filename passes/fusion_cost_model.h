@@ -33,7 +33,8 @@ inline constexpr int64_t kRowBufferBudgetBytes = 64 << 10;
 
 // A dot fuses its elementwise consumers as an epilogue (applied as each
 // tile is stored, so the kernel takes all of k in one slice) up to this k:
-// its packed rhs block, k x 64 columns, stays within 512 KiB of stack.
+// its packed rhs block, k x 64 columns, stays within 512 KiB of stack (one
+// block past 256 KiB, two below).
 inline constexpr int64_t kMaxEpilogueDotK = 2048;
 
 // A row dot (ir/fusion_plan.h) accumulates each unit's rows of the

@@ -264,8 +264,9 @@ bool RowDotFits(const HloComputation& fused) {
 }
 
 // A dot kernel's blocks: k slices of 256, or all of k under an epilogue,
-// n blocks of at most 512 KiB of packed rhs (on the kernel's stack), and
-// RowsPerUnit. Any split gives the same bits.
+// n blocks of at most 256 KiB of packed rhs (the kernel keeps two on its
+// stack, packing one while the tiles read the other), and RowsPerUnit. Any
+// split gives the same bits.
 DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
   const FlatDot flat = Flatten(dot);
   const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
@@ -275,7 +276,7 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
       std::max<int64_t>(1, epilogue ? flat.k : std::min<int64_t>(flat.k, 256));
   // Whole micro-kernel panels (64 columns) where n allows.
   constexpr int64_t kColumnQuantum = 64;
-  const int64_t fitting = (512 << 10) / (plan.k_block * bytes);
+  const int64_t fitting = (256 << 10) / (plan.k_block * bytes);
   plan.n_block = std::max<int64_t>(
       1, std::min<int64_t>(flat.n, std::max<int64_t>(kColumnQuantum,
                                                       fitting / kColumnQuantum *

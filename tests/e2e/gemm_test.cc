@@ -174,7 +174,7 @@ TEST(GemmTest, ThreadCountsGiveTheSameBits) {
   const std::string text =
       DotModule("f32[300,257]", "f32[257,700]", "f32[300,700]", kMatmul);
   std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  EXPECT_THAT(Fused(text)->ToString(), HasSubstr("kind=dot, units=8"));
+  EXPECT_THAT(Fused(text)->ToString(), HasSubstr("kind=dot, units=9"));
   std::vector<Literal> arguments = MakeSeededArguments(*module, 9);
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
                        Compile(*module, {}));
@@ -186,6 +186,45 @@ TEST(GemmTest, ThreadCountsGiveTheSameBits) {
   ASSERT_OK_AND_ASSIGN(Literal expected,
                        EvaluateModule(*module, Pointers(arguments)));
   EXPECT_OK(LiteralUtil::Near(expected, results[0], 1e-4, 1e-4));
+}
+
+// Each thread's units take their k slices in order and pack the next
+// slice's rhs block while the current one's tiles run (across k slices, units
+// and a last, narrower n block), and a last panel of m % 6 rows reads lhs in
+// place: any split over threads gives the bits of one thread, near the
+// interpreter's.
+TEST(GemmTest, PipelinedPackingAndPartialRowPanels) {
+  const std::string batched = DotModule(
+      "f32[3,97,600]", "f32[3,600,130]", "f32[3,97,130]",
+      "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+      "rhs_contracting_dims={1}");
+  const std::string epilogue = absl::StrCat(
+      "HloModule m\nENTRY e {\n  x = f32[301,1024] parameter(0)\n"
+      "  w = f32[1024,200] parameter(1)\n  b = f32[200] parameter(2)\n"
+      "  d = f32[301,200] dot(x, w), ", kMatmul, "\n"
+      "  bb = f32[301,200] broadcast(b), dimensions={1}\n"
+      "  s = f32[301,200] add(d, bb)\n  z = f32[] constant(0)\n"
+      "  zb = f32[301,200] broadcast(z), dimensions={}\n"
+      "  ROOT r = f32[301,200] maximum(s, zb)\n}\n");
+  EXPECT_THAT(Fused(batched)->ToString(),
+              HasSubstr("units=9, m_block=48, n_block=130, k_block=256"));
+  EXPECT_THAT(Fused(epilogue)->ToString(),
+              HasSubstr("units=8, m_block=192, n_block=64, k_block=1024"));
+  for (const std::string& text : {batched, epilogue}) {
+    SCOPED_TRACE(text);
+    std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+    std::vector<Literal> arguments = MakeSeededArguments(*module, 3);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(*module, {}));
+    ASSERT_OK_AND_ASSIGN(
+        std::vector<Literal> results,
+        RunAtThreadCounts(*executable, Pointers(arguments), {1, 2, 3}));
+    EXPECT_EQ(results[0], results[1]);
+    EXPECT_EQ(results[0], results[2]);
+    ASSERT_OK_AND_ASSIGN(Literal expected,
+                         EvaluateModule(*module, Pointers(arguments)));
+    EXPECT_OK(LiteralUtil::Near(expected, results[0], 1e-4, 1e-4));
+  }
 }
 
 // out = f(dot(x, w), ...) with the epilogue `ops` (instructions after the
