@@ -892,10 +892,14 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   const int64_t chunk = std::min<int64_t>(plan_.m_block, 144);
   // Two rhs blocks where they fit kPipelinedRhsBlockBytes: the tiles of one
   // slice read one while the next slice is packed into the other.
+  // (The plan's check bounds one block and the lhs by kMaxDotPackedBytes;
+  // a second block must stay within it too.)
   const int64_t n_padded = CeilDivInt(plan_.n_block, tile_.nr) * tile_.nr;
-  const bool pipelined = plan_.k_block * n_padded *
-                             primitive_util::ByteWidth(type_) <=
-                         kPipelinedRhsBlockBytes;
+  const int64_t bytes = primitive_util::ByteWidth(type_);
+  const int64_t block_bytes = plan_.k_block * n_padded * bytes;
+  const bool pipelined =
+      block_bytes <= kPipelinedRhsBlockBytes &&
+      2 * block_bytes + plan_.k_block * 144 * bytes <= kMaxDotPackedBytes;
   AllocatePacking(chunk, pipelined ? 2 : 1);
   if (pipelined) tile_counter_ = EntryArray(b_.getInt64Ty(), 1, "tile_counter");
   return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {

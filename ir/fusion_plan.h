@@ -157,7 +157,8 @@ const HloInstruction* FusedDot(const HloComputation& computation);
 const HloInstruction* RowDot(const HloComputation& computation);
 
 // Bytes of a dot kernel's packed operand blocks, on its stack: at most
-// k_block x (n_block + 144) elements (the packed lhs takes up to 144 rows).
+// k_block x (n_block + 144) elements (the packed lhs takes up to 144 rows;
+// a second rhs block, for pipelined packing, only where it fits too).
 inline constexpr int64_t kMaxDotPackedBytes = 4 << 20;
 
 // Bytes of the stack block a row dot's unit accumulates in: row_block
