@@ -9,6 +9,7 @@
 #include "codegen/loop_emitter.h"
 #include "codegen/prefetch.h"
 #include "codegen/row_emitter.h"
+#include "codegen/streaming_store_emitter.h"
 #include "ir/flat_dot.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Intrinsics.h"
@@ -212,12 +213,16 @@ class GemmEmitter {
   // The root's index at (batch, m, n) of the flattened output.
   IrIndex OutputIndex(llvm::Value* batch, llvm::Value* m, llvm::Value* n);
   // Writes the valid rows x columns of the tile buffer through the
-  // epilogue into the output at `offset`.
+  // epilogue into the output at `offset`, streaming where StreamsEpilogue.
   absl::Status EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
                             llvm::Value* columns, llvm::Value* batch,
                             llvm::Value* row, llvm::Value* column);
   // Copies the valid rows x columns of a tile between the output (at
   // `offset`, row stride n) and the tile buffer (row stride nr).
+  // Whether the epilogue streams its whole, aligned tiles (the plan's
+  // store=streaming, a result of the dot's type whose rows are whole
+  // vectors).
+  bool StreamsEpilogue() const;
   absl::Status CopyTile(llvm::Value* offset, llvm::Value* rows,
                         llvm::Value* columns, bool into_buffer);
 
@@ -557,28 +562,87 @@ absl::Status GemmEmitter::EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
   // The dot's element at the index being generated: the tile buffer's.
   llvm::Value* sum = nullptr;
   elements_.Bind(dot_, [&](const IrIndex&) { return sum; });
-  absl::Status status =
-      EmitForLoop(b_, I64(0), rows, "epilogue_row", [&](llvm::Value* i) {
-        return EmitForLoop(b_, I64(0), columns, "epilogue_column",
-                           [&](llvm::Value* j) -> absl::Status {
-          elements_.ClearCache();
-          sum = b_.CreateLoad(
-              element_type_,
-              At(tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)), j)));
-          ASSIGN_OR_RETURN(
-              llvm::Value * value,
-              elements_.Generate(root_, OutputIndex(batch, b_.CreateAdd(row, i),
-                                                    b_.CreateAdd(column, j))));
-          StoreElement(b_, root_.shape().element_type(), result_,
-                       b_.CreateAdd(offset, b_.CreateAdd(
-                                                b_.CreateMul(i, I64(flat_.n)), j)),
-                       value);
-          return absl::OkStatus();
-        });
+  auto element = [&](llvm::Value* i,
+                     llvm::Value* j) -> absl::StatusOr<llvm::Value*> {
+    elements_.ClearCache();
+    sum = b_.CreateLoad(
+        element_type_,
+        At(tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)), j)));
+    return elements_.Generate(root_, OutputIndex(batch, b_.CreateAdd(row, i),
+                                                 b_.CreateAdd(column, j)));
+  };
+  auto out_offset = [&](llvm::Value* i, llvm::Value* j) {
+    return b_.CreateAdd(offset, b_.CreateAdd(b_.CreateMul(i, I64(flat_.n)), j));
+  };
+  auto plain = [&]() -> absl::Status {
+    return EmitForLoop(b_, I64(0), rows, "epilogue_row", [&](llvm::Value* i) {
+      return EmitForLoop(b_, I64(0), columns, "epilogue_column",
+                         [&](llvm::Value* j) -> absl::Status {
+        ASSIGN_OR_RETURN(llvm::Value * value, element(i, j));
+        StoreElement(b_, root_.shape().element_type(), result_,
+                     out_offset(i, j), value);
+        return absl::OkStatus();
       });
+    });
+  };
+  absl::Status status;
+  if (!StreamsEpilogue()) {
+    status = plain();
+  } else {
+    // A whole-width tile whose first row starts on a vector boundary (its
+    // rows, n apart, then all do) streams each vector, computed lane by
+    // lane (the SLP vectorizer packs them) and stored with one aligned
+    // non-temporal store; an edge tile or an unaligned output stores
+    // plainly.
+    llvm::LLVMContext& context = b_.getContext();
+    llvm::Function* function = b_.GetInsertBlock()->getParent();
+    auto* streamed = llvm::BasicBlock::Create(context, "epilogue_stream", function);
+    auto* stored = llvm::BasicBlock::Create(context, "epilogue_plain", function);
+    auto* done = llvm::BasicBlock::Create(context, "epilogue_done", function);
+    const int64_t vector_bytes = HostVectorBytes();
+    llvm::Value* address =
+        b_.CreatePtrToInt(At(result_, offset), b_.getInt64Ty());
+    b_.CreateCondBr(
+        b_.CreateAnd(b_.CreateICmpEQ(columns, I64(tile_.nr)),
+                     b_.CreateICmpEQ(b_.CreateAnd(address, I64(vector_bytes - 1)),
+                                     I64(0))),
+        streamed, stored);
+    b_.SetInsertPoint(streamed);
+    llvm::MDNode* nontemporal = llvm::MDNode::get(
+        context, llvm::ConstantAsMetadata::get(b_.getInt32(1)));
+    status = EmitForLoop(b_, I64(0), rows, "epilogue_stream_row",
+                         [&](llvm::Value* i) -> absl::Status {
+      for (int64_t v = 0; v < tile_.nr / tile_.lanes; ++v) {
+        llvm::Value* vector = llvm::PoisonValue::get(vector_type_);
+        for (int64_t lane = 0; lane < tile_.lanes; ++lane) {
+          ASSIGN_OR_RETURN(llvm::Value * value,
+                           element(i, I64(v * tile_.lanes + lane)));
+          vector = b_.CreateInsertElement(vector, value, lane);
+        }
+        llvm::StoreInst* store = b_.CreateAlignedStore(
+            vector, At(result_, out_offset(i, I64(v * tile_.lanes))),
+            llvm::Align(vector_bytes));
+        store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
+      }
+      return absl::OkStatus();
+    }, LoopHints::kKeepAsWritten);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(stored);
+    if (status.ok()) status = plain();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
   elements_.Unbind(dot_);
   elements_.ClearCache();
   return status;
+}
+
+bool GemmEmitter::StreamsEpilogue() const {
+  // Vectors of the result's own type, and rows a whole number of vectors
+  // long.
+  return epilogue_ && plan_.store == StoreKind::kStreaming &&
+         root_.shape().element_type() == type_ &&
+         flat_.n * primitive_util::ByteWidth(type_) % HostVectorBytes() == 0;
 }
 
 bool GemmEmitter::LhsInPlace() const {
@@ -902,7 +966,7 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
       2 * block_bytes + plan_.k_block * 144 * bytes <= kMaxDotPackedBytes;
   AllocatePacking(chunk, pipelined ? 2 : 1);
   if (pipelined) tile_counter_ = EntryArray(b_.getInt64Ty(), 1, "tile_counter");
-  return EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
+  absl::Status status = EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
     const UnitBlock u = Unit(unit);
     return EmitForLoop(b_, I64(0), I64(KBlocks()), "k_block",
                        [&](llvm::Value* kb) -> absl::Status {
@@ -925,6 +989,8 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
       return absl::OkStatus();
     });
   });
+  if (status.ok() && StreamsEpilogue()) EmitStreamingFence(b_);
+  return status;
 }
 
 absl::Status GemmEmitter::StartPipelinedSlice(llvm::Value* unit,

@@ -131,6 +131,12 @@ absl::Status ParseValue(TokenCursor& cursor, const std::string& key,
                        {"scratch_bytes", &reduction->scratch_bytes}});
   }
   if (auto* dot = std::get_if<DotPlan>(&plan.config)) {
+    // store= alone is the dot's own (an epilogue's stores); with the other
+    // row keys, the row plan's (ParseFusionPlan moves it there).
+    if (key == "store" && !dot->rows) {
+      ASSIGN_OR_RETURN(dot->store, ParseStore(cursor));
+      return absl::OkStatus();
+    }
     if (RowDotKeys().count(key) > 0 && !dot->rows) dot->rows.emplace();
     if (RowKeys().count(key) > 0) {
       return ParseRowValue(cursor, key, *dot->rows);
@@ -185,8 +191,12 @@ absl::StatusOr<FusionPlan> ParseFusionPlan(TokenCursor& cursor) {
   }
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kRBrace));
   std::set<std::string> required = keys.required;
-  if (const auto* dot = std::get_if<DotPlan>(&plan.config); dot && dot->rows) {
+  if (auto* dot = std::get_if<DotPlan>(&plan.config); dot && dot->rows) {
     required.insert(RowDotKeys().begin(), RowDotKeys().end());
+    if (dot->store != StoreKind::kPlain) {  // store= came before row_block
+      dot->rows->store = dot->store;
+      dot->store = StoreKind::kPlain;
+    }
   }
   for (const std::string& key : required) {
     if (seen.count(key) == 0) {

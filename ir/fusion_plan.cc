@@ -54,7 +54,10 @@ std::string DotToString(const DotPlan& dot) {
                       ", n_block=", dot.n_block, ", k_block=", dot.k_block,
                       dot.rows ? absl::StrCat(", row_block=", dot.row_block,
                                               ", ", RowToString(*dot.rows))
-                               : "");
+                               : "",
+                      !dot.rows && dot.store == StoreKind::kStreaming
+                          ? ", store=streaming"
+                          : "");
 }
 
 }  // namespace

@@ -103,6 +103,9 @@ struct DotPlan {
   // A row dot: its rows' phases, run after each block of row_block rows.
   int64_t row_block = 0;
   std::optional<RowPlan> rows;
+  // How a dot with an epilogue stores its tiles (a row dot's stores are its
+  // row plan's); printed only when streaming.
+  StoreKind store = StoreKind::kPlain;
   bool operator==(const DotPlan&) const = default;
 };
 

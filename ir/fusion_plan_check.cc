@@ -254,6 +254,11 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
     return PlanError(plan, absl::StrCat("an epilogue needs all of k in one "
                                         "slice: k_block at least ",
                                         flat.k));
+  } else if (&root == fused.root_instruction() &&
+             dot.store == StoreKind::kStreaming) {
+    return PlanError(plan, "store=streaming needs an epilogue (a root after "
+                           "the dot): a dot alone keeps its tiles in place "
+                           "across k slices");
   }
   const int64_t units = flat.batch * CeilDiv(flat.m, dot.m_block) *
                         CeilDiv(flat.n, dot.n_block);

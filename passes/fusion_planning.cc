@@ -266,8 +266,9 @@ bool RowDotFits(const HloComputation& fused) {
 // A dot kernel's blocks: k slices of 256, or all of k under an epilogue,
 // n blocks of at most 256 KiB of packed rhs (the kernel keeps two on its
 // stack, packing one while the tiles read the other), and RowsPerUnit. Any
-// split gives the same bits.
-DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
+// split gives the same bits. An epilogue's stores stream where the
+// fusion's result does (Streams).
+DotPlan PlanDot(const HloInstruction& dot, bool epilogue, bool streams) {
   const FlatDot flat = Flatten(dot);
   const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
   DotPlan plan;
@@ -284,6 +285,8 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue) {
   plan.m_block = RowsPerUnit(flat, plan.n_block);
   plan.units = flat.batch * CeilDiv(flat.m, plan.m_block) *
                CeilDiv(flat.n, plan.n_block);
+  // An epilogue writes each element once, as its tile is done.
+  if (epilogue && streams) plan.store = StoreKind::kStreaming;
   return plan;
 }
 
@@ -293,7 +296,7 @@ absl::StatusOr<FusionPlan> PlanFusion(const HloInstruction& fusion,
   const HloComputation& fused = *fusion.to_apply();
   const HloInstruction& root = *fused.root_instruction();
   if (const HloInstruction* dot = FusedDot(fused)) {
-    return FusionPlan{PlanDot(*dot, dot != &root)};
+    return FusionPlan{PlanDot(*dot, dot != &root, Streams(fusion, options))};
   }
   absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
   if (const HloInstruction* dot = RowDot(fused)) {

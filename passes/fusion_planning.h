@@ -14,7 +14,8 @@
 //   * a reduce root is a reduction plan (PlanReduction);
 //   * anything else is a loop plan: a scalar result, or a kernel moving
 //     less than 2 * kMinBytesPerChunk, is one unit with static bounds;
-//   * loop and row results of at least streaming_store_min_bytes (not
+//   * loop and row results, and the epilogues of dots, of at least
+//     streaming_store_min_bytes (not
 //     pred) that are entry results (the root, or read only by the root
 //     tuple), computed by a body of at most kMaxStreamingBodyInstructions,
 //     are written with streaming stores (full-row roots only).

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "codegen/compiler.h"
 #include "codegen/gemm_emitter.h"
 #include "codegen/llvm_pipeline.h"
 #include "gmock/gmock.h"
@@ -286,6 +288,64 @@ TEST(GemmTest, EpiloguesFuseIntoTheKernel) {
   EXPECT_THAT(VerifyHloText(text).message(),
               HasSubstr("an epilogue needs all of k in one slice: k_block at "
                         "least 130"));
+}
+
+// An epilogue whose result streams (here from 1 byte on) writes each whole,
+// aligned tile with non-temporal vector stores, and the rest plainly: the
+// same bits as plain stores, at every thread count. Rows that are not whole
+// vectors (n = 70) and a result of another type (bf16) store plainly under
+// the same plan. A dot alone cannot stream.
+TEST(GemmTest, EpiloguesStreamWholeAlignedTiles) {
+  const std::string relu =
+      "  bb = f32[45,NCOLS] broadcast(b), dimensions={1}\n"
+      "  s = f32[45,NCOLS] add(d, bb)\n  z = f32[] constant(0)\n"
+      "  zb = f32[45,NCOLS] broadcast(z), dimensions={}\n"
+      "  ROOT r = f32[45,NCOLS] maximum(s, zb)\n";
+  const std::string bias = "  b = f32[NCOLS] parameter(2)\n";
+  struct Case {
+    std::string n, params, ops;
+    bool vector_stores;
+  };
+  const Case cases[] = {
+      {"256", bias, relu, true},  // 45 rows: a last tile of 3 rows
+      {"80", bias, relu, true},   // a 16-column edge tile stores plainly
+      {"70", bias, relu, false},
+      {"256", "", "  ROOT c = bf16[45,NCOLS] convert(d)\n", false},
+  };
+  CompileOptions streaming;
+  streaming.codegen.streaming_store_min_bytes = 1;
+  for (const Case& c : cases) {
+    const std::string text = absl::StrReplaceAll(
+        EpilogueModule("45", "130", c.n, c.params, c.ops), {{"NCOLS", c.n}});
+    SCOPED_TRACE(text);
+    EXPECT_THAT(Fused(text, streaming)->ToString(),
+                HasSubstr("k_block=130, store=streaming}"));
+    EXPECT_THAT(Fused(text)->ToString(), Not(HasSubstr("store=streaming")));
+    std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+    ASSERT_OK_AND_ASSIGN(
+        std::string assembly,
+        EmitIr(*OptimizeForBackend(*module, streaming).value(),
+               streaming.codegen, IrStage::kAssembly));
+    EXPECT_EQ(assembly.find("movnt") != std::string::npos, c.vector_stores);
+    std::vector<Literal> arguments = MakeSeededArguments(*module, 5);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> plain,
+                         Compile(*module, {}));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> streamed,
+                         Compile(*module, streaming));
+    ASSERT_OK_AND_ASSIGN(Literal expected,
+                         plain->Run(Pointers(arguments), RunOptions{}));
+    ASSERT_OK_AND_ASSIGN(
+        std::vector<Literal> results,
+        RunAtThreadCounts(*streamed, Pointers(arguments), {1, 2, 3}));
+    for (const Literal& result : results) EXPECT_EQ(result, expected);
+  }
+  std::string alone = Fused(DotModule("f32[45,130]", "f32[130,256]",
+                                      "f32[45,256]", kMatmul))
+                          ->ToString();
+  alone.replace(alone.find("k_block=130}"), 12,
+                "k_block=130, store=streaming}");
+  EXPECT_THAT(VerifyHloText(alone).message(),
+              HasSubstr("store=streaming needs an epilogue"));
 }
 
 // Cheap producers (a convert, a scale, a transpose) are generated while

@@ -62,6 +62,43 @@ TEST(FusionPlanTest, KeysMayComeInAnyOrder) {
   EXPECT_EQ(plan, (FusionPlan{LoopPlan{StoreKind::kPlain, true}}));
 }
 
+// A dot's store= is its epilogue's; with a row dot's keys, before them or
+// after, it is the row plan's.
+TEST(FusionPlanTest, ADotsStoreIsItsOwnOrItsRowPlans) {
+  DotPlan streamed{.units = 64, .m_block = 512, .n_block = 64,
+                   .k_block = 1024};
+  streamed.store = StoreKind::kStreaming;
+  EXPECT_EQ(FusionPlan{streamed}.ToString(),
+            "{kind=dot, units=64, m_block=512, n_block=64, k_block=1024, "
+            "store=streaming}");
+  ASSERT_OK_AND_ASSIGN(FusionPlan parsed,
+                       Parse(FusionPlan{streamed}.ToString()));
+  EXPECT_EQ(parsed, FusionPlan{streamed});
+  DotPlan plain = streamed;
+  plain.store = StoreKind::kPlain;
+  EXPECT_EQ(FusionPlan{plain}.ToString(),
+            "{kind=dot, units=64, m_block=512, n_block=64, k_block=1024}");
+  ASSERT_OK_AND_ASSIGN(parsed, Parse("{kind=dot, units=1, m_block=4, "
+                                     "n_block=8, k_block=16, store=plain}"));
+  EXPECT_EQ(std::get<DotPlan>(parsed.config).store, StoreKind::kPlain);
+
+  const std::string row_keys =
+      "row_block=4, rows={4}, columns={8}, buffered={}";
+  for (const std::string& text :
+       {"{kind=dot, units=1, m_block=4, n_block=8, k_block=16, "
+        "store=streaming, " + row_keys + "}",
+        "{kind=dot, units=1, m_block=4, n_block=8, k_block=16, " + row_keys +
+            ", store=streaming}"}) {
+    SCOPED_TRACE(text);
+    ASSERT_OK_AND_ASSIGN(FusionPlan row_dot, Parse(text));
+    const DotPlan& dot = std::get<DotPlan>(row_dot.config);
+    ASSERT_TRUE(dot.rows.has_value());
+    EXPECT_EQ(dot.rows->store, StoreKind::kStreaming);
+    EXPECT_EQ(dot.store, StoreKind::kPlain);
+    EXPECT_THAT(row_dot.ToString(), HasSubstr("columns={8}, store=streaming"));
+  }
+}
+
 TEST(FusionPlanTest, ParseErrorsSayWhatIsWrong) {
   EXPECT_THAT(Parse("{kind=tile}"),
               StatusIs(absl::StatusCode::kInvalidArgument,
