@@ -590,10 +590,12 @@ absl::Status GemmEmitter::EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
     status = plain();
   } else {
     // A whole-width tile whose first row starts on a vector boundary (its
-    // rows, n apart, then all do) streams each vector, computed lane by
-    // lane (the SLP vectorizer packs them) and stored with one aligned
-    // non-temporal store; an edge tile or an unaligned output stores
-    // plainly.
+    // rows, n apart, then all do) is computed in place in the tile buffer
+    // (a loop the loop vectorizer takes, as the plain one) and streamed
+    // from it with aligned non-temporal vector stores: 2 x 24 more L1
+    // accesses per tile of thousands of multiply-adds, and a fraction of
+    // the compile time of assembling each vector lane by lane. An edge
+    // tile or an unaligned output stores plainly.
     llvm::LLVMContext& context = b_.getContext();
     llvm::Function* function = b_.GetInsertBlock()->getParent();
     auto* streamed = llvm::BasicBlock::Create(context, "epilogue_stream", function);
@@ -608,24 +610,34 @@ absl::Status GemmEmitter::EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
                                      I64(0))),
         streamed, stored);
     b_.SetInsertPoint(streamed);
+    status = EmitForLoop(b_, I64(0), rows, "epilogue_row", [&](llvm::Value* i) {
+      return EmitForLoop(b_, I64(0), I64(tile_.nr), "epilogue_column",
+                         [&](llvm::Value* j) -> absl::Status {
+        ASSIGN_OR_RETURN(llvm::Value * value, element(i, j));
+        b_.CreateStore(value, At(tile_buffer_, b_.CreateAdd(
+                                                   b_.CreateMul(i, I64(tile_.nr)), j)));
+        return absl::OkStatus();
+      });
+    });
     llvm::MDNode* nontemporal = llvm::MDNode::get(
         context, llvm::ConstantAsMetadata::get(b_.getInt32(1)));
-    status = EmitForLoop(b_, I64(0), rows, "epilogue_stream_row",
-                         [&](llvm::Value* i) -> absl::Status {
-      for (int64_t v = 0; v < tile_.nr / tile_.lanes; ++v) {
-        llvm::Value* vector = llvm::PoisonValue::get(vector_type_);
-        for (int64_t lane = 0; lane < tile_.lanes; ++lane) {
-          ASSIGN_OR_RETURN(llvm::Value * value,
-                           element(i, I64(v * tile_.lanes + lane)));
-          vector = b_.CreateInsertElement(vector, value, lane);
+    if (status.ok()) {
+      status = EmitForLoop(b_, I64(0), rows, "epilogue_stream_row",
+                           [&](llvm::Value* i) -> absl::Status {
+        for (int64_t v = 0; v < tile_.nr / tile_.lanes; ++v) {
+          llvm::Value* vector = b_.CreateAlignedLoad(
+              vector_type_,
+              At(tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)),
+                                            I64(v * tile_.lanes))),
+              llvm::Align(vector_bytes));
+          llvm::StoreInst* store = b_.CreateAlignedStore(
+              vector, At(result_, out_offset(i, I64(v * tile_.lanes))),
+              llvm::Align(vector_bytes));
+          store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
         }
-        llvm::StoreInst* store = b_.CreateAlignedStore(
-            vector, At(result_, out_offset(i, I64(v * tile_.lanes))),
-            llvm::Align(vector_bytes));
-        store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
-      }
-      return absl::OkStatus();
-    }, LoopHints::kKeepAsWritten);
+        return absl::OkStatus();
+      }, LoopHints::kKeepAsWritten);
+    }
     b_.CreateBr(done);
     b_.SetInsertPoint(stored);
     if (status.ok()) status = plain();
