@@ -13,6 +13,7 @@
 #include "ir/flat_dot.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mxla::codegen {
 
@@ -468,22 +469,27 @@ absl::Status GemmEmitter::EmitSmallVectorRows(llvm::Value* batch,
                                               llvm::Value* m0, llvm::Value* mc,
                                               llvm::Value* n0,
                                               int64_t columns) {
-  const int64_t vectors = (columns + tile_.lanes - 1) / tile_.lanes;
+  // Fewer columns than a vector has lanes: the narrowest vector that holds
+  // them, rather than relying on LLVM to narrow the full-width code.
+  const int64_t lanes =
+      std::min<int64_t>(tile_.lanes, llvm::PowerOf2Ceil(columns));
+  llvm::Type* vector_type = llvm::FixedVectorType::get(element_type_, lanes);
+  const int64_t vectors = (columns + lanes - 1) / lanes;
   return EmitForLoop(b_, I64(0), mc, "small_row", [&](llvm::Value* i) {
     llvm::Value* row = b_.CreateAdd(m0, i);
     for (int64_t v = 0; v < vectors; ++v) {
-      b_.CreateStore(llvm::Constant::getNullValue(vector_type_),
+      b_.CreateStore(llvm::Constant::getNullValue(vector_type),
                      small_vectors_[v]);
     }
     RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(flat_.k), "small_k",
                                 [&](llvm::Value* k) -> absl::Status {
       ASSIGN_OR_RETURN(llvm::Value * a, LhsElement(batch, row, k));
-      llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
+      llvm::Value* splat = b_.CreateVectorSplat(lanes, a);
       for (int64_t v = 0; v < vectors; ++v) {
         // Lanes past the row multiply zeros; they are never stored.
-        llvm::Value* w = llvm::Constant::getNullValue(vector_type_);
-        for (int64_t lane = 0; lane < tile_.lanes; ++lane) {
-          const int64_t column = v * tile_.lanes + lane;
+        llvm::Value* w = llvm::Constant::getNullValue(vector_type);
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+          const int64_t column = v * lanes + lane;
           if (column >= columns) break;
           elements_.ClearCache();
           ASSIGN_OR_RETURN(
@@ -496,8 +502,8 @@ absl::Status GemmEmitter::EmitSmallVectorRows(llvm::Value* batch,
         }
         b_.CreateStore(
             b_.CreateIntrinsic(
-                llvm::Intrinsic::fmuladd, {vector_type_},
-                {splat, w, b_.CreateLoad(vector_type_, small_vectors_[v])}),
+                llvm::Intrinsic::fmuladd, {vector_type},
+                {splat, w, b_.CreateLoad(vector_type, small_vectors_[v])}),
             small_vectors_[v]);
       }
       return absl::OkStatus();
@@ -505,8 +511,8 @@ absl::Status GemmEmitter::EmitSmallVectorRows(llvm::Value* batch,
     elements_.ClearCache();
     for (int64_t column = 0; column < columns; ++column) {
       llvm::Value* sum = b_.CreateExtractElement(
-          b_.CreateLoad(vector_type_, small_vectors_[column / tile_.lanes]),
-          column % tile_.lanes);
+          b_.CreateLoad(vector_type, small_vectors_[column / lanes]),
+          column % lanes);
       RETURN_IF_ERROR(
           StoreOutput(batch, row, b_.CreateAdd(n0, I64(column)), sum));
     }

@@ -4,17 +4,20 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "codegen/llvm_miscompile_guards.h"
 #include "ir/status_macros.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassInstrumentation.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -235,11 +238,14 @@ absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
   tuning.SLPVectorization = true;
   tuning.LoopInterleaving = true;
   tuning.LoopUnrolling = true;
+  // Before the analysis managers, which refer to it.
+  llvm::PassInstrumentationCallbacks instrumentation;
+  GuardAgainstLlvmMiscompiles(instrumentation);
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;
   llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder passes(&machine, tuning);
+  llvm::PassBuilder passes(&machine, tuning, std::nullopt, &instrumentation);
   passes.registerModuleAnalyses(modules);
   passes.registerCGSCCAnalyses(cgscc);
   passes.registerFunctionAnalyses(functions);

@@ -382,6 +382,24 @@ TEST(GemmTest, TinyProductsWithEpilogues) {
   }
 }
 
+// One producer on both sides (a square, s @ s) with a row-index epilogue:
+// the lhs element splatted and the rhs row are the same values, which LLVM
+// 19's VectorCombine once rebuilt as each other (llvm_miscompile_guards.h;
+// the differential fuzzer found it at n = 2).
+TEST(GemmTest, SquaresOfOneProducer) {
+  for (int n : {1, 2, 3, 4, 5, 8, 9, 16, 17, 33}) {
+    const std::string shape = absl::StrCat("[", n, ",", n, "]");
+    const std::string text = absl::StrCat(
+        "HloModule m\nENTRY e {\n  x = f32", shape, " parameter(0)\n",
+        "  y = s16", shape, " parameter(1)\n  c = f32", shape, " convert(y)\n",
+        "  s = f32", shape, " add(c, x)\n  d = f32", shape, " dot(s, s), ",
+        kMatmul, "\n  i = f32", shape, " iota(), iota_dimension=0\n",
+        "  ROOT out = f32", shape, " subtract(d, i)\n}\n");
+    EXPECT_THAT(Fused(text)->ToString(), HasSubstr("kind=dot")) << text;
+    EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+  }
+}
+
 // Where the dot must stay its own kernel: a second user of the dot, a
 // reduction after it (softmax), or k beyond kMaxEpilogueDotK.
 TEST(GemmTest, DotsStayAloneWhereNoEpilogueFits) {
