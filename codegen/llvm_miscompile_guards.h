@@ -17,7 +17,8 @@ namespace mxla::codegen {
 //   lhs and rhs are the same producer: the scalar splatted for the rhs row
 //   and the row itself) is rebuilt as the identity, and a splat becomes the
 //   whole row (llvm/llvm-project#180338, fixed upstream in 2026). The early
-//   VectorCombine (loads and inserts only) still runs.
+//   VectorCombine (loads and inserts only) still runs. Test:
+//   LlvmMiscompileGuardsTest.SplatAndRowOfOneValueStayApart.
 void GuardAgainstLlvmMiscompiles(llvm::PassInstrumentationCallbacks& callbacks);
 
 }  // namespace mxla::codegen

@@ -80,8 +80,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                            executable.status().ToString(),
                                            "\n", module.ToString()));
   std::unique_ptr<HostFeedQueue> actual_feed = graph->MakeFeed();
-  absl::StatusOr<Literal> actual =
-      (*executable)->Run(arguments, {.host_feed = actual_feed.get()});
+  RunOptions run;
+  run.host_feed = actual_feed.get();
+  absl::StatusOr<Literal> actual = (*executable)->Run(arguments, run);
   FUZZ_CHECK(actual.ok(), absl::StrCat(graph->description, ": ",
                                        actual.status().ToString()));
   std::string context = absl::StrCat(
