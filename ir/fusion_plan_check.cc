@@ -235,6 +235,11 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
                                           Dims(dims.subspan(dims.size() -
                                                             columns))));
     }
+    // Rows without columns have nothing to accumulate; their reductions
+    // are left to kernels of their own.
+    if (flat.n == 0) {
+      return PlanError(plan, "a row dot needs columns: the dot's n is 0");
+    }
     if (dot.n_block != std::max<int64_t>(1, flat.n)) {
       return PlanError(plan, absl::StrCat("a row dot's unit has whole rows: "
                                           "n_block must be ",

@@ -253,6 +253,7 @@ bool RowDotFits(const HloComputation& fused) {
   const HloInstruction* dot = RowDot(fused);
   if (dot == nullptr) return false;
   const FlatDot flat = Flatten(*dot);
+  if (flat.n == 0) return false;  // no columns to accumulate (CheckFusionPlan)
   // The rows' columns are the dot's n: all of its rhs-free dimensions.
   absl::StatusOr<RowFusion> rows = AnalyzeRowFusion(fused);
   if (!rows.ok() || rows->column_dimensions.size() != flat.rhs_free.size()) {

@@ -33,6 +33,7 @@ using ::mxla::testing::RunAndCompare;
 using ::mxla::testing::RunAndCompareOptions;
 using ::mxla::testing::VerifyHloText;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const char kReducers[] =
     "HloModule m\n"
@@ -208,6 +209,28 @@ TEST(RowDotTest, MatchesTheInterpreter) {
     EXPECT_THAT(kernel->ToString(), HasSubstr("rows={")) << text;
     EXPECT_TRUE(RunAndCompare(text, Close())) << text;
   }
+}
+
+// Empty rows (n = 0) are no row dot: the dot and the reductions (which
+// write their initial values: log-sum-exp of nothing is -inf) run as
+// kernels of their own, and a plan that says otherwise is rejected. The
+// differential fuzzer found the planner making one the checker refused.
+TEST(RowDotTest, EmptyRowsAreNoRowDot) {
+  for (const std::string& text :
+       {LogSumExp(7, 5, 0), LogSumExp(100, 3, 0), Attention(2, 5, 0, 4)}) {
+    std::unique_ptr<HloModule> fused = Fused(text);
+    EXPECT_THAT(fused->ToString(), Not(HasSubstr("row_block="))) << text;
+    EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+  }
+  std::string forced = Fused(LogSumExp(7, 5, 3))->ToString();
+  ASSERT_THAT(forced, HasSubstr("rows={7}")) << forced;
+  forced = absl::StrReplaceAll(forced, {{"f32[5,3]", "f32[5,0]"},
+                                        {"f32[7,3]", "f32[7,0]"},
+                                        {"n_block=3", "n_block=1"},
+                                        {"columns={3}", "columns={0}"}});
+  EXPECT_THAT(std::string(VerifyHloText(forced).message()),
+              HasSubstr("a row dot needs columns: the dot's n is 0"))
+      << forced;
 }
 
 // Where the dot keeps its own kernel: rows too long for a unit's block, a
