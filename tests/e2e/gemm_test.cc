@@ -170,8 +170,6 @@ TEST(GemmTest, ZeroSizesNaNAndInfinity) {
   EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), Close()));
 }
 
-// Every output element is computed by one unit in one order: 1, 2 and 3
-// threads give the same bits.
 // Runs `text` on seeded arguments at 1, 2 and 3 threads: the same bits
 // each time, near the interpreter's.
 void ExpectSameBitsAtEveryThreadCount(const std::string& text, int seed) {
@@ -190,6 +188,8 @@ void ExpectSameBitsAtEveryThreadCount(const std::string& text, int seed) {
   EXPECT_OK(LiteralUtil::Near(expected, results[0], 1e-4, 1e-4));
 }
 
+// Every output element is computed by one unit in one order: 1, 2 and 3
+// threads give the same bits.
 TEST(GemmTest, ThreadCountsGiveTheSameBits) {
   const std::string text =
       DotModule("f32[300,257]", "f32[257,700]", "f32[300,700]", kMatmul);
