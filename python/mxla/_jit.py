@@ -22,15 +22,44 @@ _STAGE_FILES = {
 }
 
 
-def _signature(arrays):
-    return tuple((a.shape, a.dtype.str) for a in arrays)
+def _arguments(args):
+    """The arguments as arrays, and for each, int or float if it is a
+    Python int or float: such a parameter stays weak in the traced
+    function, as a literal would (x_f32 * s is float32 for s = 2.5)."""
+    arrays, weak = [], []
+    for a in args:
+        if isinstance(a, (int, float)) and not isinstance(a, (bool, _np.generic)):
+            kind = int if isinstance(a, int) else float
+            if kind is int and not _fits(a, _np.int64):
+                raise OverflowError(f"Python int {a} is out of bounds for "
+                                    f"int64, the dtype of a Python int "
+                                    f"argument")
+            arrays.append(_np.asarray(a, _np.int64 if kind is int else _np.float64))
+            weak.append(kind)
+        else:
+            arrays.append(_np.asarray(a))
+            weak.append(None)
+    return arrays, weak
 
 
-def _trace(fn, arrays):
-    """The computation of `fn` on parameters shaped like `arrays`."""
+def _fits(value, dtype):
+    info = _np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
+def _signature(arrays, weak):
+    return tuple((a.shape, a.dtype.str, w) for a, w in zip(arrays, weak))
+
+
+def _trace(fn, arrays, weak=None):
+    """The computation of `fn` on parameters shaped like `arrays` (weak
+    where `weak` says int or float), and for each parameter the integer
+    dtypes that its weak int was converted to."""
     builder = _mxla.XlaBuilder(getattr(fn, "__name__", "jit"))
-    params = [Tracer(_mxla.Parameter(builder, i, a.dtype, a.shape, f"arg{i}"))
-              for i, a in enumerate(arrays)]
+    weak = weak or [None] * len(arrays)
+    params = [Tracer(_mxla.Parameter(builder, i, a.dtype, a.shape, f"arg{i}"),
+                     weak=w)
+              for i, (a, w) in enumerate(zip(arrays, weak))]
     out = fn(*params)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     ops = []
@@ -39,7 +68,7 @@ def _trace(fn, arrays):
             value = Tracer(_mxla.Constant(builder, _np.asarray(value)))
         ops.append(value.op)
     root = _mxla.Tuple(ops) if isinstance(out, (tuple, list)) else ops[0]
-    return builder.build(root)
+    return builder.build(root), [p.narrowed for p in params]
 
 
 class Lowered:
@@ -70,19 +99,29 @@ def jit(fn):
     """Compiles `fn` per input signature; call it on NumPy arrays."""
     cache = {}
 
-    def compiled(arrays):
-        key = _signature(arrays)
+    def compiled(arrays, weak):
+        key = _signature(arrays, weak)
         if key not in cache:
-            cache[key] = _mxla.compile(_trace(fn, arrays))
+            computation, narrowed = _trace(fn, arrays, weak)
+            cache[key] = _mxla.compile(computation), narrowed
         return cache[key]
 
     @functools.wraps(fn)
     def wrapper(*args):
-        arrays = [_np.asarray(a) for a in args]
-        return compiled(arrays)(*arrays)
+        arrays, weak = _arguments(args)
+        executable, narrowed = compiled(arrays, weak)
+        # A Python int argument must fit where it went, as a literal must.
+        for i, dtypes in enumerate(narrowed):
+            for dtype in dtypes:
+                if not _fits(args[i], dtype):
+                    raise OverflowError(
+                        f"{getattr(fn, '__name__', 'jit')}: argument {i}, "
+                        f"the Python int {args[i]}, is out of bounds for "
+                        f"{dtype}, the dtype it takes in the traced function")
+        return executable(*arrays)
 
     def lower(*args):
-        return Lowered(_trace(fn, [_np.asarray(a) for a in args]))
+        return Lowered(_trace(fn, *_arguments(args))[0])
 
     wrapper.lower = lower
     wrapper.cache_size = lambda: len(cache)

@@ -3,11 +3,18 @@
 Inside a function decorated with @mxla.jit, arguments are `Tracer`s: each
 operation records XLA ops in the function's builder, with NumPy's
 broadcasting (trailing dimensions aligned, size-1 dimensions stretched)
-made explicit as XLA broadcasts. Python scalars take the other operand's
-dtype (x * 0.5 stays float32, as in JAX); two arrays of different dtypes
-are promoted as NumPy promotes them.
+made explicit as XLA broadcasts. Dtypes follow NumPy's own type
+resolution (each function asks its NumPy ufunc which loop it would run,
+so int32 / int32 is float64 and exp(int8) is float16), with Python scalars
+weak as in NumPy 2 (NEP 50) and JAX: a Python int or float takes the
+array's dtype when the array's kind is as high (x_f32 * 0.5 stays float32,
+x_int8 + 3 stays int8), and the default dtype otherwise (x_int8 * 0.5 is
+float64). A Python int that the array's integer dtype cannot hold raises
+OverflowError, as in NumPy 2 (NumPy 1.24 widens instead). NumPy scalars
+and arrays, 0-d or not, promote by dtype alone, as in NumPy 2 and JAX.
 """
 import builtins
+import operator
 
 import numpy as _np
 
@@ -18,9 +25,16 @@ class Tracer:
     """A traced array: an mxla op with NumPy-style operators."""
 
     __array_priority__ = 1000  # a NumPy scalar on the left defers to us
+    __hash__ = None  # == is elementwise, as for NumPy arrays
 
-    def __init__(self, op):
+    def __init__(self, op, weak=None):
         self.op = op
+        # int or float for a value that stands for a Python scalar (an
+        # @mxla.jit argument): it promotes like one (see _kind).
+        self.weak = weak
+        # The integer dtypes a weak int was converted to: @mxla.jit checks
+        # that the argument's value fits them, as a literal's would.
+        self.narrowed = []
 
     @property
     def shape(self):
@@ -63,6 +77,8 @@ class Tracer:
     def __le__(self, other): return less_equal(self, other)
     def __gt__(self, other): return greater(self, other)
     def __ge__(self, other): return greater_equal(self, other)
+    def __eq__(self, other): return equal(self, other)
+    def __ne__(self, other): return not_equal(self, other)
 
     def __bool__(self):
         raise TypeError("a traced value has no truth value while tracing; "
@@ -102,22 +118,100 @@ def _constant(builder, value, dtype):
     return Tracer(_mxla.Constant(builder, _np.asarray(value, dtype=dtype)))
 
 
-def _operands(*values):
-    """The values as Tracers of one dtype (NumPy's promotion; Python
-    scalars take the traced operand's dtype)."""
-    builder = _builder_of(*values)
-    traced = [v for v in values if isinstance(v, Tracer)]
-    arrays = [v for v in values if isinstance(v, _np.ndarray)]
-    dtype = _np.result_type(*[t.dtype for t in traced],
-                            *[a.dtype for a in arrays])
-    out = []
-    for value in values:
-        if not isinstance(value, Tracer):
-            value = _constant(builder, value, dtype)
-        elif value.dtype != dtype:
-            value = astype(value, dtype)
-        out.append(value)
-    return out
+# The dtypes mxla.numpy computes in (NumPy's names for mxla's types).
+_DTYPES = tuple(_np.dtype(t) for t in (
+    _np.bool_, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8,
+    _np.uint16, _np.uint32, _np.uint64, _np.float16, _np.float32,
+    _np.float64))
+
+
+def _is_python_scalar(value):
+    """A Python bool, int or float (np.float64 is a float too, but a
+    NumPy scalar promotes by its dtype)."""
+    return (isinstance(value, (bool, int, float))
+            and not isinstance(value, _np.generic))
+
+
+def _is_weak(value):
+    if isinstance(value, Tracer):
+        return value.weak is not None
+    return _is_python_scalar(value) and not isinstance(value, bool)
+
+
+def _kind(name, value):
+    """How `value` takes part in type resolution, as NumPy's
+    ufunc.resolve_dtypes takes it: a dtype, or the type int or float for
+    a weak value (a Python int or float, or a Tracer standing for one).
+    A Python bool is a bool (the lowest kind: weak or not, the same)."""
+    if isinstance(value, Tracer):
+        return value.weak or value.dtype
+    if _is_python_scalar(value):
+        if isinstance(value, bool):
+            return _np.dtype(_np.bool_)
+        return int if isinstance(value, int) else float
+    dtype = _np.asarray(value).dtype
+    if dtype not in _DTYPES:
+        raise TypeError(f"mxla.numpy.{name}: unsupported operand {value!r} "
+                        f"of dtype {dtype} (mxla.numpy takes bool, "
+                        f"int8-64, uint8-64 and float16/32/64)")
+    return dtype
+
+
+def _describe(kind):
+    return f"Python {kind.__name__}" if isinstance(kind, type) else str(kind)
+
+
+def _result_type(name, *values):
+    """NumPy's promotion of the values' kinds, Python scalars weak."""
+    kinds = [_kind(name, v) for v in values]
+    strong = [k for k in kinds if not isinstance(k, type)]
+    weak = [k for k in kinds if isinstance(k, type)]
+    if not strong:
+        return _np.dtype(_np.float64 if float in weak else _np.int64)
+    dtype = _np.result_type(*strong)
+    if float in weak and dtype.kind in "biu":
+        return _np.dtype(_np.float64)
+    if int in weak and dtype.kind == "b":
+        return _np.dtype(_np.int64)
+    return dtype
+
+
+def _resolve(name, ufunc, values):
+    """The input and output dtypes of the loop NumPy's `ufunc` runs for
+    the values, or TypeError where NumPy has none."""
+    kinds = tuple(_kind(name, v) for v in values)
+    try:
+        dtypes = ufunc.resolve_dtypes(kinds + (None,))
+    except TypeError as error:
+        raise TypeError(f"mxla.numpy.{name} does not support "
+                        f"{' and '.join(_describe(k) for k in kinds)} "
+                        f"operands, as NumPy does not ({error})") from None
+    return dtypes[:-1], dtypes[-1]
+
+
+def _fits(value, dtype):
+    info = _np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
+def _cast(x, dtype):
+    return x if x.dtype == dtype else astype(x, dtype)
+
+
+def _as(name, builder, value, dtype):
+    """`value` as a Tracer of `dtype`. A Python int must fit an integer
+    dtype (NumPy 2's rule); a Python float past float16's range is inf."""
+    if isinstance(value, Tracer):
+        if value.weak is int and value.dtype != dtype and dtype.kind in "iu":
+            value.narrowed.append(dtype)
+        return _cast(value, dtype)
+    if (_is_python_scalar(value) and not isinstance(value, bool)
+            and dtype.kind in "iu" and not _fits(value, dtype)):
+        raise OverflowError(f"mxla.numpy.{name}: Python int {value} is out "
+                            f"of bounds for {dtype}, the dtype it takes "
+                            f"next to the other operand")
+    with _np.errstate(over="ignore"):
+        return _constant(builder, value, dtype)
 
 
 def _broadcast_to(x, shape):
@@ -128,71 +222,135 @@ def _broadcast_to(x, shape):
     return Tracer(_mxla.BroadcastInDim(x.op, shape, dims))
 
 
-def _broadcast(*values):
-    """Tracers of one dtype and NumPy's broadcast shape."""
-    operands = _operands(*values)
-    shape = _np.broadcast_shapes(*[o.shape for o in operands])
-    return [_broadcast_to(o, shape) for o in operands]
+def _elementwise(name, ufunc, lower):
+    """mxla.numpy.<name>: the operands converted to the dtypes of the loop
+    NumPy's `ufunc` would run, broadcast, then lower(dtype, *ops)."""
+    def apply(*values):
+        builder = _builder_of(*values)
+        in_dtypes, out_dtype = _resolve(name, ufunc, values)
+        operands = [_as(name, builder, v, d) for v, d in zip(values, in_dtypes)]
+        shape = _np.broadcast_shapes(*[o.shape for o in operands])
+        ops = [_broadcast_to(o, shape).op for o in operands]
+        out = Tracer(lower(in_dtypes[0], *ops))
+        assert out.dtype == out_dtype, (name, out.dtype, out_dtype)
+        # Arithmetic on weak floats alone stays weak, as in JAX.
+        if out_dtype.kind == "f" and builtins.all(_is_weak(v) for v in values):
+            out.weak = float
+        return out
+    apply.__name__ = name
+    apply.__qualname__ = name
+    return apply
 
 
-def _binary(xla_op):
+def _on_bool(bool_op, op):
+    """`op`, or `bool_op` on bool (NumPy's bool add is or, multiply and)."""
+    return lambda dtype, *ops: (bool_op if dtype.kind == "b" else op)(*ops)
+
+
+def _plain(op):
+    return lambda dtype, *ops: op(*ops)
+
+
+def _identity_on(kinds, op):
+    """`op`, or the operand itself for dtypes of `kinds`."""
+    return lambda dtype, x: x if dtype.kind in kinds else op(x)
+
+
+add = _elementwise("add", _np.add, _on_bool(_mxla.Or, _mxla.Add))
+subtract = _elementwise("subtract", _np.subtract, _plain(_mxla.Sub))
+multiply = _elementwise("multiply", _np.multiply, _on_bool(_mxla.And, _mxla.Mul))
+divide = _elementwise("divide", _np.true_divide, _plain(_mxla.Div))
+maximum = _elementwise("maximum", _np.maximum, _on_bool(_mxla.Or, _mxla.Max))
+minimum = _elementwise("minimum", _np.minimum, _on_bool(_mxla.And, _mxla.Min))
+arctan2 = _elementwise("arctan2", _np.arctan2, _plain(_mxla.Atan2))
+_power = _elementwise("power", _np.power, _plain(_mxla.Pow))
+
+
+def power(x, y):
+    """x ** y. NumPy refuses an integer raised to a negative integer; so
+    does this where the exponent is known while tracing (a traced one
+    follows XLA's rule instead: see the README)."""
+    if not isinstance(y, Tracer) and not isinstance(y, float):
+        in_dtypes, _ = _resolve("power", _np.power, (x, y))
+        exponent = _np.asarray(y)
+        if in_dtypes[0].kind in "biu" and (exponent < 0).any():
+            raise ValueError("mxla.numpy.power: integers to negative integer "
+                             "powers are not allowed (as in NumPy)")
+    return _power(x, y)
+
+
+def _comparison(name, ufunc, xla_op, python_op):
+    compare = _elementwise(name, ufunc, _plain(xla_op))
+
     def apply(x, y):
-        a, b = _broadcast(x, y)
-        return Tracer(xla_op(a.op, b.op))
-    apply.__name__ = xla_op.__name__
+        values = (x, y)
+        for i in (0, 1):
+            scalar, other = values[i], values[1 - i]
+            if (isinstance(other, Tracer) and other.weak is None
+                    and other.dtype.kind in "iu" and _is_python_scalar(scalar)
+                    and not isinstance(scalar, bool)
+                    and isinstance(scalar, int)
+                    and not _fits(scalar, other.dtype)):
+                # Every element of `other` compares with the Python int
+                # as the dtype's nearest bound does (NumPy 2's answer).
+                info = _np.iinfo(other.dtype)
+                pair = list(values)
+                pair[1 - i] = info.max if scalar > info.max else info.min
+                answer = _constant(other.op.builder, python_op(*pair), _np.bool_)
+                return _broadcast_to(answer, other.shape)
+        return compare(x, y)
+    apply.__name__ = name
+    apply.__qualname__ = name
     return apply
 
 
-add = _binary(_mxla.Add)
-subtract = _binary(_mxla.Sub)
-multiply = _binary(_mxla.Mul)
-divide = _binary(_mxla.Div)
-power = _binary(_mxla.Pow)
-maximum = _binary(_mxla.Max)
-minimum = _binary(_mxla.Min)
-arctan2 = _binary(_mxla.Atan2)
-less = _binary(_mxla.Lt)
-less_equal = _binary(_mxla.Le)
-greater = _binary(_mxla.Gt)
-greater_equal = _binary(_mxla.Ge)
-equal = _binary(_mxla.Eq)
-not_equal = _binary(_mxla.Ne)
+less = _comparison("less", _np.less, _mxla.Lt, operator.lt)
+less_equal = _comparison("less_equal", _np.less_equal, _mxla.Le, operator.le)
+greater = _comparison("greater", _np.greater, _mxla.Gt, operator.gt)
+greater_equal = _comparison("greater_equal", _np.greater_equal, _mxla.Ge,
+                            operator.ge)
+equal = _comparison("equal", _np.equal, _mxla.Eq, operator.eq)
+not_equal = _comparison("not_equal", _np.not_equal, _mxla.Ne, operator.ne)
 
 
-def _unary(xla_op):
-    def apply(x):
-        (a,) = _operands(x)
-        return Tracer(xla_op(a.op))
-    apply.__name__ = xla_op.__name__
-    return apply
-
-
-negative = _unary(_mxla.Neg)
-abs = _unary(_mxla.Abs)
-exp = _unary(_mxla.Exp)
-log = _unary(_mxla.Log)
-sqrt = _unary(_mxla.Sqrt)
-tanh = _unary(_mxla.Tanh)
-sin = _unary(_mxla.Sin)
-cos = _unary(_mxla.Cos)
-floor = _unary(_mxla.Floor)
-ceil = _unary(_mxla.Ceil)
-sign = _unary(_mxla.Sign)
+negative = _elementwise("negative", _np.negative, _plain(_mxla.Neg))
+abs = _elementwise("abs", _np.absolute, _identity_on("bu", _mxla.Abs))
+exp = _elementwise("exp", _np.exp, _plain(_mxla.Exp))
+log = _elementwise("log", _np.log, _plain(_mxla.Log))
+sqrt = _elementwise("sqrt", _np.sqrt, _plain(_mxla.Sqrt))
+tanh = _elementwise("tanh", _np.tanh, _plain(_mxla.Tanh))
+sin = _elementwise("sin", _np.sin, _plain(_mxla.Sin))
+cos = _elementwise("cos", _np.cos, _plain(_mxla.Cos))
+floor = _elementwise("floor", _np.floor, _identity_on("biu", _mxla.Floor))
+ceil = _elementwise("ceil", _np.ceil, _identity_on("biu", _mxla.Ceil))
+sign = _elementwise("sign", _np.sign, _plain(_mxla.Sign))
 
 
 def where(condition, x, y):
-    """x where condition holds, else y, all broadcast together."""
+    """x where condition holds, else y, all broadcast together. A
+    condition that is not bool is true where nonzero, as in NumPy."""
     builder = _builder_of(condition, x, y)
     if not isinstance(condition, Tracer):
         condition = _constant(builder, condition, _np.bool_)
-    a, b = _operands(x, y)
+    elif condition.dtype != _np.bool_:
+        condition = not_equal(condition, 0)
+    dtype = _result_type("where", x, y)
+    a, b = (_as("where", builder, v, dtype) for v in (x, y))
     shape = _np.broadcast_shapes(condition.shape, a.shape, b.shape)
     condition, a, b = (_broadcast_to(v, shape) for v in (condition, a, b))
-    return Tracer(_mxla.Select(condition.op, a.op, b.op))
+    out = Tracer(_mxla.Select(condition.op, a.op, b.op))
+    if dtype.kind == "f" and _is_weak(x) and _is_weak(y):
+        out.weak = float
+    return out
 
 
 def astype(x, dtype):
-    return Tracer(_mxla.ConvertElementType(x.op, _np.dtype(dtype)))
+    dtype = _np.dtype(dtype)
+    if dtype not in _DTYPES:
+        raise TypeError(f"mxla.numpy.astype: unsupported dtype {dtype} "
+                        f"(mxla.numpy takes bool, int8-64, uint8-64 and "
+                        f"float16/32/64)")
+    return Tracer(_mxla.ConvertElementType(x.op, dtype))
 
 
 def _axes(x, axis):
@@ -201,11 +359,14 @@ def _axes(x, axis):
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     normalized = []
     for a in axes:
+        a = operator.index(a)
         if not -x.ndim <= a < x.ndim:
             raise ValueError(f"axis {a} is out of bounds for an array of "
                              f"dimension {x.ndim}")
         normalized.append(a % x.ndim)
-    return tuple(sorted(set(normalized)))
+    if len(set(normalized)) != len(normalized):
+        raise ValueError("duplicate value in 'axis'")
+    return tuple(sorted(normalized))
 
 
 def _reduce(x, axis, keepdims, init, reducer):
@@ -219,22 +380,49 @@ def _reduce(x, axis, keepdims, init, reducer):
 
 
 def sum(x, axis=None, keepdims=False):
-    return _reduce(x, axis, keepdims, 0, _mxla.CreateScalarAddComputation)
+    """NumPy's sum: bool and integers narrower than 64 bits sum as int64
+    (unsigned ones as uint64); float16 accumulates in float32."""
+    _builder_of(x)
+    dtype = _np.sum(_np.zeros(1, x.dtype)).dtype
+    work = _np.dtype(_np.float32) if dtype == _np.float16 else dtype
+    out = _reduce(_cast(x, work), axis, keepdims, 0,
+                  _mxla.CreateScalarAddComputation)
+    return _cast(out, dtype)
+
+
+def _extreme(name, ufunc_name, x, axis, keepdims, reducer, bound):
+    _builder_of(x)
+    if builtins.any(x.shape[a] == 0 for a in _axes(x, axis)):
+        raise ValueError(f"mxla.numpy.{name}: zero-size array to reduction "
+                         f"operation {ufunc_name} which has no identity")
+    if x.dtype.kind == "b":
+        init = bound > 0  # max from False, min from True
+    elif x.dtype.kind == "f":
+        init = bound * _np.inf
+    else:
+        info = _np.iinfo(x.dtype)
+        init = info.min if bound < 0 else info.max
+    return _reduce(x, axis, keepdims, init, reducer)
 
 
 def max(x, axis=None, keepdims=False):
-    init = -_np.inf if _np.issubdtype(x.dtype, _np.floating) else _np.iinfo(x.dtype).min
-    return _reduce(x, axis, keepdims, init, _mxla.CreateScalarMaxComputation)
+    return _extreme("max", "maximum", x, axis, keepdims,
+                    _mxla.CreateScalarMaxComputation, -1)
 
 
 def min(x, axis=None, keepdims=False):
-    init = _np.inf if _np.issubdtype(x.dtype, _np.floating) else _np.iinfo(x.dtype).max
-    return _reduce(x, axis, keepdims, init, _mxla.CreateScalarMinComputation)
+    return _extreme("min", "minimum", x, axis, keepdims,
+                    _mxla.CreateScalarMinComputation, 1)
 
 
 def mean(x, axis=None, keepdims=False):
+    """NumPy's mean: of bool and integers in float64; of float16 summed
+    in float32 and rounded back."""
+    _builder_of(x)
     count = int(_np.prod([x.shape[a] for a in _axes(x, axis)], dtype=_np.int64))
-    return sum(x, axis, keepdims) / count
+    dtype = x.dtype if x.dtype.kind == "f" else _np.dtype(_np.float64)
+    work = _np.dtype(_np.float32) if dtype == _np.float16 else dtype
+    return _cast(sum(_cast(x, work), axis, keepdims) / count, dtype)
 
 
 def reshape(x, shape):
@@ -253,7 +441,9 @@ def transpose(x, axes=None):
 def matmul(x, y):
     """NumPy's @: 1-D operands are promoted and the added dimension
     removed; leading dimensions broadcast as a batch."""
-    a, b = _operands(x, y)
+    builder = _builder_of(x, y)
+    in_dtypes, _ = _resolve("matmul", _np.matmul, (x, y))
+    a, b = (_as("matmul", builder, v, d) for v, d in zip((x, y), in_dtypes))
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: input operand does not have enough "
                          "dimensions (a scalar)")
@@ -282,8 +472,9 @@ def _index(x, index):
     index = index if isinstance(index, tuple) else (index,)
     if builtins.sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
+    # By identity: `in` and index() would call a traced index's ==.
+    at = next((n for n, i in enumerate(index) if i is Ellipsis), None)
+    if at is not None:
         fill = x.ndim - (len(index) - 1)
         index = index[:at] + (slice(None),) * fill + index[at + 1:]
     if len(index) > x.ndim:
@@ -292,6 +483,9 @@ def _index(x, index):
     index = index + (slice(None),) * (x.ndim - len(index))
     starts, limits, strides, kept = [], [], [], []
     for dim, (i, size) in enumerate(zip(index, x.shape)):
+        if isinstance(i, (bool, _np.bool_)):
+            raise IndexError("mxla.numpy does not support boolean indices "
+                             f"({i!r})")
         if isinstance(i, (int, _np.integer)):
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for axis {dim} "
