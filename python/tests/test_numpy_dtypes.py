@@ -139,7 +139,13 @@ UNARY = [("negative", np.negative, mnp.negative), ("abs", np.abs, mnp.abs),
          ("sin", np.sin, mnp.sin), ("cos", np.cos, mnp.cos),
          ("floor", np.floor, mnp.floor), ("ceil", np.ceil, mnp.ceil),
          ("sign", np.sign, mnp.sign),
-         ("-x", operator.neg, operator.neg), ("abs(x)", abs, abs)]
+         ("-x", operator.neg, operator.neg), ("abs(x)", abs, abs),
+         # Shape functions keep the dtype.
+         ("T", lambda a: a.T, lambda a: a.T),
+         ("transpose", np.transpose, mnp.transpose),
+         ("reshape", lambda a: a.reshape(2, -1), lambda a: a.reshape(2, -1)),
+         ("index", lambda a: a[1, ::2], lambda a: a[1, ::2]),
+         ("ellipsis", lambda a: a[..., -1], lambda a: a[..., -1])]
 
 BINARY = [("add", np.add, mnp.add), ("subtract", np.subtract, mnp.subtract),
           ("multiply", np.multiply, mnp.multiply),
@@ -230,13 +236,14 @@ def test_python_scalars_are_weak(dtype):
     x = sample(dtype, (3, 4))
     cases, expected = [], {}
     for name, f_np, f_mxla in BINARY + [("power", np.power, mnp.power),
+                                         ("**", operator.pow, operator.pow),
                                          ("where", None, None)]:
         for scalar in SCALARS:
             for side in ("right", "left"):
                 label = f"{name} {side} {scalar!r}"
-                exponent = name == "power" and side == "right"
+                exponent = side == "right"
                 integral = isinstance(scalar, int)
-                if name == "power" and (
+                if name in ("power", "**") and (
                         (exponent and integral and scalar < 0 and dtype.kind in "biu")
                         or (not exponent and integral and dtype.kind in "iu")):
                     # NumPy refuses negative integer exponents (the
@@ -482,3 +489,19 @@ def test_tracers_are_not_hashable_and_compare_elementwise():
     np.testing.assert_array_equal(eq, [True, False, True])
     np.testing.assert_array_equal(ne, [False, False, False])
     np.testing.assert_array_equal(head, [1, 2])
+
+
+def test_where_of_python_scalars():
+    @mxla.jit
+    def f(x8, x32):
+        return mnp.where(x8 > 0, 1, 2.5), mnp.where(x8, 1, 2), x32 * mnp.where(x32 > 1, 0.5, 2.0)
+
+    x8 = np.array([1, 0, -3], np.int8)
+    x32 = np.array([1, 2, 3], np.float32)
+    mixed, ints, weak = f(x8, x32)
+    for got, want in [(mixed, np.where(x8 > 0, 1, 2.5)), (ints, np.where(x8, 1, 2))]:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    # Two Python floats stay weak, as in JAX: float32 next to x32.
+    assert weak.dtype == np.float32
+    np.testing.assert_array_equal(weak, [2, 1, 1.5])
