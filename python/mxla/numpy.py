@@ -87,6 +87,13 @@ class Tracer:
     def __getitem__(self, index):
         return _index(self, index)
 
+    def __iter__(self):
+        # Without this, Python iterates through __getitem__ until an
+        # IndexError: a 0-d value would iterate as empty.
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
     def reshape(self, *shape):
         return reshape(self, shape[0] if len(shape) == 1 else shape)
 

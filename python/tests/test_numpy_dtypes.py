@@ -505,3 +505,23 @@ def test_where_of_python_scalars():
     # Two Python floats stay weak, as in JAX: float32 next to x32.
     assert weak.dtype == np.float32
     np.testing.assert_array_equal(weak, [2, 1, 1.5])
+
+
+def test_iteration_as_numpy():
+    @mxla.jit
+    def rows(x):
+        return tuple(row * 2 for row in x)
+
+    x = np.arange(6, dtype=np.int32).reshape(3, 2)
+    for got, want in zip(rows(x), x * 2):
+        np.testing.assert_array_equal(got, want)
+
+    @mxla.jit
+    def scalar(s):
+        return s * (1 + len(list(s)))
+
+    # Python would iterate a 0-d value as empty through __getitem__.
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        scalar(np.float32(1))
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        tuple(np.array(1.0))
