@@ -442,6 +442,9 @@ def reshape(x, shape):
 
 def transpose(x, axes=None):
     axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
+    # NumPy counts negative axes from the end (out-of-range ones are left
+    # for the builder to refuse).
+    axes = tuple(a + x.ndim if -x.ndim <= a < 0 else a for a in axes)
     return Tracer(_mxla.Transpose(x.op, axes))
 
 

@@ -143,6 +143,8 @@ UNARY = [("negative", np.negative, mnp.negative), ("abs", np.abs, mnp.abs),
          # Shape functions keep the dtype.
          ("T", lambda a: a.T, lambda a: a.T),
          ("transpose", np.transpose, mnp.transpose),
+         ("transpose(-1, 0)", lambda a: np.transpose(a, (-1, 0)),
+          lambda a: mnp.transpose(a, (-1, 0))),
          ("reshape", lambda a: a.reshape(2, -1), lambda a: a.reshape(2, -1)),
          ("index", lambda a: a[1, ::2], lambda a: a[1, ::2]),
          ("ellipsis", lambda a: a[..., -1], lambda a: a[..., -1])]
