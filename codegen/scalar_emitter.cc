@@ -405,7 +405,7 @@ llvm::Value* ScalarEmitter::FloatMaxMinByConstant(llvm::Value* x,
 }
 
 // Repeated squaring over every exponent bit, branch-free so it vectorizes.
-// A negative (signed) exponent gives 0, except for bases 1 and -1.
+// A negative (signed) exponent gives 1 for base 1 and 0 otherwise (XLA).
 llvm::Value* ScalarEmitter::IntPower(llvm::Value* base, llvm::Value* exponent,
                                      bool is_signed) {
   llvm::Type* t = base->getType();
@@ -423,11 +423,8 @@ llvm::Value* ScalarEmitter::IntPower(llvm::Value* base, llvm::Value* exponent,
     square = b_.CreateMul(square, square);
   }
   if (!is_signed) return result;
-  llvm::Value* odd = b_.CreateICmpNE(b_.CreateAnd(exponent, one), zero);
-  llvm::Value* negative_result = b_.CreateSelect(
-      b_.CreateICmpEQ(base, one), one,
-      b_.CreateSelect(b_.CreateICmpEQ(base, AllOnes(t)),
-                      b_.CreateSelect(odd, AllOnes(t), one), zero));
+  llvm::Value* negative_result =
+      b_.CreateZExt(b_.CreateICmpEQ(base, one), t);
   return b_.CreateSelect(b_.CreateICmpSLT(exponent, zero), negative_result,
                          result);
 }

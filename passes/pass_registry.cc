@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/status_macros.h"
 #include "passes/call_inliner.h"
+#include "passes/conditional_to_select.h"
 #include "passes/cse.h"
 #include "passes/convolution_expander.h"
 #include "passes/dot_expander.h"
@@ -44,6 +45,7 @@ std::unique_ptr<HloPass> Make() {
 constexpr PassFactory kPasses[] = {
     {"inline-calls", &Make<CallInlinerPass>},
     {"lower-collectives", &Make<LowerCollectivesPass>},
+    {"conditional-to-select", &Make<ConditionalToSelectPass>},
     {"inline-maps", &Make<MapInlinerPass>},
     {"expand-reduce-windows", &Make<ReduceWindowExpanderPass>},
     {"expand-rngs", &Make<RngExpanderPass>},

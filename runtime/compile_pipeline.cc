@@ -15,6 +15,7 @@
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/call_inliner.h"
+#include "passes/conditional_to_select.h"
 #include "passes/convolution_expander.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
@@ -131,6 +132,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<CholeskyExpanderPass>());
       passes->AddPass(std::make_unique<TriangularSolveExpanderPass>());
       passes->AddPass(std::make_unique<CallInlinerPass>());
+      passes->AddPass(std::make_unique<ConditionalToSelectPass>());
       passes->AddPass(std::make_unique<MapInlinerPass>());
       passes->AddPass(
           std::make_unique<UnplannableFusionInlinerPass>(options.codegen));

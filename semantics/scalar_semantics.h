@@ -23,9 +23,10 @@
 //               division. Floats: IEEE.
 //   remainder   integers: x % 0 = x, INT_MIN % -1 = 0, otherwise the sign
 //               follows the dividend (C++ %). Floats: std::fmod.
-//   power       integers: a (signed) exponent < 0 gives 0, except base 1 gives 1 and
-//               base -1 gives -1 for odd, 1 for even exponents; exponent >= 0
-//               is repeated squaring with wrapping (0^0 = 1). Floats: std::pow.
+//   power       integers: a (signed) exponent < 0 gives 1 for base 1 and 0
+//               for every other base, -1 and 0 included (XLA's evaluator,
+//               HandlePower: (-1)^-3 = 0); exponent >= 0 is repeated
+//               squaring with wrapping (0^0 = 1). Floats: std::pow.
 //   maximum, minimum
 //               floats: NaN if either operand is NaN (the first NaN operand
 //               is returned); max(-0, +0) = +0 and min(-0, +0) = -0 in either
@@ -192,11 +193,7 @@ T Pow(T base, T exponent) {
     return std::pow(base, exponent);
   } else {
     if constexpr (std::is_signed_v<T>) {
-      if (exponent < 0) {
-        if (base == 1) return T{1};
-        if (base == -1) return (exponent & 1) != 0 ? T{-1} : T{1};
-        return T{0};
-      }
+      if (exponent < 0) return base == 1 ? T{1} : T{0};
     }
     using U = internal::Unsigned<T>;
     U result = 1;

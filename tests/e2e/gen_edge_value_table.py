@@ -29,7 +29,8 @@ code (semantics/scalar_semantics.h is never consulted or called):
     count-leading-zeros count the two's complement bits;
   * integers: two's complement wrapping; x / 0 = -1, INT_MIN / -1 = INT_MIN,
     x % 0 = x, INT_MIN % -1 = 0, truncating division; power with a negative
-    exponent is 0 except for bases 1 and -1; abs(INT_MIN) = INT_MIN;
+    exponent is 0 except for base 1 (the evaluator's HandlePower: (-1)^-3 =
+    0); abs(INT_MIN) = INT_MIN;
   * convert: to pred x != 0; float -> int truncates, saturates, NaN -> 0;
     s64 -> s32 keeps the low 32 bits.
 
@@ -112,11 +113,13 @@ def int_rem(a, b, t):
 
 
 def int_pow(a, b, t):
+  """XLA's evaluator (xla/hlo/evaluator/hlo_evaluator_typed_visitor.h,
+  HandlePower): 1^x = 1 and x^0 = 1 first; then a negative exponent gives 1
+  for base 1 and 0 for every other base, -1 included ((-1)^-3 = 0);
+  otherwise IPow (xla/util.h), which wraps."""
+  if a == 1 or b == 0:
+    return 1
   if b < 0:
-    if a == 1:
-      return 1
-    if a == -1:
-      return -1 if b % 2 else 1
     return 0
   return wrap(pow(a, b, 1 << BITS[t]), t)
 

@@ -14,6 +14,7 @@
 #include "builder/xla_builder.h"
 #include "gtest/gtest.h"
 #include "ir/status_macros.h"
+#include "ir/sub_byte_int.h"
 #include "runtime/compile.h"
 #include "semantics/scalar_semantics.h"
 #include "tests/testlib/status_matchers.h"
@@ -205,6 +206,30 @@ TEST(SpecialValuesTest, IntegerDivisionByZeroFollowsXla) {
                R1<int32_t>({-1, -1, -1, kMin, -3}));
   ExpectBinary("remainder", Rem, R1<int32_t>({7, -7, kMin, -7}),
                R1<int32_t>({0, 0, -1, 2}), R1<int32_t>({7, -7, 0, -1}));
+}
+
+// XLA's evaluator (HandlePower): a negative exponent gives 1 for base 1 and
+// 0 for any other base, -1 and 0 included; x^0 = 1, 0^0 too. Checked in
+// every signed width, the sub-byte s4 included, and unsigned exponents
+// with the top bit set are exponents, not negative ones.
+TEST(SpecialValuesTest, IntegerPowerWithNegativeExponentFollowsXla) {
+  ExpectBinary("power", Pow, R1<int32_t>({-1, -1, 1, 0, 2, -2, 0, -1, 5, kMin}),
+               R1<int32_t>({-3, -4, -7, -1, -1, -2, 0, 0, kMin, -1}),
+               R1<int32_t>({0, 0, 1, 0, 0, 0, 1, 1, 0, 0}));
+  ExpectBinary("power", Pow, R1<int8_t>({-1, -1, 1, -128, 3, -1}),
+               R1<int8_t>({-3, -128, -1, -1, 5, 7}),
+               R1<int8_t>({0, 0, 1, 0, -13, -1}));
+  ExpectBinary("power", Pow, R1<int16_t>({-1, 1, 7}), R1<int16_t>({-1, -32768, -2}),
+               R1<int16_t>({0, 1, 0}));
+  ExpectBinary("power", Pow, R1<int64_t>({-1, -1, 1, 3}),
+               R1<int64_t>({-3, -4, std::numeric_limits<int64_t>::min(), 40}),
+               R1<int64_t>({0, 0, 1, -6289078614652622815}));
+  ExpectBinary("power", Pow, R1<Int4>({Int4(-1), Int4(1), Int4(-2), Int4(3)}),
+               R1<Int4>({Int4(-3), Int4(-8), Int4(-1), Int4(2)}),
+               R1<Int4>({Int4(0), Int4(1), Int4(0), Int4(-7)}));
+  ExpectBinary("power", Pow, R1<uint8_t>({255, 2, 3, 1}),
+               R1<uint8_t>({255, 200, 128, 255}),
+               R1<uint8_t>({255, 0, 1, 1}));
 }
 
 TEST(SpecialValuesTest, FloatToIntConversionsSaturateAndNaNIsZero) {

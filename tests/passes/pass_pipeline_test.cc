@@ -168,7 +168,8 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
-              ElementsAre("inline-calls", "lower-collectives", "inline-maps",
+              ElementsAre("inline-calls", "lower-collectives",
+                          "conditional-to-select", "inline-maps",
                           "expand-reduce-windows", "expand-rngs",
                           "expand-scans",
                           "expand-topk", "expand-convolutions",
@@ -182,7 +183,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
-                                 "inline-calls, lower-collectives, inline-maps, "
+                                 "inline-calls, lower-collectives, "
+                                 "conditional-to-select, inline-maps, "
                                  "expand-reduce-windows, expand-rngs, expand-scans, "
                                  "expand-topk, expand-convolutions, "
                                  "expand-batch-norms, expand-choleskys, "

@@ -112,7 +112,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
                           "expand-batch-norms", "expand-stochastic-converts",
                           "expand-rng-bit-generators",
                           "expand-choleskys", "expand-triangular-solves",
-                          "inline-calls",
+                          "inline-calls", "conditional-to-select",
                           "inline-maps", "inline-unplannable-fusions",
                           "expand-reduce-windows", "expand-convolutions",
                           "expand-dots",
