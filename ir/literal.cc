@@ -162,6 +162,9 @@ std::string Literal::ToFullString() const {
 bool Literal::operator==(const Literal& other) const {
   if (shape_ != other.shape_) return false;
   if (shape_.IsTuple()) return elements_ == other.elements_;
+  // A token or an empty array has no bytes, and a copy of a token has no
+  // buffer either (memcmp may not be given null, even for 0 bytes).
+  if (size_bytes_ == 0) return true;
   return std::memcmp(buffer_.get(), other.buffer_.get(), size_bytes_) == 0;
 }
 

@@ -1,6 +1,9 @@
-// Fuzz target: builder op sequences decoded from bytes: random ops, shapes,
-// broadcast_dimensions, permutations and reduce dimensions, valid or not,
-// on operands that may themselves be failed ops. Properties:
+// Fuzz target: builder op sequences decoded from bytes: random ops of every
+// element type of the table, tokens, shapes, broadcast_dimensions,
+// permutations and reduce dimensions, valid or not, on operands that may
+// themselves be failed ops or tokens. The steps' byte layout is in
+// builder_steps.h; the dictionary (fuzz_dictionaries.cc) holds a record per
+// op and type. Properties:
 //   * no crash or sanitizer report, whatever the calls;
 //   * a failed Build() is InvalidArgument with a message (never Internal);
 //   * a successful Build() verifies, survives the pass pipeline, and when
@@ -10,6 +13,7 @@
 //     distinct values too.
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -22,6 +26,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "runtime/compile.h"
+#include "tests/fuzz/builder_steps.h"
 #include "tests/fuzz/byte_reader.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -31,7 +36,8 @@ namespace {
 using BinaryOp = XlaOp (*)(XlaOp, XlaOp, Dims, SourceLocation);
 using UnaryOp = XlaOp (*)(XlaOp, SourceLocation);
 
-// Every binary and unary builder function of the op table.
+// Every binary and unary builder function of the op table, in the order of
+// builder_steps.h's names (its dictionary records pick them by index).
 const std::vector<BinaryOp> kBinaryOps = {
 #define MXLA_HLO_OP(...)
 #define MXLA_UNARY_OP(...)
@@ -44,7 +50,9 @@ const std::vector<UnaryOp> kUnaryOps = {
 #define MXLA_UNARY_OP(e, text, Name, type_rule, cost) Name,
 #include "ir/hlo_ops.def"
 };
-const std::vector<PrimitiveType> kTypes = {F32, F64, S32, S64, PRED};
+// Every element type of the table, so that one byte swaps any for any.
+const std::vector<PrimitiveType> kTypes(std::begin(kBuilderTypes),
+                                        std::end(kBuilderTypes));
 
 // Mostly plausible values, sometimes out of range (-1, or past the rank).
 std::vector<int64_t> Numbers(ByteReader& in, int64_t max_count, int64_t low,
@@ -63,10 +71,12 @@ uint64_t NextRandom(uint64_t& state) {
 }
 
 // An array of `shape` whose elements are pairwise distinct (pred: random
-// bits) and in a random order: base + k * step for k = 0..n-1, shuffled,
-// with a nonzero fractional base for floats so no element is 0.
+// bits; the narrow types as far as they can hold them) and in a random
+// order: base + k * step for k = 0..n-1, shuffled, with a nonzero
+// fractional base for floats so no element is 0.
 Literal DistinctValues(const Shape& shape, uint64_t& state) {
   Literal literal(shape);
+  const bool floating = primitive_util::IsFloatingPointType(shape.element_type());
   primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto data = literal.data<T>();
@@ -79,75 +89,99 @@ Literal DistinctValues(const Shape& shape, uint64_t& state) {
     for (size_t i = 0; i < data.size(); ++i) {
       if constexpr (std::is_same_v<T, bool>) {
         data[i] = NextRandom(state) & 1;
-      } else if constexpr (std::is_floating_point_v<T>) {
-        data[i] = static_cast<T>(base + order[i]) * T(0.75) + T(0.125);
       } else {
-        data[i] = static_cast<T>(base + 3 * order[i]);
+        if (floating) {
+          data[i] = static_cast<T>(
+              static_cast<float>(static_cast<double>(base + order[i]) * 0.75 +
+                                 0.125));
+        } else {
+          data[i] = static_cast<T>(base + 3 * order[i]);
+        }
       }
     }
   });
   return literal;
 }
 
-Shape RandomShape(ByteReader& in) {
-  return ShapeUtil::MakeShape(in.Pick(kTypes), Numbers(in, 4, 0, 5));
+Shape RandomShape(ByteReader& in, PrimitiveType type) {
+  return ShapeUtil::MakeShape(type, Numbers(in, 4, 0, 5));
 }
 
+// One step (builder_steps.h): its kind, then the op or type index, then
+// operands and sizes.
 XlaOp RandomOp(ByteReader& in, XlaBuilder& b, const std::vector<XlaOp>& values,
                int64_t& next_parameter) {
   auto operand = [&] { return values.empty() ? XlaOp() : in.Pick(values); };
   SourceLocation here = SourceLocation::current();
-  switch (in.Int(0, 14)) {
-    case 0: {
+  switch (static_cast<BuilderStep>(in.Int(0, kBuilderStepKinds - 1))) {
+    case kParameterStep: {
+      PrimitiveType type = in.Pick(kTypes);
       // Usually the next number; sometimes a repeat or a negative one.
       int64_t number = in.Int(0, 7) == 0 ? in.Int(-1, 3) : next_parameter++;
-      return Parameter(&b, number, RandomShape(in), absl::StrCat("p", number));
+      return Parameter(&b, number, RandomShape(in, type),
+                       absl::StrCat("p", number));
     }
-    case 1: {
+    case kConstantStep: {
       // A scalar or a short vector of distinct values.
+      PrimitiveType type = in.Pick(kTypes);
       int64_t count = in.Int(0, 4);
-      Shape shape = count == 0 ? ShapeUtil::MakeScalarShape(in.Pick(kTypes))
-                               : ShapeUtil::MakeShape(in.Pick(kTypes), {count});
+      Shape shape = count == 0 ? ShapeUtil::MakeScalarShape(type)
+                               : ShapeUtil::MakeShape(type, {count});
       uint64_t state = in.U64();
       return ConstantLiteral(&b, DistinctValues(shape, state));
     }
-    case 2:
-      return Iota(&b, RandomShape(in), in.Int(-1, 4));
-    case 3: case 4: case 5: {
-      XlaOp lhs = operand(), rhs = operand();
-      return in.Pick(kBinaryOps)(lhs, rhs, Numbers(in, 3, -1, 5), here);
+    case kIotaStep: {
+      PrimitiveType type = in.Pick(kTypes);
+      Shape shape = RandomShape(in, type);
+      return Iota(&b, shape, in.Int(-1, 4));
     }
-    case 6:
-      return in.Pick(kUnaryOps)(operand(), here);
-    case 7: {
+    case kBinaryStep: case kBinaryStep2: case kBinaryStep3: {
+      BinaryOp op = in.Pick(kBinaryOps);
+      XlaOp lhs = operand(), rhs = operand();
+      return op(lhs, rhs, Numbers(in, 3, -1, 5), here);
+    }
+    case kUnaryStep: {
+      UnaryOp op = in.Pick(kUnaryOps);
+      return op(operand(), here);
+    }
+    case kSelectStep: {
       XlaOp pred = operand(), on_true = operand(), on_false = operand();
       return Select(pred, on_true, on_false);
     }
-    case 8:
-      return ConvertElementType(operand(), in.Pick(kTypes));
-    case 9:
+    case kConvertStep: {
+      PrimitiveType type = in.Pick(kTypes);
+      return ConvertElementType(operand(), type);
+    }
+    case kBroadcastStep:
       return Broadcast(operand(), Numbers(in, 2, 0, 4));
-    case 10: {
+    case kBroadcastInDimStep: {
       XlaOp op = operand();
       std::vector<int64_t> sizes = Numbers(in, 4, 0, 5);
       return BroadcastInDim(op, sizes, Numbers(in, 4, -1, 4));
     }
-    case 11:
+    case kReshapeStep:
       return Reshape(operand(), Numbers(in, 4, 0, 6));
-    case 12:
+    case kTransposeStep:
       return Transpose(operand(), Numbers(in, 4, -1, 4));
-    case 13: {
-      XlaOp op = operand();
+    case kReduceStep: {
       PrimitiveType type = in.Pick(kTypes);
+      XlaOp op = operand();
       XlaOp init = ConstantLiteral(&b, LiteralUtil::Zero(type));
       XlaComputation reducer = in.Bool() ? CreateScalarAddComputation(type, &b)
                                          : CreateScalarMaxComputation(type, &b);
       return Reduce(op, init, reducer, Numbers(in, 3, -1, 4));
     }
-    default:
+    case kTupleStep: {
       if (in.Bool()) return GetTupleElement(operand(), in.Int(-1, 2));
       XlaOp first = operand(), second = operand();
       return Tuple(&b, {first, second});
+    }
+    default: {
+      // A token, to reach every op with an operand that has no elements.
+      if (in.Bool()) return CreateToken(&b);
+      XlaOp first = operand(), second = operand();
+      return AfterAll(&b, {first, second});
+    }
   }
 }
 
@@ -165,6 +199,9 @@ bool SmallEnoughToEvaluate(const HloModule& module) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace mxla;
+  FUZZ_CHECK(fuzz::kBinaryOps.size() == std::size(fuzz::kBuilderBinaryOpNames) &&
+                 fuzz::kUnaryOps.size() == std::size(fuzz::kBuilderUnaryOpNames),
+             "builder_steps.h's op names are not kBinaryOps and kUnaryOps");
   fuzz::ByteReader in(data, size);
   XlaBuilder b("fuzz");
   std::vector<XlaOp> values;

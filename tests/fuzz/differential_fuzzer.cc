@@ -6,6 +6,10 @@
 // One input in eight is in the scale tier: parameters of up to 3 * 2^20
 // elements (rows up to 65536 long), so kernels are split into chunks and run
 // on the process's pool (MXLA_THREADS), stream their stores or row-fuse.
+// The element types are every one of the table (differential_layout.h),
+// and the last bytes switch op groups off. The graph's ops come from the
+// seed's PRNG, so the dictionary (fuzz_dictionaries.cc) holds the type
+// masks, the one choice a byte string can name.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +21,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "runtime/compile.h"
 #include "tests/fuzz/byte_reader.h"
+#include "tests/fuzz/differential_layout.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/testlib/random_graph.h"
 
@@ -29,12 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.max_rank = in.Int(1, 5);
   options.max_dimension_size = in.Int(1, 9);
   options.element_types.clear();
-  for (PrimitiveType type :
-       {F32, F64, S32, S64, PRED, S8, S16, U8, U16, U32, U64, F16, BF16, S2,
-        S4, U2, U4, F8E4M3FN, F8E5M2, F8E4M3FNUZ, F4E2M1FN, F8E8M0FNU}) {
+  for (PrimitiveType type : fuzz::kDifferentialFirstTypes) {
     if (in.Bool()) options.element_types.push_back(type);
   }
-  if (options.element_types.empty()) options.element_types.push_back(F32);
   bool exact = in.Bool();
   bool full_pipeline = in.Bool();
   bool stream_everything = in.Int(0, 7) == 0;
@@ -59,6 +61,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // entries keep their meaning.
   options.tuple_parameter = in.Int(0, 3) == 3;
   options.allow_host_feed = in.Int(0, 3) == 3;
+  // The table's other element types, then the op groups, each switched
+  // off by one byte (on when the bytes have run out), so that the bytes
+  // steer which ops the seed's graph draws from.
+  for (PrimitiveType type : fuzz::DifferentialLaterTypes()) {
+    if (in.Bool()) options.element_types.push_back(type);
+  }
+  if (options.element_types.empty()) options.element_types.push_back(F32);
+  for (bool* allowed :
+       {&options.allow_reduce, &options.allow_transpose, &options.allow_reshape,
+        &options.allow_select, &options.allow_convert, &options.allow_index_ops,
+        &options.allow_element_ops, &options.allow_transcendental}) {
+    *allowed = in.Int(0, 3) != 3;
+  }
 
   absl::StatusOr<RandomGraph> graph = GenerateRandomGraph(seed, options);
   FUZZ_CHECK(graph.ok(), graph.status().ToString());

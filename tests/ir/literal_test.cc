@@ -126,6 +126,20 @@ TEST(LiteralTest, EqualityIsBitwise) {
   EXPECT_EQ(a.data<float>()[0], 1);  // Copies are deep.
 }
 
+// A copy of a token has no buffer; comparing it must not pass null to
+// memcmp (UBSan's nonnull check caught it in builder_fuzzer).
+TEST(LiteralTest, TokensAndEmptyArraysCompareEqual) {
+  Literal token(Shape(TOKEN, {}));
+  Literal copy = token;
+  EXPECT_EQ(copy, token);
+  EXPECT_EQ(token, copy);
+  EXPECT_EQ(LiteralUtil::MakeTuple({copy, token}),
+            LiteralUtil::MakeTuple({token, Literal(copy)}));
+  Literal empty(ShapeUtil::MakeShape(F32, {0}));
+  EXPECT_EQ(empty, Literal(empty));
+  EXPECT_NE(Literal(empty), copy);
+}
+
 // Exact except for NaN encodings: -0 and +0 differ, any two NaNs match.
 TEST(LiteralTest, SameValuesIsBitwiseExceptForNaNEncodings) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
