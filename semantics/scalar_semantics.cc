@@ -92,6 +92,16 @@ absl::StatusOr<Literal> WidenSubByte(const Literal& narrow, HloOpcode opcode) {
   return wide;
 }
 
+// shift-right-arithmetic reads an unsigned operand as the signed type of
+// its width (XLA's HandleShiftRightArithmetic: u4 15 >> 1 is 15), so a u2
+// or u4 operand, widened with zeros, gets its top bit copied up.
+void SignExtendUnsigned(Literal& wide, PrimitiveType type) {
+  const int shift = 32 - primitive_util::BitWidth(type);
+  for (uint32_t& value : wide.data<uint32_t>()) {
+    value = static_cast<uint32_t>(static_cast<int32_t>(value << shift) >> shift);
+  }
+}
+
 // The op computed on the widened operands, wrapped back into `type`.
 absl::StatusOr<Literal> NarrowSubByte(HloOpcode opcode, Literal result,
                                       PrimitiveType type) {
@@ -143,6 +153,10 @@ absl::StatusOr<Literal> ApplyBinaryOp(HloOpcode opcode, const Literal& lhs,
   if (primitive_util::IsSubByteIntType(lhs.shape().element_type())) {
     ASSIGN_OR_RETURN(Literal wide_lhs, WidenSubByte(lhs, opcode));
     ASSIGN_OR_RETURN(Literal wide_rhs, WidenSubByte(rhs, opcode));
+    if (opcode == HloOpcode::kShiftRightArithmetic &&
+        primitive_util::IsUnsignedIntegralType(lhs.shape().element_type())) {
+      SignExtendUnsigned(wide_lhs, lhs.shape().element_type());
+    }
     ASSIGN_OR_RETURN(Literal result, ApplyBinaryOp(opcode, wide_lhs, wide_rhs));
     return NarrowSubByte(opcode, std::move(result),
                          lhs.shape().element_type());

@@ -1,12 +1,15 @@
 // Every elementwise op, for every element type it accepts, on edge values
 // (0, -0, 1, -1, inf, -inf, NaN, denormals, the largest finite values,
 // INT_MIN, INT_MAX, ...), against a table of XLA's results that was computed
-// independently of mxla: edge_value_table.inc, generated with NumPy and
-// Python's decimal module by gen_edge_value_table.py (its docstring lists
-// the rules). The interpreter and the JIT share
+// independently of mxla: edge_value_table.inc, generated with NumPy, exact
+// fractions and Python's decimal module by gen_edge_value_table.py (its
+// docstring lists the rules and the XLA file each comes from). The types
+// are pred, every integer width (s2 to s64, u2 to u64), f16, bf16, the
+// f8 types with a sign bit, f32 and f64. The interpreter and the JIT share
 // semantics/scalar_semantics.h, so a deviation from XLA there passes every
 // differential test; this table is what catches it. Both backends are
-// checked against the table.
+// checked against the table, with the values fed as parameters (constants
+// would be folded by the evaluator before the JIT saw them).
 //
 // Exact bits are required, except: where the table has a NaN any NaN will
 // do (invalid operations make the hardware's default NaN), and exp, log,
@@ -14,7 +17,8 @@
 // semantics/float32_math.h documents (f32: 1, 1, 2 and 2.5 ulp; rounding
 // the exact value in the table adds half an ulp) or 1 ulp in f64;
 // power, libm's pow, by 1 ulp; and sine, cosine, tan, expm1, log1p, cbrt,
-// erf and atan2, glibc's, by 4 ulp.
+// erf and atan2, glibc's, by 4 ulp. A type narrower than f32 computes
+// these in f32 and rounds: they may be off by 1 ulp of the narrow type.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -22,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -33,6 +38,7 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/op_spec.h"
+#include "ir/primitive_type.h"
 #include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -145,15 +151,34 @@ uint64_t Bits(const Literal& literal, int64_t i) {
   return bits;
 }
 
-bool IsNaN(PrimitiveType type, uint64_t bits) {
-  if (type == F32) return std::isnan(std::bit_cast<float>(uint32_t(bits)));
-  if (type == F64) return std::isnan(std::bit_cast<double>(bits));
-  return false;
+// The element as a double (narrow floats widen exactly), through the
+// type's native conversion: only to tell a NaN and to show a float.
+double FloatValue(PrimitiveType type, uint64_t bits) {
+  return primitive_util::ArrayTypeSwitch(type, [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    T value;
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
+    std::memcpy(&value, &bits, sizeof(T));  // little-endian
+    if constexpr (std::is_arithmetic_v<T>) {
+      return static_cast<double>(value);
+    } else if constexpr (kIsSubByteInt<T>) {
+      return value.value();
+    } else {
+      return static_cast<float>(value);
+    }
+  });
 }
 
-// How many representable values lie between two finite floats of one sign.
+bool IsNaN(PrimitiveType type, uint64_t bits) {
+  return primitive_util::IsFloatingPointType(type) &&
+         std::isnan(FloatValue(type, bits));
+}
+
+// How many representable values lie between two finite floats of one sign
+// (every float type here is sign and magnitude, its sign the top bit).
 int64_t UlpDistance(PrimitiveType type, uint64_t x, uint64_t y) {
-  const uint64_t sign = type == F32 ? uint64_t{1} << 31 : uint64_t{1} << 63;
+  const uint64_t sign = uint64_t{1}
+                        << (8 * primitive_util::ByteWidth(type) - 1);
   if ((x & sign) != (y & sign)) return x == y ? 0 : INT64_MAX;
   return x > y ? static_cast<int64_t>(x - y) : static_cast<int64_t>(y - x);
 }
@@ -161,6 +186,9 @@ int64_t UlpDistance(PrimitiveType type, uint64_t x, uint64_t y) {
 // The documented error bound of a transcendental op, in ulp of the rounded
 // exact value; 0 for everything else.
 int64_t AllowedUlps(absl::string_view op, PrimitiveType type) {
+  if (primitive_util::IsNarrowFloatType(type)) {
+    return AllowedUlps(op, F32) > 0 ? 1 : 0;
+  }
   if (op == "power") return 1;  // libm's pow (glibc: < 1 ulp)
   // glibc's documented bounds for these (libm-test-ulps, x86-64) are at
   // most 4 ulp (cbrt in f64); both backends call the same functions.
@@ -180,18 +208,17 @@ int64_t AllowedUlps(absl::string_view op, PrimitiveType type) {
 }
 
 std::string Show(PrimitiveType type, uint64_t bits) {
-  switch (type) {
-    case F32:
-      return absl::StrCat(std::bit_cast<float>(uint32_t(bits)));
-    case F64:
-      return absl::StrCat(std::bit_cast<double>(bits));
-    case S32:
-      return absl::StrCat(static_cast<int32_t>(bits));
-    case S64:
-      return absl::StrCat(static_cast<int64_t>(bits));
-    default:
-      return bits ? "true" : "false";
+  if (type == PRED) return bits ? "true" : "false";
+  if (primitive_util::IsFloatingPointType(type)) {
+    return absl::StrCat(FloatValue(type, bits));
   }
+  const int width = primitive_util::BitWidth(type);
+  if (primitive_util::IsUnsignedIntegralType(type)) {
+    return absl::StrCat(width == 64 ? bits : bits & ((uint64_t{1} << width) - 1));
+  }
+  // Signed: sign-extend from the type's width.
+  const int shift = 64 - width;
+  return absl::StrCat(static_cast<int64_t>(bits << shift) >> shift);
 }
 
 // Checks `result` (the tuple a backend returned) against the table.
@@ -234,27 +261,39 @@ TEST(EdgeValueTableTest, CoversEveryElementwiseOpAndType) {
   auto joined = [&](const std::string& op) {
     return absl::StrJoin(types[op], ",");
   };
-  // The types shape inference accepts for each op (XLA's rules).
-  EXPECT_EQ(joined("add"), "pred,s32,s64,f32,f64");
-  EXPECT_EQ(joined("maximum"), "pred,s32,s64,f32,f64");
-  EXPECT_EQ(joined("compare-LT"), "pred,s32,s64,f32,f64");
-  EXPECT_EQ(joined("divide"), "s32,s64,f32,f64");
-  EXPECT_EQ(joined("power"), "s32,s64,f32,f64");
-  EXPECT_EQ(joined("xor"), "pred,s32,s64");
-  EXPECT_EQ(joined("not"), "pred,s32,s64");
-  EXPECT_EQ(joined("shift-right-arithmetic"), "s32,s64");
-  EXPECT_EQ(joined("popcnt"), "s32,s64");
-  EXPECT_EQ(joined("count-leading-zeros"), "s32,s64");
-  EXPECT_EQ(joined("sign"), "s32,s64,f32,f64");
-  EXPECT_EQ(joined("logistic"), "f32,f64");
-  EXPECT_EQ(joined("erf"), "f32,f64");
-  EXPECT_EQ(joined("atan2"), "f32,f64");
+  // The types shape inference accepts for each op (XLA's rules), in
+  // PrimitiveType order.
+  const std::string ints = "s2,s4,s8,s16,s32,s64,u2,u4,u8,u16,u32,u64";
+  const std::string floats =
+      "f16,bf16,f8e5m2,f8e4m3,f8e3m4,f8e4m3fn,f8e4m3fnuz,f8e5m2fnuz,"
+      "f8e4m3b11fnuz,f32,f64";
+  const std::string all = "pred," + ints + "," + floats;
+  EXPECT_EQ(joined("add"), all);
+  EXPECT_EQ(joined("maximum"), all);
+  EXPECT_EQ(joined("compare-LT"), all);
+  EXPECT_EQ(joined("divide"), ints + "," + floats);
+  EXPECT_EQ(joined("power"), ints + "," + floats);
+  EXPECT_EQ(joined("xor"), "pred," + ints);
+  EXPECT_EQ(joined("not"), "pred," + ints);
+  EXPECT_EQ(joined("shift-right-arithmetic"), ints);
+  EXPECT_EQ(joined("popcnt"), ints);
+  EXPECT_EQ(joined("count-leading-zeros"), ints);
+  EXPECT_EQ(joined("sign"), ints + "," + floats);
+  EXPECT_EQ(joined("logistic"), floats);
+  EXPECT_EQ(joined("erf"), floats);
+  EXPECT_EQ(joined("atan2"), floats);
   for (const char* op :
        {"asin", "acos", "sinh", "cosh", "asinh", "acosh", "atan"}) {
-    EXPECT_EQ(joined(op), "f32,f64") << op;
+    EXPECT_EQ(joined(op), floats) << op;
   }
-  EXPECT_EQ(joined("copy"), "pred,s32,s64,f32,f64");
-  EXPECT_EQ(joined("convert to s32"), "pred,s64,f32,f64");
+  EXPECT_EQ(joined("copy"), all);
+  // Every type converts to every other one.
+  EXPECT_EQ(joined("convert to s32"),
+            "pred,s2,s4,s8,s16,s64,u2,u4,u8,u16,u32,u64," + floats);
+  EXPECT_EQ(joined("convert to f8e4m3fn"),
+            "pred," + ints +
+                ",f16,bf16,f8e5m2,f8e4m3,f8e3m4,f8e4m3fnuz,f8e5m2fnuz,"
+                "f8e4m3b11fnuz,f32,f64");
   int64_t ops = 0;
   for (const auto& [op, list] : types) ops += !absl::StartsWith(op, "convert");
   // 15 binary ops, 6 compare directions, 31 unary ops: every elementwise

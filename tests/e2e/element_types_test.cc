@@ -181,6 +181,12 @@ TEST(ElementTypesTest, SubByteIntegersWrapAtTheirOwnWidth) {
          SubByte<UInt4>({14, 1, 8, 0}));
   Binary("u4[4]", "{15, 9, 8, 3}", "{2, 9, 1, 0}", "subtract",
          SubByte<UInt4>({13, 0, 7, 3}));
+  // An arithmetic shift reads an unsigned operand as its two's complement
+  // bits, at its own width (XLA's HandleShiftRightArithmetic).
+  Binary("u4[4]", "{15, 8, 8, 7}", "{1, 1, 9, 1}", "shift-right-arithmetic",
+         SubByte<UInt4>({15, 12, 15, 3}));
+  Binary("u2[4]", "{3, 2, 2, 1}", "{1, 1, 3, 1}", "shift-right-arithmetic",
+         SubByte<UInt2>({3, 3, 3, 0}));
   Binary("u2[4]", "{3, 2, 1, 0}", "{1, 2, 3, 1}", "add",
          SubByte<UInt2>({0, 0, 0, 1}));
   Binary("s2[4]", "{1, -2, -1, 0}", "{1, -1, -1, -2}", "add",

@@ -1,13 +1,25 @@
 #!/usr/bin/python3
 """Writes edge_value_table.inc: the expected result of every elementwise op,
 for every element type it accepts, on edge values (0, -0, 1, -1, inf, -inf,
-NaN, denormals, the largest finite values, INT_MIN, INT_MAX, ...).
+NaN, denormals, the largest finite values, INT_MIN, INT_MAX, ...). Types:
+pred; s2, s4, s8, s16, s32, s64, u2, u4, u8, u16, u32, u64; f16, bf16, the
+f8 types f8e5m2, f8e4m3, f8e3m4, f8e4m3fn, f8e4m3fnuz, f8e5m2fnuz,
+f8e4m3b11fnuz; f32, f64. (mxla's f4e2m1fn and f8e8m0fnu are not covered.)
 
-The values come from XLA's semantics, written down independently of mxla's
-code (semantics/scalar_semantics.h is never consulted or called):
+The values come from XLA's rules, written down here from XLA's sources
+(the reference is its evaluator, xla/hlo/evaluator/hlo_evaluator.cc and
+hlo_evaluator_typed_visitor.h, "the evaluator" below) independently of
+mxla's code (semantics/scalar_semantics.h is never consulted or called):
   * float +, -, *, /, sqrt, comparisons, float<->float and int->float
     conversions: IEEE 754 round-to-nearest-even, as NumPy's float32/float64
     compute them (no flush to zero);
+  * f16, bf16 and the f8 types compute every op in f32 and round the f32
+    result to the type (the evaluator's typed visitors <half, float>,
+    <bfloat16, float>, <float8_*, float>); the rounding is ml_dtypes'
+    (ml_dtypes/include/float8.h, ConvertImpl; Eigen's half and bfloat16):
+    nearest even, subnormals kept, overflow and inf to inf ('ieee' types)
+    or NaN (f8e4m3fn and the fnuz types, which have no infinity), no -0 in
+    the fnuz types; this file rounds with exact fractions (round_to);
   * remainder of floats: C fmod (NumPy's fmod); power of floats: C pow,
     its special cases from NumPy, other values exact (decimal) and rounded;
     the test allows libm's documented error (1 ulp) there;
@@ -23,21 +35,32 @@ code (semantics/scalar_semantics.h is never consulted or called):
   * round-nearest-afz: halves away from zero; round-nearest-even: halves to
     even (exact, sign of zero kept); copy: the operand;
   * maximum/minimum: NaN if an operand is NaN, max(-0, +0) = +0 and
-    min(-0, +0) = -0 (IEEE 754-2019 maximum/minimum, LLVM's llvm.maximum);
-  * shifts: the amount read as unsigned; at least the bit width gives 0
-    (arithmetic right shift: -1 for negative operands); popcnt and
-    count-leading-zeros count the two's complement bits;
-  * integers: two's complement wrapping; x / 0 = -1, INT_MIN / -1 = INT_MIN,
-    x % 0 = x, INT_MIN % -1 = 0, truncating division; power with a negative
-    exponent is 0 except for base 1 (the evaluator's HandlePower: (-1)^-3 =
-    0); abs(INT_MIN) = INT_MIN;
-  * convert: to pred x != 0; float -> int truncates, saturates, NaN -> 0;
-    s64 -> s32 keeps the low 32 bits.
+    min(-0, +0) = -0 (IEEE 754-2019 maximum/minimum, LLVM's llvm.maximum,
+    which XLA:CPU emits; the evaluator's std::max keeps the first of two
+    equal zeros);
+  * integers (the evaluator computes s8..s32 in int64, u8..u32 in uint64,
+    and casts back, so every op wraps at the type's width):
+    two's complement wrapping; HandleDivide: x / 0 = -1 (all ones, so the
+    maximum for unsigned types), INT_MIN / -1 = INT_MIN, truncating
+    division; HandleRemainder: x % 0 = x, INT_MIN % -1 = 0;
+    HandlePower: x^0 = 1^x = 1, a negative exponent gives 0 for every
+    other base ((-1)^-3 = 0), otherwise IPow (xla/util.h) wraps;
+    abs(INT_MIN) = INT_MIN, abs of unsigned is the identity;
+  * shifts (HandleShiftLeft, HandleShiftRight*, IsShiftOutOfBounds): the
+    amount read as unsigned at the type's width; at least the bit width
+    gives 0 (arithmetic right shift: -1 for negative operands, unsigned
+    operands read as signed); popcnt and count-leading-zeros count the
+    type's own bits;
+  * convert (xla/literal.cc, Literal::Convert): to pred x != 0; float -> int
+    truncates, saturates, NaN -> 0; int -> int keeps the low bits; into f16
+    and bf16 from f64 or an integer through f32 (Eigen's casts); see
+    convert() for the f8 types.
 
 Run (needs Debian's python3-numpy and python3-mpmath, for regenerating only):
   /usr/bin/python3 tests/e2e/gen_edge_value_table.py > tests/e2e/edge_value_table.inc
 """
 import decimal
+from fractions import Fraction
 import itertools
 import math
 import struct
@@ -62,26 +85,197 @@ PRED_EDGES = [False, True]
 
 # Each edge as the type holds it (1e-45 is the f32 denormal 1.4e-45).
 F32_EDGES = [float(np.float32(x)) for x in F32_EDGES]
-EDGES = {'f32': F32_EDGES, 'f64': F64_EDGES, 's32': S32_EDGES,
-         's64': S64_EDGES, 'pred': PRED_EDGES}
-FLOATS = ('f32', 'f64')
-INTS = ('s32', 's64')
+
+# Integer types: (bits, signed). XLA's s2, s4, u2 and u4 are held one
+# element a byte, sign- or zero-extended (XLA's unpacked form), and wrap at
+# their own width (the evaluator computes in int64/uint64 and casts back:
+# xla/hlo/evaluator/hlo_evaluator.cc, typed_visitors_ of <ReturnT,
+# ElementwiseT>).
+INT_TYPES = {'s2': (2, True), 's4': (4, True), 's8': (8, True),
+             's16': (16, True), 's32': (32, True), 's64': (64, True),
+             'u2': (2, False), 'u4': (4, False), 'u8': (8, False),
+             'u16': (16, False), 'u32': (32, False), 'u64': (64, False)}
+# Floats narrower than f32: (exponent bits, mantissa bits, bias, kind), as
+# ml_dtypes defines them (ml_dtypes/include/float8.h, numeric_limits_*;
+# Eigen::half and bfloat16 for f16 and bf16). kind: 'ieee' has ±inf and
+# NaNs in the all-ones exponent; 'fn' has no infinity and only S.1111.111
+# is NaN; 'fnuz' has no infinity and no -0, and 0x80 is its one NaN.
+SMALL_FLOATS = {'f16': (5, 10, 15, 'ieee'), 'bf16': (8, 7, 127, 'ieee'),
+                'f8e5m2': (5, 2, 15, 'ieee'), 'f8e4m3': (4, 3, 7, 'ieee'),
+                'f8e3m4': (3, 4, 3, 'ieee'), 'f8e4m3fn': (4, 3, 7, 'fn'),
+                'f8e4m3fnuz': (4, 3, 8, 'fnuz'),
+                'f8e5m2fnuz': (5, 2, 16, 'fnuz'),
+                'f8e4m3b11fnuz': (4, 3, 11, 'fnuz')}
+F32_FORMAT = (8, 23, 127, 'ieee')
+
+FLOATS = ('f32', 'f64') + tuple(SMALL_FLOATS)
+INTS = tuple(INT_TYPES)
 NP = {'f32': np.float32, 'f64': np.float64}
-BITS = {'s32': 32, 's64': 64}
+# Every type, the first five in the table's original order.
+TYPES = ('pred', 's32', 's64', 'f32', 'f64', 's2', 's4', 's8', 's16', 'u2',
+         'u4', 'u8', 'u16', 'u32', 'u64') + tuple(SMALL_FLOATS)
+
+
+def int_range(t):
+  n, signed = INT_TYPES[t]
+  return (-(1 << (n - 1)), (1 << (n - 1)) - 1) if signed else (0, (1 << n) - 1)
 
 
 def wrap(x, t):
-  n = BITS[t]
+  """x modulo 2^bits, read as the type reads it (two's complement)."""
+  n, signed = INT_TYPES[t]
   x &= (1 << n) - 1
-  return x - (1 << n) if x >> (n - 1) else x
+  return x - (1 << n) if signed and x >> (n - 1) else x
+
+
+def int_edges(t):
+  n, signed = INT_TYPES[t]
+  lo, hi = int_range(t)
+  if signed:
+    values = [0, 1, -1, 2, -3, 7, n - 1, n, lo, hi, lo + 1]
+  else:
+    values = [0, 1, 2, 3, 7, n - 1, n, hi, hi - 1, 1 << (n - 1),
+              (1 << (n - 1)) - 1]
+  edges = []
+  for v in values:
+    v = wrap(v, t)
+    if v not in edges:
+      edges.append(v)
+  return edges
+
+
+# ------------------------------------------------- small float encodings
+# Exact arithmetic (fractions), not NumPy's float16 nor ml_dtypes: the
+# rounding rule is ml_dtypes' ConvertImpl (float8.h): round to nearest,
+# ties to even, at the format's precision, subnormals included; a value
+# past the largest finite one after rounding, and an infinity, become inf
+# ('ieee') or NaN ('fn', 'fnuz'); a NaN stays NaN; 'fnuz' has no -0, so a
+# negative value that rounds to zero is +0.
+
+
+def floor_log2(a):
+  """floor(log2(a)) of a positive Fraction."""
+  k = a.numerator.bit_length() - a.denominator.bit_length()
+  if Fraction(2) ** k > a:
+    k -= 1
+  elif Fraction(2) ** (k + 1) <= a:
+    k += 1
+  return k
+
+
+def max_finite(fmt):
+  e, m, bias, kind = fmt
+  top = (1 << e) - 1
+  exponent, fraction = {'ieee': (top - 1, (1 << m) - 1),
+                        'fn': (top, (1 << m) - 2),
+                        'fnuz': (top, (1 << m) - 1)}[kind]
+  return (1 + Fraction(fraction, 1 << m)) * Fraction(2) ** (exponent - bias)
+
+
+def nan_bits(fmt):
+  e, m, bias, kind = fmt
+  if kind == 'fnuz':
+    return 1 << (e + m)
+  if kind == 'fn':
+    return (1 << (e + m)) - 1
+  return (((1 << e) - 1) << m) | (1 << (m - 1))
+
+
+def round_to(fmt, x):
+  """The bits of the value x (a float, or an exact Fraction) rounded to fmt."""
+  e, m, bias, kind = fmt
+  sign_bit = 1 << (e + m)
+  if isinstance(x, float) and math.isnan(x):
+    return nan_bits(fmt)
+  negative = x < 0 or (isinstance(x, float) and math.copysign(1, x) < 0)
+  sign = sign_bit if negative else 0
+  if isinstance(x, float) and math.isinf(x):
+    return sign | (((1 << e) - 1) << m) if kind == 'ieee' else nan_bits(fmt)
+  a = abs(Fraction(x))
+  min_exponent = 1 - bias
+  magnitude = 0
+  if a != 0:
+    quantum = Fraction(2) ** (max(floor_log2(a), min_exponent) - m)
+    n = a / quantum
+    whole = n.numerator // n.denominator
+    rest = n - whole
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2 == 1):
+      whole += 1
+    value = whole * quantum
+    if value > max_finite(fmt):
+      return sign | (((1 << e) - 1) << m) if kind == 'ieee' else nan_bits(fmt)
+    if value < Fraction(2) ** min_exponent:
+      magnitude = int(value / Fraction(2) ** (min_exponent - m))
+    elif value != 0:
+      k = floor_log2(value)
+      fraction = int((value / Fraction(2) ** k - 1) * (1 << m))
+      magnitude = ((k + bias) << m) | fraction
+  if magnitude == 0 and kind == 'fnuz':
+    return 0
+  return sign | magnitude
+
+
+def decode(fmt, bits):
+  """The value of fmt's bit pattern, as a float (exact)."""
+  e, m, bias, kind = fmt
+  sign = -1.0 if bits >> (e + m) else 1.0
+  exponent = (bits >> m) & ((1 << e) - 1)
+  fraction = bits & ((1 << m) - 1)
+  if bits == nan_bits(fmt) or (kind == 'fn' and bits & ~(1 << (e + m)) ==
+                                nan_bits(fmt)):
+    return math.nan
+  if kind == 'ieee' and exponent == (1 << e) - 1:
+    return sign * math.inf if fraction == 0 else math.nan
+  if exponent == 0:
+    return sign * float(Fraction(fraction) * Fraction(2) ** (1 - bias - m))
+  return sign * float((1 + Fraction(fraction, 1 << m)) *
+                      Fraction(2) ** (exponent - bias))
+
+
+def small_float_edges(t):
+  fmt = SMALL_FLOATS[t]
+  e, m, bias, kind = fmt
+  tiny = float(Fraction(2) ** (1 - bias - m))
+  largest_subnormal = float(((1 << m) - 1) * Fraction(2) ** (1 - bias - m))
+  smallest_normal = float(Fraction(2) ** (1 - bias))
+  largest = float(max_finite(fmt))
+  values = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, tiny, -tiny,
+            largest_subnormal, smallest_normal, largest, -largest, math.inf,
+            -math.inf, math.nan]
+  if kind != 'ieee':
+    values = [v for v in values if not math.isinf(v)]
+  if kind == 'fnuz':
+    values = [v for v in values if not (v == 0 and math.copysign(1, v) < 0)]
+  for v in values:  # each is exact in the format
+    assert math.isnan(v) or decode(fmt, round_to(fmt, v)) == v, (t, v)
+  return values
+
+
+EDGES = {'f32': F32_EDGES, 'f64': F64_EDGES, 'pred': PRED_EDGES}
+EDGES.update({t: int_edges(t) for t in INT_TYPES})
+EDGES.update({t: small_float_edges(t) for t in SMALL_FLOATS})
+assert EDGES['s32'] == S32_EDGES and EDGES['s64'] == S64_EDGES
+
+
+def storage_bytes(t):
+  if t == 'pred':
+    return 1
+  if t in INT_TYPES:
+    return max(1, INT_TYPES[t][0] // 8)
+  if t in SMALL_FLOATS:
+    return 2 if t in ('f16', 'bf16') else 1
+  return 4 if t == 'f32' else 8
 
 
 def to_bits(x, t):
-  """The element's bit pattern as an unsigned integer."""
+  """The element's bit pattern as an unsigned integer (what memory holds:
+  s2/s4 sign-extended into their byte); a small float rounds x to it."""
   if t == 'pred':
     return int(bool(x))
-  if t in INTS:
-    return wrap(int(x), t) & ((1 << BITS[t]) - 1)
+  if t in INT_TYPES:
+    return wrap(int(x), t) & ((1 << (8 * storage_bytes(t))) - 1)
+  if t in SMALL_FLOATS:
+    return round_to(SMALL_FLOATS[t], float(x))
   if t == 'f32':
     return struct.unpack('<I', struct.pack('<f', float(np.float32(x))))[0]
   return struct.unpack('<Q', struct.pack('<d', float(x)))[0]
@@ -92,11 +286,17 @@ def fl(x, t):
 
 
 # ---------------------------------------------------------------- integers
+# The evaluator's integer rules (xla/hlo/evaluator/
+# hlo_evaluator_typed_visitor.h: HandleDivide, HandleRemainder, HandlePower,
+# HandleShift*; hlo_evaluator.cc for the types), at the type's own width.
+
 
 def int_div(a, b, t):
-  lo = -(1 << (BITS[t] - 1))
+  """HandleDivide: x / 0 is -1 (signed) or the maximum (unsigned: all ones
+  either way); INT_MIN / -1 is INT_MIN; otherwise truncating division."""
+  lo, hi = int_range(t)
   if b == 0:
-    return -1
+    return -1 if INT_TYPES[t][1] else hi
   if a == lo and b == -1:
     return lo
   q = abs(a) // abs(b)
@@ -104,7 +304,8 @@ def int_div(a, b, t):
 
 
 def int_rem(a, b, t):
-  lo = -(1 << (BITS[t] - 1))
+  """HandleRemainder: x % 0 is x; INT_MIN % -1 is 0; else C's %."""
+  lo, _ = int_range(t)
   if b == 0:
     return a
   if a == lo and b == -1:
@@ -113,24 +314,46 @@ def int_rem(a, b, t):
 
 
 def int_pow(a, b, t):
-  """XLA's evaluator (xla/hlo/evaluator/hlo_evaluator_typed_visitor.h,
-  HandlePower): 1^x = 1 and x^0 = 1 first; then a negative exponent gives 1
-  for base 1 and 0 for every other base, -1 included ((-1)^-3 = 0);
-  otherwise IPow (xla/util.h), which wraps."""
+  """HandlePower: 1^x = 1 and x^0 = 1 first (0^0 = 1); a signed exponent
+  below 0 then gives 1 if the base is 1 and 0 otherwise ((-1)^-3 = 0);
+  otherwise IPow (xla/util.h: repeated squaring in the unsigned type, so
+  the value wraps modulo 2^bits). IPow takes its exponent as an `int`, with
+  the precondition that it is not negative (a DCHECK); the evaluator has no
+  defined result for exponents of 2^31 and more (u32, s64, u64), and
+  XLA:CPU's EmitIntegerPow reads only the exponent's low 6 bits. This table
+  gives the exact wrapped power for them, which is the evaluator's result
+  for every exponent it defines."""
   if a == 1 or b == 0:
     return 1
   if b < 0:
     return 0
-  return wrap(pow(a, b, 1 << BITS[t]), t)
-
-
-def shifted_out(b, t):
-  """XLA reads a shift amount as unsigned: at least the width shifts all."""
-  return (b & ((1 << BITS[t]) - 1)) >= BITS[t]
+  n, _ = INT_TYPES[t]
+  return wrap(pow(a, b, 1 << n), t)
 
 
 def unsigned(a, t):
-  return a & ((1 << BITS[t]) - 1)
+  return a & ((1 << INT_TYPES[t][0]) - 1)
+
+
+def as_signed(a, t):
+  n, _ = INT_TYPES[t]
+  a = unsigned(a, t)
+  return a - (1 << n) if a >> (n - 1) else a
+
+
+def shifted_out(b, t):
+  """IsShiftOutOfBounds: the amount is read as unsigned at the type's
+  width; at least the width shifts every bit out."""
+  return unsigned(b, t) >= INT_TYPES[t][0]
+
+
+def shift_right_arithmetic(a, b, t):
+  """HandleShiftRightArithmetic: the operand read as signed at its width
+  (unsigned types too); out of bounds gives -1 for a negative operand."""
+  s = as_signed(a, t)
+  if shifted_out(b, t):
+    return wrap(-1 if s < 0 else 0, t)
+  return wrap(s >> b, t)  # Python's >> is arithmetic
 
 
 INT_BINARY = {
@@ -142,23 +365,25 @@ INT_BINARY = {
     'maximum': lambda a, b, t: max(a, b),
     'minimum': lambda a, b, t: min(a, b),
     'power': int_pow,
-    'and': lambda a, b, t: a & b,
-    'or': lambda a, b, t: a | b,
-    'xor': lambda a, b, t: a ^ b,
+    'and': lambda a, b, t: wrap(a & b, t),
+    'or': lambda a, b, t: wrap(a | b, t),
+    'xor': lambda a, b, t: wrap(a ^ b, t),
     'shift-left': lambda a, b, t: 0 if shifted_out(b, t) else wrap(a << b, t),
     'shift-right-logical':
         lambda a, b, t: 0 if shifted_out(b, t) else wrap(unsigned(a, t) >> b, t),
-    # Python's >> on negative integers is arithmetic (rounds down).
-    'shift-right-arithmetic':
-        lambda a, b, t: (-1 if a < 0 else 0) if shifted_out(b, t) else a >> b,
+    'shift-right-arithmetic': shift_right_arithmetic,
 }
+# popcnt and count-leading-zeros count the type's own bits (the evaluator's
+# HandlePopulationCount/HandleClz on the unsigned type of ReturnT's width,
+# and XLA:CPU's llvm.ctpop/llvm.ctlz on the element's integer type).
 INT_UNARY = {
     'popcnt': lambda a, t: bin(unsigned(a, t)).count('1'),
-    'count-leading-zeros': lambda a, t: BITS[t] - unsigned(a, t).bit_length(),
+    'count-leading-zeros':
+        lambda a, t: INT_TYPES[t][0] - unsigned(a, t).bit_length(),
     'negate': lambda a, t: wrap(-a, t),
-    'abs': lambda a, t: wrap(abs(a), t),
+    'abs': lambda a, t: wrap(abs(a), t),  # unsigned: the identity
     'sign': lambda a, t: (a > 0) - (a < 0),
-    'not': lambda a, t: ~a,
+    'not': lambda a, t: wrap(~a, t),
     'copy': lambda a, t: a,
 }
 
@@ -392,57 +617,98 @@ COMPARES = {
 }
 
 # ----------------------------------------------------------------- convert
+# Literal::Convert (xla/literal.cc) and primitive_util's conversions.
 
-RANGE = {'s32': (-2**31, 2**31 - 1), 's64': (-2**63, 2**63 - 1)}
+
+def exact_to_f32(x):
+  """An integer rounded once to f32 (static_cast<float> of the integer)."""
+  return decode(F32_FORMAT, round_to(F32_FORMAT, Fraction(x)))
 
 
 def convert(x, src, dst):
+  """to pred: x != 0 (NaN too); from pred: 0 or 1; float -> int: NaN is 0,
+  out of range saturates (negative to unsigned: 0), else truncates toward
+  zero; int -> int: wraps; int -> f32/f64 rounds once to nearest even;
+  float -> float rounds once. Into f16 and bf16 from f64 or an integer
+  (Eigen's half(T) and bfloat16(T) cast to float first) the value rounds
+  to f32 and then to the type; the f8 types do the same here, and for
+  them the generator checks that one rounding would give the same bits,
+  so the table does not depend on that choice."""
   if dst == 'pred':
     return bool(x != 0) if not (src in FLOATS and math.isnan(x)) else True
   if src == 'pred':
-    return int(x) if dst in INTS else fl(float(x), dst)
+    x = int(x)
   if dst in INTS:
-    if src in INTS:
-      return wrap(x, dst)
+    if src == 'pred' or src in INTS:
+      return wrap(int(x), dst)
     if math.isnan(x):
       return 0
-    lo, hi = RANGE[dst]
+    lo, hi = int_range(dst)
     if x <= lo:
       return lo
     if x >= hi:
       return hi
     return int(x)  # truncates toward zero
-  # to a float: round to nearest even in one step (NumPy converts an
-  # int64 or a float64 directly).
-  if src in INTS:
-    return np.array([x], dtype=np.int64).astype(NP[dst])[0]
-  return np.array([x], dtype=NP[src]).astype(NP[dst])[0]
+  integral = src == 'pred' or src in INTS
+  if dst == 'f64':
+    return float(x)  # Python rounds an int to the nearest even double
+  if dst == 'f32':
+    return exact_to_f32(x) if integral else float(np.float32(x))
+  # A small float: through f32 from an integer or f64.
+  if integral:
+    via_f32 = exact_to_f32(x)
+    direct = round_to(SMALL_FLOATS[dst], Fraction(x))
+  elif src == 'f64':
+    via_f32 = float(np.float32(x))
+    direct = round_to(SMALL_FLOATS[dst], x)
+  else:
+    return x
+  if dst not in ('f16', 'bf16'):
+    assert round_to(SMALL_FLOATS[dst], via_f32) == direct, (x, src, dst)
+  return via_f32
 
 
 # ------------------------------------------------------------------ output
 
+def binary_ops(t):
+  if t == 'pred':
+    return PRED_BINARY
+  return INT_BINARY if t in INTS else FLOAT_BINARY
+
+
+def unary_ops(t):
+  if t == 'pred':
+    return PRED_UNARY
+  return INT_UNARY if t in INTS else FLOAT_UNARY
+
+
+def compute_type(t):
+  """Small floats compute in f32 and round to their type at the end
+  (the evaluator's HloEvaluatorTypedVisitor<half, float>, <bfloat16,
+  float>, <float8_*, float>)."""
+  return 'f32' if t in SMALL_FLOATS else t
+
+
 def binary_table():
-  for t in ('pred', 's32', 's64', 'f32', 'f64'):
-    ops = PRED_BINARY if t == 'pred' else INT_BINARY if t in INTS else FLOAT_BINARY
-    for op, fn in ops.items():
+  for t in TYPES:
+    for op, fn in binary_ops(t).items():
       for a, b in itertools.product(EDGES[t], repeat=2):
-        yield op, t, t, a, b, fn(a, b, t)
+        yield op, t, t, a, b, fn(a, b, compute_type(t))
     for direction, fn in COMPARES.items():
       for a, b in itertools.product(EDGES[t], repeat=2):
         if t in FLOATS:
-          a32, b32 = fl(a, t), fl(b, t)
-          yield 'compare-' + direction, t, 'pred', a, b, fn(a32, b32)
+          c = compute_type(t)
+          yield 'compare-' + direction, t, 'pred', a, b, fn(fl(a, c), fl(b, c))
         else:
           yield 'compare-' + direction, t, 'pred', a, b, fn(int(a), int(b))
 
 
 def unary_table():
-  for t in ('pred', 's32', 's64', 'f32', 'f64'):
-    ops = PRED_UNARY if t == 'pred' else INT_UNARY if t in INTS else FLOAT_UNARY
-    for op, fn in ops.items():
+  for t in TYPES:
+    for op, fn in unary_ops(t).items():
       for a in EDGES[t]:
-        yield op, t, t, a, 0, fn(a, t)
-    for dst in ('pred', 's32', 's64', 'f32', 'f64'):
+        yield op, t, t, a, 0, fn(a, compute_type(t))
+    for dst in TYPES:
       if dst != t:
         for a in EDGES[t]:
           yield 'convert', t, dst, a, 0, convert(a, t, dst)
