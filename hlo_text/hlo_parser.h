@@ -13,9 +13,9 @@
 // operand is defined earlier in its computation, called computations are
 // defined earlier, operand counts match the opcode, each opcode has exactly
 // its required attributes, shapes are valid (ShapeUtil::ValidateShape) with
-// the default layout, constants match their shapes, and parameter numbers
-// are dense. It does NOT infer or check result shapes against operands: run
-// the verifier for that.
+// the default layout, constants are arrays or tuples of arrays and match
+// their shapes, and parameter numbers are dense. It does NOT infer or check
+// result shapes against operands: run the verifier for that.
 //
 // Every error is InvalidArgument with a message "<line>:<column>: ...".
 // No input makes the parser crash, hang or recurse without bound.
