@@ -466,6 +466,11 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
     attributes.seen[name.text] = cursor.Peek();
     if (name.text == "metadata") {
       ASSIGN_OR_RETURN(attributes.metadata, ParseMetadata(cursor));
+    } else if (name.text == "frontend_attributes" ||
+               name.text == "backend_config") {
+      // Opaque text to XLA too, and dropped: JAX writes MLIR attributes
+      // (`{xla.sdy.sharding="#sdy.sharding_per_value<...>"}`, or unquoted).
+      RETURN_IF_ERROR(cursor.SkipOpaqueValue());
     } else if (common || (slot->use == AttrUse::kIgnored &&
                           GetAttrInfo(*id).type != AttrType::kShape)) {
       // A shape is no one value to skip (`s32[2]{0}`): it is parsed.

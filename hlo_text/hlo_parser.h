@@ -6,7 +6,9 @@
 // row-major default), operand shape prefixes, comments, computation
 // signatures, module attributes (entry_computation_layout is checked, others
 // ignored), metadata (op_name, source_file, source_line kept), and
-// sharding / frontend_attributes / backend_config (ignored).
+// sharding / frontend_attributes / backend_config (ignored; the latter two,
+// and other module attributes, as opaque text: a `{...}` value may hold any
+// characters, `#sdy.mesh<[]>` included).
 //
 // What the parser guarantees: names are kept exactly (instruction names are
 // unique in the module; computation names are a separate namespace), every
