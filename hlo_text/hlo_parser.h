@@ -10,7 +10,8 @@
 // and other module attributes, as opaque text: a `{...}` value may hold any
 // characters, `#sdy.mesh<[]>` included).
 //
-// What the parser guarantees: names are kept exactly (instruction names are
+// What the parser guarantees: names are kept exactly, but for the module's,
+// which is sanitized as XLA does (ir/hlo_name.h) (instruction names are
 // unique in the module; computation names are a separate namespace), every
 // operand is defined earlier in its computation, called computations are
 // defined earlier, operand counts match the opcode, each opcode has exactly
