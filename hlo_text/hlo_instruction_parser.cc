@@ -466,6 +466,11 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
     attributes.seen[name.text] = cursor.Peek();
     if (name.text == "metadata") {
       ASSIGN_OR_RETURN(attributes.metadata, ParseMetadata(cursor));
+    } else if (name.text == "frontend_attributes" ||
+               name.text == "backend_config") {
+      // Opaque text to XLA too, and dropped: JAX writes MLIR attributes
+      // (`{xla.sdy.sharding="#sdy.sharding_per_value<...>"}`, or unquoted).
+      RETURN_IF_ERROR(cursor.SkipOpaqueValue());
     } else if (common || (slot->use == AttrUse::kIgnored &&
                           GetAttrInfo(*id).type != AttrType::kShape)) {
       // A shape is no one value to skip (`s32[2]{0}`): it is parsed.
@@ -656,6 +661,35 @@ std::unique_ptr<HloInstruction> Build(
   return instruction;
 }
 
+// The first leaf of `shape` that is not an array (a token), or null.
+const Shape* FirstNonArrayLeaf(const Shape& shape) {
+  if (!shape.IsTuple()) return shape.IsArray() ? nullptr : &shape;
+  for (const Shape& element : shape.tuple_shapes()) {
+    if (const Shape* leaf = FirstNonArrayLeaf(element)) return leaf;
+  }
+  return nullptr;
+}
+
+// A constant holds an array or a tuple of arrays: `token[] constant(0)`
+// has no value to read, whatever follows it.
+absl::Status CheckConstantShape(const Header& header) {
+  const Shape* leaf = FirstNonArrayLeaf(header.shape);
+  if (leaf == nullptr) return absl::OkStatus();
+  const bool whole = leaf == &header.shape;
+  // A nested operand instruction has no name of its own.
+  const bool nested = header.name_token.line == header.opcode_token.line &&
+                      header.name_token.column == header.opcode_token.column;
+  return TokenCursor::ErrorAt(
+      header.shape_token,
+      absl::StrCat(nested ? std::string("a constant operand")
+                          : absl::StrCat("constant '", header.name_token.text,
+                                         "'"),
+                   " has shape ",
+                   header.shape.ToString(),
+                   whole ? "" : absl::StrCat(", which holds ", leaf->ToString()),
+                   ": a constant is an array or a tuple of arrays"));
+}
+
 // The operands of parameter and constant, or the operand list.
 absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
                              ModuleParseState& module,
@@ -676,6 +710,7 @@ absl::Status ParseOperandsOf(TokenCursor& cursor, const Header& header,
     return absl::OkStatus();
   }
   if (header.opcode == HloOpcode::kConstant) {
+    RETURN_IF_ERROR(CheckConstantShape(header));
     ASSIGN_OR_RETURN(literal, ParseLiteralAt(cursor, header.shape));
     return absl::OkStatus();
   }

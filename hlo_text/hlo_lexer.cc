@@ -87,6 +87,7 @@ Token HloLexer::LexToken() {
   Token token;
   token.line = line_;
   token.column = column_;
+  token.offset = pos_;
   char c = Char();
   switch (c) {
     case '=':
@@ -319,6 +320,32 @@ Token HloLexer::LexString(Token token) {
   return token;
 }
 
+void HloLexer::Rewind(size_t offset, int line, int column) {
+  pos_ = offset;
+  line_ = line;
+  column_ = column;
+  done_ = false;
+}
+
+bool HloLexer::SkipBracedText() {
+  int64_t depth = 1;
+  while (!AtEnd()) {
+    const char c = Char();
+    if (c == '"') {
+      Advance();
+      while (!AtEnd() && Char() != '"') Advance(Char() == '\\' ? 2 : 1);
+      if (AtEnd()) return false;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}' && --depth == 0) {
+      Advance();
+      return true;
+    }
+    Advance();
+  }
+  return false;
+}
+
 Token HloLexer::NextToken() {
   Token token;
   if (!done_ && !SkipTrivia(&token)) {
@@ -329,6 +356,7 @@ Token HloLexer::NextToken() {
     done_ = true;
     token.line = line_;
     token.column = column_;
+    token.offset = pos_;
     return token;  // kEof
   }
   token = LexToken();
@@ -506,6 +534,20 @@ absl::Status TokenCursor::SkipValue() {
     }
     Next();
   } while (!closers.empty());
+  return absl::OkStatus();
+}
+
+absl::Status TokenCursor::SkipOpaqueValue() {
+  if (!Is(TokenKind::kLBrace)) return SkipValue();
+  const Token open = Peek();
+  // Tokens lexed past the brace may be errors ('#' is no token): lex
+  // again from just after it, as raw text.
+  lookahead_.clear();
+  lexer_.Rewind(open.offset + 1, open.line, open.column + 1);
+  if (!lexer_.SkipBracedText()) {
+    return ErrorAt(open, "unclosed '{': the value runs to the end of the "
+                         "input");
+  }
   return absl::OkStatus();
 }
 

@@ -53,6 +53,7 @@ struct Token {
   std::string text;  // Name (without %), number, decoded string, message.
   int line = 1;
   int column = 1;
+  size_t offset = 0;  // Of the token's first byte in the text.
 };
 
 // Produces tokens one at a time, so memory does not grow with the input.
@@ -61,6 +62,12 @@ class HloLexer {
  public:
   explicit HloLexer(absl::string_view text) : text_(text) {}
   Token NextToken();
+  // Lexes on from byte `offset`, which is at `line`:`column`.
+  void Rewind(size_t offset, int line, int column);
+  // From just after an opening '{', skips raw text up to and including the
+  // matching '}': braces nest, "strings" are skipped whole (`\` escapes),
+  // and any other byte is skipped. False if the input ends first.
+  bool SkipBracedText();
 
  private:
   bool AtEnd(size_t offset = 0) const { return pos_ + offset >= text_.size(); }
@@ -128,6 +135,10 @@ class TokenCursor {
   // Skips one attribute value: a token, or a balanced (), {} or [] group
   // nested at most kMaxNesting deep.
   absl::Status SkipValue();
+  // Skips a value that is opaque text, as frontend_attributes' are (MLIR
+  // attributes from JAX: `{mesh = #sdy.mesh<[]>}`): a `{...}` group is
+  // skipped as raw text (SkipBracedText), any other value as SkipValue does.
+  absl::Status SkipOpaqueValue();
 
   // How deep braces and parentheses may nest anywhere in HLO text.
   static constexpr int kMaxNesting = 64;

@@ -234,7 +234,18 @@ absl::StatusOr<Literal> ParseLiteralNested(TokenCursor& cursor,
         cursor.Peek(), absl::StrCat("nesting deeper than ",
                                     TokenCursor::kMaxNesting, " levels"));
   }
-  if (!shape.IsTuple()) return ParseArrayLiteral(cursor, shape);
+  if (!shape.IsTuple()) {
+    // A token has no value to write, and only array types have an element
+    // switch (ir/primitive_type.h): refuse before reaching one.
+    if (!shape.IsArray()) {
+      return TokenCursor::ErrorAt(
+          cursor.Peek(),
+          absl::StrCat("a literal of shape ", shape.ToString(),
+                       " has no values: literals are arrays or tuples of "
+                       "arrays"));
+    }
+    return ParseArrayLiteral(cursor, shape);
+  }
   RETURN_IF_ERROR(cursor.Expect(TokenKind::kLParen));
   std::vector<Literal> elements;
   for (const Shape& element_shape : shape.tuple_shapes()) {

@@ -165,7 +165,9 @@ absl::Status ModuleParser::ParseHeader() {
     if (attribute.text == "entry_computation_layout") {
       RETURN_IF_ERROR(ParseEntryLayout(attribute));
     } else {
-      RETURN_IF_ERROR(cursor_.SkipValue());  // Other XLA attributes.
+      // Other XLA attributes, dropped; their values may hold any text
+      // (frontend_attributes={xla.sdy.meshes={m = #sdy.mesh<[]>}}).
+      RETURN_IF_ERROR(cursor_.SkipOpaqueValue());
     }
   }
   return absl::OkStatus();
@@ -176,8 +178,12 @@ absl::Status ModuleParser::ParseHeader() {
 // `FileLocations`, `StackFrames`, each a list of `N <value>` lines. mxla
 // keeps no stack frames, so they are read and dropped.
 absl::Status ModuleParser::SkipStackFrameTables() {
-  while (cursor_.IsName("FileNames") || cursor_.IsName("FunctionNames") ||
-         cursor_.IsName("FileLocations") || cursor_.IsName("StackFrames")) {
+  // A table's name is followed by its entries or the next table; a
+  // computation's (a computation may be named `FileNames`) by '{' or '('.
+  while ((cursor_.IsName("FileNames") || cursor_.IsName("FunctionNames") ||
+          cursor_.IsName("FileLocations") || cursor_.IsName("StackFrames")) &&
+         !cursor_.Is(TokenKind::kLBrace, 1) &&
+         !cursor_.Is(TokenKind::kLParen, 1)) {
     cursor_.Next();
     while (cursor_.Is(TokenKind::kInt)) {
       cursor_.Next();

@@ -6,16 +6,19 @@
 // row-major default), operand shape prefixes, comments, computation
 // signatures, module attributes (entry_computation_layout is checked, others
 // ignored), metadata (op_name, source_file, source_line kept), and
-// sharding / frontend_attributes / backend_config (ignored).
+// sharding / frontend_attributes / backend_config (ignored; the latter two,
+// and other module attributes, as opaque text: a `{...}` value may hold any
+// characters, `#sdy.mesh<[]>` included).
 //
-// What the parser guarantees: names are kept exactly (instruction names are
+// What the parser guarantees: names are kept exactly, but for the module's,
+// which is sanitized as XLA does (ir/hlo_name.h) (instruction names are
 // unique in the module; computation names are a separate namespace), every
 // operand is defined earlier in its computation, called computations are
 // defined earlier, operand counts match the opcode, each opcode has exactly
 // its required attributes, shapes are valid (ShapeUtil::ValidateShape) with
-// the default layout, constants match their shapes, and parameter numbers
-// are dense. It does NOT infer or check result shapes against operands: run
-// the verifier for that.
+// the default layout, constants are arrays or tuples of arrays and match
+// their shapes, and parameter numbers are dense. It does NOT infer or check
+// result shapes against operands: run the verifier for that.
 //
 // Every error is InvalidArgument with a message "<line>:<column>: ...".
 // No input makes the parser crash, hang or recurse without bound.

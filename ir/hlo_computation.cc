@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_module.h"
+#include "ir/hlo_name.h"
 #include "ir/hlo_printer.h"
 
 namespace mxla {
@@ -26,7 +27,7 @@ HloInstruction* HloComputation::AddInstruction(
     raw->set_name(parent_->UniqueInstructionName(hint));
     raw->set_unique_id(parent_->NextUniqueId());
   } else {
-    raw->set_name(hint);
+    raw->set_name(SanitizeHloName(hint));
   }
   if (raw->opcode() == HloOpcode::kParameter) parameters_.push_back(raw);
   instructions_.push_back(std::move(instruction));

@@ -31,14 +31,17 @@ class HloComputation {
   HloComputation& operator=(const HloComputation&) = delete;
 
   const std::string& name() const { return name_; }
+  // Keeps `name` exactly: the parser's names are valid (ir/hlo_name.h);
+  // other callers name computations through HloModule::AddComputation.
   void set_name(std::string name) { name_ = std::move(name); }
   // The owning module (set by HloModule::AddComputation), or null.
   HloModule* parent() const { return parent_; }
   void set_parent(HloModule* parent) { parent_ = parent; }
 
   // Takes ownership and returns the instruction. With a parent module, its
-  // name (or, if empty, its opcode) is made unique in the module and it gets
-  // a unique id; without one the name is kept. Parameters are also recorded
+  // name (or, if empty, its opcode) is sanitized (ir/hlo_name.h) and made
+  // unique in the module and it gets a unique id; without one the name is
+  // only sanitized. Parameters are also recorded
   // as parameters. Operands must already be in this computation (unchecked).
   HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
 

@@ -134,7 +134,9 @@ class HloInstruction {
   const Shape& shape() const { return shape_; }
   void set_shape(const Shape& shape) { shape_ = shape; }
   const std::string& name() const { return name_; }
-  // Only HloComputation (which keeps names unique) should rename.
+  // Only HloComputation (which keeps names unique and valid) and the parser
+  // (whose names are valid) should rename; a name set before
+  // AddInstruction is its hint.
   void set_name(std::string name) { name_ = std::move(name); }
   // Assigned by HloComputation::AddInstruction; -1 before.
   int64_t unique_id() const { return unique_id_; }

@@ -4,12 +4,17 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "ir/hlo_name.h"
 #include "ir/hlo_printer.h"
 
 namespace mxla {
 
+void HloModule::set_name(absl::string_view name) {
+  name_ = name.empty() ? "_" : SanitizeHloName(name);
+}
+
 std::string HloModule::UniqueName(absl::string_view hint) {
-  std::string base(hint.empty() ? "name" : hint);
+  std::string base = hint.empty() ? "name" : SanitizeHloName(hint);
   if (used_names_.insert(base).second) return base;
   // A taken "add.3" continues "add"'s numbering rather than growing to
   // "add.3.1": clones of clones (fusion, row fusion) keep short names.

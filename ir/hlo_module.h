@@ -27,14 +27,17 @@ namespace mxla {
 
 class HloModule {
  public:
-  explicit HloModule(std::string name) : name_(std::move(name)) {}
+  // `name` is sanitized (ir/hlo_name.h); "" becomes "_", the name the
+  // parser gives a module without a header.
+  explicit HloModule(absl::string_view name) { set_name(name); }
   HloModule(const HloModule&) = delete;
   HloModule& operator=(const HloModule&) = delete;
 
   const std::string& name() const { return name_; }
-  void set_name(std::string name) { name_ = std::move(name); }
+  void set_name(absl::string_view name);
 
-  // Adds an empty computation (its name made unique) and returns it, owned by
+  // Adds an empty computation (its name sanitized and made unique) and
+  // returns it, owned by
   // the module. The first one added with `is_entry` becomes the entry.
   HloComputation* AddComputation(std::string name, bool is_entry);
   // Null until set. `entry` must be owned by this module (unchecked).
@@ -73,7 +76,8 @@ class HloModule {
   // HLO text (HloPrinter::ModuleToString).
   std::string ToString(const HloPrintOptions& options = {}) const;
 
-  // Naming (used by HloComputation::AddInstruction): `hint` if it is free,
+  // Naming (used by HloComputation::AddInstruction): `hint`, sanitized
+  // (ir/hlo_name.h), if it is free,
   // else the hint without a trailing ".N" plus the next free ".N" of that
   // base, so copying "add.1" again gives "add.2", not "add.1.1".
   // Computation names draw from the same pool; an empty hint means "name".
