@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/batch_norm.h"
 #include "semantics/bit_generators.h"
@@ -24,6 +25,7 @@
 #include "semantics/sort_rows.h"
 #include "semantics/stochastic_convert.h"
 #include "ir/replica_groups.h"
+#include "ir/shape_summary.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
@@ -950,6 +952,35 @@ absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
   return result;
 }
 
+// Where two different tuple shapes first differ, for messages that
+// summarize them: " (tuple element {1,0} is f32[3], expected f32[2])", or
+// " (2 tuple elements, expected 3)"; "" unless both are tuples.
+std::string TupleDifference(const Shape& actual, const Shape& expected,
+                            std::vector<int64_t> index = {}) {
+  if (!actual.IsTuple() || !expected.IsTuple()) {
+    if (index.empty()) return "";
+    return absl::StrCat(" (tuple element {", absl::StrJoin(index, ","),
+                        "} is ", ShapeSummary(actual), ", expected ",
+                        ShapeSummary(expected), ")");
+  }
+  const size_t size = actual.tuple_shapes().size();
+  if (size != expected.tuple_shapes().size()) {
+    const std::string where =
+        index.empty() ? ""
+                      : absl::StrCat("tuple element {",
+                                     absl::StrJoin(index, ","), "} has ");
+    return absl::StrCat(" (", where, size, " tuple elements, expected ",
+                        expected.tuple_shapes().size(), ")");
+  }
+  for (size_t i = 0; i < size; ++i) {
+    if (actual.tuple_shapes(i) == expected.tuple_shapes(i)) continue;
+    index.push_back(static_cast<int64_t>(i));
+    return TupleDifference(actual.tuple_shapes(i), expected.tuple_shapes(i),
+                           std::move(index));
+  }
+  return "";
+}
+
 }  // namespace
 
 absl::Status CheckArguments(const HloComputation& computation,
@@ -970,8 +1001,9 @@ absl::Status CheckArguments(const HloComputation& computation,
     }
     if (arguments[i]->shape() != parameter->shape()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          what, " has shape ", arguments[i]->shape().ToString(),
-          " but the computation expects ", parameter->shape().ToString()));
+          what, " has shape ", ShapeSummary(arguments[i]->shape()),
+          " but the computation expects ", ShapeSummary(parameter->shape()),
+          TupleDifference(arguments[i]->shape(), parameter->shape())));
     }
   }
   return absl::OkStatus();

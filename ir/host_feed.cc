@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "ir/shape_summary.h"
 
 namespace mxla {
 
@@ -20,7 +21,8 @@ absl::StatusOr<Literal> HostFeedQueue::Infeed(const Shape& shape) {
   absl::MutexLock lock(&mutex_);
   if (infeed_.empty()) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "infeed of ", shape.ToString(), ": the host feed has no value left"));
+        "infeed of ", ShapeSummary(shape),
+        ": the host feed has no value left"));
   }
   Literal value = std::move(infeed_.front());
   infeed_.pop_front();
@@ -51,7 +53,8 @@ absl::StatusOr<Literal> ReadInfeed(absl::string_view name, const Shape& data,
   if (value->shape() != data) {
     return absl::InvalidArgumentError(absl::StrCat(
         "infeed '", name, "': the host feed gave ",
-        value->shape().ToString(), " for data of shape ", data.ToString()));
+        ShapeSummary(value->shape()), " for data of shape ",
+        ShapeSummary(data)));
   }
   return value;
 }

@@ -18,6 +18,21 @@
 //     never an error: the caller compiles instead;
 //   * past `max_bytes` the least recently used entries (by modification
 //     time, which a hit refreshes) are deleted, after each store.
+// An entry is machine code that the process links and runs, and its
+// checksum detects corruption, not tampering: whoever can write an entry
+// can run code in every process that uses the directory. So, as ssh with
+// its keys, only what this user alone controls is used:
+//   * Store creates the directory, and each parent it creates, mode 0700,
+//     and each entry mode 0600 (a new temporary file, renamed into place);
+//   * a directory not owned by the effective user, or that group or others
+//     can write, is neither read nor written; an entry that is not a
+//     regular file (a symbolic link is not followed), not owned by the
+//     user, or writable by group or others is not loaded (a store replaces
+//     it). Each costs a warning once per directory and kind, and a miss:
+//     the caller compiles instead;
+//   * the checks are made on the opened directory and file (fstat), and
+//     every later access goes through the checked directory's descriptor,
+//     so a path swapped after the check changes nothing.
 // Thread-safe: every method works on files only.
 #ifndef MXLA_RUNTIME_DISK_CACHE_H_
 #define MXLA_RUNTIME_DISK_CACHE_H_
@@ -48,10 +63,12 @@ class DiskCache {
  public:
   DiskCache(std::string directory, int64_t max_bytes);
 
-  // The entry under `key`, or nullopt (none, or unusable and deleted).
+  // The entry under `key`, or nullopt (none, unusable and deleted, or
+  // untrusted).
   std::optional<DiskCacheEntry> Load(const std::string& key) const;
   // Stores `entry` under `key` (replacing any entry there) and evicts past
-  // the size cap; false, after a warning, if the directory refused it.
+  // the size cap; false, after a warning, if the directory refused it or
+  // is untrusted.
   bool Store(const std::string& key, const DiskCacheEntry& entry) const;
   // Deletes the entry under `key`, if any (one that failed to load).
   void Remove(const std::string& key) const;
@@ -64,6 +81,7 @@ class DiskCache {
     int64_t hits = 0;
     int64_t misses = 0;
     int64_t rejected = 0;  // unusable entries found (and deleted)
+    int64_t untrusted = 0;  // directories or entries refused (owner, mode)
     int64_t stores = 0;
     int64_t store_failures = 0;
     int64_t evictions = 0;
@@ -71,8 +89,6 @@ class DiskCache {
   static Stats GlobalStats();
 
  private:
-  void Evict() const;
-
   std::string directory_;
   int64_t max_bytes_;
 };

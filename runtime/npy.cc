@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "ir/shape_summary.h"
 #include "ir/status_macros.h"
 
 namespace mxla {
@@ -162,7 +163,7 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
   }
   if (code == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "cannot write ", shape.ToString(), " as .npy (arrays only)"));
+        "cannot write ", ShapeSummary(shape), " as .npy (arrays only)"));
   }
   std::string dims = absl::StrJoin(shape.dimensions(), ", ");
   if (shape.rank() == 1) dims += ",";

@@ -3,7 +3,8 @@
 // <u4 <u8 |b1 (f16 f32 f64 s8 s16 s32 s64 u8 u16 u32 u64 pred). bf16 has no
 // NumPy dtype: it is written as <u2 holding its bits (ml_dtypes users get it
 // back with `a.view(ml_dtypes.bfloat16)`), and `mxla run` accepts a <u2
-// file for a bf16 parameter. s2 and s4 are written as |i1, u2 and u4 as |u1
+// file for a bf16 parameter (or float values, which it rounds). Tuples go
+// to .npz archives (runtime/npz.h). s2 and s4 are written as |i1, u2 and u4 as |u1
 // (a byte an element, the value), and `mxla run` accepts such a file for
 // a sub-byte parameter whose values fit. The 8-bit floats (f8e4m3fn, ...)
 // go out as |u1 holding their bits, and a |u1 file feeds such a parameter

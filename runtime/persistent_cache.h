@@ -36,7 +36,8 @@ absl::StatusOr<std::string> PersistentCacheKey(const HloModule& module,
 
 // The jit program for `module`: loaded from `directory` when an entry for
 // it is there and loads, else compiled (RunCompilePipeline) and stored
-// there. Cache failures (an unusable entry, an unwritable directory) cost a
+// there. Cache failures (an unusable entry, an unwritable directory, a
+// directory or entry someone else owns or can write: disk_cache.h) cost a
 // warning and a compile, never an error; compile errors are returned as
 // Compile() returns them.
 absl::StatusOr<std::shared_ptr<const JitExecutable::Program>>

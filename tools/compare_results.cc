@@ -32,7 +32,8 @@ absl::Status CompareResults(const Literal& first, const Literal& second,
   if (near.ok()) return near;
   return absl::InvalidArgumentError(
       absl::StrCat("--compare: jit and interpreter differ beyond tolerance ",
-                   tolerance, ": ", near.message()));
+                   tolerance, ": ", near.message(),
+                   " (--tolerance sets the tolerance)"));
 }
 
 }  // namespace mxla::tools

@@ -3,11 +3,15 @@
 // (runtime/aot_compile.h). Writes PATH.o, the module's kernels and a driver
 // needing only libc and libm, and PATH.h, its C declarations; the function
 // is named after PATH's file name unless --function names it.
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "runtime/aot_compile.h"
@@ -30,9 +34,44 @@ absl::Status WriteBytes(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), bytes.size());
   out.close();
   if (!out) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "-o: cannot write '", path, "' (", std::strerror(errno),
+        "); -o names PATH.o and PATH.h in a directory that exists"));
   }
   return absl::OkStatus();
+}
+
+// `name` as a C identifier: other characters become '_', and a leading
+// digit (or nothing) gets a '_' in front.
+std::string AsIdentifier(const std::string& name) {
+  std::string identifier;
+  for (char c : name) identifier += absl::ascii_isalnum(c) ? c : '_';
+  if (identifier.empty() || absl::ascii_isdigit(identifier[0])) {
+    identifier.insert(0, "_");
+  }
+  return identifier;
+}
+
+// CompileAheadOfTime's verdict on a function name, with the flag that
+// names it: --function, or -o's file name when --function is not given.
+absl::Status ExplainFunctionName(absl::Status status,
+                                 const CompileCommandOptions& options,
+                                 const std::string& function) {
+  if (status.ok() || !absl::StrContains(status.message(), "C identifier")) {
+    return status;
+  }
+  const std::string example = AsIdentifier(function) == function
+                                  ? function + "_fn"
+                                  : AsIdentifier(function);
+  if (options.function.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "-o ", options.output, ": the C function is named after the file "
+        "name, and ", status.message(), "; name it with --function (e.g. "
+        "--function ", example, ")"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--function: ", status.message(), "; choose another name (e.g. "
+      "--function ", example, ")"));
 }
 
 absl::Status RunCompile(const CompileCommandOptions& options) {
@@ -45,7 +84,10 @@ absl::Status RunCompile(const CompileCommandOptions& options) {
   aot.target.cpu = options.target_cpu;
   aot.target.features = options.target_features;
   aot.source = std::filesystem::path(options.input).filename().string();
-  ASSIGN_OR_RETURN(AotArtifacts artifacts, CompileAheadOfTime(*module, aot));
+  absl::StatusOr<AotArtifacts> compiled = CompileAheadOfTime(*module, aot);
+  RETURN_IF_ERROR(
+      ExplainFunctionName(compiled.status(), options, aot.function));
+  AotArtifacts artifacts = *std::move(compiled);
   const std::string object = options.output + ".o";
   const std::string header = options.output + ".h";
   RETURN_IF_ERROR(WriteBytes(object, artifacts.object));

@@ -1,18 +1,21 @@
-// `mxla run FILE.hlo [--input I=PATH.npy ...] [--output PATH.npy]
+// `mxla run FILE.hlo [--input I=PATH.npy ...] [--output PATH.npy|.npz|DIR/]
 //  [--backend=jit|interpreter] [--compare] [--passes=...]`: parse, verify,
 // compile, run on .npy inputs, print the result (HLO literal syntax) or write
-// it as .npy. --compare also runs the interpreter and fails when the two
+// it as .npy (an array), .npz or a directory of .npy (one per tuple leaf). --compare also runs the interpreter and fails when the two
 // differ by more than the tolerance.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -20,10 +23,12 @@
 #include "absl/strings/str_split.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/host_feed.h"
+#include "ir/shape_summary.h"
 #include "ir/status_macros.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "runtime/npy.h"
+#include "runtime/npz.h"
 #include "semantics/scalar_semantics.h"
 #include "tools/commands.h"
 #include "tools/compare_results.h"
@@ -96,16 +101,29 @@ absl::StatusOr<Binding> ParseBinding(const HloComputation& entry,
     reversed_index.push_back(index);
     prefix = prefix.substr(0, dot);
   }
+  std::vector<std::string> parameters;
+  for (const HloInstruction* parameter : entry.parameter_instructions()) {
+    parameters.push_back(absl::StrCat(parameter->parameter_number(), " '",
+                                      parameter->name(), "'"));
+  }
+  constexpr size_t kShown = 8;
+  std::string listed = absl::StrJoin(
+      parameters.begin(),
+      parameters.begin() + std::min(parameters.size(), kShown), ", ");
+  if (parameters.size() > kShown) {
+    absl::StrAppend(&listed, ", ... ", parameters.size() - kShown, " more");
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       "--input ", key, "=...: the entry computation has no parameter named "
-      "or numbered '", key, "' (a tuple parameter's elements are I.J, e.g. "
-      "0.1)"));
+      "or numbered '", key, "'; name one of its parameters (",
+      parameters.empty() ? "it has none" : listed,
+      "), and a tuple parameter's elements as I.J, e.g. 0.1"));
 }
 
 // An s8 or u8 input for a sub-byte parameter: the values, which must fit.
 absl::StatusOr<Literal> NarrowedToSubByte(const Literal& bytes,
                                           PrimitiveType type,
-                                          const std::string& key) {
+                                          const std::string& label) {
   const int bits = primitive_util::BitWidth(type);
   const bool is_signed = primitive_util::IsSignedIntegralType(type);
   const int64_t lo = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
@@ -115,38 +133,103 @@ absl::StatusOr<Literal> NarrowedToSubByte(const Literal& bytes,
     const double value = bytes.GetAsDouble(i);
     if (value < lo || value > hi) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--input ", key, "=...: element ", i, " is ", value,
-          ", out of range for ", primitive_util::LowercaseName(type), " [", lo,
-          ", ", hi, "]"));
+          label, ": element ", i, " is ", value, ", out of range for ",
+          primitive_util::LowercaseName(type), " [", lo, ", ", hi, "]"));
     }
   }
   return semantics::ApplyConvert(bytes, type);
 }
 
-// A value read from .npy as the array of `shape` it stands for: bf16
-// travels as its raw bits in a <u2 file, the 8-bit floats in a |u1 file,
-// s2..u4 as |i1 or |u1 values (runtime/npy.h); anything else is itself.
+// bf16 and the 8-bit and smaller floats, which NumPy has no dtype for.
+bool IsFloatWithoutNumpyType(PrimitiveType type) {
+  return type == BF16 || primitive_util::SmallFloatFormatOf(type) != nullptr;
+}
+
+// How to make a .npy file of `type` with NumPy (or ml_dtypes).
+std::string HowToMake(PrimitiveType type) {
+  const std::string name(primitive_util::LowercaseName(type));
+  if (IsFloatWithoutNumpyType(type)) {
+    // ml_dtypes spells f8e4m3fn float8_e4m3fn, bf16 bfloat16.
+    const std::string ml_name =
+        type == BF16 ? "bfloat16"
+                     : absl::StrCat("float", name.substr(1, 1), "_",
+                                    name.substr(2));
+    const bool two_bytes = type == BF16;
+    return absl::StrCat(
+        "pass float16, float32 or float64 values (converted as HLO's convert "
+        "does, rounding to nearest even) or the ",
+        name, " bits as ", two_bytes ? "<u2" : "|u1", " (a.astype(ml_dtypes.",
+        ml_name, ").view(numpy.", two_bytes ? "uint16" : "uint8", "))");
+  }
+  if (primitive_util::IsSubByteIntType(type)) {
+    const bool is_signed = primitive_util::IsSignedIntegralType(type);
+    return absl::StrCat("pass ", is_signed ? "int8" : "uint8",
+                        " values that fit ", name, " (a.astype(numpy.",
+                        is_signed ? "int8" : "uint8", "))");
+  }
+  std::string dtype;
+  if (type == PRED) {
+    dtype = "bool_";
+  } else if (primitive_util::IsFloatingPointType(type)) {
+    dtype = absl::StrCat("float", primitive_util::BitWidth(type));
+  } else {
+    dtype = absl::StrCat(primitive_util::IsSignedIntegralType(type) ? "int"
+                                                                    : "uint",
+                         primitive_util::BitWidth(type));
+  }
+  return absl::StrCat("convert the array (a.astype(numpy.", dtype, "))");
+}
+
+// A value read from a file (`label`: "--input 0=x.npy", "--infeed x.npy")
+// as the array of `shape` it stands for (`what`: "parameter 0 ('x')"):
+//   * bf16 comes as its raw bits in a <u2 file, the 8-bit floats in a |u1
+//     file, or either as float16/32/64 values, converted as HLO's convert
+//     does (round to nearest even);
+//   * s2..u4 as |i1 or |u1 values, which must fit;
+//   * anything else must match: a file of another element type is an
+//     error that says how to make the right one.
 absl::StatusOr<Literal> AsArrayOf(Literal literal, const Shape& shape,
+                                  const std::string& label,
                                   const std::string& what) {
+  const PrimitiveType type = shape.element_type();
+  const PrimitiveType file_type = literal.shape().element_type();
+  if (!shape.IsArray() || literal.shape() == shape ||
+      !ShapeUtil::SameDimensions(literal.shape(), shape)) {
+    return literal;  // equal, or the run reports the different shapes
+  }
   const bool bits_file =
-      (shape.element_type() == BF16 &&
-       literal.shape() == ShapeUtil::ChangeElementType(shape, U16)) ||
-      (primitive_util::SmallFloatFormatOf(shape.element_type()) != nullptr &&
-       literal.shape() == ShapeUtil::ChangeElementType(shape, U8));
+      (type == BF16 && file_type == U16) ||
+      (primitive_util::SmallFloatFormatOf(type) != nullptr && file_type == U8);
   if (bits_file) {
     Literal bits(shape);
     std::memcpy(bits.untyped_data(), literal.untyped_data(),
                 literal.size_bytes());
     return bits;
   }
-  const PrimitiveType type = shape.element_type();
+  if (IsFloatWithoutNumpyType(type) &&
+      (file_type == F16 || file_type == F32 || file_type == F64)) {
+    return semantics::ApplyConvert(literal, type);
+  }
   const PrimitiveType byte_type =
       primitive_util::IsSignedIntegralType(type) ? S8 : U8;
-  if (primitive_util::IsSubByteIntType(type) &&
-      literal.shape() == ShapeUtil::ChangeElementType(shape, byte_type)) {
-    return NarrowedToSubByte(literal, type, what);
+  if (primitive_util::IsSubByteIntType(type) && file_type == byte_type) {
+    return NarrowedToSubByte(literal, type, label);
   }
-  return literal;
+  return absl::InvalidArgumentError(absl::StrCat(
+      label, ": the file holds ", literal.shape().ToString(), ", and ", what,
+      " is ", shape.ToString(), ": ", HowToMake(type)));
+}
+
+// The array in PATH.npy, or in PATH.npz:NAME (NAME may be left out when
+// the archive holds one array).
+absl::StatusOr<Literal> ReadInputFile(const std::string& path) {
+  const size_t npz = path.rfind(".npz");
+  if (npz != std::string::npos &&
+      (npz + 4 == path.size() || path[npz + 4] == ':')) {
+    return ReadNpzMember(path.substr(0, npz + 4),
+                         npz + 4 == path.size() ? "" : path.substr(npz + 5));
+  }
+  return ReadNpyFile(path);
 }
 
 // The --infeed files, one per infeed in the order they run; the outfeed
@@ -159,23 +242,29 @@ class FileHostFeed : public HostFeed {
   absl::StatusOr<Literal> Infeed(const Shape& shape) override {
     if (next_ == paths_.size()) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "infeed of ", shape.ToString(), ": no --infeed file left (",
-          paths_.size(), " given)"));
+          "infeed of ", ShapeSummary(shape), ": no --infeed file left (",
+          paths_.size(), " given): pass one --infeed per infeed the module "
+          "runs, in order"));
     }
     const std::string& path = paths_[next_++];
     if (!shape.IsArray()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--infeed ", path, ": the infeed reads the tuple ", shape.ToString(),
+          "--infeed ", path, ": the infeed reads the tuple ",
+          ShapeSummary(shape),
           ", and an --infeed file holds one array"));
     }
-    ASSIGN_OR_RETURN(Literal literal, ReadNpyFile(path));
-    return AsArrayOf(std::move(literal), shape, "--infeed " + path);
+    ASSIGN_OR_RETURN(Literal literal, ReadInputFile(path));
+    return AsArrayOf(std::move(literal), shape, "--infeed " + path,
+                     "the infeed's data");
   }
   absl::Status Outfeed(Literal value) override {
     written_.push_back(std::move(value));
     return absl::OkStatus();
   }
   const std::vector<Literal>& written() const { return written_; }
+  // Before each run: only the last run's outfeeds are printed.
+  void ClearOutfeeds() { written_.clear(); }
+  bool has_infeed_files() const { return !paths_.empty(); }
 
  private:
   std::vector<std::string> paths_;
@@ -183,12 +272,18 @@ class FileHostFeed : public HostFeed {
   std::vector<Literal> written_;
 };
 
+// An --input value and its flag ("--input 0=x.npy"), for messages.
+struct Input {
+  Literal literal;
+  std::string label;
+};
+
 // The literal of `shape` (the part of `parameter` at `index`) from the
 // bindings, which are consumed.
 absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
                                       const Shape& shape,
                                       std::vector<int64_t>& index,
-                                      std::map<std::string, Literal>& leaves) {
+                                      std::map<std::string, Input>& leaves) {
   if (!shape.IsTuple()) {
     auto it = leaves.find(LeafKey(parameter, index));
     if (it == leaves.end()) {
@@ -200,13 +295,19 @@ absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
                         "} ");
       }
       return absl::InvalidArgumentError(
-          absl::StrCat("missing input for ", what, shape.ToString(),
+          absl::StrCat("missing input for ", what, ShapeSummary(shape),
                        "): pass --input ", LeafKey(parameter, index),
                        "=PATH.npy"));
     }
-    Literal literal = std::move(it->second);
+    Input input = std::move(it->second);
     leaves.erase(it);
-    return AsArrayOf(std::move(literal), shape, LeafKey(parameter, index));
+    std::string what = absl::StrCat("parameter ", parameter.parameter_number(),
+                                    " ('", parameter.name(), "')");
+    if (!index.empty()) {
+      absl::StrAppend(&what, " tuple element {", absl::StrJoin(index, ","),
+                      "}");
+    }
+    return AsArrayOf(std::move(input.literal), shape, input.label, what);
   }
   std::vector<Literal> elements;
   for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size());
@@ -225,7 +326,7 @@ absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
 // one per array parameter, one per array element of a tuple parameter.
 absl::StatusOr<std::vector<Literal>> LoadInputs(
     const HloComputation& entry, const std::vector<std::string>& bindings) {
-  std::map<std::string, Literal> leaves;  // by LeafKey
+  std::map<std::string, Input> leaves;  // by LeafKey
   for (const std::string& text : bindings) {
     std::vector<std::string> parts = absl::StrSplit(text, absl::MaxSplits('=', 1));
     if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
@@ -239,7 +340,8 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
     std::string what = absl::StrCat("parameter ", key, " ('",
                                     parameter.name(), "'");
     if (leaves.contains(key)) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ") is given twice"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ") is given twice: pass one --input for it"));
     }
     const Shape* shape = &parameter.shape();
     for (int64_t i : binding.index) {
@@ -248,7 +350,7 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
         return absl::InvalidArgumentError(absl::StrCat(
             "--input ", parts[0], "=...: parameter ",
             parameter.parameter_number(), " ('", parameter.name(),
-            "') of shape ", parameter.shape().ToString(),
+            "') of shape ", ShapeSummary(parameter.shape()),
             " has no tuple element {", absl::StrJoin(binding.index, ","),
             "}"));
       }
@@ -257,11 +359,12 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
     if (shape->IsTuple()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--input ", parts[0], "=...: ", what, ") is the tuple ",
-          shape->ToString(), ": pass one .npy per array element, as --input ",
+          ShapeSummary(*shape),
+          ": pass one .npy per array element, as --input ",
           key, ".0=PATH.npy ..."));
     }
-    ASSIGN_OR_RETURN(Literal literal, ReadNpyFile(binding.path));
-    leaves.emplace(key, std::move(literal));
+    ASSIGN_OR_RETURN(Literal literal, ReadInputFile(binding.path));
+    leaves.emplace(key, Input{std::move(literal), "--input " + text});
   }
   std::vector<Literal> inputs;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
@@ -274,39 +377,115 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
   return inputs;
 }
 
-// Compiles `module` and runs it `repeat` times (at least once), returning
-// the last result; with `timing`, prints the compile time and the run
-// times' median and minimum to stderr.
+// Writes the result to `path`: PATH.npz holds one array per leaf, DIR/ (or
+// an existing directory) one .npy per leaf, both named by index path
+// (runtime/npz.h); any other path is one .npy, for an array.
+absl::Status WriteResult(const std::string& path, const Literal& result) {
+  std::error_code error;
+  if (absl::EndsWith(path, "/") || std::filesystem::is_directory(path, error)) {
+    return WriteNpyDirectory(path, result);
+  }
+  if (absl::EndsWith(path, ".npz")) return WriteNpzFile(path, result);
+  if (!result.shape().IsArray()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "-o ", path, ": the result is ", ShapeSummary(result.shape()),
+        ", and a .npy file holds one array: write -o PATH.npz (one array "
+        "per element, named by its index path: 0, 1, 1.0, ...) or -o DIR/ "
+        "(one .npy per element)"));
+  }
+  return WriteNpyFile(path, result);
+}
+
+// A timed sample lasts at least this long: shorter calls are timed in
+// batches, since a clock read costs tens of nanoseconds.
+constexpr double kMinSampleSeconds = 100e-6;
+constexpr int64_t kMaxBatch = int64_t{1} << 24;
+
+// What --repeat measured: per-call seconds of each sample, sorted, and the
+// calls per sample.
+struct RunTimes {
+  std::vector<double> per_call;
+  int64_t batch = 1;
+};
+
+// Runs `run` for `samples` timed samples: single calls while they take
+// kMinSampleSeconds (so a long module runs no more often than asked), and
+// from the first shorter call on (if `batchable`; not for --infeed runs),
+// batches of calls that take that long, the batch found by doubling.
+absl::StatusOr<RunTimes> TimeRuns(const std::function<absl::Status()>& run,
+                                  int samples, bool batchable) {
+  auto time_calls = [&](int64_t calls) -> absl::StatusOr<double> {
+    const Clock::time_point start = Clock::now();
+    for (int64_t i = 0; i < calls; ++i) RETURN_IF_ERROR(run());
+    return SecondsSince(start);
+  };
+  RunTimes times;
+  ASSIGN_OR_RETURN(double elapsed, time_calls(1));
+  while (elapsed >= kMinSampleSeconds || !batchable) {
+    times.per_call.push_back(elapsed);
+    if (static_cast<int>(times.per_call.size()) == samples) break;
+    ASSIGN_OR_RETURN(elapsed, time_calls(1));
+  }
+  if (static_cast<int>(times.per_call.size()) < samples) {
+    // Single calls are too short to time: the samples so far (a cold
+    // first call, say) are dropped, and batches timed from here.
+    times.per_call.clear();
+    while (elapsed < kMinSampleSeconds && times.batch < kMaxBatch) {
+      times.batch *= 2;
+      ASSIGN_OR_RETURN(elapsed, time_calls(times.batch));
+    }
+    times.per_call.push_back(elapsed / static_cast<double>(times.batch));
+    while (static_cast<int>(times.per_call.size()) < samples) {
+      ASSIGN_OR_RETURN(elapsed, time_calls(times.batch));
+      times.per_call.push_back(elapsed / static_cast<double>(times.batch));
+    }
+  }
+  std::sort(times.per_call.begin(), times.per_call.end());
+  return times;
+}
+
+// Compiles `module` and runs it, returning the (last) result and leaving
+// the last run's outfeeds in `feed`. With `repeat`, times the runs
+// (TimeRuns: `repeat` samples) and prints the compile time and the
+// per-call median and minimum to stderr.
 absl::StatusOr<Literal> CompileAndRun(
     const HloModule& module, const CompileOptions& options,
-    absl::Span<const Literal* const> arguments, HostFeed& feed,
-    int repeat = 1, bool timing = false) {
-  const auto compile_start = std::chrono::steady_clock::now();
+    absl::Span<const Literal* const> arguments, FileHostFeed& feed,
+    std::optional<int> repeat = std::nullopt) {
+  const Clock::time_point compile_start = Clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    Compile(module, options));
-  const double compile_ms = MillisecondsSince(compile_start);
-  std::vector<double> run_ms;
+  const double compile_seconds = SecondsSince(compile_start);
   Literal result;
-  for (int i = 0; i < std::max(repeat, 1); ++i) {
-    const auto run_start = std::chrono::steady_clock::now();
-    ASSIGN_OR_RETURN(result, executable->Run(arguments, {.host_feed = &feed}));
-    run_ms.push_back(MillisecondsSince(run_start));
+  ::mxla::RunOptions run_options;
+  run_options.host_feed = &feed;
+  auto run = [&]() -> absl::Status {
+    feed.ClearOutfeeds();
+    ASSIGN_OR_RETURN(result, executable->Run(arguments, run_options));
+    return absl::OkStatus();
+  };
+  if (!repeat.has_value()) {
+    RETURN_IF_ERROR(run());
+    return result;
   }
-  if (timing) {
-    std::sort(run_ms.begin(), run_ms.end());
-    // A program the persistent compile cache loaded has that one stage.
-    const auto* jit = dynamic_cast<const JitExecutable*>(executable.get());
-    const bool loaded =
-        jit != nullptr &&
-        jit->program()->report.Milliseconds("load-cached") > 0;
-    std::cerr << absl::StrFormat(
-        "%s: compile %.3f ms%s, run median %.3f ms (min %.3f ms) over %d "
-        "run%s\n",
-        BackendName(options.backend), compile_ms,
-        loaded ? " (loaded from the compile cache)" : "",
-        run_ms[run_ms.size() / 2], run_ms.front(), run_ms.size(),
-        run_ms.size() == 1 ? "" : "s");
-  }
+  // Each run reads the next --infeed values: those runs are not batched.
+  ASSIGN_OR_RETURN(RunTimes times,
+                   TimeRuns(run, *repeat, !feed.has_infeed_files()));
+  // A program the persistent compile cache loaded has that one stage.
+  const auto* jit = dynamic_cast<const JitExecutable*>(executable.get());
+  const bool loaded =
+      jit != nullptr && jit->program()->report.Milliseconds("load-cached") > 0;
+  const size_t samples = times.per_call.size();
+  std::cerr << absl::StrFormat(
+      "%s: compile %s%s, run median %s (min %s)%s\n",
+      BackendName(options.backend), FormatDuration(compile_seconds),
+      loaded ? " (loaded from the compile cache)" : "",
+      FormatDuration(times.per_call[samples / 2]),
+      FormatDuration(times.per_call.front()),
+      times.batch == 1
+          ? absl::StrFormat(" over %d run%s", samples, samples == 1 ? "" : "s")
+          : absl::StrFormat(" per call, over %d sample%s of %d calls",
+                            samples, samples == 1 ? "" : "s", times.batch));
   return result;
 }
 
@@ -330,13 +509,12 @@ absl::Status Run(const RunOptions& options) {
       !options.infeeds.empty()) {
     return absl::InvalidArgumentError(
         "--repeat: a module given --infeed values runs once (each run would "
-        "read the next values)");
+        "read the next values): drop --repeat, or time it without --infeed");
   }
   FileHostFeed feed(options.infeeds);
   ASSIGN_OR_RETURN(Literal result,
                    CompileAndRun(**module, compile_options, arguments, feed,
-                                 options.repeat.value_or(1),
-                                 options.repeat.has_value()));
+                                 options.repeat));
   for (size_t i = 0; i < feed.written().size(); ++i) {
     std::cout << "outfeed " << i << ": " << feed.written()[i].ToString()
               << "\n";
@@ -359,7 +537,7 @@ absl::Status Run(const RunOptions& options) {
               << "\n";
     return absl::OkStatus();
   }
-  return WriteNpyFile(options.output, result);
+  return WriteResult(options.output, result);
 }
 
 }  // namespace
@@ -374,13 +552,16 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
                   "I=PATH.npy: the value of parameter I (a number or a "
                   "parameter name); one per parameter, and for a tuple "
                   "parameter one per array element, as I.J (I.J.K for "
-                  "nested tuples)");
+                  "nested tuples). I=PATH.npz:NAME reads array NAME of an "
+                  ".npz");
   run->add_option("--infeed", options->infeeds,
-                  "PATH.npy: the value of the next infeed (repeat, in the "
+                  "PATH.npy or PATH.npz:NAME: the value of the next infeed (repeat, in the "
                   "order the infeeds run); outfeed values are printed as "
                   "'outfeed N: ...'");
   run->add_option("--output,-o", options->output,
-                  "Write the result to this .npy file instead of printing it");
+                  "Write the result instead of printing it: PATH.npy (an "
+                  "array), PATH.npz (one array per tuple element, named by "
+                  "index path: 0, 1.0, ...) or DIR/ (one .npy per element)");
   run->add_option("--backend", options->backend,
                   "Backend: jit (LLVM, the default) or interpreter (the "
                   "reference evaluator)")
@@ -397,8 +578,10 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
                 "Print every element of the result (by default an array of "
                 "more than 1000 elements is summarized as NumPy does)");
   run->add_option("--repeat", options->repeat,
-                  "Run N times (1 to 100000) and print the compile time and "
-                  "the median and minimum run time to stderr")
+                  "Time N runs (1 to 100000) and print the compile time and "
+                  "the median and minimum run time to stderr; calls under "
+                  "100 us are timed in batches that take 100 us, and the "
+                  "times are per call")
       ->check(CLI::Range(1, 100000));
   run->add_option("--dump-dir", options->dump_dir,
                   "Write the module after every pass that changes it, "

@@ -1,9 +1,11 @@
 // Shape, ShapeUtil and PrimitiveType.
 #include <cstdint>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ir/primitive_type.h"
 #include "ir/shape.h"
+#include "ir/shape_summary.h"
 #include "ir/shape_util.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -23,6 +25,31 @@ TEST(ShapeTest, ToStringForms) {
   EXPECT_EQ(tuple.ToString(), "(s64[4], f64[])");
   EXPECT_EQ(tuple.ToStringWithLayout(), "(s64[4]{0}, f64[])");
   EXPECT_EQ(ShapeUtil::MakeTupleShape({}).ToString(), "()");
+}
+
+// Messages summarize long tuples (a ResNet-50 module returns 321 arrays);
+// short ones print whole.
+TEST(ShapeTest, SummaryShortensLongTuples) {
+  std::vector<Shape> leaves = {ShapeUtil::MakeShape(F32, {64, 3, 7, 7})};
+  for (int i = 1; i < 320; ++i) leaves.push_back(ShapeUtil::MakeShape(F32, {i}));
+  leaves.push_back(ShapeUtil::MakeShape(F32, {1000}));
+  const Shape model = ShapeUtil::MakeTupleShape(leaves);
+  EXPECT_EQ(ShapeSummary(model),
+            "(f32[64,3,7,7], f32[1], f32[2], ... 316 more, f32[319], "
+            "f32[1000])");
+  // Nested tuples are summarized too, at any depth.
+  const Shape nested = ShapeUtil::MakeTupleShape(
+      {model, ShapeUtil::MakeScalarShape(S32)});
+  EXPECT_EQ(ShapeSummary(nested), "(" + ShapeSummary(model) + ", s32[])");
+  // Up to 8 elements: the whole shape, as ToString prints it.
+  leaves.resize(8);
+  const Shape eight = ShapeUtil::MakeTupleShape(leaves);
+  EXPECT_EQ(ShapeSummary(eight), eight.ToString());
+  leaves.push_back(ShapeUtil::MakeShape(F32, {8}));
+  EXPECT_EQ(ShapeSummary(ShapeUtil::MakeTupleShape(leaves)),
+            "(f32[64,3,7,7], f32[1], f32[2], ... 4 more, f32[7], f32[8])");
+  EXPECT_EQ(ShapeSummary(ShapeUtil::MakeShape(BF16, {2, 3})), "bf16[2,3]");
+  EXPECT_EQ(ShapeSummary(ShapeUtil::MakeTupleShape({})), "()");
 }
 
 TEST(ShapeTest, EqualityComparesTypeAndDimensions) {

@@ -1,6 +1,7 @@
 # lit configuration for mxla's FileCheck tests: HLO files whose RUN lines pipe
 # `mxla` output into FileCheck.
 import os
+import sys
 
 import lit.formats
 
@@ -9,9 +10,18 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".hlo", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mxla_build_dir, "tests", "lit")
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
 
 config.substitutions.append(("%mxla", config.mxla_path))
+# The Python running lit; tests that read mxla's files with NumPy say
+# REQUIRES: numpy.
+config.substitutions.append(("%python", sys.executable))
+try:
+    import numpy  # noqa: F401
+
+    config.available_features.add("numpy")
+except ImportError:
+    pass
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "")])
 

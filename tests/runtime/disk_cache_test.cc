@@ -1,8 +1,12 @@
 // The persistent compile cache's files (runtime/disk_cache.h): entries
 // round-trip; every truncation, corruption, foreign file or wrong key is
 // rejected and deleted; unwritable directories degrade to a warning; the
-// size cap evicts the least recently used entries.
+// size cap evicts the least recently used entries; a directory or entry
+// that someone else owns or can write is not used (a warning, once).
 #include "runtime/disk_cache.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -191,6 +195,153 @@ TEST(DiskCacheTest, StaleTemporaryFilesAreSwept) {
   ASSERT_TRUE(cache.Store(kKey, SampleEntry()));
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(fresh));
+}
+
+int ModeOf(const fs::path& path) {
+  struct stat status;
+  EXPECT_EQ(lstat(path.c_str(), &status), 0) << path;
+  return status.st_mode & 07777;
+}
+
+// Loads `key` from `cache`, expecting a refusal with `warning` on stderr
+// (when not empty) and no other change to the counters than a miss.
+void ExpectRefused(const DiskCache& cache, const std::string& key,
+                   const std::string& warning) {
+  const DiskCache::Stats before = DiskCache::GlobalStats();
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(cache.Load(key).has_value());
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  const DiskCache::Stats after = DiskCache::GlobalStats();
+  EXPECT_EQ(after.misses - before.misses, 1);
+  EXPECT_EQ(after.untrusted - before.untrusted, 1);
+  EXPECT_EQ(after.rejected, before.rejected);
+  EXPECT_EQ(after.hits, before.hits);
+  if (warning.empty()) {
+    EXPECT_EQ(printed, "");
+  } else {
+    EXPECT_EQ(printed, "mxla: warning: " + warning + "\n");
+  }
+}
+
+TEST(DiskCacheTrustTest, NewDirectoriesAndEntriesAreThisUsersAlone) {
+  const fs::path top = FreshDirectory("disk_cache_modes");
+  const fs::path dir = top / "a" / "b";
+  DiskCache cache(dir.string(), 1 << 20);
+  ASSERT_TRUE(cache.Store(kKey, SampleEntry()));
+  EXPECT_EQ(ModeOf(top), 0700);
+  EXPECT_EQ(ModeOf(top / "a"), 0700);
+  EXPECT_EQ(ModeOf(dir), 0700);
+  EXPECT_EQ(ModeOf(cache.PathOf(kKey)), 0600);
+  // The normal path is untouched: a hit, nothing refused.
+  const int64_t untrusted = DiskCache::GlobalStats().untrusted;
+  EXPECT_TRUE(cache.Load(kKey).has_value());
+  EXPECT_EQ(DiskCache::GlobalStats().untrusted, untrusted);
+}
+
+TEST(DiskCacheTrustTest, AWorldWritableDirectoryIsNotUsed) {
+  const fs::path dir = FreshDirectory("disk_cache_world_writable");
+  DiskCache cache(dir.string(), 1 << 20);
+  ASSERT_TRUE(cache.Store(kKey, SampleEntry()));
+  fs::permissions(dir, fs::perms::all);  // 0777, as /tmp/mxla made by mkdir -m
+  const std::string warning =
+      "compile cache: directory '" + dir.string() +
+      "' is writable by group and others (mode 0777); its entries are code "
+      "that mxla runs, so it is not used and modules are compiled instead; "
+      "make it private: chmod 700 '" + dir.string() + "'";
+  ExpectRefused(cache, kKey, warning);
+  ExpectRefused(cache, kKey, "");  // once per directory
+  // Nor is anything written there.
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(cache.Store(kOtherKey, SampleEntry()));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_FALSE(fs::exists(cache.PathOf(kOtherKey)));
+  // Group-writable alone is refused too (its own warning for a new
+  // directory name).
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_all);
+  const fs::path alias = FreshDirectory("disk_cache_group_writable_dir");
+  fs::create_directory_symlink(dir, alias);
+  ExpectRefused(DiskCache(alias.string(), 1 << 20), kKey,
+                "compile cache: directory '" + alias.string() +
+                    "' is writable by group (mode 0770); its entries are "
+                    "code that mxla runs, so it is not used and modules are "
+                    "compiled instead; make it private: chmod 700 '" +
+                    alias.string() + "'");
+  // Made private again, it hits (through the link as well: what counts is
+  // the directory reached).
+  fs::permissions(dir, fs::perms::owner_all);
+  EXPECT_TRUE(cache.Load(kKey).has_value());
+  EXPECT_TRUE(DiskCache(alias.string(), 1 << 20).Load(kKey).has_value());
+}
+
+TEST(DiskCacheTrustTest, AForeignDirectoryIsNotUsed) {
+  const fs::path dir = FreshDirectory("disk_cache_foreign_dir");
+  DiskCache cache(dir.string(), 1 << 20);
+  ASSERT_TRUE(cache.Store(kKey, SampleEntry()));
+  ASSERT_EQ(chown(dir.c_str(), 65534, static_cast<gid_t>(-1)), 0)
+      << "the tests run as root";
+  ExpectRefused(cache, kKey,
+                "compile cache: directory '" + dir.string() +
+                    "' is owned by uid 65534, not by this user (uid " +
+                    std::to_string(geteuid()) +
+                    "); its entries are code that mxla runs, so it is not "
+                    "used and modules are compiled instead; use a directory "
+                    "of your own (--cache-dir, MXLA_CACHE_DIR or "
+                    "CompileOptions::cache_dir)");
+  EXPECT_FALSE(cache.Store(kKey, SampleEntry()));
+}
+
+std::string EntryWarning(const DiskCache& cache, const std::string& problem) {
+  return "compile cache: entry '" + cache.PathOf(kKey) + "' " + problem +
+         "; an entry is code that mxla runs, and only a regular file of this "
+         "user's that only it can write is loaded, so the module is compiled "
+         "instead (and the entry replaced)";
+}
+
+TEST(DiskCacheTrustTest, AForeignEntryIsNotLoadedAndAStoreReplacesIt) {
+  const fs::path dir = FreshDirectory("disk_cache_foreign_entry");
+  DiskCache cache(dir.string(), 1 << 20);
+  ASSERT_TRUE(cache.Store(kKey, SampleEntry()));
+  ASSERT_EQ(chown(cache.PathOf(kKey).c_str(), 65534, static_cast<gid_t>(-1)),
+            0);
+  ExpectRefused(cache, kKey,
+                EntryWarning(cache, "is owned by uid 65534, not by this user "
+                                    "(uid " + std::to_string(geteuid()) + ")"));
+  EXPECT_TRUE(fs::exists(cache.PathOf(kKey)));  // refused, not deleted
+  ASSERT_TRUE(cache.Store(kKey, SampleEntry()));
+  struct stat status;
+  ASSERT_EQ(stat(cache.PathOf(kKey).c_str(), &status), 0);
+  EXPECT_EQ(status.st_uid, geteuid());
+  EXPECT_TRUE(cache.Load(kKey).has_value());
+}
+
+TEST(DiskCacheTrustTest, AGroupWritableEntryIsNotLoaded) {
+  const fs::path dir = FreshDirectory("disk_cache_group_entry");
+  DiskCache cache(dir.string(), 1 << 20);
+  ASSERT_TRUE(cache.Store(kKey, SampleEntry()));
+  fs::permissions(cache.PathOf(kKey), fs::perms::owner_read |
+                                          fs::perms::owner_write |
+                                          fs::perms::group_write);
+  ExpectRefused(cache, kKey,
+                EntryWarning(cache, "is writable by group (mode 0620)"));
+  ExpectRefused(cache, kKey, "");  // once per directory
+}
+
+TEST(DiskCacheTrustTest, ASymbolicLinkEntryIsNotFollowed) {
+  // The link points at a whole, valid entry: only the link is wrong.
+  const fs::path elsewhere = FreshDirectory("disk_cache_link_target");
+  DiskCache target(elsewhere.string(), 1 << 20);
+  ASSERT_TRUE(target.Store(kKey, SampleEntry()));
+  const fs::path dir = FreshDirectory("disk_cache_link_entry");
+  DiskCache cache(dir.string(), 1 << 20);
+  ASSERT_TRUE(cache.Store(kOtherKey, SampleEntry()));  // makes the directory
+  fs::create_symlink(target.PathOf(kKey), cache.PathOf(kKey));
+  ExpectRefused(cache, kKey, EntryWarning(cache, "is a symbolic link"));
+  EXPECT_TRUE(fs::exists(target.PathOf(kKey)));
+  // A store replaces the link itself, not the file it names.
+  ASSERT_TRUE(cache.Store(kKey, SampleEntry(10)));
+  EXPECT_FALSE(fs::is_symlink(cache.PathOf(kKey)));
+  ASSERT_TRUE(target.Load(kKey).has_value());
+  ExpectSame(*target.Load(kKey), SampleEntry());
 }
 
 }  // namespace

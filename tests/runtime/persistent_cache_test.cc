@@ -4,6 +4,9 @@
 // computation per kernel, and the key follows everything that changes code.
 #include "runtime/persistent_cache.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <set>
 
@@ -119,6 +122,78 @@ ENTRY main {
   CompileOptions elsewhere = options;
   elsewhere.cache_dir = "/somewhere/else";
   EXPECT_EQ(KeyOf(*module, elsewhere), key);
+}
+
+// An entry planted under another module's key (what anyone who can write
+// the directory could do: keys follow from the module text) runs its own
+// code. It is used when the directory and entry are this user's alone, and
+// refused, with a warning, and the module compiled when they are not.
+TEST(PersistentCacheTest, APlantedEntryRunsOnlyWhereOnlyThisUserCanWrite) {
+  constexpr char kScale[] = R"(HloModule scale
+ENTRY main {
+  x = f32[4] parameter(0)
+  c = f32[] constant(2)
+  cb = f32[4] broadcast(c), dimensions={}
+  ROOT y = f32[4] multiply(x, cb)
+})";
+  ASSERT_OK_AND_ASSIGN(auto doubles, ParseHloModule(kScale));
+  ASSERT_OK_AND_ASSIGN(auto triples,
+                       ParseHloModule(absl::StrReplaceAll(
+                           kScale, {{"constant(2)", "constant(3)"}})));
+  CompileOptions options;
+  options.cache_dir = FreshDirectory("persistent_planted");
+  const DiskCache disk(options.cache_dir, options.cache_max_bytes);
+  ASSERT_OK(Compile(*triples, options).status());
+  std::optional<DiskCacheEntry> planted = disk.Load(KeyOf(*triples, options));
+  ASSERT_TRUE(planted.has_value());
+  const std::string path = disk.PathOf(KeyOf(*doubles, options));
+  const Literal x = LiteralUtil::CreateR1<float>({1, 2, 3, 4});
+  auto run_doubles = [&]() -> Literal {
+    CompileCache::Default().Clear();  // as a new process
+    absl::StatusOr<std::unique_ptr<Executable>> executable =
+        Compile(*doubles, options);
+    EXPECT_OK(executable.status());
+    if (!executable.ok()) return Literal();
+    absl::StatusOr<Literal> result = (*executable)->Run({&x});
+    EXPECT_OK(result.status());
+    return result.ok() ? *std::move(result) : Literal();
+  };
+  auto plant = [&] {
+    ASSERT_TRUE(disk.Store(KeyOf(*doubles, options), *planted));
+  };
+  const Literal tripled = LiteralUtil::CreateR1<float>({3, 6, 9, 12});
+  const Literal doubled = LiteralUtil::CreateR1<float>({2, 4, 6, 8});
+
+  // Trusted: the planted code runs (which is why the checks matter).
+  plant();
+  EXPECT_EQ(run_doubles(), tripled);
+
+  // Someone else's entry: compiled instead, and replaced.
+  plant();
+  ASSERT_EQ(chown(path.c_str(), 65534, static_cast<gid_t>(-1)), 0);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(run_doubles(), doubled);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              ::testing::HasSubstr("mxla: warning: compile cache: entry '" +
+                                   path + "' is owned by uid 65534"));
+  EXPECT_EQ(run_doubles(), doubled);  // the replacement hits
+
+  // An entry the group can write: compiled instead (warned once already).
+  plant();
+  ASSERT_EQ(chmod(path.c_str(), 0620), 0);
+  EXPECT_EQ(run_doubles(), doubled);
+
+  // A directory everyone can write: not used at all.
+  plant();
+  ASSERT_EQ(chmod(options.cache_dir.c_str(), 0777), 0);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(run_doubles(), doubled);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              ::testing::HasSubstr("compile cache: directory '" +
+                                   options.cache_dir +
+                                   "' is writable by group and others"));
+  ASSERT_EQ(chmod(options.cache_dir.c_str(), 0700), 0);
+  EXPECT_EQ(run_doubles(), tripled);  // still planted: nothing was written
 }
 
 }  // namespace

@@ -2,7 +2,11 @@
 // --cache-dir`: a second process loads what the first stored; an entry
 // corrupted in any way is recompiled, with a warning, and replaced;
 // concurrent processes leave one whole entry; a changed option or CPU
-// feature set misses; an unwritable directory only warns.
+// feature set misses; an unwritable directory only warns; a directory
+// others can write, or an entry someone else owns, is not used.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -198,6 +202,41 @@ TEST(CompileCacheProcessTest, AnUnwritableDirectoryOnlyWarns) {
   EXPECT_THAT(result.err, HasSubstr("mxla: warning: compile cache: cannot "
                                     "write to '" + file + "/cache'"));
   EXPECT_EQ(result.out, expected);
+}
+
+// A shared MXLA_CACHE_DIR=/tmp/... that everyone can write: each process
+// warns and compiles, with the right result, and never loads from it.
+TEST(CompileCacheProcessTest, UntrustedDirectoriesAndEntriesAreCompiled) {
+  CacheRun run("cache_untrusted");
+  const std::string expected = Interpreted(run);
+  ASSERT_EQ(run.Run().exit_code, 0);
+  ASSERT_EQ(chmod(run.dir.c_str(), 0777), 0);
+  for (int i = 0; i < 2; ++i) {
+    ToolResult shared = run.Run();
+    ASSERT_EQ(shared.exit_code, 0) << shared.err;
+    EXPECT_THAT(shared.err,
+                HasSubstr("mxla: warning: compile cache: directory '" +
+                          run.dir + "' is writable by group and others "
+                          "(mode 0777)"));
+    EXPECT_THAT(shared.err, Not(HasSubstr(kLoaded)));
+    EXPECT_EQ(shared.out, expected);
+  }
+  // Private again, but the entries belong to someone else: compiled, and
+  // replaced by this user's, which the next process loads.
+  ASSERT_EQ(chmod(run.dir.c_str(), 0700), 0);
+  for (const fs::path& entry : run.Files()) {
+    ASSERT_EQ(chown(entry.c_str(), 65534, static_cast<gid_t>(-1)), 0);
+  }
+  ToolResult foreign = run.Run();
+  ASSERT_EQ(foreign.exit_code, 0) << foreign.err;
+  EXPECT_THAT(foreign.err, HasSubstr("' is owned by uid 65534, not by this "
+                                     "user"));
+  EXPECT_THAT(foreign.err, Not(HasSubstr(kLoaded)));
+  EXPECT_EQ(foreign.out, expected);
+  ToolResult loaded = run.Run();
+  EXPECT_THAT(loaded.err, HasSubstr(kLoaded));
+  EXPECT_THAT(loaded.err, Not(HasSubstr("warning")));
+  EXPECT_EQ(loaded.out, expected);
 }
 
 }  // namespace

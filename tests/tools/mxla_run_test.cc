@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/npy.h"
+#include "runtime/npz.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tool_runner.h"
@@ -99,11 +100,18 @@ ENTRY main {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "outfeed 0: f32[2] {4, 3}\nf32[2] {-4, -3}\n");
   ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " --infeed ", first)),
-                  "infeed of bf16[2]: no --infeed file left (1 given)");
+                  "infeed of bf16[2]: no --infeed file left (1 given): pass "
+                  "one --infeed per infeed the module runs, in order");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " --infeed ", first,
+                                       " --infeed ", second, " --repeat 2")),
+                  "--repeat: a module given --infeed values runs once (each "
+                  "run would read the next values): drop --repeat, or time "
+                  "it without --infeed");
   ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " --infeed ", second,
                                        " --infeed ", second)),
-                  "infeed 'a': the host feed gave u16[2] for data of shape "
-                  "f32[2]");
+                  "--infeed " + second + ": the file holds u16[2], and the "
+                  "infeed's data is f32[2]: convert the array "
+                  "(a.astype(numpy.float32))");
 }
 
 TEST(MxlaRunTest, WritesNpyOutput) {
@@ -172,15 +180,20 @@ TEST(MxlaRunTest, InputErrors) {
                   "missing input for parameter 1 ('v', f32[3])");
   ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=", f.v,
                                        " -i w=", f.v)),
-                  "no parameter named or numbered 'w'");
+                  "no parameter named or numbered 'w'; name one of its "
+                  "parameters (0 'x', 1 'v'), and a tuple parameter's "
+                  "elements as I.J, e.g. 0.1");
   ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i x=", f.x,
                                        " -i 1=", f.v)),
-                  "parameter 0 ('x') is given twice");
+                  "parameter 0 ('x') is given twice: pass one --input for "
+                  "it");
   ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0", " -i 1=", f.v)),
                   "--input expects I=PATH.npy");
   std::string wrong_type = NpyFile("wrong_type.npy", LiteralUtil::CreateR1<double>({1, 2, 3}));
   ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=", wrong_type)),
-                  "f64[3]");
+                  "--input 1=" + wrong_type + ": the file holds f64[3], and "
+                  "parameter 1 ('v') is f32[3]: convert the array "
+                  "(a.astype(numpy.float32))");
   std::string wrong_shape = NpyFile("wrong_shape.npy", LiteralUtil::CreateR1<float>({1, 2}));
   ExpectUserError(RunMxla(absl::StrCat("run ", f.hlo, " -i 0=", f.x, " -i 1=", wrong_shape)),
                   "f32[2]");
@@ -207,7 +220,14 @@ ENTRY main {
   EXPECT_EQ(written, LiteralUtil::CreateR1<int8_t>({6, 0, -6}));
   const std::string wide = NpyFile("s4_wide.npy", LiteralUtil::CreateR1<int8_t>({3, 9, 0}));
   ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " -i 0=", wide)),
-                  "--input 0=...: element 1 is 9, out of range for s4 [-8, 7]");
+                  "--input 0=" + wide + ": element 1 is 9, out of range for "
+                  "s4 [-8, 7]");
+  const std::string wide_type =
+      NpyFile("s4_s32.npy", LiteralUtil::CreateR1<int32_t>({3, 1, 0}));
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " -i 0=", wide_type)),
+                  "--input 0=" + wide_type + ": the file holds s32[3], and "
+                  "parameter 0 ('x') is s4[3]: pass int8 values that fit s4 "
+                  "(a.astype(numpy.int8))");
 }
 
 TEST(MxlaRunTest, ModuleAndOptionErrors) {
@@ -237,7 +257,61 @@ ENTRY e {
   EXPECT_EQ(printed.exit_code, 0) << printed.err;
   EXPECT_EQ(printed.out, "(f32[2] {1, 2}, f32[2] {1, 2})\n");
   ExpectUserError(RunMxla(absl::StrCat("run ", tuple, " -i 0=", vec, " -o ", TempPath("t.npy"))),
-                  "cannot write (f32[2], f32[2]) as .npy");
+                  "-o " + TempPath("t.npy") + ": the result is (f32[2], f32[2]), "
+                  "and a .npy file holds one array: write -o PATH.npz (one "
+                  "array per element, named by its index path: 0, 1, 1.0, "
+                  "...) or -o DIR/ (one .npy per element)");
+}
+
+// A tuple result goes to an .npz (one member per array, named by index
+// path) or to a directory of .npy files; an .npz member feeds an input.
+// (tests/lit/tools/run_npz.hlo reads them with NumPy.)
+TEST(MxlaRunTest, WritesTupleResultsAsNpzOrDirectory) {
+  const std::string hlo = WriteTempFile("tuple_result.hlo", R"(HloModule m
+ENTRY e {
+  x = f32[2] parameter(0)
+  n = f32[2] negate(x)
+  i = s32[3] iota(), iota_dimension=0
+  inner = (s32[3], f32[2]) tuple(i, n)
+  ROOT t = (f32[2], (s32[3], f32[2])) tuple(x, inner)
+})");
+  const std::string x = NpyFile("tuple_x.npy", LiteralUtil::CreateR1<float>({1, 2}));
+  const std::string npz = TempPath("tuple_out.npz");
+  ToolResult written = RunMxla(absl::StrCat("run ", hlo, " -i 0=", x, " -o ", npz));
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  ASSERT_OK_AND_ASSIGN(std::vector<ZipMember> members, ParseZip(ReadFile(npz)));
+  ASSERT_EQ(members.size(), 3u);
+  const std::vector<std::pair<std::string, Literal>> expected = [] {
+    std::vector<std::pair<std::string, Literal>> arrays;
+    arrays.emplace_back("0", LiteralUtil::CreateR1<float>({1, 2}));
+    arrays.emplace_back("1.0", LiteralUtil::CreateR1<int32_t>({0, 1, 2}));
+    arrays.emplace_back("1.1", LiteralUtil::CreateR1<float>({-1, -2}));
+    return arrays;
+  }();
+  for (size_t i = 0; i < members.size(); ++i) {
+    EXPECT_EQ(members[i].name, expected[i].first + ".npy");
+    ASSERT_OK_AND_ASSIGN(Literal array, ParseNpy(members[i].bytes));
+    EXPECT_EQ(array, expected[i].second) << expected[i].first;
+  }
+  const std::string directory = TempPath("tuple_out_dir");
+  std::filesystem::remove_all(directory);
+  ToolResult split = RunMxla(absl::StrCat("run ", hlo, " -i 0=", x, " -o ",
+                                          directory, "/"));
+  ASSERT_EQ(split.exit_code, 0) << split.err;
+  for (const auto& [name, array] : expected) {
+    ASSERT_OK_AND_ASSIGN(Literal read, ParseNpy(ReadFile(
+                                           directory + "/" + name + ".npy")));
+    EXPECT_EQ(read, array) << name;
+  }
+  // Member 1.1 as the next run's input; a missing member lists the others.
+  ToolResult fed = RunMxla(absl::StrCat("run ", hlo, " -i 0=", npz, ":1.1"));
+  ASSERT_EQ(fed.exit_code, 0) << fed.err;
+  EXPECT_EQ(fed.out, "(f32[2] {-1, -2}, (s32[3] {0, 1, 2}, f32[2] {1, 2}))\n");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " -i 0=", npz, ":2")),
+                  npz + " has no array '2' (it holds 0, 1.0, 1.1)");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " -i 0=", npz)),
+                  npz + " holds 3 arrays (0, 1.0, 1.1): name one as " + npz +
+                      ":NAME");
 }
 
 // --compare on results that are infinite on both backends: no difference.
@@ -306,6 +380,86 @@ TEST(MxlaRunTest, TupleParameterTakesOneInputPerElement) {
                                        " -i 0.1=", wrong)),
                   "argument 0 (parameter 'a') has shape (f32[2], f32[3]) but "
                   "the computation expects (f32[2], f32[2])");
+}
+
+// bf16 has no NumPy dtype: a bf16 parameter takes its bits in a <u2 file,
+// or float values, rounded to nearest even as HLO's convert rounds them.
+TEST(MxlaRunTest, Bf16ParametersTakeBitsOrRoundedFloats) {
+  const std::string hlo = WriteTempFile("bf16_in.hlo", R"(HloModule bf16_in
+ENTRY main {
+  x = bf16[5] parameter(0)
+  ROOT y = f32[5] convert(x)
+})");
+  // 1 + 2^-8 and 1 + 3 * 2^-8 lie halfway between bf16 neighbours (whose
+  // spacing at 1 is 2^-7): ties go to the even one, 1 and 1 + 2^-6.
+  // 1 + 2^-8 + 2^-20 is past halfway: up to 1 + 2^-7.
+  const std::vector<float> values = {1.00390625f, 1.01171875f,
+                                     1.00390625f + 0x1p-20f, 3, -0.5f};
+  const std::string expected = "f32[5] {1, 1.015625, 1.0078125, 3, -0.5}\n";
+  const std::string f32 = NpyFile("bf16_f32.npy", LiteralUtil::CreateR1<float>(values));
+  const std::string f64 = NpyFile(
+      "bf16_f64.npy", LiteralUtil::CreateR1<double>(
+                          std::vector<double>(values.begin(), values.end())));
+  const std::string bits = NpyFile(
+      "bf16_bits.npy",
+      LiteralUtil::CreateR1<uint16_t>({0x3f80, 0x3f82, 0x3f81, 0x4040, 0xbf00}));
+  for (const std::string& file : {f32, f64, bits}) {
+    ToolResult result = RunMxla(absl::StrCat("run ", hlo, " -i 0=", file,
+                                             " --compare"));
+    EXPECT_EQ(result.exit_code, 0) << file << ": " << result.err;
+    EXPECT_EQ(result.out, expected) << file;
+  }
+  const std::string ints = NpyFile(
+      "bf16_s32.npy", LiteralUtil::CreateR1<int32_t>({1, 2, 3, 4, 5}));
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " -i 0=", ints)),
+                  "--input 0=" + ints + ": the file holds s32[5], and "
+                  "parameter 0 ('x') is bf16[5]: pass float16, float32 or "
+                  "float64 values (converted as HLO's convert does, rounding "
+                  "to nearest even) or the bf16 bits as <u2 "
+                  "(a.astype(ml_dtypes.bfloat16).view(numpy.uint16))");
+  const std::string f8 = WriteTempFile("f8_in.hlo", R"(HloModule f8_in
+ENTRY main {
+  x = f8e4m3fn[5] parameter(0)
+  ROOT y = f32[5] convert(x)
+})");
+  ExpectUserError(RunMxla(absl::StrCat("run ", f8, " -i 0=", ints)),
+                  "or the f8e4m3fn bits as |u1 "
+                  "(a.astype(ml_dtypes.float8_e4m3fn).view(numpy.uint8))");
+  // f8e4m3fn's spacing at 1 is 1/8: the first three round to 1.
+  ToolResult f8_rounded = RunMxla(absl::StrCat("run ", f8, " -i 0=", f32));
+  EXPECT_EQ(f8_rounded.exit_code, 0) << f8_rounded.err;
+  EXPECT_EQ(f8_rounded.out, "f32[5] {1, 1, 1, 3, -0.5}\n");
+}
+
+// A module with many parameters or results (ResNet-50 returns 321 arrays)
+// must not print every shape in a message: long tuples are summarized,
+// and the element that differs is named.
+TEST(MxlaRunTest, MessagesSummarizeLongTuples) {
+  std::string elements, leaves;
+  for (int i = 0; i < 12; ++i) {
+    absl::StrAppend(&elements, i == 0 ? "" : ", ", "f32[2]");
+    absl::StrAppend(&leaves, "  e", i, " = f32[2] get-tuple-element(p), index=",
+                    i, "\n");
+  }
+  const std::string hlo = WriteTempFile(
+      "long_tuple.hlo", absl::StrCat("HloModule long_tuple\nENTRY main {\n"
+                                     "  p = (", elements, ") parameter(0)\n",
+                                     leaves, "  ROOT r = f32[2] add(e0, e11)\n}\n"));
+  std::string pair = NpyFile("pair.npy", LiteralUtil::CreateR1<float>({1, 2}));
+  std::string three = NpyFile("three.npy", LiteralUtil::CreateR1<float>({1, 2, 3}));
+  std::string inputs;
+  for (int i = 0; i < 12; ++i) {
+    absl::StrAppend(&inputs, " -i 0.", i, "=", i == 10 ? three : pair);
+  }
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, inputs)),
+                  "argument 0 (parameter 'p') has shape (f32[2], f32[2], "
+                  "f32[2], ... 7 more, f32[3], f32[2]) but the computation "
+                  "expects (f32[2], f32[2], f32[2], ... 7 more, f32[2], "
+                  "f32[2]) (tuple element {10} is f32[3], expected f32[2])");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " -i 0=", pair)),
+                  "parameter 0 ('p') is the tuple (f32[2], f32[2], f32[2], "
+                  "... 7 more, f32[2], f32[2]): pass one .npy per array "
+                  "element");
 }
 
 // Same inputs, same bits: across runs and across pool sizes (MXLA_THREADS

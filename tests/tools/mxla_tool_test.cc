@@ -59,14 +59,34 @@ TEST(MxlaToolTest, RunRepeatPrintsCompileAndRunTimes) {
       "  ROOT s = f32[4] add(i, i)\n}\n");
   Result result = RunMxla(absl::StrCat("run ", path, " --repeat 5"));
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_THAT(result.out, HasSubstr("{0, 2, 4, 6}"));
+  EXPECT_EQ(result.out, "f32[4] {0, 2, 4, 6}\n");
+  // A call of a few microseconds is timed in batches (each sample at least
+  // 100 us), and reported per call, in ns or us, to three digits.
   EXPECT_THAT(result.err,
-              ContainsRegex("jit: compile [0-9.]+ ms, run median [0-9.]+ ms "
-                            "\\(min [0-9.]+ ms\\) over 5 runs"));
+              ContainsRegex("^jit: compile [0-9.]+ (ms|s), run median "
+                            "[0-9.]+ (ns|µs) \\(min [0-9.]+ (ns|µs)\\) per "
+                            "call, over 5 samples of [0-9]+ calls\n$"));
+  // A call that takes longer is timed alone: a run per sample.
+  std::string slow = WriteFile(
+      "repeat_slow.hlo",
+      "HloModule m\nENTRY e {\n  i = f32[1000000] iota(), iota_dimension=0\n"
+      "  ROOT s = f32[1000000] add(i, i)\n}\n");
   Result oracle =
-      RunMxla(absl::StrCat("run ", path, " --repeat 1 --backend interpreter"));
-  EXPECT_THAT(oracle.err, HasSubstr("interpreter: compile "));
-  EXPECT_THAT(oracle.err, HasSubstr("over 1 run\n"));
+      RunMxla(absl::StrCat("run ", slow, " --repeat 2 --backend interpreter"));
+  EXPECT_EQ(oracle.exit_code, 0) << oracle.err;
+  EXPECT_THAT(oracle.err,
+              ContainsRegex("^interpreter: compile [0-9.]+ (ns|µs|ms), run "
+                            "median [0-9.]+ ms \\(min [0-9.]+ ms\\) over 2 "
+                            "runs\n$"));
+  // Only the last run's outfeeds are printed.
+  std::string outfeed = WriteFile(
+      "repeat_outfeed.hlo",
+      "HloModule m\nENTRY e {\n  x = f32[2] iota(), iota_dimension=0\n"
+      "  t = token[] after-all()\n  o = token[] outfeed(x, t)\n"
+      "  ROOT n = f32[2] add(x, x)\n}\n");
+  Result fed = RunMxla(absl::StrCat("run ", outfeed, " --repeat 3"));
+  EXPECT_EQ(fed.exit_code, 0) << fed.err;
+  EXPECT_EQ(fed.out, "outfeed 0: f32[2] {0, 1}\nf32[2] {0, 2}\n");
   Result zero = RunMxla(absl::StrCat("run ", path, " --repeat 0"));
   EXPECT_NE(zero.exit_code, 0);
   EXPECT_THAT(zero.err, HasSubstr("--repeat"));
@@ -89,6 +109,43 @@ TEST(MxlaToolTest, OptReadsStandardInput) {
   Result result = RunMxla("opt - --passes=", kModule);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, kModule);
+}
+
+// Each error of `mxla compile` says which flag to change and how.
+TEST(MxlaToolTest, CompileErrorsSayWhatToDo) {
+  const std::string hlo = WriteFile("compile_errors.hlo", kModule);
+  const std::string dir = ::mxla::testing::TempPath("compile_errors");
+  std::filesystem::create_directories(dir);
+  const std::string rules =
+      " is not a C identifier (letters, digits and '_', not starting with a "
+      "digit, not a keyword)";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-o " + dir + "/my-model",
+       "error: -o " + dir + "/my-model: the C function is named after the "
+       "file name, and ahead-of-time function name 'my-model'" + rules +
+       "; name it with --function (e.g. --function my_model)\n"},
+      {"-o " + dir + "/int",
+       "error: -o " + dir + "/int: the C function is named after the file "
+       "name, and ahead-of-time function name 'int'" + rules +
+       "; name it with --function (e.g. --function int_fn)\n"},
+      {"-o " + dir + "/m --function 2fast",
+       "error: --function: ahead-of-time function name '2fast'" + rules +
+       "; choose another name (e.g. --function _2fast)\n"},
+      {"-o /nonexistent/dir/model",
+       "error: -o: cannot write '/nonexistent/dir/model.o' (No such file or "
+       "directory); -o names PATH.o and PATH.h in a directory that exists\n"},
+  };
+  for (const auto& [flags, message] : cases) {
+    Result result = RunMxla(absl::StrCat("compile ", hlo, " ", flags));
+    EXPECT_EQ(result.exit_code, 1) << flags;
+    EXPECT_EQ(result.err, message) << flags;
+  }
+  // The fix works: the file name stays, the function gets a name.
+  Result fixed = RunMxla(absl::StrCat("compile ", hlo, " -o ", dir,
+                                      "/my-model --function my_model"));
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/my-model.o"));
+  EXPECT_THAT(fixed.out, HasSubstr("void my_model(const void* const* args"));
 }
 
 TEST(MxlaToolTest, ParseErrorsExitOneWithLineAndColumn) {
