@@ -52,7 +52,27 @@ llvm::Value* FromMemory(llvm::IRBuilder<>& b, PrimitiveType type,
   }
   if (type == F16) {
     llvm::Value* half = b.CreateBitCast(value, Like(value, b.getHalfTy()));
-    return b.CreateFPExt(half, Like(value, b.getFloatTy()));
+    llvm::Value* wide = b.CreateFPExt(half, Like(value, b.getFloatTy()));
+    // fpext quiets a signalling NaN; its exact f32 keeps the quiet bit
+    // clear (the sign, all-ones exponent and payload moved up), so that
+    // what reads the bits (TOTALORDER compares, the sort comparator) sees
+    // the f16's own order.
+    auto bits16 = [&](uint64_t mask) {
+      return llvm::ConstantInt::get(value->getType(), mask);
+    };
+    llvm::Value* signalling = b.CreateAnd(
+        b.CreateICmpEQ(b.CreateAnd(value, bits16(0x7e00)), bits16(0x7c00)),
+        b.CreateICmpNE(b.CreateAnd(value, bits16(0x01ff)), bits16(0)));
+    llvm::Type* int32 = Like(value, b.getInt32Ty());
+    llvm::Value* wide_bits = b.CreateZExt(value, int32);
+    llvm::Value* sign = b.CreateShl(
+        b.CreateAnd(wide_bits, llvm::ConstantInt::get(int32, 0x8000)), 16);
+    llvm::Value* payload = b.CreateShl(
+        b.CreateAnd(wide_bits, llvm::ConstantInt::get(int32, 0x03ff)), 13);
+    llvm::Value* exact = b.CreateOr(
+        b.CreateOr(sign, payload), llvm::ConstantInt::get(int32, 0x7f800000));
+    return b.CreateSelect(signalling,
+                          b.CreateBitCast(exact, wide->getType()), wide);
   }
   return value;
 }
