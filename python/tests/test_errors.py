@@ -1,0 +1,74 @@
+"""Errors from Python: a caught error leaves the builder usable."""
+import inspect
+
+import numpy as np
+import pytest
+
+import mxla
+
+RNG = np.random.default_rng(35)
+
+
+def f32(*dims):
+    return RNG.uniform(-2, 2, dims).astype(np.float32)
+
+
+def here():
+    """The caller's line."""
+    return inspect.currentframe().f_back.f_lineno
+
+
+# --- A caught builder error leaves the builder as it was. ---
+
+def test_caught_error_leaves_the_builder_usable():
+    b = mxla.XlaBuilder("interactive")
+    x = mxla.Parameter(b, 0, np.float32, (2, 3), "x")
+    v = mxla.Parameter(b, 1, np.float32, (4,), "v")
+    with pytest.raises(mxla.Error, match=r"Add\(f32\[2,3\], f32\[4\]\) at "):
+        mxla.Add(x, v)
+    # The next op is made, and a later error is its own, at its own line.
+    y = mxla.Add(x, x)
+    with pytest.raises(mxla.Error) as error:
+        line = here(); mxla.Reshape(x, (7,))  # noqa: E702
+    assert str(error.value).startswith("Reshape("), str(error.value)
+    assert f"test_errors.py:{line}" in str(error.value)
+    assert "Add(" not in str(error.value)
+
+    exe = mxla.compile(b.build())  # the root is y, the last op made
+    xs, vs = f32(2, 3), f32(4)
+    np.testing.assert_array_equal(exe(xs, vs), xs + xs)
+    np.testing.assert_array_equal(mxla.compile(b.build(y))(xs, vs), xs + xs)
+
+
+def test_a_failed_op_leaves_no_constant_behind():
+    b = mxla.XlaBuilder("no_trace")
+    x = mxla.Parameter(b, 0, np.float32, (2, 3), "x")
+    p = mxla.Parameter(b, 1, np.bool_, (2, 3), "p")
+    with pytest.raises(mxla.Error, match=r"Mul\(f32\[2,3\], f32\[4\]\)"):
+        x * np.ones(4, np.float32)  # the constant is made, then Mul fails
+    with pytest.raises(ValueError) as error:
+        # on_true's constant is made, then NumPy rejects on_false.
+        mxla.Select(p, 1.0, [1, [2]])
+    assert type(error.value) is ValueError
+    with pytest.raises(mxla.Error, match="parameter 1 already registered"):
+        mxla.Parameter(b, 1, np.float32, (3,), "w")
+    w = mxla.Parameter(b, 2, np.float32, (3,), "w")
+    y = mxla.Add(x, w, broadcast_dimensions=(1,))
+    text = b.build(y).as_hlo_text()
+    assert "constant" not in text and "select" not in text, text
+    xs, ws = f32(2, 3), f32(3)
+    out = mxla.compile(b.build(y))(xs, np.ones((2, 3), bool), ws)
+    np.testing.assert_array_equal(out, xs + ws)
+
+
+def test_a_reducer_of_a_failed_reduce_is_dropped():
+    b = mxla.XlaBuilder("reduce")
+    x = mxla.Parameter(b, 0, np.float32, (2, 3), "x")
+    add = mxla.CreateScalarAddComputation(np.float32, b)
+    with pytest.raises(mxla.Error, match="Reduce"):
+        mxla.Reduce(x, 0.0, add, (2,))
+    y = mxla.Reduce(x, 0.0, add, (1,))
+    text = b.build(y).as_hlo_text()
+    assert text.count("ENTRY") == 1 and text.count("{\n") == 2, text
+    xs = f32(2, 3)
+    np.testing.assert_allclose(mxla.compile(b.build(y))(xs), xs.sum(1), rtol=1e-6)
