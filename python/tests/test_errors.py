@@ -1,10 +1,13 @@
-"""Errors from Python: a caught error leaves the builder usable."""
+"""Errors from Python: a caught error leaves the builder usable, and
+errors under @mxla.jit name the user's line."""
 import inspect
+import traceback
 
 import numpy as np
 import pytest
 
 import mxla
+import mxla.numpy as mnp
 
 RNG = np.random.default_rng(35)
 
@@ -72,3 +75,50 @@ def test_a_reducer_of_a_failed_reduce_is_dropped():
     assert text.count("ENTRY") == 1 and text.count("{\n") == 2, text
     xs = f32(2, 3)
     np.testing.assert_allclose(mxla.compile(b.build(y))(xs), xs.sum(1), rtol=1e-6)
+
+
+# --- Errors under @mxla.jit name the user's line. ---
+
+def innermost(error):
+    """The innermost frame of an exception's traceback: (file, line)."""
+    frame = traceback.extract_tb(error.__traceback__)[-1]
+    return frame.filename, frame.lineno
+
+
+def test_a_builder_error_under_jit_names_the_users_line():
+    lines = []
+
+    @mxla.jit
+    def bad_reshape(x):
+        lines.append(here() + 1)
+        return mnp.exp(x).reshape(5)
+
+    with pytest.raises(mxla.Error) as error:
+        bad_reshape(f32(2, 3))
+    message = str(error.value)
+    assert message.startswith("Reshape(f32[2,3]"), message
+    assert f"test_errors.py:{lines[0]}:" in message, message
+    assert "numpy.py" not in message
+    file, line = innermost(error.value)
+    assert file.endswith("test_errors.py") and line == lines[0]
+
+
+def test_a_python_error_under_jit_names_the_users_line(monkeypatch):
+    lines = []
+
+    @mxla.jit
+    def bad_axis(x):
+        lines.append(here() + 1)
+        return mnp.sum(x, axis=2)
+
+    with pytest.raises(ValueError, match="axis 2 is out of bounds") as error:
+        bad_axis(f32(2, 3))
+    file, line = innermost(error.value)
+    assert file.endswith("test_errors.py") and line == lines[0]
+
+    # MXLA_TRACEBACK_FILTERING=off keeps mxla's frames, for debugging mxla.
+    monkeypatch.setenv("MXLA_TRACEBACK_FILTERING", "off")
+    with pytest.raises(ValueError, match="axis 2 is out of bounds") as error:
+        bad_axis(f32(2, 4))
+    file, _ = innermost(error.value)
+    assert file.endswith("numpy.py"), file
