@@ -128,10 +128,21 @@ def _broadcast_to(x, shape):
     return Tracer(_mxla.BroadcastInDim(x.op, shape, dims))
 
 
+def _broadcast_shape(*shapes):
+    """NumPy's broadcast shape, or NumPy's ValueError naming the shapes."""
+    try:
+        return _np.broadcast_shapes(*shapes)
+    except ValueError:
+        shown = " ".join("(" + ",".join(map(str, s)) + ("," if len(s) == 1 else "") + ")"
+                         for s in shapes)
+        raise ValueError(f"operands could not be broadcast together with "
+                         f"shapes {shown}") from None
+
+
 def _broadcast(*values):
     """Tracers of one dtype and NumPy's broadcast shape."""
     operands = _operands(*values)
-    shape = _np.broadcast_shapes(*[o.shape for o in operands])
+    shape = _broadcast_shape(*[o.shape for o in operands])
     return [_broadcast_to(o, shape) for o in operands]
 
 
@@ -186,7 +197,7 @@ def where(condition, x, y):
     if not isinstance(condition, Tracer):
         condition = _constant(builder, condition, _np.bool_)
     a, b = _operands(x, y)
-    shape = _np.broadcast_shapes(condition.shape, a.shape, b.shape)
+    shape = _broadcast_shape(condition.shape, a.shape, b.shape)
     condition, a, b = (_broadcast_to(v, shape) for v in (condition, a, b))
     return Tracer(_mxla.Select(condition.op, a.op, b.op))
 
@@ -262,6 +273,11 @@ def matmul(x, y):
         a = reshape(a, (1,) + a.shape)
     if b_vector:
         b = reshape(b, b.shape + (1,))
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core "
+                         f"dimension 0, with gufunc signature "
+                         f"(n?,k),(k,m?)->(n?,m?) (size {b.shape[-2]} is "
+                         f"different from {a.shape[-1]})")
     batch = _np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = _broadcast_to(a, batch + a.shape[-2:])
     b = _broadcast_to(b, batch + b.shape[-2:])

@@ -1,5 +1,6 @@
-"""Errors from Python: a caught error leaves the builder usable, and
-errors under @mxla.jit name the user's line."""
+"""Errors from Python: a caught error leaves the builder usable, errors
+under @mxla.jit name the user's line, and shape errors are NumPy's
+ValueError."""
 import inspect
 import traceback
 
@@ -122,3 +123,43 @@ def test_a_python_error_under_jit_names_the_users_line(monkeypatch):
         bad_axis(f32(2, 4))
     file, _ = innermost(error.value)
     assert file.endswith("numpy.py"), file
+
+
+# --- Shape errors are NumPy's ValueError. ---
+
+def test_a_broadcasting_error_is_numpys_value_error():
+    lines = []
+
+    @mxla.jit
+    def add(a, b):
+        lines.append(here() + 1)
+        return a + b
+
+    with pytest.raises(ValueError) as error:
+        add(f32(2, 3), f32(4))
+    assert type(error.value) is ValueError
+    assert str(error.value) == ("operands could not be broadcast together "
+                                "with shapes (2,3) (4,)")
+    assert innermost(error.value)[1] == lines[0]
+
+    @mxla.jit
+    def choose(c, a, b):
+        return mnp.where(c, a, b)
+
+    with pytest.raises(ValueError) as error:
+        choose(np.ones((3, 1), bool), f32(2), f32(5, 4, 1))
+    assert type(error.value) is ValueError
+    assert "shapes (3,1) (2,) (5,4,1)" in str(error.value)
+
+
+def test_a_matmul_mismatch_is_numpys_value_error():
+    @mxla.jit
+    def mm(a, b):
+        return a @ b
+
+    with pytest.raises(ValueError) as error:
+        mm(f32(2, 3), f32(4, 5))
+    assert type(error.value) is ValueError
+    with pytest.raises(ValueError) as numpy_error:
+        f32(2, 3) @ f32(4, 5)
+    assert str(error.value) == str(numpy_error.value)
