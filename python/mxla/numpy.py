@@ -12,10 +12,12 @@ import builtins
 import numpy as _np
 
 from mxla import _mxla
+from mxla._traced_protocols import TracedProtocols
 
 
-class Tracer:
-    """A traced array: an mxla op with NumPy-style operators."""
+class Tracer(TracedProtocols):
+    """A traced array: an mxla op with NumPy-style operators. NumPy's
+    functions and Python's conversions raise on it (TracedProtocols)."""
 
     __array_priority__ = 1000  # a NumPy scalar on the left defers to us
 
@@ -63,10 +65,6 @@ class Tracer:
     def __le__(self, other): return less_equal(self, other)
     def __gt__(self, other): return greater(self, other)
     def __ge__(self, other): return greater_equal(self, other)
-
-    def __bool__(self):
-        raise TypeError("a traced value has no truth value while tracing; "
-                        "use mxla.numpy.where for data-dependent choices")
 
     def __getitem__(self, index):
         return _index(self, index)

@@ -1,7 +1,8 @@
 """Errors from Python: a caught error leaves the builder usable, errors
-under @mxla.jit name the user's line, and shape errors are NumPy's
-ValueError."""
+under @mxla.jit name the user's line, shape errors are NumPy's ValueError,
+and NumPy functions on traced values say what to call instead."""
 import inspect
+import re
 import traceback
 
 import numpy as np
@@ -163,3 +164,69 @@ def test_a_matmul_mismatch_is_numpys_value_error():
     with pytest.raises(ValueError) as numpy_error:
         f32(2, 3) @ f32(4, 5)
     assert str(error.value) == str(numpy_error.value)
+
+
+# --- NumPy functions and Python conversions on traced values. ---
+
+def trace_error(function, *arrays):
+    """The TypeError that tracing `function` raises, and whether the
+    traceback's innermost frame is in this file."""
+    with pytest.raises(TypeError) as error:
+        mxla.jit(function)(*arrays)
+    file, _ = innermost(error.value)
+    assert file.endswith("test_errors.py"), file
+    return str(error.value)
+
+
+@pytest.mark.parametrize("function, numpy_name, mxla_name", [
+    (lambda x: np.maximum(x, 0), "numpy.maximum()", "mxla.numpy.maximum()"),
+    (lambda x: np.exp(x), "numpy.exp()", "mxla.numpy.exp()"),
+    (lambda x: np.abs(x), "numpy.absolute()", "mxla.numpy.abs()"),
+    (lambda x: np.sum(x, axis=0), "numpy.sum()", "mxla.numpy.sum()"),
+    (lambda x: np.max(x), "numpy.amax()", "mxla.numpy.max()"),
+    (lambda x: np.where(x > 0, x, 0), "numpy.where()", "mxla.numpy.where()"),
+    (lambda x: np.add.reduce(x), "numpy.add.reduce()", "mxla.numpy.sum()"),
+])
+def test_numpy_functions_name_the_mxla_function_to_call(function, numpy_name, mxla_name):
+    message = trace_error(function, f32(2, 3))
+    assert message.startswith(f"{numpy_name} was called on a traced value"), message
+    assert message.endswith(f"call {mxla_name} instead"), message
+
+
+def test_numpy_functions_mxla_lacks_say_so():
+    message = trace_error(lambda x: np.cumsum(x), f32(3))
+    assert message.startswith("numpy.cumsum() was called on a traced value")
+    assert message.endswith("mxla.numpy has no cumsum() yet")
+    message = trace_error(lambda x: np.floor_divide(x, 2), f32(3))
+    assert message.endswith("mxla.numpy has no floor_divide() yet")
+
+
+@pytest.mark.parametrize("function, expected", [
+    (lambda x: float(x), r"^float\(\) of a traced value .*mxla.numpy.astype"),
+    (lambda x: int(x), r"^int\(\) of a traced value .*mxla.numpy.astype"),
+    (lambda x: x if x else -x, r"has no truth value while tracing .*mxla.numpy.where"),
+    (lambda x: x if x > 0 else -x, r"has no truth value while tracing"),
+    (lambda x: list(range(x)), r"cannot be an index or a size"),
+    (lambda x: np.asarray(x), r"^a NumPy array cannot be made from a traced value"),
+    (lambda x: np.array([x, x]), r"^a NumPy array cannot be made from a traced value"),
+    (lambda x: len(x[0]), r"^len\(\) of a 0-d traced value"),
+])
+def test_python_conversions_of_traced_values(function, expected):
+    message = trace_error(function, f32(3))
+    assert re.search(expected, message), message
+
+
+def test_numpy_operators_and_shapes_still_work():
+    @mxla.jit
+    def mixed(x):
+        rows = [row * 2 for row in x]  # iteration over the first axis
+        return np.ones(3, np.float32) + x, np.float32(2) * x, np.ones(3) < x, \
+            rows[1], len(x)
+
+    xs = f32(2, 3)
+    plus, times, less, row, length = mixed(xs)
+    np.testing.assert_array_equal(plus, 1 + xs)
+    np.testing.assert_array_equal(times, 2 * xs)
+    np.testing.assert_array_equal(less, 1 < xs)
+    np.testing.assert_array_equal(row, xs[1] * 2)
+    assert length == 2
