@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/status_macros.h"
@@ -54,6 +55,50 @@ XlaOp XlaBuilder::ReportErrorOrReturn(
   return XlaOp();
 }
 
+XlaBuilder::Checkpoint XlaBuilder::MakeCheckpoint() const {
+  return Checkpoint{
+      static_cast<int64_t>(instructions_.size()), entry_->instruction_count(),
+      static_cast<int64_t>(parameter_numbers_.size()), !first_error_.ok()};
+}
+
+absl::Status XlaBuilder::RollBack(const Checkpoint& checkpoint) {
+  const std::vector<HloInstruction*> all = entry_->instructions();
+  const bool reachable =
+      checkpoint.handles <= static_cast<int64_t>(instructions_.size()) &&
+      checkpoint.instructions <= static_cast<int64_t>(all.size()) &&
+      checkpoint.parameters <= static_cast<int64_t>(parameter_numbers_.size());
+  RET_CHECK(reachable, "builder '", name_, "' is behind its checkpoint");
+  // Ops made since come after the checkpoint's in insertion order, so
+  // every user of one is made since too.
+  absl::flat_hash_set<HloInstruction*> dead(
+      all.begin() + checkpoint.instructions, all.end());
+  if (dead.contains(entry_->root_instruction())) {
+    entry_->set_root_instruction(nullptr);
+  }
+  RETURN_IF_ERROR(entry_->RemoveInstructions(dead));
+  // The builder adds computations only for its ops to call, so those of
+  // the removed ops are the ones no op reaches now.
+  module_->RemoveUnusedComputations();
+  std::fill(instructions_.begin() + checkpoint.handles, instructions_.end(),
+            nullptr);
+  parameter_numbers_.resize(checkpoint.parameters);
+  if (!checkpoint.had_error) first_error_ = absl::OkStatus();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<XlaOp> XlaBuilder::TryOp(absl::FunctionRef<XlaOp()> make) {
+  RETURN_IF_ERROR(first_error_);
+  const Checkpoint checkpoint = MakeCheckpoint();
+  XlaOp op = make();
+  if (first_error_.ok() && op.valid()) return op;
+  absl::Status error =
+      first_error_.ok()
+          ? absl::InvalidArgumentError("the op's operands are invalid")
+          : first_error_;
+  RETURN_IF_ERROR(RollBack(checkpoint));
+  return error;
+}
+
 absl::StatusOr<HloInstruction*> XlaBuilder::LookUp(XlaOp op) const {
   if (op.builder_ == nullptr || op.handle_ < 0) {
     return absl::InvalidArgumentError(
@@ -67,6 +112,10 @@ absl::StatusOr<HloInstruction*> XlaBuilder::LookUp(XlaOp op) const {
   if (op.handle_ >= static_cast<int64_t>(instructions_.size())) {
     return absl::InternalError(
         absl::StrCat("XlaOp handle ", op.handle_, " out of range"));
+  }
+  if (instructions_[op.handle_] == nullptr) {
+    return absl::InvalidArgumentError(
+        "invalid XlaOp (made by a failed op, and rolled back)");
   }
   return instructions_[op.handle_];
 }
@@ -128,13 +177,16 @@ absl::Status XlaBuilder::CheckParametersDense() const {
 
 absl::StatusOr<XlaComputation> XlaBuilder::Build(
     const SourceLocation location) {
-  if (instructions_.empty() && first_error_.ok()) {
+  RETURN_IF_ERROR(first_error_);
+  // The last op not rolled back.
+  int64_t root = static_cast<int64_t>(instructions_.size()) - 1;
+  while (root >= 0 && instructions_[root] == nullptr) --root;
+  if (root < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Build() of builder '", name_, "' at ", CallSiteString(location),
         ": the builder has no ops"));
   }
-  return BuildWithRoot(static_cast<int64_t>(instructions_.size()) - 1,
-                       location);
+  return BuildWithRoot(root, location);
 }
 
 absl::StatusOr<XlaComputation> XlaBuilder::Build(

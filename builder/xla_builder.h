@@ -8,6 +8,8 @@
 // that first error. Every message names the op, the operand shapes, the
 // broadcast_dimensions and the caller's file:line. Nothing aborts on user
 // input, with one exception: ragged rows given to ConstantR2 trap (ops.h).
+// An interactive front end (the Python module) makes each op with TryOp,
+// or between a Checkpoint and a RollBack, so a failed op leaves no trace.
 #ifndef MXLA_BUILDER_XLA_BUILDER_H_
 #define MXLA_BUILDER_XLA_BUILDER_H_
 
@@ -89,9 +91,9 @@ class XlaBuilder {
   int64_t memory_limit_bytes() const { return memory_limit_bytes_; }
   void set_memory_limit_bytes(int64_t bytes) { memory_limit_bytes_ = bytes; }
 
-  // The computation with the last added op as root, or the first recorded
-  // error (with its own code). InvalidArgument if no op was added or the
-  // parameter numbers are not 0..n-1. The result is a deep copy: the builder
+  // The computation with the last added op (not rolled back) as root, or
+  // the first recorded error (with its own code). InvalidArgument if no op
+  // was added or the parameter numbers are not 0..n-1. The result is a deep copy: the builder
   // stays usable, and later ops and Builds see the same instructions.
   absl::StatusOr<XlaComputation> Build(
       SourceLocation location = SourceLocation::current());
@@ -110,6 +112,28 @@ class XlaBuilder {
   // Records `error` as the builder's error unless one is already recorded
   // (an OK `error` changes nothing). Later ops become no-ops.
   void NoteError(absl::Status error);
+
+  // The builder's state at a moment, to return to with RollBack.
+  struct Checkpoint {
+    int64_t handles = 0;
+    int64_t instructions = 0;
+    int64_t parameters = 0;
+    bool had_error = false;
+  };
+  Checkpoint MakeCheckpoint() const;
+  // Returns the builder to `checkpoint`, which this builder made, with no
+  // rollback to an earlier point since: removes the ops made since (their
+  // handles become invalid: LookUp says they were rolled back), and the
+  // parameters, called computations and error recorded since. An error
+  // recorded before the checkpoint stays. Internal only on an mxla bug.
+  absl::Status RollBack(const Checkpoint& checkpoint);
+  // Makes an op without poisoning the builder: runs `make`, which adds the
+  // op (and whatever it needs) to this builder. If that records an error or
+  // returns an invalid op, rolls back to before the call and returns the
+  // error, and the builder is as it was. If the builder already had an
+  // error, returns that first error (its message names the op and call
+  // site that made it).
+  absl::StatusOr<XlaOp> TryOp(absl::FunctionRef<XlaOp()> make);
 
   // A new builder, named "<this name>.<name>", for a nested computation (a
   // reducer). It keeps no pointer to this builder, so either may outlive the
@@ -153,7 +177,8 @@ class XlaBuilder {
   std::string name_;
   std::unique_ptr<HloModule> module_;
   HloComputation* entry_;
-  std::vector<HloInstruction*> instructions_;  // indexed by handle
+  // Indexed by handle; null for an op removed by RollBack.
+  std::vector<HloInstruction*> instructions_;
   std::vector<int64_t> parameter_numbers_;
   absl::Status first_error_;
   int64_t memory_limit_bytes_ = PhysicalMemoryBytes();

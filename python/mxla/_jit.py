@@ -5,6 +5,7 @@ import functools
 import glob
 import os
 import tempfile
+import types
 
 import numpy as _np
 
@@ -42,6 +43,28 @@ def _arguments(args):
     return arrays, weak
 
 
+def _hidden(frame):
+    """A frame of mxla's or NumPy's own code."""
+    name = frame.f_globals.get("__name__") or ""
+    return any(name == m or name.startswith(m + ".") for m in ("mxla", "numpy"))
+
+
+def _user_traceback(traceback):
+    """`traceback` without mxla's and NumPy's frames, so that its innermost
+    frame is the user's line that called into mxla.numpy; None if no frame
+    is left."""
+    kept = []
+    while traceback is not None:
+        if not _hidden(traceback.tb_frame):
+            kept.append(traceback)
+        traceback = traceback.tb_next
+    filtered = None
+    for entry in reversed(kept):
+        filtered = types.TracebackType(filtered, entry.tb_frame,
+                                       entry.tb_lasti, entry.tb_lineno)
+    return filtered
+
+
 def _fits(value, dtype):
     info = _np.iinfo(dtype)
     return info.min <= value <= info.max
@@ -60,7 +83,15 @@ def _trace(fn, arrays, weak=None):
     params = [Tracer(_mxla.Parameter(builder, i, a.dtype, a.shape, f"arg{i}"),
                      weak=w)
               for i, (a, w) in enumerate(zip(arrays, weak))]
-    out = fn(*params)
+    try:
+        out = fn(*params)
+    except Exception as error:
+        # An error while tracing points at the user's line, as in jax.jit;
+        # MXLA_TRACEBACK_FILTERING=off keeps mxla's frames.
+        filtered = _user_traceback(error.__traceback__)
+        if filtered is None or os.environ.get("MXLA_TRACEBACK_FILTERING") == "off":
+            raise
+        raise error.with_traceback(filtered)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     ops = []
     for value in outs:

@@ -19,10 +19,12 @@ import operator
 import numpy as _np
 
 from mxla import _mxla
+from mxla._traced_protocols import TracedProtocols
 
 
-class Tracer:
-    """A traced array: an mxla op with NumPy-style operators."""
+class Tracer(TracedProtocols):
+    """A traced array: an mxla op with NumPy-style operators. NumPy's
+    functions and Python's conversions raise on it (TracedProtocols)."""
 
     __array_priority__ = 1000  # a NumPy scalar on the left defers to us
     __hash__ = None  # == is elementwise, as for NumPy arrays
@@ -80,19 +82,8 @@ class Tracer:
     def __eq__(self, other): return equal(self, other)
     def __ne__(self, other): return not_equal(self, other)
 
-    def __bool__(self):
-        raise TypeError("a traced value has no truth value while tracing; "
-                        "use mxla.numpy.where for data-dependent choices")
-
     def __getitem__(self, index):
         return _index(self, index)
-
-    def __iter__(self):
-        # Without this, Python iterates through __getitem__ until an
-        # IndexError: a 0-d value would iterate as empty.
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
 
     def reshape(self, *shape):
         return reshape(self, shape[0] if len(shape) == 1 else shape)
@@ -229,6 +220,17 @@ def _broadcast_to(x, shape):
     return Tracer(_mxla.BroadcastInDim(x.op, shape, dims))
 
 
+def _broadcast_shape(*shapes):
+    """NumPy's broadcast shape, or NumPy's ValueError naming the shapes."""
+    try:
+        return _np.broadcast_shapes(*shapes)
+    except ValueError:
+        shown = " ".join("(" + ",".join(map(str, s)) + ("," if len(s) == 1 else "") + ")"
+                         for s in shapes)
+        raise ValueError(f"operands could not be broadcast together with "
+                         f"shapes {shown}") from None
+
+
 def _elementwise(name, ufunc, lower):
     """mxla.numpy.<name>: the operands converted to the dtypes of the loop
     NumPy's `ufunc` would run, broadcast, then lower(dtype, *ops)."""
@@ -236,7 +238,7 @@ def _elementwise(name, ufunc, lower):
         builder = _builder_of(*values)
         in_dtypes, out_dtype = _resolve(name, ufunc, values)
         operands = [_as(name, builder, v, d) for v, d in zip(values, in_dtypes)]
-        shape = _np.broadcast_shapes(*[o.shape for o in operands])
+        shape = _broadcast_shape(*[o.shape for o in operands])
         ops = [_broadcast_to(o, shape).op for o in operands]
         out = Tracer(lower(in_dtypes[0], *ops))
         assert out.dtype == out_dtype, (name, out.dtype, out_dtype)
@@ -343,7 +345,7 @@ def where(condition, x, y):
         condition = not_equal(condition, 0)
     dtype = _result_type("where", x, y)
     a, b = (_as("where", builder, v, dtype) for v in (x, y))
-    shape = _np.broadcast_shapes(condition.shape, a.shape, b.shape)
+    shape = _broadcast_shape(condition.shape, a.shape, b.shape)
     condition, a, b = (_broadcast_to(v, shape) for v in (condition, a, b))
     out = Tracer(_mxla.Select(condition.op, a.op, b.op))
     if dtype.kind == "f" and _is_weak(x) and _is_weak(y):
@@ -462,6 +464,11 @@ def matmul(x, y):
         a = reshape(a, (1,) + a.shape)
     if b_vector:
         b = reshape(b, b.shape + (1,))
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core "
+                         f"dimension 0, with gufunc signature "
+                         f"(n?,k),(k,m?)->(n?,m?) (size {b.shape[-2]} is "
+                         f"different from {a.shape[-1]})")
     batch = _np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = _broadcast_to(a, batch + a.shape[-2:])
     b = _broadcast_to(b, batch + b.shape[-2:])

@@ -69,9 +69,10 @@ void DefineInputs(py::module_& m) {
       "Parameter",
       [](const std::shared_ptr<XlaBuilder>& b, int64_t number,
          const py::object& dtype, const Ints& dims, const std::string& name) {
-        return Checked(b, Parameter(b.get(), number,
-                                    ArrayShape(ToDtype(dtype), dims), name,
-                                    BindingSite()));
+        return Checked(b, [&] {
+          return Parameter(b.get(), number, ArrayShape(ToDtype(dtype), dims),
+                           name, BindingSite());
+        });
       },
       py::arg("builder"), py::arg("parameter_number"), py::arg("dtype"),
       py::arg("dims"), py::arg("name") = "",
@@ -85,9 +86,11 @@ void DefineInputs(py::module_& m) {
             dtype.is_none()
                 ? numpy.attr("asarray")(value)
                 : numpy.attr("asarray")(value, py::arg("dtype") = ToDtype(dtype));
-        return Checked(b, ConstantLiteral(
-                              b.get(), LiteralFromArray(array.cast<py::array>()),
-                              BindingSite()));
+        return Checked(b, [&] {
+          return ConstantLiteral(b.get(),
+                                 LiteralFromArray(array.cast<py::array>()),
+                                 BindingSite());
+        });
       },
       py::arg("builder"), py::arg("value"), py::arg("dtype") = py::none(),
       "A constant holding a copy of `value` (a NumPy array or anything "
@@ -96,8 +99,10 @@ void DefineInputs(py::module_& m) {
       "Iota",
       [](const std::shared_ptr<XlaBuilder>& b, const py::object& dtype,
          const Ints& dims, int64_t iota_dimension) {
-        return Checked(b, Iota(b.get(), ArrayShape(ToDtype(dtype), dims),
-                               iota_dimension, BindingSite()));
+        return Checked(b, [&] {
+          return Iota(b.get(), ArrayShape(ToDtype(dtype), dims), iota_dimension,
+                      BindingSite());
+        });
       },
       py::arg("builder"), py::arg("dtype"), py::arg("dims"),
       py::arg("iota_dimension"));
@@ -107,37 +112,39 @@ void DefineInputs(py::module_& m) {
 void DefineElementwise(py::module_& m) {
 #define MXLA_HLO_OP(...)
 #define MXLA_UNARY_OP(...)
-#define MXLA_BINARY_OP(e, text, Name, type_rule, cost)                      \
-  m.def(                                                                    \
-      #Name,                                                                \
-      [](const PyOp& lhs, const py::object& rhs, const Ints& dims) {        \
-        return Checked(lhs.builder,                                         \
-                       Name(lhs.op, Operand(rhs, lhs).op, dims,             \
-                            BindingSite()));                                \
-      },                                                                    \
-      py::arg("lhs"), py::arg("rhs"),                                       \
-      py::arg("broadcast_dimensions") = Ints{},                             \
-      "XLA's " #Name ": `broadcast_dimensions` maps the lower-rank "        \
+#define MXLA_BINARY_OP(e, text, Name, type_rule, cost)                    \
+  m.def(                                                                  \
+      #Name,                                                              \
+      [](const PyOp& lhs, const py::object& rhs, const Ints& dims) {      \
+        return Checked(lhs.builder, [&] {                                 \
+          return Name(lhs.op, Operand(rhs, lhs).op, dims, BindingSite()); \
+        });                                                               \
+      },                                                                  \
+      py::arg("lhs"), py::arg("rhs"),                                     \
+      py::arg("broadcast_dimensions") = Ints{},                           \
+      "XLA's " #Name                                                      \
+      ": `broadcast_dimensions` maps the lower-rank "                     \
       "operand's dimensions onto the other's.");
 #include "ir/hlo_ops.def"
 #define MXLA_HLO_OP(...)
 #define MXLA_BINARY_OP(...)
-#define MXLA_UNARY_OP(e, text, Name, type_rule, cost)                \
-  m.def(                                                             \
-      #Name,                                                         \
-      [](const PyOp& x) {                                            \
-        return Checked(x.builder, Name(x.op, BindingSite()));        \
-      },                                                             \
+#define MXLA_UNARY_OP(e, text, Name, type_rule, cost)                         \
+  m.def(                                                                      \
+      #Name,                                                                  \
+      [](const PyOp& x) {                                                     \
+        return Checked(x.builder, [&] { return Name(x.op, BindingSite()); }); \
+      },                                                                      \
       py::arg("operand"));
 #include "ir/hlo_ops.def"
-#define MXLA_BIND_COMPARE(Name)                                        \
-  m.def(                                                               \
-      #Name,                                                           \
-      [](const PyOp& lhs, const py::object& rhs, const Ints& dims) {   \
-        return Checked(lhs.builder, Name(lhs.op, Operand(rhs, lhs).op, \
-                                         dims, BindingSite()));        \
-      },                                                               \
-      py::arg("lhs"), py::arg("rhs"),                                  \
+#define MXLA_BIND_COMPARE(Name)                                           \
+  m.def(                                                                  \
+      #Name,                                                              \
+      [](const PyOp& lhs, const py::object& rhs, const Ints& dims) {      \
+        return Checked(lhs.builder, [&] {                                 \
+          return Name(lhs.op, Operand(rhs, lhs).op, dims, BindingSite()); \
+        });                                                               \
+      },                                                                  \
+      py::arg("lhs"), py::arg("rhs"),                                     \
       py::arg("broadcast_dimensions") = Ints{});
   MXLA_BIND_COMPARE(Eq)
   MXLA_BIND_COMPARE(Ne)
@@ -150,23 +157,27 @@ void DefineElementwise(py::module_& m) {
       "Select",
       [](const PyOp& pred, const py::object& on_true,
          const py::object& on_false) {
-        return Checked(pred.builder,
-                       Select(pred.op, Operand(on_true, pred).op,
-                              Operand(on_false, pred).op, BindingSite()));
+        return Checked(pred.builder, [&] {
+          return Select(pred.op, Operand(on_true, pred).op,
+                        Operand(on_false, pred).op, BindingSite());
+        });
       },
       py::arg("pred"), py::arg("on_true"), py::arg("on_false"));
   m.def(
       "ConvertElementType",
       [](const PyOp& x, const py::object& dtype) {
-        return Checked(x.builder,
-                       ConvertElementType(x.op, ElementTypeOf(ToDtype(dtype)),
-                                          BindingSite()));
+        return Checked(x.builder, [&] {
+          return ConvertElementType(x.op, ElementTypeOf(ToDtype(dtype)),
+                                    BindingSite());
+        });
       },
       py::arg("operand"), py::arg("dtype"));
   m.def(
       "Clamp",
       [](const PyOp& min, const PyOp& x, const PyOp& max) {
-        return Checked(x.builder, Clamp(min.op, x.op, max.op, BindingSite()));
+        return Checked(x.builder, [&] {
+          return Clamp(min.op, x.op, max.op, BindingSite());
+        });
       },
       py::arg("min"), py::arg("operand"), py::arg("max"));
 }
@@ -178,14 +189,16 @@ void DefineOperators(py::module_& m) {
   py::class_<PyOp> op = m.attr("XlaOp");
   auto binary = [](auto function) {
     return [function](const PyOp& x, const py::object& y) {
-      return Checked(x.builder,
-                     function(x.op, Operand(y, x).op, Dims{}, BindingSite()));
+      return Checked(x.builder, [&] {
+        return function(x.op, Operand(y, x).op, Dims{}, BindingSite());
+      });
     };
   };
   auto reflected = [](auto function) {
     return [function](const PyOp& x, const py::object& y) {
-      return Checked(x.builder,
-                     function(Operand(y, x).op, x.op, Dims{}, BindingSite()));
+      return Checked(x.builder, [&] {
+        return function(Operand(y, x).op, x.op, Dims{}, BindingSite());
+      });
     };
   };
   using BinaryFn = XlaOp (*)(XlaOp, XlaOp, Dims, SourceLocation);
@@ -203,13 +216,13 @@ void DefineOperators(py::module_& m) {
   op.def("__and__", binary(and_fn)).def("__or__", binary(or_fn));
   op.def("__xor__", binary(xor_fn));
   op.def("__neg__", [](const PyOp& x) {
-    return Checked(x.builder, Neg(x.op, BindingSite()));
+    return Checked(x.builder, [&] { return Neg(x.op, BindingSite()); });
   });
   op.def("__abs__", [](const PyOp& x) {
-    return Checked(x.builder, Abs(x.op, BindingSite()));
+    return Checked(x.builder, [&] { return Abs(x.op, BindingSite()); });
   });
   op.def("__matmul__", [](const PyOp& x, const PyOp& y) {
-    return Checked(x.builder, Dot(x.op, y.op, BindingSite()));
+    return Checked(x.builder, [&] { return Dot(x.op, y.op, BindingSite()); });
   });
 }
 
@@ -217,43 +230,50 @@ void DefineShapeOps(py::module_& m) {
   m.def(
       "Broadcast",
       [](const PyOp& x, const Ints& sizes) {
-        return Checked(x.builder, Broadcast(x.op, sizes, BindingSite()));
+        return Checked(x.builder,
+                       [&] { return Broadcast(x.op, sizes, BindingSite()); });
       },
       py::arg("operand"), py::arg("broadcast_sizes"));
   m.def(
       "BroadcastInDim",
       [](const PyOp& x, const Ints& sizes, const Ints& dims) {
-        return Checked(x.builder,
-                       BroadcastInDim(x.op, sizes, dims, BindingSite()));
+        return Checked(x.builder, [&] {
+          return BroadcastInDim(x.op, sizes, dims, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("out_dimension_sizes"),
       py::arg("broadcast_dimensions"));
   m.def(
       "Reshape",
       [](const PyOp& x, const Ints& sizes) {
-        return Checked(x.builder, Reshape(x.op, sizes, BindingSite()));
+        return Checked(x.builder,
+                       [&] { return Reshape(x.op, sizes, BindingSite()); });
       },
       py::arg("operand"), py::arg("new_sizes"));
   m.def(
       "Transpose",
       [](const PyOp& x, const Ints& permutation) {
-        return Checked(x.builder, Transpose(x.op, permutation, BindingSite()));
+        return Checked(x.builder, [&] {
+          return Transpose(x.op, permutation, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("permutation"));
   m.def(
       "Rev",
       [](const PyOp& x, const Ints& dims) {
-        return Checked(x.builder, Rev(x.op, dims, BindingSite()));
+        return Checked(x.builder,
+                       [&] { return Rev(x.op, dims, BindingSite()); });
       },
       py::arg("operand"), py::arg("dimensions"));
   m.def(
       "Slice",
       [](const PyOp& x, const Ints& start, const Ints& limit,
          std::optional<Ints> strides) {
-        return Checked(x.builder,
-                       Slice(x.op, start, limit,
-                             strides ? *strides : Ints(start.size(), 1),
-                             BindingSite()));
+        return Checked(x.builder, [&] {
+          return Slice(x.op, start, limit,
+                       strides ? *strides : Ints(start.size(), 1),
+                       BindingSite());
+        });
       },
       py::arg("operand"), py::arg("start_indices"), py::arg("limit_indices"),
       py::arg("strides") = py::none());
@@ -261,22 +281,25 @@ void DefineShapeOps(py::module_& m) {
       "ConcatInDim",
       [](const std::vector<PyOp>& operands, int64_t dimension) {
         const std::shared_ptr<XlaBuilder>& b = BuilderOf(operands);
-        return Checked(b, ConcatInDim(b.get(), Ops(operands), dimension,
-                                      BindingSite()));
+        return Checked(b, [&] {
+          return ConcatInDim(b.get(), Ops(operands), dimension, BindingSite());
+        });
       },
       py::arg("operands"), py::arg("dimension"));
   m.def(
       "Tuple",
       [](const std::vector<PyOp>& elements) {
         const std::shared_ptr<XlaBuilder>& b = BuilderOf(elements);
-        return Checked(b, Tuple(b.get(), Ops(elements), BindingSite()));
+        return Checked(
+            b, [&] { return Tuple(b.get(), Ops(elements), BindingSite()); });
       },
       py::arg("elements"));
   m.def(
       "GetTupleElement",
       [](const PyOp& tuple, int64_t index) {
-        return Checked(tuple.builder,
-                       GetTupleElement(tuple.op, index, BindingSite()));
+        return Checked(tuple.builder, [&] {
+          return GetTupleElement(tuple.op, index, BindingSite());
+        });
       },
       py::arg("tuple"), py::arg("index"));
 }
@@ -296,8 +319,13 @@ void DefineReductionsAndDots(py::module_& m) {
     const Reducer make = reducer.make;
     m.def(
         reducer.name,
-        [make](const py::object& dtype, XlaBuilder& builder) {
-          return make(ElementTypeOf(ToDtype(dtype)), &builder);
+        [make](const py::object& dtype,
+               const std::shared_ptr<XlaBuilder>& builder) {
+          const PrimitiveType type = ElementTypeOf(ToDtype(dtype));
+          OpAttempt attempt(builder);
+          XlaComputation computation = make(type, builder.get());
+          attempt.Finish();
+          return computation;
         },
         py::arg("dtype"), py::arg("builder"),
         "A scalar reducer computation of `dtype` for Reduce.");
@@ -306,15 +334,18 @@ void DefineReductionsAndDots(py::module_& m) {
       "Reduce",
       [](const PyOp& x, const py::object& init,
          const XlaComputation& computation, const Ints& dims) {
-        return Checked(x.builder, Reduce(x.op, Operand(init, x).op,
-                                         computation, dims, BindingSite()));
+        return Checked(x.builder, [&] {
+          return Reduce(x.op, Operand(init, x).op, computation, dims,
+                        BindingSite());
+        });
       },
       py::arg("operand"), py::arg("init_value"), py::arg("computation"),
       py::arg("dimensions_to_reduce"));
   m.def(
       "Dot",
       [](const PyOp& lhs, const PyOp& rhs) {
-        return Checked(lhs.builder, Dot(lhs.op, rhs.op, BindingSite()));
+        return Checked(lhs.builder,
+                       [&] { return Dot(lhs.op, rhs.op, BindingSite()); });
       },
       py::arg("lhs"), py::arg("rhs"));
   m.def(
@@ -327,8 +358,9 @@ void DefineReductionsAndDots(py::module_& m) {
         dims.rhs_contracting = rhs_contracting;
         dims.lhs_batch = lhs_batch;
         dims.rhs_batch = rhs_batch;
-        return Checked(lhs.builder,
-                       DotGeneral(lhs.op, rhs.op, dims, BindingSite()));
+        return Checked(lhs.builder, [&] {
+          return DotGeneral(lhs.op, rhs.op, dims, BindingSite());
+        });
       },
       py::arg("lhs"), py::arg("rhs"), py::arg("lhs_contracting_dims"),
       py::arg("rhs_contracting_dims"), py::arg("lhs_batch_dims") = Ints{},

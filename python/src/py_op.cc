@@ -2,6 +2,7 @@
 
 #include <pybind11/numpy.h>
 
+#include "absl/strings/str_cat.h"
 #include "python/src/py_status.h"
 #include "python/src/py_types.h"
 
@@ -9,17 +10,37 @@ namespace mxla::python {
 
 namespace py = pybind11;
 
-// `op` as a PyOp of `builder`, or mxla.Error with the builder's error if
-// the op failed.
-PyOp Checked(const std::shared_ptr<XlaBuilder>& builder, XlaOp op) {
-  if (!op.valid()) {
-    absl::Status error = builder->first_error();
-    if (error.ok()) {
-      error = absl::InvalidArgumentError("the op's operands are invalid");
-    }
-    ThrowStatus(error);
+OpAttempt::OpAttempt(const std::shared_ptr<XlaBuilder>& builder)
+    : builder_(builder), checkpoint_(builder->MakeCheckpoint()) {}
+
+OpAttempt::~OpAttempt() {
+  // Only an mxla bug makes RollBack fail, and a destructor cannot raise.
+  if (!finished_) (void)builder_->RollBack(checkpoint_);
+}
+
+void OpAttempt::Finish() { FinishWith(builder_->first_error()); }
+
+PyOp OpAttempt::Finish(XlaOp op) {
+  absl::Status error = builder_->first_error();
+  if (error.ok() && !op.valid()) {
+    error = absl::InvalidArgumentError("the op's operands are invalid");
   }
-  return PyOp{builder, op};
+  FinishWith(error);
+  return PyOp{builder_, op};
+}
+
+void OpAttempt::FinishWith(const absl::Status& error) {
+  finished_ = true;
+  if (error.ok()) return;
+  if (checkpoint_.had_error) {
+    // Not this op's error: the current Python line is not its call site.
+    throw StatusException(
+        absl::StatusCodeToString(error.code()),
+        absl::StrCat("builder '", builder_->name(),
+                     "' has an error from an earlier op: ", error.message()));
+  }
+  ThrowIfError(builder_->RollBack(checkpoint_));
+  ThrowStatus(error);
 }
 
 Shape ShapeOf(const PyOp& x) {
@@ -37,10 +58,11 @@ PyOp Operand(const py::object& value, const PyOp& like) {
           ? value
           : numpy.attr("asarray")(
                 value, py::arg("dtype") = DtypeOf(ShapeOf(like).element_type()));
-  return Checked(like.builder,
-                 ConstantLiteral(like.builder.get(),
-                                 LiteralFromArray(array.cast<py::array>()),
-                                 BindingSite()));
+  return Checked(like.builder, [&] {
+    return ConstantLiteral(like.builder.get(),
+                           LiteralFromArray(array.cast<py::array>()),
+                           BindingSite());
+  });
 }
 
 std::vector<XlaOp> Ops(const std::vector<PyOp>& operands) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "builder/xla_builder.h"
 
 namespace mxla::python {
@@ -20,9 +21,39 @@ struct PyOp {
   XlaOp op;
 };
 
-// `op` as a PyOp of `builder`, or mxla.Error with the builder's error if
-// the op failed.
-PyOp Checked(const std::shared_ptr<XlaBuilder>& builder, XlaOp op);
+// One op made from Python, between a checkpoint of its builder and either
+// Finish or a rollback: an op that fails, or a binding that throws while
+// making it, leaves the builder as it was (XlaBuilder::RollBack), so that
+// a caught mxla.Error does not poison the builder.
+class OpAttempt {
+ public:
+  explicit OpAttempt(const std::shared_ptr<XlaBuilder>& builder);
+  OpAttempt(const OpAttempt&) = delete;
+  OpAttempt& operator=(const OpAttempt&) = delete;
+  // Rolls back unless Finish succeeded.
+  ~OpAttempt();
+  // `op` as a PyOp; if the attempt recorded an error or `op` is invalid,
+  // rolls back and raises mxla.Error with the op's error.
+  PyOp Finish(XlaOp op);
+  // The same for a binding that makes no op (a reducer computation).
+  void Finish();
+
+ private:
+  // Rolls back and raises if `error` is not OK.
+  void FinishWith(const absl::Status& error);
+
+  std::shared_ptr<XlaBuilder> builder_;
+  XlaBuilder::Checkpoint checkpoint_;
+  bool finished_ = false;
+};
+
+// The op `make` adds to `builder` (with any constant it makes for an
+// operand), as a PyOp; mxla.Error if it fails, with the builder as before.
+template <typename Make>
+PyOp Checked(const std::shared_ptr<XlaBuilder>& builder, Make&& make) {
+  OpAttempt attempt(builder);
+  return attempt.Finish(make());
+}
 
 Shape ShapeOf(const PyOp& x);
 

@@ -3,6 +3,8 @@
 #include <Python.h>
 #include <frameobject.h>
 
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 
@@ -15,13 +17,34 @@ const SourceLocation& BindingSite() {
   return site;
 }
 
+namespace {
+
+// True for a frame of the mxla package's own Python code (mxla.numpy,
+// mxla._jit, ...), which is never where the user's mistake is.
+bool IsMxlaFrame(const py::handle frame) {
+  const py::object name = frame.attr("f_globals").attr("get")("__name__");
+  if (!py::isinstance<py::str>(name)) return false;
+  const std::string module = name.cast<std::string>();
+  return module == "mxla" || module.rfind("mxla.", 0) == 0;
+}
+
+}  // namespace
+
 std::string PythonCallSite() {
-  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
-  if (frame == nullptr) return "<unknown>";
-  PyCodeObject* code = PyFrame_GetCode(frame);  // new reference
-  std::string file = py::reinterpret_borrow<py::str>(code->co_filename);
-  Py_DECREF(code);
-  return absl::StrCat(file, ":", PyFrame_GetLineNumber(frame));
+  PyFrameObject* innermost = PyEval_GetFrame();  // borrowed
+  if (innermost == nullptr) return "<unknown>";
+  py::object frame = py::reinterpret_borrow<py::object>(
+      reinterpret_cast<PyObject*>(innermost));
+  // The user's line: the innermost frame outside mxla's package (under
+  // @mxla.jit, the line that called mxla.numpy), else the innermost.
+  for (py::object f = frame; !f.is_none(); f = f.attr("f_back")) {
+    if (!IsMxlaFrame(f)) {
+      frame = f;
+      break;
+    }
+  }
+  const std::string file = py::str(frame.attr("f_code").attr("co_filename"));
+  return absl::StrCat(file, ":", frame.attr("f_lineno").cast<int>());
 }
 
 void ThrowStatus(const absl::Status& status) {

@@ -1,7 +1,7 @@
 // How mxla's errors reach Python: an absl::Status becomes an mxla.Error
 // (a ValueError) with the same message and a `code` attribute ("INVALID_
 // ARGUMENT", ...); a builder error's call site, which would name the
-// binding's C++ line, names the Python caller's file and line instead.
+// binding's C++ line, names the user's Python file and line instead.
 #ifndef MXLA_PYTHON_SRC_PY_STATUS_H_
 #define MXLA_PYTHON_SRC_PY_STATUS_H_
 
@@ -21,8 +21,9 @@ namespace mxla::python {
 // replaces it in messages with the Python caller's.
 const SourceLocation& BindingSite();
 
-// "path/file.py:12" for the innermost Python frame running now (the
-// caller of the binding), or "<unknown>" outside Python code.
+// "path/file.py:12" for the innermost Python frame running now that is
+// not the mxla package's own (the user's line that called the binding, or
+// mxla.numpy under @mxla.jit), or "<unknown>" outside Python code.
 std::string PythonCallSite();
 
 // What ThrowStatus throws; the module translates it to mxla.Error.

@@ -32,8 +32,10 @@ void DefineComputationOps(py::module_& m) {
       [](const std::vector<PyOp>& operands, const XlaComputation& computation,
          const Ints& dimensions) {
         const std::shared_ptr<XlaBuilder>& b = BuilderOf(operands);
-        return Checked(b, Map(b.get(), Ops(operands), computation, dimensions,
-                              BindingSite()));
+        return Checked(b, [&] {
+          return Map(b.get(), Ops(operands), computation, dimensions,
+                     BindingSite());
+        });
       },
       py::arg("operands"), py::arg("computation"), py::arg("dimensions"));
   m.def(
@@ -41,8 +43,10 @@ void DefineComputationOps(py::module_& m) {
       [](const std::vector<PyOp>& operands, const XlaComputation& comparator,
          int64_t dimension, bool is_stable) {
         const std::shared_ptr<XlaBuilder>& b = BuilderOf(operands);
-        return Checked(b, Sort(Ops(operands), comparator, dimension, is_stable,
-                               BindingSite()));
+        return Checked(b, [&] {
+          return Sort(Ops(operands), comparator, dimension, is_stable,
+                      BindingSite());
+        });
       },
       py::arg("operands"), py::arg("comparator"), py::arg("dimension") = -1,
       py::arg("is_stable") = false);
@@ -50,8 +54,9 @@ void DefineComputationOps(py::module_& m) {
       "While",
       [](const XlaComputation& condition, const XlaComputation& body,
          const PyOp& init) {
-        return Checked(init.builder,
-                       While(condition, body, init.op, BindingSite()));
+        return Checked(init.builder, [&] {
+          return While(condition, body, init.op, BindingSite());
+        });
       },
       py::arg("condition"), py::arg("body"), py::arg("init"));
   m.def(
@@ -59,10 +64,11 @@ void DefineComputationOps(py::module_& m) {
       [](const PyOp& predicate, const PyOp& true_operand,
          const XlaComputation& true_computation, const PyOp& false_operand,
          const XlaComputation& false_computation) {
-        return Checked(predicate.builder,
-                       Conditional(predicate.op, true_operand.op,
-                                   true_computation, false_operand.op,
-                                   false_computation, BindingSite()));
+        return Checked(predicate.builder, [&] {
+          return Conditional(predicate.op, true_operand.op, true_computation,
+                             false_operand.op, false_computation,
+                             BindingSite());
+        });
       },
       py::arg("predicate"), py::arg("true_operand"),
       py::arg("true_computation"), py::arg("false_operand"),
@@ -71,8 +77,9 @@ void DefineComputationOps(py::module_& m) {
       "Call",
       [](const std::shared_ptr<XlaBuilder>& b,
          const XlaComputation& computation, const std::vector<PyOp>& operands) {
-        return Checked(b, Call(b.get(), computation, Ops(operands),
-                               BindingSite()));
+        return Checked(b, [&] {
+          return Call(b.get(), computation, Ops(operands), BindingSite());
+        });
       },
       py::arg("builder"), py::arg("computation"), py::arg("operands"));
 }
@@ -95,8 +102,9 @@ void DefineIndexOps(py::module_& m) {
         for (size_t d = 0; d < low.size(); ++d) {
           config.push_back({low[d], high[d], interior ? (*interior)[d] : 0});
         }
-        return Checked(x.builder, Pad(x.op, Operand(padding_value, x).op,
-                                      config, BindingSite()));
+        return Checked(x.builder, [&] {
+          return Pad(x.op, Operand(padding_value, x).op, config, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("padding_value"), py::arg("low"),
       py::arg("high"), py::arg("interior") = py::none());
@@ -104,17 +112,20 @@ void DefineIndexOps(py::module_& m) {
       "DynamicSlice",
       [](const PyOp& x, const std::vector<PyOp>& start_indices,
          const Ints& slice_sizes) {
-        return Checked(x.builder, DynamicSlice(x.op, Ops(start_indices),
-                                               slice_sizes, BindingSite()));
+        return Checked(x.builder, [&] {
+          return DynamicSlice(x.op, Ops(start_indices), slice_sizes,
+                              BindingSite());
+        });
       },
       py::arg("operand"), py::arg("start_indices"), py::arg("slice_sizes"));
   m.def(
       "DynamicUpdateSlice",
       [](const PyOp& x, const PyOp& update,
          const std::vector<PyOp>& start_indices) {
-        return Checked(x.builder,
-                       DynamicUpdateSlice(x.op, update.op, Ops(start_indices),
-                                          BindingSite()));
+        return Checked(x.builder, [&] {
+          return DynamicUpdateSlice(x.op, update.op, Ops(start_indices),
+                                    BindingSite());
+        });
       },
       py::arg("operand"), py::arg("update"), py::arg("start_indices"));
 }
@@ -123,34 +134,37 @@ void DefineNumericOps(py::module_& m) {
   m.def(
       "IsFinite",
       [](const PyOp& x) {
-        return Checked(x.builder, IsFinite(x.op, BindingSite()));
+        return Checked(x.builder,
+                       [&] { return IsFinite(x.op, BindingSite()); });
       },
       py::arg("operand"));
   m.def(
       "ReducePrecision",
       [](const PyOp& x, int exponent_bits, int mantissa_bits) {
-        return Checked(x.builder, ReducePrecision(x.op, exponent_bits,
-                                                  mantissa_bits,
-                                                  BindingSite()));
+        return Checked(x.builder, [&] {
+          return ReducePrecision(x.op, exponent_bits, mantissa_bits,
+                                 BindingSite());
+        });
       },
       py::arg("operand"), py::arg("exponent_bits"), py::arg("mantissa_bits"));
   m.def(
       "BitcastConvertType",
       [](const PyOp& x, const py::object& dtype) {
-        return Checked(x.builder,
-                       BitcastConvertType(x.op, ElementTypeOf(ToDtype(dtype)),
-                                          BindingSite()));
+        return Checked(x.builder, [&] {
+          return BitcastConvertType(x.op, ElementTypeOf(ToDtype(dtype)),
+                                    BindingSite());
+        });
       },
       py::arg("operand"), py::arg("dtype"));
   m.def(
       "RngUniform",
       [](const PyOp& a, const py::object& b, const Ints& dims) {
         const Shape shape = ShapeOf(a);
-        return Checked(a.builder,
-                       RngUniform(a.op, Operand(b, a).op,
-                                  ShapeUtil::MakeShape(shape.element_type(),
-                                                       dims),
-                                  BindingSite()));
+        return Checked(a.builder, [&] {
+          return RngUniform(a.op, Operand(b, a).op,
+                            ShapeUtil::MakeShape(shape.element_type(), dims),
+                            BindingSite());
+        });
       },
       py::arg("a"), py::arg("b"), py::arg("dims"),
       "Numbers in [a, b) of a's element type (mxla's documented sequence).");
@@ -158,17 +172,18 @@ void DefineNumericOps(py::module_& m) {
       "RngNormal",
       [](const PyOp& mu, const py::object& sigma, const Ints& dims) {
         const Shape shape = ShapeOf(mu);
-        return Checked(mu.builder,
-                       RngNormal(mu.op, Operand(sigma, mu).op,
-                                 ShapeUtil::MakeShape(shape.element_type(),
-                                                      dims),
-                                 BindingSite()));
+        return Checked(mu.builder, [&] {
+          return RngNormal(mu.op, Operand(sigma, mu).op,
+                           ShapeUtil::MakeShape(shape.element_type(), dims),
+                           BindingSite());
+        });
       },
       py::arg("mu"), py::arg("sigma"), py::arg("dims"));
   m.def(
       "Cholesky",
       [](const PyOp& a, bool lower) {
-        return Checked(a.builder, Cholesky(a.op, lower, BindingSite()));
+        return Checked(a.builder,
+                       [&] { return Cholesky(a.op, lower, BindingSite()); });
       },
       py::arg("a"), py::arg("lower") = true);
   m.def(
@@ -187,10 +202,10 @@ void DefineNumericOps(py::module_& m) {
               "TriangularSolve at ", PythonCallSite(), ": transpose_a '",
               transpose_a, "' is not NO_TRANSPOSE, TRANSPOSE or ADJOINT")));
         }
-        return Checked(a.builder,
-                       TriangularSolve(a.op, b.op, left_side, lower,
-                                       unit_diagonal, transpose,
-                                       BindingSite()));
+        return Checked(a.builder, [&] {
+          return TriangularSolve(a.op, b.op, left_side, lower, unit_diagonal,
+                                 transpose, BindingSite());
+        });
       },
       py::arg("a"), py::arg("b"), py::arg("left_side"), py::arg("lower"),
       py::arg("unit_diagonal") = false,
@@ -200,34 +215,35 @@ void DefineNumericOps(py::module_& m) {
       [](const PyOp& x, const PyOp& scale, const PyOp& mean,
          const PyOp& variance, const PyOp& grad_output, float epsilon,
          int64_t feature_index) {
-        return Checked(x.builder,
-                       BatchNormGrad(x.op, scale.op, mean.op, variance.op,
-                                     grad_output.op, epsilon, feature_index,
-                                     BindingSite()));
+        return Checked(x.builder, [&] {
+          return BatchNormGrad(x.op, scale.op, mean.op, variance.op,
+                               grad_output.op, epsilon, feature_index,
+                               BindingSite());
+        });
       },
       py::arg("operand"), py::arg("scale"), py::arg("batch_mean"),
       py::arg("batch_var"), py::arg("grad_output"), py::arg("epsilon"),
       py::arg("feature_index"));
   m.def(
       "BatchNormInference",
-      [](const PyOp& x, const PyOp& scale, const PyOp& offset,
-         const PyOp& mean, const PyOp& variance, float epsilon,
-         int64_t feature_index) {
-        return Checked(x.builder,
-                       BatchNormInference(x.op, scale.op, offset.op, mean.op,
-                                          variance.op, epsilon, feature_index,
-                                          BindingSite()));
+      [](const PyOp& x, const PyOp& scale, const PyOp& offset, const PyOp& mean,
+         const PyOp& variance, float epsilon, int64_t feature_index) {
+        return Checked(x.builder, [&] {
+          return BatchNormInference(x.op, scale.op, offset.op, mean.op,
+                                    variance.op, epsilon, feature_index,
+                                    BindingSite());
+        });
       },
-      py::arg("operand"), py::arg("scale"), py::arg("offset"),
-      py::arg("mean"), py::arg("variance"), py::arg("epsilon"),
-      py::arg("feature_index"));
+      py::arg("operand"), py::arg("scale"), py::arg("offset"), py::arg("mean"),
+      py::arg("variance"), py::arg("epsilon"), py::arg("feature_index"));
   m.def(
       "BatchNormTraining",
       [](const PyOp& x, const PyOp& scale, const PyOp& offset, float epsilon,
          int64_t feature_index) {
-        return Checked(x.builder,
-                       BatchNormTraining(x.op, scale.op, offset.op, epsilon,
-                                         feature_index, BindingSite()));
+        return Checked(x.builder, [&] {
+          return BatchNormTraining(x.op, scale.op, offset.op, epsilon,
+                                   feature_index, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("scale"), py::arg("offset"),
       py::arg("epsilon"), py::arg("feature_index"));

@@ -30,8 +30,10 @@ void DefineNumberOps(py::module_& m) {
       [](const std::vector<PyOp>& operands, const std::vector<PyOp>& inits,
          const XlaComputation& computation, const Ints& dims) {
         const std::shared_ptr<XlaBuilder>& b = BuilderOf(operands);
-        return Checked(b, Reduce(b.get(), Ops(operands), Ops(inits),
-                                 computation, dims, BindingSite()));
+        return Checked(b, [&] {
+          return Reduce(b.get(), Ops(operands), Ops(inits), computation, dims,
+                        BindingSite());
+        });
       },
       py::arg("operands"), py::arg("init_values"), py::arg("computation"),
       py::arg("dimensions_to_reduce"),
@@ -41,11 +43,11 @@ void DefineNumberOps(py::module_& m) {
       "RngBitGenerator",
       [](const std::string& algorithm, const PyOp& state,
          const py::object& dtype, const Ints& dims) {
-        return Checked(
-            state.builder,
-            RngBitGenerator(ValueOrThrow(StringToRandomAlgorithm(algorithm)),
-                            state.op, ArrayShape(ToDtype(dtype), dims),
-                            BindingSite()));
+        return Checked(state.builder, [&] {
+          return RngBitGenerator(
+              ValueOrThrow(StringToRandomAlgorithm(algorithm)), state.op,
+              ArrayShape(ToDtype(dtype), dims), BindingSite());
+        });
       },
       py::arg("algorithm"), py::arg("initial_state"), py::arg("dtype"),
       py::arg("dims"),
@@ -54,10 +56,10 @@ void DefineNumberOps(py::module_& m) {
   m.def(
       "StochasticConvertType",
       [](const PyOp& x, const PyOp& random, const py::object& dtype) {
-        return Checked(x.builder, StochasticConvertType(
-                                      x.op, random.op,
-                                      ElementTypeOf(ToDtype(dtype)),
-                                      BindingSite()));
+        return Checked(x.builder, [&] {
+          return StochasticConvertType(
+              x.op, random.op, ElementTypeOf(ToDtype(dtype)), BindingSite());
+        });
       },
       py::arg("operand"), py::arg("random"), py::arg("dtype"));
   m.def(
@@ -71,9 +73,10 @@ void DefineNumberOps(py::module_& m) {
         dims.rhs_contracting = rhs_contracting;
         dims.lhs_batch = lhs_batch;
         dims.rhs_batch = rhs_batch;
-        return Checked(lhs.builder, ScaledDot(lhs.op, rhs.op, lhs_scale.op,
-                                              rhs_scale.op, dims,
-                                              BindingSite()));
+        return Checked(lhs.builder, [&] {
+          return ScaledDot(lhs.op, rhs.op, lhs_scale.op, rhs_scale.op, dims,
+                           BindingSite());
+        });
       },
       py::arg("lhs"), py::arg("rhs"), py::arg("lhs_scale"),
       py::arg("rhs_scale"), py::arg("lhs_contracting_dims"),
@@ -87,64 +90,70 @@ void DefineSystemOps(py::module_& m) {
       [](const std::shared_ptr<XlaBuilder>& b, const std::string& target,
          const std::vector<PyOp>& operands, const py::object& dtype,
          const Ints& dims) {
-        return Checked(b, CustomCall(b.get(), target, Ops(operands),
-                                     ArrayShape(ToDtype(dtype), dims),
-                                     BindingSite()));
+        return Checked(b, [&] {
+          return CustomCall(b.get(), target, Ops(operands),
+                            ArrayShape(ToDtype(dtype), dims), BindingSite());
+        });
       },
       py::arg("builder"), py::arg("call_target_name"), py::arg("operands"),
       py::arg("dtype"), py::arg("dims"));
   m.def(
       "CreateToken",
       [](const std::shared_ptr<XlaBuilder>& b) {
-        return Checked(b, CreateToken(b.get(), BindingSite()));
+        return Checked(b, [&] { return CreateToken(b.get(), BindingSite()); });
       },
       py::arg("builder"));
   m.def(
       "AfterAll",
       [](const std::shared_ptr<XlaBuilder>& b,
          const std::vector<PyOp>& tokens) {
-        return Checked(b, AfterAll(b.get(), Ops(tokens), BindingSite()));
+        return Checked(
+            b, [&] { return AfterAll(b.get(), Ops(tokens), BindingSite()); });
       },
       py::arg("builder"), py::arg("tokens"));
   m.def(
       "InfeedWithToken",
       [](const PyOp& token, const py::object& dtype, const Ints& dims) {
-        return Checked(token.builder,
-                       InfeedWithToken(token.op,
-                                       ArrayShape(ToDtype(dtype), dims),
-                                       BindingSite()));
+        return Checked(token.builder, [&] {
+          return InfeedWithToken(token.op, ArrayShape(ToDtype(dtype), dims),
+                                 BindingSite());
+        });
       },
       py::arg("token"), py::arg("dtype"), py::arg("dims"));
   m.def(
       "OutfeedWithToken",
       [](const PyOp& x, const PyOp& token) {
-        return Checked(x.builder,
-                       OutfeedWithToken(x.op, token.op, BindingSite()));
+        return Checked(x.builder, [&] {
+          return OutfeedWithToken(x.op, token.op, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("token"));
   m.def(
       "GetDimensionSize",
       [](const PyOp& x, int64_t dimension) {
-        return Checked(x.builder,
-                       GetDimensionSize(x.op, dimension, BindingSite()));
+        return Checked(x.builder, [&] {
+          return GetDimensionSize(x.op, dimension, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("dimension"));
   m.def(
       "OptimizationBarrier",
       [](const PyOp& x) {
-        return Checked(x.builder, OptimizationBarrier(x.op, BindingSite()));
+        return Checked(x.builder, [&] {
+          return OptimizationBarrier(x.op, BindingSite());
+        });
       },
       py::arg("operand"));
   m.def(
       "ReplicaId",
       [](const std::shared_ptr<XlaBuilder>& b) {
-        return Checked(b, ReplicaId(b.get(), BindingSite()));
+        return Checked(b, [&] { return ReplicaId(b.get(), BindingSite()); });
       },
       py::arg("builder"));
   m.def(
       "PartitionId",
       [](const std::shared_ptr<XlaBuilder>& b) {
-        return Checked(b, PartitionId(b.get(), BindingSite()));
+        return Checked(b, [&] { return PartitionId(b.get(), BindingSite()); });
       },
       py::arg("builder"));
 }
@@ -155,8 +164,9 @@ void DefineCollectives(py::module_& m) {
       "AllReduce",
       [](const PyOp& x, const XlaComputation& computation,
          const IdGroups& replica_groups) {
-        return Checked(x.builder, AllReduce(x.op, computation, replica_groups,
-                                            BindingSite()));
+        return Checked(x.builder, [&] {
+          return AllReduce(x.op, computation, replica_groups, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("computation"),
       py::arg("replica_groups") = IdGroups{});
@@ -164,8 +174,10 @@ void DefineCollectives(py::module_& m) {
       "AllGather",
       [](const PyOp& x, int64_t dimension, int64_t shard_count,
          const IdGroups& replica_groups) {
-        return Checked(x.builder, AllGather(x.op, dimension, shard_count,
-                                            replica_groups, BindingSite()));
+        return Checked(x.builder, [&] {
+          return AllGather(x.op, dimension, shard_count, replica_groups,
+                           BindingSite());
+        });
       },
       py::arg("operand"), py::arg("all_gather_dimension"),
       py::arg("shard_count"), py::arg("replica_groups") = IdGroups{});
@@ -173,37 +185,39 @@ void DefineCollectives(py::module_& m) {
       "ReduceScatter",
       [](const PyOp& x, const XlaComputation& computation, int64_t dimension,
          int64_t shard_count, const IdGroups& replica_groups) {
-        return Checked(x.builder,
-                       ReduceScatter(x.op, computation, dimension, shard_count,
-                                     replica_groups, BindingSite()));
+        return Checked(x.builder, [&] {
+          return ReduceScatter(x.op, computation, dimension, shard_count,
+                               replica_groups, BindingSite());
+        });
       },
-      py::arg("operand"), py::arg("computation"),
-      py::arg("scatter_dimension"), py::arg("shard_count"),
-      py::arg("replica_groups") = IdGroups{});
+      py::arg("operand"), py::arg("computation"), py::arg("scatter_dimension"),
+      py::arg("shard_count"), py::arg("replica_groups") = IdGroups{});
   m.def(
       "AllToAll",
       [](const PyOp& x, int64_t split_dimension, int64_t concat_dimension,
          int64_t split_count, const IdGroups& replica_groups) {
-        return Checked(x.builder,
-                       AllToAll(x.op, split_dimension, concat_dimension,
-                                split_count, replica_groups, BindingSite()));
+        return Checked(x.builder, [&] {
+          return AllToAll(x.op, split_dimension, concat_dimension, split_count,
+                          replica_groups, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("split_dimension"),
       py::arg("concat_dimension"), py::arg("split_count"),
       py::arg("replica_groups") = IdGroups{});
   m.def(
       "CollectivePermute",
-      [](const PyOp& x,
-         const std::vector<std::pair<int64_t, int64_t>>& pairs) {
-        return Checked(x.builder,
-                       CollectivePermute(x.op, pairs, BindingSite()));
+      [](const PyOp& x, const std::vector<std::pair<int64_t, int64_t>>& pairs) {
+        return Checked(x.builder, [&] {
+          return CollectivePermute(x.op, pairs, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("source_target_pairs"));
   m.def(
       "CollectiveBroadcast",
       [](const PyOp& x, const IdGroups& replica_groups) {
-        return Checked(x.builder, CollectiveBroadcast(x.op, replica_groups,
-                                                      BindingSite()));
+        return Checked(x.builder, [&] {
+          return CollectiveBroadcast(x.op, replica_groups, BindingSite());
+        });
       },
       py::arg("operand"), py::arg("replica_groups"));
 }

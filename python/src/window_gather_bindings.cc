@@ -47,9 +47,10 @@ void DefineGatherScatter(py::module_& m) {
         dims.index_vector_dim = index_vector_dim;
         dims.operand_batching_dims = operand_batching_dims;
         dims.start_indices_batching_dims = start_indices_batching_dims;
-        return Checked(input.builder,
-                       Gather(input.op, start_indices.op, dims, slice_sizes,
-                              indices_are_sorted, BindingSite()));
+        return Checked(input.builder, [&] {
+          return Gather(input.op, start_indices.op, dims, slice_sizes,
+                        indices_are_sorted, BindingSite());
+        });
       },
       py::arg("input"), py::arg("start_indices"), py::arg("offset_dims"),
       py::arg("collapsed_slice_dims"), py::arg("start_index_map"),
@@ -73,10 +74,11 @@ void DefineGatherScatter(py::module_& m) {
         dims.index_vector_dim = index_vector_dim;
         dims.input_batching_dims = input_batching_dims;
         dims.scatter_indices_batching_dims = scatter_indices_batching_dims;
-        return Checked(input.builder,
-                       Scatter(input.op, scatter_indices.op, updates.op,
-                               update_computation, dims, indices_are_sorted,
-                               unique_indices, BindingSite()));
+        return Checked(input.builder, [&] {
+          return Scatter(input.op, scatter_indices.op, updates.op,
+                         update_computation, dims, indices_are_sorted,
+                         unique_indices, BindingSite());
+        });
       },
       py::arg("input"), py::arg("scatter_indices"), py::arg("updates"),
       py::arg("update_computation"), py::arg("update_window_dims"),
@@ -98,14 +100,13 @@ void DefineWindowOps(py::module_& m) {
         const ConvolutionDimensionNumbers dims =
             ValueOrThrow(ParseConvolutionDimLabels(dimension_labels));
         const size_t spatial = dims.input_spatial.size();
-        return Checked(
-            lhs.builder,
-            ConvGeneralDilated(lhs.op, rhs.op, OnesOr(window_strides, spatial),
-                               ZerosOr(padding, spatial),
-                               OnesOr(lhs_dilation, spatial),
-                               OnesOr(rhs_dilation, spatial), dims,
-                               feature_group_count, batch_group_count,
-                               BindingSite()));
+        return Checked(lhs.builder, [&] {
+          return ConvGeneralDilated(
+              lhs.op, rhs.op, OnesOr(window_strides, spatial),
+              ZerosOr(padding, spatial), OnesOr(lhs_dilation, spatial),
+              OnesOr(rhs_dilation, spatial), dims, feature_group_count,
+              batch_group_count, BindingSite());
+        });
       },
       py::arg("lhs"), py::arg("rhs"), py::arg("dimension_labels"),
       py::arg("window_strides") = py::none(), py::arg("padding") = py::none(),
@@ -121,13 +122,13 @@ void DefineWindowOps(py::module_& m) {
          std::optional<Ints> window_strides, std::optional<Ints> base_dilations,
          std::optional<Ints> window_dilations, std::optional<Padding> padding) {
         const size_t rank = window_dimensions.size();
-        return Checked(x.builder, ReduceWindowWithGeneralPadding(
-                                      x.op, Operand(init, x).op, computation,
-                                      window_dimensions,
-                                      OnesOr(window_strides, rank),
-                                      OnesOr(base_dilations, rank),
-                                      OnesOr(window_dilations, rank),
-                                      ZerosOr(padding, rank), BindingSite()));
+        return Checked(x.builder, [&] {
+          return ReduceWindowWithGeneralPadding(
+              x.op, Operand(init, x).op, computation, window_dimensions,
+              OnesOr(window_strides, rank), OnesOr(base_dilations, rank),
+              OnesOr(window_dilations, rank), ZerosOr(padding, rank),
+              BindingSite());
+        });
       },
       py::arg("operand"), py::arg("init_value"), py::arg("computation"),
       py::arg("window_dimensions"), py::arg("window_strides") = py::none(),
@@ -141,12 +142,12 @@ void DefineWindowOps(py::module_& m) {
          std::optional<Padding> padding, const PyOp& source,
          const py::object& init, const XlaComputation& scatter) {
         const size_t rank = window_dimensions.size();
-        return Checked(x.builder,
-                       SelectAndScatterWithGeneralPadding(
-                           x.op, select, window_dimensions,
-                           OnesOr(window_strides, rank), ZerosOr(padding, rank),
-                           source.op, Operand(init, x).op, scatter,
-                           BindingSite()));
+        return Checked(x.builder, [&] {
+          return SelectAndScatterWithGeneralPadding(
+              x.op, select, window_dimensions, OnesOr(window_strides, rank),
+              ZerosOr(padding, rank), source.op, Operand(init, x).op, scatter,
+              BindingSite());
+        });
       },
       py::arg("operand"), py::arg("select"), py::arg("window_dimensions"),
       py::arg("window_strides"), py::arg("padding"), py::arg("source"),
