@@ -17,6 +17,16 @@
 // chunks covering [0, units) (at most max_chunks of them, on any threads)
 // and return when all have run; a null parallel_for runs like F. Kernels
 // are internal symbols, so several AOT objects link into one program.
+//
+// While loops, conditionals and sorts run in the driver: a called
+// computation is an internal function of F_parallel's signature; a loop
+// copies its state as the JIT does, a conditional switches on its index,
+// a sort is a stable bottom-up merge sort of each row's index permutation
+// by the comparator's function, then a gather of every operand, and
+// scatter and select-and-scatter are loops over the update (source)
+// elements that call the combiner (select and scatter) as
+// semantics/scatter_elements.h (select_and_scatter.h) orders them. The
+// object still needs libc and libm only.
 #ifndef MXLA_CODEGEN_AOT_MODULE_H_
 #define MXLA_CODEGEN_AOT_MODULE_H_
 
@@ -29,6 +39,9 @@
 #include "codegen/codegen_options.h"
 #include "codegen/kernel_info.h"
 #include "ir/hlo_module.h"
+#include "ir/primitive_type.h"
+#include "ir/scatter_dimension_numbers.h"
+#include "ir/window.h"
 
 namespace mxla {
 
@@ -40,13 +53,19 @@ struct AotBuffer {
   int64_t offset = 0;  // kTemp: byte offset into `temp`
 };
 
+struct AotControl;
+
+// A kernel call, or (with `control`) a step the driver runs itself.
 struct AotStep {
   std::string symbol;          // KernelInfo::symbol
   std::string combine_symbol;  // KernelInfo::combine_symbol, or empty
   int64_t units = 0;
   int64_t max_chunks = 1;      // > 1: F_parallel may split it
+  // A kernel's buffers; a control step's operands' leaves, then its
+  // result's.
   std::vector<AotBuffer> buffers;
   int64_t scratch_offset = -1;  // >= 0: a split reduction's temp scratch
+  std::shared_ptr<const AotControl> control;
 };
 
 // A result leaf the kernels do not write in place, copied at the end.
@@ -56,12 +75,60 @@ struct AotCopy {
   int64_t bytes = 0;
 };
 
+// One computation's driver: F (the entry's, external) or an internal
+// function of the same signature for a called computation, whose `temp` is
+// a region of its caller's.
 struct AotProgram {
-  std::string function;  // F, a C identifier
+  std::string function;  // F, a C identifier; internal: any symbol name
   std::vector<AotStep> steps;
   std::vector<std::string> constants;  // each constant's bytes, by index
   std::vector<AotCopy> copies;
 };
+
+// A step the driver runs itself, on the same buffers as the JIT's
+// (runtime/jit_executable.h), with its own scratch in the caller's temp at
+// `temp_offset` (64-byte aligned) and its computations' temp after it at
+// `computation_temp_offset`.
+struct AotControl {
+  enum Kind { kWhile, kConditional, kSort, kScatter, kSelectAndScatter };
+  Kind kind = kWhile;
+  std::string name;  // the instruction's
+  // while: condition, body; conditional: the branches; sort: the
+  // comparator; scatter: the combiner; select-and-scatter: select, then
+  // scatter.
+  std::vector<AotProgram> computations;
+  // The result's leaves' bytes, depth-first.
+  std::vector<int64_t> leaf_bytes;
+  // conditional: how many leaves each operand has, the index first, and
+  // whether the index is a pred (true runs branch 0) or an s32 (out of
+  // range runs the last branch).
+  std::vector<int64_t> operand_leaves;
+  bool pred_index = false;
+  // sort: the operands' dimensions, the sorted one, each operand's element
+  // size.
+  std::vector<int64_t> dims;
+  int64_t dimension = 0;
+  std::vector<int64_t> element_bytes;
+  // scatter (semantics/scatter_elements.h): `dims` are the operands', then
+  // the indices' and updates' dimensions, the indices' type and the
+  // dimension numbers; element_bytes holds the operands' then the updates'
+  // element sizes.
+  std::vector<int64_t> indices_dims, update_dims;
+  PrimitiveType indices_type = S32;
+  ScatterDimensionNumbers scatter_dnums;
+  // select-and-scatter (semantics/select_and_scatter.h): `dims` are the
+  // operand's, `window` its window; element_bytes holds the operand's,
+  // source's and result's element sizes.
+  Window window;
+  int64_t temp_offset = 0;
+  int64_t computation_temp_offset = 0;
+};
+
+// The bytes of a control step's own scratch at its temp_offset: a while
+// loop's next state and flag, a sort's two permutations and flag, the
+// scalars a combiner or select writes (the driver's layout,
+// aot_driver.cc).
+int64_t AotControlScratchBytes(const AotControl& control);
 
 // The CPU and features to compile for; empty: the host's (see
 // codegen::CreateAotTargetMachine).
@@ -72,21 +139,25 @@ struct AotTarget {
 
 class AotModule {
  public:
-  // Emits one kernel per distinct fusion of `fused` (as the JIT would) into
-  // one LLVM module for `target`. Errors: KernelIr::Emit's, and an invalid
+  // An empty LLVM module named `name` for `target`. Errors: an invalid
   // target (InvalidArgument).
-  static absl::StatusOr<std::unique_ptr<AotModule>> Emit(
-      const HloModule& fused, const CodegenOptions& options,
+  static absl::StatusOr<std::unique_ptr<AotModule>> Create(
+      const std::string& name, const CodegenOptions& options,
       const AotTarget& target);
   ~AotModule();
 
-  // One per fusion, in the entry's post order (as KernelIr::kernels).
-  const std::vector<KernelInfo>& kernels() const;
+  // Emits one kernel per distinct fusion of `fused` (as the JIT would),
+  // each named `prefix` + the fusion's name; returns one KernelInfo per
+  // fusion, in the entry's post order (as KernelIr::kernels). Prefixes of
+  // different calls must differ. Errors: KernelIr::Emit's.
+  absl::StatusOr<std::vector<KernelInfo>> AddKernels(
+      const HloModule& fused, const std::string& prefix);
   // "<triple>, cpu <name>".
   std::string TargetDescription() const;
 
-  // Adds `program`'s driver, makes the kernels internal, optimizes and
-  // returns the object file. Run it once.
+  // Adds `program`'s driver (and its computations' internal drivers),
+  // makes the kernels internal, optimizes and returns the object file. Run
+  // it once.
   absl::StatusOr<std::string> Finish(const AotProgram& program);
 
  private:

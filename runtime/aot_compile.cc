@@ -55,66 +55,229 @@ AotBuffer ToAotBuffer(const BufferSlot& slot) {
   return {};
 }
 
-// Unimplemented unless every step is a kernel.
-absl::Status CheckKernelsOnly(const BufferAssignment& assignment) {
+// Infeed and outfeed exchange values with the host feed, which only the
+// runtime has.
+absl::Status CheckCompilable(const BufferAssignment& assignment) {
   for (const FusionStep& step : assignment.steps) {
-    if (IsSubprogramOp(step.fusion->opcode())) {
-      return absl::UnimplementedError(absl::StrCat(
-          "ahead-of-time compilation runs kernels only: '",
-          step.fusion->name(), "' (", HloOpcodeString(step.fusion->opcode()),
-          ") needs the mxla runtime; compile the module with the jit "
-          "instead"));
+    const HloInstruction& instruction = *step.fusion;
+    switch (instruction.opcode()) {
+      case HloOpcode::kInfeed:
+      case HloOpcode::kOutfeed:
+        return absl::UnimplementedError(absl::StrCat(
+            "ahead-of-time compilation cannot compile '", instruction.name(),
+            "' (", HloOpcodeString(instruction.opcode()),
+            "): it exchanges values with the host feed, which only the mxla "
+            "runtime provides; compile the module with the jit instead"));
+      default:
+        break;
     }
   }
   return absl::OkStatus();
 }
 
-// The driver's plan: the assignment's steps (every one a kernel), the
-// split reductions' scratch after the temporaries (as the JIT lays it out),
-// constants and result copies. Returns it and the temp bytes.
-absl::StatusOr<std::pair<AotProgram, int64_t>> PlanDriver(
-    const std::string& function, const BufferAssignment& assignment,
-    const std::vector<KernelInfo>& kernels) {
-  AotProgram program;
-  program.function = function;
-  int64_t temp_bytes = assignment.arena_bytes;
-  for (const FusionStep& step : assignment.steps) {
-    const KernelInfo* info = nullptr;
-    for (const KernelInfo& kernel : kernels) {
-      if (kernel.fusion_name == step.fusion->name()) info = &kernel;
-    }
-    RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
-    AotStep aot;
-    aot.symbol = info->symbol;
-    aot.combine_symbol = info->combine_symbol;
-    aot.units = info->units;
-    aot.max_chunks = KernelMaxChunks(*info);
-    for (const BufferSlot& slot : step.buffers) {
-      aot.buffers.push_back(ToAotBuffer(slot));
-    }
-    if (info->scratch_bytes > 0) {
-      aot.scratch_offset = (temp_bytes + 63) / 64 * 64;
-      temp_bytes = aot.scratch_offset + info->scratch_bytes;
-    }
-    program.steps.push_back(std::move(aot));
+int64_t Align64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// Plans the driver of a fused computation and, recursively, of every
+// computation its loops, conditionals, sorts and scatters call: each called
+// computation compiled on its own as the JIT's subprograms are
+// (runtime/compile_pipeline.cc), its kernels added to the one AotModule.
+class DriverPlanner {
+ public:
+  DriverPlanner(std::string function, const CompileOptions& compile,
+                AotModule& aot)
+      : function_(std::move(function)), compile_(compile), aot_(aot) {
+    compile_.pipeline.dump_dir.clear();  // as the JIT's subprograms
   }
-  for (const HloInstruction* constant : assignment.constants) {
-    const Literal& literal = constant->literal();
-    program.constants.emplace_back(
-        static_cast<const char*>(literal.untyped_data()), literal.size_bytes());
-  }
-  for (size_t i = 0; i < assignment.results.size(); ++i) {
-    const BufferSlot& source = assignment.results[i];
-    if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
-      continue;  // written in place
+
+  // The driver `function` of `fused`, optimized from `input`; returns it
+  // and its temp bytes: the assignment's temporaries, the split
+  // reductions' scratch after them (as the JIT lays it out), then one
+  // region that the control steps share (they run one at a time), each
+  // holding its own scratch and then its computations' temp.
+  absl::StatusOr<std::pair<AotProgram, int64_t>> Plan(
+      const HloModule& fused, const HloModule& input,
+      const std::string& function, const std::string& kernel_prefix) {
+    ASSIGN_OR_RETURN(BufferAssignment assignment,
+                     AssignBuffers(*fused.entry_computation()));
+    // Before any code is generated.
+    RETURN_IF_ERROR(CheckCompilable(assignment));
+    ASSIGN_OR_RETURN(std::vector<KernelInfo> kernels,
+                     aot_.AddKernels(fused, kernel_prefix));
+    AotProgram program;
+    program.function = function;
+    int64_t temp_bytes = assignment.arena_bytes;
+    // Each control step and the most temp one of its computations needs.
+    std::vector<std::pair<std::shared_ptr<AotControl>, int64_t>> controls;
+    for (const FusionStep& step : assignment.steps) {
+      AotStep aot;
+      for (const BufferSlot& slot : step.buffers) {
+        aot.buffers.push_back(ToAotBuffer(slot));
+      }
+      if (IsSubprogramOp(step.fusion->opcode())) {
+        ASSIGN_OR_RETURN(auto control, PlanControl(*step.fusion, input));
+        aot.control = control.first;
+        controls.push_back(std::move(control));
+        program.steps.push_back(std::move(aot));
+        continue;
+      }
+      const KernelInfo* info = nullptr;
+      for (const KernelInfo& kernel : kernels) {
+        if (kernel.fusion_name == step.fusion->name()) info = &kernel;
+      }
+      RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
+      aot.symbol = info->symbol;
+      aot.combine_symbol = info->combine_symbol;
+      aot.units = info->units;
+      aot.max_chunks = KernelMaxChunks(*info);
+      if (info->scratch_bytes > 0) {
+        aot.scratch_offset = Align64(temp_bytes);
+        temp_bytes = aot.scratch_offset + info->scratch_bytes;
+      }
+      program.steps.push_back(std::move(aot));
     }
-    if (source.bytes > 0) {
-      program.copies.push_back(
-          {static_cast<int64_t>(i), ToAotBuffer(source), source.bytes});
+    const int64_t region = Align64(temp_bytes);
+    for (auto& [control, computation_bytes] : controls) {
+      control->temp_offset = region;
+      control->computation_temp_offset =
+          region + Align64(AotControlScratchBytes(*control));
+      temp_bytes = std::max(temp_bytes, control->computation_temp_offset +
+                                            computation_bytes);
     }
+    for (const HloInstruction* constant : assignment.constants) {
+      const Literal& literal = constant->literal();
+      program.constants.emplace_back(
+          static_cast<const char*>(literal.untyped_data()),
+          literal.size_bytes());
+    }
+    for (size_t i = 0; i < assignment.results.size(); ++i) {
+      const BufferSlot& source = assignment.results[i];
+      if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
+        continue;  // written in place
+      }
+      if (source.bytes > 0) {
+        program.copies.push_back(
+            {static_cast<int64_t>(i), ToAotBuffer(source), source.bytes});
+      }
+    }
+    return std::make_pair(std::move(program), temp_bytes);
   }
-  return std::make_pair(std::move(program), temp_bytes);
-}
+
+ private:
+  // A while, conditional, sort, scatter or select-and-scatter: its
+  // computations planned (as the JIT's CompileSubprogram describes them),
+  // and the most temp one of them needs.
+  absl::StatusOr<std::pair<std::shared_ptr<AotControl>, int64_t>> PlanControl(
+      const HloInstruction& instruction, const HloModule& input) {
+    auto control = std::make_shared<AotControl>();
+    control->name = instruction.name();
+    switch (instruction.opcode()) {
+      case HloOpcode::kWhile:
+        control->kind = AotControl::kWhile;
+        break;
+      case HloOpcode::kConditional:
+        control->kind = AotControl::kConditional;
+        control->pred_index =
+            instruction.operand(0)->shape().element_type() == PRED;
+        break;
+      case HloOpcode::kSort: {
+        control->kind = AotControl::kSort;
+        const Shape& keys = instruction.operand(0)->shape();
+        control->dims.assign(keys.dimensions().begin(),
+                             keys.dimensions().end());
+        control->dimension = instruction.dimensions(0);
+        for (const HloInstruction* operand : instruction.operands()) {
+          control->element_bytes.push_back(
+              primitive_util::ByteWidth(operand->shape().element_type()));
+        }
+        break;
+      }
+      case HloOpcode::kScatter: {
+        control->kind = AotControl::kScatter;
+        const int64_t n = instruction.operand_count() / 2;
+        const Shape& operand = instruction.operand(0)->shape();
+        const Shape& indices = instruction.operand(n)->shape();
+        const Shape& updates = instruction.operand(n + 1)->shape();
+        control->dims.assign(operand.dimensions().begin(),
+                             operand.dimensions().end());
+        control->indices_dims.assign(indices.dimensions().begin(),
+                                     indices.dimensions().end());
+        control->indices_type = indices.element_type();
+        control->update_dims.assign(updates.dimensions().begin(),
+                                    updates.dimensions().end());
+        control->scatter_dnums = instruction.scatter_dimension_numbers();
+        for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+          if (i == n) continue;
+          control->element_bytes.push_back(primitive_util::ByteWidth(
+              instruction.operand(i)->shape().element_type()));
+        }
+        break;
+      }
+      case HloOpcode::kSelectAndScatter: {
+        control->kind = AotControl::kSelectAndScatter;
+        const Shape& operand = instruction.operand(0)->shape();
+        control->dims.assign(operand.dimensions().begin(),
+                             operand.dimensions().end());
+        control->window = instruction.window();
+        for (const Shape* shape : {&operand, &instruction.operand(1)->shape(),
+                                   &instruction.shape()}) {
+          control->element_bytes.push_back(
+              primitive_util::ByteWidth(shape->element_type()));
+        }
+        break;
+      }
+      default:
+        return absl::InternalError(absl::StrCat(
+            "no ahead-of-time driver step for '", instruction.name(), "'"));
+    }
+    for (const HloInstruction* operand : instruction.operands()) {
+      int64_t leaves = 0;
+      ForEachArrayLeaf(operand->shape(), [&](const Shape&) { ++leaves; });
+      control->operand_leaves.push_back(leaves);
+    }
+    ForEachArrayLeaf(instruction.shape(), [&](const Shape& leaf) {
+      control->leaf_bytes.push_back(ShapeUtil::ByteSizeOf(leaf));
+    });
+    int64_t computation_bytes = 0;
+    for (const HloComputation* computation :
+         instruction.called_computations()) {
+      ASSIGN_OR_RETURN(auto planned,
+                       PlanComputation(instruction, *computation, input));
+      control->computations.push_back(std::move(planned.first));
+      computation_bytes = std::max(computation_bytes, planned.second);
+    }
+    return std::make_pair(std::move(control), computation_bytes);
+  }
+
+  // A called computation compiled on its own with the same options: from
+  // the input module's computation of that name when there is one (the
+  // passes have not rewritten it), else from the fused module's, as the
+  // JIT's CompileSubprogram does.
+  absl::StatusOr<std::pair<AotProgram, int64_t>> PlanComputation(
+      const HloInstruction& instruction, const HloComputation& computation,
+      const HloModule& input) {
+    const HloComputation* source = &computation;
+    if (const HloComputation* original =
+            input.GetComputationWithName(computation.name())) {
+      source = original;
+    }
+    HloModule module(absl::StrCat(instruction.parent()->parent()->name(), ".",
+                                  computation.name()));
+    module.set_entry_computation(module.DeepCopyComputation(*source));
+    StageRange through_passes;
+    through_passes.last = "hlo-passes";
+    ASSIGN_OR_RETURN(CompiledModule optimized,
+                     RunCompilePipeline(module, compile_, through_passes));
+    const int64_t id = ++computations_;
+    return Plan(*optimized.module, module,
+                absl::StrCat(function_, ".computation.", id),
+                absl::StrCat("mxla.c", id, "."));
+  }
+
+  const std::string function_;
+  CompileOptions compile_;
+  AotModule& aot_;
+  int64_t computations_ = 0;
+};
 
 // The C type of an element, as the header's typed wrapper passes it.
 std::string CType(PrimitiveType type) {
@@ -301,14 +464,12 @@ absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
   ASSIGN_OR_RETURN(CompiledModule optimized,
                    RunCompilePipeline(module, compile, through_passes));
   const HloModule& fused = *optimized.module;
-  ASSIGN_OR_RETURN(BufferAssignment assignment,
-                   AssignBuffers(*fused.entry_computation()));
-  // Before any code is generated.
-  RETURN_IF_ERROR(CheckKernelsOnly(assignment));
   ASSIGN_OR_RETURN(std::unique_ptr<AotModule> aot,
-                   AotModule::Emit(fused, compile.codegen, options.target));
+                   AotModule::Create(fused.name(), compile.codegen,
+                                     options.target));
+  DriverPlanner planner(options.function, compile, *aot);
   ASSIGN_OR_RETURN(auto plan,
-                   PlanDriver(options.function, assignment, aot->kernels()));
+                   planner.Plan(fused, module, options.function, "mxla."));
   AotArtifacts artifacts;
   const std::string target = absl::StrCat(
       aot->TargetDescription(),

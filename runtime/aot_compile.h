@@ -16,9 +16,11 @@
 // wrapper NAME_run(const float* x, ..., float* out, void* temp) for modules
 // without tuple parameters.
 //
-// While loops, conditionals and the other ops the runtime runs itself
-// (sort, scatter, select-and-scatter, infeed, outfeed) are Unimplemented
-// ahead of time, naming the instruction.
+// While loops, conditionals, sorts, scatters and select-and-scatters run
+// in the driver, their called computations compiled on their own as the
+// JIT's subprograms are, with their scratch in `temp`. Infeed and outfeed
+// (the host feed is the runtime's) are Unimplemented ahead of time, naming
+// the instruction.
 #ifndef MXLA_RUNTIME_AOT_COMPILE_H_
 #define MXLA_RUNTIME_AOT_COMPILE_H_
 
@@ -48,7 +50,7 @@ struct AotArtifacts {
 
 // Verifies and optimizes `module` as Compile() does, then compiles it
 // ahead of time. Errors: Compile()'s, InvalidArgument for a bad function
-// name or target, Unimplemented for an op the driver cannot run.
+// name or target, Unimplemented for an infeed or outfeed.
 absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
                                                 const AotOptions& options);
 

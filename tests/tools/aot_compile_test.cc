@@ -1,10 +1,9 @@
-// Ahead-of-time compilation end to end: `mxla compile` writes an object and
-// a header, a C program built with plain `cc` links the object with libc,
-// libm and pthreads only (no mxla, no LLVM), and its results match the
-// interpreter's: on one thread and through a caller's parallel_for, for
-// the host and for other targets, with constants, copied results, tuple
-// results and split reductions. Errors: ops that need the runtime, bad
-// names and targets.
+// Ahead-of-time compilation end to end (tests/testlib/aot_harness.h): the
+// C program's results match the interpreter's on one thread and through a
+// caller's parallel_for, for the host and for other targets, with
+// constants, copied results, tuple results and split reductions. Errors:
+// ops that need the runtime, bad names and targets. Loops, conditionals
+// and sorts: aot_control_flow_test.cc.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +20,7 @@
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/compile.h"
-#include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/aot_harness.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tool_runner.h"
 #include "tools/model_stack.h"
@@ -31,228 +30,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using ::mxla::testing::Pointers;
-using ::mxla::testing::ReadFile;
+using ::mxla::testing::ExpectMatchesInterpreter;
 using ::mxla::testing::RunMxla;
 using ::mxla::testing::TempPath;
 using ::mxla::testing::ToolResult;
 using ::mxla::testing::WriteTempFile;
 using ::testing::HasSubstr;
-
-// A C harness for one compiled function: reads each argument buffer from a
-// file, runs NAME (threads == 0) or NAME_parallel with a pthread
-// parallel_for, writes each result buffer to a file and prints how many
-// kernels went through parallel_for.
-std::string Harness(const std::string& name, int64_t args, int64_t results) {
-  const std::string upper = absl::AsciiStrToUpper(name);
-  std::vector<std::string> arg_bytes = {"0"}, result_bytes;
-  for (int64_t i = 0; i < args; ++i) {
-    arg_bytes.push_back(absl::StrCat(upper, "_ARG", i, "_BYTES"));
-  }
-  for (int64_t i = 0; i < results; ++i) {
-    result_bytes.push_back(absl::StrCat(upper, "_RESULT", i, "_BYTES"));
-  }
-  return absl::StrCat(R"(#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include ")", name, R"(.h"
-
-typedef struct {
-  mxla_aot_kernel kernel;
-  void* const* buffers;
-  int64_t begin, end;
-} Chunk;
-
-static void* RunChunk(void* p) {
-  Chunk* c = (Chunk*)p;
-  c->kernel(c->buffers, c->begin, c->end);
-  return NULL;
-}
-
-static int parallel_calls = 0;
-
-/* One thread per chunk: min(threads, max_chunks, units) chunks. */
-static void ParallelFor(void* pool, mxla_aot_kernel kernel,
-                        void* const* buffers, int64_t units,
-                        int64_t max_chunks) {
-  int64_t chunks = *(int*)pool;
-  if (chunks > max_chunks) chunks = max_chunks;
-  if (chunks > units) chunks = units;
-  if (chunks > 64) chunks = 64;
-  pthread_t threads[64];
-  Chunk parts[64];
-  for (int64_t i = 0; i < chunks; ++i) {
-    parts[i].kernel = kernel;
-    parts[i].buffers = buffers;
-    parts[i].begin = units * i / chunks;
-    parts[i].end = units * (i + 1) / chunks;
-    pthread_create(&threads[i], NULL, RunChunk, &parts[i]);
-  }
-  for (int64_t i = 0; i < chunks; ++i) pthread_join(threads[i], NULL);
-  ++parallel_calls;
-}
-
-int main(int argc, char** argv) {
-  const long arg_bytes[] = {)", absl::StrJoin(arg_bytes, ", "), R"(};
-  const long result_bytes[] = {)", absl::StrJoin(result_bytes, ", "), R"(};
-  enum { kArgs = )", args, R"(, kResults = )", results, R"( };
-  if (argc != 2 + kArgs + kResults) return 2;
-  int threads = atoi(argv[1]);
-  const void* args[kArgs + 1];
-  void* results[kResults];
-  for (int i = 0; i < kArgs; ++i) {
-    void* data = malloc(arg_bytes[i + 1] + 1);
-    FILE* in = fopen(argv[2 + i], "rb");
-    if (!in || fread(data, 1, arg_bytes[i + 1], in) != (size_t)arg_bytes[i + 1]) return 3;
-    fclose(in);
-    args[i] = data;
-  }
-  for (int i = 0; i < kResults; ++i) results[i] = malloc(result_bytes[i] + 1);
-  void* temp = NULL;
-  if ()", upper, R"(_TEMP_BYTES > 0) {
-    temp = aligned_alloc(64, ()", upper, R"(_TEMP_BYTES + 63) / 64 * 64);
-  }
-  if (threads == 0) {
-    )", name, R"((args, results, temp);
-  } else {
-    )", name, R"(_parallel(args, results, temp, ParallelFor, &threads);
-  }
-  for (int i = 0; i < kResults; ++i) {
-    FILE* out = fopen(argv[2 + kArgs + i], "wb");
-    if (!out || fwrite(results[i], 1, result_bytes[i], out) != (size_t)result_bytes[i]) return 4;
-    fclose(out);
-  }
-  printf("parallel_calls=%d\n", parallel_calls);
-  return 0;
-}
-)");
-}
-
-struct Built {
-  std::string program;  // the linked C program
-  std::string object;
-};
-
-// `mxla compile` + `cc`: the module as a C program linked with its object.
-absl::StatusOr<Built> BuildC(const std::string& name, const std::string& hlo,
-                             const std::string& flags, int64_t args,
-                             int64_t results) {
-  const std::string dir = TempPath(absl::StrCat("aot_", name));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string hlo_path = absl::StrCat(dir, "/", name, ".hlo");
-  std::ofstream(hlo_path) << hlo;
-  ToolResult compiled = RunMxla(absl::StrCat("compile ", hlo_path, " -o ", dir,
-                                             "/", name, " ", flags));
-  if (compiled.exit_code != 0) {
-    return absl::InternalError("mxla compile: " + compiled.err);
-  }
-  const std::string main_path = absl::StrCat(dir, "/main.c");
-  std::ofstream(main_path) << Harness(name, args, results);
-  Built built{absl::StrCat(dir, "/prog"), absl::StrCat(dir, "/", name, ".o")};
-  const std::string cc = absl::StrCat(
-      "cc -std=c11 -O1 -Wall -Werror -I", dir, " ", main_path, " ",
-      built.object, " -lm -lpthread -o ", built.program, " 2>", dir,
-      "/cc.log");
-  if (std::system(cc.c_str()) != 0) {
-    return absl::InternalError("cc failed: " + ReadFile(dir + "/cc.log"));
-  }
-  return built;
-}
-
-// Runs the C program on `arguments` and returns its result leaves.
-absl::StatusOr<std::vector<Literal>> RunC(const Built& built,
-                                          const std::vector<Literal>& arguments,
-                                          const Shape& result, int threads,
-                                          std::string* stdout_text) {
-  std::vector<const Literal*> leaves;
-  for (const Literal& argument : arguments) CollectArrayLeaves(argument, leaves);
-  std::string command = absl::StrCat(built.program, " ", threads);
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    const std::string path = WriteTempFile(
-        absl::StrCat("aot_arg", i),
-        std::string(static_cast<const char*>(leaves[i]->untyped_data()),
-                    leaves[i]->size_bytes()));
-    absl::StrAppend(&command, " ", path);
-  }
-  std::vector<Shape> result_shapes;
-  ForEachArrayLeaf(result, [&](const Shape& shape) { result_shapes.push_back(shape); });
-  for (size_t i = 0; i < result_shapes.size(); ++i) {
-    absl::StrAppend(&command, " ", TempPath(absl::StrCat("aot_result", i)));
-  }
-  const std::string out = TempPath("aot_stdout");
-  if (std::system(absl::StrCat(command, " >", out).c_str()) != 0) {
-    return absl::InternalError("the C program failed: " + command);
-  }
-  *stdout_text = ReadFile(out);
-  std::vector<Literal> values;
-  for (size_t i = 0; i < result_shapes.size(); ++i) {
-    Literal literal(result_shapes[i]);
-    const std::string bytes = ReadFile(TempPath(absl::StrCat("aot_result", i)));
-    if (static_cast<int64_t>(bytes.size()) != literal.size_bytes()) {
-      return absl::InternalError("short result file");
-    }
-    std::copy(bytes.begin(), bytes.end(),
-              static_cast<char*>(literal.untyped_data()));
-    values.push_back(std::move(literal));
-  }
-  return values;
-}
-
-// Compiles `hlo` ahead of time and checks the C program's results against
-// the interpreter on one thread and on `threads` through parallel_for;
-// returns the parallel run's stdout.
-std::string ExpectMatchesInterpreter(const std::string& name,
-                                     const std::string& hlo,
-                                     const std::vector<Literal>& arguments,
-                                     const std::string& flags = "",
-                                     int threads = 2,
-                                     double tolerance = 1e-4) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(hlo);
-  EXPECT_OK(module.status());
-  if (!module.ok()) return "";
-  const HloComputation& entry = *(*module)->entry_computation();
-  CompileOptions interpret;
-  interpret.backend = Backend::kInterpreter;
-  absl::StatusOr<std::unique_ptr<Executable>> interpreter =
-      Compile(**module, interpret);
-  EXPECT_OK(interpreter.status());
-  absl::StatusOr<Literal> expected = (*interpreter)->Run(Pointers(arguments));
-  EXPECT_OK(expected.status());
-  std::vector<Literal*> expected_leaves;
-  CollectArrayLeaves(*expected, expected_leaves);
-  absl::StatusOr<Built> built =
-      BuildC(name, hlo, flags, CountArgumentLeaves(entry),
-             CountResultLeaves(entry));
-  EXPECT_OK(built.status());
-  if (!built.ok()) return "";
-  std::string parallel_stdout;
-  for (int t : {0, threads}) {
-    std::string text;
-    absl::StatusOr<std::vector<Literal>> actual = RunC(
-        *built, arguments, entry.root_instruction()->shape(), t, &text);
-    EXPECT_OK(actual.status());
-    if (!actual.ok()) continue;
-    EXPECT_EQ(actual->size(), expected_leaves.size());
-    for (size_t i = 0; i < actual->size() && i < expected_leaves.size(); ++i) {
-      EXPECT_OK(LiteralUtil::Near(*expected_leaves[i], (*actual)[i],
-                                  tolerance, 1e-5))
-          << name << " result leaf " << i << " threads " << t;
-    }
-    if (t > 0) parallel_stdout = text;
-  }
-  // The object needs only C libraries: no C++ or LLVM symbol, nothing of
-  // mxla's runtime.
-  const std::string undefined = TempPath("aot_undefined");
-  EXPECT_EQ(std::system(absl::StrCat("nm -u ", built->object, " >", undefined)
-                            .c_str()),
-            0);
-  const std::string symbols = ReadFile(undefined);
-  EXPECT_THAT(symbols, ::testing::Not(HasSubstr("_Z"))) << symbols;
-  EXPECT_THAT(symbols, ::testing::Not(HasSubstr("mxla"))) << symbols;
-  EXPECT_THAT(symbols, ::testing::Not(HasSubstr("llvm"))) << symbols;
-  return parallel_stdout;
-}
 
 Literal Wave(const Shape& shape, float scale) {
   Literal literal(shape);
@@ -336,28 +119,54 @@ TEST(AotCompileTest, OtherTargetsCompileAndRunHere) {
 }
 
 TEST(AotCompileTest, OpsThatNeedTheRuntimeAreUnimplemented) {
-  const std::string hlo = WriteTempFile("aot_loop.hlo", R"(HloModule loop
+  // The host feed is the runtime's, even inside a loop body.
+  const std::string feeds = WriteTempFile("aot_feeds.hlo", R"(HloModule feeds
 cond {
-  s = s32[] parameter(0)
+  s = (s32[], token[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
   n = s32[] constant(3)
-  ROOT lt = pred[] compare(s, n), direction=LT
+  ROOT lt = pred[] compare(i, n), direction=LT
 }
 body {
-  s = s32[] parameter(0)
+  s = (s32[], token[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  t = token[] get-tuple-element(s), index=1
+  fed = (f32[2], token[]) infeed(t)
+  ft = token[] get-tuple-element(fed), index=1
   one = s32[] constant(1)
-  ROOT next = s32[] add(s, one)
+  next = s32[] add(i, one)
+  ROOT r = (s32[], token[]) tuple(next, ft)
 }
 ENTRY main {
   zero = s32[] constant(0)
-  ROOT loop = s32[] while(zero), condition=cond, body=body
+  t = token[] after-all()
+  init = (s32[], token[]) tuple(zero, t)
+  loop = (s32[], token[]) while(init), condition=cond, body=body
+  ROOT i = s32[] get-tuple-element(loop), index=0
 })");
-  ToolResult result =
-      RunMxla(absl::StrCat("compile ", hlo, " -o ", TempPath("aot_loop")));
-  EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.err,
-              HasSubstr("error: ahead-of-time compilation runs kernels only: "
-                        "'loop' (while) needs the mxla runtime"));
-  EXPECT_FALSE(fs::exists(TempPath("aot_loop") + ".o"));
+  const std::string outfeed =
+      WriteTempFile("aot_outfeed.hlo", R"(HloModule outfeed
+ENTRY main {
+  x = f32[4] parameter(0)
+  t = token[] after-all()
+  o = token[] outfeed(x, t)
+  ROOT n = f32[4] negate(x)
+})");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {feeds,
+       "error: ahead-of-time compilation cannot compile 'fed' (infeed): it "
+       "exchanges values with the host feed, which only the mxla runtime "
+       "provides"},
+      {outfeed, "cannot compile 'o' (outfeed): it exchanges values with the "
+                "host feed"},
+  };
+  for (const auto& [hlo, message] : cases) {
+    ToolResult result =
+        RunMxla(absl::StrCat("compile ", hlo, " -o ", TempPath("aot_no")));
+    EXPECT_EQ(result.exit_code, 1) << hlo;
+    EXPECT_THAT(result.err, HasSubstr(message)) << hlo;
+    EXPECT_FALSE(fs::exists(TempPath("aot_no") + ".o"));
+  }
 }
 
 TEST(AotCompileTest, BadNamesAndTargetsAreErrors) {

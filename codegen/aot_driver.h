@@ -1,0 +1,134 @@
+// The LLVM IR of an ahead-of-time driver (aot_module.h): F_parallel and F
+// for an AotProgram, and an internal function of F_parallel's signature for
+// every computation its control steps call. The kernels the program names
+// must already be in `module`. Internal to codegen/aot_module.cc; the
+// loops of sort, scatter and select-and-scatter are in
+// aot_driver_loops.cc.
+#ifndef MXLA_CODEGEN_AOT_DRIVER_H_
+#define MXLA_CODEGEN_AOT_DRIVER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codegen/aot_module.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace mxla::codegen {
+
+inline int64_t AotAlign64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// The driver functions of one AotProgram tree.
+class AotDriverEmitter {
+ public:
+  explicit AotDriverEmitter(llvm::Module& module);
+
+  // Internal if a step names a kernel or constant the module lacks.
+  absl::Status Emit(const AotProgram& program);
+
+ private:
+  // One driver function being emitted.
+  struct Frame {
+    llvm::Function* function;
+    llvm::Value* arguments;
+    llvm::Value* results;
+    llvm::Value* temp;
+    llvm::Value* parallel_for;
+    llvm::Value* pool;
+    std::vector<llvm::GlobalVariable*> constants;
+    llvm::BasicBlock* allocas;  // the entry block, for every alloca
+  };
+
+  // A function of F_parallel's signature for `program`, after the
+  // functions of the computations its control steps call.
+  absl::StatusOr<llvm::Function*> EmitFunction(
+      const AotProgram& program, const std::string& name,
+      llvm::GlobalValue::LinkageTypes linkage);
+
+  std::vector<llvm::GlobalVariable*> EmitConstants(const AotProgram& program);
+
+  llvm::Value* Alloca(const Frame& frame, llvm::Type* type, int64_t count,
+                      const char* name);
+
+  // A table of pointers holding `values` (at least one entry).
+  llvm::Value* Table(llvm::IRBuilder<>& b, const Frame& frame,
+                     const std::vector<llvm::Value*>& values);
+
+  llvm::Value* TempAt(llvm::IRBuilder<>& b, const Frame& frame, int64_t offset);
+
+  absl::Status CheckBuffer(const AotBuffer& buffer, const Frame& frame);
+
+  llvm::Value* Address(llvm::IRBuilder<>& b, const AotBuffer& buffer,
+                       const Frame& frame);
+
+  std::vector<llvm::Value*> Addresses(llvm::IRBuilder<>& b, const AotStep& step,
+                                      size_t begin, size_t end,
+                                      const Frame& frame);
+
+  // Calls a computation's driver with its tables and the control step's
+  // share of temp.
+  void CallComputation(llvm::IRBuilder<>& b, llvm::Function* callee,
+                       llvm::Value* arguments, llvm::Value* results,
+                       const AotControl& control, const Frame& frame);
+
+  // for (i = begin; i < end; i += step) body(i), i an i64.
+  void For(llvm::IRBuilder<>& b, const Frame& frame, llvm::Value* begin,
+           llvm::Value* end, llvm::Value* step,
+           const std::function<void(llvm::Value*)>& body);
+
+  absl::Status EmitKernelStep(llvm::IRBuilder<>& b, const AotStep& step,
+                              const Frame& frame, llvm::Value* table);
+
+  // As the JIT's RunLoop: the state starts as a copy of the initial leaves
+  // in the result's buffers; while the condition holds, the body maps it
+  // into the next state in temp, which is copied back (the body reads the
+  // state it replaces).
+  void EmitWhile(llvm::IRBuilder<>& b, const AotStep& step,
+                 const std::vector<llvm::Function*>& callees,
+                 const Frame& frame);
+
+  // As the JIT's RunConditional: the index (pred: true is branch 0; s32:
+  // out of range is the last branch) picks the branch, which runs on its
+  // operand's leaves and writes the result's.
+  void EmitConditional(llvm::IRBuilder<>& b, const AotStep& step,
+                       const std::vector<llvm::Function*>& callees,
+                       const Frame& frame);
+
+  // In aot_driver_loops.cc:
+  // A stable sort of each row, as semantics/sort_rows.h defines it: a
+  // bottom-up merge sort of the row's index permutation (the right run's
+  // element goes first only when the comparator says it is less), then a
+  // gather of every operand into its result.
+  void EmitSort(llvm::IRBuilder<>& b, const AotStep& step,
+                llvm::Function* comparator, const Frame& frame);
+  // As semantics/scatter_elements.h: the operands copied to the results,
+  // then each update element combined into the result element it lands
+  // on by the combiner, its scalars in temp, then copied.
+  void EmitScatter(llvm::IRBuilder<>& b, const AotStep& step,
+                   llvm::Function* combiner, const Frame& frame);
+  // As semantics/select_and_scatter.h: init everywhere, then each source
+  // element scattered onto the operand element its window selects.
+  void EmitSelectAndScatter(llvm::IRBuilder<>& b, const AotStep& step,
+                            llvm::Function* select, llvm::Function* scatter,
+                            const Frame& frame);
+  // Row-major indices of `flat` over `sizes`.
+  std::vector<llvm::Value*> Unflatten(llvm::IRBuilder<>& b, llvm::Value* flat,
+                                      const std::vector<int64_t>& sizes);
+
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  llvm::PointerType* ptr_;
+  llvm::Type* i64_;
+  llvm::FunctionType* kernel_type_;
+  llvm::FunctionType* driver_type_;
+};
+
+// AotDriverEmitter(module).Emit(program).
+absl::Status EmitAotDriver(llvm::Module& module, const AotProgram& program);
+
+}  // namespace mxla::codegen
+
+#endif  // MXLA_CODEGEN_AOT_DRIVER_H_
