@@ -238,6 +238,8 @@ absl::StatusOr<HloInstruction*> StaticDimensionSize(
                          operand.dimensions(instruction->dimensions(0))))));
 }
 
+// tests/testlib/feed_constants.cc mirrors which instructions fold: the
+// differential tests feed those constants as parameters instead.
 absl::StatusOr<HloInstruction*> FoldConstants(HloInstruction* instruction) {
   switch (instruction->opcode()) {
     case HloOpcode::kParameter:

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
 #include "runtime/compile.h"
+#include "tests/testlib/feed_constants.h"
 #include "tests/testlib/random_graph.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -24,7 +25,9 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::FedModule;
 using ::mxla::testing::Pointers;
+using ::mxla::testing::WithConstantsFed;
 
 RandomGraphOptions AllTypes() {
   RandomGraphOptions options;
@@ -89,15 +92,19 @@ void CheckSeed(uint64_t seed, const Config& config,
   if (!config.full_pipeline) options.passes = std::vector<std::string>{};
   options.codegen.reassociate_reductions = !config.exact;
   if (config.stream_every_result) options.codegen.streaming_store_min_bytes = 1;
+  // Constants the pipeline would fold (with the evaluator) are fed as
+  // parameters, so the JIT computes every op itself.
+  ASSERT_OK_AND_ASSIGN(FedModule fed,
+                       WithConstantsFed(module, Pointers(graph.arguments)));
   absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Compile(module, options);
+      Compile(*fed.module, options);
   ASSERT_TRUE(executable.ok())
       << graph.description << ": " << executable.status() << "\n"
       << module.ToString();
   if (forms != nullptr) CountDotKernels((*executable)->module(), *forms);
   std::unique_ptr<HostFeedQueue> actual_feed = graph.MakeFeed();
   absl::StatusOr<Literal> actual = (*executable)->Run(
-      Pointers(graph.arguments), {.host_feed = actual_feed.get()});
+      fed.arguments, {.host_feed = actual_feed.get()});
   ASSERT_TRUE(actual.ok()) << graph.description << ": " << actual.status();
   std::string context = graph.description + " [" + config.name + "]\n" +
                         module.ToString() + "\nfused:\n" +

@@ -23,6 +23,7 @@
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
+#include "tests/testlib/feed_constants.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph.h"
 #include "tests/testlib/status_matchers.h"
@@ -30,7 +31,9 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::FedModule;
 using ::mxla::testing::Pointers;
+using ::mxla::testing::WithConstantsFed;
 
 struct Scale {
   std::vector<int64_t> dimensions;
@@ -60,7 +63,9 @@ RandomGraphOptions ScaleOptions(const Scale& scale) {
   return options;
 }
 
-// Calls check(graph, executable) for every seed of every scale.
+// Calls check(graph, executable, arguments) for every seed of every scale;
+// the executable is compiled with the graph's foldable constants fed as
+// parameters (tests/testlib/feed_constants.h), and takes `arguments`.
 template <typename Check>
 void ForEachScaleGraph(const CompileOptions& compile, Check check) {
   const char* only = std::getenv("MXLA_JIT_SEED");
@@ -71,11 +76,14 @@ void ForEachScaleGraph(const CompileOptions& compile, Check check) {
                            GenerateRandomGraph(seed, ScaleOptions(scale)));
       SCOPED_TRACE(graph.description + " at [" +
                    absl::StrJoin(scale.dimensions, ",") + "]");
+      ASSERT_OK_AND_ASSIGN(FedModule fed,
+                           WithConstantsFed(graph.computation.module(),
+                                            Pointers(graph.arguments)));
       absl::StatusOr<std::unique_ptr<Executable>> executable =
-          Compile(graph.computation.module(), compile);
+          Compile(*fed.module, compile);
       ASSERT_TRUE(executable.ok()) << executable.status() << "\n"
                                    << graph.computation.module().ToString();
-      check(graph, **executable);
+      check(graph, **executable, fed.arguments);
       if (::testing::Test::HasFailure()) return;
     }
   }
@@ -83,11 +91,12 @@ void ForEachScaleGraph(const CompileOptions& compile, Check check) {
 
 void ExpectSameAsEvaluator(const CompileOptions& compile) {
   ForEachScaleGraph(compile, [](const RandomGraph& graph,
-                                const Executable& executable) {
+                                const Executable& executable,
+                                absl::Span<const Literal* const> arguments) {
     ASSERT_OK_AND_ASSIGN(Literal expected,
                          EvaluateModule(graph.computation.module(),
                                         Pointers(graph.arguments)));
-    ASSERT_OK_AND_ASSIGN(Literal actual, executable.Run(Pointers(graph.arguments)));
+    ASSERT_OK_AND_ASSIGN(Literal actual, executable.Run(arguments));
     EXPECT_OK(LiteralUtil::SameValues(expected, actual))
         << graph.computation.module().ToString() << "\nfused:\n"
         << executable.module().ToString();
@@ -123,7 +132,8 @@ TEST(JitScaleDifferentialTest, ScaleTierReachesTheLargeKernelPaths) {
   CompileOptions compile;
   compile.codegen.reassociate_reductions = false;
   int split = 0, clipped = 0, streamed = 0, row_fused = 0;
-  ForEachScaleGraph(compile, [&](const RandomGraph&, const Executable& base) {
+  ForEachScaleGraph(compile, [&](const RandomGraph&, const Executable& base,
+                                 absl::Span<const Literal* const>) {
     const auto* jit = dynamic_cast<const JitExecutable*>(&base);
     ASSERT_NE(jit, nullptr);
     for (const JitExecutable::Program::Step& step : jit->program()->steps) {

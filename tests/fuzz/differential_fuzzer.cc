@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "interpreter/hlo_evaluator.h"
 #include "runtime/compile.h"
+#include "tests/testlib/feed_constants.h"
 #include "tests/fuzz/byte_reader.h"
 #include "tests/fuzz/differential_layout.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -27,6 +28,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace mxla;
+  using ::mxla::testing::FedModule;
+  using ::mxla::testing::WithConstantsFed;
   fuzz::ByteReader in(data, size);
   uint64_t seed = in.U64();
   RandomGraphOptions options;
@@ -89,15 +92,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!full_pipeline) compile.passes = std::vector<std::string>{};
   compile.codegen.reassociate_reductions = !exact;
   if (stream_everything) compile.codegen.streaming_store_min_bytes = 1;
+  // Constants the pipeline would fold (with the evaluator) are fed as
+  // parameters, so the JIT computes every op itself.
+  absl::StatusOr<FedModule> fed = WithConstantsFed(module, arguments);
+  FUZZ_CHECK(fed.ok(), fed.status().ToString());
   absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Compile(module, compile);
+      Compile(*fed->module, compile);
   FUZZ_CHECK(executable.ok(), absl::StrCat(graph->description, ": ",
                                            executable.status().ToString(),
                                            "\n", module.ToString()));
   std::unique_ptr<HostFeedQueue> actual_feed = graph->MakeFeed();
   RunOptions run;
   run.host_feed = actual_feed.get();
-  absl::StatusOr<Literal> actual = (*executable)->Run(arguments, run);
+  absl::StatusOr<Literal> actual = (*executable)->Run(fed->arguments, run);
   FUZZ_CHECK(actual.ok(), absl::StrCat(graph->description, ": ",
                                        actual.status().ToString()));
   std::string context = absl::StrCat(

@@ -12,6 +12,7 @@
 #include "ir/hlo_verifier.h"
 #include "ir/host_feed.h"
 #include "ir/literal_text.h"
+#include "tests/testlib/feed_constants.h"
 #include "tests/testlib/literal_pointers.h"
 #include "runtime/thread_pool.h"
 #include "tests/testlib/random_graph_internal.h"
@@ -199,8 +200,15 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
            << "RunAndCompare: the interpreter failed: " << expected.status();
   }
   const absl::string_view backend = BackendName(options.compile.backend);
+  // The backend computes what folding would have taken from the evaluator.
+  absl::StatusOr<FedModule> fed = WithConstantsFed(module, arguments);
+  if (!fed.ok()) {
+    return ::testing::AssertionFailure()
+           << "RunAndCompare: feeding constants as parameters failed: "
+           << fed.status();
+  }
   absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Compile(module, options.compile);
+      Compile(*fed->module, options.compile);
   if (!executable.ok()) {
     return ::testing::AssertionFailure()
            << "RunAndCompare: " << backend
@@ -208,7 +216,7 @@ std::vector<Literal> MakeSeededArguments(const HloModule& module,
   }
   RunOptions run = options.run;
   run.host_feed = &actual_feed;
-  absl::StatusOr<Literal> actual = (*executable)->Run(arguments, run);
+  absl::StatusOr<Literal> actual = (*executable)->Run(fed->arguments, run);
   if (!actual.ok()) {
     return ::testing::AssertionFailure() << "RunAndCompare: " << backend
                                          << " run failed: " << actual.status();

@@ -11,7 +11,9 @@
 //
 // The text is parsed and verified (builder form: implicit broadcasts are
 // allowed), the evaluator runs the module as written, and Compile runs it
-// through the backend's pipeline. Without arguments, each entry parameter
+// through the backend's pipeline, with the constants that pipeline would
+// fold fed as parameters instead (tests/testlib/feed_constants.h), so the
+// backend computes every op itself. Without arguments, each entry parameter
 // gets a seeded value (MakeSeededArguments). The result is an
 // AssertionResult: on failure its message says what failed; a mismatch
 // names the comparison, the result shape, the first differing index and

@@ -5,12 +5,15 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
+#include "ir/hlo_verifier.h"
+#include "tests/testlib/feed_constants.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -90,6 +93,70 @@ ENTRY main {
               HasSubstr("results differ (within abs 1 + rel 1e-06) in f32[1]: "
                         "value mismatch at index {0}: expected 1e+08, actual"));
   EXPECT_TRUE(RunAndCompare(text, {&x}, ExactReductions()));
+}
+
+// The same sum from a constant: folding would compute it with the
+// evaluator for the jit too, and the comparison could not fail. Fed as a
+// parameter, the jit's vector accumulators show again.
+TEST(RunAndCompareTest, ComputesWhatFoldingWouldTakeFromTheEvaluator) {
+  std::string values = "1e8";
+  for (int i = 1; i < 1024; ++i) values += ", 1";
+  const std::string text = fixtures::ModuleWithReducers("folded") +
+                           "\nENTRY main {\n  x = f32[1,1024] constant({{" +
+                           values + R"(}})
+  zero = f32[] constant(0)
+  ROOT s = f32[1] reduce(x, zero), dimensions={1}, to_apply=add_f32
+})";
+  ::testing::AssertionResult reassociated = RunAndCompare(text);
+  EXPECT_FALSE(reassociated);
+  EXPECT_THAT(reassociated.message(),
+              HasSubstr("value mismatch at index {0}: expected 1e+08"));
+  EXPECT_TRUE(RunAndCompare(text, ExactReductions()));
+}
+
+TEST(FeedConstantsAsParametersTest, FeedsOnlyWhatWouldFold) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseAndVerifyModule(R"(
+HloModule feed
+ENTRY main {
+  p = f32[4] parameter(0)
+  c1 = f32[4] constant({1, 2, 3, 4})
+  c2 = f32[4] constant({0.5, -1, 8, 0})
+  a = f32[4] add(c1, c2)
+  n = f32[4] negate(a)
+  k = f32[] constant(2)
+  b = f32[4] broadcast(k), dimensions={}
+  m = f32[4] multiply(n, p)
+  c3 = f32[4] constant({7, 7, 7, 7})
+  q = f32[4] add(p, c3)
+  ROOT t = (f32[4], f32[4], f32[4]) tuple(m, b, q)
+})"));
+  Literal p = LiteralUtil::CreateR1<float>({1, -2, 3, 0.25});
+  ASSERT_OK_AND_ASSIGN(Literal expected, EvaluateModule(*module, {&p}));
+  ASSERT_OK_AND_ASSIGN(FedModule fed, WithConstantsFed(*module, {&p}));
+  // c1 and c2 (read by add, and through it by negate) become parameters 1
+  // and 2; k (read by a broadcast, which does not fold) and c3 (read with
+  // a parameter) stay constants.
+  EXPECT_EQ(fed.fed(), 2);
+  const HloComputation& entry = *fed.module->entry_computation();
+  ASSERT_EQ(entry.num_parameters(), 3);
+  EXPECT_EQ(entry.parameter_instruction(1)->name(), "c1.1");
+  EXPECT_EQ(entry.parameter_instruction(2)->name(), "c2.1");
+  EXPECT_EQ(fed.constants[0], LiteralUtil::CreateR1<float>({1, 2, 3, 4}));
+  EXPECT_EQ(fed.constants[1], LiteralUtil::CreateR1<float>({0.5, -1, 8, 0}));
+  int64_t constants = 0;
+  for (const HloInstruction* instruction : entry.instructions()) {
+    constants += instruction->opcode() == HloOpcode::kConstant;
+  }
+  EXPECT_EQ(constants, 2);
+  EXPECT_OK(VerifyModule(*fed.module, VerifierMode::kBuilder));
+  ASSERT_EQ(fed.arguments.size(), 3u);
+  EXPECT_EQ(fed.arguments[0], &p);
+  ASSERT_OK_AND_ASSIGN(Literal actual,
+                       EvaluateModule(*fed.module, fed.arguments));
+  EXPECT_EQ(actual, expected);
+  // The original is untouched.
+  EXPECT_EQ(module->entry_computation()->num_parameters(), 1);
 }
 
 TEST(CompareLiteralsTest, NamesShapeIndexAndBothValues) {
