@@ -216,8 +216,10 @@ std::string ExpectMatchesInterpreter(const std::string& name,
   absl::StatusOr<std::unique_ptr<Executable>> interpreter =
       Compile(**module, interpret);
   EXPECT_OK(interpreter.status());
+  if (!interpreter.ok()) return "";
   absl::StatusOr<Literal> expected = (*interpreter)->Run(Pointers(arguments));
   EXPECT_OK(expected.status());
+  if (!expected.ok()) return "";
   std::vector<Literal*> expected_leaves;
   CollectArrayLeaves(*expected, expected_leaves);
   absl::StatusOr<Built> built = BuildC(
