@@ -30,7 +30,9 @@ bool IsCKeyword(absl::string_view name) {
   return keywords->contains(name);
 }
 
-absl::Status CheckFunctionName(absl::string_view name) {
+}  // namespace
+
+absl::Status CheckAotFunctionName(absl::string_view name) {
   bool valid = !name.empty() && !absl::ascii_isdigit(name[0]) &&
                !IsCKeyword(name);
   for (char c : name) valid &= absl::ascii_isalnum(c) || c == '_';
@@ -40,6 +42,15 @@ absl::Status CheckFunctionName(absl::string_view name) {
       "' is not a C identifier (letters, digits and '_', not starting with a "
       "digit, not a keyword)"));
 }
+
+std::string AotIdentifierFrom(absl::string_view name) {
+  std::string out;
+  for (char c : name) out += absl::ascii_isalnum(c) ? c : '_';
+  if (out.empty() || absl::ascii_isdigit(out[0])) out = "_" + out;
+  return out;
+}
+
+namespace {
 
 AotBuffer ToAotBuffer(const BufferSlot& slot) {
   switch (slot.kind) {
@@ -297,14 +308,6 @@ std::string CType(PrimitiveType type) {
   }
 }
 
-// A C identifier from an HLO name: other characters become '_'.
-std::string CName(absl::string_view name) {
-  std::string out;
-  for (char c : name) out += absl::ascii_isalnum(c) ? c : '_';
-  if (out.empty() || absl::ascii_isdigit(out[0])) out = "_" + out;
-  return out;
-}
-
 struct Leaf {
   std::string name;         // for the typed wrapper's parameter
   std::string description;  // e.g. parameter 0 "x", f32[4,8]
@@ -317,7 +320,7 @@ std::vector<Leaf> ArgumentLeaves(const HloComputation& entry) {
     int64_t element = 0;
     const bool tuple = parameter->shape().IsTuple();
     ForEachArrayLeaf(parameter->shape(), [&](const Shape& shape) {
-      std::string name = CName(parameter->name());
+      std::string name = AotIdentifierFrom(parameter->name());
       if (tuple) absl::StrAppend(&name, "_", element);
       leaves.push_back(
           {name,
@@ -456,7 +459,7 @@ std::string Header(const AotOptions& options, const HloModule& fused,
 
 absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
                                                 const AotOptions& options) {
-  RETURN_IF_ERROR(CheckFunctionName(options.function));
+  RETURN_IF_ERROR(CheckAotFunctionName(options.function));
   CompileOptions compile = options.compile;
   compile.backend = Backend::kJit;
   StageRange through_passes;

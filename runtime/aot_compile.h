@@ -26,7 +26,9 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "codegen/aot_module.h"
 #include "ir/hlo_module.h"
 #include "runtime/compile.h"
@@ -47,6 +49,15 @@ struct AotArtifacts {
   std::string object;  // NAME.o
   std::string header;  // NAME.h
 };
+
+// OK if `name` can name the function: a C identifier (letters, digits and
+// '_', not starting with a digit) that is not a C or C++ keyword; else
+// InvalidArgument saying so.
+absl::Status CheckAotFunctionName(absl::string_view name);
+
+// `name` made a C identifier: other characters become '_', and a leading
+// digit (or nothing) gets a '_' in front. Keywords are left as they are.
+std::string AotIdentifierFrom(absl::string_view name);
 
 // Verifies and optimizes `module` as Compile() does, then compiles it
 // ahead of time. Errors: Compile()'s, InvalidArgument for a bad function

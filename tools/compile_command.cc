@@ -10,8 +10,6 @@
 #include <iostream>
 #include <string>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "runtime/aot_compile.h"
@@ -41,28 +39,15 @@ absl::Status WriteBytes(const std::string& path, const std::string& bytes) {
   return absl::OkStatus();
 }
 
-// `name` as a C identifier: other characters become '_', and a leading
-// digit (or nothing) gets a '_' in front.
-std::string AsIdentifier(const std::string& name) {
-  std::string identifier;
-  for (char c : name) identifier += absl::ascii_isalnum(c) ? c : '_';
-  if (identifier.empty() || absl::ascii_isdigit(identifier[0])) {
-    identifier.insert(0, "_");
-  }
-  return identifier;
-}
-
-// CompileAheadOfTime's verdict on a function name, with the flag that
-// names it: --function, or -o's file name when --function is not given.
-absl::Status ExplainFunctionName(absl::Status status,
-                                 const CompileCommandOptions& options,
-                                 const std::string& function) {
-  if (status.ok() || !absl::StrContains(status.message(), "C identifier")) {
-    return status;
-  }
-  const std::string example = AsIdentifier(function) == function
-                                  ? function + "_fn"
-                                  : AsIdentifier(function);
+// The function name's check, with the flag that names it and a name that
+// would do: --function, or -o's file name when --function is not given.
+absl::Status CheckFunctionName(const CompileCommandOptions& options,
+                               const std::string& function) {
+  const absl::Status status = CheckAotFunctionName(function);
+  if (status.ok()) return status;
+  const std::string identifier = AotIdentifierFrom(function);
+  const std::string example =
+      identifier == function ? function + "_fn" : identifier;
   if (options.function.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "-o ", options.output, ": the C function is named after the file "
@@ -84,10 +69,8 @@ absl::Status RunCompile(const CompileCommandOptions& options) {
   aot.target.cpu = options.target_cpu;
   aot.target.features = options.target_features;
   aot.source = std::filesystem::path(options.input).filename().string();
-  absl::StatusOr<AotArtifacts> compiled = CompileAheadOfTime(*module, aot);
-  RETURN_IF_ERROR(
-      ExplainFunctionName(compiled.status(), options, aot.function));
-  AotArtifacts artifacts = *std::move(compiled);
+  RETURN_IF_ERROR(CheckFunctionName(options, aot.function));
+  ASSIGN_OR_RETURN(AotArtifacts artifacts, CompileAheadOfTime(*module, aot));
   const std::string object = options.output + ".o";
   const std::string header = options.output + ".h";
   RETURN_IF_ERROR(WriteBytes(object, artifacts.object));
