@@ -7,6 +7,7 @@
 #include "ir/primitive_type.h"
 #include "llvm/IR/LLVMContext.h"
 #include "semantics/index_walk.h"
+#include "semantics/scatter_elements.h"
 
 namespace mxla::codegen {
 
@@ -157,10 +158,6 @@ std::vector<llvm::Value*> AotDriverEmitter::Unflatten(
 
 namespace {
 
-bool Contains(const std::vector<int64_t>& list, int64_t value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
-
 int64_t Product(const std::vector<int64_t>& sizes) {
   int64_t product = 1;
   for (int64_t size : sizes) product *= size;
@@ -207,48 +204,23 @@ void AotDriverEmitter::EmitScatter(llvm::IRBuilder<>& b, const AotStep& step,
     }
   }
   if (Product(scatter.update_dims) == 0) return;
-  // The geometry of semantics/scatter_elements.cc, known at compile time.
+  // The walk of semantics/scatter_elements.cc, known at compile time.
   const std::vector<int64_t>& operand_dims = scatter.dims;
   const int64_t operand_rank = operand_dims.size();
-  const int64_t indices_rank = scatter.indices_dims.size();
-  std::vector<int64_t> scatter_dims, scatter_sizes, window_sizes;
-  for (int64_t d = 0; d < int64_t(scatter.update_dims.size()); ++d) {
-    if (!Contains(dn.update_window_dims, d)) {
-      scatter_dims.push_back(d);
-      scatter_sizes.push_back(scatter.update_dims[d]);
-    }
-  }
-  for (int64_t d : dn.update_window_dims) {
-    window_sizes.push_back(scatter.update_dims[d]);
-  }
-  std::vector<int64_t> window_operand_dims;
-  std::vector<int64_t> window_extent(operand_rank, 1);
-  for (int64_t d = 0; d < operand_rank; ++d) {
-    if (!Contains(dn.inserted_window_dims, d) &&
-        !Contains(dn.input_batching_dims, d)) {
-      window_extent[d] = window_sizes[window_operand_dims.size()];
-      window_operand_dims.push_back(d);
-    }
-  }
-  std::vector<int64_t> indices_batch_dims;
-  for (int64_t d = 0; d < indices_rank; ++d) {
-    if (d != dn.index_vector_dim) indices_batch_dims.push_back(d);
-  }
-  std::vector<int64_t> batching_position;
-  for (int64_t d : dn.scatter_indices_batching_dims) {
-    batching_position.push_back(
-        std::find(indices_batch_dims.begin(), indices_batch_dims.end(), d) -
-        indices_batch_dims.begin());
-  }
-  const std::vector<int64_t> operand_strides =
-      semantics::RowMajorStrides(operand_dims);
-  const std::vector<int64_t> update_strides =
-      semantics::RowMajorStrides(scatter.update_dims);
-  const std::vector<int64_t> indices_strides =
-      semantics::RowMajorStrides(scatter.indices_dims);
-  const int64_t vector_stride = dn.index_vector_dim < indices_rank
-                                    ? indices_strides[dn.index_vector_dim]
-                                    : 0;
+  const semantics::ScatterWalk walk = semantics::ScatterWalkOf(
+      {operand_dims, scatter.indices_dims, scatter.indices_type,
+       scatter.update_dims, dn});
+  const std::vector<int64_t>& scatter_dims = walk.scatter_dims;
+  const std::vector<int64_t>& scatter_sizes = walk.scatter_sizes;
+  const std::vector<int64_t>& window_sizes = walk.window_sizes;
+  const std::vector<int64_t>& window_operand_dims = walk.window_operand_dims;
+  const std::vector<int64_t>& window_extent = walk.window_extent;
+  const std::vector<int64_t>& indices_batch_dims = walk.indices_batch_dims;
+  const std::vector<int64_t>& batching_position = walk.batching_position;
+  const std::vector<int64_t>& operand_strides = walk.operand_strides;
+  const std::vector<int64_t>& update_strides = walk.update_strides;
+  const std::vector<int64_t>& indices_strides = walk.indices_strides;
+  const int64_t vector_stride = walk.vector_stride;
   std::vector<llvm::Value*> combined;
   for (size_t i = 0; i < n; ++i) {
     combined.push_back(TempAt(b, frame, scatter.temp_offset + 16 * i));

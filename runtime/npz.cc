@@ -239,8 +239,11 @@ std::vector<std::pair<std::string, const Literal*>> ArrayLeaves(
   return leaves;
 }
 
-absl::StatusOr<std::string> SerializeNpz(const Literal& literal) {
-  std::vector<ZipMember> members;
+namespace {
+
+// Each array leaf of `literal` as an .npy file named by its index path.
+absl::StatusOr<std::vector<ZipMember>> NpyFiles(const Literal& literal) {
+  std::vector<ZipMember> files;
   for (const auto& [name, leaf] : ArrayLeaves(literal)) {
     absl::StatusOr<std::string> npy = SerializeNpy(*leaf);
     if (!npy.ok()) {
@@ -248,8 +251,15 @@ absl::StatusOr<std::string> SerializeNpz(const Literal& literal) {
                           absl::StrCat("array ", name, ": ",
                                        npy.status().message()));
     }
-    members.push_back({absl::StrCat(name, ".npy"), *std::move(npy)});
+    files.push_back({absl::StrCat(name, ".npy"), *std::move(npy)});
   }
+  return files;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> SerializeNpz(const Literal& literal) {
+  ASSIGN_OR_RETURN(std::vector<ZipMember> members, NpyFiles(literal));
   return SerializeZip(members);
 }
 
@@ -267,17 +277,10 @@ absl::Status WriteNpyDirectory(const std::string& directory,
         "cannot create the directory '", directory, "'",
         error ? absl::StrCat(": ", error.message()) : ""));
   }
-  for (const auto& [name, leaf] : ArrayLeaves(literal)) {
-    absl::StatusOr<std::string> npy = SerializeNpy(*leaf);
-    if (!npy.ok()) {
-      return absl::Status(npy.status().code(),
-                          absl::StrCat("array ", name, ": ",
-                                       npy.status().message()));
-    }
+  ASSIGN_OR_RETURN(std::vector<ZipMember> files, NpyFiles(literal));
+  for (const ZipMember& file : files) {
     RETURN_IF_ERROR(WriteFile(
-        (std::filesystem::path(directory) / absl::StrCat(name, ".npy"))
-            .string(),
-        *npy));
+        (std::filesystem::path(directory) / file.name).string(), file.bytes));
   }
   return absl::OkStatus();
 }

@@ -34,51 +34,63 @@ bool Contains(const std::vector<int64_t>& list, int64_t value) {
 
 }  // namespace
 
+ScatterWalk ScatterWalkOf(const ScatterGeometry& g) {
+  const ScatterDimensionNumbers& dn = g.dnums;
+  const int64_t operand_rank = g.operand_dims.size();
+  const int64_t indices_rank = g.indices_dims.size();
+  ScatterWalk w;
+  for (int64_t d = 0; d < static_cast<int64_t>(g.update_dims.size()); ++d) {
+    if (!Contains(dn.update_window_dims, d)) {
+      w.scatter_dims.push_back(d);
+      w.scatter_sizes.push_back(g.update_dims[d]);
+    }
+  }
+  for (int64_t d : dn.update_window_dims) {
+    w.window_sizes.push_back(g.update_dims[d]);
+  }
+  w.window_extent.assign(operand_rank, 1);
+  for (int64_t d = 0; d < operand_rank; ++d) {
+    if (!Contains(dn.inserted_window_dims, d) &&
+        !Contains(dn.input_batching_dims, d)) {
+      w.window_extent[d] = w.window_sizes[w.window_operand_dims.size()];
+      w.window_operand_dims.push_back(d);
+    }
+  }
+  for (int64_t d = 0; d < indices_rank; ++d) {
+    if (d != dn.index_vector_dim) w.indices_batch_dims.push_back(d);
+  }
+  for (int64_t d : dn.scatter_indices_batching_dims) {
+    w.batching_position.push_back(std::find(w.indices_batch_dims.begin(),
+                                            w.indices_batch_dims.end(), d) -
+                                  w.indices_batch_dims.begin());
+  }
+  w.operand_strides = RowMajorStrides(g.operand_dims);
+  w.update_strides = RowMajorStrides(g.update_dims);
+  w.indices_strides = RowMajorStrides(g.indices_dims);
+  w.vector_stride = dn.index_vector_dim < indices_rank
+                        ? w.indices_strides[dn.index_vector_dim]
+                        : 0;
+  return w;
+}
+
 absl::Status ScatterElements(const ScatterGeometry& g, const void* indices,
                              const ScatterCombine& combine) {
   const ScatterDimensionNumbers& dn = g.dnums;
   const int64_t operand_rank = g.operand_dims.size();
-  const int64_t indices_rank = g.indices_dims.size();
   for (int64_t size : g.update_dims) {
     if (size == 0) return absl::OkStatus();
   }
-  // Update dimensions: scatter positions and window positions, in order.
-  std::vector<int64_t> scatter_dims, scatter_sizes, window_sizes;
-  for (int64_t d = 0; d < static_cast<int64_t>(g.update_dims.size()); ++d) {
-    if (!Contains(dn.update_window_dims, d)) {
-      scatter_dims.push_back(d);
-      scatter_sizes.push_back(g.update_dims[d]);
-    }
-  }
-  for (int64_t d : dn.update_window_dims) {
-    window_sizes.push_back(g.update_dims[d]);
-  }
-  // Operand dimensions the window walks, in order; each one's window size.
-  std::vector<int64_t> window_operand_dims;
-  std::vector<int64_t> window_extent(operand_rank, 1);
-  for (int64_t d = 0; d < operand_rank; ++d) {
-    if (!Contains(dn.inserted_window_dims, d) &&
-        !Contains(dn.input_batching_dims, d)) {
-      window_extent[d] = window_sizes[window_operand_dims.size()];
-      window_operand_dims.push_back(d);
-    }
-  }
-  // The scatter indices' batch dimensions (all but index_vector_dim).
-  std::vector<int64_t> indices_batch_dims;
-  for (int64_t d = 0; d < indices_rank; ++d) {
-    if (d != dn.index_vector_dim) indices_batch_dims.push_back(d);
-  }
-  // Operand batching dimension k takes the scatter position along the
-  // update scatter dimension of scatter_indices_batching_dims[k].
-  std::vector<int64_t> batching_position;
-  for (int64_t d : dn.scatter_indices_batching_dims) {
-    batching_position.push_back(
-        std::find(indices_batch_dims.begin(), indices_batch_dims.end(), d) -
-        indices_batch_dims.begin());
-  }
-  const std::vector<int64_t> operand_strides = RowMajorStrides(g.operand_dims);
-  const std::vector<int64_t> update_strides = RowMajorStrides(g.update_dims);
-  const std::vector<int64_t> indices_strides = RowMajorStrides(g.indices_dims);
+  const ScatterWalk w = ScatterWalkOf(g);
+  const std::vector<int64_t>& scatter_dims = w.scatter_dims;
+  const std::vector<int64_t>& scatter_sizes = w.scatter_sizes;
+  const std::vector<int64_t>& window_sizes = w.window_sizes;
+  const std::vector<int64_t>& window_operand_dims = w.window_operand_dims;
+  const std::vector<int64_t>& window_extent = w.window_extent;
+  const std::vector<int64_t>& indices_batch_dims = w.indices_batch_dims;
+  const std::vector<int64_t>& batching_position = w.batching_position;
+  const std::vector<int64_t>& operand_strides = w.operand_strides;
+  const std::vector<int64_t>& update_strides = w.update_strides;
+  const std::vector<int64_t>& indices_strides = w.indices_strides;
   const int64_t vector_size = dn.scatter_dims_to_operand_dims.size();
   std::vector<int64_t> position(scatter_dims.size(), 0);
   std::vector<int64_t> window(window_sizes.size(), 0);
@@ -90,9 +102,7 @@ absl::Status ScatterElements(const ScatterGeometry& g, const void* indices,
     for (size_t j = 0; j < indices_batch_dims.size(); ++j) {
       vector_base += position[j] * indices_strides[indices_batch_dims[j]];
     }
-    const int64_t vector_stride = dn.index_vector_dim < indices_rank
-                                      ? indices_strides[dn.index_vector_dim]
-                                      : 0;
+    const int64_t vector_stride = w.vector_stride;
     for (int64_t v = 0; v < vector_size; ++v) {
       start[dn.scatter_dims_to_operand_dims[v]] = IndexAt(
           indices, g.indices_type, vector_base + v * vector_stride);

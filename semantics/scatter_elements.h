@@ -29,6 +29,29 @@ struct ScatterGeometry {
   ScatterDimensionNumbers dnums;
 };
 
+// How a scatter walks its updates, derived from the geometry once: by
+// ScatterElements, and by the loop the ahead-of-time driver emits
+// (codegen/aot_driver_loops.cc), so both follow one reading of XLA.
+struct ScatterWalk {
+  // The update dimensions that are not window dimensions (the scatter
+  // positions), in order, and their sizes.
+  std::vector<int64_t> scatter_dims, scatter_sizes;
+  // Each update window dimension's size.
+  std::vector<int64_t> window_sizes;
+  // The operand dimensions the window walks, in order; per operand
+  // dimension, the window's size along it (1 where it does not walk).
+  std::vector<int64_t> window_operand_dims, window_extent;
+  // The scatter indices' dimensions other than index_vector_dim.
+  std::vector<int64_t> indices_batch_dims;
+  // Operand batching dimension k takes the scatter position along the
+  // update scatter dimension batching_position[k].
+  std::vector<int64_t> batching_position;
+  std::vector<int64_t> operand_strides, update_strides, indices_strides;
+  // Between one index vector component and the next (0: a scalar index).
+  int64_t vector_stride = 0;
+};
+ScatterWalk ScatterWalkOf(const ScatterGeometry& geometry);
+
 // Combines update element `update_element` (a row-major position in the
 // updates) into result element `result_element` (a row-major position in
 // the operand), for every operand/update pair.
