@@ -485,6 +485,27 @@ llvm::Value* ScalarEmitter::Convert(PrimitiveType from, PrimitiveType to,
   // f16 and bf16 registers hold exact f32 values; into them is into f32,
   // then rounded (from f64 or an integer: twice, as the evaluator does).
   if (primitive_util::IsNarrowFloatType(from)) return Convert(F32, to, x);
+  if (from == F64 && primitive_util::SmallFloatFormatOf(to) != nullptr) {
+    // Into an f8/f4 type an f64 rounds once, as the evaluator's ml_dtypes
+    // cast does: to f32 rounding to odd (semantics::RoundToOddF32), which
+    // the f32 -> f8 rounding then rounds as the f64 would round.
+    llvm::Value* narrow = b_.CreateFPTrunc(x, Like(x, b_.getFloatTy()));
+    llvm::Value* back = b_.CreateFPExt(narrow, x->getType());
+    llvm::Type* int_type = Like(narrow, b_.getInt32Ty());
+    llvm::Value* bits = b_.CreateBitCast(narrow, int_type);
+    llvm::Value* keep = b_.CreateOr(
+        b_.CreateOr(b_.CreateFCmpOEQ(back, x), b_.CreateFCmpUNO(x, x)),
+        b_.CreateICmpNE(b_.CreateAnd(bits, 1), llvm::ConstantInt::get(int_type, 0)));
+    llvm::Value* rounded_down = b_.CreateFCmpOGT(
+        b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
+        b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back));
+    llvm::Value* adjusted = b_.CreateSelect(
+        rounded_down, b_.CreateAdd(bits, llvm::ConstantInt::get(int_type, 1)),
+        b_.CreateSub(bits, llvm::ConstantInt::get(int_type, 1)));
+    llvm::Value* odd = b_.CreateBitCast(b_.CreateSelect(keep, bits, adjusted),
+                                        narrow->getType());
+    return RoundToType(b_, to, odd);
+  }
   if (primitive_util::IsNarrowFloatType(to)) {
     return RoundToType(b_, to, Convert(from, F32, x));
   }

@@ -26,8 +26,9 @@
 // NaN become its NaN; a normal f32 rounds up to the next power of two when
 // its mantissa is at least 1.5 (ties away from zero, since the kept
 // "mantissa" is the implicit 1); an f32 subnormal becomes 2^-126 when it is
-// above 2^-127 and 2^-127 otherwise. f64 and integers convert through f32,
-// like every narrow float.
+// above 2^-127 and 2^-127 otherwise. Integers convert through f32, like
+// every narrow float; an f64 rounds once, as ml_dtypes' cast from double
+// does (through f32 rounded to odd: semantics::RoundToOddF32).
 #ifndef MXLA_IR_SMALL_FLOAT_H_
 #define MXLA_IR_SMALL_FLOAT_H_
 

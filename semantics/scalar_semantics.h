@@ -455,10 +455,32 @@ T Ceil(T a) {
 template <typename T>
 concept Storable = Element<T> || kIsNarrowFloat<T> || kIsSubByteInt<T>;
 
+// x rounded to f32 to odd: the nearest f32 toward zero or away from it,
+// whichever has an odd last bit, unless x is exact (or NaN). Rounding that
+// once more to a format of at most 22 bits of precision gives what one
+// rounding of x would (ml_dtypes' ConvertFrom uses the same trick).
+inline float RoundToOddF32(double x) {
+  const float narrow = static_cast<float>(x);
+  const uint32_t bits = std::bit_cast<uint32_t>(narrow);
+  if (static_cast<double>(narrow) == x || std::isnan(x) || (bits & 1u)) {
+    return narrow;
+  }
+  const bool rounded_down =
+      std::fabs(x) > std::fabs(static_cast<double>(narrow));
+  return std::bit_cast<float>(rounded_down ? bits + 1u : bits - 1u);
+}
+
 template <Storable To, Storable From>
 To Convert(From x) {
   if constexpr (kIsNarrowFloat<From>) {
     return Convert<To>(static_cast<float>(x));
+  } else if constexpr (kIsSmallFloat<To> && std::is_same_v<From, double>) {
+    // XLA's Literal::Convert static_casts, and ml_dtypes converts a double
+    // to an f8/f4 type directly (ConvertImpl<double, To>): one rounding.
+    // Through a round-to-nearest f32 it would round twice (and a tiny f64
+    // would be 0, NaN in f8e8m0fnu, not 2^-127). f16 and bf16 do go through
+    // f32, as Eigen's casts do.
+    return To(RoundToOddF32(x));
   } else if constexpr (kIsNarrowFloat<To>) {
     return To(Convert<float>(x));
   } else if constexpr (kIsSubByteInt<From>) {

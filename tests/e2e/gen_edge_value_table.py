@@ -4,7 +4,7 @@ for every element type it accepts, on edge values (0, -0, 1, -1, inf, -inf,
 NaN, denormals, the largest finite values, INT_MIN, INT_MAX, ...). Types:
 pred; s2, s4, s8, s16, s32, s64, u2, u4, u8, u16, u32, u64; f16, bf16, the
 f8 types f8e5m2, f8e4m3, f8e3m4, f8e4m3fn, f8e4m3fnuz, f8e5m2fnuz,
-f8e4m3b11fnuz; f32, f64. (mxla's f4e2m1fn and f8e8m0fnu are not covered.)
+f8e4m3b11fnuz; the MX types f4e2m1fn and f8e8m0fnu; f32, f64.
 
 The values come from XLA's rules, written down here from XLA's sources
 (the reference is its evaluator, xla/hlo/evaluator/hlo_evaluator.cc and
@@ -20,6 +20,23 @@ mxla's code (semantics/scalar_semantics.h is never consulted or called):
     nearest even, subnormals kept, overflow and inf to inf ('ieee' types)
     or NaN (f8e4m3fn and the fnuz types, which have no infinity), no -0 in
     the fnuz types; this file rounds with exact fractions (round_to);
+  * f4e2m1fn and f8e8m0fnu compute in f32 too (the evaluator's
+    HloEvaluatorTypedVisitor<float4_e2m1fn, float> and <float8_e8m0fnu,
+    float>, xla/hlo/evaluator/hlo_evaluator_typed_visitor_mxfloat.cc), and
+    round with ml_dtypes' ConvertImpl (ml_dtypes/include/float8.h at
+    00b4fab338dd, with mxfloat.h for f4e2m1fn; see round_to and
+    round_to_e8m0): f4e2m1fn has no inf and no NaN, its 'infinity()' is
+    its largest value 6, so overflow and ±inf give ±6 and a NaN gives the
+    'quiet_NaN()' 0b1000 (-0) for a NaN without a sign bit, +0 for one
+    with it (the sign of a NaN that an op makes is the hardware's, so the
+    table accepts either zero there: F4_NAN below); f8e8m0fnu is 2^(b-127)
+    for b < 255 and NaN for 0xFF, with no sign and no zero: 0, -0,
+    negative values, ±inf and NaN all become 0xFF, and a positive value
+    rounds on its exponent as ConvertImpl's bit arithmetic does (the
+    mantissa 1.m rounds to nearest, the tie 1.5 up; a value between
+    2^-127 and 2^-126 goes up to 2^-126, and one at or below 2^-127 is
+    0x00 = 2^-127); from f64 both round once (ml_dtypes' cast from double
+    is ConvertImpl<double, To>, with no f32 step);
   * remainder of floats: C fmod (NumPy's fmod); power of floats: C pow,
     its special cases from NumPy, other values exact (decimal) and rounded;
     the test allows libm's documented error (1 ulp) there;
@@ -105,7 +122,14 @@ SMALL_FLOATS = {'f16': (5, 10, 15, 'ieee'), 'bf16': (8, 7, 127, 'ieee'),
                 'f8e3m4': (3, 4, 3, 'ieee'), 'f8e4m3fn': (4, 3, 7, 'fn'),
                 'f8e4m3fnuz': (4, 3, 8, 'fnuz'),
                 'f8e5m2fnuz': (5, 2, 16, 'fnuz'),
-                'f8e4m3b11fnuz': (4, 3, 11, 'fnuz')}
+                'f8e4m3b11fnuz': (4, 3, 11, 'fnuz'),
+                # mxfloat.h: E2M1, bias 1, no inf and no NaN ('mx').
+                'f4e2m1fn': (2, 1, 1, 'mx'),
+                # float8.h: 8 exponent bits, no sign, no mantissa, bias 127.
+                'f8e8m0fnu': (8, 0, 127, 'e8m0')}
+# The table's mark for "a NaN rounded to f4e2m1fn": +0 or -0, by the sign of
+# a NaN the hardware made (4 bits cannot hold 0x100).
+F4_NAN = 0x100
 F32_FORMAT = (8, 23, 127, 'ieee')
 
 FLOATS = ('f32', 'f64') + tuple(SMALL_FLOATS)
@@ -166,14 +190,19 @@ def floor_log2(a):
 def max_finite(fmt):
   e, m, bias, kind = fmt
   top = (1 << e) - 1
+  if kind == 'e8m0':
+    return Fraction(2) ** (top - 1 - bias)  # 0xFE; 0xFF is NaN
   exponent, fraction = {'ieee': (top - 1, (1 << m) - 1),
                         'fn': (top, (1 << m) - 2),
-                        'fnuz': (top, (1 << m) - 1)}[kind]
+                        'fnuz': (top, (1 << m) - 1),
+                        'mx': (top, (1 << m) - 1)}[kind]
   return (1 + Fraction(fraction, 1 << m)) * Fraction(2) ** (exponent - bias)
 
 
 def nan_bits(fmt):
   e, m, bias, kind = fmt
+  if kind == 'e8m0':
+    return 0xFF
   if kind == 'fnuz':
     return 1 << (e + m)
   if kind == 'fn':
@@ -181,15 +210,47 @@ def nan_bits(fmt):
   return (((1 << e) - 1) << m) | (1 << (m - 1))
 
 
+def round_to_e8m0(x):
+  """f8e8m0fnu's bits for x, as ConvertImpl<From, float8_e8m0fnu> computes
+  them (float8.h): NaN, ±inf, ±0 and negative values give 0xFF (NaN; the
+  type has no zero and no sign, and its unary minus is NaN). A positive
+  x = m * 2^k (1 <= m < 2) has target_biased_exponent_base k + 126 and a
+  denormal adjustment d = max(0, -(k + 126)); RoundBitsToNearestEven drops
+  every mantissa bit plus d more, which rounds x / 2^(k + d) to the nearest
+  integer, ties to even (m = 1.5 gives 2; below 2^-126 the whole value
+  becomes 0 or 1), and the exponent base adds on: bits = that integer +
+  max(0, k + 126). Past 0xFE is NaN (its 'infinity()')."""
+  if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+    return 0xFF
+  if x <= 0:
+    return 0xFF
+  a = Fraction(x)
+  k = floor_log2(a)
+  base = k + 127 - 1
+  n = a / Fraction(2) ** (k + max(0, -base))
+  whole = n.numerator // n.denominator
+  rest = n - whole
+  if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2 == 1):
+    whole += 1
+  bits = whole + max(0, base)
+  return 0xFF if bits > 0xFE else bits
+
+
 def round_to(fmt, x):
   """The bits of the value x (a float, or an exact Fraction) rounded to fmt."""
   e, m, bias, kind = fmt
+  if kind == 'e8m0':
+    return round_to_e8m0(x)
   sign_bit = 1 << (e + m)
   if isinstance(x, float) and math.isnan(x):
+    if kind == 'mx':  # -quiet_NaN() for a NaN with the sign bit
+      return 0 if math.copysign(1, x) < 0 else sign_bit
     return nan_bits(fmt)
   negative = x < 0 or (isinstance(x, float) and math.copysign(1, x) < 0)
   sign = sign_bit if negative else 0
   if isinstance(x, float) and math.isinf(x):
+    if kind == 'mx':  # infinity() is the largest value, 0b0111
+      return sign | ((1 << (e + m)) - 1)
     return sign | (((1 << e) - 1) << m) if kind == 'ieee' else nan_bits(fmt)
   a = abs(Fraction(x))
   min_exponent = 1 - bias
@@ -203,6 +264,8 @@ def round_to(fmt, x):
       whole += 1
     value = whole * quantum
     if value > max_finite(fmt):
+      if kind == 'mx':  # infinity(), the largest value
+        return sign | ((1 << (e + m)) - 1)
       return sign | (((1 << e) - 1) << m) if kind == 'ieee' else nan_bits(fmt)
     if value < Fraction(2) ** min_exponent:
       magnitude = int(value / Fraction(2) ** (min_exponent - m))
@@ -218,10 +281,14 @@ def round_to(fmt, x):
 def decode(fmt, bits):
   """The value of fmt's bit pattern, as a float (exact)."""
   e, m, bias, kind = fmt
+  if kind == 'e8m0':
+    return math.nan if bits == 0xFF else float(Fraction(2) ** (bits - bias))
   sign = -1.0 if bits >> (e + m) else 1.0
   exponent = (bits >> m) & ((1 << e) - 1)
   fraction = bits & ((1 << m) - 1)
-  if bits == nan_bits(fmt) or (kind == 'fn' and bits & ~(1 << (e + m)) ==
+  if kind == 'mx':
+    pass  # no NaN
+  elif bits == nan_bits(fmt) or (kind == 'fn' and bits & ~(1 << (e + m)) ==
                                 nan_bits(fmt)):
     return math.nan
   if kind == 'ieee' and exponent == (1 << e) - 1:
@@ -235,6 +302,15 @@ def decode(fmt, bits):
 def small_float_edges(t):
   fmt = SMALL_FLOATS[t]
   e, m, bias, kind = fmt
+  if kind == 'mx':  # its zeros, subnormal, 1, 1.5, larger ones and max
+    values = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -3.0, 4.0, 6.0, -6.0]
+  elif kind == 'e8m0':  # 2^-127, 2^-126, 0.5, 1, 2, 4, 2^126, 2^127, NaN
+    values = [float(Fraction(2) ** k) for k in (-127, -126, -1, 0, 1, 2, 126,
+                                                127)] + [math.nan]
+  if kind in ('mx', 'e8m0'):
+    for v in values:
+      assert math.isnan(v) or decode(fmt, round_to(fmt, v)) == v, (t, v)
+    return values
   tiny = float(Fraction(2) ** (1 - bias - m))
   largest_subnormal = float(((1 << m) - 1) * Fraction(2) ** (1 - bias - m))
   smallest_normal = float(Fraction(2) ** (1 - bias))
@@ -655,6 +731,12 @@ def convert(x, src, dst):
   if dst == 'f32':
     return exact_to_f32(x) if integral else float(np.float32(x))
   # A small float: through f32 from an integer or f64.
+  if src == 'f64' and SMALL_FLOATS[dst][3] in ('mx', 'e8m0'):
+    # ml_dtypes' float8_base(double) is ConvertImpl<double, To> itself (no
+    # f32 step; Literal::Convert's static_cast), and here the routes differ:
+    # the f64 denormal 5e-324 is 0x00 (2^-127) in f8e8m0fnu, its f32 value
+    # 0 would be NaN.
+    return x
   if integral:
     via_f32 = exact_to_f32(x)
     direct = round_to(SMALL_FLOATS[dst], Fraction(x))
@@ -707,11 +789,11 @@ def unary_table():
   for t in TYPES:
     for op, fn in unary_ops(t).items():
       for a in EDGES[t]:
-        yield op, t, t, a, 0, fn(a, compute_type(t))
+        yield op, t, t, a, None, fn(a, compute_type(t))
     for dst in TYPES:
       if dst != t:
         for a in EDGES[t]:
-          yield 'convert', t, dst, a, 0, convert(a, t, dst)
+          yield 'convert', t, dst, a, None, convert(a, t, dst)
 
 
 def main():
@@ -719,9 +801,15 @@ def main():
   print('// {op, operand type, result type, a bits, b bits, expected bits}')
   with np.errstate(all='ignore'):
     for op, t, rt, a, b, r in itertools.chain(binary_table(), unary_table()):
-      b_bits = to_bits(b, t) if not op.startswith(('convert',)) else 0
+      b_bits = to_bits(b, t) if b is not None else 0
+      r_bits = to_bits(r, rt)
+      if rt == 'f4e2m1fn' and math.isnan(r):
+        # A NaN converted: the table's NaNs have no sign bit but the fnuz
+        # types' (0x80); a NaN an op made: the hardware's sign, either zero.
+        fnuz = t in SMALL_FLOATS and SMALL_FLOATS[t][3] == 'fnuz'
+        r_bits = (0x0 if fnuz else 0x8) if op == 'convert' else F4_NAN
       print('{"%s", %s, %s, 0x%x, 0x%x, 0x%x},' % (
-          op, t.upper(), rt.upper(), to_bits(a, t), b_bits, to_bits(r, rt)))
+          op, t.upper(), rt.upper(), to_bits(a, t), b_bits, r_bits))
 
 
 if __name__ == '__main__':
