@@ -10,6 +10,7 @@
 #include "codegen/prefetch.h"
 #include "codegen/row_emitter.h"
 #include "codegen/streaming_store_emitter.h"
+#include "ir/conv_product.h"
 #include "ir/flat_dot.h"
 #include "ir/status_macros.h"
 #include "llvm/IR/Intrinsics.h"
@@ -55,6 +56,7 @@ class GemmEmitter {
         fused_(fused),
         root_(*fused.root_instruction()),
         dot_(dot),
+        conv_(AsConvProduct(dot)),
         epilogue_(!plan.rows && &root_ != &dot),
         plan_(plan),
         options_(options),
@@ -62,8 +64,7 @@ class GemmEmitter {
         result_(result),
         out_(result),
         type_(dot.shape().element_type()),
-        flat_(FlattenDot(dot.operand(0)->shape(), dot.operand(1)->shape(),
-                         dot.dot_dimension_numbers())),
+        flat_(FlattenProduct(dot)),
         tile_(HostGemmTile(type_)),
         element_type_(RegisterType(type_, b.getContext())),
         vector_type_(llvm::FixedVectorType::get(element_type_, tile_.lanes)) {}
@@ -85,9 +86,32 @@ class GemmEmitter {
   llvm::Value* EntryArray(llvm::Type* type, int64_t count, const char* name);
 
   // The operand index of `operand` (0: lhs, 1: rhs) at batch `batch`,
-  // free position `free` (an m or n) and contracting position `k`.
+  // free position `free` (an m or n) and contracting position `k`; for a
+  // convolution, of its kernel only (operand 1).
   IrIndex OperandIndex(int operand, llvm::Value* batch, llvm::Value* free,
                        llvm::Value* k);
+  // Element (batch, free, k) of an operand, generated through the fused
+  // producers (never a convolution's input: its rows are read in place).
+  absl::StatusOr<llvm::Value*> OperandElement(int operand, llvm::Value* batch,
+                                              llvm::Value* free,
+                                              llvm::Value* k);
+  // A convolution's output position (batch, position...) of `row`.
+  IrIndex ConvRowIndex(llvm::Value* row);
+  // Where a row's window tap starts reading the input: per spatial
+  // dimension its position in the input, and whether it lands on an
+  // element (not in padding or a base-dilation hole).
+  struct TapPosition {
+    std::vector<llvm::Value*> positions;
+    llvm::Value* valid;
+  };
+  TapPosition ConvTap(const IrIndex& row_index, const IrIndex& tap);
+  // The k loop of a tile whose lhs is a convolution's input, read in
+  // place: per tap, per row, a pointer to its run of input features. Taps
+  // in padding or holes are skipped, not multiplied by zeros (so an
+  // infinite weight there adds nothing, as in the interpreter), in a
+  // masked copy of the loop only taps on the border take.
+  absl::Status ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
+                         llvm::Value* k0, llvm::Value* kc);
   // Element (batch, row or column `free`, k) of an operand, or 0 past
   // `free_size` (the padding of the last panel).
   absl::StatusOr<llvm::Value*> PackedElement(int operand, llvm::Value* batch,
@@ -111,11 +135,14 @@ class GemmEmitter {
   // k, LhsInPlace).
   // The last, partial panel of rows is read in place too where
   // `remainder_in_place` holds: its m % mr rows, no more.
+  // A convolution's input, read in place (ConvKLoop), gives conv_k0,
+  // the slice's first step, instead.
   struct LhsPanel {
     llvm::Value* packed;
     llvm::Value* in_place = nullptr;
     llvm::Value* use_in_place = nullptr;
     llvm::Value* remainder_in_place = nullptr;
+    llvm::Value* conv_k0 = nullptr;
   };
   absl::Status MicroKernel(const LhsPanel& lhs, llvm::Value* rhs_panel,
                            llvm::Value* kc, llvm::Value* batch,
@@ -231,6 +258,7 @@ class GemmEmitter {
   const HloComputation& fused_;
   const HloInstruction& root_;
   const HloInstruction& dot_;
+  const std::optional<ConvProduct> conv_;  // a convolution's product form
   const bool epilogue_;  // the root applies ops to the dot's elements
   const DotPlan& plan_;
   const CodegenOptions& options_;
@@ -264,6 +292,8 @@ class GemmEmitter {
   };
   std::optional<NextRhs> next_rhs_;
   llvm::Value* tile_counter_ = nullptr;
+  // A convolution's zero row, read by taps in padding.
+  llvm::Value* zero_row_ = nullptr;
 };
 
 llvm::Value* GemmEmitter::EntryArray(llvm::Type* type, int64_t count,
@@ -297,7 +327,55 @@ IrIndex GemmEmitter::OperandIndex(int operand, llvm::Value* batch,
   scatter(batch_dims, batch);
   scatter(free_dims, free);
   scatter(contracting_dims, k);
+  if (conv_ && operand == 1) {
+    // The kernel's spatial index runs backwards where the window reverses.
+    for (size_t i = 0; i < conv_->window.size(); ++i) {
+      if (!conv_->window[i].reversal) continue;
+      llvm::Value*& t = index[conv_->dnums.kernel_spatial[i]];
+      t = b_.CreateSub(I64(conv_->window[i].size - 1), t);
+    }
+  }
   return index;
+}
+
+absl::StatusOr<llvm::Value*> GemmEmitter::OperandElement(int operand,
+                                                         llvm::Value* batch,
+                                                         llvm::Value* free,
+                                                         llvm::Value* k) {
+  RET_CHECK(!conv_ || operand == 1, "a convolution's input is not packed");
+  return elements_.Generate(*dot_.operand(operand),
+                            OperandIndex(operand, batch, free, k));
+}
+
+IrIndex GemmEmitter::ConvRowIndex(llvm::Value* row) {
+  std::vector<int64_t> sizes = {conv_->batch};
+  sizes.insert(sizes.end(), conv_->positions.begin(), conv_->positions.end());
+  return ElementalEmitter::Delinearize(b_, sizes, row);
+}
+
+GemmEmitter::TapPosition GemmEmitter::ConvTap(const IrIndex& row_index,
+                                              const IrIndex& tap) {
+  TapPosition at{{}, b_.getTrue()};
+  for (size_t i = 0; i < conv_->window.size(); ++i) {
+    const WindowDimension& d = conv_->window[i];
+    // The tap's place in the padded, dilated base.
+    llvm::Value* p = b_.CreateSub(
+        b_.CreateAdd(b_.CreateMul(row_index[1 + i], I64(d.stride)),
+                     b_.CreateMul(tap[i], I64(d.window_dilation))),
+        I64(d.padding_low));
+    llvm::Value* valid = b_.CreateICmpSGE(p, I64(0));
+    if (d.base_dilation > 1) {
+      valid = b_.CreateAnd(
+          valid, b_.CreateICmpEQ(b_.CreateSRem(p, I64(d.base_dilation)),
+                                 I64(0)));
+      p = b_.CreateSDiv(p, I64(d.base_dilation));
+    }
+    const int64_t size = conv_->input_dims[conv_->dnums.input_spatial[i]];
+    valid = b_.CreateAnd(valid, b_.CreateICmpSLT(p, I64(size)));
+    at.valid = b_.CreateAnd(at.valid, valid);
+    at.positions.push_back(p);
+  }
+  return at;
 }
 
 absl::StatusOr<llvm::Value*> GemmEmitter::PackedElement(
@@ -308,8 +386,7 @@ absl::StatusOr<llvm::Value*> GemmEmitter::PackedElement(
   llvm::Value* clamped = b_.CreateSelect(valid, free, I64(free_size - 1));
   elements_.ClearCache();
   ASSIGN_OR_RETURN(llvm::Value * value,
-                   elements_.Generate(*dot_.operand(operand),
-                                      OperandIndex(operand, batch, clamped, k)));
+                   OperandElement(operand, batch, clamped, k));
   return b_.CreateSelect(valid, value,
                          llvm::ConstantFP::get(element_type_, 0.0));
 }
@@ -356,9 +433,7 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
                                                   free_size, k_index));
           } else {
             ASSIGN_OR_RETURN(value,
-                             elements_.Generate(*dot_.operand(operand),
-                                                OperandIndex(operand, batch,
-                                                             free, k_index)));
+                             OperandElement(operand, batch, free, k_index));
           }
           b_.CreateStore(value, At(packed, b_.CreateAdd(row, lane)));
           return absl::OkStatus();
@@ -393,6 +468,12 @@ absl::Status GemmEmitter::CopyTile(llvm::Value* offset, llvm::Value* rows,
 
 IrIndex GemmEmitter::OutputIndex(llvm::Value* batch, llvm::Value* m,
                                  llvm::Value* n) {
+  if (conv_) {
+    // (batch, position..., feature): rows, then the column.
+    IrIndex index = ConvRowIndex(m);
+    index.push_back(n);
+    return index;
+  }
   const Shape& lhs = dot_.operand(0)->shape();
   const Shape& rhs = dot_.operand(1)->shape();
   IrIndex index;
@@ -462,7 +543,7 @@ absl::StatusOr<llvm::Value*> GemmEmitter::LhsElement(llvm::Value* batch,
                                                      llvm::Value* row,
                                                      llvm::Value* k) {
   elements_.ClearCache();
-  return elements_.Generate(*dot_.operand(0), OperandIndex(0, batch, row, k));
+  return OperandElement(0, batch, row, k);
 }
 
 absl::Status GemmEmitter::EmitSmallVectorRows(llvm::Value* batch,
@@ -665,6 +746,7 @@ bool GemmEmitter::StreamsEpilogue() const {
 
 bool GemmEmitter::LhsInPlace() const {
   const HloInstruction& lhs = *dot_.operand(0);
+  if (conv_) return false;  // its rows are windows: ConvKLoop
   if (lhs.opcode() != HloOpcode::kParameter ||
       lhs.shape().element_type() != type_) {
     return false;
@@ -764,7 +846,9 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
       return absl::OkStatus();
     }, LoopHints::kKeepAsWritten);
   };
-  if (lhs.use_in_place == nullptr) {
+  if (lhs.conv_k0 != nullptr) {
+    RETURN_IF_ERROR(ConvKLoop(rhs_panel, row, lhs.conv_k0, kc));
+  } else if (lhs.use_in_place == nullptr) {
     RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1, tile_.mr));
   } else {
     // Rows a partial panel lacks keep their accumulators' start values and
@@ -811,6 +895,101 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
   return absl::OkStatus();
 }
 
+absl::Status GemmEmitter::ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
+                                    llvm::Value* k0, llvm::Value* kc) {
+  const int64_t vectors = tile_.nr / tile_.lanes;
+  const int64_t c = conv_->features;
+  const int64_t rank = conv_->input_dims.size();
+  // Element strides of the input's (row-major) dimensions; features are
+  // minor, so a tap's features are a contiguous run.
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * conv_->input_dims[d + 1];
+  }
+  llvm::Value* input =
+      elements_.parameter_buffer(dot_.operand(0)->parameter_number());
+  // The tile's rows; rows past m read zeros and are never stored.
+  std::vector<IrIndex> rows;
+  std::vector<llvm::Value*> in_matrix;
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    llvm::Value* r = b_.CreateAdd(row, I64(i));
+    in_matrix.push_back(b_.CreateICmpSLT(r, I64(flat_.m)));
+    rows.push_back(ConvRowIndex(Min(r, I64(flat_.m - 1))));
+  }
+  std::vector<int64_t> tap_sizes;
+  for (const WindowDimension& d : conv_->window) tap_sizes.push_back(d.size);
+  // Slices are whole taps (CheckFusionPlan): taps [k0 / c, (k0 + kc) / c).
+  llvm::Value* first_tap = b_.CreateUDiv(k0, I64(c));
+  llvm::Value* end_tap = b_.CreateUDiv(b_.CreateAdd(k0, kc), I64(c));
+  return EmitForLoop(b_, first_tap, end_tap, "micro_tap",
+                     [&](llvm::Value* t) -> absl::Status {
+    const IrIndex tap = ElementalEmitter::Delinearize(b_, tap_sizes, t);
+    std::vector<llvm::Value*> pointers, on_input;
+    llvm::Value* all_on_input = b_.getTrue();
+    for (int64_t i = 0; i < tile_.mr; ++i) {
+      const TapPosition at = ConvTap(rows[i], tap);
+      llvm::Value* offset = b_.CreateMul(rows[i][0],
+                                         I64(strides[conv_->dnums.input_batch]));
+      for (size_t d = 0; d < at.positions.size(); ++d) {
+        offset = b_.CreateAdd(
+            offset,
+            b_.CreateMul(at.positions[d],
+                         I64(strides[conv_->dnums.input_spatial[d]])));
+      }
+      // Rows past m read zeros (never stored); taps off the input too, and
+      // their products are then skipped.
+      llvm::Value* valid = b_.CreateAnd(at.valid, in_matrix[i]);
+      on_input.push_back(b_.CreateOr(at.valid, b_.CreateNot(in_matrix[i])));
+      all_on_input = b_.CreateAnd(all_on_input, on_input.back());
+      pointers.push_back(b_.CreateSelect(
+          valid, b_.CreateGEP(element_type_, input, offset), zero_row_));
+    }
+    llvm::Value* rhs_tap = At(
+        rhs_panel,
+        b_.CreateMul(b_.CreateSub(b_.CreateMul(t, I64(c)), k0), I64(tile_.nr)));
+    auto c_loop = [&](bool masked) {
+      return EmitForLoop(b_, I64(0), I64(c), "micro_c", [&](llvm::Value* f) {
+        std::vector<llvm::Value*> rhs;
+        llvm::Value* rhs_row = b_.CreateMul(f, I64(tile_.nr));
+        for (int64_t v = 0; v < vectors; ++v) {
+          rhs.push_back(b_.CreateAlignedLoad(
+              vector_type_,
+              At(rhs_tap, b_.CreateAdd(rhs_row, I64(v * tile_.lanes))),
+              llvm::Align(HostVectorBytes())));
+        }
+        for (int64_t i = 0; i < tile_.mr; ++i) {
+          llvm::Value* a = b_.CreateLoad(element_type_, At(pointers[i], f));
+          llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
+          for (int64_t v = 0; v < vectors; ++v) {
+            llvm::Value* acc = accumulators_[i * vectors + v];
+            llvm::Value* before = b_.CreateLoad(vector_type_, acc);
+            llvm::Value* after = b_.CreateIntrinsic(
+                llvm::Intrinsic::fmuladd, {vector_type_},
+                {splat, rhs[v], before});
+            if (masked) after = b_.CreateSelect(on_input[i], after, before);
+            b_.CreateStore(after, acc);
+          }
+        }
+        return absl::OkStatus();
+      }, LoopHints::kKeepAsWritten);
+    };
+    llvm::LLVMContext& context = b_.getContext();
+    llvm::Function* function = b_.GetInsertBlock()->getParent();
+    auto* inside = llvm::BasicBlock::Create(context, "tap_inside", function);
+    auto* border = llvm::BasicBlock::Create(context, "tap_border", function);
+    auto* done = llvm::BasicBlock::Create(context, "tap_done", function);
+    b_.CreateCondBr(all_on_input, inside, border);
+    b_.SetInsertPoint(inside);
+    RETURN_IF_ERROR(c_loop(/*masked=*/false));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(border);
+    RETURN_IF_ERROR(c_loop(/*masked=*/true));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return absl::OkStatus();
+  }, LoopHints::kKeepAsWritten);
+}
+
 GemmEmitter::UnitBlock GemmEmitter::Unit(llvm::Value* unit) {
   // unit = (batch * n_blocks + n block) * m_blocks + m block.
   const int64_t m_blocks = (flat_.m + plan_.m_block - 1) / plan_.m_block;
@@ -843,6 +1022,27 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
   // matrix's last m % mr rows (it always does: units and chunks are whole
   // panels), else packed (its missing rows read as zeros, never past the
   // operand).
+  if (conv_) {
+    // Nothing to pack: each tile reads its rows' windows in place
+    // (CheckFusionPlan: the input is a feature-minor parameter, the k
+    // slices whole taps).
+    return EmitForLoop(b_, I64(0), CeilDiv(nc, tile_.nr), "n_panel",
+                       [&](llvm::Value* jp) {
+      return EmitForLoop(b_, I64(0), CeilDiv(rows, tile_.mr), "m_panel",
+                         [&](llvm::Value* ip) -> absl::Status {
+        llvm::Value* rhs_panel = At(
+            rhs_block_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
+        llvm::Value* row = b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr)));
+        llvm::Value* column =
+            b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr)));
+        LhsPanel lhs;
+        lhs.packed = packed_lhs_;
+        lhs.conv_k0 = k0;
+        if (next_rhs_) RETURN_IF_ERROR(PackNextRhsSlice());
+        return MicroKernel(lhs, rhs_panel, kc, batch, row, column, first);
+      });
+    });
+  }
   const bool in_place = LhsInPlace();
   llvm::Value* whole_panels =
       in_place ? b_.CreateUDiv(rows, I64(tile_.mr)) : I64(0);
@@ -904,12 +1104,22 @@ void GemmEmitter::AllocatePacking(int64_t lhs_rows, int64_t rhs_blocks) {
       EntryArray(element_type_, rhs_blocks * rhs_block_elements_, "packed_rhs");
   rhs_block_ = packed_rhs_;
   tile_buffer_ = EntryArray(element_type_, tile_.mr * tile_.nr, "tile_buffer");
+  if (conv_) {
+    zero_row_ = EntryArray(element_type_, conv_->features, "zero_row");
+    llvm::IRBuilder<>::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(
+        llvm::cast<llvm::Instruction>(zero_row_)->getNextNode());
+    b_.CreateMemSet(zero_row_, b_.getInt8(0),
+                    conv_->features * primitive_util::ByteWidth(type_),
+                    llvm::MaybeAlign(64));
+  }
   for (int64_t i = 0; i < tile_.mr * (tile_.nr / tile_.lanes); ++i) {
     accumulators_.push_back(EntryArray(vector_type_, 1, "acc"));
   }
 }
 
 bool GemmEmitter::IsSmall() const {
+  if (conv_) return false;  // its input is read in place, never generated
   return flat_.m * flat_.n * flat_.k <= kSmallDotWork && KBlocks() == 1;
 }
 
@@ -1085,6 +1295,11 @@ absl::Status GemmEmitter::PackNextRhsSlice() {
 bool GemmEmitter::RhsRowsInPlace() const {
   const HloInstruction& rhs = *dot_.operand(1);
   if (rhs.opcode() != HloOpcode::kParameter) return false;
+  if (conv_) {
+    for (const WindowDimension& d : conv_->window) {
+      if (d.reversal) return false;
+    }
+  }
   std::vector<int64_t> order = flat_.dnums.rhs_batch;
   order.insert(order.end(), flat_.dnums.rhs_contracting.begin(),
                flat_.dnums.rhs_contracting.end());

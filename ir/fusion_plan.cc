@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/conv_product.h"
 #include "ir/flat_dot.h"
 #include "ir/hlo_computation.h"
 #include "ir/memory_budget.h"
@@ -121,12 +122,17 @@ bool IsEpilogueOp(const HloInstruction& value, const HloInstruction& user) {
          user.shape().dimensions() == value.shape().dimensions();
 }
 
+bool IsMatrixProductOp(const HloInstruction& instruction) {
+  return instruction.opcode() == HloOpcode::kDot ||
+         IsConvolutionProduct(instruction);
+}
+
 const HloInstruction* FusedDot(const HloComputation& computation) {
   const HloInstruction* root = computation.root_instruction();
-  if (root->opcode() == HloOpcode::kDot) return root;
+  if (IsMatrixProductOp(*root)) return root;
   const HloInstruction* dot = nullptr;
   for (const HloInstruction* instruction : computation.instructions()) {
-    if (instruction->opcode() != HloOpcode::kDot) continue;
+    if (!IsMatrixProductOp(*instruction)) continue;
     if (dot != nullptr) return nullptr;
     dot = instruction;
   }

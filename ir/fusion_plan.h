@@ -146,9 +146,13 @@ std::vector<const HloInstruction*> ReducesInPostOrder(
 // same index: an elementwise op of `value`'s dimensions.
 bool IsEpilogueOp(const HloInstruction& value, const HloInstruction& user);
 
-// The dot a dot fusion computes: the root, or the one dot whose every
-// reader, directly or through others, is an epilogue op (IsEpilogueOp);
-// null for any other fused computation.
+// What the dot kernel computes: a dot, or a convolution in the product
+// form (ir/conv_product.h), which it computes as an implicit matrix product.
+bool IsMatrixProductOp(const HloInstruction& instruction);
+
+// The product (IsMatrixProductOp) a dot fusion computes: the root, or the
+// one product whose every reader, directly or through others, is an
+// epilogue op (IsEpilogueOp); null for any other fused computation.
 const HloInstruction* FusedDot(const HloComputation& computation);
 
 // The dot of a row dot fusion: the one dot, f32 or f64, with neither a dot

@@ -1,10 +1,12 @@
 // CheckFusionPlan (ir/fusion_plan.h): a plan must fit its fusion, because
 // codegen trusts it (units index the buffers it writes).
 #include <algorithm>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/conv_product.h"
 #include "ir/flat_dot.h"
 #include "ir/fusion_plan.h"
 #include "ir/hlo_computation.h"
@@ -210,9 +212,22 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
   if (dot.m_block < 1 || dot.n_block < 1 || dot.k_block < 1) {
     return PlanError(plan, "blocks must be at least 1");
   }
-  const FlatDot flat =
-      FlattenDot(root.operand(0)->shape(), root.operand(1)->shape(),
-                 root.dot_dimension_numbers());
+  const FlatDot flat = FlattenProduct(root);
+  // A convolution's kernel reads its input rows in place, a tap's features
+  // at a time.
+  if (std::optional<ConvProduct> conv = AsConvProduct(root)) {
+    const HloInstruction& input = *root.operand(0);
+    if (input.opcode() != HloOpcode::kParameter ||
+        conv->dnums.input_feature != input.shape().rank() - 1) {
+      return PlanError(plan, "a convolution's input must be a parameter of "
+                             "the fused computation with its features minor");
+    }
+    if (dot.k_block % conv->features != 0) {
+      return PlanError(plan, absl::StrCat("a convolution's k_block must hold "
+                                          "whole taps: a multiple of its ",
+                                          conv->features, " input features"));
+    }
+  }
   // Packing buffers live on the kernel's stack: rhs k_block x n_block, lhs
   // k_block x at most 144 rows (codegen/gemm_emitter.h).
   const int64_t bytes = primitive_util::ByteWidth(type);

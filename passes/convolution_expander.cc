@@ -2,10 +2,12 @@
 
 #include <vector>
 
+#include "ir/conv_product.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_module.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "passes/depthwise_convolution.h"
 #include "passes/expansion_util.h"
 #include "passes/window_patches.h"
 
@@ -178,15 +180,108 @@ absl::Status Expander::Expand(HloComputation& computation,
   return computation.RemoveInstruction(conv);
 }
 
+// Whether the dot kernel can compute `conv` once it is in the product
+// form: one group of each kind, all f32 or all f64, at most
+// kMaxConvProductFeatures input features, and work to do (an empty
+// product is left to the expansion's zeros).
+bool IsMatrixProductCandidate(const HloInstruction& conv) {
+  if (conv.feature_group_count() != 1 || conv.batch_group_count() != 1 ||
+      !conv.shape().IsArray()) {
+    return false;
+  }
+  absl::StatusOr<ConvolutionDimensionNumbers> dnums =
+      conv.convolution_dimension_numbers();
+  if (!dnums.ok() ||
+      conv.operand(0)->shape().dimensions(dnums->input_feature) >
+          kMaxConvProductFeatures) {
+    return false;
+  }
+  const PrimitiveType type = conv.shape().element_type();
+  if ((type != F32 && type != F64) ||
+      conv.operand(0)->shape().element_type() != type ||
+      conv.operand(1)->shape().element_type() != type) {
+    return false;
+  }
+  return ShapeUtil::ElementsIn(conv.shape()) > 0 &&
+         ShapeUtil::ElementsIn(conv.operand(0)->shape()) > 0 &&
+         ShapeUtil::ElementsIn(conv.operand(1)->shape()) > 0;
+}
+
+// Brings a candidate into the product form: a feature-minor input and a
+// (batch, spatial..., feature) result, by transposes around it. Returns
+// whether it changed anything.
+absl::StatusOr<bool> MakeProduct(HloComputation& computation,
+                                 HloInstruction* conv) {
+  ASSIGN_OR_RETURN(ConvolutionDimensionNumbers dnums,
+                   conv->convolution_dimension_numbers());
+  const int64_t n = dnums.input_spatial.size();
+  const int64_t rank = n + 2;
+  HloInstruction* input = conv->mutable_operand(0);
+  ConvolutionDimensionNumbers product = dnums;
+  if (dnums.input_feature != rank - 1) {
+    input = Transposed(computation, input,
+                       Concat(std::vector<int64_t>{dnums.input_batch},
+                              dnums.input_spatial,
+                              std::vector<int64_t>{dnums.input_feature}));
+    product.input_batch = 0;
+    product.input_spatial = Iota(1, n);
+    product.input_feature = rank - 1;
+  }
+  product.output_batch = 0;
+  product.output_spatial = Iota(1, n);
+  product.output_feature = rank - 1;
+  if (product == dnums) return false;
+  // The product's result: the output's dimensions in the new order.
+  const Shape& out = conv->shape();
+  const std::vector<int64_t> to_product = Concat(
+      std::vector<int64_t>{dnums.output_batch}, dnums.output_spatial,
+      std::vector<int64_t>{dnums.output_feature});
+  std::vector<int64_t> product_dims;
+  for (int64_t d : to_product) product_dims.push_back(out.dimensions(d));
+  std::unique_ptr<HloInstruction> clone = conv->CloneWithNewOperands(
+      ShapeUtil::MakeShape(out.element_type(), product_dims),
+      {input, conv->mutable_operand(1)});
+  clone->set_convolution_dimension_numbers(product);
+  HloInstruction* kept = computation.AddInstruction(std::move(clone));
+  // Back to the user's order: output dimension d is product dimension
+  // position of d in to_product.
+  std::vector<int64_t> back(rank);
+  for (int64_t i = 0; i < rank; ++i) back[to_product[i]] = i;
+  HloInstruction* result = Transposed(computation, kept, back);
+  computation.ReplaceInstruction(conv, result);
+  RETURN_IF_ERROR(computation.RemoveInstruction(conv));
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> ConvolutionExpanderPass::Run(HloModule& module) {
   Expander expander(module);
   bool changed = false;
   for (HloComputation* computation : module.computations()) {
+    const bool keep = keep_matrix_products_ &&
+                      computation == module.entry_computation();
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != HloOpcode::kConvolution) continue;
+      if (keep && IsDepthwiseConvolution(*instruction)) {
+        RETURN_IF_ERROR(ExpandDepthwiseConvolution(*computation, instruction));
+        changed = true;
+        continue;
+      }
+      if (keep && instruction->feature_group_count() == 1 &&
+          instruction->batch_group_count() == 1 &&
+          expansion::IsWidenableToF32(*instruction)) {
+        // 16-bit operands are converted once, into the f32 product's input.
+        ASSIGN_OR_RETURN(instruction,
+                         expansion::WidenToF32(*computation, instruction));
+        changed = true;
+      }
+      if (keep && IsMatrixProductCandidate(*instruction)) {
+        ASSIGN_OR_RETURN(bool made, MakeProduct(*computation, instruction));
+        changed |= made;
+        continue;
+      }
       RETURN_IF_ERROR(expander.Expand(*computation, instruction));
       changed = true;
     }

@@ -11,6 +11,20 @@
 // (feature_group_count, batch_group_count) become a dimension of the
 // reduction's result. f16 and bf16 compute in f32, as for dot. The fusion
 // passes fuse it all into one reduction kernel.
+//
+// The JIT constructs it with keep_matrix_products when float reductions
+// may be reordered (CodegenOptions::reassociate_reductions): an entry
+// convolution with one feature group and one batch group whose operands
+// and result are all f32 or all f64 then stays a convolution, brought into
+// the product form (ir/conv_product.h) for the dot kernel to compute as an
+// implicit matrix product: its result laid out (batch, spatial...,
+// feature), transposed back where the user asked for another order, and
+// its input made feature-minor the same way (the kernel then reads input
+// rows in place). The kernel's sums run over taps and features in order,
+// one fused multiply-add each, so they differ from the interpreter's by
+// rounding only. A depthwise convolution becomes the sum over taps of
+// passes/depthwise_convolution.h instead: memory-bound work, vectorized
+// along the features.
 #ifndef MXLA_PASSES_CONVOLUTION_EXPANDER_H_
 #define MXLA_PASSES_CONVOLUTION_EXPANDER_H_
 
@@ -21,8 +35,13 @@ namespace mxla {
 
 class ConvolutionExpanderPass : public HloPass {
  public:
+  explicit ConvolutionExpanderPass(bool keep_matrix_products = false)
+      : keep_matrix_products_(keep_matrix_products) {}
   absl::string_view name() const override { return "expand-convolutions"; }
   absl::StatusOr<bool> Run(HloModule& module) override;
+
+ private:
+  bool keep_matrix_products_;
 };
 
 }  // namespace mxla

@@ -115,6 +115,13 @@ absl::StatusOr<bool> DotExpanderPass::Run(HloModule& module) {
          computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != HloOpcode::kDot) continue;
       if (keep && IsMatrixProduct(*instruction)) continue;
+      if (keep && expansion::IsWidenableToF32(*instruction)) {
+        // 16-bit operands are converted as the kernel packs them.
+        RETURN_IF_ERROR(
+            expansion::WidenToF32(*computation, instruction).status());
+        changed = true;
+        continue;
+      }
       RETURN_IF_ERROR(expander.Expand(*computation, instruction));
       changed = true;
     }

@@ -16,6 +16,41 @@ std::vector<int64_t> Iota(int64_t from, int64_t count) {
   return values;
 }
 
+bool IsWidenableToF32(const HloInstruction& product) {
+  auto narrow_or_f32 = [](PrimitiveType type) {
+    return type == F16 || type == BF16 || type == F32;
+  };
+  if (!product.shape().IsArray() || product.operand_count() != 2) return false;
+  const PrimitiveType out = product.shape().element_type();
+  const PrimitiveType lhs = product.operand(0)->shape().element_type();
+  const PrimitiveType rhs = product.operand(1)->shape().element_type();
+  return narrow_or_f32(out) && narrow_or_f32(lhs) && narrow_or_f32(rhs) &&
+         !(out == F32 && lhs == F32 && rhs == F32);
+}
+
+absl::StatusOr<HloInstruction*> WidenToF32(HloComputation& computation,
+                                           HloInstruction* product) {
+  RET_CHECK(IsWidenableToF32(*product), product->ToString());
+  std::vector<HloInstruction*> operands;
+  for (HloInstruction* operand : product->operands()) {
+    if (operand->shape().element_type() != F32) {
+      operand = computation.AddInstruction(HloInstruction::CreateConvert(
+          ShapeUtil::ChangeElementType(operand->shape(), F32), operand));
+    }
+    operands.push_back(operand);
+  }
+  HloInstruction* wide = computation.AddInstruction(
+      product->CloneWithNewOperands(
+          ShapeUtil::ChangeElementType(product->shape(), F32), operands));
+  HloInstruction* result = wide;
+  if (product->shape().element_type() != F32) {
+    result = computation.AddInstruction(
+        HloInstruction::CreateConvert(product->shape(), wide));
+  }
+  RETURN_IF_ERROR(ReplaceByExpansion(computation, product, result));
+  return wide;
+}
+
 HloInstruction* TupleElement(HloComputation& computation,
                              HloInstruction* tuple, int64_t index) {
   return computation.AddInstruction(HloInstruction::CreateGetTupleElement(

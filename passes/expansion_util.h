@@ -48,6 +48,18 @@ HloInstruction* S64Constant(HloComputation& computation, int64_t value);
 // The scalar constant 0 (false for pred) of `type`.
 HloInstruction* Zero(HloComputation& computation, PrimitiveType type);
 
+// Whether the matrix-product kernel can compute `product` (a dot or a
+// convolution) in f32 from 16-bit floats: operands and result each f16,
+// bf16 or f32, not all f32 (XLA:CPU's rule for bf16 and f16 dots).
+bool IsWidenableToF32(const HloInstruction& product);
+
+// Replaces `product` by a clone computing in f32: its operands converted
+// to f32 where they are not (the kernel converts them while reading them),
+// its result converted back once (one rounding, as the interpreter's).
+// Returns the f32 clone.
+absl::StatusOr<HloInstruction*> WidenToF32(HloComputation& computation,
+                                           HloInstruction* product);
+
 // Replaces `old` by `expansion` (given old's metadata, and its shape, with
 // the layout, when both are arrays) and removes `old`.
 absl::Status ReplaceByExpansion(HloComputation& computation,

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "ir/conv_product.h"
 #include "ir/fusion_plan.h"
 #include "ir/hlo_clone.h"
 #include "ir/op_spec.h"
@@ -33,9 +34,19 @@ bool IsFusible(const HloInstruction& instruction) {
 }
 
 
-// A dot left by expand-dots (one the JIT's matrix-product kernel computes).
+// A dot left by expand-dots, or a convolution left by expand-convolutions
+// (what the JIT's matrix-product kernel computes).
 bool IsDot(const HloInstruction& instruction) {
-  return instruction.opcode() == HloOpcode::kDot;
+  return IsMatrixProductOp(instruction);
+}
+
+// The input of a convolution product: its kernel reads it in place, row
+// pointers into a materialized buffer, rather than generating each
+// element of each window again through fused producers.
+bool IsConvolutionInput(const HloInstruction& instruction,
+                        const HloInstruction& user) {
+  return user.opcode() == HloOpcode::kConvolution && IsDot(user) &&
+         user.operand(0) == &instruction;
 }
 
 // Whether `instruction` roots its own fusion. Non-fusible values are never
@@ -50,6 +61,7 @@ bool IsMaterialized(const HloInstruction& instruction,
   }
   for (const HloInstruction* user : instruction.users()) {
     if (!IsFusible(*user) && !IsDot(*user)) return true;
+    if (IsConvolutionInput(instruction, *user)) return true;
   }
   return IsExpensiveProducer(instruction) && instruction.user_count() > 1;
 }
@@ -275,10 +287,7 @@ void MaterializeReusedExpensiveValues(
 const HloInstruction* EpilogueRoot(
     const HloInstruction& dot, const HloInstruction* entry_root,
     const absl::flat_hash_set<const HloInstruction*>& roots) {
-  int64_t k = 1;
-  for (int64_t d : dot.dot_dimension_numbers().lhs_contracting) {
-    k *= dot.operand(0)->shape().dimensions(d);
-  }
+  const int64_t k = FlattenProduct(dot).k;
   if (&dot == entry_root || k > kMaxEpilogueDotK) return nullptr;
   const HloInstruction* root = nullptr;
   std::vector<const HloInstruction*> stack = {&dot};

@@ -1,9 +1,11 @@
 #include "passes/fusion_planning.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ir/conv_product.h"
 #include "ir/flat_dot.h"
 #include "ir/hlo_computation.h"
 #include "ir/memory_budget.h"
@@ -196,8 +198,7 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 FlatDot Flatten(const HloInstruction& dot) {
-  return FlattenDot(dot.operand(0)->shape(), dot.operand(1)->shape(),
-                    dot.dot_dimension_numbers());
+  return FlattenProduct(dot);
 }
 
 // The rows of a row dot's unit: about kRowDotBlockBytes of the product,
@@ -264,7 +265,12 @@ bool RowDotFits(const HloComputation& fused) {
          kMaxRowDotBlockBytes;
 }
 
-// A dot kernel's blocks: k slices of 256, or all of k under an epilogue,
+// The narrowest n block a dot kernel takes where n allows: whole
+// micro-kernel panels (64 columns).
+constexpr int64_t kColumnQuantum = 64;
+
+// A dot kernel's blocks: k slices of 256 (whole taps for a convolution),
+// or all of k under an epilogue,
 // n blocks of at most 256 KiB of packed rhs (the kernel keeps two on its
 // stack, packing one while the tiles read the other), and RowsPerUnit. Any
 // split gives the same bits. An epilogue's stores stream where the
@@ -276,8 +282,13 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue, bool streams) {
   // An epilogue applies as each tile is stored: one slice for all of k.
   plan.k_block =
       std::max<int64_t>(1, epilogue ? flat.k : std::min<int64_t>(flat.k, 256));
-  // Whole micro-kernel panels (64 columns) where n allows.
-  constexpr int64_t kColumnQuantum = 64;
+  // A convolution's slices are whole taps, so that its kernel can read
+  // each tap's run of input features in place (codegen/gemm_emitter.cc).
+  if (std::optional<ConvProduct> conv = AsConvProduct(dot);
+      conv && !epilogue && flat.k > 0) {
+    const int64_t c = conv->features;
+    plan.k_block = c * std::min(conv->taps, std::max<int64_t>(1, 256 / c));
+  }
   const int64_t fitting = (256 << 10) / (plan.k_block * bytes);
   plan.n_block = std::max<int64_t>(
       1, std::min<int64_t>(flat.n, std::max<int64_t>(kColumnQuantum,

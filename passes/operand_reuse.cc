@@ -9,8 +9,12 @@ namespace mxla {
 
 bool ReusesOperandElements(const HloInstruction& instruction,
                            int64_t operand_index) {
-  // A dot kernel packs an operand element once per block of the other side.
-  if (instruction.opcode() == HloOpcode::kDot) return true;
+  // A dot kernel packs an operand element once per block of the other side;
+  // a convolution reads each input element once per window tap over it.
+  if (instruction.opcode() == HloOpcode::kDot ||
+      instruction.opcode() == HloOpcode::kConvolution) {
+    return true;
+  }
   if (instruction.opcode() != HloOpcode::kBroadcast) return false;
   return ShapeUtil::ElementsIn(instruction.shape()) >
          ShapeUtil::ElementsIn(instruction.operand(operand_index)->shape());

@@ -137,7 +137,8 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(
           std::make_unique<UnplannableFusionInlinerPass>(options.codegen));
       passes->AddPass(std::make_unique<ReduceWindowExpanderPass>());
-      passes->AddPass(std::make_unique<ConvolutionExpanderPass>());
+      passes->AddPass(std::make_unique<ConvolutionExpanderPass>(
+          options.codegen.reassociate_reductions));
       passes->AddPass(std::make_unique<DotExpanderPass>(
           options.codegen.reassociate_reductions));
       passes->AddPass(std::make_unique<LowerBroadcastsPass>());

@@ -228,8 +228,12 @@ TEST(ConvolutionTest, BuilderConvGeneralDilated) {
                         "dim_labels=bf0_oi0->bf0 has 1 spatial dimensions"));
 }
 
-// The JIT against the interpreter on seeded arguments, bit for bit.
+// The JIT against the interpreter on seeded arguments, bit for bit, in
+// the interpreter's order (with reassociation the dot kernel computes
+// float convolutions: tests/e2e/convolution_gemm_test.cc).
 TEST(ConvolutionTest, JitMatchesTheInterpreter) {
+  ::mxla::testing::RunAndCompareOptions exact;
+  exact.compile.codegen.reassociate_reductions = false;
   struct Case {
     const char* x;
     const char* w;
@@ -266,7 +270,7 @@ TEST(ConvolutionTest, JitMatchesTheInterpreter) {
         "HloModule m\nENTRY e {\n  x = ", c.x, " parameter(0)\n  w = ", c.w,
         " parameter(1)\n  ROOT c = convolution(x, w), ", c.attributes,
         "\n}\n");
-    EXPECT_TRUE(RunAndCompare(text)) << text;
+    EXPECT_TRUE(RunAndCompare(text, exact)) << text;
   }
 }
 
@@ -278,8 +282,12 @@ ENTRY e {
   w = f32[3,3,2,4] parameter(1)
   ROOT c = f32[1,3,3,4] convolution(x, w), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
 })"));
+  // In the interpreter's order (without reassociation: with it, the dot
+  // kernel computes it, tests/e2e/convolution_gemm_test.cc).
+  CompileOptions exact;
+  exact.codegen.reassociate_reductions = false;
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> fused,
-                       OptimizeForBackend(*module, {}));
+                       OptimizeForBackend(*module, exact));
   // One reduction kernel reads x and w; no patch buffer is materialized.
   int reductions = 0;
   for (const HloInstruction* instruction :

@@ -86,20 +86,57 @@ TEST(GemmTest, FloatEntryDotsBecomeDotKernels) {
   EXPECT_THAT(VerifyHloText(wrong).message(),
               HasSubstr("units must be 1 (batch 1 x m blocks x n blocks)"));
 
-  // bf16 and integer dots, and any dot without reassociation, stay
-  // reductions (bit for bit the interpreter's order).
-  for (const char* type : {"bf16", "s32"}) {
-    std::unique_ptr<HloModule> other = Fused(DotModule(
-        absl::StrCat(type, "[4,5]"), absl::StrCat(type, "[5,6]"),
-        absl::StrCat(type, "[4,6]"), kMatmul));
-    EXPECT_THAT(other->ToString(), Not(HasSubstr("kind=dot"))) << type;
-  }
+  // Integer dots, and any dot without reassociation, stay reductions (bit
+  // for bit the interpreter's order); 16-bit float ones are computed in
+  // f32 by the kernel (tests below).
+  std::unique_ptr<HloModule> integer = Fused(
+      DotModule("s32[4,5]", "s32[5,6]", "s32[4,6]", kMatmul));
+  EXPECT_THAT(integer->ToString(), Not(HasSubstr("kind=dot")));
   CompileOptions exact;
   exact.codegen.reassociate_reductions = false;
   EXPECT_THAT(Fused(DotModule("f32[4,5]", "f32[5,6]", "f32[4,6]", kMatmul),
                     exact)
                   ->ToString(),
               Not(HasSubstr("kind=dot")));
+}
+
+// bf16 and f16 dots, and mixed ones with f32, run on the dot kernel as
+// XLA:CPU runs them: operands converted to f32 as they are packed, sums in
+// f32, the result rounded once. One kernel reads the 16-bit operands.
+TEST(GemmTest, SixteenBitDotsRunOnTheKernelInF32) {
+  struct Case {
+    const char* lhs;
+    const char* rhs;
+    const char* result;
+  };
+  const Case cases[] = {
+      {"bf16[37,300]", "bf16[300,70]", "bf16[37,70]"},
+      {"f16[20,64]", "f16[64,33]", "f16[20,33]"},
+      {"bf16[16,128]", "f32[128,40]", "f32[16,40]"},
+      {"f32[9,50]", "bf16[50,24]", "bf16[9,24]"},
+      {"bf16[3,17,64]", "bf16[3,64,19]", "f32[3,17,19]"},
+  };
+  for (const Case& c : cases) {
+    const bool batched = absl::string_view(c.lhs).find(",") !=
+                         absl::string_view(c.lhs).rfind(",");
+    const std::string text = DotModule(
+        c.lhs, c.rhs, c.result,
+        batched ? "lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                  "rhs_batch_dims={0}, rhs_contracting_dims={1}"
+                : kMatmul);
+    std::unique_ptr<HloModule> fused = Fused(text);
+    int fusions = 0;
+    for (const HloInstruction* instruction :
+         fused->entry_computation()->instructions()) {
+      fusions += instruction->opcode() == HloOpcode::kFusion;
+    }
+    EXPECT_THAT(fused->ToString(), HasSubstr("kind=dot")) << text;
+    EXPECT_EQ(fusions, 1) << fused->ToString();
+    // Within one rounding of the result type.
+    RunAndCompareOptions options = Close();
+    options.error = ErrorSpec{1e-2, 1e-2};
+    EXPECT_TRUE(RunAndCompare(text, options)) << text;
+  }
 }
 
 TEST(GemmTest, EveryDimensionNumberFormMatchesTheInterpreter) {

@@ -1,0 +1,78 @@
+#include "ir/conv_product.h"
+
+namespace mxla {
+
+std::optional<ConvProduct> AsConvProduct(const HloInstruction& convolution) {
+  if (convolution.opcode() != HloOpcode::kConvolution ||
+      !convolution.shape().IsArray() || convolution.operand_count() != 2 ||
+      convolution.feature_group_count() != 1 ||
+      convolution.batch_group_count() != 1) {
+    return std::nullopt;
+  }
+  const PrimitiveType type = convolution.shape().element_type();
+  if ((type != F32 && type != F64) ||
+      convolution.operand(0)->shape().element_type() != type ||
+      convolution.operand(1)->shape().element_type() != type) {
+    return std::nullopt;
+  }
+  absl::StatusOr<ConvolutionDimensionNumbers> dnums =
+      convolution.convolution_dimension_numbers();
+  if (!dnums.ok()) return std::nullopt;
+  const Window window = convolution.window();
+  const int64_t n = window.size();
+  const Shape& input = convolution.operand(0)->shape();
+  const Shape& kernel = convolution.operand(1)->shape();
+  const Shape& out = convolution.shape();
+  if (static_cast<int64_t>(dnums->input_spatial.size()) != n ||
+      static_cast<int64_t>(dnums->kernel_spatial.size()) != n ||
+      static_cast<int64_t>(dnums->output_spatial.size()) != n ||
+      out.rank() != n + 2 || input.rank() != n + 2 || kernel.rank() != n + 2) {
+    return std::nullopt;
+  }
+  // The result must be rows x columns row-major: (batch, spatial...,
+  // feature).
+  if (dnums->output_batch != 0 || dnums->output_feature != n + 1) {
+    return std::nullopt;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (dnums->output_spatial[i] != i + 1) return std::nullopt;
+  }
+  ConvProduct product;
+  product.dnums = *dnums;
+  product.window = window;
+  product.input_dims.assign(input.dimensions().begin(),
+                            input.dimensions().end());
+  product.batch = input.dimensions(dnums->input_batch);
+  product.features = input.dimensions(dnums->input_feature);
+  if (product.features < 1 || product.features > kMaxConvProductFeatures) {
+    return std::nullopt;
+  }
+  FlatDot& flat = product.flat;
+  flat.m = product.batch;
+  for (int64_t i = 0; i < n; ++i) {
+    product.positions.push_back(out.dimensions(1 + i));
+    flat.m *= out.dimensions(1 + i);
+    product.taps *= window[i].size;
+  }
+  flat.n = kernel.dimensions(dnums->kernel_output_feature);
+  flat.k = product.taps * product.features;
+  flat.dnums.rhs_contracting = dnums->kernel_spatial;
+  flat.dnums.rhs_contracting.push_back(dnums->kernel_input_feature);
+  flat.rhs_free = {dnums->kernel_output_feature};
+  return product;
+}
+
+bool IsConvolutionProduct(const HloInstruction& instruction) {
+  return AsConvProduct(instruction).has_value();
+}
+
+FlatDot FlattenProduct(const HloInstruction& product) {
+  if (product.opcode() == HloOpcode::kConvolution) {
+    std::optional<ConvProduct> conv = AsConvProduct(product);
+    return conv ? conv->flat : FlatDot{};
+  }
+  return FlattenDot(product.operand(0)->shape(), product.operand(1)->shape(),
+                    product.dot_dimension_numbers());
+}
+
+}  // namespace mxla

@@ -1,0 +1,199 @@
+#include "passes/depthwise_convolution.h"
+
+#include <vector>
+
+#include "ir/shape_inference.h"
+#include "ir/shape_util.h"
+#include "ir/status_macros.h"
+#include "passes/expansion_util.h"
+
+namespace mxla {
+namespace {
+
+using expansion::Concat;
+using expansion::Iota;
+using expansion::Reshaped;
+using expansion::Transposed;
+
+// `operand` padded by the window's padding and base dilation on its
+// spatial dimensions 1..n (batch first, features last).
+absl::StatusOr<HloInstruction*> PadSpatial(HloComputation& computation,
+                                           HloInstruction* operand,
+                                           const Window& window,
+                                           HloInstruction* pad_value) {
+  bool pads = false;
+  for (const WindowDimension& d : window) {
+    pads |= d.padding_low != 0 || d.padding_high != 0 || d.base_dilation > 1;
+  }
+  if (!pads) return operand;
+  PaddingConfig config = {{0, 0, 0}};
+  for (const WindowDimension& d : window) {
+    config.push_back({d.padding_low, d.padding_high, d.base_dilation - 1});
+  }
+  config.push_back({0, 0, 0});
+  ASSIGN_OR_RETURN(Shape shape,
+                   ShapeInference::InferPadShape(operand->shape(),
+                                                 pad_value->shape(), config));
+  auto pad = HloInstruction::CreateGeneric(HloOpcode::kPad, shape,
+                                           {operand, pad_value});
+  pad->set_padding_config(config);
+  return computation.AddInstruction(std::move(pad));
+}
+
+// The elements of `padded` (batch, spatial..., features) tap `tap` of
+// every window position reads: a strided slice.
+HloInstruction* TapSlice(HloComputation& computation, HloInstruction* padded,
+                         const Window& window,
+                         const std::vector<int64_t>& tap,
+                         const std::vector<int64_t>& out_dims) {
+  const int64_t rank = out_dims.size();
+  std::vector<int64_t> starts(rank, 0), limits = out_dims, strides(rank, 1);
+  for (size_t i = 0; i < window.size(); ++i) {
+    const WindowDimension& d = window[i];
+    starts[1 + i] = tap[i] * d.window_dilation;
+    limits[1 + i] = starts[1 + i] + (out_dims[1 + i] - 1) * d.stride + 1;
+    strides[1 + i] = d.stride;
+  }
+  auto slice = HloInstruction::CreateGeneric(
+      HloOpcode::kSlice,
+      ShapeUtil::MakeShape(padded->shape().element_type(), out_dims),
+      {padded});
+  slice->set_slice(starts, limits, strides);
+  return computation.AddInstruction(std::move(slice));
+}
+
+}  // namespace
+
+bool IsDepthwiseConvolution(const HloInstruction& conv) {
+  if (conv.opcode() != HloOpcode::kConvolution || !conv.shape().IsArray() ||
+      conv.batch_group_count() != 1) {
+    return false;
+  }
+  absl::StatusOr<ConvolutionDimensionNumbers> dnums =
+      conv.convolution_dimension_numbers();
+  if (!dnums.ok()) return false;
+  const Shape& input = conv.operand(0)->shape();
+  const Shape& kernel = conv.operand(1)->shape();
+  const int64_t features = input.dimensions(dnums->input_feature);
+  const PrimitiveType type = conv.shape().element_type();
+  return features > 1 && conv.feature_group_count() == features &&
+         kernel.dimensions(dnums->kernel_input_feature) == 1 &&
+         kernel.dimensions(dnums->kernel_output_feature) == features &&
+         (type == F32 || type == F64) && input.element_type() == type &&
+         kernel.element_type() == type &&
+         ShapeUtil::ElementsIn(conv.shape()) > 0;
+}
+
+absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
+                                        HloInstruction* conv) {
+  ASSIGN_OR_RETURN(const ConvolutionDimensionNumbers dnums,
+                   conv->convolution_dimension_numbers());
+  const Window window = conv->window();
+  const int64_t n = window.size();
+  const PrimitiveType type = conv->shape().element_type();
+  const Shape& out = conv->shape();
+  const int64_t features = out.dimensions(dnums.output_feature);
+  // Input (batch, spatial..., features), padded.
+  HloInstruction* input = Transposed(
+      computation, conv->mutable_operand(0),
+      Concat(std::vector<int64_t>{dnums.input_batch}, dnums.input_spatial,
+             std::vector<int64_t>{dnums.input_feature}));
+  HloInstruction* zero = expansion::Zero(computation, type);
+  ASSIGN_OR_RETURN(HloInstruction * padded,
+                   PadSpatial(computation, input, window, zero));
+  // Where a tap lands on an input element: the same slices of a padded
+  // all-true array.
+  HloInstruction* on_input = nullptr;
+  if (padded != input) {
+    HloInstruction* yes = computation.AddInstruction(
+        HloInstruction::CreateConstant(LiteralUtil::CreateR0<bool>(true)));
+    HloInstruction* all = computation.AddInstruction(
+        HloInstruction::CreateBroadcast(
+            ShapeUtil::ChangeElementType(input->shape(), PRED), yes, {}));
+    ASSIGN_OR_RETURN(on_input,
+                     PadSpatial(computation, all, window,
+                                expansion::Zero(computation, PRED)));
+  }
+  // Weights (taps..., features), reversed where the window says so.
+  std::vector<int64_t> taps;
+  for (const WindowDimension& d : window) taps.push_back(d.size);
+  HloInstruction* weights = Reshaped(
+      computation,
+      Transposed(computation, conv->mutable_operand(1),
+                 Concat(dnums.kernel_spatial,
+                        std::vector<int64_t>{dnums.kernel_input_feature,
+                                             dnums.kernel_output_feature})),
+      Concat(taps, std::vector<int64_t>{features}));
+  std::vector<int64_t> reversed;
+  for (int64_t i = 0; i < n; ++i) {
+    if (window[i].reversal) reversed.push_back(i);
+  }
+  if (!reversed.empty()) {
+    auto reverse = HloInstruction::CreateGeneric(HloOpcode::kReverse,
+                                                 weights->shape(), {weights});
+    reverse->set_dimensions(reversed);
+    weights = computation.AddInstruction(std::move(reverse));
+  }
+  std::vector<int64_t> out_dims = {out.dimensions(dnums.output_batch)};
+  for (int64_t d : dnums.output_spatial) out_dims.push_back(out.dimensions(d));
+  out_dims.push_back(features);
+  const Shape sum_shape = ShapeUtil::MakeShape(type, out_dims);
+  HloInstruction* zeros = nullptr;
+  HloInstruction* sum = nullptr;
+  std::vector<int64_t> tap(n, 0);
+  int64_t tap_count = 1;
+  for (int64_t size : taps) tap_count *= size;
+  for (int64_t t = 0; t < tap_count; ++t) {
+    // Tap t's multi-index, row-major over the window.
+    for (int64_t i = n - 1, rest = t; i >= 0; --i) {
+      tap[i] = rest % taps[i];
+      rest /= taps[i];
+    }
+    std::vector<int64_t> starts = Concat(tap, std::vector<int64_t>{0});
+    std::vector<int64_t> limits = starts;
+    for (int64_t& limit : limits) ++limit;
+    limits.back() = features;
+    auto weight_slice = HloInstruction::CreateGeneric(
+        HloOpcode::kSlice,
+        ShapeUtil::MakeShape(type, Concat(std::vector<int64_t>(n, 1),
+                                          std::vector<int64_t>{features})),
+        {weights});
+    weight_slice->set_slice(starts, limits, std::vector<int64_t>(n + 1, 1));
+    HloInstruction* tap_weights =
+        Reshaped(computation, computation.AddInstruction(std::move(weight_slice)),
+                 {features});
+    HloInstruction* spread =
+        computation.AddInstruction(HloInstruction::CreateBroadcast(
+            sum_shape, tap_weights, {n + 1}));
+    HloInstruction* product =
+        computation.AddInstruction(HloInstruction::CreateBinary(
+            sum_shape, HloOpcode::kMultiply,
+            TapSlice(computation, padded, window, tap, out_dims), spread));
+    if (on_input != nullptr) {
+      if (zeros == nullptr) {
+        zeros = computation.AddInstruction(
+            HloInstruction::CreateBroadcast(sum_shape, zero, {}));
+      }
+      product = computation.AddInstruction(HloInstruction::CreateSelect(
+          sum_shape, TapSlice(computation, on_input, window, tap, out_dims),
+          product, zeros));
+    }
+    sum = sum == nullptr
+              ? product
+              : computation.AddInstruction(HloInstruction::CreateBinary(
+                    sum_shape, HloOpcode::kAdd, sum, product));
+  }
+  // Back to the user's order: output dimension d is sum dimension i where
+  // the sum's dimension i is d.
+  const std::vector<int64_t> sum_order =
+      Concat(std::vector<int64_t>{dnums.output_batch}, dnums.output_spatial,
+             std::vector<int64_t>{dnums.output_feature});
+  std::vector<int64_t> back(out.rank());
+  for (int64_t i = 0; i < out.rank(); ++i) back[sum_order[i]] = i;
+  HloInstruction* result = Transposed(computation, sum, back);
+  result->set_metadata(conv->metadata());
+  computation.ReplaceInstruction(conv, result);
+  return computation.RemoveInstruction(conv);
+}
+
+}  // namespace mxla

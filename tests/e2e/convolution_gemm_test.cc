@@ -1,0 +1,431 @@
+// Convolutions on the dot kernel (ir/conv_product.h): with reassociation,
+// an f32 or f64 convolution of one group stays a convolution, brought into
+// the product form, and the dot kernel computes it as an implicit matrix
+// product, reading its input's windows in place. Checked against the
+// interpreter over every dimension-label form and window attribute, with
+// epilogues, at 1, 2 and 3 threads, and on seeded random convolutions.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "interpreter/hlo_evaluator.h"
+#include "ir/conv_product.h"
+#include "ir/shape_inference.h"
+#include "runtime/compile.h"
+#include "tests/testlib/hlo_test_base.h"
+#include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::ErrorSpec;
+using ::mxla::testing::MakeSeededArguments;
+using ::mxla::testing::Pointers;
+using ::mxla::testing::RunAndCompare;
+using ::mxla::testing::RunAndCompareOptions;
+using ::mxla::testing::RunAtThreadCounts;
+using ::mxla::testing::VerifyHloText;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// ROOT c = convolution(x, w) with `attributes`, the result shape inferred.
+std::string ConvModule(const std::string& x, const std::string& w,
+                       const std::string& attributes) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  x = ", x,
+                      " parameter(0)\n  w = ", w,
+                      " parameter(1)\n  ROOT c = convolution(x, w), ",
+                      attributes, "\n}\n");
+}
+
+std::unique_ptr<HloModule> Fused(const std::string& text,
+                                 const CompileOptions& options = {}) {
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  return OptimizeForBackend(*module, options).value();
+}
+
+// The kernel's sums run in another order with fused multiply-adds: within
+// rounding of the interpreter's.
+RunAndCompareOptions Close() {
+  RunAndCompareOptions options;
+  options.compile.codegen.reassociate_reductions = true;
+  options.error = ErrorSpec{2e-4, 2e-4};
+  return options;
+}
+
+// The fusions of `fused`'s entry that compute a convolution.
+std::vector<const HloInstruction*> ConvolutionKernels(const HloModule& fused) {
+  std::vector<const HloInstruction*> kernels;
+  for (const HloInstruction* instruction :
+       fused.entry_computation()->instructions()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    for (const HloInstruction* member : instruction->to_apply()->instructions()) {
+      if (member->opcode() == HloOpcode::kConvolution) {
+        kernels.push_back(instruction);
+        break;
+      }
+    }
+  }
+  return kernels;
+}
+
+TEST(ConvolutionGemmTest, FloatConvolutionsBecomeDotKernels) {
+  const std::string nhwc = ConvModule(
+      "f32[2,9,9,16]", "f32[3,3,16,24]",
+      "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+  std::unique_ptr<HloModule> fused = Fused(nhwc);
+  std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+  ASSERT_EQ(kernels.size(), 1u) << fused->ToString();
+  EXPECT_EQ(kernels[0]->fusion_kind(), FusionKind::kOutput);
+  EXPECT_TRUE(kernels[0]->fusion_plan()->is_dot());
+  // Whole taps per k slice: 16 features x 9 taps = 144 steps.
+  EXPECT_THAT(kernels[0]->fusion_plan()->ToString(), HasSubstr("k_block=144"));
+  // The input and the kernel are read where they are.
+  EXPECT_EQ(kernels[0]->operand(0)->opcode(), HloOpcode::kParameter);
+  EXPECT_EQ(kernels[0]->operand(1)->opcode(), HloOpcode::kParameter);
+  // The plan round-trips through text and still verifies; a plan whose k
+  // slices split a tap is refused.
+  const std::string text = fused->ToString();
+  EXPECT_EQ(ParseHloModule(text).value()->ToString(), text);
+  std::string split = text;
+  split.replace(split.find("k_block=144"), 11, "k_block=100");
+  EXPECT_THAT(VerifyHloText(split).message(),
+              HasSubstr("a convolution's k_block must hold whole taps: a "
+                        "multiple of its 16 input features"));
+
+  // NCHW/OIHW (what PyTorch exports): the input is made feature-minor and
+  // the result transposed back, by kernels of their own.
+  std::unique_ptr<HloModule> nchw = Fused(ConvModule(
+      "f32[1,8,6,6]", "f32[4,8,3,3]",
+      "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"));
+  kernels = ConvolutionKernels(*nchw);
+  ASSERT_EQ(kernels.size(), 1u) << nchw->ToString();
+  const HloInstruction* conv = nullptr;
+  for (const HloInstruction* member : kernels[0]->to_apply()->instructions()) {
+    if (member->opcode() == HloOpcode::kConvolution) conv = member;
+  }
+  ASSERT_NE(conv, nullptr);
+  EXPECT_TRUE(IsConvolutionProduct(*conv)) << conv->ToString();
+  EXPECT_THAT(conv->ToString(), HasSubstr("dim_labels=b01f_oi01->b01f"));
+
+  // Without reassociation, and for groups or integers, the expansion's
+  // reduction computes it in the interpreter's order.
+  CompileOptions exact;
+  exact.codegen.reassociate_reductions = false;
+  EXPECT_TRUE(ConvolutionKernels(*Fused(nhwc, exact)).empty());
+  EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
+                  "f32[1,6,6,4]", "f32[3,3,2,6]",
+                  "window={size=3x3}, dim_labels=b01f_01io->b01f, "
+                  "feature_group_count=2")))
+                  .empty());
+  EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
+                  "s32[1,6,6,4]", "s32[3,3,4,6]",
+                  "window={size=3x3}, dim_labels=b01f_01io->b01f")))
+                  .empty());
+}
+
+// Every dimension-label order and window attribute, odd sizes, inputs
+// read in place (>= 8 features) and packed (fewer), f32 and f64.
+TEST(ConvolutionGemmTest, EveryFormMatchesTheInterpreter) {
+  struct Case {
+    const char* x;
+    const char* w;
+    const char* attributes;
+  };
+  const Case cases[] = {
+      // 1x1, stride 1: a plain matrix product over the rows.
+      {"f32[2,7,5,32]", "f32[1,1,32,40]",
+       "window={size=1x1}, dim_labels=b01f_01io->b01f"},
+      // 7x7 stride 2 with 3 features (packed), as ResNet's first layer.
+      {"f32[1,23,23,3]", "f32[7,7,3,16]",
+       "window={size=7x7 stride=2x2 pad=3_3x3_3}, dim_labels=b01f_01io->b01f"},
+      // 3x3 over 16 features, padded (in place, zero rows in the padding).
+      {"f32[2,9,11,16]", "f32[3,3,16,70]",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+      // Padding larger than the window, negative padding, dilations.
+      {"f32[1,5,6,8]", "f32[2,2,8,5]",
+       "window={size=2x2 pad=3_4x-1_2}, dim_labels=b01f_01io->b01f"},
+      {"f32[1,9,9,8]", "f32[3,3,8,8]",
+       "window={size=3x3 stride=2x1 pad=2_2x1_1 lhs_dilate=2x1 "
+       "rhs_dilate=1x2 rhs_reversal=1x0}, dim_labels=b01f_01io->b01f"},
+      // PyTorch's NCHW/OIHW, and stranger orders.
+      {"f32[2,12,7,7]", "f32[10,12,3,3]",
+       "window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"},
+      {"f32[9,2,8,5]", "f32[8,3,2,6]",
+       "window={size=3x2 pad=0_1x1_1 rhs_reversal=1x1}, "
+       "dim_labels=0bf1_i01o->f01b"},
+      // 1-d and 3-d, and no spatial dimension at all.
+      {"f32[3,17,12]", "f32[5,12,9]",
+       "window={size=5 stride=3 pad=2_2}, dim_labels=b0f_0io->b0f"},
+      {"f32[1,4,5,6,8]", "f32[2,3,2,8,4]",
+       "window={size=2x3x2 pad=1_0x1_1x0_1}, dim_labels=b012f_012io->b012f"},
+      {"f32[5,12]", "f32[12,7]", "dim_labels=bf_io->bf"},
+      // f64.
+      {"f64[1,6,6,8]", "f64[3,3,8,5]",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+      // No window position fits: an empty result.
+      {"f32[1,3,2]", "f32[5,2,4]", "window={size=5}, dim_labels=b0f_0io->b0f"},
+      // Empty features: sums of nothing.
+      {"f32[1,4,0]", "f32[2,0,3]", "window={size=2}, dim_labels=b0f_0io->b0f"},
+  };
+  for (const Case& c : cases) {
+    const std::string text = ConvModule(c.x, c.w, c.attributes);
+    EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+  }
+}
+
+// A tap in padding is skipped, as the interpreter skips it: an infinite
+// weight there adds nothing (0 x inf would be NaN), in the masked border
+// loop; inside, the same weight makes the sum infinite.
+TEST(ConvolutionGemmTest, TapsInPaddingAreSkipped) {
+  const std::string text =
+      ConvModule("f32[1,3,8]", "f32[2,8,8]",
+                 "window={size=2 pad=1_0}, dim_labels=b0f_0io->b0f");
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  std::vector<Literal> arguments = MakeSeededArguments(*module, 2);
+  arguments[1].data<float>()[0] = std::numeric_limits<float>::infinity();
+  for (float& x : arguments[0].data<float>()) x = std::abs(x) + 1;
+  EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), Close()));
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*module, Pointers(arguments)));
+  EXPECT_TRUE(std::isfinite(expected.data<float>()[0]));  // position 0
+  EXPECT_TRUE(std::isinf(expected.data<float>()[8]));     // position 1
+}
+
+// Each output element is computed by one unit in one order: 1, 2 and 3
+// threads give the same bits, near the interpreter's.
+void ExpectSameBitsAtEveryThreadCount(const std::string& text, int seed) {
+  SCOPED_TRACE(text);
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  std::vector<Literal> arguments = MakeSeededArguments(*module, seed);
+  CompileOptions options;
+  options.codegen.reassociate_reductions = true;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                       Compile(*module, options));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Literal> results,
+      RunAtThreadCounts(*executable, Pointers(arguments), {1, 2, 3}));
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*module, Pointers(arguments)));
+  EXPECT_OK(LiteralUtil::Near(expected, results[0], 2e-4, 2e-4));
+}
+
+// ResNet's block: conv -> batch norm (scale, shift) -> residual add ->
+// relu is one kernel that writes its output once.
+constexpr char kResidualBlock[] = R"(HloModule m
+ENTRY e {
+  x = f32[2,14,14,64] parameter(0)
+  w = f32[3,3,64,64] parameter(1)
+  scale = f32[64] parameter(2)
+  shift = f32[64] parameter(3)
+  c = f32[2,14,14,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  sb = f32[2,14,14,64] broadcast(scale), dimensions={3}
+  hb = f32[2,14,14,64] broadcast(shift), dimensions={3}
+  m = f32[2,14,14,64] multiply(c, sb)
+  n = f32[2,14,14,64] add(m, hb)
+  r = f32[2,14,14,64] add(n, x)
+  z = f32[] constant(0)
+  zb = f32[2,14,14,64] broadcast(z), dimensions={}
+  ROOT y = f32[2,14,14,64] maximum(r, zb)
+})";
+
+TEST(ConvolutionGemmTest, EpiloguesJoinTheKernel) {
+  std::unique_ptr<HloModule> fused = Fused(kResidualBlock);
+  std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0], fused->entry_computation()->root_instruction())
+      << fused->ToString();
+  int fusions = 0;
+  for (const HloInstruction* instruction :
+       fused->entry_computation()->instructions()) {
+    fusions += instruction->opcode() == HloOpcode::kFusion;
+  }
+  EXPECT_EQ(fusions, 1) << fused->ToString();
+  EXPECT_TRUE(RunAndCompare(kResidualBlock, Close()));
+  ExpectSameBitsAtEveryThreadCount(kResidualBlock, 4);
+}
+
+// A producer of the input is materialized (the kernel reads rows of a
+// buffer), and a chain of convolutions gives each its own kernel.
+TEST(ConvolutionGemmTest, InputProducersAreMaterialized) {
+  constexpr char kChain[] = R"(HloModule m
+ENTRY e {
+  x = f32[1,10,10,8] parameter(0)
+  w1 = f32[3,3,8,16] parameter(1)
+  w2 = f32[1,1,16,12] parameter(2)
+  z = f32[] constant(0)
+  zx = f32[1,10,10,8] broadcast(z), dimensions={}
+  rx = f32[1,10,10,8] maximum(x, zx)
+  c1 = f32[1,10,10,16] convolution(rx, w1), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  z1 = f32[1,10,10,16] broadcast(z), dimensions={}
+  r1 = f32[1,10,10,16] maximum(c1, z1)
+  ROOT c2 = f32[1,10,10,12] convolution(r1, w2), window={size=1x1}, dim_labels=b01f_01io->b01f
+})";
+  std::unique_ptr<HloModule> fused = Fused(kChain);
+  std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+  ASSERT_EQ(kernels.size(), 2u) << fused->ToString();
+  for (const HloInstruction* kernel : kernels) {
+    // The kernel's input parameter feeds the convolution directly.
+    EXPECT_NE(kernel->to_apply()
+                  ->parameter_instruction(0)
+                  ->users()[0]
+                  ->opcode(),
+              HloOpcode::kMaximum);
+  }
+  EXPECT_TRUE(RunAndCompare(kChain, Close()));
+}
+
+TEST(ConvolutionGemmTest, ThreadCountsGiveTheSameBits) {
+  // Several units along m and a k split into whole-tap slices.
+  ExpectSameBitsAtEveryThreadCount(
+      ConvModule("f32[2,20,20,48]", "f32[3,3,48,80]",
+                 "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+      7);
+  ExpectSameBitsAtEveryThreadCount(
+      ConvModule("f32[1,32,32,3]", "f32[7,7,3,64]",
+                 "window={size=7x7 stride=2x2 pad=3_3x3_3}, "
+                 "dim_labels=b01f_01io->b01f"),
+      8);
+}
+
+// Depthwise convolutions (a group per feature) are elementwise sums over
+// taps: one loop kernel, no reduction, no convolution left.
+TEST(ConvolutionGemmTest, DepthwiseConvolutionsBecomeLoopKernels) {
+  const std::string nhwc = ConvModule(
+      "f32[2,9,10,24]", "f32[3,3,1,24]",
+      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+      "feature_group_count=24");
+  std::unique_ptr<HloModule> fused = Fused(nhwc);
+  int fusions = 0;
+  for (const HloInstruction* instruction :
+       fused->entry_computation()->instructions()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    ++fusions;
+    EXPECT_EQ(instruction->fusion_kind(), FusionKind::kLoop);
+  }
+  EXPECT_EQ(fusions, 1) << fused->ToString();
+  EXPECT_TRUE(ConvolutionKernels(*fused).empty());
+
+  struct Case {
+    const char* x;
+    const char* w;
+    const char* attributes;
+  };
+  const Case cases[] = {
+      {"f32[2,9,10,24]", "f32[3,3,1,24]",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+       "feature_group_count=24"},
+      {"f32[1,11,11,16]", "f32[5,5,1,16]",
+       "window={size=5x5 stride=2x2 pad=2_1x0_3 rhs_dilate=1x2 "
+       "lhs_dilate=2x1 rhs_reversal=0x1}, dim_labels=b01f_01io->b01f, "
+       "feature_group_count=16"},
+      {"f32[2,8,7,7]", "f32[8,1,3,3]",
+       "window={size=3x3 stride=2x1 pad=1_1x-1_1}, dim_labels=bf01_oi01->bf01, "
+       "feature_group_count=8"},
+      {"f64[1,13,5]", "f64[3,1,5]",
+       "window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f, "
+       "feature_group_count=5"},
+  };
+  for (const Case& c : cases) {
+    const std::string text = ConvModule(c.x, c.w, c.attributes);
+    EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+  }
+  // An infinite weight over padding adds nothing.
+  const std::string padded =
+      ConvModule("f32[1,3,8]", "f32[2,1,8]",
+                 "window={size=2 pad=1_0}, dim_labels=b0f_0io->b0f, "
+                 "feature_group_count=8");
+  std::unique_ptr<HloModule> module = ParseHloModule(padded).value();
+  std::vector<Literal> arguments = MakeSeededArguments(*module, 3);
+  arguments[1].data<float>()[0] = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), Close()));
+  ExpectSameBitsAtEveryThreadCount(nhwc, 5);
+}
+
+// Seeded random convolutions: random ranks, sizes, windows and layouts,
+// dense or depthwise, each drawn so that the result is non-empty or empty
+// by chance.
+TEST(ConvolutionGemmTest, RandomConvolutionsMatchTheInterpreter) {
+  std::mt19937 rng(20261128);
+  auto draw = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  int tested = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = draw(1, 2);
+    const int rank = n + 2;
+    ConvolutionDimensionNumbers dnums;
+    auto permutation = [&]() {
+      std::vector<int64_t> p(rank);
+      for (int i = 0; i < rank; ++i) p[i] = i;
+      std::shuffle(p.begin(), p.end(), rng);
+      return p;
+    };
+    std::vector<int64_t> in = permutation(), ker = permutation(),
+                         out = permutation();
+    dnums.input_batch = in[0];
+    dnums.input_feature = in[1];
+    dnums.kernel_input_feature = ker[0];
+    dnums.kernel_output_feature = ker[1];
+    dnums.output_batch = out[0];
+    dnums.output_feature = out[1];
+    for (int i = 0; i < n; ++i) {
+      dnums.input_spatial.push_back(in[2 + i]);
+      dnums.kernel_spatial.push_back(ker[2 + i]);
+      dnums.output_spatial.push_back(out[2 + i]);
+    }
+    const int64_t batch = draw(1, 3), features = draw(1, 20);
+    // A quarter are depthwise: a group per feature.
+    const int64_t groups = features > 1 && draw(0, 3) == 0 ? features : 1;
+    const int64_t outputs = groups > 1 ? features : draw(1, 70);
+    std::vector<int64_t> x_dims(rank), w_dims(rank);
+    x_dims[dnums.input_batch] = batch;
+    x_dims[dnums.input_feature] = features;
+    w_dims[dnums.kernel_input_feature] = features / groups;
+    w_dims[dnums.kernel_output_feature] = outputs;
+    Window window;
+    for (int i = 0; i < n; ++i) {
+      WindowDimension d;
+      d.size = draw(1, 4);
+      d.stride = draw(1, 3);
+      d.padding_low = draw(-1, 3);
+      d.padding_high = draw(-1, 3);
+      d.base_dilation = draw(1, 4) == 4 ? 2 : 1;
+      d.window_dilation = draw(1, 4) == 4 ? 2 : 1;
+      d.reversal = draw(0, 3) == 0;
+      window.push_back(d);
+      x_dims[dnums.input_spatial[i]] = draw(1, 12);
+      w_dims[dnums.kernel_spatial[i]] = d.size;
+    }
+    const Shape x = ShapeUtil::MakeShape(F32, x_dims);
+    const Shape w = ShapeUtil::MakeShape(F32, w_dims);
+    absl::StatusOr<Shape> result =
+        ShapeInference::InferConvolveShape(x, w, groups, 1, window, dnums);
+    if (!result.ok()) continue;  // a padding that leaves no base
+    const std::string text = absl::StrCat(
+        "HloModule m\nENTRY e {\n  x = ", x.ToString(), " parameter(0)\n  w = ",
+        w.ToString(), " parameter(1)\n  ROOT c = ", result->ToString(),
+        " convolution(x, w), window={", WindowToString(window),
+        "}, dim_labels=", ConvolutionDimLabelsToString(dnums),
+        ", feature_group_count=", groups, "\n}\n");
+    RunAndCompareOptions options = Close();
+    options.seed = trial;
+    EXPECT_TRUE(RunAndCompare(text, options)) << text;
+    ++tested;
+  }
+  EXPECT_GE(tested, 40);
+}
+
+}  // namespace
+}  // namespace mxla
