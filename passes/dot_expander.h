@@ -12,7 +12,10 @@
 // may be reordered (CodegenOptions::reassociate_reductions): an entry dot
 // whose operands and result are all f32 or all f64 then stays a dot, for
 // the fusion pass to make its own kernel (codegen/gemm_emitter.h), which
-// rounds with fused multiply-adds.
+// rounds with fused multiply-adds. One of f16, bf16 and f32 operands and
+// result, not all f32, becomes such an f32 dot of converted operands (the
+// kernel converts them as it packs) whose result is converted back once,
+// as XLA:CPU computes them.
 #ifndef MXLA_PASSES_DOT_EXPANDER_H_
 #define MXLA_PASSES_DOT_EXPANDER_H_
 
