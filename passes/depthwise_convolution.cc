@@ -2,10 +2,10 @@
 
 #include <vector>
 
-#include "ir/shape_inference.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/expansion_util.h"
+#include "passes/window_patches.h"
 
 namespace mxla {
 namespace {
@@ -15,51 +15,14 @@ using expansion::Iota;
 using expansion::Reshaped;
 using expansion::Transposed;
 
-// `operand` padded by the window's padding and base dilation on its
-// spatial dimensions 1..n (batch first, features last).
-absl::StatusOr<HloInstruction*> PadSpatial(HloComputation& computation,
-                                           HloInstruction* operand,
-                                           const Window& window,
-                                           HloInstruction* pad_value) {
-  bool pads = false;
-  for (const WindowDimension& d : window) {
-    pads |= d.padding_low != 0 || d.padding_high != 0 || d.base_dilation > 1;
-  }
-  if (!pads) return operand;
-  PaddingConfig config = {{0, 0, 0}};
-  for (const WindowDimension& d : window) {
-    config.push_back({d.padding_low, d.padding_high, d.base_dilation - 1});
-  }
-  config.push_back({0, 0, 0});
-  ASSIGN_OR_RETURN(Shape shape,
-                   ShapeInference::InferPadShape(operand->shape(),
-                                                 pad_value->shape(), config));
-  auto pad = HloInstruction::CreateGeneric(HloOpcode::kPad, shape,
-                                           {operand, pad_value});
-  pad->set_padding_config(config);
-  return computation.AddInstruction(std::move(pad));
-}
-
-// The elements of `padded` (batch, spatial..., features) tap `tap` of
-// every window position reads: a strided slice.
-HloInstruction* TapSlice(HloComputation& computation, HloInstruction* padded,
-                         const Window& window,
-                         const std::vector<int64_t>& tap,
-                         const std::vector<int64_t>& out_dims) {
-  const int64_t rank = out_dims.size();
-  std::vector<int64_t> starts(rank, 0), limits = out_dims, strides(rank, 1);
-  for (size_t i = 0; i < window.size(); ++i) {
-    const WindowDimension& d = window[i];
-    starts[1 + i] = tap[i] * d.window_dilation;
-    limits[1 + i] = starts[1 + i] + (out_dims[1 + i] - 1) * d.stride + 1;
-    strides[1 + i] = d.stride;
-  }
-  auto slice = HloInstruction::CreateGeneric(
-      HloOpcode::kSlice,
-      ShapeUtil::MakeShape(padded->shape().element_type(), out_dims),
-      {padded});
-  slice->set_slice(starts, limits, strides);
-  return computation.AddInstruction(std::move(slice));
+// The convolution's window over (batch, spatial..., features): the batch
+// and the features take one tap each.
+Window FullWindow(const Window& spatial) {
+  Window full = {WindowDimension{}};
+  full.insert(full.end(), spatial.begin(), spatial.end());
+  full.push_back(WindowDimension{});
+  for (WindowDimension& d : full) d.reversal = false;  // the kernel's
+  return full;
 }
 
 }  // namespace
@@ -99,8 +62,9 @@ absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
       Concat(std::vector<int64_t>{dnums.input_batch}, dnums.input_spatial,
              std::vector<int64_t>{dnums.input_feature}));
   HloInstruction* zero = expansion::Zero(computation, type);
+  const Window full = FullWindow(window);
   ASSIGN_OR_RETURN(HloInstruction * padded,
-                   PadSpatial(computation, input, window, zero));
+                   expansion::PadForWindow(computation, input, full, zero));
   // Where a tap lands on an input element: the same slices of a padded
   // all-true array.
   HloInstruction* on_input = nullptr;
@@ -111,8 +75,9 @@ absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
         HloInstruction::CreateBroadcast(
             ShapeUtil::ChangeElementType(input->shape(), PRED), yes, {}));
     ASSIGN_OR_RETURN(on_input,
-                     PadSpatial(computation, all, window,
-                                expansion::Zero(computation, PRED)));
+                     expansion::PadForWindow(
+                         computation, all, full,
+                         expansion::Zero(computation, PRED)));
   }
   // Weights (taps..., features), reversed where the window says so.
   std::vector<int64_t> taps;
@@ -140,15 +105,7 @@ absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
   const Shape sum_shape = ShapeUtil::MakeShape(type, out_dims);
   HloInstruction* zeros = nullptr;
   HloInstruction* sum = nullptr;
-  std::vector<int64_t> tap(n, 0);
-  int64_t tap_count = 1;
-  for (int64_t size : taps) tap_count *= size;
-  for (int64_t t = 0; t < tap_count; ++t) {
-    // Tap t's multi-index, row-major over the window.
-    for (int64_t i = n - 1, rest = t; i >= 0; --i) {
-      tap[i] = rest % taps[i];
-      rest /= taps[i];
-    }
+  for (const std::vector<int64_t>& tap : expansion::WindowTaps(window)) {
     std::vector<int64_t> starts = Concat(tap, std::vector<int64_t>{0});
     std::vector<int64_t> limits = starts;
     for (int64_t& limit : limits) ++limit;
@@ -168,14 +125,22 @@ absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
     HloInstruction* product =
         computation.AddInstruction(HloInstruction::CreateBinary(
             sum_shape, HloOpcode::kMultiply,
-            TapSlice(computation, padded, window, tap, out_dims), spread));
+            expansion::WindowTapSlice(computation, padded, full,
+                                      Concat(std::vector<int64_t>{0}, tap,
+                                             std::vector<int64_t>{0}),
+                                      out_dims),
+            spread));
     if (on_input != nullptr) {
       if (zeros == nullptr) {
         zeros = computation.AddInstruction(
             HloInstruction::CreateBroadcast(sum_shape, zero, {}));
       }
       product = computation.AddInstruction(HloInstruction::CreateSelect(
-          sum_shape, TapSlice(computation, on_input, window, tap, out_dims),
+          sum_shape,
+          expansion::WindowTapSlice(computation, on_input, full,
+                                    Concat(std::vector<int64_t>{0}, tap,
+                                           std::vector<int64_t>{0}),
+                                    out_dims),
           product, zeros));
     }
     sum = sum == nullptr

@@ -1,9 +1,13 @@
 #include "passes/reduce_window_expander.h"
 
+#include <cmath>
+#include <limits>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/hlo_clone.h"
+#include "ir/fusion_plan.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_module.h"
 #include "ir/shape_util.h"
@@ -70,8 +74,118 @@ absl::StatusOr<HloComputation*> MaskedReducer(HloModule& module,
   return masked;
 }
 
+// Reducers a tap chain folds with one elementwise op.
+constexpr HloOpcode kChainOps[] = {HloOpcode::kAdd,     HloOpcode::kMultiply,
+                                   HloOpcode::kMaximum, HloOpcode::kMinimum,
+                                   HloOpcode::kAnd,     HloOpcode::kOr};
+// Windows of more taps keep the reduction: a chain's fused kernel grows
+// with its taps (kMaxFusedInstructions).
+constexpr int64_t kMaxChainTaps = 32;
+
+// The reducer's op where a tap chain can fold it: one input, a plain
+// binary reducer of kChainOps, at most kMaxChainTaps taps and a non-empty
+// result.
+std::optional<HloOpcode> ChainOp(const HloInstruction& reduce_window) {
+  if (reduce_window.operand_count() != 2 ||
+      !reduce_window.shape().IsArray() ||
+      ShapeUtil::ElementsIn(reduce_window.shape()) == 0) {
+    return std::nullopt;
+  }
+  int64_t taps = 1;
+  for (const WindowDimension& d : reduce_window.window()) taps *= d.size;
+  if (taps > kMaxChainTaps) return std::nullopt;
+  for (HloOpcode op : kChainOps) {
+    if (IsPlainBinaryReducer(*reduce_window.to_apply(), op)) return op;
+  }
+  return std::nullopt;
+}
+
+// Whether the init value `init` is an exact identity of `op`: op(acc,
+// init) has acc's bits for every acc (NaNs and signed zeros included).
+// Taps in padding then read it and change nothing, exactly as skipping
+// them would, so the chain needs no mask (one that would read each
+// accumulator twice, doubling the fused size per tap).
+bool IsExactIdentity(const HloInstruction& init, HloOpcode op) {
+  if (init.opcode() != HloOpcode::kConstant || !init.shape().IsScalar()) {
+    return false;
+  }
+  const PrimitiveType type = init.shape().element_type();
+  const double value = init.literal().GetAsDouble(0);
+  if (type == PRED) {
+    return (op == HloOpcode::kAnd && value != 0) ||
+           (op == HloOpcode::kOr && value == 0);
+  }
+  if (!primitive_util::IsFloatingPointType(type)) return false;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case HloOpcode::kMaximum: return value == -kInf;
+    case HloOpcode::kMinimum: return value == kInf;
+    case HloOpcode::kAdd: return value == 0 && std::signbit(value);
+    case HloOpcode::kMultiply: return value == 1;
+    default: return false;
+  }
+}
+
+// A reduce-window of ChainOp as the fold, tap by tap in row-major order,
+// of strided slices of the base padded with the init value: acc = init,
+// then acc = op(acc, tap) (the reducer's operand order), kept where the
+// tap lands in padding or a hole (unless the init value is an exact
+// identity of the op). The interpreter's order and bits, as
+// elementwise work: one loop kernel, vectorized along the minor
+// dimension (a max-pool's features) instead of a reduction that gathers
+// each window.
+absl::Status ExpandAsTapChain(HloComputation& computation,
+                              HloInstruction* reduce_window, HloOpcode op) {
+  const Window window = reduce_window->window();
+  HloInstruction* base = reduce_window->mutable_operand(0);
+  HloInstruction* init = reduce_window->mutable_operand(1);
+  const Shape& shape = reduce_window->shape();
+  const std::vector<int64_t> positions(shape.dimensions().begin(),
+                                       shape.dimensions().end());
+  ASSIGN_OR_RETURN(HloInstruction * padded,
+                   expansion::PadForWindow(computation, base, window, init));
+  HloInstruction* on_base = nullptr;
+  if (expansion::WindowHasHoles(window) && !IsExactIdentity(*init, op)) {
+    HloInstruction* yes = computation.AddInstruction(
+        HloInstruction::CreateConstant(LiteralUtil::CreateR0<bool>(true)));
+    HloInstruction* all = computation.AddInstruction(
+        HloInstruction::CreateBroadcast(
+            ShapeUtil::ChangeElementType(base->shape(), PRED), yes, {}));
+    ASSIGN_OR_RETURN(on_base, expansion::PadForWindow(
+                                  computation, all, window,
+                                  expansion::Zero(computation, PRED)));
+  }
+  // Parameter 0 of the reducer is the accumulator.
+  const bool acc_first =
+      reduce_window->to_apply()->root_instruction()->operand(0)
+          ->parameter_number() == 0;
+  HloInstruction* acc = computation.AddInstruction(
+      HloInstruction::CreateBroadcast(shape, init, {}));
+  for (const std::vector<int64_t>& tap : expansion::WindowTaps(window)) {
+    HloInstruction* x =
+        expansion::WindowTapSlice(computation, padded, window, tap, positions);
+    HloInstruction* next = computation.AddInstruction(
+        HloInstruction::CreateBinary(shape, op, acc_first ? acc : x,
+                                     acc_first ? x : acc));
+    if (on_base != nullptr) {
+      next = computation.AddInstruction(HloInstruction::CreateSelect(
+          shape,
+          expansion::WindowTapSlice(computation, on_base, window, tap,
+                                    positions),
+          next, acc));
+    }
+    acc = next;
+  }
+  acc->set_metadata(reduce_window->metadata());
+  computation.ReplaceInstruction(reduce_window, acc);
+  return computation.RemoveInstruction(reduce_window);
+}
+
 absl::Status Expand(HloModule& module, HloComputation& computation,
                     HloInstruction* reduce_window) {
+  if (std::optional<HloOpcode> op = ChainOp(*reduce_window)) {
+    return ExpandAsTapChain(computation, reduce_window, *op);
+  }
   const int64_t n = reduce_window->operand_count() / 2;
   const Window window = reduce_window->window();
   const int64_t rank = window.size();

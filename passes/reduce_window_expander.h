@@ -7,6 +7,13 @@
 // pred mask of real taps and a reducer that keeps the accumulator where
 // the mask is false. The taps are combined in the interpreter's row-major
 // order, so the two agree bit for bit.
+//
+// A reduce-window of one input whose reducer is one elementwise op (add,
+// multiply, maximum, minimum, and, or) over at most 32 taps, a pooling,
+// becomes that fold written out instead: init, then the op with each tap's
+// strided slice of the padded base, in the same order (so the same bits),
+// masked where a tap lands in padding or a hole. That is elementwise work,
+// one loop kernel vectorized along the contiguous dimension.
 #ifndef MXLA_PASSES_REDUCE_WINDOW_EXPANDER_H_
 #define MXLA_PASSES_REDUCE_WINDOW_EXPANDER_H_
 

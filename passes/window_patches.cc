@@ -45,6 +45,63 @@ HloInstruction* WindowStarts(HloComputation& computation,
 
 }  // namespace
 
+absl::StatusOr<HloInstruction*> PadForWindow(HloComputation& computation,
+                                             HloInstruction* base,
+                                             const Window& window,
+                                             HloInstruction* pad_value) {
+  bool pads = false;
+  PaddingConfig config;
+  for (const WindowDimension& d : window) {
+    config.push_back({d.padding_low, d.padding_high, d.base_dilation - 1});
+    pads |= d.padding_low != 0 || d.padding_high != 0 || d.base_dilation > 1;
+  }
+  if (!pads) return base;
+  ASSIGN_OR_RETURN(Shape shape,
+                   ShapeInference::InferPadShape(base->shape(),
+                                                 pad_value->shape(), config));
+  auto pad =
+      HloInstruction::CreateGeneric(HloOpcode::kPad, shape, {base, pad_value});
+  pad->set_padding_config(config);
+  return computation.AddInstruction(std::move(pad));
+}
+
+std::vector<std::vector<int64_t>> WindowTaps(const Window& window) {
+  std::vector<std::vector<int64_t>> taps = {{}};
+  for (const WindowDimension& d : window) {
+    std::vector<std::vector<int64_t>> longer;
+    for (const std::vector<int64_t>& tap : taps) {
+      for (int64_t i = 0; i < d.size; ++i) {
+        longer.push_back(tap);
+        longer.back().push_back(i);
+      }
+    }
+    taps = std::move(longer);
+  }
+  return taps;
+}
+
+HloInstruction* WindowTapSlice(HloComputation& computation,
+                               HloInstruction* padded, const Window& window,
+                               absl::Span<const int64_t> tap,
+                               absl::Span<const int64_t> positions) {
+  const int64_t rank = positions.size();
+  std::vector<int64_t> starts(rank), limits(rank), strides(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    const WindowDimension& d = window[i];
+    starts[i] = tap[i] * d.window_dilation;
+    limits[i] = starts[i] + (positions[i] - 1) * d.stride + 1;
+    strides[i] = d.stride;
+  }
+  auto slice = HloInstruction::CreateGeneric(
+      HloOpcode::kSlice,
+      ShapeUtil::MakeShape(padded->shape().element_type(),
+                           std::vector<int64_t>(positions.begin(),
+                                                positions.end())),
+      {padded});
+  slice->set_slice(starts, limits, strides);
+  return computation.AddInstruction(std::move(slice));
+}
+
 bool WindowHasHoles(const Window& window) {
   for (const WindowDimension& d : window) {
     if (d.padding_low > 0 || d.padding_high > 0 || d.base_dilation > 1) {

@@ -6,6 +6,7 @@
 #define MXLA_PASSES_WINDOW_PATCHES_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/hlo_computation.h"
@@ -24,6 +25,26 @@ absl::StatusOr<HloInstruction*> WindowPatches(HloComputation& computation,
                                               int64_t leading,
                                               const Window& window,
                                               HloInstruction* pad_value);
+
+// `base` padded by `window` (one dimension per base dimension): its
+// padding and base dilation as pad's low, high and interior, with
+// `pad_value`; `base` itself where the window pads nothing.
+absl::StatusOr<HloInstruction*> PadForWindow(HloComputation& computation,
+                                             HloInstruction* base,
+                                             const Window& window,
+                                             HloInstruction* pad_value);
+
+// Every tap of `window` as a multi-index, in row-major order.
+std::vector<std::vector<int64_t>> WindowTaps(const Window& window);
+
+// The elements of `padded` (PadForWindow's) that tap `tap` (a multi-index
+// into the window) reads at every window position: a strided slice of
+// `positions` (WindowOutputSize per dimension). Summed or folded over the
+// taps, these are a windowed op as elementwise work.
+HloInstruction* WindowTapSlice(HloComputation& computation,
+                               HloInstruction* padded, const Window& window,
+                               absl::Span<const int64_t> tap,
+                               absl::Span<const int64_t> positions);
 
 // Whether some tap of some window position can land in padding or a hole.
 bool WindowHasHoles(const Window& window);

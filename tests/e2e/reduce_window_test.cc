@@ -1,8 +1,10 @@
 // reduce-window across the layers: the text form, XLA's shape rule and
 // messages, the builder, the evaluator on hand-computed pools (padding and
 // holes skipped, whatever the init value), and the JIT
-// (expand-reduce-windows: one fused reduction kernel) against the
-// interpreter, bit for bit, including variadic reducers.
+// (expand-reduce-windows: one fused reduction kernel, or for a pooling a
+// fold over taps in one loop kernel) against the interpreter, bit for bit,
+// including variadic reducers.
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
@@ -210,6 +212,63 @@ argmax {
                                           body, "\n}\n");
     EXPECT_TRUE(RunAndCompare(text)) << text;
   }
+}
+
+// A pooling (one input, one elementwise op, at most 32 taps) is a fold
+// over its taps in one loop kernel, in the interpreter's order: the same
+// bits on NaN, infinities and signed zeros, whichever operand of the
+// reducer is the accumulator. A larger window keeps the reduction.
+TEST(ReduceWindowTest, PoolsFoldTheirTapsInLoopKernels) {
+  constexpr char kPools[] = R"(HloModule m
+max_swapped {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(b, a)
+}
+ENTRY e {
+  x = f32[2,9,9,16] parameter(0)
+  lo = f32[] constant(-inf)
+  m = f32[2,5,5,16] reduce-window(x, lo), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max_swapped
+  ROOT r = f32[2,5,5,16] sqrt(m)
+})";
+  std::unique_ptr<HloModule> module = ParseHloModule(kPools).value();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> fused,
+                       OptimizeForBackend(*module, {}));
+  int fusions = 0;
+  for (const HloInstruction* instruction :
+       fused->entry_computation()->instructions()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    ++fusions;
+    EXPECT_EQ(instruction->fusion_kind(), FusionKind::kLoop);
+  }
+  EXPECT_EQ(fusions, 1) << fused->ToString();
+  Literal x(ShapeUtil::MakeShape(F32, {2, 9, 9, 16}));
+  absl::Span<float> values = x.data<float>();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float specials[] = {std::nanf(""), -kInf, kInf, -0.0f, 0.0f, -1.5f};
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = i % 7 < 6 ? specials[i % 7] : static_cast<float>(i % 11);
+  }
+  EXPECT_TRUE(RunAndCompare(*module, {&x}));
+  // An init that is not the op's identity (+0 for add: -0 + +0 is +0) is
+  // kept out of the padded taps by a mask: still the interpreter's bits.
+  std::unique_ptr<HloModule> masked = ParseHloModule(absl::StrCat(
+      "HloModule m\n", kReducers,
+      "ENTRY e {\n  x = f32[2,9,9,16] parameter(0)\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[2,5,5,16] reduce-window(x, z), window={size=1x3x3x1 "
+      "stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=add\n}\n")).value();
+  EXPECT_TRUE(RunAndCompare(*masked, {&x}));
+
+  // 6 x 6 taps: more than a chain takes, a reduction instead.
+  std::unique_ptr<HloModule> wide = ParseHloModule(absl::StrCat(
+      "HloModule m\n", kReducers,
+      "ENTRY e {\n  x = f32[12,12] parameter(0)\n  i = f32[] constant(0)\n"
+      "  ROOT r = f32[7,7] reduce-window(x, i), window={size=6x6}, "
+      "to_apply=add\n}\n")).value();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> wide_fused,
+                       OptimizeForBackend(*wide, {}));
+  EXPECT_EQ(wide_fused->entry_computation()->root_instruction()->fusion_kind(),
+            FusionKind::kInput);
 }
 
 }  // namespace
