@@ -28,6 +28,8 @@
 #include "passes/map_inliner.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
+#include "passes/while_loop_invariant_code_motion.h"
+#include "passes/while_loop_simplifier.h"
 
 namespace mxla {
 namespace {
@@ -65,6 +67,9 @@ constexpr PassFactory kPasses[] = {
     {"simplify", &Make<SimplifyPass>},
     {"cse", &Make<CsePass>},
     {"dce", &Make<DcePass>},
+    {"while-loop-invariant-code-motion",
+     &Make<WhileLoopInvariantCodeMotionPass>},
+    {"while-loop-simplifier", &Make<WhileLoopSimplifierPass>},
     {"fusion", &Make<FusionPass>},
     {"row-fusion", &Make<RowFusionPass>},
     {"fusion-planning", &Make<FusionPlanningPass>},

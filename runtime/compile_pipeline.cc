@@ -40,6 +40,8 @@
 #include "passes/topk_expander.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
+#include "passes/while_loop_invariant_code_motion.h"
+#include "passes/while_loop_simplifier.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/compile.h"
@@ -110,8 +112,13 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
     passes->AddPass(std::make_unique<RngExpanderPass>());
     passes->AddPass(std::make_unique<CallInlinerPass>());
     passes->AddPass(std::make_unique<LowerBroadcastsPass>());
-    passes->AddFixedPoint("simplify-cse-dce",
-                          MakePasses<SimplifyPass, CsePass, DcePass>());
+    // Loop passes inside the fixed point, as in XLA's simplification
+    // pipeline: hoisted work simplifies outside, and simplified bodies may
+    // have more to hoist.
+    passes->AddFixedPoint(
+        "simplify-cse-dce",
+        MakePasses<SimplifyPass, CsePass, DcePass,
+                   WhileLoopInvariantCodeMotionPass, WhileLoopSimplifierPass>());
   }
   switch (options.backend) {
     case Backend::kInterpreter:  // evaluates any verified HLO

@@ -179,7 +179,9 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                           "expand-rng-bit-generators", "expand-ragged-dots",
                           "expand-scaled-dots", "expand-dots",
                           "lower-broadcasts", "simplify", "cse", "dce",
-                          "fusion", "row-fusion", "fusion-planning"));
+                          "while-loop-invariant-code-motion",
+                          "while-loop-simplifier", "fusion", "row-fusion",
+                          "fusion-planning"));
   EXPECT_THAT(CreatePass("fuse"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
@@ -198,6 +200,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "lower-broadcasts, "
                                  "simplify, "
                                  "cse, dce, "
+                                 "while-loop-invariant-code-motion, "
+                                 "while-loop-simplifier, "
                                  "fusion, row-fusion, fusion-planning)")));
 }
 

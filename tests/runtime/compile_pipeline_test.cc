@@ -85,7 +85,8 @@ TEST(CompilePipelineTest, DefaultHloPassesLowerAndCleanUp) {
   // nothing, which ends it.
   EXPECT_THAT(passes, ElementsAre("expand-rngs", "inline-calls",
                                   "lower-broadcasts", "simplify", "cse",
-                                  "dce"));
+                                  "dce", "while-loop-invariant-code-motion",
+                                  "while-loop-simplifier"));
   EXPECT_EQ(compiled.program, nullptr);
 }
 
