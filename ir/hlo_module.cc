@@ -251,13 +251,17 @@ absl::StatusOr<std::vector<AliasedLeaf>> ResolveInputOutputAliases(
       return error(
           absl::StrCat(AliasText(alias), ": ", parameter.status().message()));
     }
-    if (!ShapeUtil::SameElementType(output->first, parameter->first) ||
-        !ShapeUtil::SameDimensions(output->first, parameter->first)) {
+    // As in XLA, one buffer holds both: their byte sizes must agree (the
+    // shapes may differ, as through a bitcast).
+    const int64_t output_bytes = ShapeUtil::ByteSizeOf(output->first);
+    const int64_t parameter_bytes = ShapeUtil::ByteSizeOf(parameter->first);
+    if (output_bytes != parameter_bytes) {
       return error(absl::StrCat(
           "output ", IndexText(alias.output_index), " is ",
-          output->first.ToString(), " but parameter ", alias.parameter_number,
-          " ", IndexText(alias.parameter_index), " it aliases is ",
-          parameter->first.ToString()));
+          output->first.ToString(), " (", output_bytes, " bytes) but parameter ",
+          alias.parameter_number, " ", IndexText(alias.parameter_index),
+          " it aliases is ", parameter->first.ToString(), " (",
+          parameter_bytes, " bytes)"));
     }
     AliasedLeaf leaf{output->second,
                      first_leaf[alias.parameter_number] + parameter->second};

@@ -54,7 +54,8 @@ class HloModule;
 // entry: InvalidArgument naming the entry when an output index or a
 // parameter (number or index) does not lead to an array leaf, when an
 // output or a parameter leaf is aliased twice (naming both entries), or
-// when an output's shape differs from its parameter's (naming both).
+// when an output's byte size differs from its parameter's (naming both
+// shapes; as in XLA, shapes of one size may alias, as through a bitcast).
 absl::StatusOr<std::vector<AliasedLeaf>> ResolveInputOutputAliases(
     const HloModule& module);
 

@@ -85,11 +85,12 @@ def test_donation_without_an_alias_changes_nothing():
 def test_bad_aliases_name_both_sides():
     b = mxla.XlaBuilder("bad")
     x = mxla.Parameter(b, 0, np.float32, (4,), "x")
-    mxla.Tuple([x, mxla.ConvertElementType(x, np.int32)])
+    mxla.Tuple([x, mxla.ConvertElementType(x, np.float16)])
     b.set_up_alias((1,), 0)
     with pytest.raises(mxla.Error,
-                       match=r"output \{1\} is s32\[4\] but parameter 0 \{\} "
-                             r"it aliases is f32\[4\]"):
+                       match=r"output \{1\} is f16\[4\] \(8 bytes\) but "
+                             r"parameter 0 \{\} it aliases is f32\[4\] "
+                             r"\(16 bytes\)"):
         b.build()
     b2 = mxla.XlaBuilder("twice")
     y = mxla.Parameter(b2, 0, np.float32, (4,), "y")

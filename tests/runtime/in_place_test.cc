@@ -493,13 +493,14 @@ ENTRY main {
       CompileText(R"(HloModule mismatch, input_output_alias={ {1}: (0, {}) }
 ENTRY main {
   x = f32[4] parameter(0)
-  ROOT t = (f32[4], s32[4]) tuple(x, s32[4] convert(x))
+  ROOT t = (f32[4], f16[4]) tuple(x, f16[4] convert(x))
 })",
                   Backend::kInterpreter)
           .status(),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               AllOf(HasSubstr("output {1} is s32[4]"),
-                     HasSubstr("parameter 0 {} it aliases is f32[4]"))));
+               AllOf(HasSubstr("output {1} is f16[4] (8 bytes)"),
+                     HasSubstr("parameter 0 {} it aliases is f32[4] (16 "
+                               "bytes)"))));
   EXPECT_THAT(
       CompileText(R"(HloModule nowhere, input_output_alias={ {2}: (0, {}) }
 ENTRY main {
