@@ -211,7 +211,23 @@ absl::StatusOr<XlaComputation> XlaBuilder::BuildWithRoot(
                      CallSiteString(location), ": ", dense.message()));
   }
   entry_->set_root_instruction(instructions_[root_handle]);
-  return XlaComputation(module_->Clone());
+  std::unique_ptr<HloModule> module = module_->Clone();
+  absl::Status aliases = ResolveInputOutputAliases(*module).status();
+  if (!aliases.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Build() of builder '", name_, "' at ",
+                     CallSiteString(location), ": ", aliases.message()));
+  }
+  return XlaComputation(std::move(module));
+}
+
+void XlaBuilder::SetUpAlias(std::vector<int64_t> output_index,
+                            int64_t param_number,
+                            std::vector<int64_t> param_index) {
+  std::vector<HloInputOutputAlias> aliases = module_->input_output_aliases();
+  aliases.push_back({std::move(output_index), param_number,
+                     std::move(param_index), /*must_alias=*/false});
+  module_->set_input_output_aliases(std::move(aliases));
 }
 
 }  // namespace mxla

@@ -91,6 +91,14 @@ class XlaBuilder {
   int64_t memory_limit_bytes() const { return memory_limit_bytes_; }
   void set_memory_limit_bytes(int64_t bytes) { memory_limit_bytes_ = bytes; }
 
+  // XLA's SetUpAlias: the built module's result leaf at `output_index` is
+  // written into the buffer of parameter `param_number`'s leaf at
+  // `param_index`, which a caller may donate (runtime/executable.h). Build
+  // checks the aliases against the computation (ResolveInputOutputAliases,
+  // ir/hlo_module.h) and fails with its InvalidArgument.
+  void SetUpAlias(std::vector<int64_t> output_index, int64_t param_number,
+                  std::vector<int64_t> param_index);
+
   // The computation with the last added op (not rolled back) as root, or
   // the first recorded error (with its own code). InvalidArgument if no op
   // was added or the parameter numbers are not 0..n-1. The result is a deep copy: the builder

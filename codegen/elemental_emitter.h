@@ -56,6 +56,13 @@ class ElementalEmitter {
     return parameter_buffers_[number];
   }
 
+  // The run-time starts of dynamic-slice's or dynamic-update-slice's
+  // `window` in `operand`, from the start operands at `first_start` on
+  // (scalars or one vector), each clamped into [0, size - window], as i64.
+  absl::StatusOr<std::vector<llvm::Value*>> WindowStarts(
+      const HloInstruction& instruction, int64_t first_start,
+      const Shape& operand, absl::Span<const int64_t> window);
+
   // Row-major linear index of `index` in `dimensions`.
   static llvm::Value* Linearize(llvm::IRBuilder<>& b,
                                 absl::Span<const int64_t> dimensions,
@@ -69,12 +76,6 @@ class ElementalEmitter {
   using Key = std::pair<const HloInstruction*, IrIndex>;
 
   // The index at which `instruction` reads operand `operand_number`.
-  // The run-time starts of dynamic-slice's or dynamic-update-slice's
-  // `window` in `operand`, from the start operands at `first_start` on
-  // (scalars or one vector), each clamped into [0, size - window], as i64.
-  absl::StatusOr<std::vector<llvm::Value*>> WindowStarts(
-      const HloInstruction& instruction, int64_t first_start,
-      const Shape& operand, absl::Span<const int64_t> window);
   absl::StatusOr<IrIndex> OperandIndex(const HloInstruction& instruction,
                                        int64_t operand_number,
                                        const IrIndex& index);

@@ -28,9 +28,12 @@ std::vector<Shape> OutputShapes(const HloInstruction& fusion) {
 // The internal function that does the work: every buffer is its own
 // `noalias` argument, which is what lets LLVM vectorize without runtime
 // alias checks. The exported kernel unpacks the buffer array and calls it.
-llvm::Function* CreateBodyFunction(llvm::Module& module,
-                                   const std::string& symbol,
-                                   int64_t buffer_count) {
+// `may_alias` (two buffer numbers, or -1) are the operand and output of an
+// in-place dynamic-update-slice, which may be one buffer: neither is
+// `noalias`.
+llvm::Function* CreateBodyFunction(
+    llvm::Module& module, const std::string& symbol, int64_t buffer_count,
+    std::pair<int64_t, int64_t> may_alias = {-1, -1}) {
   llvm::LLVMContext& context = module.getContext();
   llvm::Type* ptr = llvm::PointerType::getUnqual(context);
   llvm::Type* i64 = llvm::Type::getInt64Ty(context);
@@ -42,7 +45,9 @@ llvm::Function* CreateBodyFunction(llvm::Module& module,
   auto* body = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
                                       symbol + ".body", module);
   for (int64_t i = 0; i < buffer_count; ++i) {
-    body->addParamAttr(i, llvm::Attribute::NoAlias);
+    if (i != may_alias.first && i != may_alias.second) {
+      body->addParamAttr(i, llvm::Attribute::NoAlias);
+    }
     body->addParamAttr(i, llvm::Attribute::NoCapture);
   }
   body->addFnAttr(llvm::Attribute::NoUnwind);
@@ -143,6 +148,53 @@ absl::Status EmitLoop(llvm::IRBuilder<>& b, const HloInstruction& root,
   return EmitLinearRangeLoops(b, shape.dimensions(), begin, end, store);
 }
 
+// An in-place dynamic-update-slice (InPlaceFusionOperand, ir/fusion_plan.h):
+// one unit that copies `operand` into `result` unless they are one buffer,
+// then stores the update's elements alone, each under the clamped start.
+// The update reads the operand only at the element it replaces, before it
+// stores it, so the two may be one buffer.
+absl::Status EmitInPlaceDynamicUpdateSlice(
+    llvm::IRBuilder<>& b, const HloInstruction& dus, ElementalEmitter& elements,
+    llvm::Value* operand, llvm::Value* result, llvm::Value* begin,
+    llvm::Value* end, KernelInfo& info) {
+  const Shape& shape = dus.shape();
+  const HloInstruction& update = *dus.operand(1);
+  const PrimitiveType type = shape.element_type();
+  info.units = 1;
+  return EmitForLoop(b, begin, end, "unit", [&](llvm::Value*) -> absl::Status {
+    const int64_t bytes = ShapeUtil::ByteSizeOf(shape);
+    if (bytes > 0) {
+      RETURN_IF_ERROR(
+          EmitIf(b, b.CreateICmpNE(operand, result), [&]() -> absl::Status {
+            b.CreateMemCpy(result, llvm::MaybeAlign(1), operand,
+                           llvm::MaybeAlign(1), b.getInt64(bytes));
+            return absl::OkStatus();
+          }));
+    }
+    if (ShapeUtil::ElementsIn(update.shape()) == 0) return absl::OkStatus();
+    elements.ClearCache();
+    ASSIGN_OR_RETURN(
+        std::vector<llvm::Value*> starts,
+        elements.WindowStarts(dus, 2, shape, update.shape().dimensions()));
+    return EmitLoopNest(
+        b, update.shape().dimensions(),
+        [&](const IrIndex& index) -> absl::Status {
+          elements.ClearCache();
+          ASSIGN_OR_RETURN(llvm::Value * value,
+                           elements.Generate(update, index));
+          IrIndex target(index.size());
+          for (size_t d = 0; d < index.size(); ++d) {
+            target[d] = b.CreateAdd(index[d], starts[d], "", true, true);
+          }
+          StoreElement(
+              b, type, result,
+              ElementalEmitter::Linearize(b, shape.dimensions(), target),
+              value);
+          return absl::OkStatus();
+        });
+  });
+}
+
 // A reduction fusion's body per its ReductionPlan, and the combine kernel
 // of a split one.
 absl::Status EmitReductionKernel(
@@ -195,7 +247,11 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
   std::vector<Shape> outputs = OutputShapes(fusion);
   const int64_t inputs = fusion.operand_count();
   const int64_t buffer_count = inputs + outputs.size() + ScratchBuffers(plan);
-  llvm::Function* body = CreateBodyFunction(module, symbol, buffer_count);
+  const int64_t in_place = InPlaceFusionOperand(fusion);
+  llvm::Function* body = CreateBodyFunction(
+      module, symbol, buffer_count,
+      in_place >= 0 ? std::make_pair(in_place, inputs)
+                    : std::make_pair<int64_t, int64_t>(-1, -1));
   llvm::IRBuilder<> b(
       llvm::BasicBlock::Create(module.getContext(), "entry", body));
   std::vector<llvm::Value*> parameters, results;
@@ -227,6 +283,10 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
     RETURN_IF_ERROR(EmitReductionKernel(b, module, fused, *reduction, elements,
                                         results, scratch, begin, end, options,
                                         inputs, buffer_count, info));
+  } else if (in_place >= 0) {
+    RETURN_IF_ERROR(EmitInPlaceDynamicUpdateSlice(
+        b, *fused.root_instruction(), elements, parameters[in_place],
+        results[0], begin, end, info));
   } else {
     RETURN_IF_ERROR(EmitLoop(b, *fused.root_instruction(),
                              std::get<LoopPlan>(plan.config), elements,
@@ -237,6 +297,7 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
 
   const int64_t bytes = FusionTrafficBytes(fusion);
   info.bytes_per_unit = info.units > 0 ? bytes / info.units : 0;
+  if (in_place >= 0) info.bytes_per_unit = 0;  // one unit, never split
   if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
     // A dot's units compute far more than they move: count a unit's
     // multiply-adds as bytes (about what one streams in their time).

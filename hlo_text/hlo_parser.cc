@@ -109,6 +109,8 @@ class ModuleParser {
   absl::Status ParseHeader();
   absl::Status SkipStackFrameTables();
   absl::Status ParseEntryLayout(const Token& name);
+  absl::Status ParseInputOutputAlias(const Token& name);
+  absl::StatusOr<std::vector<int64_t>> ParseShapeIndex();
   absl::Status ParseComputation();
   // `{ instruction+ }` in place of a called computation's name, as XLA's
   // parser allows; named inline_computation(.N).
@@ -164,6 +166,8 @@ absl::Status ModuleParser::ParseHeader() {
     RETURN_IF_ERROR(cursor_.Expect(TokenKind::kEqual));
     if (attribute.text == "entry_computation_layout") {
       RETURN_IF_ERROR(ParseEntryLayout(attribute));
+    } else if (attribute.text == "input_output_alias") {
+      RETURN_IF_ERROR(ParseInputOutputAlias(attribute));
     } else {
       // Other XLA attributes, dropped; their values may hold any text
       // (frontend_attributes={xla.sdy.meshes={m = #sdy.mesh<[]>}}).
@@ -209,6 +213,57 @@ absl::Status ModuleParser::ParseEntryLayout(const Token& name) {
   ASSIGN_OR_RETURN(layout.result, ParseShapeAt(cursor_));
   RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRBrace));
   entry_layout_ = std::move(layout);
+  return absl::OkStatus();
+}
+
+// `{ 1, 0 }`: a shape index.
+absl::StatusOr<std::vector<int64_t>> ModuleParser::ParseShapeIndex() {
+  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLBrace));
+  std::vector<int64_t> index;
+  if (cursor_.TryConsume(TokenKind::kRBrace)) return index;
+  do {
+    ASSIGN_OR_RETURN(int64_t i,
+                     cursor_.ExpectNonNegativeInt("a shape index element"));
+    index.push_back(i);
+  } while (cursor_.TryConsume(TokenKind::kComma));
+  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRBrace));
+  return index;
+}
+
+// `{ {1}: (0, {}, may-alias), ... }`: XLA's input_output_alias. The kind
+// may be left out (may-alias). The verifier checks the entries against the
+// entry computation.
+absl::Status ModuleParser::ParseInputOutputAlias(const Token& name) {
+  if (!module_->input_output_aliases().empty()) {
+    return TokenCursor::ErrorAt(name,
+                                "duplicate attribute 'input_output_alias'");
+  }
+  RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLBrace));
+  std::vector<HloInputOutputAlias> aliases;
+  while (!cursor_.TryConsume(TokenKind::kRBrace)) {
+    if (!aliases.empty()) RETURN_IF_ERROR(cursor_.Expect(TokenKind::kComma));
+    HloInputOutputAlias alias;
+    ASSIGN_OR_RETURN(alias.output_index, ParseShapeIndex());
+    RETURN_IF_ERROR(cursor_.Expect(TokenKind::kColon));
+    RETURN_IF_ERROR(cursor_.Expect(TokenKind::kLParen));
+    ASSIGN_OR_RETURN(alias.parameter_number,
+                     cursor_.ExpectNonNegativeInt("a parameter number"));
+    RETURN_IF_ERROR(cursor_.Expect(TokenKind::kComma));
+    ASSIGN_OR_RETURN(alias.parameter_index, ParseShapeIndex());
+    if (cursor_.TryConsume(TokenKind::kComma)) {
+      if (cursor_.IsName("may-alias")) {
+        alias.must_alias = false;
+      } else if (cursor_.IsName("must-alias")) {
+        alias.must_alias = true;
+      } else {
+        return cursor_.Expected("'may-alias' or 'must-alias'");
+      }
+      cursor_.Next();
+    }
+    RETURN_IF_ERROR(cursor_.Expect(TokenKind::kRParen));
+    aliases.push_back(std::move(alias));
+  }
+  module_->set_input_output_aliases(std::move(aliases));
   return absl::OkStatus();
 }
 

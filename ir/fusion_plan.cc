@@ -209,4 +209,75 @@ const HloInstruction* RowDot(const HloComputation& computation) {
   return reduced ? dot : nullptr;
 }
 
+namespace {
+
+// Whether every reader of `slice`, up to the root dynamic-update-slice
+// `dus`, applies elementwise at the same index: elementwise ops of the
+// update's dimensions, ending at the update operand of `dus` alone.
+bool ReachesUpdateElementwise(const HloInstruction& slice,
+                              const HloInstruction& dus) {
+  const Shape& update = dus.operand(1)->shape();
+  std::vector<const HloInstruction*> pending = {&slice};
+  absl::flat_hash_set<const HloInstruction*> seen = {&slice};
+  while (!pending.empty()) {
+    const HloInstruction* value = pending.back();
+    pending.pop_back();
+    if (value->users().empty()) return false;  // the root is dus
+    for (const HloInstruction* user : value->users()) {
+      if (user == &dus) {
+        // Only as the update, never as the operand or a start index.
+        for (int64_t i = 0; i < dus.operand_count(); ++i) {
+          if (dus.operand(i) == value && i != 1) return false;
+        }
+        continue;
+      }
+      if (!IsElementwise(user->opcode()) || !user->shape().IsArray() ||
+          user->shape().dimensions() != update.dimensions()) {
+        return false;
+      }
+      if (seen.insert(user).second) pending.push_back(user);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int64_t InPlaceFusionOperand(const HloInstruction& fusion) {
+  if (fusion.opcode() != HloOpcode::kFusion || fusion.to_apply() == nullptr ||
+      fusion.fusion_plan() == nullptr || !fusion.fusion_plan()->is_loop() ||
+      !fusion.shape().IsArray()) {
+    return -1;
+  }
+  const HloInstruction& dus = *fusion.to_apply()->root_instruction();
+  if (dus.opcode() != HloOpcode::kDynamicUpdateSlice ||
+      primitive_util::BitWidth(dus.shape().element_type()) < 8) {
+    return -1;
+  }
+  const HloInstruction& operand = *dus.operand(0);
+  if (operand.opcode() != HloOpcode::kParameter) return -1;
+  const HloInstruction& update = *dus.operand(1);
+  for (const HloInstruction* user : operand.users()) {
+    if (user == &dus) {
+      for (int64_t i = 1; i < dus.operand_count(); ++i) {
+        if (dus.operand(i) == &operand) return -1;
+      }
+      continue;
+    }
+    // A read of the slice the update replaces, element by element.
+    if (user->opcode() != HloOpcode::kDynamicSlice ||
+        user->operand_count() != dus.operand_count() - 1 ||
+        user->operand(0) != &operand ||
+        absl::MakeConstSpan(user->dynamic_slice_sizes()) !=
+            update.shape().dimensions()) {
+      return -1;
+    }
+    for (int64_t i = 1; i < user->operand_count(); ++i) {
+      if (user->operand(i) != dus.operand(i + 1)) return -1;
+    }
+    if (!ReachesUpdateElementwise(*user, dus)) return -1;
+  }
+  return operand.parameter_number();
+}
+
 }  // namespace mxla

@@ -176,6 +176,19 @@ inline constexpr int64_t kMaxRowDotBlockBytes = 256 << 10;
 // (planning decides splits with it, codegen reassociation).
 bool IsPlainBinaryReducer(const HloComputation& reducer, HloOpcode opcode);
 
+// The operand whose buffer a fusion may update in place (XLA's in-place
+// dynamic-update-slice), or -1: a loop fusion whose root is a
+// dynamic-update-slice of one of its parameters P, of an element type of
+// at least a byte, where P has no other readers than dynamic-slices at the
+// same start operands with the update's sizes, whose values reach the
+// update only through elementwise ops of the update's dimensions (so
+// update element i reads only P's element under it). Its kernel
+// (codegen/kernel_emitter.h) copies that operand into the output when
+// their buffers differ, then writes the update's elements alone; buffer
+// assignment (runtime/buffer_assignment.h) gives the output the operand's
+// buffer when the operand is dead afterwards.
+int64_t InPlaceFusionOperand(const HloInstruction& fusion);
+
 }  // namespace mxla
 
 #endif  // MXLA_IR_FUSION_PLAN_H_

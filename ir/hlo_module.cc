@@ -1,11 +1,14 @@
 #include "ir/hlo_module.h"
 
+#include <map>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/hlo_name.h"
 #include "ir/hlo_printer.h"
+#include "ir/shape_util.h"
 
 namespace mxla {
 
@@ -152,7 +155,133 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
   if (entry_ != nullptr) clone->entry_ = copies.at(entry_);
   clone->next_unique_id_ = next_unique_id_;
   clone->form_ = form_;
+  clone->input_output_aliases_ = input_output_aliases_;
   return clone;
+}
+
+namespace {
+
+std::string IndexText(const std::vector<int64_t>& index) {
+  return absl::StrCat("{", absl::StrJoin(index, ","), "}");
+}
+
+// Counts the leaves of `shape`: every non-tuple, as runtime/buffer_leaves.h
+// counts them.
+int64_t ArrayLeaves(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t count = 0;
+  for (const Shape& element : shape.tuple_shapes()) {
+    count += ArrayLeaves(element);
+  }
+  return count;
+}
+
+// The leaf of `shape` at `index` and its depth-first number among
+// `shape`'s leaves; an error text when `index` leads nowhere or to a tuple.
+absl::StatusOr<std::pair<Shape, int64_t>> LeafAt(
+    const Shape& shape, const std::vector<int64_t>& index,
+    const std::string& what) {
+  const Shape* at = &shape;
+  int64_t number = 0;
+  for (int64_t i : index) {
+    if (!at->IsTuple() ||
+        i >= static_cast<int64_t>(at->tuple_shapes().size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " index ", IndexText(index),
+                       " does not lead to an element of ", shape.ToString()));
+    }
+    for (int64_t j = 0; j < i; ++j) {
+      number += ArrayLeaves(at->tuple_shapes(j));
+    }
+    at = &at->tuple_shapes(i);
+  }
+  if (at->IsTuple()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " index ", IndexText(index), " of ", shape.ToString(),
+        " is the tuple ", at->ToString(), ", not an array"));
+  }
+  return std::make_pair(*at, number);
+}
+
+std::string AliasText(const HloInputOutputAlias& alias) {
+  return absl::StrCat(IndexText(alias.output_index), ": (",
+                      alias.parameter_number, ", ",
+                      IndexText(alias.parameter_index), ")");
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<AliasedLeaf>> ResolveInputOutputAliases(
+    const HloModule& module) {
+  std::vector<AliasedLeaf> leaves;
+  const HloComputation* entry = module.entry_computation();
+  if (module.input_output_aliases().empty() || entry == nullptr) {
+    return leaves;
+  }
+  auto error = [&](const std::string& message) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input_output_alias of module '", module.name(), "': ", message));
+  };
+  std::vector<int64_t> first_leaf;  // of each parameter
+  int64_t total = 0;
+  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+    first_leaf.push_back(total);
+    const HloInstruction* parameter = entry->parameter_instruction(i);
+    if (parameter == nullptr) return error(absl::StrCat("no parameter ", i));
+    total += ArrayLeaves(parameter->shape());
+  }
+  const Shape& result = entry->root_instruction()->shape();
+  std::map<int64_t, const HloInputOutputAlias*> by_output, by_argument;
+  for (const HloInputOutputAlias& alias : module.input_output_aliases()) {
+    auto output = LeafAt(result, alias.output_index, "output");
+    if (!output.ok()) {
+      return error(
+          absl::StrCat(AliasText(alias), ": ", output.status().message()));
+    }
+    if (alias.parameter_number >= entry->num_parameters()) {
+      return error(absl::StrCat(
+          AliasText(alias), ": parameter ", alias.parameter_number,
+          " does not exist (the entry has ", entry->num_parameters(), ")"));
+    }
+    const Shape& parameter_shape =
+        entry->parameter_instruction(alias.parameter_number)->shape();
+    auto parameter = LeafAt(parameter_shape, alias.parameter_index,
+                            absl::StrCat("parameter ", alias.parameter_number));
+    if (!parameter.ok()) {
+      return error(
+          absl::StrCat(AliasText(alias), ": ", parameter.status().message()));
+    }
+    // As in XLA, one buffer holds both: their byte sizes must agree (the
+    // shapes may differ, as through a bitcast).
+    const int64_t output_bytes = ShapeUtil::ByteSizeOf(output->first);
+    const int64_t parameter_bytes = ShapeUtil::ByteSizeOf(parameter->first);
+    if (output_bytes != parameter_bytes) {
+      return error(absl::StrCat(
+          "output ", IndexText(alias.output_index), " is ",
+          output->first.ToString(), " (", output_bytes, " bytes) but parameter ",
+          alias.parameter_number, " ", IndexText(alias.parameter_index),
+          " it aliases is ", parameter->first.ToString(), " (",
+          parameter_bytes, " bytes)"));
+    }
+    AliasedLeaf leaf{output->second,
+                     first_leaf[alias.parameter_number] + parameter->second};
+    auto [at_output, new_output] = by_output.emplace(leaf.result_leaf, &alias);
+    if (!new_output) {
+      return error(absl::StrCat(
+          "output ", IndexText(alias.output_index), " is aliased twice: ",
+          AliasText(*at_output->second), " and ", AliasText(alias)));
+    }
+    auto [at_argument, new_argument] =
+        by_argument.emplace(leaf.argument_leaf, &alias);
+    if (!new_argument) {
+      return error(absl::StrCat(
+          "parameter ", alias.parameter_number, " ",
+          IndexText(alias.parameter_index), " is donated twice: ",
+          AliasText(*at_argument->second), " and ", AliasText(alias)));
+    }
+    leaves.push_back(leaf);
+  }
+  return leaves;
 }
 
 std::string HloModule::ToString(const HloPrintOptions& options) const {

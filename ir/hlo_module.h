@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/hlo_clone.h"
 #include "ir/hlo_computation.h"
@@ -24,6 +25,39 @@
 #include "ir/hlo_printer.h"
 
 namespace mxla {
+
+// One entry of XLA's `input_output_alias` module attribute: the result leaf
+// at `output_index` (a path into the entry's result shape; {} for an array
+// result) is written into the buffer of parameter `parameter_number`'s leaf
+// at `parameter_index`, which the caller donates (runtime/executable.h).
+// Printed and parsed as XLA does: `{1}: (0, {}, may-alias)`.
+struct HloInputOutputAlias {
+  std::vector<int64_t> output_index;
+  int64_t parameter_number = 0;
+  std::vector<int64_t> parameter_index;
+  bool must_alias = false;  // "must-alias"; else "may-alias"
+  bool operator==(const HloInputOutputAlias&) const = default;
+};
+
+// An input_output_alias entry as buffer numbers: the result leaf and the
+// argument leaf (over every parameter's array leaves, depth-first, in
+// parameter order: runtime/buffer_leaves.h) it is written into.
+struct AliasedLeaf {
+  int64_t result_leaf = 0;
+  int64_t argument_leaf = 0;
+  bool operator==(const AliasedLeaf&) const = default;
+};
+
+class HloModule;
+
+// The module's input_output_alias as leaf numbers, checked against its
+// entry: InvalidArgument naming the entry when an output index or a
+// parameter (number or index) does not lead to an array leaf, when an
+// output or a parameter leaf is aliased twice (naming both entries), or
+// when an output's byte size differs from its parameter's (naming both
+// shapes; as in XLA, shapes of one size may alias, as through a bitcast).
+absl::StatusOr<std::vector<AliasedLeaf>> ResolveInputOutputAliases(
+    const HloModule& module);
 
 class HloModule {
  public:
@@ -51,6 +85,15 @@ class HloModule {
     if (form > form_) form_ = form;
   }
   void set_entry_computation(HloComputation* entry) { entry_ = entry; }
+
+  // The entry's input/output aliases (XLA's input_output_alias), in the
+  // order given; the verifier checks them (ir/hlo_verifier.h).
+  const std::vector<HloInputOutputAlias>& input_output_aliases() const {
+    return input_output_aliases_;
+  }
+  void set_input_output_aliases(std::vector<HloInputOutputAlias> aliases) {
+    input_output_aliases_ = std::move(aliases);
+  }
 
   // Every computation in dependency order: callees before callers, the
   // entry last.
@@ -100,6 +143,7 @@ class HloModule {
   absl::flat_hash_set<std::string> used_names_;
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
   int64_t next_unique_id_ = 0;
+  std::vector<HloInputOutputAlias> input_output_aliases_;
 };
 
 }  // namespace mxla

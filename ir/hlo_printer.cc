@@ -262,7 +262,21 @@ std::string HloPrinter::ComputationToString(const HloComputation& computation,
 
 std::string HloPrinter::ModuleToString(const HloModule& module,
                                        const HloPrintOptions& options) {
-  std::string text = absl::StrCat("HloModule ", module.name(), "\n");
+  std::string text = absl::StrCat("HloModule ", module.name());
+  if (!module.input_output_aliases().empty()) {
+    // XLA's form: input_output_alias={ {1}: (0, {}, may-alias), ... }
+    std::vector<std::string> entries;
+    for (const HloInputOutputAlias& alias : module.input_output_aliases()) {
+      entries.push_back(
+          absl::StrCat("{", absl::StrJoin(alias.output_index, ","), "}: (",
+                       alias.parameter_number, ", {",
+                       absl::StrJoin(alias.parameter_index, ","), "}, ",
+                       alias.must_alias ? "must-alias" : "may-alias", ")"));
+    }
+    absl::StrAppend(&text, ", input_output_alias={ ",
+                    absl::StrJoin(entries, ", "), " }");
+  }
+  absl::StrAppend(&text, "\n");
   for (const HloComputation* computation : module.MakeComputationPostOrder()) {
     absl::StrAppend(&text, "\n", ComputationToString(*computation, options));
   }

@@ -205,7 +205,7 @@ absl::Status VerifyModule(const HloModule& module, VerifierMode mode) {
   if (mode == HloForm::kFused) {
     RETURN_IF_ERROR(CheckFusedEntry(*module.entry_computation()));
   }
-  return absl::OkStatus();
+  return ResolveInputOutputAliases(module).status();
 }
 
 absl::Status VerifyModule(const HloModule& module) {

@@ -102,6 +102,10 @@ uint64_t FingerprintModule(const HloModule& module) {
   Positions positions(computations);
   size_t hash = absl::HashOf(module.name(), computations.size(),
                              positions.Of(module.entry_computation()));
+  for (const HloInputOutputAlias& alias : module.input_output_aliases()) {
+    hash = absl::HashOf(hash, alias.output_index, alias.parameter_number,
+                        alias.parameter_index, alias.must_alias);
+  }
   for (const HloComputation* computation : computations) {
     const std::vector<HloInstruction*> instructions =
         computation->instructions();
@@ -126,7 +130,10 @@ uint64_t FingerprintModule(const HloModule& module) {
 bool IdenticalModules(const HloModule& a, const HloModule& b) {
   const std::vector<HloComputation*> ca = a.computations();
   const std::vector<HloComputation*> cb = b.computations();
-  if (a.name() != b.name() || ca.size() != cb.size()) return false;
+  if (a.name() != b.name() || ca.size() != cb.size() ||
+      a.input_output_aliases() != b.input_output_aliases()) {
+    return false;
+  }
   Positions pa(ca), pb(cb);
   if (pa.Of(a.entry_computation()) != pb.Of(b.entry_computation())) {
     return false;

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "ir/fusion_plan.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"
@@ -228,19 +229,95 @@ Shape LeafShape(const Leaf& leaf) {
   return shape.IsTuple() ? shape.tuple_shapes(leaf.second) : shape;
 }
 
+// Where a step may write output leaf `output` over operand leaf `operand`:
+// an in-place dynamic-update-slice fusion over its updated operand, a
+// scatter's result over its operand, a while loop's result over its
+// initial state. `operand` must be read nowhere else by the step.
+bool UpdatesInPlace(const HloInstruction& step, const Leaf& operand,
+                    const Leaf& output, const EntryLeaves& values) {
+  if (output.first != &step) return false;
+  // The positions (among every leaf of every operand) holding `operand`.
+  std::vector<int64_t> positions;
+  int64_t position = 0;
+  for (const HloInstruction* value : step.operands()) {
+    for (const Leaf& leaf : values.leaves.at(value)) {
+      if (leaf == operand) positions.push_back(position);
+      ++position;
+    }
+  }
+  if (positions.size() != 1) return false;
+  switch (step.opcode()) {
+    case HloOpcode::kFusion: {
+      // Fusion operands are arrays: one leaf each.
+      const int64_t k = InPlaceFusionOperand(step);
+      return k >= 0 && positions[0] == k && output.second == 0;
+    }
+    case HloOpcode::kScatter:
+      return positions[0] < step.operand_count() / 2 &&
+             output.second == positions[0];
+    case HloOpcode::kWhile:
+      return output.second == positions[0];
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
-absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
+absl::StatusOr<BufferAssignment> AssignBuffers(
+    const HloComputation& entry, absl::Span<const AliasedLeaf> aliases) {
   BufferAssignment assignment;
+  assignment.aliases.assign(aliases.begin(), aliases.end());
   ASSIGN_OR_RETURN(EntryLeaves values, CollectLeaves(entry, assignment));
   const std::vector<Leaf>& root_leaves =
       values.leaves.at(entry.root_instruction());
   const std::map<Leaf, int64_t> in_place = InPlaceResults(root_leaves);
   const std::map<Leaf, int64_t> last_read = LastReads(values);
+  const int64_t step_count = values.fusions.size();
+
+  // Each argument leaf's Leaf, and the aliases both ways.
+  std::vector<Leaf> argument_leaf(assignment.argument_bytes.size());
+  for (const auto& [leaf, slot] : values.slots) {
+    if (slot.kind == BufferSlot::kParameter) argument_leaf[slot.index] = leaf;
+  }
+  std::map<int64_t, int64_t> argument_of_result;  // result leaf -> argument
+  std::vector<bool> overwritten(argument_leaf.size(), false);
+  for (const AliasedLeaf& alias : aliases) {
+    RET_CHECK(
+        alias.result_leaf >= 0 &&
+            alias.result_leaf < static_cast<int64_t>(root_leaves.size()) &&
+            alias.argument_leaf >= 0 &&
+            alias.argument_leaf < static_cast<int64_t>(argument_leaf.size()),
+        "alias out of range");
+    RET_CHECK(argument_of_result.emplace(alias.result_leaf, alias.argument_leaf)
+                  .second,
+              "result leaf aliased twice");
+    // Returning the argument itself leaves its buffer as it is.
+    overwritten[alias.argument_leaf] =
+        root_leaves[alias.result_leaf] != argument_leaf[alias.argument_leaf];
+  }
   ArenaAllocator arena;
+  // An overwritten argument that a result returns is copied aside first.
+  std::map<int64_t, BufferSlot> set_aside;  // argument leaf -> arena copy
+  for (const Leaf& leaf : root_leaves) {
+    if (leaf.first->opcode() != HloOpcode::kParameter) continue;
+    const BufferSlot& slot = values.slots.at(leaf);
+    if (!overwritten[slot.index] || set_aside.count(slot.index)) continue;
+    BufferSlot copy{BufferSlot::kArena, 0, arena.Allocate(slot.bytes),
+                    slot.bytes};
+    set_aside[slot.index] = copy;
+    assignment.copies_before.push_back({slot, copy});
+  }
+  // The last step reading each overwritten argument.
+  std::vector<int64_t> argument_last_read(argument_leaf.size(), -1);
+  for (int64_t a = 0; a < static_cast<int64_t>(argument_leaf.size()); ++a) {
+    if (!overwritten[a]) continue;
+    auto read = last_read.find(argument_leaf[a]);
+    if (read != last_read.end()) argument_last_read[a] = read->second;
+  }
+
   std::multimap<int64_t, Leaf> expiring;  // last read step -> leaf
-  for (int64_t step = 0; step < static_cast<int64_t>(values.fusions.size());
-       ++step) {
+  for (int64_t step = 0; step < step_count; ++step) {
     // Outputs last read before this step are free again.
     while (!expiring.empty() && expiring.begin()->first < step) {
       const BufferSlot& slot = values.slots.at(expiring.begin()->second);
@@ -249,26 +326,68 @@ absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
     }
     const HloInstruction* fusion = values.fusions[step];
     FusionStep fusion_step{fusion, {}};
+    std::vector<Leaf> operand_leaves;
     for (const HloInstruction* operand : fusion->operands()) {
       if (IsSubprogram(*fusion)) {  // every leaf of every operand
         for (const Leaf& leaf : values.leaves.at(operand)) {
           fusion_step.buffers.push_back(values.slots.at(leaf));
+          operand_leaves.push_back(leaf);
         }
         continue;
       }
       RET_CHECK(operand->shape().IsArray(), fusion->ToString());
-      fusion_step.buffers.push_back(
-          values.slots.at(values.leaves.at(operand)[0]));
+      const Leaf& leaf = values.leaves.at(operand)[0];
+      fusion_step.buffers.push_back(values.slots.at(leaf));
+      operand_leaves.push_back(leaf);
     }
     for (const Leaf& leaf : values.leaves.at(fusion)) {
       BufferSlot slot;
       slot.bytes = ShapeUtil::ByteSizeOf(LeafShape(leaf));
-      if (auto it = in_place.find(leaf); it != in_place.end()) {
+      auto result = in_place.find(leaf);
+      auto alias = result == in_place.end()
+                       ? argument_of_result.end()
+                       : argument_of_result.find(result->second);
+      if (alias != argument_of_result.end()) {
+        // Into the argument's buffer, if nothing reads the argument later
+        // (or this step reads it only to update it in place).
+        const int64_t a = alias->second;
+        const int64_t read = argument_last_read[a];
+        if (read < step ||
+            (read == step &&
+             UpdatesInPlace(*fusion, argument_leaf[a], leaf, values))) {
+          slot = {BufferSlot::kParameter, a, 0, slot.bytes};
+        } else {  // kept to the end, then copied in
+          slot.kind = BufferSlot::kArena;
+          slot.offset = arena.Allocate(slot.bytes);
+        }
+      } else if (result != in_place.end()) {
         slot.kind = BufferSlot::kResult;
-        slot.index = it->second;
+        slot.index = result->second;
       } else {
         slot.kind = BufferSlot::kArena;
-        slot.offset = arena.Allocate(slot.bytes);
+        // Over a dead operand's slice when the step updates it in place.
+        bool taken = false;
+        for (const Leaf& operand : operand_leaves) {
+          auto operand_read = last_read.find(operand);
+          const BufferSlot& operand_slot = values.slots.at(operand);
+          if (operand_slot.kind != BufferSlot::kArena ||
+              operand_slot.bytes != slot.bytes ||
+              operand.first->opcode() == HloOpcode::kAfterAll ||
+              operand_read == last_read.end() || operand_read->second != step ||
+              !UpdatesInPlace(*fusion, operand, leaf, values)) {
+            continue;
+          }
+          auto range = expiring.equal_range(step);
+          auto owner = std::find_if(range.first, range.second, [&](auto& e) {
+            return e.second == operand;
+          });
+          if (owner == range.second) continue;  // not an arena temporary
+          expiring.erase(owner);
+          slot.offset = operand_slot.offset;
+          taken = true;
+          break;
+        }
+        if (!taken) slot.offset = arena.Allocate(slot.bytes);
         auto read = last_read.find(leaf);
         expiring.emplace(read == last_read.end() ? step : read->second, leaf);
       }
@@ -279,7 +398,13 @@ absl::StatusOr<BufferAssignment> AssignBuffers(const HloComputation& entry) {
   }
   assignment.arena_bytes = arena.size();
   for (const Leaf& leaf : root_leaves) {
-    assignment.results.push_back(values.slots.at(leaf));
+    BufferSlot slot = values.slots.at(leaf);
+    // A parameter returned as it was (not a value written over it).
+    if (leaf.first->opcode() == HloOpcode::kParameter &&
+        set_aside.count(slot.index)) {
+      slot = set_aside.at(slot.index);
+    }
+    assignment.results.push_back(slot);
   }
   return assignment;
 }

@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/hlo_module.h"
 #include "ir/shape_util.h"
+#include "ir/status_macros.h"
 
 namespace mxla {
 namespace {
@@ -174,8 +176,32 @@ absl::Status CheckSizedBuffers(const HloComputation& entry,
                    [&] { return DescribeResultLeaf(entry, k); });
   });
   if (!status.ok()) return status;
+  // A result buffer that is the argument buffer it aliases (the module's
+  // input_output_alias) donates that argument; nothing else may overlap it.
+  std::vector<int64_t> donated(results.size(), -1);
+  if (entry.parent() != nullptr &&
+      entry.parent()->entry_computation() == &entry) {
+    ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
+                     ResolveInputOutputAliases(*entry.parent()));
+    for (const AliasedLeaf& alias : aliases) {
+      if (results[alias.result_leaf] != arguments[alias.argument_leaf])
+        continue;
+      donated[alias.result_leaf] = alias.argument_leaf;
+      for (size_t b = 0; b < arguments.size(); ++b) {
+        if (static_cast<int64_t>(b) != alias.argument_leaf &&
+            Overlap(arguments[alias.argument_leaf],
+                    argument_sizes[alias.argument_leaf], arguments[b],
+                    argument_sizes[b])) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "donated ", DescribeArgumentLeaf(entry, alias.argument_leaf),
+              " overlaps ", DescribeArgumentLeaf(entry, b)));
+        }
+      }
+    }
+  }
   for (size_t r = 0; r < results.size(); ++r) {
     for (size_t a = 0; a < arguments.size(); ++a) {
+      if (donated[r] == static_cast<int64_t>(a)) continue;
       if (Overlap(results[r], result_sizes[r], arguments[a],
                   argument_sizes[a])) {
         return absl::InvalidArgumentError(

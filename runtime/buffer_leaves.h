@@ -42,8 +42,10 @@ std::string DescribeResultLeaf(const HloComputation& entry, int64_t leaf);
 // Checks caller-provided buffers against `entry` without allocating on
 // success: the counts, every size (exactly ShapeUtil::ByteSizeOf of its
 // leaf), no null pointer for a non-empty leaf, and no result buffer
-// overlapping an argument or another result. InvalidArgument naming the
-// first offending buffer.
+// overlapping an argument or another result, except that a result buffer
+// may be the very argument buffer its module's input_output_alias aliases
+// it to (the argument is donated), which then overlaps no other argument.
+// InvalidArgument naming the first offending buffer.
 absl::Status CheckSizedBuffers(const HloComputation& entry,
                                absl::Span<const void* const> arguments,
                                absl::Span<const int64_t> argument_sizes,

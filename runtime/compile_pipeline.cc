@@ -157,6 +157,25 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
   return passes;
 }
 
+// Every leaf of a loop state of shape `state` aliased to itself.
+std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state) {
+  std::vector<HloInputOutputAlias> aliases;
+  std::vector<int64_t> index;
+  std::function<void(const Shape&)> visit = [&](const Shape& shape) {
+    if (!shape.IsTuple()) {
+      aliases.push_back({index, 0, index, /*must_alias=*/true});
+      return;
+    }
+    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
+      index.push_back(i);
+      visit(shape.tuple_shapes(i));
+      index.pop_back();
+    }
+  };
+  visit(state);
+  return aliases;
+}
+
 // A while loop's condition and body, or a conditional's branches, each
 // compiled on its own with the same options: from the input module's
 // computation of that name when there is one (the passes have not
@@ -178,6 +197,14 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
     HloModule module(absl::StrCat(instruction.parent()->parent()->name(), ".",
                                   computation.name()));
     module.set_entry_computation(module.DeepCopyComputation(*source));
+    if (instruction.opcode() == HloOpcode::kWhile &&
+        &computation == instruction.called_computations().back()) {
+      // The body updates the loop state in place: each result leaf lives
+      // in the parameter leaf it replaces (RunLoop passes one set of
+      // buffers for both).
+      module.set_input_output_aliases(LoopStateAliases(
+          module.entry_computation()->root_instruction()->shape()));
+    }
     ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                      Compile(module, sub_options));
     return std::shared_ptr<const Executable>(std::move(executable));
@@ -305,8 +332,11 @@ absl::StatusOr<std::unique_ptr<CompilePipeline>> CompilePipeline::Create(
       RETURN_IF_ERROR(
           state.Dump("fused.hlo", state.module->ToString({.metadata = true})));
     }
-    ASSIGN_OR_RETURN(state.assignment,
-                     AssignBuffers(*state.module->entry_computation()));
+    ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
+                     ResolveInputOutputAliases(*state.module));
+    ASSIGN_OR_RETURN(
+        state.assignment,
+        AssignBuffers(*state.module->entry_computation(), aliases));
     // Split reductions' scratch, added at link, is at most a few KiB more.
     return JitExecutable::CheckMemoryLimit(
         *state.module, state.assignment,
@@ -460,8 +490,10 @@ absl::StatusOr<std::shared_ptr<const JitExecutable::Program>> LoadJitProgram(
   });
   RETURN_IF_ERROR(fused.status());
   RETURN_IF_ERROR(jit_kernels.status());
+  ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
+                   ResolveInputOutputAliases(**fused));
   ASSIGN_OR_RETURN(BufferAssignment assignment,
-                   AssignBuffers(*(*fused)->entry_computation()));
+                   AssignBuffers(*(*fused)->entry_computation(), aliases));
   ASSIGN_OR_RETURN(
       std::shared_ptr<JitExecutable::Program> program,
       JitExecutable::MakeProgram(

@@ -73,7 +73,18 @@ class Executable {
   // by parameter, a tuple parameter flattened depth-first into its
   // elements; the results likewise from the root's shape. Each buffer has
   // the exact byte size of its leaf's shape; result buffers must not
-  // overlap argument buffers or each other.
+  // overlap argument buffers or each other, with one exception:
+  //
+  // Donation. When the module has an input_output_alias (XLA's; from HLO
+  // text or XlaBuilder::SetUpAlias; ResolveInputOutputAliases(module())
+  // lists it as buffer numbers), passing result buffer r equal to the
+  // argument buffer a it aliases donates that argument: the run writes
+  // result r into it in place (no copy in or out), and afterwards the
+  // buffer holds result r; the argument's old value is gone. A donated
+  // buffer must overlap no other argument. An aliased argument that is not
+  // donated (its result buffer is another one) is left untouched: the run
+  // first copies it into its result buffer and works there. Run (on
+  // literals) never donates: its arguments are const.
   //
   // This form checks only the buffer counts (InvalidArgument). It cannot
   // check sizes, null pointers or overlaps (it has no sizes): a short,

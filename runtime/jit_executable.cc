@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/memory_budget.h"
@@ -172,9 +173,28 @@ void RunStep(const JitExecutable::Program::Step& step,
   if (step.combine != nullptr) step.combine(pointers, 0, 1);
 }
 
+// memcpy, split across the run's threads when it is large.
+void CopyAcrossThreads(void* to, const void* from, int64_t bytes,
+                       ThreadPool& pool, int threads) {
+  constexpr int64_t kBlock = 1 << 16;
+  const int64_t blocks = (bytes + kBlock - 1) / kBlock;
+  const int64_t chunks = std::min<int64_t>(threads, bytes / kMinBytesPerChunk);
+  if (chunks <= 1) {
+    std::memcpy(to, from, bytes);
+    return;
+  }
+  pool.ParallelFor(blocks, chunks, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * kBlock;
+    const int64_t last = std::min(bytes, end * kBlock);
+    std::memcpy(static_cast<char*>(to) + first,
+                static_cast<const char*>(from) + first, last - first);
+  });
+}
+
 // A while loop: the state starts as a copy of the initial leaves in the
-// result's buffers; while the condition holds, the body maps it into
-// temporaries that are copied back (the body reads the state it replaces).
+// result's buffers (none where they are one buffer); while the condition
+// holds, the body updates it in place (its results alias its parameter's
+// leaves: CompileSubprogram gives the body module that input_output_alias).
 absl::Status RunLoop(const JitExecutable::Program::Step& step,
                      const SlotAddresses& where, ThreadPool& pool, int threads,
                      int64_t max_loop_trips,
@@ -185,24 +205,14 @@ absl::Status RunLoop(const JitExecutable::Program::Step& step,
   const size_t n = loop.leaf_bytes.size();
   std::vector<void*> state(n);
   std::vector<const void*> state_in(n);
-  std::vector<int64_t> offsets(n);
-  int64_t total = 0;
   for (size_t i = 0; i < n; ++i) {
     state[i] = where(step.buffers[n + i]);
     state_in[i] = state[i];
     const void* initial = where(step.buffers[i]);
     if (initial != state[i] && loop.leaf_bytes[i] > 0) {
-      std::memcpy(state[i], initial, loop.leaf_bytes[i]);
+      CopyAcrossThreads(state[i], initial, loop.leaf_bytes[i], pool, threads);
     }
-    offsets[i] = total;
-    total += (loop.leaf_bytes[i] + 63) / 64 * 64;
   }
-  // 64-byte aligned temporaries for one body run, reused every iteration.
-  std::vector<uint8_t> storage(total + 64);
-  uint8_t* base = storage.data() +
-                  (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
-  std::vector<void*> next(n);
-  for (size_t i = 0; i < n; ++i) next[i] = base + offsets[i];
   RunOptions options;
   options.thread_pool = &pool;
   options.threads = threads;
@@ -216,12 +226,7 @@ absl::Status RunLoop(const JitExecutable::Program::Step& step,
     if (max_loop_trips >= 0 && trips == max_loop_trips) {
       return LoopTripsExceeded(loop.name, max_loop_trips);
     }
-    RETURN_IF_ERROR(body.RunBuffers(state_in, next, options));
-    for (size_t i = 0; i < n; ++i) {
-      if (loop.leaf_bytes[i] > 0) {
-        std::memcpy(state[i], next[i], loop.leaf_bytes[i]);
-      }
-    }
+    RETURN_IF_ERROR(body.RunBuffers(state_in, state, options));
   }
 }
 
@@ -441,8 +446,9 @@ void CopyResults(const SlotAddresses& where) {
     if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
       continue;
     }
-    if (source.bytes > 0) {
-      std::memcpy(where.results[i], where(source), source.bytes);
+    const void* from = where(source);
+    if (source.bytes > 0 && from != where.results[i]) {
+      std::memcpy(where.results[i], from, source.bytes);
     }
   }
 }
@@ -464,8 +470,26 @@ absl::Status JitExecutable::DoRunBuffers(
     ASSIGN_OR_RETURN(RunScratchPool::Lease lease, scratch_.Take());
     scratch.emplace(std::move(lease));
   }
+  // An aliased argument (input_output_alias, a loop body's state) is
+  // updated in place: when the caller has not donated it (its result
+  // buffer is another), it is copied into the result buffer, which stands
+  // in for it.
+  absl::InlinedVector<const void*, 16> donated;
+  for (const AliasedLeaf& alias : plan.aliases) {
+    void* result = results[alias.result_leaf];
+    const void* argument = arguments[alias.argument_leaf];
+    if (result == argument) continue;
+    if (donated.empty()) donated.assign(arguments.begin(), arguments.end());
+    const int64_t bytes = plan.argument_bytes[alias.argument_leaf];
+    if (bytes > 0) std::memcpy(result, argument, bytes);
+    donated[alias.argument_leaf] = result;
+  }
+  if (!donated.empty()) arguments = donated;
   const SlotAddresses where{plan, arguments, results,
                             scratch ? (*scratch)->arena.get() : nullptr};
+  for (const auto& [from, to] : plan.copies_before) {
+    if (from.bytes > 0) std::memcpy(where(to), where(from), from.bytes);
+  }
   void** pointers = scratch ? (*scratch)->pointers.data() : stack_table;
   for (const Program::Step& step : program_->steps) {
     if (step.subprogram != nullptr) {

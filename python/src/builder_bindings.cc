@@ -44,7 +44,20 @@ void DefineBuilder(py::module_& m) {
                                      : builder.Build(BindingSite()));
           },
           py::arg("root") = py::none(),
-          "The computation with `root` (default: the last op) as its root.");
+          "The computation with `root` (default: the last op) as its root.")
+      .def(
+          "set_up_alias",
+          [](XlaBuilder& builder, std::vector<int64_t> output_index,
+             int64_t param_number, std::vector<int64_t> param_index) {
+            builder.SetUpAlias(std::move(output_index), param_number,
+                               std::move(param_index));
+          },
+          py::arg("output_index"), py::arg("param_number"),
+          py::arg("param_index") = std::vector<int64_t>{},
+          "XLA's SetUpAlias: the result element at `output_index` (a tuple "
+          "path, () for an array result) may be written into parameter "
+          "`param_number`'s buffer, which a call can donate "
+          "(Executable.__call__(..., donate=True)). build() checks it.");
 
   py::class_<PyOp>(m, "XlaOp", "An op of an XlaBuilder.")
       .def_property_readonly(

@@ -3,6 +3,16 @@
 // to the kernels as they are (no copy); others (Fortran order, strides) are
 // copied first. Results are new arrays (a tuple for a tuple root), written
 // in place by the kernels; the GIL is released while they run.
+//
+// Donation: a parameter the computation aliases to a result element
+// (XlaBuilder.set_up_alias, XLA's input_output_alias) is updated in place
+// when the call passes donate=True and the argument is an array of the
+// parameter's dtype and shape, C-contiguous, aligned and writeable: the
+// kernels write that result element into the argument's memory, and the
+// call returns the argument array itself as that element. Afterwards the
+// donated array holds the result, never its old value. An argument that
+// must be copied first (another dtype or layout) is not donated: the copy
+// is. Without donate=True arguments are never written.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -32,9 +42,11 @@ class PyExecutable {
   PyExecutable(std::unique_ptr<Executable> executable,
                ProgramShape program_shape)
       : executable_(std::move(executable)),
-        program_shape_(std::move(program_shape)) {}
+        program_shape_(std::move(program_shape)),
+        aliases_(
+            ValueOrThrow(ResolveInputOutputAliases(executable_->module()))) {}
 
-  py::object Call(const py::args& args) const {
+  py::object Call(const py::args& args, bool donate) const {
     const std::vector<Shape>& parameters = program_shape_.parameters;
     if (args.size() != parameters.size()) {
       ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
@@ -50,10 +62,33 @@ class PyExecutable {
       argument_sizes.push_back(input.nbytes());
       inputs.push_back(std::move(input));
     }
+    // Parameters are arrays here: argument leaf a is parameter a.
+    std::vector<int64_t> donor(CountArrayLeaves(program_shape_.result), -1);
+    if (donate) {
+      for (const AliasedLeaf& alias : aliases_) {
+        py::array& input = inputs[alias.argument_leaf];
+        if (!input.is(args[alias.argument_leaf])) continue;  // a copy
+        if (!input.writeable()) {
+          ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+              "argument ", alias.argument_leaf,
+              " is donated (donate=True) but its array is read-only")));
+        }
+        donor[alias.result_leaf] = alias.argument_leaf;
+      }
+    }
     std::vector<py::array> outputs;
     std::vector<void*> result_data;
     std::vector<int64_t> result_sizes;
+    int64_t leaf_number = 0;
     ForEachArrayLeaf(program_shape_.result, [&](const Shape& leaf) {
+      const int64_t from = donor[leaf_number++];
+      if (from >= 0) {
+        py::array& input = inputs[from];
+        result_data.push_back(input.mutable_data());
+        result_sizes.push_back(input.nbytes());
+        outputs.push_back(input);
+        return;
+      }
       std::vector<py::ssize_t> dims(leaf.dimensions().begin(),
                                     leaf.dimensions().end());
       py::array output(DtypeOf(leaf.element_type()), dims);
@@ -73,6 +108,18 @@ class PyExecutable {
   }
 
   std::string HloText() const { return executable_->module().ToString(); }
+
+  // (output index, parameter number, parameter index) per alias.
+  py::list Aliases() const {
+    py::list list;
+    for (const HloInputOutputAlias& alias :
+         executable_->module().input_output_aliases()) {
+      list.append(py::make_tuple(py::tuple(py::cast(alias.output_index)),
+                                 alias.parameter_number,
+                                 py::tuple(py::cast(alias.parameter_index))));
+    }
+    return list;
+  }
 
  private:
   // Argument `i` as an array the kernels can read: its own buffer when it
@@ -122,6 +169,7 @@ class PyExecutable {
 
   std::shared_ptr<Executable> executable_;
   ProgramShape program_shape_;
+  std::vector<AliasedLeaf> aliases_;
 };
 
 }  // namespace
@@ -129,7 +177,13 @@ class PyExecutable {
 void DefineExecutableBindings(py::module_& m) {
   py::class_<PyExecutable>(m, "Executable",
                            "A compiled computation; call it on arrays.")
-      .def("__call__", &PyExecutable::Call)
+      .def("__call__", &PyExecutable::Call, py::arg("donate") = false,
+           "Runs on the arguments; with donate=True, aliased parameters' "
+           "arrays are updated in place and returned (see input_output_alias).")
+      .def_property_readonly(
+          "input_output_alias", &PyExecutable::Aliases,
+          "The donatable parameters: (output_index, param_number, "
+          "param_index) per alias set up with XlaBuilder.set_up_alias.")
       .def("as_hlo_text", &PyExecutable::HloText,
            "The module the backend runs (for the jit: fused, with plans).");
   m.def(

@@ -3,6 +3,8 @@
 // run (never by that reader), and values returned twice are copied.
 #include "runtime/buffer_assignment.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "tests/testlib/status_matchers.h"
@@ -76,6 +78,97 @@ ENTRY main {
   EXPECT_EQ(assignment.results[1].kind, BufferSlot::kResult);
   EXPECT_EQ(assignment.results[1].index, 0);
   EXPECT_EQ(assignment.results[2].kind, BufferSlot::kParameter);
+}
+
+// exp, then an in-place dynamic-update-slice of it, then a reader: @READ
+// names what `last` reads besides the update.
+constexpr char kUpdateChain[] = R"(HloModule update_chain
+ex {
+  a = f32[256] parameter(0)
+  ROOT e = f32[256] exponential(a)
+}
+dus {
+  b = f32[256] parameter(0)
+  v = f32[4] parameter(1)
+  i = s32[] parameter(2)
+  ROOT u = f32[256] dynamic-update-slice(b, v, i)
+}
+sum {
+  c = f32[256] parameter(0)
+  d = f32[256] parameter(1)
+  ROOT s = f32[256] add(c, d)
+}
+ENTRY main {
+  x = f32[256] parameter(0)
+  y = f32[4] parameter(1)
+  j = s32[] parameter(2)
+  t = f32[256] fusion(x), kind=kLoop, calls=ex, plan={kind=loop, store=plain}
+  u = f32[256] fusion(t, y, j), kind=kLoop, calls=dus, plan={kind=loop, store=plain}
+  ROOT last = f32[256] fusion(u, @READ), kind=kLoop, calls=sum, plan={kind=loop, store=plain}
+})";
+
+TEST(BufferAssignmentTest, AnUpdateTakesOverItsDeadOperandOnly) {
+  for (const bool live : {false, true}) {
+    std::string text = kUpdateChain;
+    text.replace(text.find("@READ"), 5, live ? "t" : "x");
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                         ParseHloModule(text));
+    ASSERT_OK_AND_ASSIGN(BufferAssignment assignment,
+                         AssignBuffers(*module->entry_computation()));
+    ASSERT_EQ(assignment.steps.size(), 3u);
+    const BufferSlot& t = assignment.steps[0].buffers[1];
+    const BufferSlot& u = assignment.steps[1].buffers[3];
+    ASSERT_EQ(t.kind, BufferSlot::kArena);
+    ASSERT_EQ(u.kind, BufferSlot::kArena);
+    // Dead after the update: one buffer. Read afterwards: two.
+    EXPECT_EQ(u.offset == t.offset, !live) << (live ? "live" : "dead");
+    EXPECT_EQ(assignment.arena_bytes, live ? 2 * 1024 : 1024);
+  }
+}
+
+// input_output_alias: the update goes into its donated operand, a value
+// the parameter's readers still need goes to the arena and is copied in at
+// the end, and an overwritten parameter that is also returned is copied
+// aside first.
+TEST(BufferAssignmentTest, AliasedResultsGoIntoTheirParameter) {
+  constexpr char kText[] = R"(HloModule aliased
+dus {
+  b = f32[256] parameter(0)
+  v = f32[4] parameter(1)
+  i = s32[] parameter(2)
+  ROOT u = f32[256] dynamic-update-slice(b, v, i)
+}
+neg {
+  c = f32[4] parameter(0)
+  ROOT n = f32[4] negate(c)
+}
+ENTRY main {
+  x = f32[256] parameter(0)
+  y = f32[4] parameter(1)
+  j = s32[] parameter(2)
+  u = f32[256] fusion(x, y, j), kind=kLoop, calls=dus, plan={kind=loop, store=plain}
+  n = f32[4] fusion(y), kind=kLoop, calls=neg, plan={kind=loop, store=plain}
+  ROOT t = (f32[256], f32[4], f32[4]) tuple(u, n, y)
+})";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kText));
+  // u into x; n into y, which n itself reads (not in place: the arena);
+  // y is returned too, so it is set aside before it is overwritten.
+  ASSERT_OK_AND_ASSIGN(
+      BufferAssignment assignment,
+      AssignBuffers(*module->entry_computation(), {{0, 0}, {1, 1}}));
+  const BufferSlot& u = assignment.steps[0].buffers[3];
+  const BufferSlot& n = assignment.steps[1].buffers[1];
+  EXPECT_EQ(u.kind, BufferSlot::kParameter);
+  EXPECT_EQ(u.index, 0);
+  EXPECT_EQ(n.kind, BufferSlot::kArena);
+  ASSERT_EQ(assignment.copies_before.size(), 1u);
+  EXPECT_EQ(assignment.copies_before[0].first.kind, BufferSlot::kParameter);
+  EXPECT_EQ(assignment.copies_before[0].first.index, 1);
+  EXPECT_EQ(assignment.results[2].kind, BufferSlot::kArena);
+  EXPECT_EQ(assignment.results[2].offset,
+            assignment.copies_before[0].second.offset);
+  EXPECT_NE(n.offset, assignment.results[2].offset);
 }
 
 TEST(BufferAssignmentTest, UnfusedInstructionsAreRejected) {
