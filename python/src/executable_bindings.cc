@@ -17,6 +17,9 @@
 #include "ir/hlo_computation.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/client.h"
+#include "runtime/machine_limits.h"
+#include "runtime/profile.h"
+#include "runtime/thread_pool.h"
 #include "python/src/py_bindings.h"
 #include "python/src/py_status.h"
 #include "python/src/py_types.h"
@@ -34,7 +37,24 @@ class PyExecutable {
       : executable_(std::move(executable)),
         program_shape_(std::move(program_shape)) {}
 
-  py::object Call(const py::args& args) const {
+  py::object Call(const py::args& args) const { return Run(args, {}); }
+
+  // One run with RunOptions::profile: the table (runtime/profile.h).
+  std::string Profile(const py::args& args) const {
+    RunProfile profile;
+    RunOptions options;
+    options.profile = true;
+    options.profile_sink = &profile;
+    Run(args, options);
+    py::gil_scoped_release release;  // the first call measures the machine
+    ThreadPool& pool = ThreadPool::Default();
+    return profile.Format(MachineLimitsFor(pool, pool.threads()));
+  }
+
+  std::string HloText() const { return executable_->module().ToString(); }
+
+ private:
+  py::object Run(const py::args& args, const RunOptions& options) const {
     const std::vector<Shape>& parameters = program_shape_.parameters;
     if (args.size() != parameters.size()) {
       ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
@@ -65,16 +85,14 @@ class PyExecutable {
     {
       py::gil_scoped_release release;
       status = executable_->RunBuffers(argument_data, argument_sizes,
-                                       result_data, result_sizes);
+                                       result_data, result_sizes, options);
     }
     ThrowIfError(status);
     size_t next = 0;
     return Nest(program_shape_.result, outputs, next);
   }
 
-  std::string HloText() const { return executable_->module().ToString(); }
 
- private:
   // Argument `i` as an array the kernels can read: its own buffer when it
   // has the parameter's dtype and shape and is C-contiguous and aligned,
   // else a contiguous copy. A wrong dtype or shape is an mxla.Error.
@@ -130,6 +148,12 @@ void DefineExecutableBindings(py::module_& m) {
   py::class_<PyExecutable>(m, "Executable",
                            "A compiled computation; call it on arrays.")
       .def("__call__", &PyExecutable::Call)
+      .def("profile", &PyExecutable::Profile,
+           "Runs once on the arguments, timing each kernel, and returns the "
+           "profile: each kernel's time, share, calls, GFLOP/s or GB/s "
+           "against the machine's limit, slowest first, with its HLO "
+           "instructions (as `mxla run --profile` prints it). The results "
+           "are dropped.")
       .def("as_hlo_text", &PyExecutable::HloText,
            "The module the backend runs (for the jit: fused, with plans).");
   m.def(

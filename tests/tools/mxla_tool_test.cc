@@ -285,7 +285,7 @@ TEST(MxlaToolTest, EachSubcommandsHelpIsCompleteAndUnknownFlagsFail) {
       {"opt -", {"--passes", "--disable-pass", "--dump-dir", "--time-passes",
                "--emit", "--metadata", "--collapse-fusions"}},
       {"run -", {"--input", "--output", "--backend", "--compare", "--tolerance",
-               "--passes", "--dump-dir"}},
+               "--passes", "--dump-dir", "--profile"}},
       {"demo", {"--example", "--list", "--dump-dir"}},
       {"bench", {"--threads", "--filter", "--runs", "--json",
                  "--streaming-min-bytes"}},
