@@ -133,6 +133,27 @@ std::string FormatMs(int64_t nanoseconds) {
 
 }  // namespace
 
+Rates RateAgainst(const MachineLimits& limits, double flops, double bytes,
+                  double seconds) {
+  Rates rates;
+  if (!(seconds > 0)) return rates;
+  if (flops > 0) rates.flops = absl::StrFormat("%.1f", flops / seconds / 1e9);
+  if (bytes > 0) rates.bytes = absl::StrFormat("%.1f", bytes / seconds / 1e9);
+  const double flop_time = limits.flops_per_second > 0
+                               ? flops / limits.flops_per_second
+                               : 0;
+  const double byte_time = limits.bytes_per_second > 0
+                               ? bytes / limits.bytes_per_second
+                               : 0;
+  // The roofline: the bound is the longer of the two.
+  const double bound = std::max(flop_time, byte_time);
+  if (bound > 0) {
+    rates.limit = absl::StrFormat("%.1f%%", 100 * bound / seconds);
+    rates.compute_bound = flop_time >= byte_time;
+  }
+  return rates;
+}
+
 double StepFlops(const HloInstruction& instruction) {
   if (instruction.opcode() != HloOpcode::kFusion) {
     return InstructionFlops(instruction);
@@ -233,10 +254,10 @@ std::string RunProfile::Format(const MachineLimits& limits,
       runs_, runs_ == 1 ? "" : "s", FormatMs(run_nanoseconds_), threads_,
       threads_ == 1 ? "" : "s", limits.flops_per_second / 1e9,
       limits.bytes_per_second / 1e9, limits.source);
-  absl::StrAppend(&text, absl::StrFormat(
-                             "%12s %7s %8s %14s %7s  %-28s %s\n", "time",
-                             "share", "calls", "rate", "limit", "kernel",
-                             "instructions"));
+  absl::StrAppend(&text, absl::StrFormat("%12s %7s %8s %9s %9s %7s  %-28s %s\n",
+                                         "time", "share", "calls", "GFLOP/s",
+                                         "GB/s", "limit", "kernel",
+                                         "instructions"));
   const std::vector<Row> rows = Rows();
   int64_t shown = 0, rest_nanoseconds = 0, rest_calls = 0;
   for (const Row& row : rows) {
@@ -246,39 +267,23 @@ std::string RunProfile::Format(const MachineLimits& limits,
       continue;
     }
     ++shown;
-    std::string rate = "-", percent = "-";
-    const double seconds = row.nanoseconds / 1e9;
-    if (seconds > 0 && (row.flops > 0 || row.bytes > 0)) {
-      const double flop_time = limits.flops_per_second > 0
-                                   ? row.flops / limits.flops_per_second
-                                   : 0;
-      const double byte_time = limits.bytes_per_second > 0
-                                   ? row.bytes / limits.bytes_per_second
-                                   : 0;
-      const bool compute = row.flops > 0 && flop_time >= byte_time;
-      const double done = (compute ? row.flops : row.bytes) * row.calls;
-      rate = absl::StrFormat("%.1f %s", done / seconds / 1e9,
-                             compute ? "GFLOP/s" : "GB/s");
-      const double limit =
-          compute ? limits.flops_per_second : limits.bytes_per_second;
-      if (limit > 0) {
-        percent = absl::StrFormat("%.1f%%", 100 * done / seconds / limit);
-      }
-    }
+    const Rates rates = RateAgainst(limits, row.flops * row.calls,
+                                    row.bytes * row.calls,
+                                    row.nanoseconds / 1e9);
     absl::StrAppend(
-        &text, absl::StrFormat("%12s %6.1f%% %8d %14s %7s  %-28s %s\n",
+        &text, absl::StrFormat("%12s %6.1f%% %8d %9s %9s %7s  %-28s %s\n",
                                FormatMs(row.nanoseconds),
-                               share(row.nanoseconds), row.calls, rate,
-                               percent,
+                               share(row.nanoseconds), row.calls, rates.flops,
+                               rates.bytes, rates.limit,
                                absl::StrCat(row.name, " [", row.kind, "]"),
                                row.instructions));
   }
   if (shown < static_cast<int64_t>(rows.size())) {
     absl::StrAppend(
         &text,
-        absl::StrFormat("%12s %6.1f%% %8d %14s %7s  %-28s %s\n",
+        absl::StrFormat("%12s %6.1f%% %8d %9s %9s %7s  %-28s %s\n",
                         FormatMs(rest_nanoseconds), share(rest_nanoseconds),
-                        rest_calls, "-", "-",
+                        rest_calls, "-", "-", "-",
                         absl::StrCat("(", rows.size() - shown, " more)"),
                         "the other kernels and runtime steps"));
   }
@@ -288,8 +293,9 @@ std::string RunProfile::Format(const MachineLimits& limits,
   }
   const int64_t outside = std::max<int64_t>(0, total - step_nanoseconds_);
   absl::StrAppend(
-      &text, absl::StrFormat("%12s %6.1f%% %8s %14s %7s  %-28s %s\n",
+      &text, absl::StrFormat("%12s %6.1f%% %8s %9s %9s %7s  %-28s %s\n",
                              FormatMs(outside), share(outside), "-", "-", "-",
+                             "-",
                              "(outside kernels)",
                              "argument checks, result allocation and copies"));
   return text;

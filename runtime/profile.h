@@ -9,14 +9,15 @@
 // read.
 //
 // Each row has the fusion's name, its plan's kind and its instructions
-// (shortened), the FLOPs and bytes one call does, and so GFLOP/s or GB/s
-// against the machine's limit (runtime/machine_limits.h):
+// (shortened), the FLOPs and bytes one call does, and so GFLOP/s, GB/s and
+// a share of the machine's limit (runtime/machine_limits.h):
 //   * FLOPs: a dot 2*m*n*k; a convolution 2 * result elements * window taps
 //     * input features per group; a reduce of products (an expanded dot or
 //     convolution) 2 per reduced element;
 //   * bytes: the kernel's operands and results, each once.
-// A row is rated against the limit that bounds it (the roofline): FLOP/s when
-// its FLOPs take longer at peak than its bytes at full bandwidth, else GB/s.
+// A row shows both rates, and how close it comes to the limit that bounds
+// it (the roofline): the longer of its FLOPs at peak and its bytes at full
+// bandwidth, over its time.
 //
 // A RunProfile is filled by one run at a time (its nested loop runs
 // included); it owns its rows' text, so it outlives the executables.
@@ -118,6 +119,16 @@ class RunProfile {
   int depth_ = 0;
   int threads_ = 0;
 };
+
+// GFLOP/s and GB/s of `flops` and `bytes` done in `seconds` ("-" for none),
+// and the share of the roofline limit reached: the time the longer of the
+// two would take at the machine's limit, over `seconds` ("-" if none).
+struct Rates {
+  std::string flops = "-", bytes = "-", limit = "-";
+  bool compute_bound = false;  // FLOPs bound it
+};
+Rates RateAgainst(const MachineLimits& limits, double flops, double bytes,
+                  double seconds);
 
 // FLOPs and bytes of one call of a step (see the top of this file).
 double StepFlops(const HloInstruction& instruction);

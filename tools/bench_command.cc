@@ -629,7 +629,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
                     "instructions, 16,384 constants, 16,384 broadcasts; "
                     "only run when named); M for XLA's CPU benchmark "
                     "modules of ../shared/real-hlo (compile ms, run ms, "
-                    "GFLOP/s or GB/s against the machine's limit; only run "
+                    "GFLOP/s, GB/s, share of the machine's limit; only run "
                     "when named), M:TEXT for those whose name contains TEXT");
   bench->add_option("--modules-dir", options->modules_dir,
                     "M: the real-HLO directory (SOURCES.md and modules/; "

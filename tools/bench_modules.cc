@@ -80,6 +80,7 @@ struct Probe {
   std::vector<double> run_ms;  // the first run profiled
   double flops = 0, bytes = 0;
   std::vector<std::string> table;  // the first run's profile
+  bool filled = false;               // its arguments are made
 };
 
 void ReadProbeLine(const std::string& line, Probe& probe) {
@@ -97,6 +98,8 @@ void ReadProbeLine(const std::string& line, Probe& probe) {
       (void)absl::SimpleAtod(numbers[0], &probe.flops);
       (void)absl::SimpleAtod(numbers[1], &probe.bytes);
     }
+  } else if (words[0] == "filled") {
+    probe.filled = true;
   } else if (words[0] == "table") {
     probe.table.push_back(rest);
   } else if (words[0] == "skip") {
@@ -177,9 +180,10 @@ Probe RunProbe(const std::string& path, int runs, double budget_seconds,
     probe.status = "stopped";
     probe.reason = absl::StrFormat(
         "over its %.0f s budget %s", budget_seconds,
-        probe.compile_ms < 0      ? "while compiling"
-        : probe.run_ms.empty()    ? "before its first run ended"
-                                  : "");
+        probe.compile_ms < 0   ? "while compiling"
+        : !probe.filled        ? "while making its arguments"
+        : probe.run_ms.empty() ? "before its first run ended"
+                               : "");
   } else if (WIFSIGNALED(wait_status)) {
     probe.status = "error";
     probe.reason = absl::StrCat("the child process died of signal ",
@@ -302,6 +306,7 @@ absl::Status ProbeModule(const std::string& path, int runs,
     FillDeterministic(arguments.back(), state);
   }
   for (const Literal& argument : arguments) pointers.push_back(&argument);
+  Say("filled");
   // The first run is profiled: it counts the FLOPs and bytes (loops
   // included) and warms the memory.
   RunProfile profile;
@@ -364,9 +369,9 @@ absl::Status BenchModules(const ModuleBenchOptions& options,
       pool.threads() == 1 ? "" : "s", options.budget_seconds,
       limits.flops_per_second / 1e9, limits.bytes_per_second / 1e9,
       limits.source);
-  std::cout << absl::StrFormat("  %-48s %10s %10s %5s %16s %7s\n", "module",
-                               "compile ms", "run ms", "runs", "rate",
-                               "limit");
+  std::cout << absl::StrFormat("  %-48s %10s %10s %5s %9s %9s %7s\n",
+                               "module", "compile ms", "run ms", "runs",
+                               "GFLOP/s", "GB/s", "limit");
   for (const BenchmarkModule& module : modules) {
     Probe probe;
     std::error_code error;
@@ -379,7 +384,8 @@ absl::Status BenchModules(const ModuleBenchOptions& options,
     std::string compile = probe.compile_ms >= 0
                               ? absl::StrFormat("%.1f", probe.compile_ms)
                               : "-";
-    std::string run = "-", rate = "-", percent = "-", runs = "-";
+    std::string run = "-", runs = "-";
+    Rates rates;
     double run_ms = 0;
     if (!probe.run_ms.empty()) {
       // The runs after the profiled first one, when there are any.
@@ -387,24 +393,14 @@ absl::Status BenchModules(const ModuleBenchOptions& options,
                                     (probe.run_ms.size() > 1 ? 1 : 0),
                                 probe.run_ms.end());
       run_ms = Median(timed);
-      run = absl::StrFormat("%.2f", run_ms);
+      run = run_ms < 10 ? absl::StrFormat("%.3f", run_ms)
+                        : absl::StrFormat("%.1f", run_ms);
       runs = absl::StrCat(timed.size());
-      const double seconds = run_ms / 1e3;
-      const bool compute =
-          probe.flops > 0 && probe.flops / limits.flops_per_second >=
-                                 probe.bytes / limits.bytes_per_second;
-      const double done = compute ? probe.flops : probe.bytes;
-      if (done > 0 && seconds > 0) {
-        rate = absl::StrFormat("%.1f %s", done / seconds / 1e9,
-                               compute ? "GFLOP/s" : "GB/s");
-        percent = absl::StrFormat(
-            "%.1f%%", 100 * done / seconds /
-                          (compute ? limits.flops_per_second
-                                   : limits.bytes_per_second));
-      }
+      rates = RateAgainst(limits, probe.flops, probe.bytes, run_ms / 1e3);
     }
-    std::cout << absl::StrFormat("  %-48s %10s %10s %5s %16s %7s", module.name,
-                                 compile, run, runs, rate, percent);
+    std::cout << absl::StrFormat("  %-48s %10s %10s %5s %9s %9s %7s",
+                                 module.name, compile, run, runs, rates.flops,
+                                 rates.bytes, rates.limit);
     if (probe.status != "ok") {
       std::cout << "  " << probe.status << ": " << probe.reason;
     }

@@ -9,9 +9,10 @@
 // arguments, result and temporaries do not fit the memory available is
 // skipped with the sizes, before anything is allocated.
 //
-// Per module: compile ms, median run ms, and the whole run's GFLOP/s or GB/s
+// Per module: compile ms, median run ms, and the whole run's GFLOP/s and GB/s
 // (FLOPs and bytes counted by the profiler, runtime/profile.h, over one run,
-// loops included) against the machine's limit (runtime/machine_limits.h).
+// loops included) and their share of the machine's limit
+// (runtime/machine_limits.h).
 #ifndef MXLA_TOOLS_BENCH_MODULES_H_
 #define MXLA_TOOLS_BENCH_MODULES_H_
 

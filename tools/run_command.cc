@@ -592,7 +592,7 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
       ->check(CLI::Range(1, 100000));
   run->add_flag("--profile", options->profile,
                 "Print to stderr where the run's time goes: each kernel's "
-                "time, share, calls, GFLOP/s or GB/s and % of the machine's "
+                "time, share, calls, GFLOP/s, GB/s and share of the machine's "
                 "limit (measured once; MXLA_MACHINE_LIMITS=GFLOPS,GBPS sets "
                 "it), slowest first, with the HLO instructions it holds; "
                 "with --repeat, of one more run after the timed ones");

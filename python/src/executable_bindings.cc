@@ -150,8 +150,8 @@ void DefineExecutableBindings(py::module_& m) {
       .def("__call__", &PyExecutable::Call)
       .def("profile", &PyExecutable::Profile,
            "Runs once on the arguments, timing each kernel, and returns the "
-           "profile: each kernel's time, share, calls, GFLOP/s or GB/s "
-           "against the machine's limit, slowest first, with its HLO "
+           "profile: each kernel's time, share, calls, GFLOP/s, GB/s "
+           "and share of the machine's limit, slowest first, with its HLO "
            "instructions (as `mxla run --profile` prints it). The results "
            "are dropped.")
       .def("as_hlo_text", &PyExecutable::HloText,

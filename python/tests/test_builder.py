@@ -290,5 +290,6 @@ def test_profile_returns_the_kernel_table():
     table = exe.profile(*args)
     assert table.startswith("profile: 1 run, ")
     assert "GFLOP/s" in table and "(outside kernels)" in table
+    assert "[dot]" in table
     assert "tanh" in table
     np.testing.assert_array_equal(exe(*args), np.tanh(np.full((64, 16), 32, np.float32)))

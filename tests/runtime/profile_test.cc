@@ -281,8 +281,26 @@ TEST(ProfileTest, CountsDotAndConvolutionFlops) {
     double counted = 0;
     for (const RunProfile::Row& row : profile.Rows()) counted += row.flops;
     EXPECT_EQ(counted, flops) << executable->module().name();
-    EXPECT_THAT(profile.Format(kLimits), HasSubstr("GFLOP/s"));
   }
+}
+
+// Both rates, and the roofline: the longer of FLOPs at peak and bytes at
+// full bandwidth, over the time.
+TEST(ProfileTest, RatesAgainstTheRoofline) {
+  Rates memory = RateAgainst(kLimits, 2e9, 5e9, 1.0);
+  EXPECT_EQ(memory.flops, "2.0");
+  EXPECT_EQ(memory.bytes, "5.0");
+  EXPECT_EQ(memory.limit, "50.0%");  // 5e9 bytes at 10 GB/s: 0.5 s
+  EXPECT_FALSE(memory.compute_bound);
+  Rates compute = RateAgainst(kLimits, 80e9, 1e9, 2.0);
+  EXPECT_EQ(compute.flops, "40.0");
+  EXPECT_EQ(compute.limit, "40.0%");  // 80e9 FLOPs at 100 GFLOP/s: 0.8 s
+  EXPECT_TRUE(compute.compute_bound);
+  Rates copy = RateAgainst(kLimits, 0, 1e9, 0.5);
+  EXPECT_EQ(copy.flops, "-");
+  EXPECT_EQ(copy.bytes, "2.0");
+  Rates instant = RateAgainst(kLimits, 1e9, 1e9, 0);
+  EXPECT_EQ(instant.limit, "-");
 }
 
 TEST(ProfileTest, MachineLimits) {

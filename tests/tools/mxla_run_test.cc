@@ -24,6 +24,7 @@ using ::mxla::testing::RunMxla;
 using ::mxla::testing::TempPath;
 using ::mxla::testing::ToolResult;
 using ::mxla::testing::WriteTempFile;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
@@ -193,7 +194,10 @@ TEST(MxlaRunTest, ProfilePrintsTheKernelTable) {
               HasSubstr("limits 100.0 GFLOP/s, 10.0 GB/s (MXLA_MACHINE_LIMITS)"));
   EXPECT_THAT(profiled.err, HasSubstr("fusion [loop]"));
   EXPECT_THAT(profiled.err, HasSubstr("relu"));
-  EXPECT_THAT(profiled.err, HasSubstr("GB/s"));
+  // time, share, calls, no FLOPs, GB/s, % of the limit, kernel.
+  EXPECT_THAT(profiled.err,
+              ContainsRegex("ms +[0-9.]+% +1 +- +[0-9.]+ +[0-9.]+% +fusion "
+                            "\\[loop\\]"));
   EXPECT_THAT(profiled.err, HasSubstr("(outside kernels)"));
   ToolResult repeated = RunMxla(
       absl::StrCat("run ", f.hlo, inputs, " --profile --repeat 3"), "", limits);
