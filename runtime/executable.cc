@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iostream>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/host_buffer.h"
+#include "runtime/machine_limits.h"
 #include "runtime/memory_limit.h"
+#include "runtime/profile.h"
 #include "runtime/thread_pool.h"
 
 namespace mxla {
@@ -22,18 +26,41 @@ absl::StatusOr<ThreadPool*> ResolvePool(const RunOptions& options) {
 
 }  // namespace
 
+template <typename Result, typename Fn>
+Result Executable::Profiled(const RunOptions& options, RunContext& context,
+                            Fn run) {
+  std::optional<RunProfile> own;
+  RunProfile* profile = options.profile_sink;
+  if (profile == nullptr) profile = &own.emplace();
+  context.profile = profile;
+  std::optional<Result> result;
+  {
+    RunProfile::RunScope scope(*profile, context.threads);
+    result.emplace(run());
+  }
+  if (own.has_value() && result->ok()) {
+    std::cerr << own->Format(MachineLimitsFor(*context.pool, context.threads));
+  }
+  return *std::move(result);
+}
+
 absl::StatusOr<Literal> Executable::Run(
     absl::Span<const Literal* const> arguments,
     const RunOptions& options) const {
   ASSIGN_OR_RETURN(RunContext threads, ResolveOptions(options));
-  return DoRun(arguments, threads);
+  if (!options.profile) return DoRun(arguments, threads);
+  return Profiled<absl::StatusOr<Literal>>(
+      options, threads, [&] { return DoRun(arguments, threads); });
 }
 
 absl::Status Executable::RunBuffers(absl::Span<const void* const> arguments,
                                     absl::Span<void* const> results,
                                     const RunOptions& options) const {
   ASSIGN_OR_RETURN(RunContext threads, ResolveOptions(options));
-  return DoRunBuffers(arguments, results, threads);
+  if (!options.profile) return DoRunBuffers(arguments, results, threads);
+  return Profiled<absl::Status>(options, threads, [&] {
+    return DoRunBuffers(arguments, results, threads);
+  });
 }
 
 absl::StatusOr<Executable::RunContext> Executable::ResolveOptions(

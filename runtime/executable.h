@@ -19,6 +19,7 @@
 namespace mxla {
 
 class ThreadPool;  // runtime/thread_pool.h
+class RunProfile;  // runtime/profile.h
 
 // How one run uses threads and memory. Results never depend on threads: a
 // kernel computes every element the same way however its range is split,
@@ -50,6 +51,15 @@ struct RunOptions {
   // (ir/host_feed.h), borrowed for the call. Null: an infeed or outfeed
   // fails the run (FailedPrecondition naming it).
   HostFeed* host_feed = nullptr;
+  // Time each kernel of the run (runtime/profile.h). With no
+  // `profile_sink`, the table is printed to stderr when the run ends (the
+  // first profiled run on a thread count measures the machine's limits,
+  // runtime/machine_limits.h); with one, the run's rows are added to it and
+  // nothing is printed. False (the default): no clock is read, and the sink
+  // is ignored.
+  bool profile = false;
+  // Borrowed for the call; one run at a time.
+  RunProfile* profile_sink = nullptr;
 };
 
 class Executable {
@@ -125,6 +135,7 @@ class Executable {
     int64_t memory_limit_bytes;
     int64_t max_loop_trips;  // negative: none
     HostFeed* host_feed;
+    RunProfile* profile = nullptr;  // set when the run is profiled
   };
   // Run and RunBuffers after the options are checked.
   virtual absl::StatusOr<Literal> DoRun(
@@ -137,6 +148,11 @@ class Executable {
 
  private:
   static absl::StatusOr<RunContext> ResolveOptions(const RunOptions& options);
+  // `run` (DoRun or DoRunBuffers on `context`) timed into the options'
+  // profile sink, or into a new profile printed afterwards.
+  template <typename Result, typename Fn>
+  static Result Profiled(const RunOptions& options, RunContext& context,
+                         Fn run);
 
   std::shared_ptr<const HloModule> module_;
 };

@@ -14,6 +14,7 @@
 #include "ir/status_macros.h"
 #include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
+#include "runtime/profile.h"
 #include "runtime/thread_pool.h"
 #include "semantics/scatter_elements.h"
 #include "semantics/select_and_scatter.h"
@@ -80,6 +81,7 @@ JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
       subprogram_step.units = 0;
       subprogram_step.max_chunks = 1;
       subprogram_step.buffers = step.buffers;
+      subprogram_step.instruction = step.fusion;
       program->steps.push_back(std::move(subprogram_step));
       continue;
     }
@@ -93,6 +95,7 @@ JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
     kernel_step.units = info->units;
     kernel_step.max_chunks = KernelMaxChunks(*info);
     kernel_step.buffers = step.buffers;
+    kernel_step.instruction = step.fusion;
     program->steps.push_back(std::move(kernel_step));
     if (info->scratch_bytes > 0) {
       Program::Step& added = program->steps.back();
@@ -126,12 +129,14 @@ absl::Status CheckBufferCounts(const BufferAssignment& plan,
   return absl::OkStatus();
 }
 
-// Where a buffer slot is during one run.
+// Where a buffer slot is during one run (and the run's profile, which a
+// loop's or conditional's computations add to).
 struct SlotAddresses {
   const BufferAssignment& plan;
   absl::Span<const void* const> arguments;
   absl::Span<void* const> results;
   uint8_t* arena;
+  RunProfile* profile = nullptr;
 
   void* operator()(const BufferSlot& slot) const {
     switch (slot.kind) {
@@ -218,6 +223,8 @@ absl::Status RunLoop(const JitExecutable::Program::Step& step,
   options.threads = threads;
   if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
   options.host_feed = host_feed;
+  options.profile = where.profile != nullptr;
+  options.profile_sink = where.profile;
   bool go = false;
   void* go_buffer[] = {&go};
   for (int64_t trips = 0;; ++trips) {
@@ -266,6 +273,8 @@ absl::Status RunConditional(const JitExecutable::Program::Step& step,
   options.threads = threads;
   if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
   options.host_feed = host_feed;
+  options.profile = where.profile != nullptr;
+  options.profile_sink = where.profile;
   return conditional.computations[branch]->RunBuffers(operand, result,
                                                       options);
 }
@@ -486,12 +495,14 @@ absl::Status JitExecutable::DoRunBuffers(
   }
   if (!donated.empty()) arguments = donated;
   const SlotAddresses where{plan, arguments, results,
-                            scratch ? (*scratch)->arena.get() : nullptr};
+                            scratch ? (*scratch)->arena.get() : nullptr,
+                            threads.profile};
   for (const auto& [from, to] : plan.copies_before) {
     if (from.bytes > 0) std::memcpy(where(to), where(from), from.bytes);
   }
   void** pointers = scratch ? (*scratch)->pointers.data() : stack_table;
   for (const Program::Step& step : program_->steps) {
+    const RunProfile::StepScope timed(threads.profile, step.instruction);
     if (step.subprogram != nullptr) {
       const HloOpcode opcode = step.subprogram->opcode;
       const auto run = opcode == HloOpcode::kWhile         ? &RunLoop

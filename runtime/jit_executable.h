@@ -84,6 +84,8 @@ class JitExecutable : public Executable {
       // at this arena offset (-1: none), and the kernel run after all units.
       int64_t scratch_offset = -1;
       KernelFunction combine = nullptr;
+      // The fusion or op this step runs, in `module` (for profiles).
+      const HloInstruction* instruction = nullptr;
     };
     std::shared_ptr<const HloModule> module;  // fused
     std::unique_ptr<JitKernels> kernels;

@@ -3,7 +3,8 @@
 // hand-written -O3 -march=native loop and the machine's STREAM bandwidth,
 // all measured in this one run. Each timed run starts with the last-level
 // cache flushed (128 MiB touched). Also compile latency with its phase split
-// and the per-call overhead of both Run APIs on a tiny graph (W7).
+// and the per-call overhead of both Run APIs on a tiny graph (W7). M runs
+// XLA's CPU benchmark modules whole (tools/bench_modules.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include "runtime/host_buffer.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
+#include "tools/bench_modules.h"
 #include "tools/bench_reference.h"
 #include "tools/bench_workloads.h"
 #include "tools/bench_scaling.h"
@@ -56,6 +58,12 @@ struct BenchOptions {
   // --cache-dir and print the milliseconds (BenchStack's child process).
   std::optional<int64_t> cache_probe_layers;
   std::string cache_dir;
+  // M: XLA's CPU benchmark modules (tools/bench_modules.h).
+  std::string modules_dir;
+  double module_budget = 120;
+  std::string module_probe;  // the child process of one module
+  bool profile = false;        // M: each module's profile
+  int64_t profile_rows = 0;    // the child's
 };
 
 struct Stats {
@@ -472,16 +480,19 @@ absl::Status CheckBenchThreads(const BenchOptions& options) {
   return ThreadPool::DefaultStatus();
 }
 
-// --filter's ids, each a known workload (W1 to W10, G1 to G3), W7, G4 or S.
+// --filter's ids, each a known workload (W1 to W10, G1 to G3), W7, G4, S,
+// M or M:TEXT.
 absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
   std::vector<std::string> filter =
       absl::StrSplit(text, ',', absl::SkipEmpty());
   for (const std::string& id : filter) {
-    bool known = id == "W7" || id == "G4" || id == "S";
+    bool known = id == "W7" || id == "G4" || id == "S" || id == "M" ||
+                 (absl::StartsWith(id, "M:") && id.size() > 2);
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: unknown workload '", id, "' (W1 to W10, G1 to G4, S)"));
+          "--filter: unknown workload '", id,
+          "' (W1 to W10, G1 to G4, S, M, M:TEXT)"));
     }
   }
   return filter;
@@ -540,7 +551,14 @@ absl::Status RunBench(const BenchOptions& options) {
     return absl::InvalidArgumentError("--streaming-min-bytes must be >= 0");
   }
   ASSIGN_OR_RETURN(std::vector<std::string> filter, ParseFilter(options.filter));
+  // Only M and M:TEXT name module benchmarks: alone, they run nothing else.
+  const bool only_modules =
+      !filter.empty() &&
+      std::all_of(filter.begin(), filter.end(), [](const std::string& id) {
+        return id == "M" || absl::StartsWith(id, "M:");
+      });
   auto selected = [&](const std::string& id) {
+    if (only_modules) return false;
     return filter.empty() ||
            std::find(filter.begin(), filter.end(), id) != filter.end();
   };
@@ -555,6 +573,26 @@ absl::Status RunBench(const BenchOptions& options) {
   if (selected("G4")) {
     RETURN_IF_ERROR(BenchDispatch(bench::MakeSmallDot(), "[8,8] @ [8,8]",
                                   report));
+  }
+  // XLA's benchmark modules: only when asked for (minutes).
+  ModuleBenchOptions modules;
+  bool any_module = false;
+  for (const std::string& id : filter) {
+    if (id == "M") any_module = true;
+    if (absl::StartsWith(id, "M:")) {
+      any_module = true;
+      modules.patterns.push_back(id.substr(2));
+    }
+  }
+  if (any_module) {
+    if (std::find(filter.begin(), filter.end(), "M") != filter.end()) {
+      modules.patterns.clear();  // every module
+    }
+    modules.directory = options.modules_dir;
+    modules.runs = options.runs;
+    modules.budget_seconds = options.module_budget;
+    modules.profile_rows = options.profile ? 20 : 0;
+    RETURN_IF_ERROR(BenchModules(modules, report.json));
   }
   // Seconds of LLVM at 100,000 instructions: only when asked for.
   if (std::find(filter.begin(), filter.end(), "S") != filter.end()) {
@@ -589,7 +627,19 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
                     "Comma-separated workload ids: W1..W10, G1 to G3 (GFLOP/s, shown as 'flop'), G4 (an 8x8 dot's per-call time), and S for "
                     "compile-time scaling (chains up to 100,000 "
                     "instructions, 16,384 constants, 16,384 broadcasts; "
-                    "only run when named)");
+                    "only run when named); M for XLA's CPU benchmark "
+                    "modules of ../shared/real-hlo (compile ms, run ms, "
+                    "GFLOP/s, GB/s, share of the machine's limit; only run "
+                    "when named), M:TEXT for those whose name contains TEXT");
+  bench->add_option("--modules-dir", options->modules_dir,
+                    "M: the real-HLO directory (SOURCES.md and modules/; "
+                    "default: the first shared/real-hlo beside the working "
+                    "directory or the mxla binary or a parent of theirs)");
+  bench->add_option("--module-budget", options->module_budget,
+                    "M: seconds per module for its compile, arguments and "
+                    "runs; a module still running then is stopped")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   bench->add_option("--runs", options->runs, "Timed runs per measurement")
       ->capture_default_str();
   bench->add_option("--json", options->json, "Also write the results here");
@@ -604,10 +654,22 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
   bench->add_option("--cache-probe", options->cache_probe_layers)
       ->group("");
   bench->add_option("--cache-dir", options->cache_dir)->group("");
+  // The child process of one M module.
+  bench->add_option("--module-probe", options->module_probe)->group("");
+  bench->add_option("--profile-rows", options->profile_rows)->group("");
+  bench->add_flag("--profile", options->profile,
+                  "M: below each module's line, the profile of its first run "
+                  "(mxla run --profile's table, its 20 slowest rows)");
   return [options, threads] {
     if (options->cache_probe_layers.has_value()) {
       absl::Status status =
           RunCacheProbe(*options->cache_probe_layers, options->cache_dir);
+      return status.ok() ? 0 : ReportError(std::string(status.message()));
+    }
+    if (!options->module_probe.empty()) {
+      absl::Status status =
+          ProbeModule(options->module_probe, options->runs,
+                      options->module_budget, options->profile_rows);
       return status.ok() ? 0 : ReportError(std::string(status.message()));
     }
     if (threads->count() > 0) options->threads = options->threads_flag;

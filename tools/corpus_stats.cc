@@ -245,6 +245,10 @@ std::string WithoutLocation(const std::string& message) {
 
 }  // namespace
 
+void FillDeterministic(Literal& literal, uint64_t& state) {
+  Fill(literal, state);
+}
+
 ModuleOutcome EvaluateModuleFile(const std::string& path,
                                  const CorpusOptions& options) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);

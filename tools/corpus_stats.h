@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/literal.h"
+
 namespace mxla::tools {
 
 // How far a module got, in pipeline order.
@@ -50,6 +52,12 @@ struct ModuleOutcome {
   CorpusStage stage = CorpusStage::kPassed;
   std::string reason;  // empty when passed
 };
+
+// Fills `literal` (an array, a tuple or a token) with deterministic
+// arguments as every module run here gets them: floats in [-1, 1), small
+// integers, alternating booleans; `state` carries the generator from one
+// literal to the next (start it at 1 for the arguments).
+void FillDeterministic(Literal& literal, uint64_t& state);
 
 // One module's outcome.
 ModuleOutcome EvaluateModuleFile(const std::string& path,

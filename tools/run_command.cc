@@ -1,5 +1,5 @@
 // `mxla run FILE.hlo [--input I=PATH.npy ...] [--output PATH.npy|.npz|DIR/]
-//  [--backend=jit|interpreter] [--compare] [--passes=...]`: parse, verify,
+//  [--backend=jit|interpreter] [--compare] [--passes=...] [--profile]`: parse, verify,
 // compile, run on .npy inputs, print the result (HLO literal syntax) or write
 // it as .npy (an array), .npz or a directory of .npy (one per tuple leaf). --compare also runs the interpreter and fails when the two
 // differ by more than the tolerance.
@@ -51,6 +51,7 @@ struct RunOptions {
   std::string cache_dir;
   std::optional<int> repeat;  // runs to time (prints compile and run times)
   bool print_full = false;    // every element, not NumPy's summary
+  bool profile = false;       // print one run's kernel profile to stderr
 };
 
 // One `I=PATH` or `I.J.K=PATH` binding: a parameter and, for a tuple
@@ -451,7 +452,7 @@ absl::StatusOr<RunTimes> TimeRuns(const std::function<absl::Status()>& run,
 absl::StatusOr<Literal> CompileAndRun(
     const HloModule& module, const CompileOptions& options,
     absl::Span<const Literal* const> arguments, FileHostFeed& feed,
-    std::optional<int> repeat = std::nullopt) {
+    std::optional<int> repeat = std::nullopt, bool profile = false) {
   const Clock::time_point compile_start = Clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    Compile(module, options));
@@ -465,6 +466,7 @@ absl::StatusOr<Literal> CompileAndRun(
     return absl::OkStatus();
   };
   if (!repeat.has_value()) {
+    run_options.profile = profile;
     RETURN_IF_ERROR(run());
     return result;
   }
@@ -486,6 +488,11 @@ absl::StatusOr<Literal> CompileAndRun(
           ? absl::StrFormat(" over %d run%s", samples, samples == 1 ? "" : "s")
           : absl::StrFormat(" per call, over %d sample%s of %d calls",
                             samples, samples == 1 ? "" : "s", times.batch));
+  if (profile) {
+    // One more run, warm, profiled.
+    run_options.profile = true;
+    RETURN_IF_ERROR(run());
+  }
   return result;
 }
 
@@ -514,7 +521,7 @@ absl::Status Run(const RunOptions& options) {
   FileHostFeed feed(options.infeeds);
   ASSIGN_OR_RETURN(Literal result,
                    CompileAndRun(**module, compile_options, arguments, feed,
-                                 options.repeat));
+                                 options.repeat, options.profile));
   for (size_t i = 0; i < feed.written().size(); ++i) {
     std::cout << "outfeed " << i << ": " << feed.written()[i].ToString()
               << "\n";
@@ -583,6 +590,12 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
                   "100 us are timed in batches that take 100 us, and the "
                   "times are per call")
       ->check(CLI::Range(1, 100000));
+  run->add_flag("--profile", options->profile,
+                "Print to stderr where the run's time goes: each kernel's "
+                "time, share, calls, GFLOP/s, GB/s and share of the machine's "
+                "limit (measured once; MXLA_MACHINE_LIMITS=GFLOPS,GBPS sets "
+                "it), slowest first, with the HLO instructions it holds; "
+                "with --repeat, of one more run after the timed ones");
   run->add_option("--dump-dir", options->dump_dir,
                   "Write the module after every pass that changes it, "
                   "passes.txt (per-pass timings), and for the jit fused.hlo, "

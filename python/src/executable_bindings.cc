@@ -27,6 +27,9 @@
 #include "ir/hlo_computation.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/client.h"
+#include "runtime/machine_limits.h"
+#include "runtime/profile.h"
+#include "runtime/thread_pool.h"
 #include "python/src/py_bindings.h"
 #include "python/src/py_status.h"
 #include "python/src/py_types.h"
@@ -47,6 +50,38 @@ class PyExecutable {
             ValueOrThrow(ResolveInputOutputAliases(executable_->module()))) {}
 
   py::object Call(const py::args& args, bool donate) const {
+    return Run(args, {}, donate);
+  }
+
+  // One run with RunOptions::profile: the table (runtime/profile.h).
+  std::string Profile(const py::args& args) const {
+    RunProfile profile;
+    RunOptions options;
+    options.profile = true;
+    options.profile_sink = &profile;
+    Run(args, options, /*donate=*/false);
+    py::gil_scoped_release release;  // the first call measures the machine
+    ThreadPool& pool = ThreadPool::Default();
+    return profile.Format(MachineLimitsFor(pool, pool.threads()));
+  }
+
+  std::string HloText() const { return executable_->module().ToString(); }
+
+  // (output index, parameter number, parameter index) per alias.
+  py::list Aliases() const {
+    py::list list;
+    for (const HloInputOutputAlias& alias :
+         executable_->module().input_output_aliases()) {
+      list.append(py::make_tuple(py::tuple(py::cast(alias.output_index)),
+                                 alias.parameter_number,
+                                 py::tuple(py::cast(alias.parameter_index))));
+    }
+    return list;
+  }
+
+ private:
+  py::object Run(const py::args& args, const RunOptions& options,
+                 bool donate) const {
     const std::vector<Shape>& parameters = program_shape_.parameters;
     if (args.size() != parameters.size()) {
       ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
@@ -100,28 +135,13 @@ class PyExecutable {
     {
       py::gil_scoped_release release;
       status = executable_->RunBuffers(argument_data, argument_sizes,
-                                       result_data, result_sizes);
+                                       result_data, result_sizes, options);
     }
     ThrowIfError(status);
     size_t next = 0;
     return Nest(program_shape_.result, outputs, next);
   }
 
-  std::string HloText() const { return executable_->module().ToString(); }
-
-  // (output index, parameter number, parameter index) per alias.
-  py::list Aliases() const {
-    py::list list;
-    for (const HloInputOutputAlias& alias :
-         executable_->module().input_output_aliases()) {
-      list.append(py::make_tuple(py::tuple(py::cast(alias.output_index)),
-                                 alias.parameter_number,
-                                 py::tuple(py::cast(alias.parameter_index))));
-    }
-    return list;
-  }
-
- private:
   // Argument `i` as an array the kernels can read: its own buffer when it
   // has the parameter's dtype and shape and is C-contiguous and aligned,
   // else a contiguous copy. A wrong dtype or shape is an mxla.Error.
@@ -184,6 +204,12 @@ void DefineExecutableBindings(py::module_& m) {
           "input_output_alias", &PyExecutable::Aliases,
           "The donatable parameters: (output_index, param_number, "
           "param_index) per alias set up with XlaBuilder.set_up_alias.")
+      .def("profile", &PyExecutable::Profile,
+           "Runs once on the arguments, timing each kernel, and returns the "
+           "profile: each kernel's time, share, calls, GFLOP/s, GB/s "
+           "and share of the machine's limit, slowest first, with its HLO "
+           "instructions (as `mxla run --profile` prints it). The results "
+           "are dropped.")
       .def("as_hlo_text", &PyExecutable::HloText,
            "The module the backend runs (for the jit: fused, with plans).");
   m.def(

@@ -279,3 +279,17 @@ def test_persistent_cache_across_processes(tmp_path):
     np.testing.assert_allclose(np.array(second.split(), dtype=np.float32).reshape(4, 8),
                                np.tanh(x + v), rtol=1e-6, atol=1e-6)
     assert os.listdir(tmp_path) == [entries[0].name]
+
+
+def test_profile_returns_the_kernel_table():
+    b = mxla.XlaBuilder("profiled")
+    x = mxla.Parameter(b, 0, np.float32, (64, 32), "x")
+    y = mxla.Parameter(b, 1, np.float32, (32, 16), "y")
+    exe = mxla.compile(b.build(mxla.Tanh(mxla.Dot(x, y))))
+    args = (np.ones((64, 32), np.float32), np.ones((32, 16), np.float32))
+    table = exe.profile(*args)
+    assert table.startswith("profile: 1 run, ")
+    assert "GFLOP/s" in table and "(outside kernels)" in table
+    assert "[dot]" in table
+    assert "tanh" in table
+    np.testing.assert_array_equal(exe(*args), np.tanh(np.full((64, 16), 32, np.float32)))

@@ -24,7 +24,9 @@ using ::mxla::testing::RunMxla;
 using ::mxla::testing::TempPath;
 using ::mxla::testing::ToolResult;
 using ::mxla::testing::WriteTempFile;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 std::string NpyFile(const std::string& name, const Literal& literal) {
@@ -172,6 +174,37 @@ TEST(MxlaRunTest, CompareRunsBothBackends) {
       absl::StrCat("run ", f.hlo, inputs, " --backend=interpreter --compare"));
   EXPECT_EQ(interpreter.exit_code, 0) << interpreter.err;
   EXPECT_EQ(interpreter.out, jit.out);
+}
+
+// --profile prints one run's kernel table to stderr and changes nothing
+// on stdout; with --repeat, it profiles one more run after the timed ones.
+TEST(MxlaRunTest, ProfilePrintsTheKernelTable) {
+  Files f;
+  const std::string inputs = absl::StrCat(" -i 0=", f.x, " -i 1=", f.v);
+  const std::string limits = "MXLA_MACHINE_LIMITS=100,10";
+  ToolResult plain = RunMxla(absl::StrCat("run ", f.hlo, inputs), "", limits);
+  ToolResult profiled =
+      RunMxla(absl::StrCat("run ", f.hlo, inputs, " --profile"), "", limits);
+  ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
+  EXPECT_EQ(profiled.out, plain.out);
+  EXPECT_THAT(plain.err, Not(HasSubstr("profile:")));
+  EXPECT_THAT(profiled.err,
+              StartsWith("profile: 1 run, "));
+  EXPECT_THAT(profiled.err,
+              HasSubstr("limits 100.0 GFLOP/s, 10.0 GB/s (MXLA_MACHINE_LIMITS)"));
+  EXPECT_THAT(profiled.err, HasSubstr("fusion [loop]"));
+  EXPECT_THAT(profiled.err, HasSubstr("relu"));
+  // time, share, calls, no FLOPs, GB/s, % of the limit, kernel.
+  EXPECT_THAT(profiled.err,
+              ContainsRegex("ms +[0-9.]+% +1 +- +[0-9.]+ +[0-9.]+% +fusion "
+                            "\\[loop\\]"));
+  EXPECT_THAT(profiled.err, HasSubstr("(outside kernels)"));
+  ToolResult repeated = RunMxla(
+      absl::StrCat("run ", f.hlo, inputs, " --profile --repeat 3"), "", limits);
+  ASSERT_EQ(repeated.exit_code, 0) << repeated.err;
+  EXPECT_EQ(repeated.out, plain.out);
+  EXPECT_THAT(repeated.err, HasSubstr("run median"));
+  EXPECT_THAT(repeated.err, HasSubstr("profile: 1 run, "));
 }
 
 TEST(MxlaRunTest, InputErrors) {

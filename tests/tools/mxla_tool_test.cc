@@ -255,7 +255,7 @@ TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
   EXPECT_THAT(result.out, HasSubstr("W7 small_dispatch (8x8 + 8): RunBuffers"));
   Result unknown = RunMxla("bench --filter W11");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W11' (W1 to W10, G1 to G4, S)"));
+  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W11' (W1 to W10, G1 to G4, S, M, M:TEXT)"));
   // W3 again without streaming stores (an A/B of the store kind).
   Result plain = RunMxla("bench --filter W3 --runs 1 --streaming-min-bytes 0");
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
@@ -285,10 +285,11 @@ TEST(MxlaToolTest, EachSubcommandsHelpIsCompleteAndUnknownFlagsFail) {
       {"opt -", {"--passes", "--disable-pass", "--dump-dir", "--time-passes",
                "--emit", "--metadata", "--collapse-fusions"}},
       {"run -", {"--input", "--output", "--backend", "--compare", "--tolerance",
-               "--passes", "--dump-dir"}},
+               "--passes", "--dump-dir", "--profile"}},
       {"demo", {"--example", "--list", "--dump-dir"}},
       {"bench", {"--threads", "--filter", "--runs", "--json",
-                 "--streaming-min-bytes"}},
+                 "--streaming-min-bytes", "--modules-dir",
+                 "--module-budget"}},
   };
   for (const auto& [command, options] : commands) {
     Result help = RunMxla(std::string(command) + " --help");

@@ -1,0 +1,421 @@
+#include "tools/bench_modules.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "ir/hlo_computation.h"
+#include "ir/memory_budget.h"
+#include "ir/status_macros.h"
+#include "runtime/compile.h"
+#include "runtime/jit_executable.h"
+#include "runtime/machine_limits.h"
+#include "runtime/profile.h"
+#include "runtime/thread_pool.h"
+#include "tools/corpus_stats.h"
+#include "tools/file_util.h"
+
+namespace mxla::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool Matches(const std::string& name, const std::vector<std::string>& patterns) {
+  if (patterns.empty()) return true;
+  for (const std::string& pattern : patterns) {
+    if (absl::StrContains(name, pattern)) return true;
+  }
+  return false;
+}
+
+// Bytes of memory the kernel says are available (MemAvailable), or -1.
+int64_t AvailableMemoryBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return -1;
+}
+
+std::string Gigabytes(int64_t bytes) {
+  return absl::StrFormat("%.2f GB", bytes / 1e9);
+}
+
+// One line of the child's protocol on stdout.
+void Say(const std::string& line) { std::cout << line << "\n" << std::flush; }
+
+// What the child said about one module.
+struct Probe {
+  std::string status = "error";  // ok, skipped, error, stopped
+  std::string reason;
+  double compile_ms = -1;
+  std::vector<double> run_ms;  // the first run profiled
+  double flops = 0, bytes = 0;
+  std::vector<std::string> table;  // the first run's profile
+  bool filled = false;               // its arguments are made
+};
+
+void ReadProbeLine(const std::string& line, Probe& probe) {
+  std::vector<std::string> words =
+      absl::StrSplit(line, absl::MaxSplits(' ', 1));
+  const std::string rest = words.size() > 1 ? words[1] : "";
+  double value = 0;
+  if (words[0] == "compiled" && absl::SimpleAtod(rest, &value)) {
+    probe.compile_ms = value;
+  } else if (words[0] == "ran" && absl::SimpleAtod(rest, &value)) {
+    probe.run_ms.push_back(value);
+  } else if (words[0] == "counted") {
+    std::vector<std::string> numbers = absl::StrSplit(rest, ' ');
+    if (numbers.size() == 2) {
+      (void)absl::SimpleAtod(numbers[0], &probe.flops);
+      (void)absl::SimpleAtod(numbers[1], &probe.bytes);
+    }
+  } else if (words[0] == "filled") {
+    probe.filled = true;
+  } else if (words[0] == "table") {
+    probe.table.push_back(rest);
+  } else if (words[0] == "skip") {
+    probe.status = "skipped";
+    probe.reason = rest;
+  } else if (words[0] == "error") {
+    probe.status = "error";
+    probe.reason = rest;
+  } else if (words[0] == "done") {
+    probe.status = "ok";
+  }
+}
+
+// Runs this binary's `bench --module-probe` on `path`, reading its lines
+// until it ends or `deadline_seconds` pass (then it is killed).
+Probe RunProbe(const std::string& path, int runs, double budget_seconds,
+               int64_t profile_rows) {
+  Probe probe;
+  std::error_code error;
+  const std::string self = fs::read_symlink("/proc/self/exe", error).string();
+  int pipe_fds[2];
+  if (error || pipe(pipe_fds) != 0) {
+    probe.reason = "cannot start a child process";
+    return probe;
+  }
+  const std::string runs_text = std::to_string(runs);
+  const std::string budget_text = absl::StrCat(budget_seconds);
+  const std::string rows_text = absl::StrCat(profile_rows);
+  const pid_t child = fork();
+  if (child == 0) {
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    const char* argv[] = {self.c_str(), "bench", "--module-probe",
+                          path.c_str(), "--runs", runs_text.c_str(),
+                          "--module-budget", budget_text.c_str(),
+                          "--profile-rows", rows_text.c_str(), nullptr};
+    execv(self.c_str(), const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  if (child < 0) {
+    close(pipe_fds[0]);
+    probe.reason = "cannot start a child process";
+    return probe;
+  }
+  // The child keeps to the budget between runs; a compile or a run that
+  // alone takes longer is stopped a little after it.
+  const double deadline = budget_seconds + 5;
+  const Clock::time_point start = Clock::now();
+  std::string pending;
+  bool stopped = false;
+  while (true) {
+    const double left = deadline - SecondsSince(start);
+    if (left <= 0) {
+      stopped = true;
+      break;
+    }
+    pollfd poll_fd{pipe_fds[0], POLLIN, 0};
+    const int ready = poll(&poll_fd, 1, static_cast<int>(left * 1000) + 1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char buffer[4096];
+    const ssize_t got = read(pipe_fds[0], buffer, sizeof(buffer));
+    if (got <= 0) break;  // the child closed its end
+    pending.append(buffer, got);
+    size_t newline;
+    while ((newline = pending.find('\n')) != std::string::npos) {
+      ReadProbeLine(pending.substr(0, newline), probe);
+      pending.erase(0, newline + 1);
+    }
+  }
+  close(pipe_fds[0]);
+  if (stopped) kill(child, SIGKILL);
+  int wait_status = 0;
+  waitpid(child, &wait_status, 0);
+  if (stopped) {
+    probe.status = "stopped";
+    probe.reason = absl::StrFormat(
+        "over its %.0f s budget %s", budget_seconds,
+        probe.compile_ms < 0   ? "while compiling"
+        : !probe.filled        ? "while making its arguments"
+        : probe.run_ms.empty() ? "before its first run ended"
+                               : "");
+  } else if (WIFSIGNALED(wait_status)) {
+    probe.status = "error";
+    probe.reason = absl::StrCat("the child process died of signal ",
+                                WTERMSIG(wait_status), " (",
+                                strsignal(WTERMSIG(wait_status)), ")");
+  } else if (probe.status == "error" && probe.reason.empty()) {
+    probe.reason = absl::StrCat("the child process exited with status ",
+                                WEXITSTATUS(wait_status));
+  }
+  return probe;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<BenchmarkModule>> FindBenchmarkModules(
+    const std::string& directory, const std::vector<std::string>& patterns) {
+  const std::string sources = (fs::path(directory) / "SOURCES.md").string();
+  std::ifstream in(sources);
+  if (!in) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot read ", sources,
+        ": a real-HLO directory holds SOURCES.md and modules/"));
+  }
+  std::vector<BenchmarkModule> modules;
+  std::string line;
+  while (std::getline(in, line)) {
+    // | module | repository | path | commit |
+    std::vector<std::string> cells = absl::StrSplit(line, '|');
+    if (cells.size() < 5) continue;
+    for (std::string& cell : cells) {
+      cell = std::string(absl::StripAsciiWhitespace(cell));
+    }
+    const std::string& file = cells[1];
+    const std::string& origin = cells[3];
+    if (!absl::EndsWith(file, ".hlo") ||
+        !absl::StrContains(origin, kBenchmarkOrigin)) {
+      continue;
+    }
+    BenchmarkModule module{std::string(absl::StripSuffix(file, ".hlo")),
+                           (fs::path(directory) / "modules" / file).string(),
+                           origin};
+    if (Matches(module.name, patterns)) modules.push_back(std::move(module));
+  }
+  if (modules.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        sources, " lists no module from ", kBenchmarkOrigin,
+        patterns.empty() ? ""
+                         : absl::StrCat(" whose name contains '",
+                                        absl::StrJoin(patterns, "' or '"),
+                                        "'")));
+  }
+  return modules;
+}
+
+absl::StatusOr<std::string> FindRealHloDirectory(const std::string& given) {
+  if (!given.empty()) return given;
+  std::error_code error;
+  std::vector<fs::path> starts = {fs::current_path(error)};
+  starts.push_back(fs::read_symlink("/proc/self/exe", error).parent_path());
+  for (fs::path start : starts) {
+    for (fs::path at = start; !at.empty(); at = at.parent_path()) {
+      const fs::path candidate = at / "shared" / "real-hlo";
+      if (fs::exists(candidate / "SOURCES.md", error)) return candidate.string();
+      if (at == at.parent_path()) break;
+    }
+  }
+  return absl::NotFoundError(
+      "no shared/real-hlo beside the working directory or the mxla binary "
+      "or their parents: name the directory with --modules-dir");
+}
+
+absl::Status ProbeModule(const std::string& path, int runs,
+                         double budget_seconds, int64_t profile_rows) {
+  const Clock::time_point start = Clock::now();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);
+  if (!module.ok()) {
+    Say(absl::StrCat("error ", module.status().message()));
+    return absl::OkStatus();
+  }
+  const Clock::time_point compile_start = Clock::now();
+  absl::StatusOr<std::unique_ptr<Executable>> compiled = Compile(**module);
+  if (IsOverMemoryBudget(compiled.status())) {
+    Say(absl::StrCat("skip ", compiled.status().message()));
+    return absl::OkStatus();
+  }
+  if (!compiled.ok()) {
+    Say(absl::StrCat("error ", compiled.status().message()));
+    return absl::OkStatus();
+  }
+  Say(absl::StrCat("compiled ", SecondsSince(compile_start) * 1e3));
+  const Executable& executable = **compiled;
+  const HloComputation& entry = *executable.module().entry_computation();
+  int64_t argument_bytes = 0;
+  for (const HloInstruction* parameter : entry.parameter_instructions()) {
+    argument_bytes += TotalArrayBytes(parameter->shape());
+  }
+  int64_t run_bytes = TotalArrayBytes(entry.root_instruction()->shape());
+  if (const auto* jit = dynamic_cast<const JitExecutable*>(&executable)) {
+    run_bytes += jit->buffers().arena_bytes;
+  }
+  const int64_t available = AvailableMemoryBytes();
+  if (available >= 0 && argument_bytes + run_bytes > available * 9 / 10) {
+    Say(absl::StrCat("skip its arguments (", Gigabytes(argument_bytes),
+                     ") and result and temporaries (", Gigabytes(run_bytes),
+                     ") do not fit the ", Gigabytes(available),
+                     " of memory available"));
+    return absl::OkStatus();
+  }
+  std::vector<Literal> arguments;
+  std::vector<const Literal*> pointers;
+  uint64_t state = 1;
+  // In parameter-number order, which need not be the text's.
+  for (int64_t number = 0; number < entry.num_parameters(); ++number) {
+    arguments.emplace_back(entry.parameter_instruction(number)->shape());
+    FillDeterministic(arguments.back(), state);
+  }
+  for (const Literal& argument : arguments) pointers.push_back(&argument);
+  Say("filled");
+  // The first run is profiled: it counts the FLOPs and bytes (loops
+  // included) and warms the memory.
+  RunProfile profile;
+  RunOptions options;
+  options.profile = true;
+  options.profile_sink = &profile;
+  for (int run = 0; run <= runs; ++run) {
+    const Clock::time_point run_start = Clock::now();
+    absl::StatusOr<Literal> result = executable.Run(pointers, options);
+    if (!result.ok()) {
+      Say(absl::StrCat("error ", result.status().message()));
+      return absl::OkStatus();
+    }
+    Say(absl::StrCat("ran ", SecondsSince(run_start) * 1e3));
+    if (run == 0) {
+      double flops = 0, bytes = 0;
+      for (const RunProfile::Row& row : profile.Rows()) {
+        flops += row.flops * row.calls;
+        bytes += row.bytes * row.calls;
+      }
+      Say(absl::StrCat("counted ", flops, " ", bytes));
+      if (profile_rows > 0) {
+        ThreadPool& pool = ThreadPool::Default();
+        const std::string table = profile.Format(
+            MachineLimitsFor(pool, pool.threads()), profile_rows);
+        for (absl::string_view line :
+             absl::StrSplit(table, '\n', absl::SkipEmpty())) {
+          Say(absl::StrCat("table ", line));
+        }
+      }
+      options.profile = false;
+    }
+    if (SecondsSince(start) > budget_seconds / 2) break;
+  }
+  Say("done");
+  return absl::OkStatus();
+}
+
+absl::Status BenchModules(const ModuleBenchOptions& options,
+                          std::vector<std::string>& json) {
+  ASSIGN_OR_RETURN(std::string directory,
+                   FindRealHloDirectory(options.directory));
+  ASSIGN_OR_RETURN(std::vector<BenchmarkModule> modules,
+                   FindBenchmarkModules(directory, options.patterns));
+  ThreadPool& pool = ThreadPool::Default();
+  const MachineLimits limits = MachineLimitsFor(pool, pool.threads());
+  // The children's profiles rate their kernels against the same limits.
+  setenv("MXLA_MACHINE_LIMITS",
+         absl::StrCat(limits.flops_per_second / 1e9, ",",
+                      limits.bytes_per_second / 1e9)
+             .c_str(),
+         1);
+  std::cout << absl::StrFormat(
+      "XLA's CPU benchmark modules (%s, origin %s): %d module%s, %d "
+      "thread%s, a budget of %.0f s each; limits %.1f GFLOP/s, %.1f GB/s "
+      "(%s); run ms is the median of the runs after the first (profiled) "
+      "one:\n",
+      directory, kBenchmarkOrigin, modules.size(),
+      modules.size() == 1 ? "" : "s", pool.threads(),
+      pool.threads() == 1 ? "" : "s", options.budget_seconds,
+      limits.flops_per_second / 1e9, limits.bytes_per_second / 1e9,
+      limits.source);
+  std::cout << absl::StrFormat("  %-48s %10s %10s %5s %9s %9s %7s\n",
+                               "module", "compile ms", "run ms", "runs",
+                               "GFLOP/s", "GB/s", "limit");
+  for (const BenchmarkModule& module : modules) {
+    Probe probe;
+    std::error_code error;
+    if (!fs::exists(module.path, error)) {
+      probe.reason = absl::StrCat(module.path, " is missing");
+    } else {
+      probe = RunProbe(module.path, options.runs, options.budget_seconds,
+                       options.profile_rows);
+    }
+    std::string compile = probe.compile_ms >= 0
+                              ? absl::StrFormat("%.1f", probe.compile_ms)
+                              : "-";
+    std::string run = "-", runs = "-";
+    Rates rates;
+    double run_ms = 0;
+    if (!probe.run_ms.empty()) {
+      // The runs after the profiled first one, when there are any.
+      std::vector<double> timed(probe.run_ms.begin() +
+                                    (probe.run_ms.size() > 1 ? 1 : 0),
+                                probe.run_ms.end());
+      run_ms = Median(timed);
+      run = run_ms < 10 ? absl::StrFormat("%.3f", run_ms)
+                        : absl::StrFormat("%.1f", run_ms);
+      runs = absl::StrCat(timed.size());
+      rates = RateAgainst(limits, probe.flops, probe.bytes, run_ms / 1e3);
+    }
+    std::cout << absl::StrFormat("  %-48s %10s %10s %5s %9s %9s %7s",
+                                 module.name, compile, run, runs, rates.flops,
+                                 rates.bytes, rates.limit);
+    if (probe.status != "ok") {
+      std::cout << "  " << probe.status << ": " << probe.reason;
+    }
+    std::cout << "\n";
+    for (const std::string& line : probe.table) std::cout << "    " << line << "\n";
+    std::cout << std::flush;
+    json.push_back(absl::StrFormat(
+        R"({"kind":"module","name":"%s","status":"%s","compile_ms":%.3f,)"
+        R"("run_ms":%.4f,"runs":%d,"flops":%.0f,"bytes":%.0f,"reason":"%s"})",
+        module.name, probe.status, probe.compile_ms, run_ms,
+        probe.run_ms.size(), probe.flops, probe.bytes,
+        absl::StrReplaceAll(probe.reason,
+                            {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", " "}})));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace mxla::tools
