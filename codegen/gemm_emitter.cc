@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "codegen/llvm_pipeline.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
@@ -105,6 +106,12 @@ class GemmEmitter {
     llvm::Value* valid;
   };
   TapPosition ConvTap(const IrIndex& row_index, const IrIndex& tap);
+  // One step of the micro-kernel: the nr rhs elements at `rhs_row` times
+  // each row's lhs element, lhs(i), added into the accumulators of rows
+  // [0, rows); with `keep`, row i's only where keep[i] holds.
+  void MultiplyAddStep(llvm::Value* rhs_row, int64_t rows,
+                       absl::FunctionRef<llvm::Value*(int64_t)> lhs,
+                       const std::vector<llvm::Value*>* keep = nullptr);
   // The k loop of a tile whose lhs is a convolution's input, read in
   // place: per tap, per row, a pointer to its run of input features. Taps
   // in padding or holes are skipped, not multiplied by zeros (so an
@@ -821,28 +828,15 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
   auto k_loop = [&](llvm::Value* lhs_panel, int64_t lhs_k_stride,
                     int64_t lhs_row_stride, int64_t rows) -> absl::Status {
     return EmitForLoop(b_, I64(0), kc, "micro_k", [&](llvm::Value* k) {
-      std::vector<llvm::Value*> rhs;
-      llvm::Value* rhs_row = b_.CreateMul(k, I64(tile_.nr));
-      for (int64_t v = 0; v < vectors; ++v) {
-        rhs.push_back(b_.CreateAlignedLoad(
-            vector_type_,
-            At(rhs_panel, b_.CreateAdd(rhs_row, I64(v * tile_.lanes))),
-            llvm::Align(HostVectorBytes())));
-      }
       llvm::Value* lhs_column = b_.CreateMul(k, I64(lhs_k_stride));
-      for (int64_t i = 0; i < rows; ++i) {
-        llvm::Value* a = b_.CreateLoad(
-            element_type_,
-            At(lhs_panel, b_.CreateAdd(lhs_column, I64(i * lhs_row_stride))));
-        llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
-        for (int64_t v = 0; v < vectors; ++v) {
-          llvm::Value* acc = accumulators_[i * vectors + v];
-          llvm::Value* sum = b_.CreateIntrinsic(
-              llvm::Intrinsic::fmuladd, {vector_type_},
-              {splat, rhs[v], b_.CreateLoad(vector_type_, acc)});
-          b_.CreateStore(sum, acc);
-        }
-      }
+      MultiplyAddStep(At(rhs_panel, b_.CreateMul(k, I64(tile_.nr))), rows,
+                      [&](int64_t i) {
+                        return b_.CreateLoad(
+                            element_type_,
+                            At(lhs_panel, b_.CreateAdd(
+                                              lhs_column,
+                                              I64(i * lhs_row_stride))));
+                      });
       return absl::OkStatus();
     }, LoopHints::kKeepAsWritten);
   };
@@ -895,9 +889,32 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
   return absl::OkStatus();
 }
 
+void GemmEmitter::MultiplyAddStep(
+    llvm::Value* rhs_row, int64_t rows,
+    absl::FunctionRef<llvm::Value*(int64_t)> lhs,
+    const std::vector<llvm::Value*>* keep) {
+  const int64_t vectors = tile_.nr / tile_.lanes;
+  std::vector<llvm::Value*> rhs;
+  for (int64_t v = 0; v < vectors; ++v) {
+    rhs.push_back(b_.CreateAlignedLoad(vector_type_,
+                                       At(rhs_row, I64(v * tile_.lanes)),
+                                       llvm::Align(HostVectorBytes())));
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, lhs(i));
+    for (int64_t v = 0; v < vectors; ++v) {
+      llvm::Value* acc = accumulators_[i * vectors + v];
+      llvm::Value* before = b_.CreateLoad(vector_type_, acc);
+      llvm::Value* after = b_.CreateIntrinsic(
+          llvm::Intrinsic::fmuladd, {vector_type_}, {splat, rhs[v], before});
+      if (keep != nullptr) after = b_.CreateSelect((*keep)[i], after, before);
+      b_.CreateStore(after, acc);
+    }
+  }
+}
+
 absl::Status GemmEmitter::ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
                                     llvm::Value* k0, llvm::Value* kc) {
-  const int64_t vectors = tile_.nr / tile_.lanes;
   const int64_t c = conv_->features;
   const int64_t rank = conv_->input_dims.size();
   // Element strides of the input's (row-major) dimensions; features are
@@ -949,27 +966,12 @@ absl::Status GemmEmitter::ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
         b_.CreateMul(b_.CreateSub(b_.CreateMul(t, I64(c)), k0), I64(tile_.nr)));
     auto c_loop = [&](bool masked) {
       return EmitForLoop(b_, I64(0), I64(c), "micro_c", [&](llvm::Value* f) {
-        std::vector<llvm::Value*> rhs;
-        llvm::Value* rhs_row = b_.CreateMul(f, I64(tile_.nr));
-        for (int64_t v = 0; v < vectors; ++v) {
-          rhs.push_back(b_.CreateAlignedLoad(
-              vector_type_,
-              At(rhs_tap, b_.CreateAdd(rhs_row, I64(v * tile_.lanes))),
-              llvm::Align(HostVectorBytes())));
-        }
-        for (int64_t i = 0; i < tile_.mr; ++i) {
-          llvm::Value* a = b_.CreateLoad(element_type_, At(pointers[i], f));
-          llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, a);
-          for (int64_t v = 0; v < vectors; ++v) {
-            llvm::Value* acc = accumulators_[i * vectors + v];
-            llvm::Value* before = b_.CreateLoad(vector_type_, acc);
-            llvm::Value* after = b_.CreateIntrinsic(
-                llvm::Intrinsic::fmuladd, {vector_type_},
-                {splat, rhs[v], before});
-            if (masked) after = b_.CreateSelect(on_input[i], after, before);
-            b_.CreateStore(after, acc);
-          }
-        }
+        MultiplyAddStep(
+            At(rhs_tap, b_.CreateMul(f, I64(tile_.nr))), tile_.mr,
+            [&](int64_t i) {
+              return b_.CreateLoad(element_type_, At(pointers[i], f));
+            },
+            masked ? &on_input : nullptr);
         return absl::OkStatus();
       }, LoopHints::kKeepAsWritten);
     };
