@@ -1,0 +1,157 @@
+// A ResNet-50 bottleneck block as Keras writes it, on NHWC images with HWIO
+// weights: 1x1 conv 256->64, batch norm, ReLU; 3x3 conv 64->64, batch
+// norm, ReLU; 1x1 conv 64->256, batch norm; plus the block's input; ReLU.
+// Each convolution is an implicit matrix product on the dot kernel, with its
+// batch norm (as scale and shift), the residual add and the ReLU applied as
+// its tiles are stored: three dot kernels, each writing its output once (small
+// kernels fold each norm's vectors into a scale and shift first). The
+// program checks that, and the result against a double-precision loop.
+#include <cmath>
+#include <iostream>
+#include <vector>
+
+#include "builder/xla_builder.h"
+#include "runtime/client.h"
+#include "tools/examples/example_util.h"
+
+namespace {
+
+constexpr int64_t kSize = 28, kWide = 256, kNarrow = 64;
+constexpr float kEpsilon = 1e-3f;
+
+// Per feature of a convolution: batch norm's scale, offset, mean, variance.
+struct Norm {
+  std::vector<float> scale, offset, mean, variance;
+};
+
+// A stride-1 NHWC convolution of `in` [kSize, kSize, in_features] with HWIO
+// weights of a square `window`, padded to keep the size, then batch norm and
+// (with `relu`) ReLU, in double.
+std::vector<double> ConvNorm(const std::vector<double>& in,
+                             absl::Span<const float> w, int64_t window,
+                             int64_t in_features, int64_t out_features,
+                             const Norm& norm, bool relu) {
+  const int64_t pad = window / 2;
+  std::vector<double> out(kSize * kSize * out_features);
+  for (int64_t y = 0; y < kSize; ++y) {
+    for (int64_t x = 0; x < kSize; ++x) {
+      for (int64_t o = 0; o < out_features; ++o) {
+        double sum = 0;
+        for (int64_t dy = 0; dy < window; ++dy) {
+          for (int64_t dx = 0; dx < window; ++dx) {
+            const int64_t iy = y + dy - pad, ix = x + dx - pad;
+            if (iy < 0 || iy >= kSize || ix < 0 || ix >= kSize) continue;
+            for (int64_t i = 0; i < in_features; ++i) {
+              sum += in[(iy * kSize + ix) * in_features + i] *
+                     w[((dy * window + dx) * in_features + i) * out_features + o];
+            }
+          }
+        }
+        double value = (sum - norm.mean[o]) /
+                           std::sqrt(double{norm.variance[o]} + kEpsilon) *
+                           norm.scale[o] +
+                       norm.offset[o];
+        out[(y * kSize + x) * out_features + o] =
+            relu ? std::max(value, 0.0) : value;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<float> Floats(const mxla::Literal& literal) {
+  absl::Span<const float> values = literal.data<float>();
+  return std::vector<float>(values.begin(), values.end());
+}
+
+}  // namespace
+
+int main() {
+  using namespace mxla;
+  using examples::OrDie;
+  auto f32 = [](std::vector<int64_t> dims) {
+    return ShapeUtil::MakeShape(F32, dims);
+  };
+  const ConvolutionDimensionNumbers nhwc =
+      OrDie(ParseConvolutionDimLabels("b01f_01io->b01f"));
+  XlaBuilder b("resnet_block");
+  int64_t next_parameter = 0;
+  std::vector<Literal> inputs;
+  // A parameter with deterministic values in [low, low + 2 * scale).
+  auto input = [&](std::vector<int64_t> dims, const char* name, float scale,
+                   float low) {
+    Literal values = examples::Values(f32(dims), scale, next_parameter + 1);
+    for (float& value : values.data<float>()) value += scale + low;
+    inputs.push_back(std::move(values));
+    return Parameter(&b, next_parameter++, f32(dims), name);
+  };
+  XlaOp image = input({1, kSize, kSize, kWide}, "x", 1.0f, -1.0f);
+  // conv -> batch norm (-> ReLU), with parameters for weights and norm.
+  std::vector<Norm> norms;
+  auto conv_norm = [&](XlaOp in, int64_t window, int64_t in_features,
+                       int64_t out_features, const char* name) {
+    const float weight_scale = 1.0f / std::sqrt(float(window * window * in_features));
+    XlaOp w = input({window, window, in_features, out_features}, name,
+                    weight_scale, -weight_scale);
+    const int64_t pad = window / 2;
+    XlaOp conv = ConvGeneralDilated(in, w, {1, 1}, {{pad, pad}, {pad, pad}},
+                                    {}, {}, nhwc);
+    XlaOp scale = input({out_features}, "gamma", 0.25f, 0.75f);
+    XlaOp offset = input({out_features}, "beta", 0.1f, -0.1f);
+    XlaOp mean = input({out_features}, "mean", 0.1f, -0.1f);
+    XlaOp variance = input({out_features}, "variance", 0.5f, 0.5f);
+    const int64_t first = inputs.size() - 4;
+    norms.push_back({Floats(inputs[first]), Floats(inputs[first + 1]),
+                     Floats(inputs[first + 2]), Floats(inputs[first + 3])});
+    return BatchNormInference(conv, scale, offset, mean, variance, kEpsilon,
+                              /*feature_index=*/3);
+  };
+  XlaOp zero = ConstantR0<float>(&b, 0.0f);
+  XlaOp h1 = Max(conv_norm(image, 1, kWide, kNarrow, "w1"), zero);
+  XlaOp h2 = Max(conv_norm(h1, 3, kNarrow, kNarrow, "w2"), zero);
+  XlaOp y = Max(Add(conv_norm(h2, 1, kNarrow, kWide, "w3"), image), zero);
+  std::unique_ptr<Executable> executable = OrDie(Compile(OrDie(b.Build(y))));
+  std::cout << "kernels:\n";
+  examples::PrintKernels(*executable);
+  // One dot kernel per convolution; the other kernels only fold each batch
+  // norm's four vectors into a per-feature scale and shift.
+  int64_t dot_kernels = 0;
+  for (const HloInstruction* instruction :
+       executable->module().entry_computation()->instructions()) {
+    if (instruction->opcode() != HloOpcode::kFusion) continue;
+    if (instruction->fusion_plan()->is_dot()) {
+      ++dot_kernels;
+    } else if (ShapeUtil::ElementsIn(instruction->shape()) > kWide) {
+      std::cerr << "kernel " << instruction->name()
+                << " writes a full-size output outside the convolutions\n";
+      return 1;
+    }
+  }
+  if (dot_kernels != 3) {
+    std::cerr << "expected one dot kernel per convolution, got "
+              << dot_kernels << "\n";
+    return 1;
+  }
+
+  std::vector<const Literal*> arguments;
+  for (const Literal& literal : inputs) arguments.push_back(&literal);
+  Literal out = OrDie(executable->Run(arguments));
+  std::cout << "y[0, 0, 0, :4] =";
+  for (int64_t j = 0; j < 4; ++j) std::cout << " " << out.data<float>()[j];
+  std::cout << "\n";
+
+  // Parameters: x, then per conv its weights and four norm vectors.
+  const std::vector<float> xs = Floats(inputs[0]);
+  const std::vector<double> x(xs.begin(), xs.end());
+  std::vector<double> r1 =
+      ConvNorm(x, inputs[1].data<float>(), 1, kWide, kNarrow, norms[0], true);
+  std::vector<double> r2 =
+      ConvNorm(r1, inputs[6].data<float>(), 3, kNarrow, kNarrow, norms[1], true);
+  std::vector<double> r3 =
+      ConvNorm(r2, inputs[11].data<float>(), 1, kNarrow, kWide, norms[2], false);
+  std::vector<float> expected(r3.size());
+  for (size_t i = 0; i < r3.size(); ++i) {
+    expected[i] = static_cast<float>(std::max(r3[i] + x[i], 0.0));
+  }
+  return examples::Matches(out, expected, 1e-4f, 1e-4f) ? 0 : 1;
+}
