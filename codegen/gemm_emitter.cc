@@ -58,6 +58,9 @@ class GemmEmitter {
         root_(*fused.root_instruction()),
         dot_(dot),
         conv_(AsConvProduct(dot)),
+        conv_input_(conv_ && IsConvolutionInputPad(*dot.operand(0), dot)
+                        ? dot.operand(0)->operand(0)
+                        : dot.operand(0)),
         epilogue_(!plan.rows && &root_ != &dot),
         plan_(plan),
         options_(options),
@@ -99,11 +102,14 @@ class GemmEmitter {
   // A convolution's output position (batch, position...) of `row`.
   IrIndex ConvRowIndex(llvm::Value* row);
   // Where a row's window tap starts reading the input: per spatial
-  // dimension its position in the input, and whether it lands on an
-  // element (not in padding or a base-dilation hole).
+  // dimension its position in conv_input_; whether it lands on an element
+  // of the convolution's operand (not in the window's padding or a
+  // base-dilation hole), and whether that element is one of conv_input_'s
+  // (not in an input pad's zeros).
   struct TapPosition {
     std::vector<llvm::Value*> positions;
     llvm::Value* valid;
+    llvm::Value* on_input;
   };
   TapPosition ConvTap(const IrIndex& row_index, const IrIndex& tap);
   // One step of the micro-kernel: the nr rhs elements at `rhs_row` times
@@ -266,6 +272,9 @@ class GemmEmitter {
   const HloInstruction& root_;
   const HloInstruction& dot_;
   const std::optional<ConvProduct> conv_;  // a convolution's product form
+  // The buffer a convolution reads in place: its operand, or the operand of
+  // its input pad (IsConvolutionInputPad).
+  const HloInstruction* conv_input_;
   const bool epilogue_;  // the root applies ops to the dot's elements
   const DotPlan& plan_;
   const CodegenOptions& options_;
@@ -362,7 +371,10 @@ IrIndex GemmEmitter::ConvRowIndex(llvm::Value* row) {
 
 GemmEmitter::TapPosition GemmEmitter::ConvTap(const IrIndex& row_index,
                                               const IrIndex& tap) {
-  TapPosition at{{}, b_.getTrue()};
+  TapPosition at{{}, b_.getTrue(), b_.getTrue()};
+  const bool padded = conv_input_ != dot_.operand(0);
+  const PaddingConfig input_pad =
+      padded ? dot_.operand(0)->padding_config() : PaddingConfig{};
   for (size_t i = 0; i < conv_->window.size(); ++i) {
     const WindowDimension& d = conv_->window[i];
     // The tap's place in the padded, dilated base.
@@ -377,11 +389,22 @@ GemmEmitter::TapPosition GemmEmitter::ConvTap(const IrIndex& row_index,
                                  I64(0)));
       p = b_.CreateSDiv(p, I64(d.base_dilation));
     }
-    const int64_t size = conv_->input_dims[conv_->dnums.input_spatial[i]];
+    const int64_t dimension = conv_->dnums.input_spatial[i];
+    const int64_t size = conv_->input_dims[dimension];
     valid = b_.CreateAnd(valid, b_.CreateICmpSLT(p, I64(size)));
     at.valid = b_.CreateAnd(at.valid, valid);
+    if (padded && (input_pad[dimension].low != 0 ||
+                   input_pad[dimension].high != 0)) {
+      // The input pad's zeros surround conv_input_'s elements.
+      p = b_.CreateSub(p, I64(input_pad[dimension].low));
+      const int64_t inside = conv_input_->shape().dimensions(dimension);
+      at.on_input = b_.CreateAnd(
+          at.on_input, b_.CreateAnd(b_.CreateICmpSGE(p, I64(0)),
+                                    b_.CreateICmpSLT(p, I64(inside))));
+    }
     at.positions.push_back(p);
   }
+  at.on_input = b_.CreateAnd(at.on_input, at.valid);
   return at;
 }
 
@@ -916,15 +939,16 @@ void GemmEmitter::MultiplyAddStep(
 absl::Status GemmEmitter::ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
                                     llvm::Value* k0, llvm::Value* kc) {
   const int64_t c = conv_->features;
-  const int64_t rank = conv_->input_dims.size();
+  const Shape& input_shape = conv_input_->shape();
+  const int64_t rank = input_shape.rank();
   // Element strides of the input's (row-major) dimensions; features are
   // minor, so a tap's features are a contiguous run.
   std::vector<int64_t> strides(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d) {
-    strides[d] = strides[d + 1] * conv_->input_dims[d + 1];
+    strides[d] = strides[d + 1] * input_shape.dimensions(d + 1);
   }
   llvm::Value* input =
-      elements_.parameter_buffer(dot_.operand(0)->parameter_number());
+      elements_.parameter_buffer(conv_input_->parameter_number());
   // The tile's rows; rows past m read zeros and are never stored.
   std::vector<IrIndex> rows;
   std::vector<llvm::Value*> in_matrix;
@@ -953,9 +977,10 @@ absl::Status GemmEmitter::ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
             b_.CreateMul(at.positions[d],
                          I64(strides[conv_->dnums.input_spatial[d]])));
       }
-      // Rows past m read zeros (never stored); taps off the input too, and
-      // their products are then skipped.
-      llvm::Value* valid = b_.CreateAnd(at.valid, in_matrix[i]);
+      // Rows past m read zeros (never stored); taps off the input too: in
+      // an input pad they are multiplied, in the window's padding their
+      // products are then skipped.
+      llvm::Value* valid = b_.CreateAnd(at.on_input, in_matrix[i]);
       on_input.push_back(b_.CreateOr(at.valid, b_.CreateNot(in_matrix[i])));
       all_on_input = b_.CreateAnd(all_on_input, on_input.back());
       pointers.push_back(b_.CreateSelect(

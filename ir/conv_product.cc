@@ -1,5 +1,9 @@
 #include "ir/conv_product.h"
 
+#include "absl/algorithm/container.h"
+#include "ir/primitive_type.h"
+#include "ir/shape_util.h"
+
 namespace mxla {
 
 std::optional<ConvProduct> AsConvProduct(const HloInstruction& convolution) {
@@ -64,6 +68,37 @@ std::optional<ConvProduct> AsConvProduct(const HloInstruction& convolution) {
 
 bool IsConvolutionProduct(const HloInstruction& instruction) {
   return AsConvProduct(instruction).has_value();
+}
+
+bool IsConvolutionInputPad(const HloInstruction& pad,
+                           const HloInstruction& convolution) {
+  if (pad.opcode() != HloOpcode::kPad || convolution.operand_count() != 2 ||
+      convolution.operand(0) != &pad) {
+    return false;
+  }
+  const std::optional<ConvProduct> conv = AsConvProduct(convolution);
+  if (!conv) return false;
+  // +0 exactly, every bit clear: the kernel reads its row of zeros.
+  const HloInstruction& value = *pad.operand(1);
+  if (value.opcode() != HloOpcode::kConstant || !value.has_literal() ||
+      !value.shape().IsArray() || ShapeUtil::ElementsIn(value.shape()) != 1) {
+    return false;
+  }
+  const auto* bytes =
+      static_cast<const unsigned char*>(value.literal().untyped_data());
+  const int64_t width = primitive_util::ByteWidth(value.shape().element_type());
+  for (int64_t i = 0; i < width; ++i) {
+    if (bytes[i] != 0) return false;
+  }
+  const PaddingConfig config = pad.padding_config();
+  for (int64_t d = 0; d < static_cast<int64_t>(config.size()); ++d) {
+    const PaddingDimension& p = config[d];
+    if (p.interior != 0 || p.low < 0 || p.high < 0) return false;
+    const bool spatial =
+        absl::c_linear_search(conv->dnums.input_spatial, d);
+    if (!spatial && (p.low != 0 || p.high != 0)) return false;
+  }
+  return true;
 }
 
 FlatDot FlattenProduct(const HloInstruction& product) {

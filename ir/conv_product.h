@@ -57,6 +57,14 @@ bool IsConvolutionProduct(const HloInstruction& instruction);
 // The product form of `convolution`; nullopt when it does not qualify.
 std::optional<ConvProduct> AsConvProduct(const HloInstruction& convolution);
 
+// Whether `pad` is an input pad the kernel reads through: operand 0 of the
+// convolution product `convolution`, padding only its spatial dimensions,
+// at the edges (low and high >= 0, no interior), with the constant +0. Its
+// taps read zeros and are multiplied, as over the padded input would be;
+// taps in the window's own padding are skipped instead.
+bool IsConvolutionInputPad(const HloInstruction& pad,
+                           const HloInstruction& convolution);
+
 // A dot or a convolution product as the batch x m x n x k product the dot
 // kernel computes (FlattenDot for a dot).
 FlatDot FlattenProduct(const HloInstruction& product);

@@ -214,13 +214,16 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
   }
   const FlatDot flat = FlattenProduct(root);
   // A convolution's kernel reads its input rows in place, a tap's features
-  // at a time.
+  // at a time, through an input pad if there is one.
   if (std::optional<ConvProduct> conv = AsConvProduct(root)) {
-    const HloInstruction& input = *root.operand(0);
+    const HloInstruction& input = IsConvolutionInputPad(*root.operand(0), root)
+                                      ? *root.operand(0)->operand(0)
+                                      : *root.operand(0);
     if (input.opcode() != HloOpcode::kParameter ||
         conv->dnums.input_feature != input.shape().rank() - 1) {
       return PlanError(plan, "a convolution's input must be a parameter of "
-                             "the fused computation with its features minor");
+                             "the fused computation (or a zero pad of one) "
+                             "with its features minor");
     }
     if (dot.k_block % conv->features != 0) {
       return PlanError(plan, absl::StrCat("a convolution's k_block must hold "

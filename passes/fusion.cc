@@ -40,13 +40,25 @@ bool IsDot(const HloInstruction& instruction) {
   return IsMatrixProductOp(instruction);
 }
 
+// A zero pad of a convolution product's input that only the convolution
+// reads: it joins the convolution's fusion, and the kernel reads through it.
+bool IsFusedConvolutionInputPad(const HloInstruction& pad) {
+  return pad.opcode() == HloOpcode::kPad && pad.user_count() == 1 &&
+         IsDot(*pad.users()[0]) &&
+         IsConvolutionInputPad(pad, *pad.users()[0]);
+}
+
 // The input of a convolution product: its kernel reads it in place, row
 // pointers into a materialized buffer, rather than generating each
-// element of each window again through fused producers.
+// element of each window again through fused producers. Behind a fused
+// input pad, the pad's operand is that buffer.
 bool IsConvolutionInput(const HloInstruction& instruction,
                         const HloInstruction& user) {
-  return user.opcode() == HloOpcode::kConvolution && IsDot(user) &&
-         user.operand(0) == &instruction;
+  if (user.opcode() == HloOpcode::kConvolution && IsDot(user) &&
+      user.operand(0) == &instruction) {
+    return !IsFusedConvolutionInputPad(instruction);
+  }
+  return IsFusedConvolutionInputPad(user) && user.operand(0) == &instruction;
 }
 
 // Whether `instruction` roots its own fusion. Non-fusible values are never

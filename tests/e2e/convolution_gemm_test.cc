@@ -221,6 +221,113 @@ void ExpectSameBitsAtEveryThreadCount(const std::string& text, int seed) {
   EXPECT_OK(LiteralUtil::Near(expected, results[0], 2e-4, 2e-4));
 }
 
+// pad(x, 0) -> convolution, as Keras writes ResNet's first layer.
+std::string PaddedConvModule(const std::string& pad_value,
+                             const std::string& padding) {
+  return absl::StrCat(R"(HloModule m
+ENTRY e {
+  x = f32[2,9,7,5] parameter(0)
+  w = f32[3,2,5,6] parameter(1)
+  zero = f32[] constant()", pad_value, R"()
+  p = pad(x, zero), padding=)", padding, R"(
+  ROOT c = convolution(p, w), window={size=3x2 stride=2x1 pad=1_0x0_1}, dim_labels=b01f_01io->b01f
+})");
+}
+
+// A zero pad of the input joins the convolution's kernel, which reads x
+// through it: the pad's taps multiply zeros, as over the padded input,
+// while the window's own padding is skipped. Same bits at 1, 2 and 3
+// threads, near the interpreter's.
+TEST(ConvolutionGemmTest, AZeroPadOfTheInputJoinsTheKernel) {
+  const std::string text = PaddedConvModule("0", "0_0x3_2x1_1x0_0");
+  std::unique_ptr<HloModule> fused = Fused(text);
+  std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+  ASSERT_EQ(kernels.size(), 1u) << fused->ToString();
+  int64_t fusions = 0;
+  for (const HloInstruction* instruction :
+       fused->entry_computation()->instructions()) {
+    fusions += instruction->opcode() == HloOpcode::kFusion;
+  }
+  EXPECT_EQ(fusions, 1) << fused->ToString();
+  EXPECT_EQ(kernels[0]->operand(0)->opcode(), HloOpcode::kParameter);
+  EXPECT_THAT(kernels[0]->to_apply()->ToString(), HasSubstr("pad("));
+  ExpectSameBitsAtEveryThreadCount(text, 3);
+}
+
+// The pad's zeros are multiplied: an infinite weight on a tap that lands
+// in them makes NaN, in the interpreter and in the kernel alike.
+TEST(ConvolutionGemmTest, TapsOnAnInputPadMultiplyItsZeros) {
+  const std::string text = PaddedConvModule("0", "0_0x3_2x1_1x0_0");
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  std::vector<Literal> arguments = MakeSeededArguments(*module, 4);
+  arguments[1].data<float>()[0] = std::numeric_limits<float>::infinity();
+  CompileOptions options;
+  options.codegen.reassociate_reductions = true;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                       Compile(*module, options));
+  ASSERT_OK_AND_ASSIGN(Literal actual, executable->Run(Pointers(arguments)));
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*module, Pointers(arguments)));
+  absl::Span<const float> want = expected.data<float>();
+  absl::Span<const float> got = actual.data<float>();
+  ASSERT_EQ(want.size(), got.size());
+  int64_t nans = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(std::isnan(want[i]), std::isnan(got[i])) << "element " << i;
+    nans += std::isnan(want[i]);
+  }
+  EXPECT_GT(nans, 0);  // output feature 0 where tap (0, 0) is in the pad
+  EXPECT_OK(LiteralUtil::Near(expected, actual, 2e-4, 2e-4));
+}
+
+// Pads the kernel does not read through stay kernels of their own, and
+// the result is still the interpreter's: another value (-0 too),
+// interior padding, a padded batch, and negative padding.
+TEST(ConvolutionGemmTest, OtherPadsOfTheInputStayMaterialized) {
+  for (const auto& [value, padding] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"1", "0_0x3_2x1_1x0_0"},
+           {"-0", "0_0x3_2x1_1x0_0"},
+           {"0", "0_0x1_1_1x1_1x0_0"},
+           {"0", "1_0x1_1x1_1x0_0"},
+           {"0", "0_0x-1_2x1_1x0_0"}}) {
+    const std::string text = PaddedConvModule(value, padding);
+    SCOPED_TRACE(text);
+    std::unique_ptr<HloModule> fused = Fused(text);
+    std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+    ASSERT_EQ(kernels.size(), 1u) << fused->ToString();
+    EXPECT_THAT(kernels[0]->to_apply()->ToString(), Not(HasSubstr("pad(")));
+    EXPECT_TRUE(RunAndCompare(text, Close()));
+  }
+}
+
+// Seeded random zero pads in front of random 2-d convolutions.
+TEST(ConvolutionGemmTest, RandomInputPadsMatchTheInterpreter) {
+  std::mt19937 rng(29);
+  auto draw = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 12; ++trial) {
+    const int h = draw(1, 8), w = draw(1, 8), c = draw(1, 9), o = draw(1, 9);
+    const int kh = draw(1, std::min(3, h)), kw = draw(1, std::min(3, w));
+    const std::string padding =
+        absl::StrCat("0_0x", draw(0, 3), "_", draw(0, 3), "x", draw(0, 3),
+                     "_", draw(0, 3), "x0_0");
+    const std::string text = absl::StrCat(
+        "HloModule m\nENTRY e {\n  x = f32[", draw(1, 3), ",", h, ",", w, ",",
+        c, "] parameter(0)\n  w = f32[", kh, ",", kw, ",", c, ",", o,
+        "] parameter(1)\n  zero = f32[] constant(0)\n  p = pad(x, zero), "
+        "padding=",
+        padding, "\n  ROOT c = convolution(p, w), window={size=", kh, "x", kw,
+        " stride=", draw(1, 2), "x", draw(1, 2), " pad=", draw(0, 1), "_",
+        draw(0, 1), "x", draw(0, 1), "_", draw(0, 1), " lhs_dilate=1x",
+        draw(1, 2), "}, dim_labels=b01f_01io->b01f\n}\n");
+    RunAndCompareOptions options = Close();
+    options.seed = trial;
+    EXPECT_TRUE(RunAndCompare(text, options)) << text;
+  }
+}
+
 // ResNet's block: conv -> batch norm (scale, shift) -> residual add ->
 // relu is one kernel that writes its output once.
 constexpr char kResidualBlock[] = R"(HloModule m
