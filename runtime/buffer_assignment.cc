@@ -8,6 +8,7 @@
 #include "ir/fusion_plan.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "passes/while_loop_util.h"
 #include "runtime/buffer_leaves.h"
 
 namespace mxla {
@@ -262,6 +263,33 @@ bool UpdatesInPlace(const HloInstruction& step, const Leaf& operand,
   }
 }
 
+// Per leaf of a while loop's state, whether its body passes it through
+// unchanged (the body's root tuple holds the parameter's element there);
+// empty unless the state is a flat tuple of arrays. Such a leaf never
+// changes, so it can stay where its initial value is.
+std::vector<bool> PassThroughLeaves(const HloInstruction& loop) {
+  const HloComputation* body = while_loop::Body(loop);
+  if (body == nullptr || !loop.shape().IsTuple() ||
+      body->num_parameters() != 1) {
+    return {};
+  }
+  const HloInstruction* state = body->parameter_instruction(0);
+  const HloInstruction* root = body->root_instruction();
+  const int64_t elements = loop.shape().tuple_shapes().size();
+  if (root->opcode() != HloOpcode::kTuple || root->operand_count() != elements) {
+    return {};
+  }
+  std::vector<bool> pass_through(elements);
+  for (int64_t i = 0; i < elements; ++i) {
+    if (!loop.shape().tuple_shapes(i).IsArray()) return {};
+    const HloInstruction* element = root->operand(i);
+    pass_through[i] = element->opcode() == HloOpcode::kGetTupleElement &&
+                      element->operand(0) == state &&
+                      element->tuple_index() == i;
+  }
+  return pass_through;
+}
+
 }  // namespace
 
 absl::StatusOr<BufferAssignment> AssignBuffers(
@@ -340,6 +368,9 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
       fusion_step.buffers.push_back(values.slots.at(leaf));
       operand_leaves.push_back(leaf);
     }
+    const std::vector<bool> pass_through =
+        fusion->opcode() == HloOpcode::kWhile ? PassThroughLeaves(*fusion)
+                                              : std::vector<bool>{};
     for (const Leaf& leaf : values.leaves.at(fusion)) {
       BufferSlot slot;
       slot.bytes = ShapeUtil::ByteSizeOf(LeafShape(leaf));
@@ -363,6 +394,17 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
       } else if (result != in_place.end()) {
         slot.kind = BufferSlot::kResult;
         slot.index = result->second;
+      } else if (leaf.second < static_cast<int64_t>(pass_through.size()) &&
+                 pass_through[leaf.second] &&
+                 values.slots.at(operand_leaves[leaf.second]).kind ==
+                     BufferSlot::kParameter &&
+                 !overwritten[values.slots.at(operand_leaves[leaf.second])
+                                  .index]) {
+        // A loop state leaf the body never changes, starting as an
+        // argument nothing writes: the loop reads the argument in place
+        // instead of copying it in (a model's weights, carried through a
+        // generate loop).
+        slot = values.slots.at(operand_leaves[leaf.second]);
       } else {
         slot.kind = BufferSlot::kArena;
         // Over a dead operand's slice when the step updates it in place.

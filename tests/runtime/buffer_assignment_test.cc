@@ -171,6 +171,68 @@ ENTRY main {
   EXPECT_NE(n.offset, assignment.results[2].offset);
 }
 
+// A loop state leaf the body passes through unchanged stays in its
+// argument's buffer (no copy in); one the body updates gets a buffer of its
+// own, and so does the pass-through leaf when that argument is donated and
+// overwritten.
+constexpr char kLoopWithWeights[] = R"(HloModule loop
+cond {
+  s = (s32[], f32[1000], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[1000], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[1000] get-tuple-element(s), index=1
+  v = f32[8] get-tuple-element(s), index=2
+  v2 = f32[8] add(v, v)
+  ROOT t = (s32[], f32[1000], f32[8]) tuple(j, w, v2)
+}
+ex {
+  a = f32[1000] parameter(0)
+  ROOT e = f32[1000] exponential(a)
+}
+ENTRY main {
+  w = f32[1000] parameter(0)
+  v = f32[8] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[1000], f32[8]) tuple(zero, w, v)
+  loop = (s32[], f32[1000], f32[8]) while(init), condition=cond, body=body
+  lw = f32[1000] get-tuple-element(loop), index=1
+  lv = f32[8] get-tuple-element(loop), index=2
+  e = f32[1000] fusion(lw), kind=kLoop, calls=ex, plan={kind=loop, store=plain}
+  ROOT r = (f32[1000], f32[8]) tuple(e, lv)
+})";
+
+TEST(BufferAssignmentTest, LoopStateThatNeverChangesStaysInItsArgument) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(kLoopWithWeights));
+  ASSERT_OK_AND_ASSIGN(BufferAssignment assignment,
+                       AssignBuffers(*module->entry_computation()));
+  ASSERT_EQ(assignment.steps.size(), 2u);
+  // The loop step: 3 initial leaves, then 3 state leaves.
+  const std::vector<BufferSlot>& loop = assignment.steps[0].buffers;
+  ASSERT_EQ(loop.size(), 6u);
+  EXPECT_EQ(loop[1].kind, BufferSlot::kParameter);
+  EXPECT_EQ(loop[4].kind, BufferSlot::kParameter);  // w, read in place
+  EXPECT_EQ(loop[4].index, 0);
+  EXPECT_EQ(loop[3].kind, BufferSlot::kArena);      // the counter changes
+  EXPECT_EQ(loop[5].kind, BufferSlot::kResult);     // v changes, returned
+  // The exponential reads w where it is.
+  EXPECT_EQ(assignment.steps[1].buffers[0].kind, BufferSlot::kParameter);
+
+  // w donated to result 0, which overwrites it: the loop copies w in.
+  ASSERT_OK_AND_ASSIGN(
+      BufferAssignment donated,
+      AssignBuffers(*module->entry_computation(), {{0, 0}}));
+  const std::vector<BufferSlot>& donated_loop = donated.steps[0].buffers;
+  EXPECT_EQ(donated_loop[4].kind, BufferSlot::kArena);
+}
+
 TEST(BufferAssignmentTest, UnfusedInstructionsAreRejected) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
                        ParseHloModule("HloModule m\nENTRY e {\n  x = f32[2] "

@@ -407,6 +407,71 @@ ENTRY main {
   ROOT t = (f32[1000], f32[4]) tuple(u, y)
 })";
 
+// A generate loop carries its weights through unchanged: the loop reads
+// them in the argument's buffer (no copy in), and the results are the
+// interpreter's, also when the weights are donated to a result that
+// overwrites them.
+constexpr char kWeightsLoop[] = R"(HloModule weights_loop$ALIAS
+cond {
+  s = (s32[], f32[64,64], f32[64,64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64,64], f32[64,64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[64,64] get-tuple-element(s), index=1
+  x = f32[64,64] get-tuple-element(s), index=2
+  p = f32[64,64] multiply(x, w)
+  t = f32[64,64] add(p, w)
+  ROOT next = (s32[], f32[64,64], f32[64,64]) tuple(j, w, t)
+}
+ENTRY main {
+  w = f32[64,64] parameter(0)
+  x = f32[64,64] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[64,64], f32[64,64]) tuple(zero, w, x)
+  loop = (s32[], f32[64,64], f32[64,64]) while(init), condition=cond, body=body
+  lw = f32[64,64] get-tuple-element(loop), index=1
+  lx = f32[64,64] get-tuple-element(loop), index=2
+  scaled = f32[64,64] multiply(lw, lx)
+  ROOT r = (f32[64,64], f32[64,64]) tuple(scaled, lx)
+})";
+
+TEST(InPlaceTest, LoopsReadTheirUnchangedStateInTheArgument) {
+  std::vector<Literal> arguments;
+  std::vector<float> w(64 * 64), x(64 * 64);
+  for (int64_t i = 0; i < 64 * 64; ++i) {
+    w[i] = 0.01f * ((i * 37) % 23 - 11);
+    x[i] = 0.1f * (i % 5) - 0.2f;
+  }
+  arguments.push_back(*LiteralUtil::CreateFromFlatChecked<float>({64, 64}, w));
+  arguments.push_back(*LiteralUtil::CreateFromFlatChecked<float>({64, 64}, x));
+  std::unique_ptr<Executable> jit =
+      ExpectSameBits(absl::StrReplaceAll(kWeightsLoop, {{"$ALIAS", ""}}), arguments);
+  ASSERT_NE(jit, nullptr);
+  const auto* program = dynamic_cast<const JitExecutable*>(jit.get());
+  ASSERT_NE(program, nullptr);
+  const BufferAssignment& plan = program->buffers();
+  int64_t loops = 0;
+  for (const FusionStep& step : plan.steps) {
+    if (step.fusion->opcode() != HloOpcode::kWhile) continue;
+    ++loops;
+    ASSERT_EQ(step.buffers.size(), 6u);
+    EXPECT_EQ(step.buffers[4].kind, BufferSlot::kParameter);  // w, in place
+    EXPECT_EQ(step.buffers[4].index, 0);
+  }
+  EXPECT_EQ(loops, 1);
+  // Donated to result 0, which overwrites it: still the interpreter's.
+  ExpectSameBits(
+      absl::StrReplaceAll(kWeightsLoop,
+                          {{"$ALIAS", ", input_output_alias={ {0}: (0, {}) }"}}),
+      arguments);
+}
+
 TEST(InPlaceTest, DonatedParameterIsWrittenInPlace) {
   std::vector<Literal> arguments;
   arguments.push_back(Ramp(1000, 1.0f));
