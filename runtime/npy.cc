@@ -1,9 +1,9 @@
 #include "runtime/npy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -77,8 +77,15 @@ absl::StatusOr<std::vector<int64_t>> ParseShapeTuple(absl::string_view tuple) {
   return dims;
 }
 
-absl::StatusOr<absl::string_view> SplitHeader(absl::string_view bytes,
-                                              absl::string_view* data) {
+// Where the header's text lies: [start, end) of the file, end being where
+// the data starts. Needs only the magic, the version and the length (the
+// first 12 bytes at most).
+struct HeaderSpan {
+  size_t start = 0;
+  size_t end = 0;
+};
+
+absl::StatusOr<HeaderSpan> FindHeader(absl::string_view bytes) {
   if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic) {
     return Malformed("missing the \\x93NUMPY magic");
   }
@@ -93,16 +100,30 @@ absl::StatusOr<absl::string_view> SplitHeader(absl::string_view bytes,
     header_length |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[8 + i]))
                      << (8 * i);
   }
-  size_t start = 8 + length_bytes;
-  if (header_length > bytes.size() - start) return Malformed("truncated header");
-  *data = bytes.substr(start + header_length);
-  return bytes.substr(start, header_length);
+  const size_t start = 8 + length_bytes;
+  return HeaderSpan{start, start + header_length};
+}
+
+absl::StatusOr<absl::string_view> SplitHeader(absl::string_view bytes,
+                                              absl::string_view* data) {
+  ASSIGN_OR_RETURN(HeaderSpan span, FindHeader(bytes));
+  if (span.end > bytes.size()) return Malformed("truncated header");
+  *data = bytes.substr(span.end);
+  return bytes.substr(span.start, span.end - span.start);
 }
 
 }  // namespace
 
-absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
-                                 const BufferAllocator& allocator) {
+namespace {
+
+// What a header says: the array's shape and type, and where its data
+// starts in the file; `bytes` holds the header and perhaps data after it.
+struct NpyHeader {
+  Shape shape;
+  size_t data_offset = 0;
+};
+
+absl::StatusOr<NpyHeader> ParseHeader(absl::string_view bytes) {
   absl::string_view data;
   ASSIGN_OR_RETURN(absl::string_view header, SplitHeader(bytes, &data));
   ASSIGN_OR_RETURN(std::string descr, HeaderValue(header, "descr"));
@@ -125,23 +146,43 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
     return Malformed(absl::StrCat("bad shape '", shape_text, "'"));
   }
   ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseShapeTuple(shape_text));
-  Shape shape = ShapeUtil::MakeShape(code->type, dims);
-  RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
-  int64_t expected = ShapeUtil::ByteSizeOf(shape);
-  if (static_cast<int64_t>(data.size()) != expected) {
+  NpyHeader result;
+  result.shape = ShapeUtil::MakeShape(code->type, dims);
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(result.shape));
+  result.data_offset = bytes.size() - data.size();
+  return result;
+}
+
+// The header's literal, for `data_bytes` bytes of data after it.
+absl::StatusOr<Literal> CreateForData(const Shape& shape, int64_t data_bytes,
+                                      const BufferAllocator& allocator) {
+  const int64_t expected = ShapeUtil::ByteSizeOf(shape);
+  if (data_bytes != expected) {
     return Malformed(absl::StrCat("shape ", shape.ToString(), " needs ",
                                   expected, " data bytes, the file has ",
-                                  data.size()));
+                                  data_bytes));
   }
+  return Literal::CreateForOverwrite(shape, allocator);
+}
+
+// NumPy booleans are 0/1 bytes; normalize anything else.
+void NormalizePred(Literal& literal) {
+  if (literal.shape().element_type() != PRED) return;
+  for (bool& value : literal.data<bool>()) {
+    value = *reinterpret_cast<uint8_t*>(&value) != 0;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> ParseNpy(absl::string_view bytes,
+                                 const BufferAllocator& allocator) {
+  ASSIGN_OR_RETURN(NpyHeader header, ParseHeader(bytes));
+  const absl::string_view data = bytes.substr(header.data_offset);
   ASSIGN_OR_RETURN(Literal literal,
-                   Literal::CreateForOverwrite(shape, allocator));
+                   CreateForData(header.shape, data.size(), allocator));
   std::memcpy(literal.untyped_data(), data.data(), data.size());
-  if (code->type == PRED) {
-    // NumPy booleans are 0/1 bytes; normalize anything else.
-    for (bool& value : literal.data<bool>()) {
-      value = *reinterpret_cast<uint8_t*>(&value) != 0;
-    }
-  }
+  NormalizePred(literal);
   return literal;
 }
 
@@ -187,18 +228,39 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& literal) {
 
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path,
                                     const BufferAllocator& allocator) {
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) {
     return absl::NotFoundError(
         absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
   }
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  absl::StatusOr<Literal> literal = ParseNpy(contents.str(), allocator);
-  if (!literal.ok()) {
-    return absl::Status(literal.status().code(),
-                        absl::StrCat(path, ": ", literal.status().message()));
+  auto fail = [&](const absl::Status& status) {
+    return absl::Status(status.code(),
+                        absl::StrCat(path, ": ", status.message()));
+  };
+  const int64_t file_bytes = file.tellg();
+  file.seekg(0);
+  // The header's length is in its first 12 bytes (8 + 4 at most); then
+  // the data goes straight into the literal's buffer: one read of a
+  // model's gigabytes, no copies.
+  std::string prefix(std::min<int64_t>(file_bytes, 12), '\0');
+  file.read(prefix.data(), prefix.size());
+  absl::StatusOr<HeaderSpan> span = FindHeader(prefix);
+  if (!span.ok()) return fail(span.status());
+  std::string header_bytes(std::min<int64_t>(file_bytes, span->end), '\0');
+  file.seekg(0);
+  file.read(header_bytes.data(), header_bytes.size());
+  absl::StatusOr<NpyHeader> header = ParseHeader(header_bytes);
+  if (!header.ok()) return fail(header.status());
+  absl::StatusOr<Literal> literal = CreateForData(
+      header->shape, file_bytes - int64_t(header->data_offset), allocator);
+  if (!literal.ok()) return fail(literal.status());
+  file.read(static_cast<char*>(literal->untyped_data()),
+            literal->size_bytes());
+  if (!file) {
+    return absl::DataLossError(absl::StrCat(
+        "cannot read '", path, "': ", std::strerror(errno)));
   }
+  NormalizePred(*literal);
   return literal;
 }
 

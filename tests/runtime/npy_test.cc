@@ -1,5 +1,6 @@
 // .npy reading and writing: every supported dtype round-trips; malformed
 // files are clear errors.
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,6 +125,51 @@ TEST(NpyTest, HugeShapesAreRejectedBeforeAllocation) {
                        ParseNpy(MakeNpy("{'descr':'<i4','fortran_order':False,'shape':(1,)}",
                                         std::string("\x05\x00\x00\x00", 4))));
   EXPECT_EQ(minimal, LiteralUtil::CreateR1<int32_t>({5}));
+}
+
+// ReadNpyFile reads the header, then the data straight into the array: it
+// gives ParseNpy's result for the same bytes, and its errors after the path.
+TEST(NpyTest, FilesReadAsTheirBytesParse) {
+  const std::string good = Npy(LiteralUtil::CreateR1<float>({1, 2, 3}));
+  std::string truthy = Npy(LiteralUtil::CreateR1<bool>({true, false}));
+  truthy.back() = 7;  // NumPy would write 1; read as true
+  std::string version = good;
+  version[6] = 9;
+  const std::vector<std::string> cases = {
+      good,
+      truthy,
+      Npy(LiteralUtil::CreateR2<int32_t>({{1, 2}, {3, 4}})),
+      Npy(LiteralUtil::CreateR1<float>({})),
+      "",
+      "\x93NUMPY",
+      good.substr(0, 11),
+      good.substr(0, 30),
+      good.substr(0, good.size() - 1),
+      good + "x",
+      version,
+      MakeNpy("{'descr': '<f4', 'fortran_order': False, "
+              "'shape': (99999999999, 99999999999), }\n",
+              "")};
+  const std::string path =
+      absl::StrCat(::testing::TempDir(), "/npy_test_file.npy");
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat("case ", i));
+    {
+      std::ofstream file(path, std::ios::binary | std::ios::trunc);
+      file.write(cases[i].data(), cases[i].size());
+    }
+    absl::StatusOr<Literal> parsed = ParseNpy(cases[i]);
+    absl::StatusOr<Literal> read = ReadNpyFile(path);
+    if (parsed.ok()) {
+      ASSERT_OK(read.status());
+      EXPECT_EQ(*read, *parsed);
+    } else {
+      EXPECT_THAT(read, StatusIs(parsed.status().code(),
+                                 absl::StrCat(path, ": ",
+                                              parsed.status().message())));
+    }
+  }
+  EXPECT_EQ(*ParseNpy(truthy), LiteralUtil::CreateR1<bool>({true, true}));
 }
 
 TEST(NpyTest, FileErrorsNameThePath) {
