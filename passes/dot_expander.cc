@@ -108,9 +108,14 @@ bool DotExpanderPass::IsMatrixProduct(const HloInstruction& dot) {
 absl::StatusOr<bool> DotExpanderPass::Run(HloModule& module) {
   Expander expander(module);
   bool changed = false;
+  // Loop bodies and branches are compiled as programs too: their products
+  // reach the kernel like the entry's (a decode step's matrix-vector
+  // products are in a while body).
+  const absl::flat_hash_set<const HloComputation*> programs =
+      expansion::ProgramComputations(module);
   for (HloComputation* computation : module.computations()) {
-    const bool keep = keep_matrix_products_ &&
-                      computation == module.entry_computation();
+    const bool keep =
+        keep_matrix_products_ && programs.contains(computation);
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != HloOpcode::kDot) continue;

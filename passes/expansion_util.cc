@@ -16,6 +16,30 @@ std::vector<int64_t> Iota(int64_t from, int64_t count) {
   return values;
 }
 
+absl::flat_hash_set<const HloComputation*> ProgramComputations(
+    const HloModule& module) {
+  absl::flat_hash_set<const HloComputation*> programs = {
+      module.entry_computation()};
+  std::vector<const HloComputation*> pending = {module.entry_computation()};
+  while (!pending.empty()) {
+    const HloComputation* computation = pending.back();
+    pending.pop_back();
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() != HloOpcode::kWhile &&
+          instruction->opcode() != HloOpcode::kConditional) {
+        continue;
+      }
+      for (const HloComputation* called :
+           instruction->called_computations()) {
+        if (called != nullptr && programs.insert(called).second) {
+          pending.push_back(called);
+        }
+      }
+    }
+  }
+  return programs;
+}
+
 bool IsWidenableToF32(const HloInstruction& product) {
   auto narrow_or_f32 = [](PrimitiveType type) {
     return type == F16 || type == BF16 || type == F32;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -47,6 +48,14 @@ HloInstruction* TupleElement(HloComputation& computation,
 HloInstruction* S64Constant(HloComputation& computation, int64_t value);
 // The scalar constant 0 (false for pred) of `type`.
 HloInstruction* Zero(HloComputation& computation, PrimitiveType type);
+
+// The computations the JIT compiles as programs of their own: the entry,
+// and the conditions, bodies and branches of its while loops and
+// conditionals, at any depth. Their dots and convolutions may stay whole
+// for the matrix-product kernel; those of other computations (a reduce's
+// or a sort's scalar computation) are expanded.
+absl::flat_hash_set<const HloComputation*> ProgramComputations(
+    const HloModule& module);
 
 // Whether the matrix-product kernel can compute `product` (a dot or a
 // convolution) in f32 from 16-bit floats: operands and result each f16,

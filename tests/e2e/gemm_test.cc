@@ -100,6 +100,72 @@ TEST(GemmTest, FloatEntryDotsBecomeDotKernels) {
               Not(HasSubstr("kind=dot")));
 }
 
+// Loop bodies and conditional branches are compiled as programs of their
+// own, and their dots stay dots for the kernel (a decode step's
+// matrix-vector products live in a while body), as the entry's do.
+constexpr char kDotsInControlFlow[] = R"(HloModule m
+cond {
+  s = (s32[], f32[3,64], f32[64,64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[3,64], f32[64,64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  x = f32[3,64] get-tuple-element(s), index=1
+  w = f32[64,64] get-tuple-element(s), index=2
+  d = f32[3,64] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[3,64] tanh(d)
+  ROOT next = (s32[], f32[3,64], f32[64,64]) tuple(j, t, w)
+}
+branch {
+  p = (f32[3,64], f32[64,64]) parameter(0)
+  a = f32[3,64] get-tuple-element(p), index=0
+  b = f32[64,64] get-tuple-element(p), index=1
+  ROOT d = f32[3,64] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}
+other {
+  p = (f32[3,64], f32[64,64]) parameter(0)
+  ROOT a = f32[3,64] get-tuple-element(p), index=0
+}
+ENTRY e {
+  x = f32[3,64] parameter(0)
+  w = f32[64,64] parameter(1)
+  k = s32[] parameter(2)
+  zero = s32[] constant(0)
+  init = (s32[], f32[3,64], f32[64,64]) tuple(zero, x, w)
+  loop = (s32[], f32[3,64], f32[64,64]) while(init), condition=cond, body=body
+  y = f32[3,64] get-tuple-element(loop), index=1
+  operands = (f32[3,64], f32[64,64]) tuple(y, w)
+  ROOT c = f32[3,64] conditional(k, operands, operands), branch_computations={branch, other}
+})";
+
+TEST(GemmTest, DotsInLoopBodiesAndBranchesStayDots) {
+  std::unique_ptr<HloModule> fused = Fused(kDotsInControlFlow);
+  int64_t programs_with_dots = 0;
+  for (const HloComputation* computation : fused->computations()) {
+    if (computation == fused->entry_computation()) continue;
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() == HloOpcode::kDot) {
+        ++programs_with_dots;
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(programs_with_dots, 2) << fused->ToString();
+  std::unique_ptr<HloModule> module =
+      ParseHloModule(kDotsInControlFlow).value();
+  for (int32_t branch : {0, 1}) {
+    std::vector<Literal> arguments = MakeSeededArguments(*module, 5);
+    arguments[2] = LiteralUtil::CreateR0<int32_t>(branch);
+    RunAndCompareOptions options = Close();
+    EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), options));
+  }
+}
+
 // bf16 and f16 dots, and mixed ones with f32, run on the dot kernel as
 // XLA:CPU runs them: operands converted to f32 as they are packed, sums in
 // f32, the result rounded once. One kernel reads the 16-bit operands.
