@@ -12,6 +12,6 @@ Op functions carry XLA's names and semantics (binary ops take
 `broadcast_dimensions`); errors raise mxla.Error naming the Python line.
 """
 from mxla._mxla import *  # noqa: F401,F403
-from mxla._mxla import Error, Executable, XlaBuilder, XlaComputation, XlaOp, compile  # noqa: F401
+from mxla._mxla import Error, Executable, XlaBuilder, XlaComputation, XlaOp, compile, compile_hlo  # noqa: F401
 from mxla import numpy  # noqa: E402,F401
 from mxla._jit import Lowered, jit  # noqa: E402,F401

@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "builder/xla_builder.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_computation.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/client.h"
@@ -231,6 +232,28 @@ void DefineExecutableBindings(py::module_& m) {
       "(or the MXLA_CACHE_DIR environment variable), loads the jit's "
       "program from that persistent cache or stores it there for the next "
       "process.");
+  m.def(
+      "compile_hlo",
+      [](const std::string& text, const std::string& backend,
+         const std::string& dump_dir, const std::string& cache_dir) {
+        std::unique_ptr<HloModule> module = ValueOrThrow(ParseHloModule(text));
+        ProgramShape shape;
+        const HloComputation& entry = *module->entry_computation();
+        for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+          shape.parameters.push_back(entry.parameter_instruction(i)->shape());
+        }
+        shape.result = entry.root_instruction()->shape();
+        CompileOptions options;
+        options.backend = ValueOrThrow(ParseBackend(backend));
+        options.pipeline.dump_dir = dump_dir;
+        options.cache_dir = cache_dir;
+        return PyExecutable(ValueOrThrow(Compile(*module, options)),
+                            std::move(shape));
+      },
+      py::arg("text"), py::arg("backend") = "jit", py::arg("dump_dir") = "",
+      py::arg("cache_dir") = "",
+      "Parses an HLO text module (as `mxla run` reads it, XLA's "
+      "input_output_alias included) and compiles it like `compile`.");
 }
 
 }  // namespace mxla::python
