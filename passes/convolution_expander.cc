@@ -9,6 +9,7 @@
 #include "ir/status_macros.h"
 #include "passes/depthwise_convolution.h"
 #include "passes/expansion_util.h"
+#include "passes/grouped_convolution.h"
 #include "passes/window_patches.h"
 
 namespace mxla {
@@ -180,19 +181,20 @@ absl::Status Expander::Expand(HloComputation& computation,
   return computation.RemoveInstruction(conv);
 }
 
-// Whether the dot kernel can compute `conv` once it is in the product
-// form: one group of each kind, all f32 or all f64, at most
-// kMaxConvProductFeatures input features, and work to do (an empty
-// product is left to the expansion's zeros).
+// Whether the dot kernel can compute `conv` (each of its groups, once
+// split) once it is in the product form: all f32 or all f64, at most
+// kMaxConvProductFeatures input features per group, and work to do (an
+// empty product is left to the expansion's zeros).
 bool IsMatrixProductCandidate(const HloInstruction& conv) {
-  if (conv.feature_group_count() != 1 || conv.batch_group_count() != 1 ||
+  if ((conv.feature_group_count() != 1 && conv.batch_group_count() != 1) ||
       !conv.shape().IsArray()) {
     return false;
   }
   absl::StatusOr<ConvolutionDimensionNumbers> dnums =
       conv.convolution_dimension_numbers();
   if (!dnums.ok() ||
-      conv.operand(0)->shape().dimensions(dnums->input_feature) >
+      conv.operand(0)->shape().dimensions(dnums->input_feature) /
+              conv.feature_group_count() >
           kMaxConvProductFeatures) {
     return false;
   }
@@ -263,32 +265,53 @@ absl::StatusOr<bool> ConvolutionExpanderPass::Run(HloModule& module) {
   // products are in a while body).
   const absl::flat_hash_set<const HloComputation*> programs =
       expansion::ProgramComputations(module);
+  // A convolution of one group: on the dot kernel when it qualifies, else
+  // expanded.
+  auto one_group = [&](HloComputation& computation,
+                       HloInstruction* conv) -> absl::Status {
+    if (conv->feature_group_count() == 1 && conv->batch_group_count() == 1 &&
+        IsMatrixProductCandidate(*conv)) {
+      ASSIGN_OR_RETURN(bool made, MakeProduct(computation, conv));
+      changed |= made;
+      return absl::OkStatus();
+    }
+    changed = true;
+    return expander.Expand(computation, conv);
+  };
   for (HloComputation* computation : module.computations()) {
     const bool keep =
         keep_matrix_products_ && programs.contains(computation);
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != HloOpcode::kConvolution) continue;
-      if (keep && IsDepthwiseConvolution(*instruction)) {
-        RETURN_IF_ERROR(ExpandDepthwiseConvolution(*computation, instruction));
+      if (!keep) {
+        RETURN_IF_ERROR(expander.Expand(*computation, instruction));
         changed = true;
         continue;
       }
-      if (keep && instruction->feature_group_count() == 1 &&
-          instruction->batch_group_count() == 1 &&
-          expansion::IsWidenableToF32(*instruction)) {
-        // 16-bit operands are converted once, into the f32 product's input.
+      if (expansion::IsWidenableToF32(*instruction)) {
+        // 16-bit operands are converted once, into the f32 product's input
+        // (or the depthwise sum's, or each group's).
         ASSIGN_OR_RETURN(instruction,
                          expansion::WidenToF32(*computation, instruction));
         changed = true;
       }
-      if (keep && IsMatrixProductCandidate(*instruction)) {
-        ASSIGN_OR_RETURN(bool made, MakeProduct(*computation, instruction));
-        changed |= made;
+      if (IsDepthwiseConvolution(*instruction)) {
+        RETURN_IF_ERROR(ExpandDepthwiseConvolution(*computation, instruction));
+        changed = true;
         continue;
       }
-      RETURN_IF_ERROR(expander.Expand(*computation, instruction));
-      changed = true;
+      if (IsWorthSplitting(*instruction) &&
+          IsMatrixProductCandidate(*instruction)) {
+        ASSIGN_OR_RETURN(std::vector<HloInstruction*> groups,
+                         SplitGroupedConvolution(*computation, instruction));
+        changed = true;
+        for (HloInstruction* group : groups) {
+          RETURN_IF_ERROR(one_group(*computation, group));
+        }
+        continue;
+      }
+      RETURN_IF_ERROR(one_group(*computation, instruction));
     }
   }
   return changed;

@@ -14,17 +14,20 @@
 //
 // The JIT constructs it with keep_matrix_products when float reductions
 // may be reordered (CodegenOptions::reassociate_reductions): an entry
-// convolution with one feature group and one batch group whose operands
-// and result are all f32 or all f64 then stays a convolution, brought into
-// the product form (ir/conv_product.h) for the dot kernel to compute as an
-// implicit matrix product: its result laid out (batch, spatial...,
-// feature), transposed back where the user asked for another order, and
-// its input made feature-minor the same way (the kernel then reads input
-// rows in place). The kernel's sums run over taps and features in order,
-// one fused multiply-add each, so they differ from the interpreter's by
-// rounding only. A depthwise convolution becomes the sum over taps of
-// passes/depthwise_convolution.h instead: memory-bound work, vectorized
-// along the features.
+// convolution whose operands and result are all f32 or all f64 (f16 and
+// bf16 ones are first widened to that, expansion::WidenToF32) then stays
+// a convolution, brought into the product form (ir/conv_product.h) for the
+// dot kernel to compute as an implicit matrix product: its result laid out
+// (batch, spatial..., feature), transposed back where the user asked for
+// another order, and its input made feature-minor the same way (the kernel
+// then reads input rows in place). The kernel's sums run over taps and
+// features in order, one fused multiply-add each, so they differ from the
+// interpreter's by rounding only. A depthwise convolution becomes the sum
+// over taps of passes/depthwise_convolution.h instead: memory-bound work,
+// vectorized along the features. Any other convolution of several feature
+// groups or batch groups, unless its groups are too thin to pay
+// (kMinGroupProductFeatures), is first split into one convolution per
+// group (passes/grouped_convolution.h), each then a product.
 #ifndef MXLA_PASSES_CONVOLUTION_EXPANDER_H_
 #define MXLA_PASSES_CONVOLUTION_EXPANDER_H_
 

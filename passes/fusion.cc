@@ -61,6 +61,31 @@ bool IsConvolutionInput(const HloInstruction& instruction,
   return IsFusedConvolutionInputPad(user) && user.operand(0) == &instruction;
 }
 
+// The buffer a dynamic-update-slice updates, when that is another's
+// result (a chain of updates, as passes/grouped_convolution.h writes each
+// group's features): materialized, so that each update runs in place
+// writing its slice alone (ir/fusion_plan.h InPlaceFusionOperand) rather
+// than one kernel choosing among all the updates for every element.
+bool IsUpdatedByChainedUpdate(const HloInstruction& instruction,
+                              const HloInstruction& user) {
+  return instruction.opcode() == HloOpcode::kDynamicUpdateSlice &&
+         user.opcode() == HloOpcode::kDynamicUpdateSlice &&
+         user.operand(0) == &instruction;
+}
+
+// A slice read as a convolution product's kernel (a group's weights,
+// passes/grouped_convolution.h): materialized, so that the product reads
+// a plain buffer while packing rather than computing each element's
+// position in the sliced array (a weight gradient's kernel is as large as
+// the activations).
+bool IsConvolutionKernelSlice(const HloInstruction& instruction,
+                              const HloInstruction& user) {
+  return (instruction.opcode() == HloOpcode::kSlice ||
+          instruction.opcode() == HloOpcode::kDynamicSlice) &&
+         user.opcode() == HloOpcode::kConvolution && IsDot(user) &&
+         user.operand(1) == &instruction;
+}
+
 // Whether `instruction` roots its own fusion. Non-fusible values are never
 // roots (they stay in the entry and become fusion parameters); scalar
 // constants are always fused, and also stay as they are where the entry
@@ -73,7 +98,11 @@ bool IsMaterialized(const HloInstruction& instruction,
   }
   for (const HloInstruction* user : instruction.users()) {
     if (!IsFusible(*user) && !IsDot(*user)) return true;
-    if (IsConvolutionInput(instruction, *user)) return true;
+    if (IsConvolutionInput(instruction, *user) ||
+        IsConvolutionKernelSlice(instruction, *user) ||
+        IsUpdatedByChainedUpdate(instruction, *user)) {
+      return true;
+    }
   }
   return IsExpensiveProducer(instruction) && instruction.user_count() > 1;
 }

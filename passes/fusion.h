@@ -18,8 +18,10 @@
 //     transpose, iota, scalar constants, and reduce (as a fusion root only);
 //   * an instruction is materialized (the root of its own fusion) if it is
 //     the entry root, a reduce, used by a tuple, get-tuple-element or an
-//     existing fusion, or "expensive" (exponential, log, tanh, logistic,
-//     power, divide, remainder, sqrt, rsqrt) with several users;
+//     existing fusion, a dynamic-update-slice that another updates (so
+//     each of a chain updates in place), or "expensive" (exponential, log,
+//     tanh, logistic, power, divide, remainder, sqrt, rsqrt) with several
+//     users;
 //   * as in XLA, a value that is more than unary is not duplicated: one
 //     whose users lead to two or more fusions is materialized if its fused
 //     computation reads two or more arrays at least its size (a + b, a
@@ -42,7 +44,8 @@
 //     takes its cheap producers (a convert, a scale, a broadcast, a
 //     transpose) into its kernel, which generates them while packing (an
 //     expensive one is materialized: packing reads an element once per
-//     block of the other operand), and joins the
+//     block of the other operand; so is a slice that a convolution reads
+//     as its kernel), and joins the
 //     fusion of its consumers as an epilogue where everything that reads
 //     it, directly or not, is an elementwise op of its dimensions up to one
 //     root, it is the only such dot there, and k is at most

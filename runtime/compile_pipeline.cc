@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <utility>
 
 #include "absl/memory/memory.h"
@@ -48,6 +49,7 @@
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
 #include "runtime/memory_limit.h"
+#include "semantics/select_and_scatter_native.h"
 
 namespace mxla {
 
@@ -212,8 +214,14 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
   auto compiled = std::make_shared<JitExecutable::Program::Subprogram>();
   compiled->opcode = instruction.opcode();
   compiled->name = instruction.name();
+  if (std::optional<semantics::NativeSelectAndScatter> native =
+          semantics::MatchNativeSelectAndScatter(instruction)) {
+    compiled->native_select_and_scatter =
+        std::make_shared<const semantics::NativeSelectAndScatter>(*native);
+  }
   for (const HloComputation* computation :
        instruction.called_computations()) {
+    if (compiled->native_select_and_scatter != nullptr) break;
     ASSIGN_OR_RETURN(std::shared_ptr<const Executable> executable,
                      compile(*computation));
     compiled->computations.push_back(std::move(executable));

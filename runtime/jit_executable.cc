@@ -18,6 +18,7 @@
 #include "runtime/thread_pool.h"
 #include "semantics/scatter_elements.h"
 #include "semantics/select_and_scatter.h"
+#include "semantics/select_and_scatter_native.h"
 #include "semantics/sort_rows.h"
 
 namespace mxla {
@@ -363,10 +364,11 @@ absl::Status RunScatter(const JitExecutable::Program::Step& step,
 
 // A select-and-scatter: init_value everywhere, then each source element
 // scattered onto the operand element its window selects, by the compiled
-// select and scatter computations (semantics/select_and_scatter.h).
+// select and scatter computations (semantics/select_and_scatter.h), or
+// natively when they compare and add (select_and_scatter_native.h).
 absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
                                  const SlotAddresses& where, ThreadPool& pool,
-                                 int /*threads*/, int64_t max_loop_trips,
+                                 int threads, int64_t max_loop_trips,
     HostFeed* host_feed) {
   const JitExecutable::Program::Subprogram& program = *step.subprogram;
   const char* operand = static_cast<const char*>(where(step.buffers[0]));
@@ -376,8 +378,33 @@ absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
   const int64_t operand_bytes = program.element_bytes[0];
   const int64_t source_bytes = program.element_bytes[1];
   const int64_t result_bytes = program.element_bytes[2];
-  for (int64_t k = 0; k * result_bytes < program.leaf_bytes[0]; ++k) {
-    std::memcpy(result + k * result_bytes, init, result_bytes);
+  // init_value everywhere: one element, then the filled part doubled.
+  const int64_t total = program.leaf_bytes[0];
+  if (total > 0) std::memcpy(result, init, result_bytes);
+  for (int64_t filled = result_bytes; filled < total; filled *= 2) {
+    std::memcpy(result + filled, result, std::min(filled, total - filled));
+  }
+  if (program.native_select_and_scatter != nullptr) {
+    const semantics::NativeSelectAndScatter& form =
+        *program.native_select_and_scatter;
+    const int64_t dimension =
+        semantics::IndependentDimension(program.dims, program.window, threads);
+    const int64_t chunks =
+        std::min<int64_t>(threads, total / kMinBytesPerChunk);
+    if (dimension < 0 || chunks <= 1) {
+      semantics::RunNativeSelectAndScatter(form, program.dims, program.window,
+                                           operand, source, result, -1, 0, 0);
+      return absl::OkStatus();
+    }
+    // Ranges of a dimension of one-tap windows write disjoint elements,
+    // each in the order of a whole run: the bits of any thread count.
+    pool.ParallelFor(program.dims[dimension], chunks,
+                     [&](int64_t begin, int64_t end) {
+                       semantics::RunNativeSelectAndScatter(
+                           form, program.dims, program.window, operand, source,
+                           result, dimension, begin, end);
+                     });
+    return absl::OkStatus();
   }
   RunOptions options;
   options.thread_pool = &pool;

@@ -27,6 +27,10 @@
 
 namespace mxla {
 
+namespace semantics {
+struct NativeSelectAndScatter;
+}  // namespace semantics
+
 // The most chunks a kernel's units are split into: no chunk moves less than
 // kMinBytesPerChunk (passes/fusion_cost_model.h).
 int64_t KernelMaxChunks(const KernelInfo& kernel);
@@ -66,8 +70,13 @@ class JitExecutable : public Executable {
       ScatterDimensionNumbers scatter_dnums;
       // select-and-scatter: `dims` are the operand's, `window` its window;
       // element_bytes holds the operand's, source's and result's element
-      // sizes.
+      // sizes. When its select compares and its scatter adds, it runs
+      // natively in that form (semantics/select_and_scatter_native.h), in
+      // parallel over a dimension of one-tap windows, and its computations
+      // are not compiled.
       Window window;
+      std::shared_ptr<const semantics::NativeSelectAndScatter>
+          native_select_and_scatter;
       std::vector<int64_t> leaf_bytes;  // the result's leaves, depth-first
       // infeed and outfeed: the data's shape.
       Shape data_shape;

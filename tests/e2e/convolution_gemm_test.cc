@@ -117,16 +117,18 @@ TEST(ConvolutionGemmTest, FloatConvolutionsBecomeDotKernels) {
   EXPECT_TRUE(IsConvolutionProduct(*conv)) << conv->ToString();
   EXPECT_THAT(conv->ToString(), HasSubstr("dim_labels=b01f_oi01->b01f"));
 
-  // Without reassociation, and for groups or integers, the expansion's
-  // reduction computes it in the interpreter's order.
+  // Without reassociation, and for integers, the expansion's reduction
+  // computes it in the interpreter's order. Groups are a product each
+  // (tests/e2e/grouped_convolution_test.cc).
   CompileOptions exact;
   exact.codegen.reassociate_reductions = false;
   EXPECT_TRUE(ConvolutionKernels(*Fused(nhwc, exact)).empty());
-  EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
-                  "f32[1,6,6,4]", "f32[3,3,2,6]",
-                  "window={size=3x3}, dim_labels=b01f_01io->b01f, "
-                  "feature_group_count=2")))
-                  .empty());
+  EXPECT_EQ(ConvolutionKernels(*Fused(ConvModule(
+                "f32[1,6,6,16]", "f32[3,3,8,6]",
+                "window={size=3x3}, dim_labels=b01f_01io->b01f, "
+                "feature_group_count=2")))
+                .size(),
+            2u);
   EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
                   "s32[1,6,6,4]", "s32[3,3,4,6]",
                   "window={size=3x3}, dim_labels=b01f_01io->b01f")))

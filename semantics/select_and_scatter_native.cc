@@ -1,0 +1,328 @@
+#include "semantics/select_and_scatter_native.h"
+
+#include <algorithm>
+
+#include "ir/hlo_computation.h"
+#include "ir/narrow_float.h"
+#include "ir/shape_util.h"
+#include "semantics/index_walk.h"
+#include "semantics/scalar_semantics.h"
+
+namespace mxla::semantics {
+namespace {
+
+// Whether `computation` is `root_opcode(parameter(0), parameter(1))` on
+// scalars of `type` (or with the parameters swapped: *swapped).
+bool IsBinaryOfParameters(const HloComputation& computation,
+                          HloOpcode root_opcode, PrimitiveType type,
+                          bool* swapped) {
+  const HloInstruction* root = computation.root_instruction();
+  if (computation.num_parameters() != 2 ||
+      computation.instruction_count() != 3 || root == nullptr ||
+      root->opcode() != root_opcode || root->operand_count() != 2) {
+    return false;
+  }
+  for (int64_t i = 0; i < 2; ++i) {
+    const HloInstruction* operand = root->operand(i);
+    if (operand->opcode() != HloOpcode::kParameter ||
+        operand->shape() != ShapeUtil::MakeShape(type, {})) {
+      return false;
+    }
+  }
+  const int64_t first = root->operand(0)->parameter_number();
+  const int64_t second = root->operand(1)->parameter_number();
+  if (first == second) return false;
+  *swapped = first == 1;
+  return true;
+}
+
+ComparisonDirection Swapped(ComparisonDirection direction) {
+  switch (direction) {
+    case ComparisonDirection::kGe:
+      return ComparisonDirection::kLe;
+    case ComparisonDirection::kGt:
+      return ComparisonDirection::kLt;
+    case ComparisonDirection::kLe:
+      return ComparisonDirection::kGe;
+    case ComparisonDirection::kLt:
+      return ComparisonDirection::kGt;
+    default:
+      return direction;
+  }
+}
+
+// Storage to compute type and back: f16 and bf16 widen to f32 exactly and
+// round to nearest even.
+template <typename T>
+auto Wide(T value) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return value;
+  } else {
+    return static_cast<float>(value);
+  }
+}
+
+template <bool kTotalOrder, typename W>
+auto Key(W value) {
+  if constexpr (kTotalOrder) {
+    return TotalOrderKey(value);
+  } else {
+    return value;
+  }
+}
+
+// The valid taps of every position along each dimension: the offsets
+// (index x row-major stride) of the base elements they read, taps in
+// order; first[d][p] .. first[d][p + 1] index into offsets[d].
+struct TapTables {
+  std::vector<std::vector<int64_t>> first, offsets;
+};
+
+TapTables MakeTapTables(const std::vector<int64_t>& dims,
+                        const Window& window,
+                        const std::vector<int64_t>& positions) {
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
+  TapTables tables;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const WindowDimension& w = window[d];
+    std::vector<int64_t>& first = tables.first.emplace_back();
+    std::vector<int64_t>& offsets = tables.offsets.emplace_back();
+    for (int64_t p = 0; p < positions[d]; ++p) {
+      first.push_back(offsets.size());
+      for (int64_t t = 0; t < w.size; ++t) {
+        const int64_t dilated =
+            p * w.stride - w.padding_low + t * w.window_dilation;
+        if (dilated < 0 || dilated % w.base_dilation != 0 ||
+            dilated / w.base_dilation >= dims[d]) {
+          continue;
+        }
+        offsets.push_back(dilated / w.base_dilation * strides[d]);
+      }
+    }
+    first.push_back(offsets.size());
+  }
+  return tables;
+}
+
+// Whether the positions along `d` read the operand elements of the same
+// index, one tap each: a one-tap window of stride 1 without padding or
+// dilation.
+bool IsOneToOne(const WindowDimension& w) {
+  return w.size == 1 && w.stride == 1 && w.padding_low == 0 &&
+         w.padding_high == 0 && w.base_dilation == 1 &&
+         w.window_dilation == 1;
+}
+
+// Selects over `taps` (offsets, in order) for `count` consecutive
+// elements of a row starting at `at` (0 past the taps), and scatters the
+// `count` source elements from `from` onto them. Each element's selection
+// is the scalar one; the elements are independent, so the loops over them
+// vectorize.
+template <typename T, ComparisonDirection kDirection, bool kTotalOrder>
+void SelectRow(const std::vector<int64_t>& taps, int64_t at, int64_t count,
+               const T* operand, const T* source, int64_t from, T* result,
+               bool source_first) {
+  using K = decltype(Key<kTotalOrder>(Wide(T{})));
+  constexpr int64_t kBlock = 64;
+  K best[kBlock];
+  int32_t chosen[kBlock];
+  for (int64_t start = 0; start < count; start += kBlock) {
+    const int64_t n = std::min(kBlock, count - start);
+    const T* first = operand + taps[0] + at + start;
+    for (int64_t j = 0; j < n; ++j) {
+      best[j] = Key<kTotalOrder>(Wide(first[j]));
+      chosen[j] = 0;
+    }
+    for (size_t i = 1; i < taps.size(); ++i) {
+      const T* row = operand + taps[i] + at + start;
+      for (int64_t j = 0; j < n; ++j) {
+        const K candidate = Key<kTotalOrder>(Wide(row[j]));
+        const bool keep = Compare(kDirection, best[j], candidate);
+        best[j] = keep ? best[j] : candidate;
+        chosen[j] = keep ? chosen[j] : static_cast<int32_t>(i);
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      T& element = result[taps[chosen[j]] + at + start + j];
+      const auto wide = Wide(element);
+      const auto value = Wide(source[from + start + j]);
+      element = T(source_first ? value + wide : wide + value);
+    }
+  }
+}
+
+template <typename T, ComparisonDirection kDirection, bool kTotalOrder>
+void Run(const std::vector<int64_t>& dims, const Window& window,
+         const T* operand, const T* source, T* result, bool source_first,
+         int64_t dimension, int64_t begin, int64_t end) {
+  const int64_t rank = dims.size();
+  if (rank == 0) {
+    // One position, one tap.
+    SelectRow<T, kDirection, kTotalOrder>({0}, 0, 1, operand, source, 0,
+                                          result, source_first);
+    return;
+  }
+  std::vector<int64_t> positions(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    positions[d] = WindowOutputSize(dims[d], window[d]);
+    if (positions[d] == 0) return;
+  }
+  std::vector<int64_t> low(rank, 0), high = positions;
+  if (dimension >= 0) {
+    low[dimension] = begin;
+    high[dimension] = end;
+    if (begin >= end) return;
+  }
+  const TapTables tables = MakeTapTables(dims, window, positions);
+  const std::vector<int64_t> source_strides = RowMajorStrides(positions);
+  // When the minor dimension is one to one (a pooling's features), its
+  // positions are done a row at a time: they share the taps' offsets.
+  const int64_t walked = IsOneToOne(window[rank - 1]) ? rank - 1 : rank;
+  const int64_t row_begin = walked < rank ? low[rank - 1] : 0;
+  const int64_t row = walked < rank ? high[rank - 1] - low[rank - 1] : 1;
+  std::vector<int64_t> position = low;
+  // The offsets of the position's valid taps in row-major tap order, built
+  // dimension by dimension.
+  std::vector<int64_t> taps, next;
+  while (true) {
+    taps.assign(1, 0);
+    int64_t source_index = 0;
+    for (int64_t d = 0; d < walked && !taps.empty(); ++d) {
+      source_index += position[d] * source_strides[d];
+      const int64_t* offsets =
+          tables.offsets[d].data() + tables.first[d][position[d]];
+      const int64_t count = tables.first[d][position[d] + 1] -
+                            tables.first[d][position[d]];
+      if (count == 1) {
+        for (int64_t& tap : taps) tap += offsets[0];
+        continue;
+      }
+      next.clear();
+      for (int64_t tap : taps) {
+        for (int64_t i = 0; i < count; ++i) next.push_back(tap + offsets[i]);
+      }
+      taps.swap(next);
+    }
+    if (!taps.empty()) {
+      SelectRow<T, kDirection, kTotalOrder>(
+          taps, row_begin, row, operand, source, source_index + row_begin,
+          result, source_first);
+    }
+    // The next position in row-major order within [low, high).
+    int64_t d = walked - 1;
+    for (; d >= 0; --d) {
+      if (++position[d] < high[d]) break;
+      position[d] = low[d];
+    }
+    if (d < 0) return;
+  }
+}
+
+template <typename T>
+void RunTyped(const NativeSelectAndScatter& form,
+              const std::vector<int64_t>& dims, const Window& window,
+              const void* operand, const void* source, void* result,
+              int64_t dimension, int64_t begin, int64_t end) {
+  auto run = [&](auto direction, auto total_order) {
+    Run<T, decltype(direction)::value, decltype(total_order)::value>(
+        dims, window, static_cast<const T*>(operand),
+        static_cast<const T*>(source), static_cast<T*>(result),
+        form.source_first, dimension, begin, end);
+  };
+  auto with_order = [&](auto direction) {
+    if (form.total_order) {
+      run(direction, std::true_type{});
+    } else {
+      run(direction, std::false_type{});
+    }
+  };
+  using D = ComparisonDirection;
+  switch (form.direction) {
+    case D::kGe:
+      return with_order(std::integral_constant<D, D::kGe>{});
+    case D::kGt:
+      return with_order(std::integral_constant<D, D::kGt>{});
+    case D::kLe:
+      return with_order(std::integral_constant<D, D::kLe>{});
+    case D::kLt:
+      return with_order(std::integral_constant<D, D::kLt>{});
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+std::optional<NativeSelectAndScatter> MatchNativeSelectAndScatter(
+    const HloInstruction& instruction) {
+  if (instruction.opcode() != HloOpcode::kSelectAndScatter ||
+      instruction.operand_count() != 3 ||
+      instruction.called_computations().size() != 2 ||
+      !instruction.shape().IsArray()) {
+    return std::nullopt;
+  }
+  NativeSelectAndScatter form;
+  form.type = instruction.shape().element_type();
+  if (form.type != F32 && form.type != F64 && form.type != BF16 &&
+      form.type != F16) {
+    return std::nullopt;
+  }
+  for (const HloInstruction* operand : instruction.operands()) {
+    if (operand->shape().element_type() != form.type) return std::nullopt;
+  }
+  bool swapped = false;
+  const HloComputation& select = *instruction.called_computations()[0];
+  if (!IsBinaryOfParameters(select, HloOpcode::kCompare, form.type,
+                            &swapped)) {
+    return std::nullopt;
+  }
+  const HloInstruction& compare = *select.root_instruction();
+  form.direction = compare.comparison_direction();
+  if (form.direction == ComparisonDirection::kEq ||
+      form.direction == ComparisonDirection::kNe) {
+    return std::nullopt;
+  }
+  if (swapped) form.direction = Swapped(form.direction);
+  form.total_order = compare.total_order_comparison();
+  if (!IsBinaryOfParameters(*instruction.called_computations()[1],
+                            HloOpcode::kAdd, form.type, &form.source_first)) {
+    return std::nullopt;
+  }
+  return form;
+}
+
+int64_t IndependentDimension(const std::vector<int64_t>& operand_dims,
+                             const Window& window, int threads) {
+  int64_t best = -1;
+  for (size_t d = 0; d < operand_dims.size(); ++d) {
+    if (!IsOneToOne(window[d])) continue;
+    if (operand_dims[d] >= threads) return d;
+    if (best < 0 || operand_dims[d] > operand_dims[best]) best = d;
+  }
+  return best;
+}
+
+void RunNativeSelectAndScatter(const NativeSelectAndScatter& form,
+                               const std::vector<int64_t>& operand_dims,
+                               const Window& window, const void* operand,
+                               const void* source, void* result,
+                               int64_t dimension, int64_t begin, int64_t end) {
+  switch (form.type) {
+    case F32:
+      return RunTyped<float>(form, operand_dims, window, operand, source,
+                             result, dimension, begin, end);
+    case F64:
+      return RunTyped<double>(form, operand_dims, window, operand, source,
+                              result, dimension, begin, end);
+    case BF16:
+      return RunTyped<BFloat16>(form, operand_dims, window, operand, source,
+                                result, dimension, begin, end);
+    case F16:
+      return RunTyped<Half>(form, operand_dims, window, operand, source,
+                            result, dimension, begin, end);
+    default:
+      return;
+  }
+}
+
+}  // namespace mxla::semantics
