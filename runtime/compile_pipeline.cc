@@ -38,6 +38,7 @@
 #include "passes/scan_expander.h"
 #include "passes/stochastic_convert_expander.h"
 #include "passes/topk_expander.h"
+#include "passes/sort_key_hoisting.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
 #include "passes/while_loop_invariant_code_motion.h"
@@ -48,6 +49,7 @@
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
 #include "runtime/memory_limit.h"
+#include "runtime/native_sort.h"
 
 namespace mxla {
 
@@ -131,6 +133,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<LowerCollectivesPass>());
       passes->AddPass(std::make_unique<ScanExpanderPass>());
       passes->AddPass(std::make_unique<TopKExpanderPass>());
+      passes->AddPass(std::make_unique<SortKeyHoistingPass>());
       passes->AddPass(std::make_unique<RaggedDotExpanderPass>());
       passes->AddPass(std::make_unique<ScaledDotExpanderPass>());
       passes->AddPass(std::make_unique<BatchNormExpanderPass>());
@@ -212,8 +215,17 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
   auto compiled = std::make_shared<JitExecutable::Program::Subprogram>();
   compiled->opcode = instruction.opcode();
   compiled->name = instruction.name();
+  if (instruction.opcode() == HloOpcode::kSort) {
+    std::optional<TrivialSortComparator> trivial =
+        MatchTrivialSortComparator(*instruction.to_apply());
+    if (trivial.has_value() && IsNativeSortKeyType(trivial->type)) {
+      compiled->native_sort = trivial;
+    }
+  }
+  // A native sort calls no comparator: none is compiled.
   for (const HloComputation* computation :
-       instruction.called_computations()) {
+       compiled->native_sort ? std::vector<HloComputation*>{}
+                             : instruction.called_computations()) {
     ASSIGN_OR_RETURN(std::shared_ptr<const Executable> executable,
                      compile(*computation));
     compiled->computations.push_back(std::move(executable));
