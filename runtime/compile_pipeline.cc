@@ -179,6 +179,24 @@ std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state) {
   return aliases;
 }
 
+// Which results of a sort nothing reads: its users are all
+// get-tuple-elements and none takes that index (the key hoist-sort-keys
+// adds, for one).
+std::vector<bool> UnreadSortOutputs(const HloInstruction& sort) {
+  const int64_t n = sort.operand_count();
+  std::vector<bool> unread(n, false);
+  if (!sort.shape().IsTuple() || sort.parent()->root_instruction() == &sort) {
+    return unread;
+  }
+  std::vector<bool> read(n, false);
+  for (const HloInstruction* user : sort.users()) {
+    if (user->opcode() != HloOpcode::kGetTupleElement) return unread;
+    read[user->tuple_index()] = true;
+  }
+  for (int64_t i = 0; i < n; ++i) unread[i] = !read[i];
+  return unread;
+}
+
 // A while loop's condition and body, or a conditional's branches, each
 // compiled on its own with the same options: from the input module's
 // computation of that name when there is one (the passes have not
@@ -220,6 +238,7 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
         MatchTrivialSortComparator(*instruction.to_apply());
     if (trivial.has_value() && IsNativeSortKeyType(trivial->type)) {
       compiled->native_sort = trivial;
+      compiled->unread_outputs = UnreadSortOutputs(instruction);
     }
   }
   // A native sort calls no comparator: none is compiled.

@@ -296,6 +296,9 @@ absl::Status RunSort(const JitExecutable::Program::Step& step,
     outputs[i] = where(step.buffers[n + i]);
   }
   if (sort.native_sort.has_value()) {
+    for (size_t i = 0; i < sort.unread_outputs.size(); ++i) {
+      if (sort.unread_outputs[i]) outputs[i] = nullptr;
+    }
     NativeSortRows(sort.dims, sort.dimension, sort.element_bytes, inputs,
                    outputs, *sort.native_sort, pool, threads);
     return absl::OkStatus();

@@ -63,6 +63,8 @@ class JitExecutable : public Executable {
       // sort: set when the comparator is trivial on a native key type
       // (runtime/native_sort.h); then `computations` is empty.
       std::optional<TrivialSortComparator> native_sort;
+      // A native sort's results that nothing reads: not written.
+      std::vector<bool> unread_outputs;
       // scatter: `dims` are the operands', then the scatter indices' and
       // updates' dimensions, the indices' type and the dimension numbers;
       // element_bytes holds the operands' then the updates' element sizes.

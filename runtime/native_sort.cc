@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,29 +23,39 @@ struct KeyRule {
   bool total_order = false;
   K infinity = 0;  // floats: the magnitude bits of infinity
 
-  // False for a NaN under the default float compare (no strict weak
+  // Without branches, for packing loops: kFloat for a float key,
+  // kDefaultCompare for its default (non-TOTALORDER) compare. Clears
+  // `ordered` for a NaN under the default float compare (no strict weak
   // order: the caller sorts that row as SortRows does).
+  template <bool kFloat, bool kDefaultCompare>
+  K MapAs(K raw, bool& ordered) const {
+    if constexpr (kDefaultCompare) {
+      const K magnitude = raw & K(~kSign);
+      ordered &= magnitude <= infinity;
+      raw = magnitude == 0 ? K(0) : raw;  // -0 == +0
+    }
+    K key;
+    if constexpr (kFloat) {
+      // TOTALORDER's sign-magnitude order as an unsigned one: a negative
+      // value's bits all flipped, a positive value's sign bit set.
+      const K negative = K(K(0) - K(raw >> (sizeof(K) * 8 - 1)));
+      key = raw ^ K(negative | kSign);
+    } else {
+      key = kind == KeyKind::kSigned ? K(raw ^ kSign) : raw;
+    }
+    return descending ? K(~key) : key;
+  }
+
+  // MapAs for this rule's kind; false for a NaN under the default compare.
   bool Map(K raw, K& key) const {
     bool ordered = true;
-    key = raw;
-    switch (kind) {
-      case KeyKind::kUnsigned:
-        key = raw;
-        break;
-      case KeyKind::kSigned:
-        key = raw ^ kSign;
-        break;
-      case KeyKind::kFloat:
-        if (!total_order) {
-          const K magnitude = raw & K(~kSign);
-          ordered = magnitude <= infinity;
-          if (magnitude == 0) raw = 0;  // -0 == +0
-        }
-        // TOTALORDER's sign-magnitude order as an unsigned one.
-        key = (raw & kSign) ? K(~raw) : K(raw | kSign);
-        break;
+    if (kind != KeyKind::kFloat) {
+      key = MapAs<false, false>(raw, ordered);
+    } else if (total_order) {
+      key = MapAs<true, false>(raw, ordered);
+    } else {
+      key = MapAs<true, true>(raw, ordered);
     }
-    if (descending) key = K(~key);
     return ordered;
   }
 };
@@ -69,12 +80,53 @@ struct Row {
   int64_t size;
 };
 
+// One stable counting-sort pass of `from` by the byte at `shift` into `to`
+// (the position bits only, with kPositions). The input is read as four
+// consecutive parts placed in interleaved steps: four independent chains of
+// bucket-counter updates instead of one, which a skewed byte (floats'
+// exponents) would serialize.
+template <bool kPositions, typename W, typename Out>
+void CountingPass(const W* from, Out* to, int64_t n, int shift,
+                  W position_mask) {
+  const int64_t q = n / 4;
+  const W* part[4] = {from, from + q, from + 2 * q, from + 3 * q};
+  int64_t counts[4][256] = {};
+  for (int64_t i = 0; i < q; ++i) {
+    for (int w = 0; w < 4; ++w) ++counts[w][(part[w][i] >> shift) & 0xff];
+  }
+  for (int64_t i = 4 * q; i < n; ++i) ++counts[3][(from[i] >> shift) & 0xff];
+  int64_t sum = 0;
+  for (int d = 0; d < 256; ++d) {
+    for (int w = 0; w < 4; ++w) {
+      const int64_t c = counts[w][d];
+      counts[w][d] = sum;
+      sum += c;
+    }
+  }
+  auto emit = [&](W v) -> Out {
+    if constexpr (kPositions) {
+      return static_cast<Out>(v & position_mask);
+    } else {
+      return v;
+    }
+  };
+  for (int64_t i = 0; i < q; ++i) {
+    for (int w = 0; w < 4; ++w) {
+      const W v = part[w][i];
+      to[counts[w][(v >> shift) & 0xff]++] = emit(v);
+    }
+  }
+  for (int64_t i = 4 * q; i < n; ++i) {
+    const W v = from[i];
+    to[counts[3][(v >> shift) & 0xff]++] = emit(v);
+  }
+}
+
 // Packs each (key, position) into W, the key on top, and sorts them by an
-// LSD radix sort over the key bytes (skipping a byte all keys share; the
-// histograms are counted while packing, and the last pass writes the
-// positions to `order`). Positions are distinct and start ascending, so
-// the result is the stable order of the keys. False, with `order`
-// unwritten, if a key is a NaN under the default float compare.
+// LSD radix sort over the key bytes that differ (the last pass writes the
+// positions to `order`). Positions are distinct and start ascending, so the
+// result is the stable order of the keys. False, with `order` unwritten, if
+// a key is a NaN under the default float compare.
 template <typename W, typename K>
 bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
                 std::vector<W>& packed, std::vector<W>& spare,
@@ -84,14 +136,33 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
   constexpr W kPosition = (W(1) << kShift) - 1;
   const int64_t n = row.size;
   packed.resize(n);
-  int64_t counts[kKeyBytes][256] = {};
   bool ordered = true;
+  K all_or = 0;
+  K all_and = K(~K(0));
   const K* in = keys + row.first;
-  for (int64_t k = 0; k < n; ++k) {
-    K key;
-    ordered &= rule.Map(in[k * row.stride], key);
-    packed[k] = (W(key) << kShift) | W(k);
-    for (int b = 0; b < kKeyBytes; ++b) ++counts[b][(key >> (8 * b)) & 0xff];
+  W* out = packed.data();
+  auto pack = [&](auto float_key, auto default_compare, auto unit_stride) {
+    for (int64_t k = 0; k < n; ++k) {
+      const K raw = in[unit_stride ? k : k * row.stride];
+      const K key = rule.template MapAs<float_key, default_compare>(raw, ordered);
+      out[k] = (W(key) << kShift) | W(k);
+      all_or |= key;
+      all_and &= key;
+    }
+  };
+  auto pack_stride = [&](auto float_key, auto default_compare) {
+    if (row.stride == 1) {
+      pack(float_key, default_compare, std::true_type{});
+    } else {
+      pack(float_key, default_compare, std::false_type{});
+    }
+  };
+  if (rule.kind != KeyKind::kFloat) {
+    pack_stride(std::false_type{}, std::false_type{});
+  } else if (rule.total_order) {
+    pack_stride(std::true_type{}, std::false_type{});
+  } else {
+    pack_stride(std::true_type{}, std::true_type{});
   }
   if (!ordered) return false;
   if (n <= 64) {
@@ -102,37 +173,21 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
   int active[kKeyBytes];
   int passes = 0;
   for (int b = 0; b < kKeyBytes; ++b) {
-    if (counts[b][(packed[0] >> (kShift + 8 * b)) & 0xff] != n) {
-      active[passes++] = b;
-    }
+    if (((all_or ^ all_and) >> (8 * b)) & 0xff) active[passes++] = b;
+  }
+  if (passes == 0) {  // all keys equal
+    for (int64_t k = 0; k < n; ++k) order[k] = k;
+    return true;
   }
   spare.resize(n);
   W* from = packed.data();
   W* to = spare.data();
-  for (int p = 0; p < passes; ++p) {
-    int64_t* count = counts[active[p]];
-    int64_t sum = 0;
-    for (int d = 0; d < 256; ++d) {
-      const int64_t c = count[d];
-      count[d] = sum;
-      sum += c;
-    }
-    const int shift = kShift + 8 * active[p];
-    if (p + 1 < passes) {
-      for (int64_t i = 0; i < n; ++i) {
-        const W v = from[i];
-        to[count[(v >> shift) & 0xff]++] = v;
-      }
-      std::swap(from, to);
-    } else {
-      for (int64_t i = 0; i < n; ++i) {
-        const W v = from[i];
-        order[count[(v >> shift) & 0xff]++] = v & kPosition;
-      }
-      return true;
-    }
+  for (int p = 0; p + 1 < passes; ++p) {
+    CountingPass<false>(from, to, n, kShift + 8 * active[p], kPosition);
+    std::swap(from, to);
   }
-  for (int64_t k = 0; k < n; ++k) order[k] = k;  // all keys equal
+  CountingPass<true>(from, order.data(), n, kShift + 8 * active[passes - 1],
+                     kPosition);
   return true;
 }
 
@@ -195,6 +250,10 @@ void GatherRow(const void* input, void* output, const Row& row,
                const std::vector<int64_t>& order) {
   const T* in = static_cast<const T*>(input) + row.first;
   T* out = static_cast<T*>(output) + row.first;
+  if (row.stride == 1) {
+    for (int64_t k = 0; k < row.size; ++k) out[k] = in[order[k]];
+    return;
+  }
   for (int64_t k = 0; k < row.size; ++k) {
     out[k * row.stride] = in[order[k] * row.stride];
   }
@@ -283,6 +342,7 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
       const Row row{(r / inner) * size * inner + r % inner, inner, size};
       SortRowOrder(keys, row, rule, scratch);
       for (size_t i = 0; i < inputs.size(); ++i) {
+        if (outputs[i] == nullptr) continue;  // unread
         GatherRowBytes(inputs[i], outputs[i], row, scratch.order,
                        element_bytes[i]);
       }

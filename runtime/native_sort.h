@@ -28,7 +28,8 @@ bool IsNativeSortKeyType(PrimitiveType type);
 
 // As SortRows: `inputs[i]` and `outputs[i]` hold array i (`element_bytes[i]`
 // per element, row-major `dims`), sorted along `dimension` by `key`
-// (whose type IsNativeSortKeyType); outputs may not alias inputs.
+// (whose type IsNativeSortKeyType); outputs may not alias inputs. A null
+// output (a result nothing reads) is not written.
 void NativeSortRows(absl::Span<const int64_t> dims, int64_t dimension,
                     absl::Span<const int64_t> element_bytes,
                     absl::Span<const void* const> inputs,
