@@ -81,24 +81,29 @@ struct Row {
 };
 
 // One stable counting-sort pass of `from` by the byte at `shift` into `to`
-// (the position bits only, with kPositions). The input is read as four
-// consecutive parts placed in interleaved steps: four independent chains of
+// (the position bits only, with kPositions). The input is read as kWays
+// consecutive parts placed in interleaved steps: independent chains of
 // bucket-counter updates instead of one, which a skewed byte (floats'
-// exponents) would serialize.
-template <bool kPositions, typename W, typename Out>
+// exponents) would serialize. Counts fit 32 bits: a pass runs only on a
+// byte the keys do not all share, so no bucket holds all n <= 2^32.
+template <int kWays, bool kPositions, typename W, typename Out>
 void CountingPass(const W* from, Out* to, int64_t n, int shift,
                   W position_mask) {
-  const int64_t q = n / 4;
-  const W* part[4] = {from, from + q, from + 2 * q, from + 3 * q};
-  int64_t counts[4][256] = {};
+  const int64_t q = n / kWays;
+  const W* part[kWays];
+  for (int w = 0; w < kWays; ++w) part[w] = from + w * q;
+  uint32_t counts[kWays][256] = {};
   for (int64_t i = 0; i < q; ++i) {
-    for (int w = 0; w < 4; ++w) ++counts[w][(part[w][i] >> shift) & 0xff];
+    for (int w = 0; w < kWays; ++w) ++counts[w][(part[w][i] >> shift) & 0xff];
   }
-  for (int64_t i = 4 * q; i < n; ++i) ++counts[3][(from[i] >> shift) & 0xff];
-  int64_t sum = 0;
+  constexpr int kLast = kWays - 1;
+  for (int64_t i = kWays * q; i < n; ++i) {
+    ++counts[kLast][(from[i] >> shift) & 0xff];
+  }
+  uint32_t sum = 0;
   for (int d = 0; d < 256; ++d) {
-    for (int w = 0; w < 4; ++w) {
-      const int64_t c = counts[w][d];
+    for (int w = 0; w < kWays; ++w) {
+      const uint32_t c = counts[w][d];
       counts[w][d] = sum;
       sum += c;
     }
@@ -111,14 +116,26 @@ void CountingPass(const W* from, Out* to, int64_t n, int shift,
     }
   };
   for (int64_t i = 0; i < q; ++i) {
-    for (int w = 0; w < 4; ++w) {
+    for (int w = 0; w < kWays; ++w) {
       const W v = part[w][i];
       to[counts[w][(v >> shift) & 0xff]++] = emit(v);
     }
   }
-  for (int64_t i = 4 * q; i < n; ++i) {
+  for (int64_t i = kWays * q; i < n; ++i) {
     const W v = from[i];
-    to[counts[3][(v >> shift) & 0xff]++] = emit(v);
+    to[counts[kLast][(v >> shift) & 0xff]++] = emit(v);
+  }
+}
+
+// CountingPass with four chains, or one for a short row, whose cost is
+// mostly the counters' clearing and prefix sums.
+template <bool kPositions, typename W, typename Out>
+void CountingPassOfRow(const W* from, Out* to, int64_t n, int shift,
+                       W position_mask) {
+  if (n >= 256) {
+    CountingPass<4, kPositions>(from, to, n, shift, position_mask);
+  } else {
+    CountingPass<1, kPositions>(from, to, n, shift, position_mask);
   }
 }
 
@@ -183,11 +200,11 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
   W* from = packed.data();
   W* to = spare.data();
   for (int p = 0; p + 1 < passes; ++p) {
-    CountingPass<false>(from, to, n, kShift + 8 * active[p], kPosition);
+    CountingPassOfRow<false>(from, to, n, kShift + 8 * active[p], kPosition);
     std::swap(from, to);
   }
-  CountingPass<true>(from, order.data(), n, kShift + 8 * active[passes - 1],
-                     kPosition);
+  CountingPassOfRow<true>(from, order.data(), n,
+                          kShift + 8 * active[passes - 1], kPosition);
   return true;
 }
 
