@@ -20,6 +20,7 @@
 #include "passes/scan_expander.h"
 #include "passes/stochastic_convert_expander.h"
 #include "passes/topk_expander.h"
+#include "passes/sort_key_hoisting.h"
 #include "passes/dce.h"
 #include "passes/fusion.h"
 #include "passes/fusion_planning.h"
@@ -53,6 +54,7 @@ constexpr PassFactory kPasses[] = {
     {"expand-rngs", &Make<RngExpanderPass>},
     {"expand-scans", &Make<ScanExpanderPass>},
     {"expand-topk", &Make<TopKExpanderPass>},
+    {"hoist-sort-keys", &Make<SortKeyHoistingPass>},
     {"expand-convolutions", &Make<ConvolutionExpanderPass>},
     {"expand-batch-norms", &Make<BatchNormExpanderPass>},
     {"expand-choleskys", &Make<CholeskyExpanderPass>},

@@ -39,6 +39,7 @@
 #include "passes/scan_expander.h"
 #include "passes/stochastic_convert_expander.h"
 #include "passes/topk_expander.h"
+#include "passes/sort_key_hoisting.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
 #include "passes/while_loop_invariant_code_motion.h"
@@ -50,6 +51,7 @@
 #include "runtime/thread_pool.h"
 #include "runtime/memory_limit.h"
 #include "semantics/select_and_scatter_native.h"
+#include "runtime/native_sort.h"
 
 namespace mxla {
 
@@ -133,6 +135,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
       passes->AddPass(std::make_unique<LowerCollectivesPass>());
       passes->AddPass(std::make_unique<ScanExpanderPass>());
       passes->AddPass(std::make_unique<TopKExpanderPass>());
+      passes->AddPass(std::make_unique<SortKeyHoistingPass>());
       passes->AddPass(std::make_unique<RaggedDotExpanderPass>());
       passes->AddPass(std::make_unique<ScaledDotExpanderPass>());
       passes->AddPass(std::make_unique<BatchNormExpanderPass>());
@@ -178,6 +181,24 @@ std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state) {
   return aliases;
 }
 
+// Which results of a sort nothing reads: its users are all
+// get-tuple-elements and none takes that index (the key hoist-sort-keys
+// adds, for one).
+std::vector<bool> UnreadSortOutputs(const HloInstruction& sort) {
+  const int64_t n = sort.operand_count();
+  std::vector<bool> unread(n, false);
+  if (!sort.shape().IsTuple() || sort.parent()->root_instruction() == &sort) {
+    return unread;
+  }
+  std::vector<bool> read(n, false);
+  for (const HloInstruction* user : sort.users()) {
+    if (user->opcode() != HloOpcode::kGetTupleElement) return unread;
+    read[user->tuple_index()] = true;
+  }
+  for (int64_t i = 0; i < n; ++i) unread[i] = !read[i];
+  return unread;
+}
+
 // A while loop's condition and body, or a conditional's branches, each
 // compiled on its own with the same options: from the input module's
 // computation of that name when there is one (the passes have not
@@ -219,9 +240,21 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
     compiled->native_select_and_scatter =
         std::make_shared<const semantics::NativeSelectAndScatter>(*native);
   }
+  if (instruction.opcode() == HloOpcode::kSort) {
+    std::optional<TrivialSortComparator> trivial =
+        MatchTrivialSortComparator(*instruction.to_apply());
+    if (trivial.has_value() && IsNativeSortKeyType(trivial->type)) {
+      compiled->native_sort = trivial;
+      compiled->unread_outputs = UnreadSortOutputs(instruction);
+    }
+  }
+  // A native sort or select-and-scatter calls no computation: none is
+  // compiled.
+  const bool native = compiled->native_sort.has_value() ||
+                      compiled->native_select_and_scatter != nullptr;
   for (const HloComputation* computation :
-       instruction.called_computations()) {
-    if (compiled->native_select_and_scatter != nullptr) break;
+       native ? std::vector<HloComputation*>{}
+              : instruction.called_computations()) {
     ASSIGN_OR_RETURN(std::shared_ptr<const Executable> executable,
                      compile(*computation));
     compiled->computations.push_back(std::move(executable));

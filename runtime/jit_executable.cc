@@ -14,6 +14,7 @@
 #include "ir/status_macros.h"
 #include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
+#include "runtime/native_sort.h"
 #include "runtime/profile.h"
 #include "runtime/thread_pool.h"
 #include "semantics/scatter_elements.h"
@@ -280,11 +281,12 @@ absl::Status RunConditional(const JitExecutable::Program::Step& step,
                                                       options);
 }
 
-// A sort: each row ordered by the compiled comparator (one call per
+// A sort: each row ordered natively for a trivial comparator
+// (runtime/native_sort.h), else by the compiled comparator (one call per
 // comparison, on the elements in place), as semantics/sort_rows.h defines.
 absl::Status RunSort(const JitExecutable::Program::Step& step,
                      const SlotAddresses& where, ThreadPool& pool,
-                     int /*threads*/, int64_t max_loop_trips,
+                     int threads, int64_t max_loop_trips,
     HostFeed* host_feed) {
   const JitExecutable::Program::Subprogram& sort = *step.subprogram;
   const size_t n = sort.element_bytes.size();
@@ -293,6 +295,14 @@ absl::Status RunSort(const JitExecutable::Program::Step& step,
   for (size_t i = 0; i < n; ++i) {
     inputs[i] = where(step.buffers[i]);
     outputs[i] = where(step.buffers[n + i]);
+  }
+  if (sort.native_sort.has_value()) {
+    for (size_t i = 0; i < sort.unread_outputs.size(); ++i) {
+      if (sort.unread_outputs[i]) outputs[i] = nullptr;
+    }
+    NativeSortRows(sort.dims, sort.dimension, sort.element_bytes, inputs,
+                   outputs, *sort.native_sort, pool, threads);
+    return absl::OkStatus();
   }
   RunOptions options;
   options.thread_pool = &pool;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "ir/scatter_dimension_numbers.h"
 #include "ir/window.h"
 #include "runtime/buffer_assignment.h"
+#include "passes/sort_key_hoisting.h"
 #include "runtime/compile_report.h"
 #include "runtime/executable.h"
 #include "runtime/run_scratch.h"
@@ -62,6 +64,11 @@ class JitExecutable : public Executable {
       std::vector<int64_t> dims;
       int64_t dimension = 0;
       std::vector<int64_t> element_bytes;
+      // sort: set when the comparator is trivial on a native key type
+      // (runtime/native_sort.h); then `computations` is empty.
+      std::optional<TrivialSortComparator> native_sort;
+      // A native sort's results that nothing reads: not written.
+      std::vector<bool> unread_outputs;
       // scatter: `dims` are the operands', then the scatter indices' and
       // updates' dimensions, the indices' type and the dimension numbers;
       // element_bytes holds the operands' then the updates' element sizes.

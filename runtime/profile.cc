@@ -117,7 +117,7 @@ std::string RuntimeStepText(HloOpcode opcode) {
     case HloOpcode::kConditional:
       return "branch selection (the branch's kernels have rows)";
     case HloOpcode::kSort:
-      return "runtime sort, the comparator called per comparison";
+      return "runtime sort: native, or the comparator called per comparison";
     case HloOpcode::kScatter:
       return "runtime scatter, the combiner called per element";
     case HloOpcode::kSelectAndScatter:

@@ -172,7 +172,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                           "conditional-to-select", "inline-maps",
                           "expand-reduce-windows", "expand-rngs",
                           "expand-scans",
-                          "expand-topk", "expand-convolutions",
+                          "expand-topk", "hoist-sort-keys",
+                          "expand-convolutions",
                           "expand-batch-norms", "expand-choleskys",
                           "expand-triangular-solves", "split-tuple-constants",
                           "expand-stochastic-converts",
@@ -188,7 +189,8 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "inline-calls, lower-collectives, "
                                  "conditional-to-select, inline-maps, "
                                  "expand-reduce-windows, expand-rngs, expand-scans, "
-                                 "expand-topk, expand-convolutions, "
+                                 "expand-topk, hoist-sort-keys, "
+                                 "expand-convolutions, "
                                  "expand-batch-norms, expand-choleskys, "
                                  "expand-triangular-solves, "
                                  "split-tuple-constants, "

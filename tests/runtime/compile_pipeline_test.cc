@@ -109,7 +109,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
               ElementsAre("expand-rngs", "simplify", "split-tuple-constants",
                           "lower-collectives",
                           "expand-scans",
-                          "expand-topk", "expand-ragged-dots", "expand-scaled-dots",
+                          "expand-topk", "hoist-sort-keys", "expand-ragged-dots", "expand-scaled-dots",
                           "expand-batch-norms", "expand-stochastic-converts",
                           "expand-rng-bit-generators",
                           "expand-choleskys", "expand-triangular-solves",

@@ -1,0 +1,416 @@
+#include "runtime/native_sort.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace mxla {
+namespace {
+
+enum class KeyKind { kUnsigned, kSigned, kFloat };
+
+// How a key's bits K become an unsigned integer that orders as the
+// comparator does.
+template <typename K>
+struct KeyRule {
+  static constexpr K kSign = K(1) << (sizeof(K) * 8 - 1);
+  KeyKind kind = KeyKind::kUnsigned;
+  bool descending = false;
+  bool total_order = false;
+  K infinity = 0;  // floats: the magnitude bits of infinity
+
+  // Without branches, for packing loops: kFloat for a float key,
+  // kDefaultCompare for its default (non-TOTALORDER) compare. Clears
+  // `ordered` for a NaN under the default float compare (no strict weak
+  // order: the caller sorts that row as SortRows does).
+  template <bool kFloat, bool kDefaultCompare>
+  K MapAs(K raw, bool& ordered) const {
+    if constexpr (kDefaultCompare) {
+      const K magnitude = raw & K(~kSign);
+      ordered &= magnitude <= infinity;
+      raw = magnitude == 0 ? K(0) : raw;  // -0 == +0
+    }
+    K key;
+    if constexpr (kFloat) {
+      // TOTALORDER's sign-magnitude order as an unsigned one: a negative
+      // value's bits all flipped, a positive value's sign bit set.
+      const K negative = K(K(0) - K(raw >> (sizeof(K) * 8 - 1)));
+      key = raw ^ K(negative | kSign);
+    } else {
+      key = kind == KeyKind::kSigned ? K(raw ^ kSign) : raw;
+    }
+    return descending ? K(~key) : key;
+  }
+
+  // MapAs for this rule's kind; false for a NaN under the default compare.
+  bool Map(K raw, K& key) const {
+    bool ordered = true;
+    if (kind != KeyKind::kFloat) {
+      key = MapAs<false, false>(raw, ordered);
+    } else if (total_order) {
+      key = MapAs<true, false>(raw, ordered);
+    } else {
+      key = MapAs<true, true>(raw, ordered);
+    }
+    return ordered;
+  }
+};
+
+// One thread's buffers, reused across its rows and sorts; a row longer
+// than this many elements releases them when its sort is done.
+constexpr int64_t kMaxKeptRow = int64_t{1} << 20;
+
+struct Scratch {
+  std::vector<uint32_t> packed32, spare32;
+  std::vector<uint64_t> packed64, spare64;
+  std::vector<std::pair<uint64_t, int64_t>> pairs;
+  std::vector<uint64_t> keys;
+  std::vector<uint8_t> unordered;
+  std::vector<int64_t> order;
+};
+
+// Where a row's elements are: first + k * stride, k < size.
+struct Row {
+  int64_t first;
+  int64_t stride;
+  int64_t size;
+};
+
+// One stable counting-sort pass of `from` by the byte at `shift` into `to`
+// (the position bits only, with kPositions). The input is read as kWays
+// consecutive parts placed in interleaved steps: independent chains of
+// bucket-counter updates instead of one, which a skewed byte (floats'
+// exponents) would serialize. Counts fit 32 bits: a pass runs only on a
+// byte the keys do not all share, so no bucket holds all n <= 2^32.
+template <int kWays, bool kPositions, typename W, typename Out>
+void CountingPass(const W* from, Out* to, int64_t n, int shift,
+                  W position_mask) {
+  const int64_t q = n / kWays;
+  const W* part[kWays];
+  for (int w = 0; w < kWays; ++w) part[w] = from + w * q;
+  uint32_t counts[kWays][256] = {};
+  for (int64_t i = 0; i < q; ++i) {
+    for (int w = 0; w < kWays; ++w) ++counts[w][(part[w][i] >> shift) & 0xff];
+  }
+  constexpr int kLast = kWays - 1;
+  for (int64_t i = kWays * q; i < n; ++i) {
+    ++counts[kLast][(from[i] >> shift) & 0xff];
+  }
+  uint32_t sum = 0;
+  for (int d = 0; d < 256; ++d) {
+    for (int w = 0; w < kWays; ++w) {
+      const uint32_t c = counts[w][d];
+      counts[w][d] = sum;
+      sum += c;
+    }
+  }
+  auto emit = [&](W v) -> Out {
+    if constexpr (kPositions) {
+      return static_cast<Out>(v & position_mask);
+    } else {
+      return v;
+    }
+  };
+  for (int64_t i = 0; i < q; ++i) {
+    for (int w = 0; w < kWays; ++w) {
+      const W v = part[w][i];
+      to[counts[w][(v >> shift) & 0xff]++] = emit(v);
+    }
+  }
+  for (int64_t i = kWays * q; i < n; ++i) {
+    const W v = from[i];
+    to[counts[kLast][(v >> shift) & 0xff]++] = emit(v);
+  }
+}
+
+// CountingPass with four chains, or one for a short row, whose cost is
+// mostly the counters' clearing and prefix sums.
+template <bool kPositions, typename W, typename Out>
+void CountingPassOfRow(const W* from, Out* to, int64_t n, int shift,
+                       W position_mask) {
+  if (n >= 256) {
+    CountingPass<4, kPositions>(from, to, n, shift, position_mask);
+  } else {
+    CountingPass<1, kPositions>(from, to, n, shift, position_mask);
+  }
+}
+
+// Packs each (key, position) into W, the key on top, and sorts them by an
+// LSD radix sort over the key bytes that differ (the last pass writes the
+// positions to `order`). Positions are distinct and start ascending, so the
+// result is the stable order of the keys. False, with `order` unwritten, if
+// a key is a NaN under the default float compare.
+template <typename W, typename K>
+bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
+                std::vector<W>& packed, std::vector<W>& spare,
+                std::vector<int64_t>& order) {
+  constexpr int kKeyBytes = sizeof(K);
+  constexpr int kShift = sizeof(W) * 8 - 8 * kKeyBytes;
+  constexpr W kPosition = (W(1) << kShift) - 1;
+  const int64_t n = row.size;
+  packed.resize(n);
+  bool ordered = true;
+  K all_or = 0;
+  K all_and = K(~K(0));
+  const K* in = keys + row.first;
+  W* out = packed.data();
+  auto pack = [&](auto float_key, auto default_compare, auto unit_stride) {
+    for (int64_t k = 0; k < n; ++k) {
+      const K raw = in[unit_stride ? k : k * row.stride];
+      const K key = rule.template MapAs<float_key, default_compare>(raw, ordered);
+      out[k] = (W(key) << kShift) | W(k);
+      all_or |= key;
+      all_and &= key;
+    }
+  };
+  auto pack_stride = [&](auto float_key, auto default_compare) {
+    if (row.stride == 1) {
+      pack(float_key, default_compare, std::true_type{});
+    } else {
+      pack(float_key, default_compare, std::false_type{});
+    }
+  };
+  if (rule.kind != KeyKind::kFloat) {
+    pack_stride(std::false_type{}, std::false_type{});
+  } else if (rule.total_order) {
+    pack_stride(std::true_type{}, std::false_type{});
+  } else {
+    pack_stride(std::true_type{}, std::true_type{});
+  }
+  if (!ordered) return false;
+  if (n <= 64) {
+    std::sort(packed.begin(), packed.end());
+    for (int64_t k = 0; k < n; ++k) order[k] = packed[k] & kPosition;
+    return true;
+  }
+  int active[kKeyBytes];
+  int passes = 0;
+  for (int b = 0; b < kKeyBytes; ++b) {
+    if (((all_or ^ all_and) >> (8 * b)) & 0xff) active[passes++] = b;
+  }
+  if (passes == 0) {  // all keys equal
+    for (int64_t k = 0; k < n; ++k) order[k] = k;
+    return true;
+  }
+  spare.resize(n);
+  W* from = packed.data();
+  W* to = spare.data();
+  for (int p = 0; p + 1 < passes; ++p) {
+    CountingPassOfRow<false>(from, to, n, kShift + 8 * active[p], kPosition);
+    std::swap(from, to);
+  }
+  CountingPassOfRow<true>(from, order.data(), n,
+                          kShift + 8 * active[passes - 1], kPosition);
+  return true;
+}
+
+// The row's permutation into `scratch.order`.
+template <typename K>
+void SortRowOrder(const K* keys, const Row& row, const KeyRule<K>& rule,
+                  Scratch& scratch) {
+  const int64_t n = row.size;
+  scratch.order.resize(n);
+  bool sorted = false;
+  bool packed = false;
+  if constexpr (sizeof(K) <= 2) {
+    if (n <= (int64_t{1} << (32 - 8 * sizeof(K)))) {
+      sorted = SortPacked<uint32_t>(keys, row, rule, scratch.packed32,
+                                    scratch.spare32, scratch.order);
+      packed = true;
+    }
+  }
+  if constexpr (sizeof(K) <= 4) {
+    if (!packed && n <= (int64_t{1} << 32)) {
+      sorted = SortPacked<uint64_t>(keys, row, rule, scratch.packed64,
+                                    scratch.spare64, scratch.order);
+      packed = true;
+    }
+  }
+  if (!packed) {
+    scratch.pairs.resize(n);
+    bool ordered = true;
+    for (int64_t k = 0; k < n; ++k) {
+      K key;
+      ordered &= rule.Map(keys[row.first + k * row.stride], key);
+      scratch.pairs[k] = {key, k};
+    }
+    if (ordered) {
+      std::sort(scratch.pairs.begin(), scratch.pairs.end());
+      for (int64_t k = 0; k < n; ++k) scratch.order[k] = scratch.pairs[k].second;
+      sorted = true;
+    }
+  }
+  if (sorted) return;
+  // A NaN under the default compare: std::stable_sort on the same
+  // comparison answers as SortRows's, so the same permutation.
+  scratch.keys.resize(n);
+  scratch.unordered.resize(n);
+  for (int64_t k = 0; k < n; ++k) {
+    K key;
+    scratch.unordered[k] = !rule.Map(keys[row.first + k * row.stride], key);
+    scratch.keys[k] = key;
+  }
+  std::iota(scratch.order.begin(), scratch.order.end(), 0);
+  std::stable_sort(scratch.order.begin(), scratch.order.end(),
+                   [&](int64_t a, int64_t b) {
+                     return !scratch.unordered[a] && !scratch.unordered[b] &&
+                            scratch.keys[a] < scratch.keys[b];
+                   });
+}
+
+template <typename T>
+void GatherRow(const void* input, void* output, const Row& row,
+               const std::vector<int64_t>& order) {
+  const T* in = static_cast<const T*>(input) + row.first;
+  T* out = static_cast<T*>(output) + row.first;
+  if (row.stride == 1) {
+    for (int64_t k = 0; k < row.size; ++k) out[k] = in[order[k]];
+    return;
+  }
+  for (int64_t k = 0; k < row.size; ++k) {
+    out[k * row.stride] = in[order[k] * row.stride];
+  }
+}
+
+void GatherRowBytes(const void* input, void* output, const Row& row,
+                    const std::vector<int64_t>& order, int64_t bytes) {
+  switch (bytes) {
+    case 1:
+      return GatherRow<uint8_t>(input, output, row, order);
+    case 2:
+      return GatherRow<uint16_t>(input, output, row, order);
+    case 4:
+      return GatherRow<uint32_t>(input, output, row, order);
+    case 8:
+      return GatherRow<uint64_t>(input, output, row, order);
+  }
+  const char* in = static_cast<const char*>(input);
+  char* out = static_cast<char*>(output);
+  for (int64_t k = 0; k < row.size; ++k) {
+    std::memcpy(out + (row.first + k * row.stride) * bytes,
+                in + (row.first + order[k] * row.stride) * bytes, bytes);
+  }
+}
+
+KeyKind KindOf(PrimitiveType type) {
+  switch (type) {
+    case S8:
+    case S16:
+    case S32:
+    case S64:
+      return KeyKind::kSigned;
+    case F16:
+    case BF16:
+    case F32:
+    case F64:
+      return KeyKind::kFloat;
+    default:
+      return KeyKind::kUnsigned;
+  }
+}
+
+uint64_t InfinityBits(PrimitiveType type) {
+  switch (type) {
+    case F16:
+      return 0x7c00;
+    case BF16:
+      return 0x7f80;
+    case F32:
+      return 0x7f800000;
+    case F64:
+      return 0x7ff0000000000000;
+    default:
+      return 0;
+  }
+}
+
+template <typename K>
+void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
+                 absl::Span<const int64_t> element_bytes,
+                 absl::Span<const void* const> inputs,
+                 absl::Span<void* const> outputs,
+                 const TrivialSortComparator& comparator, ThreadPool& pool,
+                 int threads) {
+  KeyRule<K> rule;
+  rule.kind = KindOf(comparator.type);
+  rule.descending = comparator.descending;
+  rule.total_order = comparator.total_order;
+  rule.infinity = static_cast<K>(InfinityBits(comparator.type));
+  const int64_t size = dims[dimension];
+  int64_t inner = 1;
+  for (size_t d = dimension + 1; d < dims.size(); ++d) inner *= dims[d];
+  int64_t elements = 1;
+  for (int64_t extent : dims) elements *= extent;
+  if (elements == 0) return;
+  const int64_t rows = elements / size;
+  const K* keys = static_cast<const K*>(inputs[comparator.operand]);
+  // Chunks of at least 16k elements: a smaller sort is not worth a thread.
+  const int64_t chunks =
+      std::clamp<int64_t>(elements / 16384, 1, std::max(threads, 1));
+  pool.ParallelFor(rows, chunks, [&](int64_t begin, int64_t end) {
+    // Kept per thread across sorts: allocating and zeroing fresh pages per
+    // call cost more than sorting a long row.
+    thread_local Scratch scratch;
+    for (int64_t r = begin; r < end; ++r) {
+      const Row row{(r / inner) * size * inner + r % inner, inner, size};
+      SortRowOrder(keys, row, rule, scratch);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (outputs[i] == nullptr) continue;  // unread
+        GatherRowBytes(inputs[i], outputs[i], row, scratch.order,
+                       element_bytes[i]);
+      }
+    }
+    if (size > kMaxKeptRow) scratch = Scratch();
+  });
+}
+
+}  // namespace
+
+bool IsNativeSortKeyType(PrimitiveType type) {
+  switch (type) {
+    case PRED:
+    case S8:
+    case S16:
+    case S32:
+    case S64:
+    case U8:
+    case U16:
+    case U32:
+    case U64:
+    case F16:
+    case BF16:
+    case F32:
+    case F64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void NativeSortRows(absl::Span<const int64_t> dims, int64_t dimension,
+                    absl::Span<const int64_t> element_bytes,
+                    absl::Span<const void* const> inputs,
+                    absl::Span<void* const> outputs,
+                    const TrivialSortComparator& key, ThreadPool& pool,
+                    int threads) {
+  switch (element_bytes[key.operand]) {
+    case 1:
+      return SortAllRows<uint8_t>(dims, dimension, element_bytes, inputs,
+                                  outputs, key, pool, threads);
+    case 2:
+      return SortAllRows<uint16_t>(dims, dimension, element_bytes, inputs,
+                                   outputs, key, pool, threads);
+    case 4:
+      return SortAllRows<uint32_t>(dims, dimension, element_bytes, inputs,
+                                   outputs, key, pool, threads);
+    default:
+      return SortAllRows<uint64_t>(dims, dimension, element_bytes, inputs,
+                                   outputs, key, pool, threads);
+  }
+}
+
+}  // namespace mxla
