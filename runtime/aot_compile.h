@@ -16,9 +16,17 @@
 // wrapper NAME_run(const float* x, ..., float* out, void* temp) for modules
 // without tuple parameters.
 //
+// input_output_alias is honoured as the JIT's RunBuffers does: an aliased
+// result leaf is written into its argument leaf's buffer. Passing the same
+// buffer as args[A] and results[R] donates the argument (updated in place,
+// it then holds the result); passing another result buffer leaves the
+// argument untouched (it is copied in first). The header lists each pair
+// as NAME_RESULT<R>_ALIASES_ARG <A>.
+//
 // While loops, conditionals, sorts, scatters and select-and-scatters run
 // in the driver, their called computations compiled on their own as the
-// JIT's subprograms are, with their scratch in `temp`. Infeed and outfeed
+// JIT's subprograms are, with their scratch in `temp`; a while body updates
+// the loop state in place. Infeed and outfeed
 // (the host feed is the runtime's) are Unimplemented ahead of time, naming
 // the instruction.
 #ifndef MXLA_RUNTIME_AOT_COMPILE_H_

@@ -157,24 +157,6 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
   return passes;
 }
 
-// Every leaf of a loop state of shape `state` aliased to itself.
-std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state) {
-  std::vector<HloInputOutputAlias> aliases;
-  std::vector<int64_t> index;
-  std::function<void(const Shape&)> visit = [&](const Shape& shape) {
-    if (!shape.IsTuple()) {
-      aliases.push_back({index, 0, index, /*must_alias=*/true});
-      return;
-    }
-    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
-      index.push_back(i);
-      visit(shape.tuple_shapes(i));
-      index.pop_back();
-    }
-  };
-  visit(state);
-  return aliases;
-}
 
 // A while loop's condition and body, or a conditional's branches, each
 // compiled on its own with the same options: from the input module's
@@ -292,6 +274,24 @@ ParallelTasks PoolTasks(ThreadPool& pool) {
 }
 
 }  // namespace
+
+std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state) {
+  std::vector<HloInputOutputAlias> aliases;
+  std::vector<int64_t> index;
+  std::function<void(const Shape&)> visit = [&](const Shape& shape) {
+    if (!shape.IsTuple()) {
+      aliases.push_back({index, 0, index, /*must_alias=*/true});
+      return;
+    }
+    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
+      index.push_back(i);
+      visit(shape.tuple_shapes(i));
+      index.pop_back();
+    }
+  };
+  visit(state);
+  return aliases;
+}
 
 absl::Status CompilePipeline::State::Dump(const std::string& name,
                                           std::string text) {
