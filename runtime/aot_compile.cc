@@ -499,8 +499,17 @@ std::string Header(const AotOptions& options, const HloModule& fused,
 
 }  // namespace
 
-absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
-                                                const AotOptions& options) {
+namespace {
+
+struct CompiledDriver {
+  std::unique_ptr<HloModule> fused;
+  std::string target;
+  std::string object;
+  int64_t temp_bytes = 0;
+};
+
+absl::StatusOr<CompiledDriver> CompileDriver(const HloModule& module,
+                                             const AotOptions& options) {
   RETURN_IF_ERROR(CheckAotFunctionName(options.function));
   CompileOptions compile = options.compile;
   compile.backend = Backend::kJit;
@@ -508,24 +517,43 @@ absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
   through_passes.last = "hlo-passes";
   ASSIGN_OR_RETURN(CompiledModule optimized,
                    RunCompilePipeline(module, compile, through_passes));
-  const HloModule& fused = *optimized.module;
+  CompiledDriver driver;
+  driver.fused = std::move(optimized.module);
+  const HloModule& fused = *driver.fused;
   ASSIGN_OR_RETURN(std::unique_ptr<AotModule> aot,
                    AotModule::Create(fused.name(), compile.codegen,
                                      options.target));
   DriverPlanner planner(options.function, compile, *aot);
   ASSIGN_OR_RETURN(auto plan,
                    planner.Plan(fused, module, options.function, "mxla."));
-  AotArtifacts artifacts;
-  const std::string target = absl::StrCat(
+  driver.target = absl::StrCat(
       aot->TargetDescription(),
       options.target.cpu.empty() ? " (this host's features" : " (its features",
       options.target.features.empty()
           ? ")"
           : absl::StrCat(", changed by ", options.target.features, ")"));
-  ASSIGN_OR_RETURN(artifacts.object, aot->Finish(plan.first));
+  ASSIGN_OR_RETURN(driver.object, aot->Finish(plan.first));
+  driver.temp_bytes = plan.second;
+  return driver;
+}
+
+}  // namespace
+
+absl::StatusOr<AotObject> CompileAotObject(const HloModule& module,
+                                           const AotOptions& options) {
+  ASSIGN_OR_RETURN(CompiledDriver driver, CompileDriver(module, options));
+  return AotObject{std::move(driver.object), driver.temp_bytes};
+}
+
+absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
+                                                const AotOptions& options) {
+  ASSIGN_OR_RETURN(CompiledDriver driver, CompileDriver(module, options));
   ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
-                   ResolveInputOutputAliases(fused));
-  artifacts.header = Header(options, fused, target, plan.second, aliases);
+                   ResolveInputOutputAliases(*driver.fused));
+  AotArtifacts artifacts;
+  artifacts.object = std::move(driver.object);
+  artifacts.header = Header(options, *driver.fused, driver.target,
+                            driver.temp_bytes, aliases);
   return artifacts;
 }
 

@@ -67,6 +67,17 @@ absl::Status CheckAotFunctionName(absl::string_view name);
 // digit (or nothing) gets a '_' in front. Keywords are left as they are.
 std::string AotIdentifierFrom(absl::string_view name);
 
+struct AotObject {
+  std::string object;      // NAME.o
+  int64_t temp_bytes = 0;  // NAME_TEMP_BYTES
+};
+
+// CompileAheadOfTime without the header: the object and the temp bytes a
+// call needs (the JIT loads such an object to run a whole while loop
+// natively: runtime/native_loop.h). Errors as CompileAheadOfTime's.
+absl::StatusOr<AotObject> CompileAotObject(const HloModule& module,
+                                           const AotOptions& options);
+
 // Verifies and optimizes `module` as Compile() does, then compiles it
 // ahead of time. Errors: Compile()'s, InvalidArgument for a bad function
 // name or target, Unimplemented for an infeed or outfeed.

@@ -31,6 +31,7 @@
 #include "passes/cholesky_expander.h"
 #include "passes/triangular_solve_expander.h"
 #include "passes/tuple_constant_splitter.h"
+#include "runtime/native_loop.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/scaled_dot_expander.h"
 #include "passes/rng_bit_generator_expander.h"
@@ -194,6 +195,13 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
   auto compiled = std::make_shared<JitExecutable::Program::Subprogram>();
   compiled->opcode = instruction.opcode();
   compiled->name = instruction.name();
+  if (instruction.opcode() == HloOpcode::kWhile && options.native_loops) {
+    ASSIGN_OR_RETURN(compiled->native,
+                     NativeLoop::Compile(instruction, input, sub_options));
+    // The step-by-step programs run only when a run limits the trips,
+    // which the loops inside them then do too: they need no native loops.
+    if (compiled->native != nullptr) sub_options.native_loops = false;
+  }
   for (const HloComputation* computation :
        instruction.called_computations()) {
     ASSIGN_OR_RETURN(std::shared_ptr<const Executable> executable,
