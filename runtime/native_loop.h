@@ -34,7 +34,8 @@ class NativeLoop {
   // passes and codegen options, its computations taken from `input` when
   // it has them by name (as the JIT's subprograms are). Null when the loop
   // cannot run natively: an infeed or outfeed anywhere inside (the host
-  // feed is the runtime's). Errors: the compile's.
+  // feed is the runtime's), or anything else the ahead-of-time compile
+  // calls Unimplemented. Other errors: the compile's.
   static absl::StatusOr<std::unique_ptr<NativeLoop>> Compile(
       const HloInstruction& loop, const HloModule* input,
       const CompileOptions& options);
