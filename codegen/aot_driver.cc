@@ -20,6 +20,7 @@ int64_t AotControlScratchBytes(const AotControl& control) {
   using codegen::AotAlign64;
   switch (control.kind) {
     case AotControl::kWhile: {
+      if (control.body_in_place) return 64;  // the condition's flag
       int64_t bytes = 0;
       for (int64_t leaf : control.leaf_bytes) bytes += AotAlign64(leaf);
       return bytes + 64;  // the next state, then the condition's flag
@@ -92,9 +93,14 @@ absl::StatusOr<llvm::Function*> AotDriverEmitter::EmitFunction(
               function->getArg(3),
               function->getArg(4),
               EmitConstants(program),
-              llvm::BasicBlock::Create(context_, "allocas", function)};
+              llvm::BasicBlock::Create(context_, "allocas", function),
+              {}};
+  for (const AotAlias& alias : program.aliases) {
+    frame.aliased[alias.argument] = alias.result;
+  }
   auto* start = llvm::BasicBlock::Create(context_, "start", function);
   llvm::IRBuilder<> b(start);
+  RETURN_IF_ERROR(EmitPrologue(b, program, frame));
   size_t table_size = 1;
   for (const AotStep& step : program.steps) {
     table_size = std::max(table_size, step.buffers.size() + 1);
@@ -137,6 +143,40 @@ absl::StatusOr<llvm::Function*> AotDriverEmitter::EmitFunction(
   b.CreateRetVoid();
   llvm::IRBuilder<>(frame.allocas).CreateBr(start);
   return function;
+}
+
+absl::Status AotDriverEmitter::EmitPrologue(llvm::IRBuilder<>& b,
+                                            const AotProgram& program,
+                                            const Frame& frame) {
+  for (const AotAlias& alias : program.aliases) {
+    if (alias.bytes == 0) continue;
+    llvm::Value* argument = b.CreateLoad(
+        ptr_, b.CreateConstInBoundsGEP1_64(ptr_, frame.arguments,
+                                           alias.argument));
+    llvm::Value* result = b.CreateLoad(
+        ptr_,
+        b.CreateConstInBoundsGEP1_64(ptr_, frame.results, alias.result));
+    // Not donated: the caller's argument is left as it was.
+    auto* copy = llvm::BasicBlock::Create(context_, "alias.copy",
+                                          frame.function);
+    auto* next = llvm::BasicBlock::Create(context_, "alias.next",
+                                          frame.function);
+    b.CreateCondBr(b.CreateICmpEQ(argument, result), next, copy);
+    b.SetInsertPoint(copy);
+    b.CreateMemCpy(result, llvm::MaybeAlign(1), argument, llvm::MaybeAlign(1),
+                   alias.bytes);
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+  }
+  for (const AotProgram::CopyBefore& copy : program.copies_before) {
+    RETURN_IF_ERROR(CheckBuffer(copy.from, frame));
+    RETURN_IF_ERROR(CheckBuffer(copy.to, frame));
+    if (copy.bytes == 0) continue;
+    b.CreateMemCpy(Address(b, copy.to, frame), llvm::MaybeAlign(1),
+                   Address(b, copy.from, frame), llvm::MaybeAlign(1),
+                   copy.bytes);
+  }
+  return absl::OkStatus();
 }
 
 std::vector<llvm::GlobalVariable*> AotDriverEmitter::EmitConstants(
@@ -190,9 +230,15 @@ llvm::Value* AotDriverEmitter::Address(llvm::IRBuilder<>& b,
                                        const AotBuffer& buffer,
                                        const Frame& frame) {
   switch (buffer.kind) {
-    case AotBuffer::kArgument:
+    case AotBuffer::kArgument: {
+      auto aliased = frame.aliased.find(buffer.index);
+      if (aliased != frame.aliased.end()) {
+        return b.CreateLoad(ptr_, b.CreateConstInBoundsGEP1_64(
+                                      ptr_, frame.results, aliased->second));
+      }
       return b.CreateLoad(ptr_, b.CreateConstInBoundsGEP1_64(
                                     ptr_, frame.arguments, buffer.index));
+    }
     case AotBuffer::kResult:
       return b.CreateLoad(ptr_, b.CreateConstInBoundsGEP1_64(
                                     ptr_, frame.results, buffer.index));
@@ -299,16 +345,28 @@ void AotDriverEmitter::EmitWhile(llvm::IRBuilder<>& b, const AotStep& step,
   std::vector<llvm::Value*> next;
   int64_t offset = loop.temp_offset;
   for (size_t i = 0; i < n; ++i) {
-    next.push_back(TempAt(b, frame, offset));
-    offset += AotAlign64(loop.leaf_bytes[i]);
-    if (loop.leaf_bytes[i] > 0) {  // memmove: the same buffer is a no-op
+    if (!loop.body_in_place) {
+      next.push_back(TempAt(b, frame, offset));
+      offset += AotAlign64(loop.leaf_bytes[i]);
+    }
+    if (loop.leaf_bytes[i] > 0) {
+      // Skipped where the initial leaf already is the state's buffer.
+      auto* copy = llvm::BasicBlock::Create(context_, "while.init",
+                                            frame.function);
+      auto* done = llvm::BasicBlock::Create(context_, "while.init.next",
+                                            frame.function);
+      b.CreateCondBr(b.CreateICmpEQ(state[i], initial[i]), done, copy);
+      b.SetInsertPoint(copy);
       b.CreateMemMove(state[i], llvm::MaybeAlign(1), initial[i],
                       llvm::MaybeAlign(1), loop.leaf_bytes[i]);
+      b.CreateBr(done);
+      b.SetInsertPoint(done);
     }
   }
   llvm::Value* go = TempAt(b, frame, offset);
   llvm::Value* state_table = Table(b, frame, state);
-  llvm::Value* next_table = Table(b, frame, next);
+  llvm::Value* next_table =
+      loop.body_in_place ? state_table : Table(b, frame, next);
   llvm::Value* go_table = Table(b, frame, {go});
   auto* head = llvm::BasicBlock::Create(context_, "while", frame.function);
   auto* body = llvm::BasicBlock::Create(context_, "while.body", frame.function);
@@ -320,7 +378,7 @@ void AotDriverEmitter::EmitWhile(llvm::IRBuilder<>& b, const AotStep& step,
                  body, exit);
   b.SetInsertPoint(body);
   CallComputation(b, callees[1], state_table, next_table, loop, frame);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n && !loop.body_in_place; ++i) {
     if (loop.leaf_bytes[i] > 0) {
       b.CreateMemCpy(state[i], llvm::MaybeAlign(1), next[i],
                      llvm::MaybeAlign(1), loop.leaf_bytes[i]);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "codegen/aot_module.h"
 #include "llvm/IR/IRBuilder.h"
@@ -40,7 +41,15 @@ class AotDriverEmitter {
     llvm::Value* pool;
     std::vector<llvm::GlobalVariable*> constants;
     llvm::BasicBlock* allocas;  // the entry block, for every alloca
+    // An aliased argument leaf's result leaf (AotProgram::aliases): the
+    // argument is read and written there.
+    absl::flat_hash_map<int64_t, int64_t> aliased;
   };
+
+  // The aliases' copies in (where the caller did not donate) and the
+  // copies set aside before the first step.
+  absl::Status EmitPrologue(llvm::IRBuilder<>& b, const AotProgram& program,
+                            const Frame& frame);
 
   // A function of F_parallel's signature for `program`, after the
   // functions of the computations its control steps call.
@@ -83,9 +92,9 @@ class AotDriverEmitter {
                               const Frame& frame, llvm::Value* table);
 
   // As the JIT's RunLoop: the state starts as a copy of the initial leaves
-  // in the result's buffers; while the condition holds, the body maps it
-  // into the next state in temp, which is copied back (the body reads the
-  // state it replaces).
+  // in the result's buffers (none where they are the same buffer); while
+  // the condition holds, the body updates it in place (body_in_place), or
+  // else maps it into the next state in temp, which is copied back.
   void EmitWhile(llvm::IRBuilder<>& b, const AotStep& step,
                  const std::vector<llvm::Function*>& callees,
                  const Frame& frame);

@@ -20,7 +20,7 @@
 //
 // While loops, conditionals and sorts run in the driver: a called
 // computation is an internal function of F_parallel's signature; a loop
-// copies its state as the JIT does, a conditional switches on its index,
+// updates its state in place as the JIT does, a conditional switches on its index,
 // a sort is a stable bottom-up merge sort of each row's index permutation
 // by the comparator's function, then a gather of every operand, and
 // scatter and select-and-scatter are loops over the update (source)
@@ -75,6 +75,17 @@ struct AotCopy {
   int64_t bytes = 0;
 };
 
+// An input_output_alias (runtime/buffer_assignment.h): result leaf
+// `result` lives in argument leaf `argument`'s buffer. The driver first
+// copies the argument into results[result] unless the caller passed that
+// same buffer for both (donated it), then reads and writes the argument
+// there.
+struct AotAlias {
+  int64_t argument = 0;
+  int64_t result = 0;
+  int64_t bytes = 0;
+};
+
 // One computation's driver: F (the entry's, external) or an internal
 // function of the same signature for a called computation, whose `temp` is
 // a region of its caller's.
@@ -83,6 +94,14 @@ struct AotProgram {
   std::vector<AotStep> steps;
   std::vector<std::string> constants;  // each constant's bytes, by index
   std::vector<AotCopy> copies;
+  std::vector<AotAlias> aliases;
+  // Copies before the first step (after the aliases'): an aliased
+  // argument the steps overwrite that a result still returns, set aside.
+  struct CopyBefore {
+    AotBuffer from, to;
+    int64_t bytes = 0;
+  };
+  std::vector<CopyBefore> copies_before;
 };
 
 // A step the driver runs itself, on the same buffers as the JIT's
@@ -120,6 +139,10 @@ struct AotControl {
   // operand's, `window` its window; element_bytes holds the operand's,
   // source's and result's element sizes.
   Window window;
+  // while: the body's results alias its parameter (AotProgram::aliases), so
+  // it updates the state in place; else it writes a next state in temp,
+  // copied back after each trip.
+  bool body_in_place = false;
   int64_t temp_offset = 0;
   int64_t computation_temp_offset = 0;
 };

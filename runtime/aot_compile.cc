@@ -108,14 +108,26 @@ class DriverPlanner {
   absl::StatusOr<std::pair<AotProgram, int64_t>> Plan(
       const HloModule& fused, const HloModule& input,
       const std::string& function, const std::string& kernel_prefix) {
+    // input_output_alias, and a while body's state: updated in place.
+    ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
+                     ResolveInputOutputAliases(fused));
     ASSIGN_OR_RETURN(BufferAssignment assignment,
-                     AssignBuffers(*fused.entry_computation()));
+                     AssignBuffers(*fused.entry_computation(), aliases));
     // Before any code is generated.
     RETURN_IF_ERROR(CheckCompilable(assignment));
     ASSIGN_OR_RETURN(std::vector<KernelInfo> kernels,
                      aot_.AddKernels(fused, kernel_prefix));
     AotProgram program;
     program.function = function;
+    for (const AliasedLeaf& alias : assignment.aliases) {
+      program.aliases.push_back(
+          {alias.argument_leaf, alias.result_leaf,
+           assignment.argument_bytes[alias.argument_leaf]});
+    }
+    for (const auto& [from, to] : assignment.copies_before) {
+      program.copies_before.push_back(
+          {ToAotBuffer(from), ToAotBuffer(to), from.bytes});
+    }
     int64_t temp_bytes = assignment.arena_bytes;
     // Each control step and the most temp one of its computations needs.
     std::vector<std::pair<std::shared_ptr<AotControl>, int64_t>> controls;
@@ -164,6 +176,12 @@ class DriverPlanner {
       const BufferSlot& source = assignment.results[i];
       if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
         continue;  // written in place
+      }
+      if (source.kind == BufferSlot::kParameter &&
+          absl::c_linear_search(assignment.aliases,
+                                AliasedLeaf{static_cast<int64_t>(i),
+                                            source.index})) {
+        continue;  // in its aliased argument's buffer, which is results[i]
       }
       if (source.bytes > 0) {
         program.copies.push_back(
@@ -253,6 +271,10 @@ class DriverPlanner {
          instruction.called_computations()) {
       ASSIGN_OR_RETURN(auto planned,
                        PlanComputation(instruction, *computation, input));
+      if (control->kind == AotControl::kWhile &&
+          computation == instruction.called_computations().back()) {
+        control->body_in_place = !planned.first.aliases.empty();
+      }
       control->computations.push_back(std::move(planned.first));
       computation_bytes = std::max(computation_bytes, planned.second);
     }
@@ -274,6 +296,12 @@ class DriverPlanner {
     HloModule module(absl::StrCat(instruction.parent()->parent()->name(), ".",
                                   computation.name()));
     module.set_entry_computation(module.DeepCopyComputation(*source));
+    if (instruction.opcode() == HloOpcode::kWhile &&
+        &computation == instruction.called_computations().back()) {
+      // The body updates the loop state in place, as the JIT's does.
+      module.set_input_output_aliases(LoopStateAliases(
+          module.entry_computation()->root_instruction()->shape()));
+    }
     StageRange through_passes;
     through_passes.last = "hlo-passes";
     ASSIGN_OR_RETURN(CompiledModule optimized,
@@ -364,7 +392,8 @@ std::string LeafConstants(const std::string& upper, const std::string& lower,
 }
 
 std::string Header(const AotOptions& options, const HloModule& fused,
-                   const std::string& target, int64_t temp_bytes) {
+                   const std::string& target, int64_t temp_bytes,
+                   absl::Span<const AliasedLeaf> aliases) {
   const std::string& f = options.function;
   const std::string upper = absl::AsciiStrToUpper(f);
   const HloComputation& entry = *fused.entry_computation();
@@ -403,6 +432,19 @@ std::string Header(const AotOptions& options, const HloModule& fused,
                   upper, "_RESULT_COUNT ", results.size(), "\n");
   for (size_t i = 0; i < results.size(); ++i) {
     absl::StrAppend(&h, LeafConstants(upper, f, "result", i, results[i]));
+  }
+  if (!aliases.empty()) {
+    absl::StrAppend(
+        &h,
+        "// input_output_alias: the result leaf lives in the argument leaf's\n"
+        "// buffer. Passing results[R] == args[A] donates the argument: it is\n"
+        "// updated in place and then holds the result. Otherwise args[A] is\n"
+        "// copied into results[R] first and left as it was. A donated buffer\n"
+        "// must overlap no other argument or result.\n");
+    for (const AliasedLeaf& alias : aliases) {
+      absl::StrAppend(&h, "#define ", upper, "_RESULT", alias.result_leaf,
+                      "_ALIASES_ARG ", alias.argument_leaf, "\n");
+    }
   }
   absl::StrAppend(
       &h, "// Scratch bytes a call needs at `temp`, 64-byte aligned (NULL "
@@ -457,8 +499,17 @@ std::string Header(const AotOptions& options, const HloModule& fused,
 
 }  // namespace
 
-absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
-                                                const AotOptions& options) {
+namespace {
+
+struct CompiledDriver {
+  std::unique_ptr<HloModule> fused;
+  std::string target;
+  std::string object;
+  int64_t temp_bytes = 0;
+};
+
+absl::StatusOr<CompiledDriver> CompileDriver(const HloModule& module,
+                                             const AotOptions& options) {
   RETURN_IF_ERROR(CheckAotFunctionName(options.function));
   CompileOptions compile = options.compile;
   compile.backend = Backend::kJit;
@@ -466,22 +517,43 @@ absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
   through_passes.last = "hlo-passes";
   ASSIGN_OR_RETURN(CompiledModule optimized,
                    RunCompilePipeline(module, compile, through_passes));
-  const HloModule& fused = *optimized.module;
+  CompiledDriver driver;
+  driver.fused = std::move(optimized.module);
+  const HloModule& fused = *driver.fused;
   ASSIGN_OR_RETURN(std::unique_ptr<AotModule> aot,
                    AotModule::Create(fused.name(), compile.codegen,
                                      options.target));
   DriverPlanner planner(options.function, compile, *aot);
   ASSIGN_OR_RETURN(auto plan,
                    planner.Plan(fused, module, options.function, "mxla."));
-  AotArtifacts artifacts;
-  const std::string target = absl::StrCat(
+  driver.target = absl::StrCat(
       aot->TargetDescription(),
       options.target.cpu.empty() ? " (this host's features" : " (its features",
       options.target.features.empty()
           ? ")"
           : absl::StrCat(", changed by ", options.target.features, ")"));
-  ASSIGN_OR_RETURN(artifacts.object, aot->Finish(plan.first));
-  artifacts.header = Header(options, fused, target, plan.second);
+  ASSIGN_OR_RETURN(driver.object, aot->Finish(plan.first));
+  driver.temp_bytes = plan.second;
+  return driver;
+}
+
+}  // namespace
+
+absl::StatusOr<AotObject> CompileAotObject(const HloModule& module,
+                                           const AotOptions& options) {
+  ASSIGN_OR_RETURN(CompiledDriver driver, CompileDriver(module, options));
+  return AotObject{std::move(driver.object), driver.temp_bytes};
+}
+
+absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
+                                                const AotOptions& options) {
+  ASSIGN_OR_RETURN(CompiledDriver driver, CompileDriver(module, options));
+  ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
+                   ResolveInputOutputAliases(*driver.fused));
+  AotArtifacts artifacts;
+  artifacts.object = std::move(driver.object);
+  artifacts.header = Header(options, *driver.fused, driver.target,
+                            driver.temp_bytes, aliases);
   return artifacts;
 }
 

@@ -16,9 +16,17 @@
 // wrapper NAME_run(const float* x, ..., float* out, void* temp) for modules
 // without tuple parameters.
 //
+// input_output_alias is honoured as the JIT's RunBuffers does: an aliased
+// result leaf is written into its argument leaf's buffer. Passing the same
+// buffer as args[A] and results[R] donates the argument (updated in place,
+// it then holds the result); passing another result buffer leaves the
+// argument untouched (it is copied in first). The header lists each pair
+// as NAME_RESULT<R>_ALIASES_ARG <A>.
+//
 // While loops, conditionals, sorts, scatters and select-and-scatters run
 // in the driver, their called computations compiled on their own as the
-// JIT's subprograms are, with their scratch in `temp`. Infeed and outfeed
+// JIT's subprograms are, with their scratch in `temp`; a while body updates
+// the loop state in place. Infeed and outfeed
 // (the host feed is the runtime's) are Unimplemented ahead of time, naming
 // the instruction.
 #ifndef MXLA_RUNTIME_AOT_COMPILE_H_
@@ -58,6 +66,17 @@ absl::Status CheckAotFunctionName(absl::string_view name);
 // `name` made a C identifier: other characters become '_', and a leading
 // digit (or nothing) gets a '_' in front. Keywords are left as they are.
 std::string AotIdentifierFrom(absl::string_view name);
+
+struct AotObject {
+  std::string object;      // NAME.o
+  int64_t temp_bytes = 0;  // NAME_TEMP_BYTES
+};
+
+// CompileAheadOfTime without the header: the object and the temp bytes a
+// call needs (the JIT loads such an object to run a whole while loop
+// natively: runtime/native_loop.h). Errors as CompileAheadOfTime's.
+absl::StatusOr<AotObject> CompileAotObject(const HloModule& module,
+                                           const AotOptions& options);
 
 // Verifies and optimizes `module` as Compile() does, then compiles it
 // ahead of time. Errors: Compile()'s, InvalidArgument for a bad function

@@ -61,7 +61,8 @@ std::string CompileOptionsKey(const CompileOptions& options) {
       "] verify=", options.pipeline.verify,
       " reassociate=", options.codegen.reassociate_reductions,
       " streaming=", options.codegen.streaming_store_min_bytes,
-      " opt=", options.codegen.optimization_level);
+      " opt=", options.codegen.optimization_level,
+      " native_loops=", options.native_loops);
 }
 
 namespace {

@@ -40,6 +40,12 @@ struct CompileOptions {
   std::optional<std::vector<std::string>> passes;
   PipelineOptions pipeline;
   CodegenOptions codegen;
+  // jit only: run each while loop without infeed or outfeed as one native
+  // function that calls its condition's and body's kernels directly
+  // (runtime/native_loop.h), instead of step by step through the loop's
+  // programs (still used when a run sets RunOptions::max_loop_trips or
+  // RunOptions::profile).
+  bool native_loops = true;
   // jit only: reuse the program of an earlier compile of the same module
   // with the same options (runtime/compile_cache.h). Compiles that dump
   // (pipeline.dump_dir or MXLA_DUMP_DIR) always run the pipeline.

@@ -32,6 +32,7 @@
 #include "passes/cholesky_expander.h"
 #include "passes/triangular_solve_expander.h"
 #include "passes/tuple_constant_splitter.h"
+#include "runtime/native_loop.h"
 #include "passes/ragged_dot_expander.h"
 #include "passes/scaled_dot_expander.h"
 #include "passes/rng_bit_generator_expander.h"
@@ -162,24 +163,6 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
   return passes;
 }
 
-// Every leaf of a loop state of shape `state` aliased to itself.
-std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state) {
-  std::vector<HloInputOutputAlias> aliases;
-  std::vector<int64_t> index;
-  std::function<void(const Shape&)> visit = [&](const Shape& shape) {
-    if (!shape.IsTuple()) {
-      aliases.push_back({index, 0, index, /*must_alias=*/true});
-      return;
-    }
-    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
-      index.push_back(i);
-      visit(shape.tuple_shapes(i));
-      index.pop_back();
-    }
-  };
-  visit(state);
-  return aliases;
-}
 
 // Which results of a sort nothing reads: its users are all
 // get-tuple-elements and none takes that index (the key hoist-sort-keys
@@ -252,6 +235,13 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
   // compiled.
   const bool native = compiled->native_sort.has_value() ||
                       compiled->native_select_and_scatter != nullptr;
+  if (instruction.opcode() == HloOpcode::kWhile && options.native_loops) {
+    ASSIGN_OR_RETURN(compiled->native,
+                     NativeLoop::Compile(instruction, input, sub_options));
+    // The step-by-step programs run only when a run limits the trips,
+    // which the loops inside them then do too: they need no native loops.
+    if (compiled->native != nullptr) sub_options.native_loops = false;
+  }
   for (const HloComputation* computation :
        native ? std::vector<HloComputation*>{}
               : instruction.called_computations()) {
@@ -333,6 +323,24 @@ ParallelTasks PoolTasks(ThreadPool& pool) {
 }
 
 }  // namespace
+
+std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state) {
+  std::vector<HloInputOutputAlias> aliases;
+  std::vector<int64_t> index;
+  std::function<void(const Shape&)> visit = [&](const Shape& shape) {
+    if (!shape.IsTuple()) {
+      aliases.push_back({index, 0, index, /*must_alias=*/true});
+      return;
+    }
+    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
+      index.push_back(i);
+      visit(shape.tuple_shapes(i));
+      index.pop_back();
+    }
+  };
+  visit(state);
+  return aliases;
+}
 
 absl::Status CompilePipeline::State::Dump(const std::string& name,
                                           std::string text) {

@@ -102,6 +102,11 @@ class CompilePipeline {
   std::vector<Stage> stages_;
 };
 
+// Every array leaf of a loop state of shape `state` aliased to itself
+// (must_alias): what a while body's module gets, so that it updates the
+// state in place (the JIT's subprograms and the AOT driver alike).
+std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state);
+
 // Verifies `module` (builder form allowed) and runs every stage for
 // `options` on a copy: Compile() without the compile cache.
 absl::StatusOr<CompiledModule> RunCompilePipeline(

@@ -56,7 +56,9 @@ struct RunOptions {
   // first profiled run on a thread count measures the machine's limits,
   // runtime/machine_limits.h); with one, the run's rows are added to it and
   // nothing is printed. False (the default): no clock is read, and the sink
-  // is ignored.
+  // is ignored. A profiled run runs while loops step by step, kernel by
+  // kernel, even where they have a native loop (runtime/native_loop.h): a
+  // loop's time then includes the per-step dispatch the native loop saves.
   bool profile = false;
   // Borrowed for the call; one run at a time.
   RunProfile* profile_sink = nullptr;

@@ -15,6 +15,7 @@
 #include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/native_sort.h"
+#include "runtime/native_loop.h"
 #include "runtime/profile.h"
 #include "runtime/thread_pool.h"
 #include "semantics/scatter_elements.h"
@@ -84,6 +85,11 @@ JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
       subprogram_step.max_chunks = 1;
       subprogram_step.buffers = step.buffers;
       subprogram_step.instruction = step.fusion;
+      if (const NativeLoop* native = subprogram_step.subprogram->native.get();
+          native != nullptr && native->temp_bytes() > 0) {
+        subprogram_step.scratch_offset = (arena_bytes + 63) / 64 * 64;
+        arena_bytes = subprogram_step.scratch_offset + native->temp_bytes();
+      }
       program->steps.push_back(std::move(subprogram_step));
       continue;
     }
@@ -202,6 +208,9 @@ void CopyAcrossThreads(void* to, const void* from, int64_t bytes,
 // result's buffers (none where they are one buffer); while the condition
 // holds, the body updates it in place (its results alias its parameter's
 // leaves: CompileSubprogram gives the body module that input_output_alias).
+// A native loop (runtime/native_loop.h) does all of it in one call, except
+// when the run limits the trips, which only the step-by-step run counts,
+// or is profiled, whose rows time each kernel of the body.
 absl::Status RunLoop(const JitExecutable::Program::Step& step,
                      const SlotAddresses& where, ThreadPool& pool, int threads,
                      int64_t max_loop_trips,
@@ -219,6 +228,13 @@ absl::Status RunLoop(const JitExecutable::Program::Step& step,
     if (initial != state[i] && loop.leaf_bytes[i] > 0) {
       CopyAcrossThreads(state[i], initial, loop.leaf_bytes[i], pool, threads);
     }
+  }
+  if (loop.native != nullptr && max_loop_trips < 0 &&
+      where.profile == nullptr) {
+    void* temp = step.scratch_offset >= 0 ? where.arena + step.scratch_offset
+                                          : nullptr;
+    loop.native->Run(state, temp, pool, threads);
+    return absl::OkStatus();
   }
   RunOptions options;
   options.thread_pool = &pool;

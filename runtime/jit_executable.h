@@ -32,6 +32,7 @@ namespace mxla {
 namespace semantics {
 struct NativeSelectAndScatter;
 }  // namespace semantics
+class NativeLoop;  // runtime/native_loop.h
 
 // The most chunks a kernel's units are split into: no chunk moves less than
 // kMinBytesPerChunk (passes/fusion_cost_model.h).
@@ -85,6 +86,9 @@ class JitExecutable : public Executable {
       std::shared_ptr<const semantics::NativeSelectAndScatter>
           native_select_and_scatter;
       std::vector<int64_t> leaf_bytes;  // the result's leaves, depth-first
+      // while: the whole loop as one native function, or null
+      // (CompileOptions::native_loops). Its temp is the step's scratch.
+      std::shared_ptr<const NativeLoop> native;
       // infeed and outfeed: the data's shape.
       Shape data_shape;
     };
@@ -98,6 +102,7 @@ class JitExecutable : public Executable {
       std::vector<BufferSlot> buffers;
       // A split reduction (KernelInfo::combine_symbol): its scratch buffer
       // at this arena offset (-1: none), and the kernel run after all units.
+      // A native loop's temp is at scratch_offset too.
       int64_t scratch_offset = -1;
       KernelFunction combine = nullptr;
       // The fusion or op this step runs, in `module` (for profiles).

@@ -25,6 +25,7 @@
 #include "ir/host_feed.h"
 #include "ir/shape_summary.h"
 #include "ir/status_macros.h"
+#include "runtime/buffer_leaves.h"
 #include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "runtime/npy.h"
@@ -52,6 +53,7 @@ struct RunOptions {
   std::optional<int> repeat;  // runs to time (prints compile and run times)
   bool print_full = false;    // every element, not NumPy's summary
   bool profile = false;       // print one run's kernel profile to stderr
+  bool donate = false;        // honour input_output_alias (--donate)
 };
 
 // One `I=PATH` or `I.J.K=PATH` binding: a parameter and, for a tuple
@@ -445,30 +447,95 @@ absl::StatusOr<RunTimes> TimeRuns(const std::function<absl::Status()>& run,
   return times;
 }
 
-// Compiles `module` and runs it, returning the (last) result and leaving
-// the last run's outfeeds in `feed`. With `repeat`, times the runs
-// (TimeRuns: `repeat` samples) and prints the compile time and the
-// per-call median and minimum to stderr.
-absl::StatusOr<Literal> CompileAndRun(
-    const HloModule& module, const CompileOptions& options,
-    absl::Span<const Literal* const> arguments, FileHostFeed& feed,
-    std::optional<int> repeat = std::nullopt, bool profile = false) {
+// The buffers of a donating run (--donate): every argument leaf's, and
+// every result leaf's, where an aliased result leaf's is its argument's.
+struct DonatedBuffers {
+  std::vector<const void*> arguments;
+  std::vector<int64_t> argument_sizes;
+  std::vector<void*> results;
+  std::vector<int64_t> result_sizes;
+  std::vector<std::pair<Literal*, const Literal*>> aliased;  // result, arg
+};
+
+absl::StatusOr<DonatedBuffers> DonateArguments(const HloModule& module,
+                                               std::vector<Literal>& inputs,
+                                               Literal& result) {
+  ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
+                   ResolveInputOutputAliases(module));
+  std::vector<Literal*> argument_leaves, result_leaves;
+  for (Literal& input : inputs) CollectArrayLeaves(input, argument_leaves);
+  CollectArrayLeaves(result, result_leaves);
+  DonatedBuffers buffers;
+  for (Literal* leaf : argument_leaves) {
+    buffers.arguments.push_back(leaf->untyped_data());
+    buffers.argument_sizes.push_back(leaf->size_bytes());
+  }
+  for (Literal* leaf : result_leaves) {
+    buffers.results.push_back(leaf->untyped_data());
+    buffers.result_sizes.push_back(leaf->size_bytes());
+  }
+  for (const AliasedLeaf& alias : aliases) {
+    buffers.results[alias.result_leaf] =
+        argument_leaves[alias.argument_leaf]->untyped_data();
+    buffers.aliased.emplace_back(result_leaves[alias.result_leaf],
+                                 argument_leaves[alias.argument_leaf]);
+  }
+  return buffers;
+}
+
+// Compiles `module` and runs it on `inputs`, returning the (last) result
+// and leaving the last run's outfeeds in `feed`. With `repeat`, times the
+// runs (TimeRuns: `repeat` samples) and prints the compile time and the
+// per-call median and minimum to stderr. With `donate`, each run donates
+// the aliased inputs (input_output_alias) as XLA does: their buffers are
+// their results', written in place, so each run starts from the previous
+// one's results; the aliased results are copied out once, at the end.
+absl::StatusOr<Literal> CompileAndRun(const HloModule& module,
+                                      const CompileOptions& options,
+                                      std::vector<Literal>& inputs,
+                                      FileHostFeed& feed,
+                                      std::optional<int> repeat = std::nullopt,
+                                      bool profile = false,
+                                      bool donate = false) {
   const Clock::time_point compile_start = Clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    Compile(module, options));
   const double compile_seconds = SecondsSince(compile_start);
+  std::vector<const Literal*> arguments;
+  for (const Literal& input : inputs) arguments.push_back(&input);
   Literal result;
+  std::optional<DonatedBuffers> donated;
+  if (donate) {
+    ASSIGN_OR_RETURN(result,
+                     Literal::CreateForOverwrite(
+                         module.entry_computation()->root_instruction()->shape()));
+    ASSIGN_OR_RETURN(donated, DonateArguments(module, inputs, result));
+  }
   ::mxla::RunOptions run_options;
   run_options.host_feed = &feed;
   auto run = [&]() -> absl::Status {
     feed.ClearOutfeeds();
+    if (donated.has_value()) {
+      return executable->RunBuffers(donated->arguments,
+                                    donated->argument_sizes, donated->results,
+                                    donated->result_sizes, run_options);
+    }
     ASSIGN_OR_RETURN(result, executable->Run(arguments, run_options));
     return absl::OkStatus();
+  };
+  auto finish = [&]() -> Literal {
+    if (donated.has_value()) {
+      for (auto [to, from] : donated->aliased) {
+        std::memcpy(to->untyped_data(), from->untyped_data(),
+                    from->size_bytes());
+      }
+    }
+    return std::move(result);
   };
   if (!repeat.has_value()) {
     run_options.profile = profile;
     RETURN_IF_ERROR(run());
-    return result;
+    return finish();
   }
   // Each run reads the next --infeed values: those runs are not batched.
   ASSIGN_OR_RETURN(RunTimes times,
@@ -493,7 +560,7 @@ absl::StatusOr<Literal> CompileAndRun(
     run_options.profile = true;
     RETURN_IF_ERROR(run());
   }
-  return result;
+  return finish();
 }
 
 absl::Status Run(const RunOptions& options) {
@@ -510,18 +577,29 @@ absl::Status Run(const RunOptions& options) {
   compile_options.cache_dir = options.cache_dir;
   ASSIGN_OR_RETURN(std::vector<Literal> inputs,
                    LoadInputs(*(*module)->entry_computation(), options.bindings));
-  std::vector<const Literal*> arguments;
-  for (const Literal& input : inputs) arguments.push_back(&input);
   if (options.repeat.has_value() && *options.repeat > 1 &&
       !options.infeeds.empty()) {
     return absl::InvalidArgumentError(
         "--repeat: a module given --infeed values runs once (each run would "
         "read the next values): drop --repeat, or time it without --infeed");
   }
+  if (options.donate && options.compare && options.repeat.has_value() &&
+      *options.repeat > 1) {
+    return absl::InvalidArgumentError(
+        "--donate with --repeat: each run starts from the previous run's "
+        "results, which --compare's single run of the other backend does "
+        "not: drop --compare or --repeat");
+  }
+  // --compare's run starts from the inputs a donating run overwrites.
+  std::vector<Literal> compare_inputs;
+  if (options.donate && options.compare) {
+    for (const Literal& input : inputs) compare_inputs.push_back(Literal(input));
+  }
   FileHostFeed feed(options.infeeds);
   ASSIGN_OR_RETURN(Literal result,
-                   CompileAndRun(**module, compile_options, arguments, feed,
-                                 options.repeat, options.profile));
+                   CompileAndRun(**module, compile_options, inputs, feed,
+                                 options.repeat, options.profile,
+                                 options.donate));
   for (size_t i = 0; i < feed.written().size(); ++i) {
     std::cout << "outfeed " << i << ": " << feed.written()[i].ToString()
               << "\n";
@@ -532,8 +610,10 @@ absl::Status Run(const RunOptions& options) {
                                   : Backend::kJit;
     compile_options.pipeline.dump_dir.clear();
     FileHostFeed other_feed(options.infeeds);
-    ASSIGN_OR_RETURN(Literal other, CompileAndRun(**module, compile_options,
-                                                  arguments, other_feed));
+    ASSIGN_OR_RETURN(
+        Literal other,
+        CompileAndRun(**module, compile_options,
+                      options.donate ? compare_inputs : inputs, other_feed));
     std::cerr << "compare: largest difference between jit and interpreter: "
               << LargestDifference(result, other) << "\n";
     RETURN_IF_ERROR(CompareResults(result, other, options.tolerance));
@@ -596,6 +676,13 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
                 "limit (measured once; MXLA_MACHINE_LIMITS=GFLOPS,GBPS sets "
                 "it), slowest first, with the HLO instructions it holds; "
                 "with --repeat, of one more run after the timed ones");
+  run->add_flag("--donate", options->donate,
+                "Honour the module's input_output_alias as XLA does: each "
+                "aliased parameter's buffer is donated and the run writes its "
+                "result there in place (no copy in or out); with --repeat "
+                "each run starts from the previous run's results. Without "
+                "it, aliased parameters are copied into their results first "
+                "(as Executable::Run does)");
   run->add_option("--dump-dir", options->dump_dir,
                   "Write the module after every pass that changes it, "
                   "passes.txt (per-pass timings), and for the jit fused.hlo, "

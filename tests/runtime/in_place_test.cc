@@ -7,7 +7,11 @@
 // swapped between loop-state elements); the buffer assignment is checked
 // to show the in-place path was really taken where it can be.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -64,6 +68,24 @@ std::unique_ptr<Executable> ExpectSameBits(
     }
   }
   return *std::move(jit);
+}
+
+// XLA's module `name` from ../shared/real-hlo/modules (beside the checkout
+// or a parent of it; MXLA_REAL_HLO overrides), or "" when there is none.
+std::string RealHloModule(const std::string& name) {
+  std::string dir;
+  if (const char* env = std::getenv("MXLA_REAL_HLO")) dir = env;
+  for (std::filesystem::path at = MXLA_SOURCE_DIR; dir.empty();
+       at = at.parent_path()) {
+    const std::filesystem::path modules = at / "shared" / "real-hlo" / "modules";
+    if (std::filesystem::is_directory(modules)) dir = modules.string();
+    if (at == at.parent_path()) break;
+  }
+  std::ifstream in(dir + "/" + name + ".hlo");
+  if (dir.empty() || !in.good()) return "";
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 Literal Ramp(int64_t n, float start) {
@@ -539,6 +561,30 @@ ENTRY main {
                             {x.data(), y.data()}, {64, 64}));
   EXPECT_EQ(std::memcmp(x.data(), arguments[1].untyped_data(), 64), 0);
   EXPECT_EQ(std::memcmp(y.data(), arguments[0].untyped_data(), 64), 0);
+}
+
+// XLA's ResNet-50 step aliases its 320 state arrays to their parameters:
+// each result is written into its parameter's buffer (donated, nothing is
+// copied in or out), none kept aside or copied at the end.
+TEST(InPlaceTest, XlaResNetStateIsWrittenIntoItsDonatedParameters) {
+  const std::string text = RealHloModule("resnet50_keras_jax_f32__1");
+  if (text.empty()) GTEST_SKIP() << "no ../shared/real-hlo/modules";
+  absl::StatusOr<std::unique_ptr<Executable>> jit =
+      CompileText(text, Backend::kJit);
+  ASSERT_OK(jit.status());
+  const BufferAssignment& plan =
+      dynamic_cast<const JitExecutable&>(**jit).buffers();
+  ASSERT_EQ(plan.aliases.size(), 320u);
+  EXPECT_TRUE(plan.copies_before.empty());
+  int in_place = 0;
+  for (const AliasedLeaf& alias : plan.aliases) {
+    const BufferSlot& slot = plan.results[alias.result_leaf];
+    if (slot.kind == BufferSlot::kParameter &&
+        slot.index == alias.argument_leaf) {
+      ++in_place;
+    }
+  }
+  EXPECT_EQ(in_place, 320);
 }
 
 TEST(InPlaceTest, BadAliasesAreRejectedNamingBothSides) {

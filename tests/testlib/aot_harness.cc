@@ -33,8 +33,16 @@ using ::testing::HasSubstr;
 // A C harness for one compiled function: reads each argument buffer from a
 // file, runs NAME (threads == 0) or NAME_parallel with a pthread
 // parallel_for, writes each result buffer to a file and prints how many
-// kernels went through parallel_for.
-std::string Harness(const std::string& name, int64_t args, int64_t results) {
+// kernels went through parallel_for. With DONATE set in its environment,
+// each aliased result buffer is its argument's (`aliases`); without, it
+// fails (exit 5) if the call changed an argument.
+std::string Harness(const std::string& name, int64_t args, int64_t results,
+                    const std::vector<AliasedLeaf>& aliases) {
+  std::string donate;
+  for (const AliasedLeaf& alias : aliases) {
+    absl::StrAppend(&donate, "    results[", alias.result_leaf,
+                    "] = (void*)args[", alias.argument_leaf, "];\n");
+  }
   const std::string upper = absl::AsciiStrToUpper(name);
   std::vector<std::string> arg_bytes = {"0"}, result_bytes;
   for (int64_t i = 0; i < args; ++i) {
@@ -46,6 +54,7 @@ std::string Harness(const std::string& name, int64_t args, int64_t results) {
   return absl::StrCat(R"(#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include ")",
                       name, R"(.h"
 
@@ -103,6 +112,15 @@ int main(int argc, char** argv) {
     args[i] = data;
   }
   for (int i = 0; i < kResults; ++i) results[i] = malloc(result_bytes[i] + 1);
+  const int donate = getenv("DONATE") != NULL;
+  void* before[kArgs + 1];
+  for (int i = 0; i < kArgs; ++i) {
+    before[i] = malloc(arg_bytes[i + 1] + 1);
+    memcpy(before[i], args[i], arg_bytes[i + 1]);
+  }
+  if (donate) {
+)",
+                      donate, R"(  }
   void* temp = NULL;
   if ()",
                       upper, R"(_TEMP_BYTES > 0) {
@@ -116,6 +134,9 @@ int main(int argc, char** argv) {
     )",
                       name,
                       R"(_parallel(args, results, temp, ParallelFor, &threads);
+  }
+  for (int i = 0; i < kArgs && !donate; ++i) {
+    if (memcmp(before[i], args[i], arg_bytes[i + 1]) != 0) return 5;
   }
   for (int i = 0; i < kResults; ++i) {
     FILE* out = fopen(argv[2 + kArgs + i], "wb");
@@ -136,7 +157,8 @@ struct Built {
 // `mxla compile` + `cc`: the module as a C program linked with its object.
 absl::StatusOr<Built> BuildC(const std::string& name, const std::string& hlo,
                              const std::string& flags, int64_t args,
-                             int64_t results) {
+                             int64_t results,
+                             const std::vector<AliasedLeaf>& aliases) {
   const std::string dir = TempPath(absl::StrCat("aot_", name));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -148,7 +170,7 @@ absl::StatusOr<Built> BuildC(const std::string& name, const std::string& hlo,
     return absl::InternalError("mxla compile: " + compiled.err);
   }
   const std::string main_path = absl::StrCat(dir, "/main.c");
-  std::ofstream(main_path) << Harness(name, args, results);
+  std::ofstream(main_path) << Harness(name, args, results, aliases);
   Built built{absl::StrCat(dir, "/prog"), absl::StrCat(dir, "/", name, ".o")};
   const std::string cc = absl::StrCat(
       "cc -std=c11 -O1 -Wall -Werror -I", dir, " ", main_path, " ",
@@ -163,11 +185,13 @@ absl::StatusOr<Built> BuildC(const std::string& name, const std::string& hlo,
 absl::StatusOr<std::vector<Literal>> RunC(const Built& built,
                                           const std::vector<Literal>& arguments,
                                           const Shape& result, int threads,
+                                          bool donate,
                                           std::string* stdout_text) {
   std::vector<const Literal*> leaves;
   for (const Literal& argument : arguments)
     CollectArrayLeaves(argument, leaves);
-  std::string command = absl::StrCat(built.program, " ", threads);
+  std::string command = absl::StrCat(donate ? "DONATE=1 " : "",
+                                     built.program, " ", threads);
   for (size_t i = 0; i < leaves.size(); ++i) {
     const std::string path = WriteTempFile(
         absl::StrCat("aot_arg", i),
@@ -183,7 +207,9 @@ absl::StatusOr<std::vector<Literal>> RunC(const Built& built,
   }
   const std::string out = TempPath("aot_stdout");
   if (std::system(absl::StrCat(command, " >", out).c_str()) != 0) {
-    return absl::InternalError("the C program failed: " + command);
+    return absl::InternalError(
+        "the C program failed (exit 5: it changed an argument it was not "
+        "donated): " + command);
   }
   *stdout_text = ReadFile(out);
   std::vector<Literal> values;
@@ -222,24 +248,35 @@ std::string ExpectMatchesInterpreter(const std::string& name,
   if (!expected.ok()) return "";
   std::vector<Literal*> expected_leaves;
   CollectArrayLeaves(*expected, expected_leaves);
-  absl::StatusOr<Built> built = BuildC(
-      name, hlo, flags, CountArgumentLeaves(entry), CountResultLeaves(entry));
+  absl::StatusOr<std::vector<AliasedLeaf>> aliases =
+      ResolveInputOutputAliases(**module);
+  EXPECT_OK(aliases.status());
+  if (!aliases.ok()) return "";
+  absl::StatusOr<Built> built =
+      BuildC(name, hlo, flags, CountArgumentLeaves(entry),
+             CountResultLeaves(entry), *aliases);
   EXPECT_OK(built.status());
   if (!built.ok()) return "";
   std::string parallel_stdout;
-  for (int t : {0, threads}) {
+  // With aliases, every run again with the aliased arguments donated.
+  const int runs = aliases->empty() ? 2 : 4;
+  for (int run = 0; run < runs; ++run) {
+    const int t = run % 2 == 0 ? 0 : threads;
+    const bool donate = run >= 2;
     std::string text;
     absl::StatusOr<std::vector<Literal>> actual =
-        RunC(*built, arguments, entry.root_instruction()->shape(), t, &text);
+        RunC(*built, arguments, entry.root_instruction()->shape(), t, donate,
+             &text);
     EXPECT_OK(actual.status());
     if (!actual.ok()) continue;
     EXPECT_EQ(actual->size(), expected_leaves.size());
     for (size_t i = 0; i < actual->size() && i < expected_leaves.size(); ++i) {
       EXPECT_OK(
           LiteralUtil::Near(*expected_leaves[i], (*actual)[i], tolerance, 1e-5))
-          << name << " result leaf " << i << " threads " << t;
+          << name << " result leaf " << i << " threads " << t
+          << (donate ? " donated" : "");
     }
-    if (t > 0) parallel_stdout = text;
+    if (t > 0 && !donate) parallel_stdout = text;
   }
   // The object needs only C libraries: no C++ or LLVM symbol, nothing of
   // mxla's runtime.

@@ -18,7 +18,10 @@ namespace mxla::testing {
 // `flags`), links it into a C program and checks its results against the
 // interpreter's (within `tolerance`) on one thread and on `threads` through
 // a pthread parallel_for; checks that the object needs no C++, mxla or
-// LLVM symbol. Returns the parallel run's stdout ("parallel_calls=N").
+// LLVM symbol. A module with input_output_alias runs twice more with
+// every aliased argument donated (its result buffer is the argument's);
+// the runs that do not donate fail if an argument changed. Returns the
+// (undonated) parallel run's stdout ("parallel_calls=N").
 // Failures are gtest failures.
 std::string ExpectMatchesInterpreter(const std::string& name,
                                      const std::string& hlo,

@@ -178,6 +178,48 @@ TEST(MxlaRunTest, CompareRunsBothBackends) {
 
 // --profile prints one run's kernel table to stderr and changes nothing
 // on stdout; with --repeat, it profiles one more run after the timed ones.
+// --donate: the aliased parameter's buffer holds the result; one run
+// prints what a run without donation prints, on both backends and with
+// --compare; with --repeat each run continues from the last one's result.
+TEST(MxlaRunTest, DonateHonoursInputOutputAlias) {
+  const std::string hlo = WriteTempFile("donate.hlo",
+                                        R"(HloModule donate, input_output_alias={ {0}: (0, {}) }
+ENTRY main {
+  x = f32[4] parameter(0)
+  i = s32[] parameter(1)
+  one = f32[1] constant({1})
+  s = f32[1] dynamic-slice(x, i), dynamic_slice_sizes={1}
+  a = f32[1] add(s, one)
+  u = f32[4] dynamic-update-slice(x, a, i)
+  ROOT t = (f32[4], f32[1]) tuple(u, s)
+})");
+  const std::string x =
+      NpyFile("donate_x.npy", LiteralUtil::CreateR1<float>({1, 2, 3, 4}));
+  const std::string i =
+      NpyFile("donate_i.npy", LiteralUtil::CreateR0<int32_t>(2));
+  const std::string inputs = absl::StrCat(" -i 0=", x, " -i 1=", i);
+  ToolResult plain = RunMxla(absl::StrCat("run ", hlo, inputs));
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, "(f32[4] {1, 2, 4, 4}, f32[1] {3})\n");
+  for (const char* flags : {" --donate", " --donate --backend=interpreter",
+                            " --donate --compare"}) {
+    ToolResult donated = RunMxla(absl::StrCat("run ", hlo, inputs, flags));
+    EXPECT_EQ(donated.exit_code, 0) << flags << donated.err;
+    EXPECT_EQ(donated.out, plain.out) << flags;
+  }
+  // Three timed runs and the printed one: x[2] went up four times.
+  ToolResult repeated =
+      RunMxla(absl::StrCat("run ", hlo, inputs, " --donate --repeat 3"));
+  EXPECT_EQ(repeated.exit_code, 0) << repeated.err;
+  EXPECT_THAT(repeated.out, HasSubstr("f32[4] {1, 2, ")) << repeated.out;
+  EXPECT_THAT(repeated.out, Not(HasSubstr("{1, 2, 4, 4}")));
+  ExpectUserError(
+      RunMxla(absl::StrCat("run ", hlo, inputs,
+                           " --donate --compare --repeat 2")),
+      "--donate with --repeat: each run starts from the previous run's "
+      "results");
+}
+
 TEST(MxlaRunTest, ProfilePrintsTheKernelTable) {
   Files f;
   const std::string inputs = absl::StrCat(" -i 0=", f.x, " -i 1=", f.v);
