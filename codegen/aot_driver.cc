@@ -137,8 +137,18 @@ absl::StatusOr<llvm::Function*> AotDriverEmitter::EmitFunction(
     RETURN_IF_ERROR(CheckBuffer(copy.source, frame));
     llvm::Value* to = b.CreateLoad(
         ptr_, b.CreateConstInBoundsGEP1_64(ptr_, frame.results, copy.result));
-    b.CreateMemCpy(to, llvm::MaybeAlign(1), Address(b, copy.source, frame),
-                   llvm::MaybeAlign(1), copy.bytes);
+    llvm::Value* from = Address(b, copy.source, frame);
+    // A result in its own source's buffer (a donated argument returned as
+    // it was, a loop body's unchanged state) is not written at all: the
+    // caller's buffer may be one nobody else may write.
+    auto* write = llvm::BasicBlock::Create(context_, "copy", function);
+    auto* next = llvm::BasicBlock::Create(context_, "copy.next", function);
+    b.CreateCondBr(b.CreateICmpEQ(to, from), next, write);
+    b.SetInsertPoint(write);
+    b.CreateMemCpy(to, llvm::MaybeAlign(1), from, llvm::MaybeAlign(1),
+                   copy.bytes);
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
   }
   b.CreateRetVoid();
   llvm::IRBuilder<>(frame.allocas).CreateBr(start);
@@ -379,7 +389,8 @@ void AotDriverEmitter::EmitWhile(llvm::IRBuilder<>& b, const AotStep& step,
   b.SetInsertPoint(body);
   CallComputation(b, callees[1], state_table, next_table, loop, frame);
   for (size_t i = 0; i < n && !loop.body_in_place; ++i) {
-    if (loop.leaf_bytes[i] > 0) {
+    // A leaf the loop keeps in its initial buffer is never written.
+    if (loop.leaf_bytes[i] > 0 && !(step.buffers[i] == step.buffers[n + i])) {
       b.CreateMemCpy(state[i], llvm::MaybeAlign(1), next[i],
                      llvm::MaybeAlign(1), loop.leaf_bytes[i]);
     }

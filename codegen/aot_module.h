@@ -51,6 +51,7 @@ struct AotBuffer {
   Kind kind = kTemp;
   int64_t index = 0;   // kArgument, kResult: the table entry; kConstant
   int64_t offset = 0;  // kTemp: byte offset into `temp`
+  bool operator==(const AotBuffer&) const = default;
 };
 
 struct AotControl;

@@ -27,6 +27,18 @@ bool UsesHostFeed(const HloComputation& computation) {
   return false;
 }
 
+// Instructions in `computation` and everything it calls.
+int64_t InstructionsWithin(const HloComputation& computation) {
+  int64_t count = 0;
+  for (const HloInstruction* instruction : computation.instructions()) {
+    ++count;
+    for (const HloComputation* called : instruction->called_computations()) {
+      count += InstructionsWithin(*called);
+    }
+  }
+  return count;
+}
+
 // What the driver's parallel_for gets as its `pool`.
 struct PoolContext {
   ThreadPool* pool;
@@ -61,8 +73,16 @@ absl::StatusOr<std::unique_ptr<NativeLoop>> NativeLoop::Compile(
     const HloInstruction& loop, const HloModule* input,
     const CompileOptions& options) {
   RET_CHECK(loop.opcode() == HloOpcode::kWhile, "not a while: ", loop.name());
+  int64_t instructions = 0;
   for (const HloComputation* computation : loop.called_computations()) {
     if (UsesHostFeed(*computation)) return std::unique_ptr<NativeLoop>();
+    instructions += InstructionsWithin(*computation);
+  }
+  // A large body spends its trips in its kernels, not in dispatch, and a
+  // native copy would double its compile (a model's generate loop holds
+  // thousands of instructions; dispatch-bound bodies a few hundred).
+  if (instructions > kMaxNativeLoopInstructions) {
+    return std::unique_ptr<NativeLoop>();
   }
   // (state) -> while(state), every leaf aliased to itself.
   HloModule module(

@@ -28,6 +28,10 @@ namespace mxla {
 
 class ThreadPool;
 
+// Loops whose condition and body hold more instructions (all they call
+// included) run step by step.
+inline constexpr int64_t kMaxNativeLoopInstructions = 2000;
+
 class NativeLoop {
  public:
   // `loop` (a while, in a fused or input module) compiled with `options`'
@@ -35,7 +39,8 @@ class NativeLoop {
   // it has them by name (as the JIT's subprograms are). Null when the loop
   // cannot run natively: an infeed or outfeed anywhere inside (the host
   // feed is the runtime's), or anything else the ahead-of-time compile
-  // calls Unimplemented. Other errors: the compile's.
+  // calls Unimplemented, or more than kMaxNativeLoopInstructions
+  // instructions. Other errors: the compile's.
   static absl::StatusOr<std::unique_ptr<NativeLoop>> Compile(
       const HloInstruction& loop, const HloModule* input,
       const CompileOptions& options);

@@ -6,11 +6,15 @@
 // scatter inside, zero trips, an initial state still read after the loop.
 // A loop with an infeed stays step by step; a run that limits the trips
 // runs step by step and fails naming the loop.
+#include <sys/mman.h>
+
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
@@ -304,6 +308,108 @@ ENTRY main {
   void* data = buffer.untyped_data();
   ASSERT_OK(jit->RunBuffers({data}, {400000}, {data}, {400000}));
   EXPECT_TRUE(buffer == *expected);
+}
+
+// Weights a loop carries unchanged stay in the caller's buffer and are
+// never written, not even with their own bytes: the argument here is
+// read-only memory, natively and step by step (a write would fault).
+TEST(NativeLoopTest, UnchangedStateIsReadWhereTheCallerKeepsIt) {
+  const std::string text = R"(HloModule weights
+cond {
+  s = (s32[], f32[4096], f32[4096]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(7)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[4096], f32[4096]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[4096] get-tuple-element(s), index=1
+  x = f32[4096] get-tuple-element(s), index=2
+  p = f32[4096] multiply(x, w)
+  t = f32[4096] add(p, w)
+  ROOT r = (s32[], f32[4096], f32[4096]) tuple(j, w, t)
+}
+ENTRY main {
+  w = f32[4096] parameter(0)
+  x = f32[4096] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4096], f32[4096]) tuple(zero, w, x)
+  l = (s32[], f32[4096], f32[4096]) while(init), condition=cond, body=body
+  ROOT out = f32[4096] get-tuple-element(l), index=2
+})";
+  std::vector<Literal> arguments;
+  arguments.push_back(Ramp(4096, -1.0f));
+  arguments.push_back(Ramp(4096, 0.25f));
+  for (int64_t i = 0; i < 4096; ++i) {
+    arguments[0].data<float>()[i] *= 1e-3f;
+    arguments[1].data<float>()[i] *= 1e-3f;
+  }
+  std::unique_ptr<Executable> native = ExpectSameBits(text, arguments);
+  ASSERT_NE(native, nullptr);
+  ASSERT_EQ(NativeLoops(*native), 1);
+  absl::StatusOr<Literal> expected = native->Run(Pointers(arguments));
+  ASSERT_OK(expected.status());
+  // The weights on pages nobody may write.
+  const size_t bytes = 4096 * sizeof(float);
+  void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(pages, MAP_FAILED);
+  std::memcpy(pages, arguments[0].untyped_data(), bytes);
+  ASSERT_EQ(mprotect(pages, bytes, PROT_READ), 0);
+  for (bool native_loops : {true, false}) {
+    absl::StatusOr<std::unique_ptr<Executable>> jit =
+        CompileText(text, Backend::kJit, native_loops);
+    ASSERT_OK(jit.status());
+    Literal out(expected->shape());
+    ASSERT_OK((*jit)->RunBuffers({pages, arguments[1].untyped_data()},
+                                 {bytes, bytes}, {out.untyped_data()},
+                                 {bytes}));
+    EXPECT_TRUE(out == *expected) << "native " << native_loops;
+  }
+  munmap(pages, bytes);
+}
+
+// A body of more than kMaxNativeLoopInstructions instructions runs step
+// by step: its trips are spent in kernels, and a native copy would double
+// its compile.
+TEST(NativeLoopTest, LargeBodiesRunStepByStep) {
+  std::string chain;
+  std::string last = "x";
+  for (int64_t i = 0; i <= kMaxNativeLoopInstructions; ++i) {
+    const std::string next = absl::StrCat("a", i);
+    absl::StrAppend(&chain, "  ", next, " = f32[8] negate(", last, ")\n");
+    last = next;
+  }
+  const std::string text = absl::StrCat(R"(HloModule large
+cond {
+  s = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  x = f32[8] get-tuple-element(s), index=1
+)", chain, "  ROOT r = (s32[], f32[8]) tuple(j, ", last, R"()
+}
+ENTRY main {
+  x = f32[8] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(zero, x)
+  l = (s32[], f32[8]) while(init), condition=cond, body=body
+  ROOT out = f32[8] get-tuple-element(l), index=1
+})");
+  std::vector<Literal> arguments;
+  arguments.push_back(Ramp(8, 1.0f));
+  std::unique_ptr<Executable> jit = ExpectSameBits(text, arguments);
+  ASSERT_NE(jit, nullptr);
+  EXPECT_EQ(NativeLoops(*jit), 0);
 }
 
 // A loop body with an infeed: the host feed is the runtime's, so the loop
