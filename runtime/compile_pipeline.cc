@@ -227,13 +227,14 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
     std::optional<TrivialSortComparator> trivial =
         MatchTrivialSortComparator(*instruction.to_apply());
     if (trivial.has_value() && IsNativeSortKeyType(trivial->type)) {
-      compiled->native_sort = trivial;
+      compiled->native_sort =
+          std::make_shared<const TrivialSortComparator>(*trivial);
       compiled->unread_outputs = UnreadSortOutputs(instruction);
     }
   }
   // A native sort or select-and-scatter calls no computation: none is
   // compiled.
-  const bool native = compiled->native_sort.has_value() ||
+  const bool native = compiled->native_sort != nullptr ||
                       compiled->native_select_and_scatter != nullptr;
   if (instruction.opcode() == HloOpcode::kWhile && options.native_loops) {
     ASSIGN_OR_RETURN(compiled->native,

@@ -312,7 +312,7 @@ absl::Status RunSort(const JitExecutable::Program::Step& step,
     inputs[i] = where(step.buffers[i]);
     outputs[i] = where(step.buffers[n + i]);
   }
-  if (sort.native_sort.has_value()) {
+  if (sort.native_sort != nullptr) {
     for (size_t i = 0; i < sort.unread_outputs.size(); ++i) {
       if (sort.unread_outputs[i]) outputs[i] = nullptr;
     }

@@ -22,7 +22,6 @@
 #include "ir/scatter_dimension_numbers.h"
 #include "ir/window.h"
 #include "runtime/buffer_assignment.h"
-#include "passes/sort_key_hoisting.h"
 #include "runtime/compile_report.h"
 #include "runtime/executable.h"
 #include "runtime/run_scratch.h"
@@ -33,6 +32,7 @@ namespace semantics {
 struct NativeSelectAndScatter;
 }  // namespace semantics
 class NativeLoop;  // runtime/native_loop.h
+struct TrivialSortComparator;  // passes/sort_key_hoisting.h
 
 // The most chunks a kernel's units are split into: no chunk moves less than
 // kMinBytesPerChunk (passes/fusion_cost_model.h).
@@ -67,7 +67,7 @@ class JitExecutable : public Executable {
       std::vector<int64_t> element_bytes;
       // sort: set when the comparator is trivial on a native key type
       // (runtime/native_sort.h); then `computations` is empty.
-      std::optional<TrivialSortComparator> native_sort;
+      std::shared_ptr<const TrivialSortComparator> native_sort;
       // A native sort's results that nothing reads: not written.
       std::vector<bool> unread_outputs;
       // scatter: `dims` are the operands', then the scatter indices' and

@@ -1,6 +1,8 @@
 // cholesky and triangular-solve: hand-computed cases, the JIT's loops
 // (expand-choleskys, expand-triangular-solves) against the interpreter,
-// bit for bit, on seeded matrices of every option, what each result
+// bit for bit in exact mode and within rounding by default (their dots
+// then run on the matrix-product kernel), on seeded matrices of every
+// option, what each result
 // solves, the shape rules' errors and the builder.
 #include <cmath>
 #include <cstdint>
@@ -27,7 +29,9 @@ namespace {
 
 using ::mxla::testing::VerifyHloText;
 using ::mxla::fixtures::OneOpModule;
+using ::mxla::testing::ErrorSpec;
 using ::mxla::testing::EvaluateAndCompare;
+using ::mxla::testing::RunAndCompareOptions;
 using ::mxla::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -46,6 +50,22 @@ std::vector<double> Values(const Literal& literal) {
   const Literal wide = semantics::ApplyConvert(literal, F64).value();
   absl::Span<const double> values = wide.data<double>();
   return std::vector<double>(values.begin(), values.end());
+}
+
+// The seeded cases: in exact mode the JIT's loops match the interpreter
+// bit for bit; by default (reassociation) the dots inside them run on the
+// matrix-product kernel, which rounds with fused multiply-adds, so within
+// `tolerance`. Returns the interpreter's result.
+Literal EvaluateAndCompareBothModes(const std::string& text,
+                                    absl::Span<const Literal* const> arguments,
+                                    double tolerance) {
+  RunAndCompareOptions exact;
+  exact.compile.codegen.reassociate_reductions = false;
+  Literal result = EvaluateAndCompare(text, arguments, exact);
+  RunAndCompareOptions close;
+  close.error = ErrorSpec{tolerance, tolerance};
+  EvaluateAndCompare(text, arguments, close);
+  return result;
 }
 
 TEST(CholeskyTest, HandComputedLowerAndUpperFactors) {
@@ -104,9 +124,9 @@ TEST(CholeskyTest, FactorsReconstructSeededMatricesInEveryFloatType) {
       SCOPED_TRACE(name + (lower ? " lower" : " upper"));
       const std::string shape = name + "[3,6,6]";
       const Literal a = Array(type, {batch, n, n}, SpdMatrices(batch, n, 7));
-      const std::vector<double> f = Values(EvaluateAndCompare(
+      const std::vector<double> f = Values(EvaluateAndCompareBothModes(
           OneOpModule("cholesky", {shape}, shape, lower ? "lower=true" : ""),
-          {&a}));
+          {&a}, tolerance));
       const std::vector<double> given = Values(a);
       for (int64_t b = 0; b < batch; ++b) {
         const double* m = f.data() + b * n * n;
@@ -200,11 +220,11 @@ TEST(TriangularSolveTest, EveryOptionSolvesItsSystem) {
                 (left_side ? ", left_side=true" : "") +
                 (lower ? ", lower=true" : "") +
                 (unit_diagonal ? ", unit_diagonal=true" : "");
-            const std::vector<double> x = Values(EvaluateAndCompare(
+            const std::vector<double> x = Values(EvaluateAndCompareBothModes(
                 OneOpModule("triangular-solve",
                             {name + "[2,5,5]", name + b_shape}, name + b_shape,
                             attributes),
-                {&a_literal, &b_literal}));
+                {&a_literal, &b_literal}, type == F32 ? 1e-5 : 1e-12));
             const std::vector<double> given_b = Values(b_literal);
             const bool transposed = std::string(transpose) != "NO_TRANSPOSE";
             // op(a)[i][k] from the dense triangle.

@@ -182,7 +182,7 @@ bool SortsNatively(const std::string& text) {
       continue;
     }
     ++sorts;
-    if (!step.subprogram->native_sort.has_value()) return false;
+    if (step.subprogram->native_sort == nullptr) return false;
   }
   return sorts > 0;
 }
