@@ -137,22 +137,30 @@ absl::StatusOr<llvm::Function*> AotDriverEmitter::EmitFunction(
     RETURN_IF_ERROR(CheckBuffer(copy.source, frame));
     llvm::Value* to = b.CreateLoad(
         ptr_, b.CreateConstInBoundsGEP1_64(ptr_, frame.results, copy.result));
-    llvm::Value* from = Address(b, copy.source, frame);
     // A result in its own source's buffer (a donated argument returned as
-    // it was, a loop body's unchanged state) is not written at all: the
-    // caller's buffer may be one nobody else may write.
-    auto* write = llvm::BasicBlock::Create(context_, "copy", function);
-    auto* next = llvm::BasicBlock::Create(context_, "copy.next", function);
-    b.CreateCondBr(b.CreateICmpEQ(to, from), next, write);
-    b.SetInsertPoint(write);
-    b.CreateMemCpy(to, llvm::MaybeAlign(1), from, llvm::MaybeAlign(1),
-                   copy.bytes);
-    b.CreateBr(next);
-    b.SetInsertPoint(next);
+    // it was, a loop body's unchanged state) is left alone.
+    CopyUnlessSame(b, frame, to, Address(b, copy.source, frame), copy.bytes);
   }
   b.CreateRetVoid();
   llvm::IRBuilder<>(frame.allocas).CreateBr(start);
   return function;
+}
+
+void AotDriverEmitter::CopyUnlessSame(llvm::IRBuilder<>& b,
+                                      const Frame& frame, llvm::Value* to,
+                                      llvm::Value* from, int64_t bytes,
+                                      bool overlap) {
+  auto* copy = llvm::BasicBlock::Create(context_, "copy", frame.function);
+  auto* next = llvm::BasicBlock::Create(context_, "copy.next", frame.function);
+  b.CreateCondBr(b.CreateICmpEQ(to, from), next, copy);
+  b.SetInsertPoint(copy);
+  if (overlap) {
+    b.CreateMemMove(to, llvm::MaybeAlign(1), from, llvm::MaybeAlign(1), bytes);
+  } else {
+    b.CreateMemCpy(to, llvm::MaybeAlign(1), from, llvm::MaybeAlign(1), bytes);
+  }
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
 }
 
 absl::Status AotDriverEmitter::EmitPrologue(llvm::IRBuilder<>& b,
@@ -167,16 +175,7 @@ absl::Status AotDriverEmitter::EmitPrologue(llvm::IRBuilder<>& b,
         ptr_,
         b.CreateConstInBoundsGEP1_64(ptr_, frame.results, alias.result));
     // Not donated: the caller's argument is left as it was.
-    auto* copy = llvm::BasicBlock::Create(context_, "alias.copy",
-                                          frame.function);
-    auto* next = llvm::BasicBlock::Create(context_, "alias.next",
-                                          frame.function);
-    b.CreateCondBr(b.CreateICmpEQ(argument, result), next, copy);
-    b.SetInsertPoint(copy);
-    b.CreateMemCpy(result, llvm::MaybeAlign(1), argument, llvm::MaybeAlign(1),
-                   alias.bytes);
-    b.CreateBr(next);
-    b.SetInsertPoint(next);
+    CopyUnlessSame(b, frame, result, argument, alias.bytes);
   }
   for (const AotProgram::CopyBefore& copy : program.copies_before) {
     RETURN_IF_ERROR(CheckBuffer(copy.from, frame));
@@ -361,16 +360,8 @@ void AotDriverEmitter::EmitWhile(llvm::IRBuilder<>& b, const AotStep& step,
     }
     if (loop.leaf_bytes[i] > 0) {
       // Skipped where the initial leaf already is the state's buffer.
-      auto* copy = llvm::BasicBlock::Create(context_, "while.init",
-                                            frame.function);
-      auto* done = llvm::BasicBlock::Create(context_, "while.init.next",
-                                            frame.function);
-      b.CreateCondBr(b.CreateICmpEQ(state[i], initial[i]), done, copy);
-      b.SetInsertPoint(copy);
-      b.CreateMemMove(state[i], llvm::MaybeAlign(1), initial[i],
-                      llvm::MaybeAlign(1), loop.leaf_bytes[i]);
-      b.CreateBr(done);
-      b.SetInsertPoint(done);
+      CopyUnlessSame(b, frame, state[i], initial[i], loop.leaf_bytes[i],
+                     /*overlap=*/true);
     }
   }
   llvm::Value* go = TempAt(b, frame, offset);

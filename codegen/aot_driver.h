@@ -62,6 +62,13 @@ class AotDriverEmitter {
   llvm::Value* Alloca(const Frame& frame, llvm::Type* type, int64_t count,
                       const char* name);
 
+  // Copies `bytes` from `from` to `to` unless they are one buffer, which
+  // is then not written at all (it may be the caller's, read-only);
+  // `overlap`: the two may overlap otherwise too (memmove).
+  void CopyUnlessSame(llvm::IRBuilder<>& b, const Frame& frame,
+                      llvm::Value* to, llvm::Value* from, int64_t bytes,
+                      bool overlap = false);
+
   // A table of pointers holding `values` (at least one entry).
   llvm::Value* Table(llvm::IRBuilder<>& b, const Frame& frame,
                      const std::vector<llvm::Value*>& values);

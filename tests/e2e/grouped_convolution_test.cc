@@ -24,6 +24,7 @@
 #include "runtime/compile.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/random_conv_labels.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -355,26 +356,7 @@ TEST(GroupedConvolutionTest, RandomGroupedConvolutionsMatchTheInterpreter) {
   for (int trial = 0; trial < 40; ++trial) {
     const int n = draw(1, 2);
     const int rank = n + 2;
-    ConvolutionDimensionNumbers dnums;
-    auto permutation = [&]() {
-      std::vector<int64_t> p(rank);
-      for (int i = 0; i < rank; ++i) p[i] = i;
-      std::shuffle(p.begin(), p.end(), rng);
-      return p;
-    };
-    std::vector<int64_t> in = permutation(), ker = permutation(),
-                         out = permutation();
-    dnums.input_batch = in[0];
-    dnums.input_feature = in[1];
-    dnums.kernel_input_feature = ker[0];
-    dnums.kernel_output_feature = ker[1];
-    dnums.output_batch = out[0];
-    dnums.output_feature = out[1];
-    for (int i = 0; i < n; ++i) {
-      dnums.input_spatial.push_back(in[2 + i]);
-      dnums.kernel_spatial.push_back(ker[2 + i]);
-      dnums.output_spatial.push_back(out[2 + i]);
-    }
+    const ConvolutionDimensionNumbers dnums = testing::RandomConvLabels(n, rng);
     const int64_t groups = draw(2, 4);
     const bool by_batch = draw(0, 2) == 0;
     const int64_t batch = by_batch ? groups * draw(1, 2) : draw(1, 3);
