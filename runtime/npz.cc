@@ -285,8 +285,7 @@ absl::Status WriteNpyDirectory(const std::string& directory,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Literal> ReadNpzMember(const std::string& path,
-                                      const std::string& name) {
+absl::StatusOr<NpzArchive> NpzArchive::Open(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     return absl::NotFoundError(
@@ -299,6 +298,21 @@ absl::StatusOr<Literal> ReadNpzMember(const std::string& path,
     return absl::Status(members.status().code(),
                         absl::StrCat(path, ": ", members.status().message()));
   }
+  NpzArchive archive;
+  archive.path_ = path;
+  archive.members_ = *std::move(members);
+  return archive;
+}
+
+absl::StatusOr<Literal> ReadNpzMember(const std::string& path,
+                                      const std::string& name) {
+  ASSIGN_OR_RETURN(NpzArchive archive, NpzArchive::Open(path));
+  return archive.Member(name);
+}
+
+absl::StatusOr<Literal> NpzArchive::Member(const std::string& name) const {
+  const std::string& path = path_;
+  const std::vector<ZipMember>* members = &members_;
   std::vector<std::string> names;
   for (const ZipMember& member : *members) {
     std::string short_name = member.name;

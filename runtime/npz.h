@@ -53,9 +53,22 @@ absl::Status WriteNpzFile(const std::string& path, const Literal& literal);
 absl::Status WriteNpyDirectory(const std::string& directory,
                                const Literal& literal);
 
-// The array named `name` (with or without `.npy`) in the .npz file at
-// `path`; NotFound if the file cannot be opened, InvalidArgument (listing
-// the names there) if it holds no such array.
+// An .npz file read and unzipped once, for reading several of its arrays.
+class NpzArchive {
+ public:
+  // NotFound if the file cannot be opened; the zip's errors after `path`.
+  static absl::StatusOr<NpzArchive> Open(const std::string& path);
+
+  // The array named `name` (with or without `.npy`; empty: the only one);
+  // InvalidArgument (listing the names there) if it holds no such array.
+  absl::StatusOr<Literal> Member(const std::string& name) const;
+
+ private:
+  std::string path_;
+  std::vector<ZipMember> members_;
+};
+
+// NpzArchive::Open(path), then Member(name).
 absl::StatusOr<Literal> ReadNpzMember(const std::string& path,
                                       const std::string& name);
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -223,14 +224,26 @@ absl::StatusOr<Literal> AsArrayOf(Literal literal, const Shape& shape,
       " is ", shape.ToString(), ": ", HowToMake(type)));
 }
 
+// The .npz files read so far, each read and unzipped once however many of
+// its arrays the inputs name (a model's hundreds of parameters in one
+// archive).
+using NpzArchives = absl::flat_hash_map<std::string, NpzArchive>;
+
 // The array in PATH.npy, or in PATH.npz:NAME (NAME may be left out when
 // the archive holds one array).
-absl::StatusOr<Literal> ReadInputFile(const std::string& path) {
+absl::StatusOr<Literal> ReadInputFile(const std::string& path,
+                                      NpzArchives& archives) {
   const size_t npz = path.rfind(".npz");
   if (npz != std::string::npos &&
       (npz + 4 == path.size() || path[npz + 4] == ':')) {
-    return ReadNpzMember(path.substr(0, npz + 4),
-                         npz + 4 == path.size() ? "" : path.substr(npz + 5));
+    const std::string file = path.substr(0, npz + 4);
+    auto archive = archives.find(file);
+    if (archive == archives.end()) {
+      ASSIGN_OR_RETURN(NpzArchive opened, NpzArchive::Open(file));
+      archive = archives.emplace(file, std::move(opened)).first;
+    }
+    return archive->second.Member(
+        npz + 4 == path.size() ? "" : path.substr(npz + 5));
   }
   return ReadNpyFile(path);
 }
@@ -256,7 +269,7 @@ class FileHostFeed : public HostFeed {
           ShapeSummary(shape),
           ", and an --infeed file holds one array"));
     }
-    ASSIGN_OR_RETURN(Literal literal, ReadInputFile(path));
+    ASSIGN_OR_RETURN(Literal literal, ReadInputFile(path, archives_));
     return AsArrayOf(std::move(literal), shape, "--infeed " + path,
                      "the infeed's data");
   }
@@ -272,6 +285,7 @@ class FileHostFeed : public HostFeed {
  private:
   std::vector<std::string> paths_;
   size_t next_ = 0;
+  NpzArchives archives_;
   std::vector<Literal> written_;
 };
 
@@ -330,6 +344,7 @@ absl::StatusOr<Literal> AssembleInput(const HloInstruction& parameter,
 absl::StatusOr<std::vector<Literal>> LoadInputs(
     const HloComputation& entry, const std::vector<std::string>& bindings) {
   std::map<std::string, Input> leaves;  // by LeafKey
+  NpzArchives archives;
   for (const std::string& text : bindings) {
     std::vector<std::string> parts = absl::StrSplit(text, absl::MaxSplits('=', 1));
     if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
@@ -366,7 +381,7 @@ absl::StatusOr<std::vector<Literal>> LoadInputs(
           ": pass one .npy per array element, as --input ",
           key, ".0=PATH.npy ..."));
     }
-    ASSIGN_OR_RETURN(Literal literal, ReadInputFile(binding.path));
+    ASSIGN_OR_RETURN(Literal literal, ReadInputFile(binding.path, archives));
     leaves.emplace(key, Input{std::move(literal), "--input " + text});
   }
   std::vector<Literal> inputs;

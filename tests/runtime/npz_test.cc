@@ -135,6 +135,18 @@ TEST(NpzTest, NpzHoldsEachArrayAsNpy) {
   EXPECT_THAT(ReadNpzMember("/nonexistent.npz", "0").status(),
               StatusIs(absl::StatusCode::kNotFound,
                        HasSubstr("cannot open '/nonexistent.npz'")));
+  // An archive opened once gives every member, as ReadNpzMember does.
+  ASSERT_OK_AND_ASSIGN(NpzArchive archive, NpzArchive::Open(path));
+  for (const auto& [name, leaf] : leaves) {
+    ASSERT_OK_AND_ASSIGN(Literal member, archive.Member(name));
+    EXPECT_EQ(member, *leaf) << name;
+  }
+  EXPECT_THAT(archive.Member("2").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr(path + " has no array '2'")));
+  EXPECT_THAT(NpzArchive::Open("/nonexistent.npz").status(),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("cannot open '/nonexistent.npz'")));
 
   const std::string directory = ::testing::TempDir() + "/npz_test_dir";
   std::filesystem::remove_all(directory);
