@@ -207,6 +207,48 @@ bool AddCapped(Set& set, const HloInstruction* item, size_t limit) {
   return true;
 }
 
+// The fusion roots a value's users lead to, up to two.
+using FusionsReached = absl::InlinedVector<const HloInstruction*, 2>;
+
+// Those of `value` under `roots`, from its users' (already in `reached`).
+FusionsReached ReachedThroughUsers(
+    const HloInstruction& value,
+    const absl::flat_hash_set<const HloInstruction*>& roots,
+    absl::flat_hash_map<const HloInstruction*, FusionsReached>& reached) {
+  FusionsReached result;
+  for (const HloInstruction* user : value.users()) {
+    if (roots.contains(user) || !IsFusionMember(*user)) {
+      AddCapped(result, user, 2);
+      continue;
+    }
+    for (const HloInstruction* root : reached[user]) {
+      AddCapped(result, root, 2);
+    }
+  }
+  return result;
+}
+
+// Every fusion member's FusionsReached under `roots` (a root reaches
+// itself). Users before operands; on the way, each of `unroot` that leads
+// to at most one fusion stops being a root (its operands then see that).
+absl::flat_hash_map<const HloInstruction*, FusionsReached>
+FusionsReachedByUsers(const std::vector<HloInstruction*>& order,
+                      absl::flat_hash_set<const HloInstruction*>& roots,
+                      const absl::flat_hash_set<const HloInstruction*>& unroot) {
+  absl::flat_hash_map<const HloInstruction*, FusionsReached> reached;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const HloInstruction* value = *it;
+    if (!IsFusionMember(*value)) continue;
+    FusionsReached through_users = ReachedThroughUsers(*value, roots, reached);
+    if (unroot.contains(value) && through_users.size() <= 1) {
+      roots.erase(value);
+    }
+    reached[value] =
+        roots.contains(value) ? FusionsReached{value} : through_users;
+  }
+  return reached;
+}
+
 // XLA's rule against duplicating producers that are more than unary. A
 // value fused into several fusions is computed, and its inputs read, in
 // each. That costs nothing extra when it reads at most one array as large
@@ -222,24 +264,8 @@ bool AddCapped(Set& set, const HloInstruction* item, size_t limit) {
 void MaterializeWideSharedValues(
     const std::vector<HloInstruction*>& order,
     absl::flat_hash_set<const HloInstruction*>& roots) {
-  using Few = absl::InlinedVector<const HloInstruction*, 2>;
-  // The fusion roots each value's users lead to, up to two.
-  absl::flat_hash_map<const HloInstruction*, Few> fusions_reached;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const HloInstruction* value = *it;
-    if (!IsFusionMember(*value)) continue;
-    Few reached;
-    for (const HloInstruction* user : value->users()) {
-      if (roots.contains(user) || !IsFusionMember(*user)) {
-        AddCapped(reached, user, 2);
-        continue;
-      }
-      for (const HloInstruction* root : fusions_reached[user]) {
-        AddCapped(reached, root, 2);
-      }
-    }
-    fusions_reached[value] = roots.contains(value) ? Few{value} : reached;
-  }
+  absl::flat_hash_map<const HloInstruction*, FusionsReached> fusions_reached =
+      FusionsReachedByUsers(order, roots, /*unroot=*/{});
   // The values outside the fusion each value's fused computation reads
   // (scalar constants aside), up to kTracked, `overflow` past that; and
   // the most elements an expensive op in it computes.
@@ -250,6 +276,7 @@ void MaterializeWideSharedValues(
     int64_t expensive_elements = 0;
   };
   absl::flat_hash_map<const HloInstruction*, Inputs> inputs_of;
+  absl::flat_hash_set<const HloInstruction*> added;
   for (const HloInstruction* value : order) {
     if (!IsFusionMember(*value)) continue;
     Inputs inputs;
@@ -281,10 +308,43 @@ void MaterializeWideSharedValues(
       }
       if (wide >= 2 || inputs.expensive_elements >= elements) {
         roots.insert(value);
+        added.insert(value);
       }
     }
     inputs_of[value] = std::move(inputs);
   }
+  // The reach above was taken before the roots this rule adds: a value
+  // whose only reader became a root too (a bias add read by a residual add
+  // that many fusions read) now leads to that one fusion and joins it. Users
+  // before operands, so a chain of such values unwinds in one walk; fusing a
+  // value read by one fusion repeats no work, so no other decision changes.
+  FusionsReachedByUsers(order, roots, added);
+}
+
+// The elementwise values that compute an expensive op of their own shape
+// through fused elementwise operands of that shape (no broadcast, no root
+// in between).
+absl::flat_hash_set<const HloInstruction*> ElementwiseOverExpensive(
+    const std::vector<HloInstruction*>& order,
+    const absl::flat_hash_set<const HloInstruction*>& roots) {
+  absl::flat_hash_set<const HloInstruction*> over_expensive;
+  for (const HloInstruction* value : order) {
+    if (!IsFusible(*value) || !IsElementwise(value->opcode()) ||
+        !value->shape().IsArray()) {
+      continue;
+    }
+    bool expensive = IsExpensiveProducer(*value);
+    for (const HloInstruction* operand : value->operands()) {
+      expensive = expensive ||
+                  (!roots.contains(operand) &&
+                   operand->shape().IsArray() &&
+                   operand->shape().dimensions() ==
+                       value->shape().dimensions() &&
+                   over_expensive.contains(operand));
+    }
+    if (expensive) over_expensive.insert(value);
+  }
+  return over_expensive;
 }
 
 // XLA's rule against repeated work: an expensive value fused into a
@@ -298,22 +358,32 @@ void MaterializeWideSharedValues(
 void MaterializeReusedExpensiveValues(
     const std::vector<HloInstruction*>& order,
     absl::flat_hash_set<const HloInstruction*>& roots) {
+  const absl::flat_hash_set<const HloInstruction*> over_expensive =
+      ElementwiseOverExpensive(order, roots);
   absl::flat_hash_set<const HloInstruction*> reused;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const HloInstruction* instruction = *it;
     if (!IsFusible(*instruction)) continue;
+    bool read_reused = false;  // by a user that reuses its elements itself
     bool reuse = false;
     for (const HloInstruction* user : instruction->users()) {
       if (!IsFusible(*user) && !IsDot(*user)) continue;
-      for (int64_t i = 0; i < user->operand_count() && !reuse; ++i) {
-        reuse = user->operand(i) == instruction &&
-                ReusesOperandElements(*user, i);
+      for (int64_t i = 0; i < user->operand_count() && !read_reused; ++i) {
+        read_reused = user->operand(i) == instruction &&
+                      ReusesOperandElements(*user, i);
       }
-      reuse = reuse || (!roots.contains(user) && reused.contains(user));
+      reuse = read_reused ||
+              (!roots.contains(user) && reused.contains(user));
       if (reuse) break;
     }
     if (!reuse || roots.contains(instruction)) continue;
-    if (IsExpensiveProducer(*instruction)) {
+    // Where the reused value is itself an elementwise function of an
+    // expensive one of its size (gelu's 0.5 v (1 + tanh(...)) read by the
+    // next dot), it is materialized whole instead, at the same size: the
+    // reader then loads it, and its producer (the previous dot) can take
+    // all of it as an epilogue.
+    if (IsExpensiveProducer(*instruction) ||
+        (read_reused && over_expensive.contains(instruction))) {
       roots.insert(instruction);
     } else {
       reused.insert(instruction);

@@ -203,6 +203,57 @@ absl::StatusOr<HloInstruction*> ReshapeOfScalarBroadcast(
                      instruction->mutable_operand(0)->mutable_operand(0), {}));
 }
 
+// XLA's reshape mover, for the one case it pays most: an elementwise op
+// whose array operands are all reshapes of one shape (the rest broadcast
+// scalars) runs on that shape, and one reshape follows it. keepdims code
+// (mean(x, -1, keepdims=True) / n, then reshaped back to [rows] for its
+// broadcast) then reshapes a reshape, the two fold, and the row's values
+// stay rank-1 for the row fusion. Reshapes keep the elements' row-major
+// order, so every element meets the same operands as before.
+absl::StatusOr<HloInstruction*> ElementwiseOfReshapes(
+    HloInstruction* instruction) {
+  if (!IsElementwise(instruction->opcode()) ||
+      !instruction->shape().IsArray()) {
+    return nullptr;
+  }
+  const Shape* inner = nullptr;
+  for (const HloInstruction* operand : instruction->operands()) {
+    if (operand->opcode() == HloOpcode::kBroadcast &&
+        operand->operand(0)->shape().IsScalar()) {
+      continue;
+    }
+    if (operand->opcode() != HloOpcode::kReshape) return nullptr;
+    const Shape& shape = operand->operand(0)->shape();
+    if (inner != nullptr && shape.dimensions() != inner->dimensions()) {
+      return nullptr;
+    }
+    inner = &shape;
+  }
+  if (inner == nullptr) return nullptr;
+  std::vector<HloInstruction*> operands;
+  for (int64_t i = 0; i < instruction->operand_count(); ++i) {
+    HloInstruction* operand = instruction->mutable_operand(i);
+    if (operand->opcode() == HloOpcode::kReshape) {
+      operands.push_back(operand->mutable_operand(0));
+      continue;
+    }
+    operands.push_back(AddNext(
+        instruction,
+        HloInstruction::CreateBroadcast(
+            ShapeUtil::MakeShape(operand->shape().element_type(),
+                                 inner->dimensions()),
+            operand->mutable_operand(0), {})));
+  }
+  HloInstruction* moved = AddNext(
+      instruction,
+      instruction->CloneWithNewOperands(
+          ShapeUtil::MakeShape(instruction->shape().element_type(),
+                               inner->dimensions()),
+          operands));
+  return AddNext(instruction,
+                 HloInstruction::CreateReshape(instruction->shape(), moved));
+}
+
 absl::StatusOr<HloInstruction*> NeutralOperand(HloInstruction* instruction) {
   switch (instruction->opcode()) {
     case HloOpcode::kAdd:
@@ -278,6 +329,7 @@ constexpr NamedRule kRules[] = {
     {"broadcast-of-broadcast", &BroadcastOfBroadcast},
     {"transpose-of-transpose", &TransposeOfTranspose},
     {"reshape-of-scalar-broadcast", &ReshapeOfScalarBroadcast},
+    {"elementwise-of-reshapes", &ElementwiseOfReshapes},
     {"neutral-operand", &NeutralOperand},
     {"fold-constants", &FoldConstants},
 };

@@ -455,7 +455,7 @@ TEST(GemmTest, ProducersFuseIntoPacking) {
       "  sb = f32[53,71] broadcast(s), dimensions={}\n"
       "  ws = f32[53,71] multiply(w, sb)\n"
       "  vt = f32[53,71] transpose(v), dimensions={1,0}\n"
-      "  ve = f32[53,71] exponential(vt)\n  wv = f32[53,71] add(ws, ve)\n"
+      "  wv = f32[53,71] add(ws, vt)\n"
       "  ROOT d = f32[37,71] dot(xc, wv), " + std::string(kMatmul) + "\n}\n";
   std::unique_ptr<HloModule> fused = Fused(text);
   const HloInstruction* root = fused->entry_computation()->root_instruction();
@@ -463,9 +463,35 @@ TEST(GemmTest, ProducersFuseIntoPacking) {
   const std::string kernel = root->to_apply()->ToString();
   EXPECT_THAT(kernel, HasSubstr("convert("));
   EXPECT_THAT(kernel, HasSubstr("multiply("));
+  EXPECT_THAT(kernel, HasSubstr("transpose("));
+  EXPECT_EQ(fused->entry_computation()->instruction_count(), 4)
+      << fused->ToString();  // 3 parameters, the dot's kernel
+  EXPECT_TRUE(RunAndCompare(text, Close())) << text;
+}
+
+// Packing reads each operand element once per block of the other side's
+// rows, so an operand holding an expensive op is materialized by a kernel
+// of its own, whole (the cheap ops over the exp too: the dot then loads
+// one array), and the dot's kernel recomputes none of it.
+TEST(GemmTest, OperandsOverExpensiveOpsAreMaterializedWhole) {
+  const std::string text =
+      "HloModule m\nENTRY e {\n  x = bf16[37,53] parameter(0)\n"
+      "  w = f32[53,71] parameter(1)\n  v = f32[71,53] parameter(2)\n"
+      "  xc = f32[37,53] convert(x)\n  s = f32[] constant(0.5)\n"
+      "  sb = f32[53,71] broadcast(s), dimensions={}\n"
+      "  ws = f32[53,71] multiply(w, sb)\n"
+      "  vt = f32[53,71] transpose(v), dimensions={1,0}\n"
+      "  ve = f32[53,71] exponential(vt)\n  wv = f32[53,71] add(ws, ve)\n"
+      "  ROOT d = f32[37,71] dot(xc, wv), " + std::string(kMatmul) + "\n}\n";
+  std::unique_ptr<HloModule> fused = Fused(text);
+  const HloInstruction* root = fused->entry_computation()->root_instruction();
+  ASSERT_EQ(root->fusion_kind(), FusionKind::kOutput) << fused->ToString();
+  const std::string kernel = root->to_apply()->ToString();
+  EXPECT_THAT(kernel, HasSubstr("convert("));
+  EXPECT_THAT(kernel, Not(HasSubstr("multiply(")));
   EXPECT_THAT(kernel, Not(HasSubstr("exponential(")));
   EXPECT_EQ(fused->entry_computation()->instruction_count(), 5)
-      << fused->ToString();  // 3 parameters, exp's kernel, the dot's
+      << fused->ToString();  // 3 parameters, wv's kernel, the dot's
   EXPECT_TRUE(RunAndCompare(text, Close())) << text;
 }
 

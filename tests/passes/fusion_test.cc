@@ -306,6 +306,78 @@ ENTRY main {
   EXPECT_EQ(CountIn(*broadcast->to_apply(), HloOpcode::kSqrt), 0);
 }
 
+// A transformer MLP: gelu between two dots. The second dot reads its lhs
+// once per column block, so the tanh must not be recomputed there; the
+// whole gelu (an elementwise function of the tanh, at its size) is
+// materialized instead, and so becomes the first dot's epilogue: two
+// kernels, with no separate tanh kernel between them.
+TEST(FusionTest, GeluBetweenDotsIsTheFirstDotsEpilogue) {
+  auto module = Fuse(R"(HloModule mlp
+ENTRY main {
+  x = f32[4,6] parameter(0)
+  w1 = f32[6,8] parameter(1)
+  w2 = f32[8,5] parameter(2)
+  h = f32[4,8] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  half = f32[] constant(0.5)
+  halves = f32[4,8] broadcast(half), dimensions={}
+  one = f32[] constant(1)
+  ones = f32[4,8] broadcast(one), dimensions={}
+  cube = f32[4,8] multiply(h, h)
+  cube3 = f32[4,8] multiply(cube, h)
+  inner = f32[4,8] add(h, cube3)
+  t = f32[4,8] tanh(inner)
+  onet = f32[4,8] add(ones, t)
+  hh = f32[4,8] multiply(halves, h)
+  g = f32[4,8] multiply(hh, onet)
+  ROOT y = f32[4,5] dot(g, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                     F32Args({{4, 6}, {6, 8}, {8, 5}}));
+  ASSERT_NE(module, nullptr);
+  std::vector<HloInstruction*> fusions = EntryOf(*module, HloOpcode::kFusion);
+  ASSERT_EQ(fusions.size(), 2u) << module->ToString();
+  HloInstruction* first = FusionOf(*module, HloOpcode::kMultiply);
+  ASSERT_NE(first, nullptr) << module->ToString();
+  EXPECT_EQ(CountIn(*first->to_apply(), HloOpcode::kDot), 1);
+  EXPECT_EQ(CountIn(*first->to_apply(), HloOpcode::kTanh), 1);
+  HloInstruction* second = FusionOf(*module, HloOpcode::kDot);
+  ASSERT_NE(second, nullptr);
+  EXPECT_THAT(second->operands(), Contains(first));
+  EXPECT_EQ(CountIn(*second->to_apply(), HloOpcode::kTanh), 0);
+  EXPECT_EQ(CountIn(*second->to_apply(), HloOpcode::kMultiply), 0);
+}
+
+// A dot's bias add read only by a residual add that several fusions read
+// (the residual stream): the residual add is materialized, and the bias
+// add, read by nothing else, joins it, so the dot, its bias and the
+// residual are one kernel.
+TEST(FusionTest, BiasAddReadOnlyByAMaterializedResidualJoinsItsFusion) {
+  auto module = Fuse(R"(HloModule residual_epilogue
+ENTRY main {
+  x = f32[4,6] parameter(0)
+  a = f32[4,6] parameter(1)
+  w = f32[6,6] parameter(2)
+  b = f32[6] parameter(3)
+  d = f32[4,6] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[4,6] broadcast(b), dimensions={1}
+  biased = f32[4,6] add(d, bb)
+  r = f32[4,6] add(x, biased)
+  n = f32[4,6] negate(r)
+  e = f32[4,6] exponential(r)
+  ROOT t = (f32[4,6], f32[4,6]) tuple(n, e)
+})",
+                     F32Args({{4, 6}, {4, 6}, {6, 6}, {6}}));
+  ASSERT_NE(module, nullptr);
+  HloInstruction* residual = nullptr;
+  for (HloInstruction* fusion : EntryOf(*module, HloOpcode::kFusion)) {
+    if (CountIn(*fusion->to_apply(), HloOpcode::kDot) == 1) residual = fusion;
+  }
+  ASSERT_NE(residual, nullptr) << module->ToString();
+  EXPECT_EQ(CountIn(*residual->to_apply(), HloOpcode::kAdd), 2)
+      << module->ToString();
+  EXPECT_EQ(EntryOf(*module, HloOpcode::kFusion).size(), 3u)
+      << module->ToString();
+}
+
 // Cheap producers are still duplicated through broadcasts, and expensive
 // ones still fuse where each element is read once: after a broadcast, or
 // through one that only adds a size-1 dimension.

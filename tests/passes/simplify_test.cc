@@ -66,6 +66,56 @@ ENTRY main {
   EXPECT_THAT(out.text, HasSubstr("negate(x)"));
 }
 
+// keepdims: mean(x, axis=1, keepdims=True) reshaped back for its broadcast.
+// The divide and the add move below the reshapes, which then fold away.
+TEST(SimplifyTest, ElementwiseOpsMoveBelowReshapesThatThenFold) {
+  Outcome out = RunPasses(R"(
+HloModule m
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  zero = f32[] constant(0)
+  sum = f32[2] reduce(x, zero), dimensions={1}, to_apply=add
+  keep = f32[2,1] reshape(sum)
+  three = f32[] constant(3)
+  threes = f32[2,1] broadcast(three), dimensions={}
+  mean = f32[2,1] divide(keep, threes)
+  eps = f32[] constant(0.5)
+  epss = f32[2,1] broadcast(eps), dimensions={}
+  shifted = f32[2,1] add(mean, epss)
+  back = f32[2] reshape(shifted)
+  ROOT b = f32[2,3] broadcast(back), dimensions={0}
+})", {"simplify", "simplify"}, {LiteralUtil::CreateR2<float>({{1, 2, 3}, {4, 5, 7}})});
+  EXPECT_TRUE(out.changed);
+  EXPECT_THAT(out.text, Not(HasSubstr("reshape")));
+  EXPECT_THAT(out.text, HasSubstr("f32[2]{0} divide(sum,"));
+}
+
+// Reshapes of different shapes, or an operand that is not a reshape or a
+// scalar broadcast, keep the op where it is.
+TEST(SimplifyTest, ElementwiseOfMixedOperandsKeepsItsReshapes) {
+  Outcome out = RunPasses(R"(
+HloModule m
+ENTRY main {
+  x = f32[6] parameter(0)
+  y = f32[2,3] parameter(1)
+  z = f32[3,2] parameter(2)
+  rx = f32[3,2] reshape(x)
+  ry = f32[3,2] reshape(y)
+  a = f32[3,2] add(rx, ry)
+  m = f32[3,2] multiply(rx, z)
+  ROOT t = (f32[3,2], f32[3,2]) tuple(a, m)
+})", {"simplify"}, {Vector({1, 2, 3, 4, 5, 6}),
+                    LiteralUtil::CreateR2<float>({{1, 2, 3}, {4, 5, 6}}),
+                    LiteralUtil::CreateR2<float>({{1, 2}, {3, 4}, {5, 6}})});
+  EXPECT_THAT(out.text, HasSubstr("add(rx, ry)"));
+  EXPECT_THAT(out.text, HasSubstr("multiply(rx, z)"));
+}
+
 TEST(SimplifyTest, IdentityBroadcastTransposeConvert) {
   Outcome out = RunPasses(R"(
 HloModule m
