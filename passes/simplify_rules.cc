@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "ir/fusion_plan.h"
 #include "ir/hlo_computation.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/shape_util.h"
@@ -254,6 +255,43 @@ absl::StatusOr<HloInstruction*> ElementwiseOfReshapes(
                  HloInstruction::CreateReshape(instruction->shape(), moved));
 }
 
+// A reduce over dimensions of size 1 combines each element with the init
+// once: the reducer's op, elementwise, on the init and the reshaped
+// operand, in the reducer's operand order (so the bits are the
+// evaluator's). It then fuses as a loop instead of a row reduction of
+// one-element rows (XLA's take_along_axis checks indices so).
+absl::StatusOr<HloInstruction*> ReduceOfSizeOneDimensions(
+    HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kReduce ||
+      instruction->operand_count() != 2 || !instruction->shape().IsArray()) {
+    return nullptr;
+  }
+  const HloInstruction* data = instruction->operand(0);
+  for (int64_t d : instruction->dimensions()) {
+    if (data->shape().dimensions(d) != 1) return nullptr;
+  }
+  const HloComputation& reducer = *instruction->to_apply();
+  const HloInstruction* root = reducer.root_instruction();
+  if (root == nullptr || !IsBinaryElementwise(root->opcode()) ||
+      !IsPlainBinaryReducer(reducer, root->opcode())) {
+    return nullptr;
+  }
+  HloInstruction* reshaped = AddNext(
+      instruction, HloInstruction::CreateReshape(
+                       instruction->shape(), instruction->mutable_operand(0)));
+  HloInstruction* init = AddNext(
+      instruction,
+      HloInstruction::CreateBroadcast(instruction->shape(),
+                                      instruction->mutable_operand(1), {}));
+  // Parameter 0 is the accumulator (the init), parameter 1 the element.
+  const bool init_first = root->operand(0)->parameter_number() == 0;
+  return AddNext(instruction,
+                 root->CloneWithNewOperands(
+                     instruction->shape(),
+                     {init_first ? init : reshaped,
+                      init_first ? reshaped : init}));
+}
+
 absl::StatusOr<HloInstruction*> NeutralOperand(HloInstruction* instruction) {
   switch (instruction->opcode()) {
     case HloOpcode::kAdd:
@@ -330,6 +368,7 @@ constexpr NamedRule kRules[] = {
     {"transpose-of-transpose", &TransposeOfTranspose},
     {"reshape-of-scalar-broadcast", &ReshapeOfScalarBroadcast},
     {"elementwise-of-reshapes", &ElementwiseOfReshapes},
+    {"reduce-of-size-one-dimensions", &ReduceOfSizeOneDimensions},
     {"neutral-operand", &NeutralOperand},
     {"fold-constants", &FoldConstants},
 };

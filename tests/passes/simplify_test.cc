@@ -116,6 +116,54 @@ ENTRY main {
   EXPECT_THAT(out.text, HasSubstr("multiply(rx, z)"));
 }
 
+// A reduce over size-1 dimensions is its reducer's op on the init and each
+// element, in the reducer's operand order: -0 + (+0) is +0 either way, but
+// a reducer subtract(acc, x) must keep init - x.
+TEST(SimplifyTest, ReduceOverSizeOneDimensionsIsItsOpElementwise) {
+  Outcome out = RunPasses(R"(
+HloModule m
+and {
+  p = pred[] parameter(0)
+  q = pred[] parameter(1)
+  ROOT a = pred[] and(p, q)
+}
+minus {
+  acc = f32[] parameter(0)
+  x = f32[] parameter(1)
+  ROOT s = f32[] subtract(acc, x)
+}
+ENTRY main {
+  x = f32[2,1,3] parameter(0)
+  zero = f32[] constant(0)
+  ten = f32[] constant(10)
+  gt = pred[2,1,3] compare(x, x), direction=EQ
+  yes = pred[] constant(true)
+  all = pred[2,3] reduce(gt, yes), dimensions={1}, to_apply=and
+  diff = f32[2,3] reduce(x, ten), dimensions={1}, to_apply=minus
+  ROOT t = (pred[2,3], f32[2,3]) tuple(all, diff)
+})", {"simplify"}, {LiteralUtil::CreateR3<float>({{{1, -0.0f, 3}}, {{4, 5, 7}}})});
+  EXPECT_TRUE(out.changed);
+  EXPECT_THAT(out.text, Not(HasSubstr("reduce(")));
+  EXPECT_THAT(out.text, HasSubstr("subtract("));
+}
+
+// A reduce that combines more than one element per result stays.
+TEST(SimplifyTest, ReduceOverALongerDimensionStays) {
+  Outcome out = RunPasses(R"(
+HloModule m
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT a = f32[] add(p, q)
+}
+ENTRY main {
+  x = f32[2,1,3] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[2] reduce(x, zero), dimensions={1,2}, to_apply=add
+})", {"simplify"}, {LiteralUtil::CreateR3<float>({{{1, 2, 3}}, {{4, 5, 7}}})});
+  EXPECT_THAT(out.text, HasSubstr("reduce("));
+}
+
 TEST(SimplifyTest, IdentityBroadcastTransposeConvert) {
   Outcome out = RunPasses(R"(
 HloModule m
