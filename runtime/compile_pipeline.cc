@@ -53,6 +53,7 @@
 #include "runtime/memory_limit.h"
 #include "semantics/select_and_scatter_native.h"
 #include "runtime/native_sort.h"
+#include "runtime/sort_reads.h"
 
 namespace mxla {
 
@@ -164,24 +165,6 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
 }
 
 
-// Which results of a sort nothing reads: its users are all
-// get-tuple-elements and none takes that index (the key hoist-sort-keys
-// adds, for one).
-std::vector<bool> UnreadSortOutputs(const HloInstruction& sort) {
-  const int64_t n = sort.operand_count();
-  std::vector<bool> unread(n, false);
-  if (!sort.shape().IsTuple() || sort.parent()->root_instruction() == &sort) {
-    return unread;
-  }
-  std::vector<bool> read(n, false);
-  for (const HloInstruction* user : sort.users()) {
-    if (user->opcode() != HloOpcode::kGetTupleElement) return unread;
-    read[user->tuple_index()] = true;
-  }
-  for (int64_t i = 0; i < n; ++i) unread[i] = !read[i];
-  return unread;
-}
-
 // A while loop's condition and body, or a conditional's branches, each
 // compiled on its own with the same options: from the input module's
 // computation of that name when there is one (the passes have not
@@ -230,6 +213,7 @@ CompileSubprogram(const HloInstruction& instruction, const HloModule* input,
       compiled->native_sort =
           std::make_shared<const TrivialSortComparator>(*trivial);
       compiled->unread_outputs = UnreadSortOutputs(instruction);
+      compiled->sorted_prefix = SortedPrefixRead(instruction);
     }
   }
   // A native sort or select-and-scatter calls no computation: none is

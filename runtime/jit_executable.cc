@@ -317,7 +317,8 @@ absl::Status RunSort(const JitExecutable::Program::Step& step,
       if (sort.unread_outputs[i]) outputs[i] = nullptr;
     }
     NativeSortRows(sort.dims, sort.dimension, sort.element_bytes, inputs,
-                   outputs, *sort.native_sort, pool, threads);
+                   outputs, *sort.native_sort, pool, threads,
+                   sort.sorted_prefix);
     return absl::OkStatus();
   }
   RunOptions options;

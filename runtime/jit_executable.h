@@ -68,8 +68,11 @@ class JitExecutable : public Executable {
       // sort: set when the comparator is trivial on a native key type
       // (runtime/native_sort.h); then `computations` is empty.
       std::shared_ptr<const TrivialSortComparator> native_sort;
-      // A native sort's results that nothing reads: not written.
+      // A native sort's results that nothing reads: not written; and how
+      // many leading elements of each row anything reads (a top-k's k):
+      // only those are selected, in order, and written.
       std::vector<bool> unread_outputs;
+      int64_t sorted_prefix = 0;
       // scatter: `dims` are the operands', then the scatter indices' and
       // updates' dimensions, the indices' type and the dimension numbers;
       // element_bytes holds the operands' then the updates' element sizes.

@@ -146,7 +146,7 @@ void CountingPassOfRow(const W* from, Out* to, int64_t n, int shift,
 // a key is a NaN under the default float compare.
 template <typename W, typename K>
 bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
-                std::vector<W>& packed, std::vector<W>& spare,
+                int64_t prefix, std::vector<W>& packed, std::vector<W>& spare,
                 std::vector<int64_t>& order) {
   constexpr int kKeyBytes = sizeof(K);
   constexpr int kShift = sizeof(W) * 8 - 8 * kKeyBytes;
@@ -182,6 +182,14 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
     pack_stride(std::true_type{}, std::true_type{});
   }
   if (!ordered) return false;
+  if (prefix < n) {
+    // Packed values are distinct, so the `prefix` smallest, sorted, are
+    // the stable order's first `prefix`.
+    std::nth_element(packed.begin(), packed.begin() + prefix, packed.end());
+    std::sort(packed.begin(), packed.begin() + prefix);
+    for (int64_t k = 0; k < prefix; ++k) order[k] = packed[k] & kPosition;
+    return true;
+  }
   if (n <= 64) {
     std::sort(packed.begin(), packed.end());
     for (int64_t k = 0; k < n; ++k) order[k] = packed[k] & kPosition;
@@ -208,25 +216,68 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
   return true;
 }
 
-// The row's permutation into `scratch.order`.
+// Up to this many leading results are selected through a heap of that
+// size in one pass over the row (a top-k's k); more, by nth_element.
+constexpr int64_t kMaxHeapPrefix = 64;
+
+// The row's `prefix` smallest (key, position) pairs packed into W, as
+// SortPacked packs them, kept in a max-heap of `prefix` while the row is
+// read once; then sorted into `order`. False, with `order` unwritten, if a
+// key is a NaN under the default float compare.
+template <typename W, typename K>
+bool SelectPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
+                  int64_t prefix, std::vector<W>& heap,
+                  std::vector<int64_t>& order) {
+  constexpr int kShift = sizeof(W) * 8 - 8 * sizeof(K);
+  constexpr W kPosition = (W(1) << kShift) - 1;
+  heap.clear();
+  bool ordered = true;
+  for (int64_t k = 0; k < row.size; ++k) {
+    K key;
+    ordered &= rule.Map(keys[row.first + k * row.stride], key);
+    const W value = (W(key) << kShift) | W(k);
+    if (static_cast<int64_t>(heap.size()) < prefix) {
+      heap.push_back(value);
+      std::push_heap(heap.begin(), heap.end());
+    } else if (value < heap.front()) {
+      std::pop_heap(heap.begin(), heap.end());
+      heap.back() = value;
+      std::push_heap(heap.begin(), heap.end());
+    }
+  }
+  if (!ordered) return false;
+  std::sort_heap(heap.begin(), heap.end());
+  for (int64_t k = 0; k < prefix; ++k) order[k] = heap[k] & kPosition;
+  return true;
+}
+
+// The row's permutation into `scratch.order`: its first `prefix` entries
+// (prefix <= row.size), the rest unwritten.
 template <typename K>
 void SortRowOrder(const K* keys, const Row& row, const KeyRule<K>& rule,
-                  Scratch& scratch) {
+                  int64_t prefix, Scratch& scratch) {
   const int64_t n = row.size;
   scratch.order.resize(n);
   bool sorted = false;
   bool packed = false;
+  const bool heap = prefix <= kMaxHeapPrefix && prefix * 8 <= n;
   if constexpr (sizeof(K) <= 2) {
     if (n <= (int64_t{1} << (32 - 8 * sizeof(K)))) {
-      sorted = SortPacked<uint32_t>(keys, row, rule, scratch.packed32,
-                                    scratch.spare32, scratch.order);
+      sorted = heap ? SelectPacked<uint32_t>(keys, row, rule, prefix,
+                                             scratch.packed32, scratch.order)
+                    : SortPacked<uint32_t>(keys, row, rule, prefix,
+                                           scratch.packed32, scratch.spare32,
+                                           scratch.order);
       packed = true;
     }
   }
   if constexpr (sizeof(K) <= 4) {
     if (!packed && n <= (int64_t{1} << 32)) {
-      sorted = SortPacked<uint64_t>(keys, row, rule, scratch.packed64,
-                                    scratch.spare64, scratch.order);
+      sorted = heap ? SelectPacked<uint64_t>(keys, row, rule, prefix,
+                                             scratch.packed64, scratch.order)
+                    : SortPacked<uint64_t>(keys, row, rule, prefix,
+                                           scratch.packed64, scratch.spare64,
+                                           scratch.order);
       packed = true;
     }
   }
@@ -262,35 +313,37 @@ void SortRowOrder(const K* keys, const Row& row, const KeyRule<K>& rule,
                    });
 }
 
+// Writes the row's first `count` results from `order`.
 template <typename T>
 void GatherRow(const void* input, void* output, const Row& row,
-               const std::vector<int64_t>& order) {
+               const std::vector<int64_t>& order, int64_t count) {
   const T* in = static_cast<const T*>(input) + row.first;
   T* out = static_cast<T*>(output) + row.first;
   if (row.stride == 1) {
-    for (int64_t k = 0; k < row.size; ++k) out[k] = in[order[k]];
+    for (int64_t k = 0; k < count; ++k) out[k] = in[order[k]];
     return;
   }
-  for (int64_t k = 0; k < row.size; ++k) {
+  for (int64_t k = 0; k < count; ++k) {
     out[k * row.stride] = in[order[k] * row.stride];
   }
 }
 
 void GatherRowBytes(const void* input, void* output, const Row& row,
-                    const std::vector<int64_t>& order, int64_t bytes) {
+                    const std::vector<int64_t>& order, int64_t count,
+                    int64_t bytes) {
   switch (bytes) {
     case 1:
-      return GatherRow<uint8_t>(input, output, row, order);
+      return GatherRow<uint8_t>(input, output, row, order, count);
     case 2:
-      return GatherRow<uint16_t>(input, output, row, order);
+      return GatherRow<uint16_t>(input, output, row, order, count);
     case 4:
-      return GatherRow<uint32_t>(input, output, row, order);
+      return GatherRow<uint32_t>(input, output, row, order, count);
     case 8:
-      return GatherRow<uint64_t>(input, output, row, order);
+      return GatherRow<uint64_t>(input, output, row, order, count);
   }
   const char* in = static_cast<const char*>(input);
   char* out = static_cast<char*>(output);
-  for (int64_t k = 0; k < row.size; ++k) {
+  for (int64_t k = 0; k < count; ++k) {
     std::memcpy(out + (row.first + k * row.stride) * bytes,
                 in + (row.first + order[k] * row.stride) * bytes, bytes);
   }
@@ -334,7 +387,7 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
                  absl::Span<const void* const> inputs,
                  absl::Span<void* const> outputs,
                  const TrivialSortComparator& comparator, ThreadPool& pool,
-                 int threads) {
+                 int threads, int64_t prefix) {
   KeyRule<K> rule;
   rule.kind = KindOf(comparator.type);
   rule.descending = comparator.descending;
@@ -347,6 +400,8 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
   for (int64_t extent : dims) elements *= extent;
   if (elements == 0) return;
   const int64_t rows = elements / size;
+  const int64_t count = std::clamp<int64_t>(prefix, 0, size);
+  if (count == 0) return;  // nothing reads any result
   const K* keys = static_cast<const K*>(inputs[comparator.operand]);
   // Chunks of at least 16k elements: a smaller sort is not worth a thread.
   const int64_t chunks =
@@ -357,10 +412,10 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
     thread_local Scratch scratch;
     for (int64_t r = begin; r < end; ++r) {
       const Row row{(r / inner) * size * inner + r % inner, inner, size};
-      SortRowOrder(keys, row, rule, scratch);
+      SortRowOrder(keys, row, rule, count, scratch);
       for (size_t i = 0; i < inputs.size(); ++i) {
         if (outputs[i] == nullptr) continue;  // unread
-        GatherRowBytes(inputs[i], outputs[i], row, scratch.order,
+        GatherRowBytes(inputs[i], outputs[i], row, scratch.order, count,
                        element_bytes[i]);
       }
     }
@@ -396,20 +451,20 @@ void NativeSortRows(absl::Span<const int64_t> dims, int64_t dimension,
                     absl::Span<const void* const> inputs,
                     absl::Span<void* const> outputs,
                     const TrivialSortComparator& key, ThreadPool& pool,
-                    int threads) {
+                    int threads, int64_t prefix) {
   switch (element_bytes[key.operand]) {
     case 1:
       return SortAllRows<uint8_t>(dims, dimension, element_bytes, inputs,
-                                  outputs, key, pool, threads);
+                                  outputs, key, pool, threads, prefix);
     case 2:
       return SortAllRows<uint16_t>(dims, dimension, element_bytes, inputs,
-                                   outputs, key, pool, threads);
+                                   outputs, key, pool, threads, prefix);
     case 4:
       return SortAllRows<uint32_t>(dims, dimension, element_bytes, inputs,
-                                   outputs, key, pool, threads);
+                                   outputs, key, pool, threads, prefix);
     default:
       return SortAllRows<uint64_t>(dims, dimension, element_bytes, inputs,
-                                   outputs, key, pool, threads);
+                                   outputs, key, pool, threads, prefix);
   }
 }
 

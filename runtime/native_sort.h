@@ -29,13 +29,17 @@ bool IsNativeSortKeyType(PrimitiveType type);
 // As SortRows: `inputs[i]` and `outputs[i]` hold array i (`element_bytes[i]`
 // per element, row-major `dims`), sorted along `dimension` by `key`
 // (whose type IsNativeSortKeyType); outputs may not alias inputs. A null
-// output (a result nothing reads) is not written.
+// output (a result nothing reads) is not written. With `prefix` below the
+// row length, only each row's first `prefix` results are computed and
+// written (a top-k): the `prefix` smallest (key, position) pairs, selected
+// with a bounded heap or nth_element and then sorted, which are the
+// stable sort's first `prefix`.
 void NativeSortRows(absl::Span<const int64_t> dims, int64_t dimension,
                     absl::Span<const int64_t> element_bytes,
                     absl::Span<const void* const> inputs,
                     absl::Span<void* const> outputs,
                     const TrivialSortComparator& key, ThreadPool& pool,
-                    int threads);
+                    int threads, int64_t prefix);
 
 }  // namespace mxla
 

@@ -362,5 +362,98 @@ ENTRY main {
   }
 }
 
+// The leading elements per row each compiled sort computes (its readers'
+// prefix), in program order.
+std::vector<int64_t> SortedPrefixes(const std::string& text) {
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  std::unique_ptr<Executable> executable = Compile(*module, {}).value();
+  const auto* jit = dynamic_cast<const JitExecutable*>(executable.get());
+  std::vector<int64_t> prefixes;
+  if (jit == nullptr) return prefixes;
+  for (const auto& step : jit->program()->steps) {
+    if (step.subprogram != nullptr &&
+        step.subprogram->opcode == HloOpcode::kSort) {
+      prefixes.push_back(step.subprogram->sorted_prefix);
+    }
+  }
+  return prefixes;
+}
+
+// A top-k selects its k first results without sorting the row: through a
+// heap for a small k, nth_element for a larger one, a full sort when k is
+// most of the row. Each is the stable order's first k, NaN rows under the
+// default compare included.
+TEST(NativeSortTest, TopKSelectsOnlyItsPrefix) {
+  for (int64_t k : {1, 10, 64, 65, 300, 4999, 5000}) {
+    for (PrimitiveType type : {BF16, F32}) {
+      const std::string t(primitive_util::LowercaseName(type));
+      const std::string text = absl::StrReplaceAll(R"(HloModule topk
+ENTRY main {
+  x = $T[4,5000] parameter(0)
+  ROOT t = ($T[4,$K], s32[4,$K]) topk(x), k=$K, largest=true
+})",
+                                                   {{"$T", t},
+                                                    {"$K", absl::StrCat(k)}});
+      SCOPED_TRACE(absl::StrCat("k=", k, " ", t));
+      std::vector<Literal> arguments;
+      arguments.push_back(MakeKeys(type, {4, 5000}, true, 7 + k));
+      ExpectSameBits(text, arguments);
+      EXPECT_THAT(SortedPrefixes(text), ::testing::ElementsAre(k));
+    }
+  }
+}
+
+// Only slices from 0 along the sorted dimension limit what is computed
+// (the largest limit); any other reader, or a result the program returns,
+// needs whole rows.
+TEST(NativeSortTest, ThePrefixIsTheLongestSliceFromZero) {
+  const std::string base = R"(HloModule prefix
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT r = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  x = f32[3,200] parameter(0)
+  k = s32[3,200] iota(), iota_dimension=1
+  s = (f32[3,200], s32[3,200]) sort(x, k), dimensions={1}, to_apply=cmp
+  v = f32[3,200] get-tuple-element(s), index=0
+  i = s32[3,200] get-tuple-element(s), index=1
+  $READERS
+})";
+  struct Case {
+    std::string readers;
+    int64_t prefix;
+  };
+  const std::vector<Case> cases = {
+      {"a = f32[3,10] slice(v), slice={[0:3], [0:10]}\n"
+       "  b = s32[2,30] slice(i), slice={[1:3], [0:30]}\n"
+       "  ROOT t = (f32[3,10], s32[2,30]) tuple(a, b)",
+       30},
+      {"a = f32[3,10] slice(v), slice={[0:3], [0:10]}\n"
+       "  b = s32[3,15] slice(i), slice={[0:3], [5:20]}\n"
+       "  ROOT t = (f32[3,10], s32[3,15]) tuple(a, b)",
+       200},
+      {"a = f32[3,5] slice(v), slice={[0:3], [0:10:2]}\n"
+       "  ROOT t = (f32[3,5]) tuple(a)",
+       200},
+      {"a = f32[3,10] slice(v), slice={[0:3], [0:10]}\n"
+       "  n = f32[3,10] negate(a)\n"
+       "  ROOT t = (f32[3,10], s32[3,200]) tuple(n, i)",
+       200},
+  };
+  for (const Case& c : cases) {
+    const std::string text =
+        absl::StrReplaceAll(base, {{"$READERS", c.readers}});
+    std::vector<Literal> arguments;
+    arguments.push_back(MakeKeys(F32, {3, 200}, false, 3));
+    ExpectSameBits(text, arguments);
+    EXPECT_THAT(SortedPrefixes(text), ::testing::ElementsAre(c.prefix))
+        << text;
+  }
+}
+
 }  // namespace
 }  // namespace mxla
