@@ -11,6 +11,9 @@
 //     drops its oldest buffers to keep the newest), and handed out again for
 //     the same size, so a result allocated per call (Run with literals)
 //     reuses warm memory.
+// Medium buffers (64 KiB to 2 MiB), which glibc returns to the kernel when
+// freed, are kept the same way in a pool of their own (64 MiB), in steps of
+// 64 KiB.
 #ifndef MXLA_RUNTIME_HOST_BUFFER_H_
 #define MXLA_RUNTIME_HOST_BUFFER_H_
 
@@ -21,6 +24,7 @@
 namespace mxla {
 
 inline constexpr int64_t kHostBufferPoolBytes = int64_t{256} << 20;
+inline constexpr int64_t kMediumHostBufferPoolBytes = int64_t{64} << 20;
 
 // Uninitialized; nullptr if the memory is not available (always above
 // kMaxHostBufferBytes). Zero bytes give a valid, distinct buffer.
@@ -30,8 +34,9 @@ HostBuffer AllocateHostBuffer(int64_t bytes);
 // (runtime/executable.h). Lives for the whole process.
 const BufferAllocator& PooledHostAllocator();
 
-// Bytes currently kept for reuse.
+// Bytes currently kept for reuse, in both pools; in the medium one.
 int64_t PooledHostBufferBytes();
+int64_t PooledMediumHostBufferBytes();
 
 }  // namespace mxla
 

@@ -1,5 +1,5 @@
-// runtime/host_buffer.h: alignment, reuse of freed large buffers, and the bound
-// on what the pool keeps.
+// runtime/host_buffer.h: alignment, reuse of freed large and medium buffers,
+// and the bounds on what the pools keep.
 #include "runtime/host_buffer.h"
 
 #include <cstdint>
@@ -57,8 +57,40 @@ TEST(HostBufferTest, ThePoolKeepsAtMostItsBound) {
     ASSERT_NE(buffers.back(), nullptr);
   }
   buffers.clear();
-  EXPECT_LE(PooledHostBufferBytes(), kHostBufferPoolBytes);
-  EXPECT_GE(PooledHostBufferBytes(), kHostBufferPoolBytes - size);
+  const int64_t large = PooledHostBufferBytes() - PooledMediumHostBufferBytes();
+  EXPECT_LE(large, kHostBufferPoolBytes);
+  EXPECT_GE(large, kHostBufferPoolBytes - size);
+}
+
+// Medium buffers (64 KiB to 2 MiB), which glibc would hand back to the
+// kernel, come back warm too, from a pool of their own with its own bound.
+TEST(HostBufferTest, MediumBuffersAreReusedWithinTheirBound) {
+  const int64_t before = PooledMediumHostBufferBytes();
+  HostBuffer first = AllocateHostBuffer(kMiB + 5);  // padded to 1 MiB + 64 KiB
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(Address(first) % 64, 0u);
+  first[kMiB] = 42;
+  const uint8_t* address = first.get();
+  first.reset();
+  EXPECT_EQ(PooledMediumHostBufferBytes(), before + kMiB + 64 * 1024);
+  HostBuffer again = AllocateHostBuffer(kMiB + 64 * 1024);
+  EXPECT_EQ(again.get(), address);
+  EXPECT_EQ(PooledMediumHostBufferBytes(), before);
+  again.reset();
+  HostBuffer other = AllocateHostBuffer(kMiB / 2);
+  EXPECT_NE(other.get(), address);
+  // Below 64 KiB nothing is pooled.
+  HostBuffer small = AllocateHostBuffer(64 * 1024 - 1);
+  const int64_t with_small = PooledMediumHostBufferBytes();
+  small.reset();
+  EXPECT_EQ(PooledMediumHostBufferBytes(), with_small);
+  std::vector<HostBuffer> many;
+  for (int64_t i = 0; i <= kMediumHostBufferPoolBytes / kMiB; ++i) {
+    many.push_back(AllocateHostBuffer(kMiB));
+  }
+  many.clear();
+  EXPECT_LE(PooledMediumHostBufferBytes(), kMediumHostBufferPoolBytes);
+  EXPECT_GE(PooledMediumHostBufferBytes(), kMediumHostBufferPoolBytes - kMiB);
 }
 
 // A pool full of old buffers still keeps a newly freed one, so a result
@@ -70,11 +102,13 @@ TEST(HostBufferTest, AFullPoolMakesRoomForTheNewestBuffer) {
     old.push_back(AllocateHostBuffer(64 * kMiB));
   }
   old.clear();
-  ASSERT_EQ(PooledHostBufferBytes(), kHostBufferPoolBytes);
+  const int64_t medium = PooledMediumHostBufferBytes();
+  ASSERT_EQ(PooledHostBufferBytes(), kHostBufferPoolBytes + medium);
   HostBuffer result = AllocateHostBuffer(16 * kMiB);
   const uint8_t* address = result.get();
   result.reset();
-  EXPECT_EQ(PooledHostBufferBytes(), kHostBufferPoolBytes - 48 * kMiB);
+  EXPECT_EQ(PooledHostBufferBytes(),
+            kHostBufferPoolBytes - 48 * kMiB + medium);
   HostBuffer again = AllocateHostBuffer(16 * kMiB);
   EXPECT_EQ(again.get(), address);
   // A buffer larger than the whole bound is never kept.
@@ -101,10 +135,17 @@ TEST(HostBufferTest, LiteralsOutsideTheRuntimeAreNotPooled) {
   const int64_t before = PooledHostBufferBytes();
   { Literal plain(shape); }
   EXPECT_EQ(PooledHostBufferBytes(), before);
-  // Copies keep their source's allocator.
+  // Copies keep their source's allocator: a freed copy's memory is the
+  // pool's newest 4 MiB buffer, the next one handed out (this holds even
+  // when earlier tests left the pool full, where its total cannot grow).
   Literal pooled(shape, PooledHostAllocator());
-  { Literal copy = pooled; }
-  EXPECT_EQ(PooledHostBufferBytes(), before + 4 * kMiB);
+  const void* copied = nullptr;
+  {
+    Literal copy = pooled;
+    copied = copy.untyped_data();
+  }
+  HostBuffer next = AllocateHostBuffer(4 * kMiB);
+  EXPECT_EQ(next.get(), copied);
 }
 
 }  // namespace
