@@ -447,16 +447,23 @@ TEST(GemmTest, EpiloguesStreamWholeAlignedTiles) {
 
 // Cheap producers (a convert, a scale, a transpose) are generated while
 // packing; an expensive one (exp) is computed once, in a kernel of its own.
+// dot(convert(x), w * 0.5 + f(transpose(v))), f the identity or exp.
+std::string RhsProducersModule(bool exp) {
+  return std::string(
+             "HloModule m\nENTRY e {\n  x = bf16[37,53] parameter(0)\n"
+             "  w = f32[53,71] parameter(1)\n  v = f32[71,53] parameter(2)\n"
+             "  xc = f32[37,53] convert(x)\n  s = f32[] constant(0.5)\n"
+             "  sb = f32[53,71] broadcast(s), dimensions={}\n"
+             "  ws = f32[53,71] multiply(w, sb)\n"
+             "  vt = f32[53,71] transpose(v), dimensions={1,0}\n") +
+         (exp ? "  ve = f32[53,71] exponential(vt)\n"
+                "  wv = f32[53,71] add(ws, ve)\n"
+              : "  wv = f32[53,71] add(ws, vt)\n") +
+         "  ROOT d = f32[37,71] dot(xc, wv), " + std::string(kMatmul) + "\n}\n";
+}
+
 TEST(GemmTest, ProducersFuseIntoPacking) {
-  const std::string text =
-      "HloModule m\nENTRY e {\n  x = bf16[37,53] parameter(0)\n"
-      "  w = f32[53,71] parameter(1)\n  v = f32[71,53] parameter(2)\n"
-      "  xc = f32[37,53] convert(x)\n  s = f32[] constant(0.5)\n"
-      "  sb = f32[53,71] broadcast(s), dimensions={}\n"
-      "  ws = f32[53,71] multiply(w, sb)\n"
-      "  vt = f32[53,71] transpose(v), dimensions={1,0}\n"
-      "  wv = f32[53,71] add(ws, vt)\n"
-      "  ROOT d = f32[37,71] dot(xc, wv), " + std::string(kMatmul) + "\n}\n";
+  const std::string text = RhsProducersModule(/*exp=*/false);
   std::unique_ptr<HloModule> fused = Fused(text);
   const HloInstruction* root = fused->entry_computation()->root_instruction();
   ASSERT_EQ(root->fusion_kind(), FusionKind::kOutput) << fused->ToString();
@@ -474,15 +481,7 @@ TEST(GemmTest, ProducersFuseIntoPacking) {
 // of its own, whole (the cheap ops over the exp too: the dot then loads
 // one array), and the dot's kernel recomputes none of it.
 TEST(GemmTest, OperandsOverExpensiveOpsAreMaterializedWhole) {
-  const std::string text =
-      "HloModule m\nENTRY e {\n  x = bf16[37,53] parameter(0)\n"
-      "  w = f32[53,71] parameter(1)\n  v = f32[71,53] parameter(2)\n"
-      "  xc = f32[37,53] convert(x)\n  s = f32[] constant(0.5)\n"
-      "  sb = f32[53,71] broadcast(s), dimensions={}\n"
-      "  ws = f32[53,71] multiply(w, sb)\n"
-      "  vt = f32[53,71] transpose(v), dimensions={1,0}\n"
-      "  ve = f32[53,71] exponential(vt)\n  wv = f32[53,71] add(ws, ve)\n"
-      "  ROOT d = f32[37,71] dot(xc, wv), " + std::string(kMatmul) + "\n}\n";
+  const std::string text = RhsProducersModule(/*exp=*/true);
   std::unique_ptr<HloModule> fused = Fused(text);
   const HloInstruction* root = fused->entry_computation()->root_instruction();
   ASSERT_EQ(root->fusion_kind(), FusionKind::kOutput) << fused->ToString();

@@ -169,22 +169,34 @@ void ExpectSameBits(const std::string& text,
   }
 }
 
+// The compiled module's sort steps, in program order (their subprograms
+// stay alive with the executable they return with).
+struct SortSteps {
+  std::unique_ptr<Executable> executable;
+  std::vector<const JitExecutable::Program::Subprogram*> sorts;
+};
+SortSteps CompiledSorts(const std::string& text) {
+  SortSteps result;
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  result.executable = Compile(*module, {}).value();
+  const auto* jit = dynamic_cast<const JitExecutable*>(result.executable.get());
+  if (jit == nullptr) return result;
+  for (const auto& step : jit->program()->steps) {
+    if (step.subprogram != nullptr &&
+        step.subprogram->opcode == HloOpcode::kSort) {
+      result.sorts.push_back(step.subprogram.get());
+    }
+  }
+  return result;
+}
+
 // Whether the compiled module's sorts all run natively.
 bool SortsNatively(const std::string& text) {
-  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  std::unique_ptr<Executable> executable = Compile(*module, {}).value();
-  const auto* jit = dynamic_cast<const JitExecutable*>(executable.get());
-  if (jit == nullptr) return false;
-  int sorts = 0;
-  for (const auto& step : jit->program()->steps) {
-    if (step.subprogram == nullptr ||
-        step.subprogram->opcode != HloOpcode::kSort) {
-      continue;
-    }
-    ++sorts;
-    if (step.subprogram->native_sort == nullptr) return false;
+  const SortSteps steps = CompiledSorts(text);
+  for (const auto* sort : steps.sorts) {
+    if (sort->native_sort == nullptr) return false;
   }
-  return sorts > 0;
+  return !steps.sorts.empty();
 }
 
 TEST(NativeSortTest, EveryKeyTypeDirectionAndComparison) {
@@ -365,16 +377,9 @@ ENTRY main {
 // The leading elements per row each compiled sort computes (its readers'
 // prefix), in program order.
 std::vector<int64_t> SortedPrefixes(const std::string& text) {
-  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  std::unique_ptr<Executable> executable = Compile(*module, {}).value();
-  const auto* jit = dynamic_cast<const JitExecutable*>(executable.get());
   std::vector<int64_t> prefixes;
-  if (jit == nullptr) return prefixes;
-  for (const auto& step : jit->program()->steps) {
-    if (step.subprogram != nullptr &&
-        step.subprogram->opcode == HloOpcode::kSort) {
-      prefixes.push_back(step.subprogram->sorted_prefix);
-    }
+  for (const auto* sort : CompiledSorts(text).sorts) {
+    prefixes.push_back(sort->sorted_prefix);
   }
   return prefixes;
 }
