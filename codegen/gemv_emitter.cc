@@ -20,6 +20,9 @@ namespace {
 // bytes (half as many beyond 2 rows), so that they stay in L1 beside the
 // streamed weights; a unit group spans about as many columns.
 constexpr int64_t kBlockRowBytes = 4096;
+// n contiguous: rows of rhs each accumulator load and store takes (2 to 8
+// were alike, 1 slower: a row's fma per load and store).
+constexpr int64_t kPassRows = 4;
 // k contiguous: rows of rhs whose dot products run together.
 constexpr int64_t kDotRows = 4;
 // The lhs rows of a batch element live on the stack; at most this many
@@ -520,36 +523,51 @@ absl::Status GemvEmitter::EmitBlock(llvm::Value* batch, llvm::Value* c0,
       b_.CreateAdd(Offset(form_.batch, batch), Offset(form_.free, c0));
   // Rows this far ahead are prefetched, a line at a time.
   const int64_t ahead = std::max<int64_t>(
-      1, kBlockPrefetchBytes / (block_columns_ * weight_bytes_));
+      kPassRows, kBlockPrefetchBytes / (block_columns_ * weight_bytes_));
   llvm::Value* lines = b_.CreateUDiv(
       b_.CreateAdd(b_.CreateMul(width, I64(weight_bytes_)), I64(63)), I64(64));
-  RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(flat_.k), "gemv_k",
-                              [&](llvm::Value* k) -> absl::Status {
-    llvm::Value* row = b_.CreateAdd(base, Offset(form_.contracting, k));
-    llvm::Value* next = b_.CreateAdd(
-        base, Offset(form_.contracting,
-                     Min(b_.CreateAdd(k, I64(ahead)), I64(flat_.k - 1))));
-    RETURN_IF_ERROR(EmitForLoop(b_, I64(0), lines, "gemv_prefetch",
-                                [&](llvm::Value* line) {
-      Prefetch(b_.CreateAdd(next,
-                            b_.CreateMul(line, I64(64 / weight_bytes_))));
-      return absl::OkStatus();
-    }, LoopHints::kKeepAsWritten));
-    std::vector<llvm::Value*> x;
+  // Rows [k, k + rows) at a time: each accumulator vector is loaded once,
+  // takes their fmas in ascending k, and is stored once.
+  auto pass = [&](llvm::Value* k, int64_t rows) -> absl::Status {
+    std::vector<llvm::Value*> row;
+    for (int64_t r = 0; r < rows; ++r) {
+      row.push_back(b_.CreateAdd(
+          base, Offset(form_.contracting, b_.CreateAdd(k, I64(r)))));
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      llvm::Value* next = b_.CreateAdd(
+          base, Offset(form_.contracting,
+                       Min(b_.CreateAdd(k, I64(ahead + r)), I64(flat_.k - 1))));
+      RETURN_IF_ERROR(EmitForLoop(b_, I64(0), lines, "gemv_prefetch",
+                                  [&](llvm::Value* line) {
+        Prefetch(b_.CreateAdd(next,
+                              b_.CreateMul(line, I64(64 / weight_bytes_))));
+        return absl::OkStatus();
+      }, LoopHints::kKeepAsWritten));
+    }
+    std::vector<std::vector<llvm::Value*>> x(m);
     for (int64_t i = 0; i < m; ++i) {
-      x.push_back(b_.CreateVectorSplat(
-          lanes_, b_.CreateLoad(element_type_,
-                                At(lhs_, b_.CreateAdd(I64(i * k_padded_), k)))));
+      for (int64_t r = 0; r < rows; ++r) {
+        x[i].push_back(b_.CreateVectorSplat(
+            lanes_,
+            b_.CreateLoad(element_type_,
+                          At(lhs_, b_.CreateAdd(I64(i * k_padded_),
+                                                b_.CreateAdd(k, I64(r)))))));
+      }
     }
     auto step = [&](llvm::Value* column, llvm::Value* mask) {
-      llvm::Value* w = LoadWeights(b_.CreateAdd(row, column), mask);
+      std::vector<llvm::Value*> w;
+      for (int64_t r = 0; r < rows; ++r) {
+        w.push_back(LoadWeights(b_.CreateAdd(row[r], column), mask));
+      }
       for (int64_t i = 0; i < m; ++i) {
         llvm::Value* a = acc(i, column);
-        b_.CreateAlignedStore(
-            b_.CreateIntrinsic(
-                llvm::Intrinsic::fmuladd, {vector_type_},
-                {x[i], w, b_.CreateAlignedLoad(vector_type_, a, align)}),
-            a, align);
+        llvm::Value* sum = b_.CreateAlignedLoad(vector_type_, a, align);
+        for (int64_t r = 0; r < rows; ++r) {
+          sum = b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vector_type_},
+                                   {x[i][r], w[r], sum});
+        }
+        b_.CreateAlignedStore(sum, a, align);
       }
     };
     RETURN_IF_ERROR(EmitForLoop(b_, I64(0), vectors, "gemv_vector",
@@ -561,6 +579,15 @@ absl::Status GemvEmitter::EmitBlock(llvm::Value* batch, llvm::Value* c0,
       step(b_.CreateMul(vectors, I64(lanes_)), LaneMask(tail));
       return absl::OkStatus();
     });
+  };
+  const int64_t passes = flat_.k / kPassRows;
+  RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(passes), "gemv_k",
+                              [&](llvm::Value* p) {
+    return pass(b_.CreateMul(p, I64(kPassRows)), kPassRows);
+  }, LoopHints::kKeepAsWritten));
+  RETURN_IF_ERROR(EmitForLoop(b_, I64(passes * kPassRows), I64(flat_.k),
+                              "gemv_k_rest", [&](llvm::Value* k) {
+    return pass(k, 1);
   }, LoopHints::kKeepAsWritten));
   for (int64_t i = 0; i < m; ++i) {
     RETURN_IF_ERROR(EmitForLoop(b_, I64(0), width, "gemv_store",

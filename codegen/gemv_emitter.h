@@ -15,10 +15,11 @@
 //         products of k = l (mod lanes) in ascending k, one fma each (the
 //         last, partial vector masked); a fixed halving tree then adds
 //         the lanes (lanes [0, h) + [h, 2h), repeated).
-//       - n contiguous ([k, n]): per k, x[k] broadcast into fmas along a
-//         block of the row (accumulators in a stack block of up to 4 KiB
-//         per lhs row). Each output's sum runs over k in ascending order
-//         from 0, one fma per step: the GEMM micro-kernel's order.
+//       - n contiguous ([k, n]): x[k] broadcast into fmas along a block
+//         of the row (accumulators in a stack block of up to 4 KiB per
+//         lhs row), 4 rows of k per load and store of an accumulator.
+//         Each output's sum runs over k in ascending order from 0, one
+//         fma per step: the GEMM micro-kernel's order.
 //   * The lhs rows of a batch element are generated once, through the
 //     fused producers, into a stack buffer that the loops read.
 //   * A kernel call's units (n blocks of one batch element, m_block = m)
