@@ -16,7 +16,7 @@
 //         last, partial vector masked); a fixed halving tree then adds
 //         the lanes (lanes [0, h) + [h, 2h), repeated).
 //       - n contiguous ([k, n]): x[k] broadcast into fmas along a block
-//         of the row (accumulators in a stack block of up to 4 KiB per
+//         of the row (accumulators in a stack block of up to 64 KiB per
 //         lhs row), 4 rows of k per load and store of an accumulator.
 //         Each output's sum runs over k in ascending order from 0, one
 //         fma per step: the GEMM micro-kernel's order.
@@ -24,8 +24,8 @@
 //     fused producers, into a stack buffer that the loops read.
 //   * A kernel call's units (n blocks of one batch element, m_block = m)
 //     are taken a few consecutive ones at a time, so that each thread
-//     streams one contiguous part of rhs; the weights of the next row or
-//     block are prefetched.
+//     streams long runs of rhs; k-contiguous rows, and n-contiguous runs
+//     shorter than a page, are prefetched ahead.
 // Every output is computed by one unit, alone and in the order above,
 // so the results never depend on the thread count or the plan's blocks;
 // they differ from the interpreter's by rounding only.

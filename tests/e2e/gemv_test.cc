@@ -104,6 +104,8 @@ TEST(GemvTest, SkinnyDotsOfBothLayoutsMatchTheInterpreter) {
       {"f32[3,17]", "f32[17,1030]", "f32[3,1030]", kKN, true},
       {"f32[2,1]", "f32[1,7]", "f32[2,7]", kKN, true},
       {"f32[4,33]", "f32[33,4100]", "f32[4,4100]", kKN, true},
+      // Rows longer than a block of accumulators (8192 columns at 3 rows).
+      {"f32[3,5]", "f32[5,8200]", "f32[3,8200]", kKN, true},
       {"f32[40]", "f32[40,70]", "f32[70]",
        "lhs_contracting_dims={0}, rhs_contracting_dims={0}", true},
       // rhs [n, k]: k contiguous (a transposed rhs), rows 4 at a time.
