@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "codegen/gemv_emitter.h"
 #include "codegen/llvm_pipeline.h"
 #include "codegen/llvm_types.h"
 #include "codegen/loop_emitter.h"
@@ -1371,6 +1372,9 @@ absl::Status EmitDotKernel(llvm::IRBuilder<>& b, const HloComputation& fused,
   RET_CHECK(dot->shape().element_type() == F32 ||
                 dot->shape().element_type() == F64,
             dot->ToString());
+  if (TakesGemv(*dot, plan)) {  // a skinny dot streams rhs instead of packing
+    return EmitGemvKernel(b, fused, *dot, plan, elements, result, begin, end);
+  }
   GemmEmitter emitter(b, fused, *dot, plan, elements, result, options);
   return emitter.Emit(begin, end);
 }
