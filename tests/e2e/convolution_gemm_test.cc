@@ -409,6 +409,69 @@ TEST(ConvolutionGemmTest, ThreadCountsGiveTheSameBits) {
       8);
 }
 
+// A convolution of few rows (batch x positions <= 512) and many features,
+// as ResNet's 14x14 and 7x7 stages: each unit takes all the rows and 64
+// features, k in one slice where the packed weights fit 1 MiB (with an
+// epilogue too, past the 2,048 steps of a dot's), else in the fewest equal
+// slices of whole taps. Same bits at 1, 2 and 3 threads, near the
+// interpreter's.
+TEST(ConvolutionGemmTest, FewRowsSplitTheFeatures) {
+  struct Case {
+    std::string text;
+    const char* plan;
+  };
+  const std::string relu_bias = R"(
+  b = f32[200] parameter(2)
+  bb = f32[2,5,7,200] broadcast(b), dimensions={3}
+  a = f32[2,5,7,200] add(c, bb)
+  z = f32[] constant(0)
+  zb = f32[2,5,7,200] broadcast(z), dimensions={}
+  ROOT r = f32[2,5,7,200] maximum(a, zb)
+})";
+  const Case cases[] = {
+      // 3x3 over 288 features: k = 2,592 in one slice; 200 features make
+      // 4 units, the last of 8.
+      {ConvModule("f32[1,9,9,288]", "f32[3,3,288,200]",
+                  "window={size=3x3 pad=1_1x1_1}, "
+                  "dim_labels=b01f_01io->b01f"),
+       "units=4, m_block=81, n_block=64, k_block=2592"},
+      // k = 5 x 5 x 200 = 5,000 (1.2 MiB of packed weights): two slices
+      // of 13 and 12 taps.
+      {ConvModule("f32[1,6,6,200]", "f32[5,5,200,130]",
+                  "window={size=5x5 pad=2_2x2_2}, "
+                  "dim_labels=b01f_01io->b01f"),
+       "units=3, m_block=36, n_block=64, k_block=2600"},
+      // The same rows in PyTorch's NCHW, with a stride.
+      {ConvModule("f32[1,300,13,13]", "f32[140,300,3,3]",
+                  "window={size=3x3 stride=2x2 pad=1_1x1_1}, "
+                  "dim_labels=bf01_oi01->bf01"),
+       "units=3, m_block=49, n_block=64, k_block=2700"},
+      // An epilogue past 2,048 steps joins the kernel: k = 3 x 3 x 300.
+      {absl::StrCat("HloModule m\nENTRY e {\n  x = f32[2,5,7,300] "
+                    "parameter(0)\n  w = f32[3,3,300,200] parameter(1)\n  "
+                    "c = f32[2,5,7,200] convolution(x, w), window={size=3x3 "
+                    "pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+                    relu_bias),
+       "units=4, m_block=70, n_block=64, k_block=2700"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    std::unique_ptr<HloModule> fused = Fused(c.text, Close().compile);
+    std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+    ASSERT_EQ(kernels.size(), 1u) << fused->ToString();
+    EXPECT_THAT(kernels[0]->fusion_plan()->ToString(), HasSubstr(c.plan));
+    ExpectSameBitsAtEveryThreadCount(c.text, 11);
+  }
+  // The epilogue's kernel is the whole module.
+  std::unique_ptr<HloModule> fused = Fused(cases[3].text, Close().compile);
+  int fusions = 0;
+  for (const HloInstruction* instruction :
+       fused->entry_computation()->instructions()) {
+    fusions += instruction->opcode() == HloOpcode::kFusion;
+  }
+  EXPECT_EQ(fusions, 1) << fused->ToString();
+}
+
 // Depthwise convolutions (a group per feature) are elementwise sums over
 // taps: one loop kernel, no reduction, no convolution left.
 TEST(ConvolutionGemmTest, DepthwiseConvolutionsBecomeLoopKernels) {
