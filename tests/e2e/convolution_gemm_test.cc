@@ -409,6 +409,54 @@ TEST(ConvolutionGemmTest, ThreadCountsGiveTheSameBits) {
       8);
 }
 
+// The taps along the last window dimension read one contiguous run of the
+// input per row where it is undilated and the second most minor: one loop
+// over the run inside, the taps one by one where a row's run crosses the
+// padding (left, right, both, an input pad's zeros), and the rows past m in
+// a last partial tile. The same products in the same order: the same bits
+// at 1, 2 and 3 threads, near the interpreter's.
+TEST(ConvolutionGemmTest, RunsOfTapsMatchTheInterpreter) {
+  const std::string cases[] = {
+      // ResNet's first layer, smaller, with its bias and relu.
+      R"(HloModule m
+ENTRY e {
+  x = f32[1,29,27,3] parameter(0)
+  w = f32[7,7,3,20] parameter(1)
+  b = f32[20] parameter(2)
+  c = f32[1,15,14,20] convolution(x, w), window={size=7x7 stride=2x2 pad=3_3x3_3}, dim_labels=b01f_01io->b01f
+  bb = f32[1,15,14,20] broadcast(b), dimensions={3}
+  a = f32[1,15,14,20] add(c, bb)
+  z = f32[] constant(0)
+  zb = f32[1,15,14,20] broadcast(z), dimensions={}
+  ROOT r = f32[1,15,14,20] maximum(a, zb)
+})",
+      // Asymmetric padding, a reversed run, a stride along it, odd m.
+      ConvModule("f32[2,11,9,5]", "f32[3,5,5,7]",
+                 "window={size=3x5 stride=1x2 pad=2_1x0_3 rhs_reversal=0x1}, "
+                 "dim_labels=b01f_01io->b01f"),
+      // Dilations on the other dimension only; a window wider than the
+      // input, so that no run is inside.
+      ConvModule("f32[1,6,4,9]", "f32[2,6,9,4]",
+                 "window={size=2x6 pad=1_1x3_2 lhs_dilate=2x1 "
+                 "rhs_dilate=2x1}, dim_labels=b01f_01io->b01f"),
+      // 1-d, and 3-d (runs along the last of three).
+      ConvModule("f32[3,19,4]", "f32[4,4,6]",
+                 "window={size=4 stride=3 pad=1_2}, dim_labels=b0f_0io->b0f"),
+      ConvModule("f32[1,4,5,7,3]", "f32[2,2,3,3,5]",
+                 "window={size=2x2x3 pad=0_1x1_0x1_1}, "
+                 "dim_labels=b012f_012io->b012f"),
+      // PyTorch's NCHW (the input made feature-minor first), and f64.
+      ConvModule("f32[2,6,10,9]", "f32[11,6,3,3]",
+                 "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"),
+      ConvModule("f64[1,8,9,4]", "f64[3,3,4,5]",
+                 "window={size=3x3 stride=2x2 pad=1_1x1_1}, "
+                 "dim_labels=b01f_01io->b01f"),
+  };
+  for (const std::string& text : cases) {
+    ExpectSameBitsAtEveryThreadCount(text, 12);
+  }
+}
+
 // A convolution of few rows (batch x positions <= 512) and many features,
 // as ResNet's 14x14 and 7x7 stages: each unit takes all the rows and 64
 // features, k in one slice where the packed weights fit 1 MiB (with an
