@@ -283,6 +283,15 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue, bool streams) {
   const FlatDot flat = Flatten(dot);
   const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
   DotPlan plan;
+  if (IsDepthwiseProduct(dot)) {
+    // The depthwise kernel: units of whole rows (output positions), all
+    // taps and features each, about 8 of them; its stores are plain.
+    plan.k_block = flat.k;
+    plan.n_block = flat.n;
+    plan.m_block = RowsPerUnit(flat, plan.n_block);
+    plan.units = CeilDiv(flat.m, plan.m_block);
+    return plan;
+  }
   // An epilogue applies as each tile is stored: one slice for all of k.
   plan.k_block =
       std::max<int64_t>(1, epilogue ? flat.k : std::min<int64_t>(flat.k, 256));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -520,9 +521,12 @@ TEST(ConvolutionGemmTest, FewRowsSplitTheFeatures) {
   EXPECT_EQ(fusions, 1) << fused->ToString();
 }
 
-// Depthwise convolutions (a group per feature) are elementwise sums over
-// taps: one loop kernel, no reduction, no convolution left.
-TEST(ConvolutionGemmTest, DepthwiseConvolutionsBecomeLoopKernels) {
+// Depthwise convolutions (a group per feature) run on their own kernel
+// (codegen/depthwise_emitter.h): one dot fusion whose unit takes all taps
+// and features of its rows; base dilation falls back to the elementwise sum
+// of taps (passes/depthwise_convolution.h). Every form near the
+// interpreter's, the same bits at 1, 2 and 3 threads.
+TEST(ConvolutionGemmTest, DepthwiseConvolutionsRunOnTheirKernel) {
   const std::string nhwc = ConvModule(
       "f32[2,9,10,24]", "f32[3,3,1,24]",
       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
@@ -533,10 +537,27 @@ TEST(ConvolutionGemmTest, DepthwiseConvolutionsBecomeLoopKernels) {
        fused->entry_computation()->instructions()) {
     if (instruction->opcode() != HloOpcode::kFusion) continue;
     ++fusions;
-    EXPECT_EQ(instruction->fusion_kind(), FusionKind::kLoop);
+    EXPECT_EQ(instruction->fusion_kind(), FusionKind::kOutput);
   }
   EXPECT_EQ(fusions, 1) << fused->ToString();
-  EXPECT_TRUE(ConvolutionKernels(*fused).empty());
+  std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_THAT(kernels[0]->fusion_plan()->ToString(),
+              HasSubstr("n_block=24, k_block=9"));
+  // The plan round-trips; one that splits the taps is refused.
+  const std::string text = fused->ToString();
+  EXPECT_EQ(ParseHloModule(text).value()->ToString(), text);
+  std::string split = text;
+  split.replace(split.find("k_block=9"), 9, "k_block=3");
+  EXPECT_THAT(VerifyHloText(split).message(),
+              HasSubstr("a depthwise convolution's unit takes all its 9 taps "
+                        "and 24 features"));
+  // With base dilation: the elementwise sum, a loop kernel.
+  EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
+                  "f32[1,6,6,8]", "f32[3,3,1,8]",
+                  "window={size=3x3 lhs_dilate=2x1}, "
+                  "dim_labels=b01f_01io->b01f, feature_group_count=8")))
+                  .empty());
 
   struct Case {
     const char* x;
@@ -572,6 +593,97 @@ TEST(ConvolutionGemmTest, DepthwiseConvolutionsBecomeLoopKernels) {
   arguments[1].data<float>()[0] = std::numeric_limits<float>::infinity();
   EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), Close()));
   ExpectSameBitsAtEveryThreadCount(nhwc, 5);
+}
+
+// The depthwise kernel with an epilogue (MobileNet's bias and relu6), odd
+// sizes, strides, dilations, padding, reversal, both layouts, f64, 16-bit
+// operands (widened to f32) and features that are and are not whole
+// vectors: near the interpreter's, the same bits at 1, 2 and 3 threads.
+TEST(ConvolutionGemmTest, DepthwiseKernelForms) {
+  const std::string relu6 = R"(HloModule m
+ENTRY e {
+  x = f32[2,13,11,48] parameter(0)
+  w = f32[3,3,1,48] parameter(1)
+  b = f32[48] parameter(2)
+  c = f32[2,7,11,48] convolution(x, w), window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=48
+  bb = f32[2,7,11,48] broadcast(b), dimensions={3}
+  a = f32[2,7,11,48] add(c, bb)
+  z = f32[] constant(0)
+  six = f32[] constant(6)
+  zb = f32[2,7,11,48] broadcast(z), dimensions={}
+  sb = f32[2,7,11,48] broadcast(six), dimensions={}
+  ROOT r = f32[2,7,11,48] clamp(zb, a, sb)
+})";
+  std::unique_ptr<HloModule> fused = Fused(relu6);
+  int fusions = 0;
+  for (const HloInstruction* instruction :
+       fused->entry_computation()->instructions()) {
+    fusions += instruction->opcode() == HloOpcode::kFusion;
+  }
+  EXPECT_EQ(fusions, 1) << fused->ToString();
+  ExpectSameBitsAtEveryThreadCount(relu6, 6);
+  const std::string cases[] = {
+      ConvModule("f32[1,9,10,37]", "f32[5,3,1,37]",
+                 "window={size=5x3 stride=2x3 pad=2_3x0_2 rhs_dilate=2x1 "
+                 "rhs_reversal=1x0}, dim_labels=b01f_01io->b01f, "
+                 "feature_group_count=37"),
+      ConvModule("f32[3,20,6,6]", "f32[20,1,3,3]",
+                 "window={size=3x3 pad=1_1x1_1 rhs_reversal=1x1}, "
+                 "dim_labels=bf01_oi01->bf01, feature_group_count=20"),
+      ConvModule("f32[2,17,32]", "f32[7,1,32]",
+                 "window={size=7 pad=3_3 rhs_dilate=2}, "
+                 "dim_labels=b0f_0io->b0f, feature_group_count=32"),
+      ConvModule("f64[1,5,6,24]", "f64[3,3,1,24]",
+                 "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                 "feature_group_count=24"),
+      ConvModule("bf16[1,7,7,16]", "bf16[3,3,1,16]",
+                 "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                 "feature_group_count=16"),
+      // Every tap of some positions off the input (a window wider than the
+      // padded input's side).
+      ConvModule("f32[1,2,3,17]", "f32[4,4,1,17]",
+                 "window={size=4x4 pad=3_3x2_2}, dim_labels=b01f_01io->b01f, "
+                 "feature_group_count=17"),
+  };
+  for (const std::string& text : cases) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(ConvolutionKernels(*Fused(text)).size(), 1u);
+    ExpectSameBitsAtEveryThreadCount(text, 7);
+  }
+}
+
+// The kernel aligns its feature vectors to the input's address: an input
+// at every offset from a 64-byte boundary (a NumPy array's is 16) gives
+// the same bits as an aligned one.
+TEST(ConvolutionGemmTest, DepthwiseInputAtAnyAlignment) {
+  for (const char* type : {"f32", "f64"}) {
+    const std::string text = ConvModule(
+        absl::StrCat(type, "[1,6,7,32]"), absl::StrCat(type, "[3,3,1,32]"),
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+        "feature_group_count=32");
+    SCOPED_TRACE(text);
+    std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+    std::vector<Literal> arguments = MakeSeededArguments(*module, 8);
+    CompileOptions options;
+    options.codegen.reassociate_reductions = true;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(*module, options));
+    ASSERT_OK_AND_ASSIGN(Literal aligned, executable->Run(Pointers(arguments)));
+    const int64_t bytes = arguments[0].size_bytes();
+    const int64_t width = std::string(type) == "f32" ? 4 : 8;
+    std::vector<char> storage(bytes + 128);
+    char* base = storage.data() + (64 - reinterpret_cast<uintptr_t>(
+                                            storage.data()) % 64);
+    for (int64_t offset = 0; offset < 64; offset += width) {
+      std::memcpy(base + offset, arguments[0].untyped_data(), bytes);
+      Literal result = aligned;
+      std::memset(result.untyped_data(), 0xff, result.size_bytes());
+      const void* inputs[] = {base + offset, arguments[1].untyped_data()};
+      void* results[] = {result.untyped_data()};
+      ASSERT_OK(executable->RunBuffers(inputs, results));
+      EXPECT_EQ(result, aligned) << "input " << offset << " bytes past a line";
+    }
+  }
 }
 
 // Seeded random convolutions: random ranks, sizes, windows and layouts,
