@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "ir/conv_product.h"
+#include "ir/fusion_plan.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/expansion_util.h"
@@ -168,7 +169,13 @@ bool FitsDepthwiseKernel(const HloInstruction& conv) {
     if (d.base_dilation != 1) return false;
     taps *= d.size;
   }
-  return taps >= 1 && taps <= kMaxDepthwiseProductTaps;
+  // Its weights live on the kernel's stack, within a dot plan's bound.
+  const int64_t features = conv.shape().dimensions(
+      conv.convolution_dimension_numbers()->output_feature);
+  const int64_t bytes =
+      primitive_util::ByteWidth(conv.shape().element_type());
+  return taps >= 1 && taps <= kMaxDepthwiseProductTaps &&
+         taps * (features + 144) * bytes <= kMaxDotPackedBytes;
 }
 
 absl::StatusOr<bool> MakeDepthwiseProduct(HloComputation& computation,

@@ -29,7 +29,9 @@ absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
                                         HloInstruction* conv);
 
 // Whether `conv` (IsDepthwiseConvolution) can run on the JIT's depthwise
-// kernel: no base dilation and at most kMaxDepthwiseProductTaps taps.
+// kernel: no base dilation, at most kMaxDepthwiseProductTaps taps, and its
+// weights within a dot plan's stack bound (kMaxDotPackedBytes, counted as
+// the plan check counts them: taps x (features + 144) elements).
 bool FitsDepthwiseKernel(const HloInstruction& conv);
 
 // Brings `conv` (FitsDepthwiseKernel) into the depthwise product form

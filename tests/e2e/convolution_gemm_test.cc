@@ -552,11 +552,17 @@ TEST(ConvolutionGemmTest, DepthwiseConvolutionsRunOnTheirKernel) {
   EXPECT_THAT(VerifyHloText(split).message(),
               HasSubstr("a depthwise convolution's unit takes all its 9 taps "
                         "and 24 features"));
-  // With base dilation: the elementwise sum, a loop kernel.
+  // With base dilation, or weights past the kernel's stack bound (8x8
+  // taps of 16,384 features: 4.2 MB), the elementwise sum, a loop kernel.
   EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
                   "f32[1,6,6,8]", "f32[3,3,1,8]",
                   "window={size=3x3 lhs_dilate=2x1}, "
                   "dim_labels=b01f_01io->b01f, feature_group_count=8")))
+                  .empty());
+  EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
+                  "f32[1,8,8,16384]", "f32[8,8,1,16384]",
+                  "window={size=8x8}, dim_labels=b01f_01io->b01f, "
+                  "feature_group_count=16384")))
                   .empty());
 
   struct Case {
