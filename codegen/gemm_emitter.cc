@@ -960,24 +960,59 @@ absl::Status GemmEmitter::ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
   }
   std::vector<int64_t> tap_sizes;
   for (const WindowDimension& d : conv_->window) tap_sizes.push_back(d.size);
-  // Slices are whole taps (CheckFusionPlan): taps [k0 / c, (k0 + kc) / c).
-  llvm::Value* first_tap = b_.CreateUDiv(k0, I64(c));
-  llvm::Value* end_tap = b_.CreateUDiv(b_.CreateAdd(k0, kc), I64(c));
-  return EmitForLoop(b_, first_tap, end_tap, "micro_tap",
-                     [&](llvm::Value* t) -> absl::Status {
+  // The input offset of row i's tap `at`.
+  auto tap_offset = [&](int64_t i, const TapPosition& at) {
+    llvm::Value* offset =
+        b_.CreateMul(rows[i][0], I64(strides[conv_->dnums.input_batch]));
+    for (size_t d = 0; d < at.positions.size(); ++d) {
+      offset = b_.CreateAdd(
+          offset, b_.CreateMul(at.positions[d],
+                               I64(strides[conv_->dnums.input_spatial[d]])));
+    }
+    return offset;
+  };
+  // The steps [0, steps) from per-row pointers, the rhs from `rhs_steps`
+  // on; with `keep`, a row's products only where it holds.
+  auto step_loop = [&](llvm::Value* rhs_steps,
+                       const std::vector<llvm::Value*>& pointers,
+                       int64_t steps, const std::vector<llvm::Value*>* keep) {
+    return EmitForLoop(b_, I64(0), I64(steps), "micro_c", [&](llvm::Value* f) {
+      MultiplyAddStep(
+          At(rhs_steps, b_.CreateMul(f, I64(tile_.nr))), tile_.mr,
+          [&](int64_t i) {
+            return b_.CreateLoad(element_type_, At(pointers[i], f));
+          },
+          keep);
+      return absl::OkStatus();
+    }, LoopHints::kKeepAsWritten);
+  };
+  // Emits `then` where `condition` holds, else `otherwise`.
+  auto branch = [&](llvm::Value* condition, const char* name,
+                    absl::FunctionRef<absl::Status()> then,
+                    absl::FunctionRef<absl::Status()> otherwise) {
+    llvm::LLVMContext& context = b_.getContext();
+    llvm::Function* function = b_.GetInsertBlock()->getParent();
+    auto* yes = llvm::BasicBlock::Create(context, name, function);
+    auto* no = llvm::BasicBlock::Create(context, "else", function);
+    auto* done = llvm::BasicBlock::Create(context, "joined", function);
+    b_.CreateCondBr(condition, yes, no);
+    b_.SetInsertPoint(yes);
+    RETURN_IF_ERROR(then());
+    b_.CreateBr(done);
+    b_.SetInsertPoint(no);
+    RETURN_IF_ERROR(otherwise());
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return absl::OkStatus();
+  };
+  // One tap t: per row a pointer to its run of input features.
+  auto emit_tap = [&](llvm::Value* t) -> absl::Status {
     const IrIndex tap = ElementalEmitter::Delinearize(b_, tap_sizes, t);
     std::vector<llvm::Value*> pointers, on_input;
     llvm::Value* all_on_input = b_.getTrue();
     for (int64_t i = 0; i < tile_.mr; ++i) {
       const TapPosition at = ConvTap(rows[i], tap);
-      llvm::Value* offset = b_.CreateMul(rows[i][0],
-                                         I64(strides[conv_->dnums.input_batch]));
-      for (size_t d = 0; d < at.positions.size(); ++d) {
-        offset = b_.CreateAdd(
-            offset,
-            b_.CreateMul(at.positions[d],
-                         I64(strides[conv_->dnums.input_spatial[d]])));
-      }
+      llvm::Value* offset = tap_offset(i, at);
       // Rows past m read zeros (never stored); taps off the input too: in
       // an input pad they are multiplied, in the window's padding their
       // products are then skipped.
@@ -990,32 +1025,68 @@ absl::Status GemmEmitter::ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
     llvm::Value* rhs_tap = At(
         rhs_panel,
         b_.CreateMul(b_.CreateSub(b_.CreateMul(t, I64(c)), k0), I64(tile_.nr)));
-    auto c_loop = [&](bool masked) {
-      return EmitForLoop(b_, I64(0), I64(c), "micro_c", [&](llvm::Value* f) {
-        MultiplyAddStep(
-            At(rhs_tap, b_.CreateMul(f, I64(tile_.nr))), tile_.mr,
-            [&](int64_t i) {
-              return b_.CreateLoad(element_type_, At(pointers[i], f));
+    return branch(
+        all_on_input, "tap_inside",
+        [&] { return step_loop(rhs_tap, pointers, c, nullptr); },
+        [&] { return step_loop(rhs_tap, pointers, c, &on_input); });
+  };
+  // Slices are whole taps (CheckFusionPlan): taps [k0 / c, (k0 + kc) / c).
+  llvm::Value* first_tap = b_.CreateUDiv(k0, I64(c));
+  llvm::Value* end_tap = b_.CreateUDiv(b_.CreateAdd(k0, kc), I64(c));
+  // Taps along the last window dimension read one contiguous run of the
+  // input (kw x c elements) where that dimension is the input's second
+  // most minor, undilated, and slices hold whole rows of such taps: the
+  // run is one loop of kw x c steps from one pointer per row (a 7x7 window
+  // over 3 features: 21 steps instead of 7 loops of 3), where all its taps
+  // are on the input for every row (rows past m read their last row's,
+  // never stored); elsewhere the run's taps one by one. The same products
+  // in the same order either way.
+  const int64_t last = static_cast<int64_t>(conv_->window.size()) - 1;
+  const int64_t run_taps = last >= 0 ? conv_->window[last].size : 1;
+  const bool runs =
+      last >= 0 && run_taps > 1 &&
+      conv_->dnums.input_feature == rank - 1 &&
+      conv_->dnums.input_spatial[last] == rank - 2 &&
+      conv_->window[last].window_dilation == 1 &&
+      conv_->window[last].base_dilation == 1 &&
+      plan_.k_block % (run_taps * c) == 0;
+  if (!runs) {
+    return EmitForLoop(b_, first_tap, end_tap, "micro_tap", emit_tap,
+                       LoopHints::kKeepAsWritten);
+  }
+  return EmitForLoop(
+      b_, b_.CreateUDiv(first_tap, I64(run_taps)),
+      b_.CreateUDiv(end_tap, I64(run_taps)), "micro_run",
+      [&](llvm::Value* r) -> absl::Status {
+        llvm::Value* t0 = b_.CreateMul(r, I64(run_taps));
+        const IrIndex first = ElementalEmitter::Delinearize(b_, tap_sizes, t0);
+        const IrIndex final_tap = ElementalEmitter::Delinearize(
+            b_, tap_sizes, b_.CreateAdd(t0, I64(run_taps - 1)));
+        std::vector<llvm::Value*> pointers;
+        llvm::Value* all_on_input = b_.getTrue();
+        for (int64_t i = 0; i < tile_.mr; ++i) {
+          const TapPosition at = ConvTap(rows[i], first);
+          const TapPosition end = ConvTap(rows[i], final_tap);
+          all_on_input = b_.CreateAnd(
+              all_on_input, b_.CreateAnd(at.on_input, end.on_input));
+          pointers.push_back(
+              b_.CreateGEP(element_type_, input, tap_offset(i, at)));
+        }
+        llvm::Value* rhs_run = At(
+            rhs_panel, b_.CreateMul(b_.CreateSub(b_.CreateMul(t0, I64(c)), k0),
+                                    I64(tile_.nr)));
+        return branch(
+            all_on_input, "run_inside",
+            [&] {
+              return step_loop(rhs_run, pointers, run_taps * c, nullptr);
             },
-            masked ? &on_input : nullptr);
-        return absl::OkStatus();
-      }, LoopHints::kKeepAsWritten);
-    };
-    llvm::LLVMContext& context = b_.getContext();
-    llvm::Function* function = b_.GetInsertBlock()->getParent();
-    auto* inside = llvm::BasicBlock::Create(context, "tap_inside", function);
-    auto* border = llvm::BasicBlock::Create(context, "tap_border", function);
-    auto* done = llvm::BasicBlock::Create(context, "tap_done", function);
-    b_.CreateCondBr(all_on_input, inside, border);
-    b_.SetInsertPoint(inside);
-    RETURN_IF_ERROR(c_loop(/*masked=*/false));
-    b_.CreateBr(done);
-    b_.SetInsertPoint(border);
-    RETURN_IF_ERROR(c_loop(/*masked=*/true));
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
-    return absl::OkStatus();
-  }, LoopHints::kKeepAsWritten);
+            [&] {
+              return EmitForLoop(b_, t0, b_.CreateAdd(t0, I64(run_taps)),
+                                 "micro_tap", emit_tap,
+                                 LoopHints::kKeepAsWritten);
+            });
+      },
+      LoopHints::kKeepAsWritten);
 }
 
 GemmEmitter::UnitBlock GemmEmitter::Unit(llvm::Value* unit) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/depthwise_emitter.h"
 #include "codegen/elemental_emitter.h"
 #include "codegen/gemm_emitter.h"
 #include "codegen/llvm_types.h"
@@ -11,6 +12,7 @@
 #include "codegen/reduction_emitter.h"
 #include "codegen/row_emitter.h"
 #include "codegen/streaming_store_emitter.h"
+#include "ir/conv_product.h"
 #include "ir/fusion_plan.h"
 #include "ir/hlo_computation.h"
 #include "ir/shape_util.h"
@@ -275,7 +277,12 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
     }
   } else if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
     info.units = dot->units;
-    if (info.units > 0) {
+    const HloInstruction* depthwise = dot->rows ? nullptr : FusedDot(fused);
+    if (info.units > 0 && depthwise != nullptr &&
+        IsDepthwiseProduct(*depthwise)) {
+      RETURN_IF_ERROR(EmitDepthwiseKernel(b, fused, *depthwise, *dot,
+                                          elements, results[0], begin, end));
+    } else if (info.units > 0) {
       RETURN_IF_ERROR(EmitDotKernel(b, fused, *dot, elements, results[0],
                                     begin, end, options));
     }

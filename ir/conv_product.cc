@@ -101,7 +101,65 @@ bool IsConvolutionInputPad(const HloInstruction& pad,
   return true;
 }
 
+bool IsDepthwiseProduct(const HloInstruction& instruction) {
+  if (instruction.opcode() != HloOpcode::kConvolution ||
+      !instruction.shape().IsArray() || instruction.operand_count() != 2 ||
+      instruction.batch_group_count() != 1) {
+    return false;
+  }
+  const PrimitiveType type = instruction.shape().element_type();
+  const Shape& input = instruction.operand(0)->shape();
+  const Shape& kernel = instruction.operand(1)->shape();
+  const Shape& out = instruction.shape();
+  if ((type != F32 && type != F64) || input.element_type() != type ||
+      kernel.element_type() != type) {
+    return false;
+  }
+  absl::StatusOr<ConvolutionDimensionNumbers> dnums =
+      instruction.convolution_dimension_numbers();
+  if (!dnums.ok()) return false;
+  const Window window = instruction.window();
+  const int64_t n = window.size();
+  if (input.rank() != n + 2 || kernel.rank() != n + 2 || out.rank() != n + 2 ||
+      static_cast<int64_t>(dnums->input_spatial.size()) != n ||
+      static_cast<int64_t>(dnums->kernel_spatial.size()) != n ||
+      static_cast<int64_t>(dnums->output_spatial.size()) != n) {
+    return false;
+  }
+  if (dnums->input_batch != 0 || dnums->input_feature != n + 1 ||
+      dnums->output_batch != 0 || dnums->output_feature != n + 1 ||
+      dnums->kernel_input_feature != n ||
+      dnums->kernel_output_feature != n + 1) {
+    return false;
+  }
+  int64_t taps = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    if (dnums->input_spatial[i] != i + 1 || dnums->output_spatial[i] != i + 1 ||
+        dnums->kernel_spatial[i] != i || window[i].base_dilation != 1) {
+      return false;
+    }
+    taps *= window[i].size;
+  }
+  const int64_t features = input.dimensions(n + 1);
+  return features > 1 && instruction.feature_group_count() == features &&
+         kernel.dimensions(n) == 1 && kernel.dimensions(n + 1) == features &&
+         taps >= 1 && taps <= kMaxDepthwiseProductTaps &&
+         ShapeUtil::ElementsIn(out) > 0 && ShapeUtil::ElementsIn(input) > 0;
+}
+
 FlatDot FlattenProduct(const HloInstruction& product) {
+  if (IsDepthwiseProduct(product)) {
+    const Shape& out = product.shape();
+    const int64_t n = out.rank() - 2;
+    FlatDot flat;
+    flat.m = 1;
+    for (int64_t d = 0; d <= n; ++d) flat.m *= out.dimensions(d);
+    flat.n = out.dimensions(n + 1);
+    flat.k = 1;
+    for (const WindowDimension& d : product.window()) flat.k *= d.size;
+    flat.rhs_free = {n + 1};
+    return flat;
+  }
   if (product.opcode() == HloOpcode::kConvolution) {
     std::optional<ConvProduct> conv = AsConvProduct(product);
     return conv ? conv->flat : FlatDot{};

@@ -65,8 +65,24 @@ std::optional<ConvProduct> AsConvProduct(const HloInstruction& convolution);
 bool IsConvolutionInputPad(const HloInstruction& pad,
                            const HloInstruction& convolution);
 
-// A dot or a convolution product as the batch x m x n x k product the dot
-// kernel computes (FlattenDot for a dot).
+// The most window taps of a depthwise product: the kernel unrolls them.
+inline constexpr int64_t kMaxDepthwiseProductTaps = 64;
+
+// Whether `instruction` is a depthwise convolution in the form the JIT's
+// depthwise kernel computes (codegen/depthwise_emitter.h): one feature
+// group per input feature (more than one), one output feature per group,
+// one batch group; input and result laid out (batch, spatial..., feature)
+// and the kernel (spatial..., 1, feature), dimension numbers in that order;
+// operands and result all f32 or all f64; no base dilation; 1 to
+// kMaxDepthwiseProductTaps taps; nothing empty.
+// passes/convolution_expander.h brings the JIT's depthwise convolutions
+// into it.
+bool IsDepthwiseProduct(const HloInstruction& instruction);
+
+// A dot, a convolution product or a depthwise product as the batch x m x n
+// x k product the dot kernel computes (FlattenDot for a dot). A depthwise
+// product's m is batch x output positions, n its features and k its taps:
+// each column sums over k with its own kernel column (2 m n k flops).
 FlatDot FlattenProduct(const HloInstruction& product);
 
 }  // namespace mxla

@@ -124,7 +124,7 @@ bool IsEpilogueOp(const HloInstruction& value, const HloInstruction& user) {
 
 bool IsMatrixProductOp(const HloInstruction& instruction) {
   return instruction.opcode() == HloOpcode::kDot ||
-         IsConvolutionProduct(instruction);
+         IsConvolutionProduct(instruction) || IsDepthwiseProduct(instruction);
 }
 
 const HloInstruction* FusedDot(const HloComputation& computation) {

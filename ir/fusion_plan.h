@@ -147,7 +147,9 @@ std::vector<const HloInstruction*> ReducesInPostOrder(
 bool IsEpilogueOp(const HloInstruction& value, const HloInstruction& user);
 
 // What the dot kernel computes: a dot, or a convolution in the product
-// form (ir/conv_product.h), which it computes as an implicit matrix product.
+// form (ir/conv_product.h), which it computes as an implicit matrix product,
+// or a depthwise convolution in its product form, which its depthwise
+// kernel computes (codegen/depthwise_emitter.h).
 bool IsMatrixProductOp(const HloInstruction& instruction);
 
 // The product (IsMatrixProductOp) a dot fusion computes: the root, or the

@@ -213,6 +213,21 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
     return PlanError(plan, "blocks must be at least 1");
   }
   const FlatDot flat = FlattenProduct(root);
+  // A depthwise kernel reads its input in place and takes all taps and all
+  // features of its rows in each unit.
+  if (IsDepthwiseProduct(root)) {
+    if (root.operand(0)->opcode() != HloOpcode::kParameter) {
+      return PlanError(plan, "a depthwise convolution's input must be a "
+                             "parameter of the fused computation");
+    }
+    if (dot.k_block != flat.k || dot.n_block != flat.n || dot.rows) {
+      return PlanError(plan, absl::StrCat("a depthwise convolution's unit "
+                                          "takes all its ",
+                                          flat.k, " taps and ", flat.n,
+                                          " features: k_block and n_block "
+                                          "must be those"));
+    }
+  }
   // A convolution's kernel reads its input rows in place, a tap's features
   // at a time, through an input pad if there is one.
   if (std::optional<ConvProduct> conv = AsConvProduct(root)) {

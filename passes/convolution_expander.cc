@@ -297,6 +297,13 @@ absl::StatusOr<bool> ConvolutionExpanderPass::Run(HloModule& module) {
         changed = true;
       }
       if (IsDepthwiseConvolution(*instruction)) {
+        // On the depthwise kernel where it fits, else the sum of taps.
+        if (FitsDepthwiseKernel(*instruction)) {
+          ASSIGN_OR_RETURN(bool made,
+                           MakeDepthwiseProduct(*computation, instruction));
+          changed |= made;
+          continue;
+        }
         RETURN_IF_ERROR(ExpandDepthwiseConvolution(*computation, instruction));
         changed = true;
         continue;

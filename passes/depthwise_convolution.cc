@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "ir/conv_product.h"
+#include "ir/fusion_plan.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/expansion_util.h"
@@ -159,6 +161,66 @@ absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
   result->set_metadata(conv->metadata());
   computation.ReplaceInstruction(conv, result);
   return computation.RemoveInstruction(conv);
+}
+
+bool FitsDepthwiseKernel(const HloInstruction& conv) {
+  int64_t taps = 1;
+  for (const WindowDimension& d : conv.window()) {
+    if (d.base_dilation != 1) return false;
+    taps *= d.size;
+  }
+  // Its weights live on the kernel's stack, within a dot plan's bound.
+  const int64_t features = conv.shape().dimensions(
+      conv.convolution_dimension_numbers()->output_feature);
+  const int64_t bytes =
+      primitive_util::ByteWidth(conv.shape().element_type());
+  return taps >= 1 && taps <= kMaxDepthwiseProductTaps &&
+         taps * (features + 144) * bytes <= kMaxDotPackedBytes;
+}
+
+absl::StatusOr<bool> MakeDepthwiseProduct(HloComputation& computation,
+                                          HloInstruction* conv) {
+  ASSIGN_OR_RETURN(const ConvolutionDimensionNumbers dnums,
+                   conv->convolution_dimension_numbers());
+  const int64_t n = dnums.input_spatial.size();
+  const int64_t rank = n + 2;
+  ConvolutionDimensionNumbers product;
+  product.input_batch = 0;
+  product.input_spatial = Iota(1, n);
+  product.input_feature = rank - 1;
+  product.kernel_spatial = Iota(0, n);
+  product.kernel_input_feature = n;
+  product.kernel_output_feature = n + 1;
+  product.output_batch = 0;
+  product.output_spatial = Iota(1, n);
+  product.output_feature = rank - 1;
+  if (product == dnums) return false;
+  HloInstruction* input = Transposed(
+      computation, conv->mutable_operand(0),
+      Concat(std::vector<int64_t>{dnums.input_batch}, dnums.input_spatial,
+             std::vector<int64_t>{dnums.input_feature}));
+  HloInstruction* kernel = Transposed(
+      computation, conv->mutable_operand(1),
+      Concat(dnums.kernel_spatial,
+             std::vector<int64_t>{dnums.kernel_input_feature,
+                                  dnums.kernel_output_feature}));
+  const Shape& out = conv->shape();
+  const std::vector<int64_t> to_product =
+      Concat(std::vector<int64_t>{dnums.output_batch}, dnums.output_spatial,
+             std::vector<int64_t>{dnums.output_feature});
+  std::vector<int64_t> product_dims;
+  for (int64_t d : to_product) product_dims.push_back(out.dimensions(d));
+  std::unique_ptr<HloInstruction> clone = conv->CloneWithNewOperands(
+      ShapeUtil::MakeShape(out.element_type(), product_dims), {input, kernel});
+  clone->set_convolution_dimension_numbers(product);
+  HloInstruction* kept = computation.AddInstruction(std::move(clone));
+  std::vector<int64_t> back(rank);
+  for (int64_t i = 0; i < rank; ++i) back[to_product[i]] = i;
+  HloInstruction* result = Transposed(computation, kept, back);
+  result->set_metadata(conv->metadata());
+  computation.ReplaceInstruction(conv, result);
+  RETURN_IF_ERROR(computation.RemoveInstruction(conv));
+  return true;
 }
 
 }  // namespace mxla

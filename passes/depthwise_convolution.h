@@ -13,6 +13,7 @@
 #define MXLA_PASSES_DEPTHWISE_CONVOLUTION_H_
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "ir/hlo_computation.h"
 
 namespace mxla {
@@ -26,6 +27,22 @@ bool IsDepthwiseConvolution(const HloInstruction& conv);
 // Replaces `conv` (IsDepthwiseConvolution) in `computation` by that sum.
 absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
                                         HloInstruction* conv);
+
+// Whether `conv` (IsDepthwiseConvolution) can run on the JIT's depthwise
+// kernel: no base dilation, at most kMaxDepthwiseProductTaps taps, and its
+// weights within a dot plan's stack bound (kMaxDotPackedBytes, counted as
+// the plan check counts them: taps x (features + 144) elements).
+bool FitsDepthwiseKernel(const HloInstruction& conv);
+
+// Brings `conv` (FitsDepthwiseKernel) into the depthwise product form
+// (ir/conv_product.h IsDepthwiseProduct): the input made feature-minor, the
+// kernel (spatial..., 1, feature) and the result (batch, spatial...,
+// feature), by transposes around it where they differ. The kernel then
+// sums each output element's taps in window order with fused multiply-adds
+// (a reassociation: expand-convolutions uses it where reductions may be
+// reordered). Returns whether it changed anything.
+absl::StatusOr<bool> MakeDepthwiseProduct(HloComputation& computation,
+                                          HloInstruction* conv);
 
 }  // namespace mxla
 

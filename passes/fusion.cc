@@ -399,7 +399,15 @@ const HloInstruction* EpilogueRoot(
     const HloInstruction& dot, const HloInstruction* entry_root,
     const absl::flat_hash_set<const HloInstruction*>& roots) {
   const int64_t k = FlattenProduct(dot).k;
-  if (&dot == entry_root || k > kMaxEpilogueDotK) return nullptr;
+  // A convolution product's slice may be larger (kMaxConvSliceBytes).
+  const int64_t max_k =
+      IsConvolutionProduct(dot)
+          ? std::max(kMaxEpilogueDotK,
+                     kMaxConvSliceBytes /
+                         (64 * primitive_util::ByteWidth(
+                                   dot.shape().element_type())))
+          : kMaxEpilogueDotK;
+  if (&dot == entry_root || k > max_k) return nullptr;
   const HloInstruction* root = nullptr;
   std::vector<const HloInstruction*> stack = {&dot};
   absl::flat_hash_set<const HloInstruction*> seen = {&dot};

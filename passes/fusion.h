@@ -49,7 +49,9 @@
 //     fusion of its consumers as an epilogue where everything that reads
 //     it, directly or not, is an elementwise op of its dimensions up to one
 //     root, it is the only such dot there, and k is at most
-//     kMaxEpilogueDotK; otherwise it roots a fusion of its own. Fusions
+//     kMaxEpilogueDotK (a convolution product's: as many steps as 64
+//     features' weights fit kMaxConvSliceBytes, if more); otherwise it
+//     roots a fusion of its own. Fusions
 //     with a dot are kOutput;
 //   * a fusion rooted at a reduce is kInput, every other kLoop; its operands
 //     are the non-fusible or materialized values it reads, once each, in the

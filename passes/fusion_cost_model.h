@@ -37,6 +37,12 @@ inline constexpr int64_t kRowBufferBudgetBytes = 64 << 10;
 // block past 256 KiB, two below).
 inline constexpr int64_t kMaxEpilogueDotK = 2048;
 
+// A convolution product's packed weights slice (k_block x 64 features) is
+// at most this large: a product of few rows takes all of k in one slice up
+// to 4,096 f32 steps (ResNet's 3x3 over 256 features is 2,304), and so
+// does one with an epilogue (which needs one slice), past kMaxEpilogueDotK.
+inline constexpr int64_t kMaxConvSliceBytes = 1 << 20;
+
 // A row dot (ir/fusion_plan.h) accumulates each unit's rows of the
 // product in a stack block of about this many bytes (L2-resident, so the
 // row phases read it from cache), and of at least kMinRowDotRows rows

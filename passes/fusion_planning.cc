@@ -269,6 +269,10 @@ bool RowDotFits(const HloComputation& fused) {
 // micro-kernel panels (64 columns).
 constexpr int64_t kColumnQuantum = 64;
 
+// A convolution product of at most this many rows (batch x output
+// positions) takes all of them in each unit and splits its features.
+constexpr int64_t kFewConvRows = 512;
+
 // A dot kernel's blocks: k slices of 256 (whole taps for a convolution),
 // or all of k under an epilogue,
 // n blocks of at most 256 KiB of packed rhs (the kernel keeps two on its
@@ -279,6 +283,15 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue, bool streams) {
   const FlatDot flat = Flatten(dot);
   const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
   DotPlan plan;
+  if (IsDepthwiseProduct(dot)) {
+    // The depthwise kernel: units of whole rows (output positions), all
+    // taps and features each, about 8 of them; its stores are plain.
+    plan.k_block = flat.k;
+    plan.n_block = flat.n;
+    plan.m_block = RowsPerUnit(flat, plan.n_block);
+    plan.units = CeilDiv(flat.m, plan.m_block);
+    return plan;
+  }
   // An epilogue applies as each tile is stored: one slice for all of k.
   plan.k_block =
       std::max<int64_t>(1, epilogue ? flat.k : std::min<int64_t>(flat.k, 256));
@@ -295,6 +308,23 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue, bool streams) {
                                                       fitting / kColumnQuantum *
                                                           kColumnQuantum)));
   plan.m_block = RowsPerUnit(flat, plan.n_block);
+  if (std::optional<ConvProduct> conv = AsConvProduct(dot);
+      conv && flat.m <= kFewConvRows && flat.n >= 2 * kColumnQuantum &&
+      flat.k > 0) {
+    // Few rows, many features (ResNet's 14x14 and 7x7 stages): a unit
+    // takes all the rows and 64 features, so the weights are packed once
+    // in all, and the units split the features. k is one slice where its
+    // packed block fits kMaxConvSliceBytes, else the fewest slices of whole
+    // taps. (An epilogue's slice is all of k already.)
+    const int64_t c = conv->features;
+    plan.m_block = flat.m;
+    plan.n_block = kColumnQuantum;
+    if (!epilogue) {
+      const int64_t slices =
+          CeilDiv(flat.k * kColumnQuantum * bytes, kMaxConvSliceBytes);
+      plan.k_block = c * CeilDiv(conv->taps, std::min(slices, conv->taps));
+    }
+  }
   plan.units = flat.batch * CeilDiv(flat.m, plan.m_block) *
                CeilDiv(flat.n, plan.n_block);
   // An epilogue writes each element once, as its tile is done.

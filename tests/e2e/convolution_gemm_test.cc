@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -409,9 +410,123 @@ TEST(ConvolutionGemmTest, ThreadCountsGiveTheSameBits) {
       8);
 }
 
-// Depthwise convolutions (a group per feature) are elementwise sums over
-// taps: one loop kernel, no reduction, no convolution left.
-TEST(ConvolutionGemmTest, DepthwiseConvolutionsBecomeLoopKernels) {
+// The taps along the last window dimension read one contiguous run of the
+// input per row where it is undilated and the second most minor: one loop
+// over the run inside, the taps one by one where a row's run crosses the
+// padding (left, right, both, an input pad's zeros), and the rows past m in
+// a last partial tile. The same products in the same order: the same bits
+// at 1, 2 and 3 threads, near the interpreter's.
+TEST(ConvolutionGemmTest, RunsOfTapsMatchTheInterpreter) {
+  const std::string cases[] = {
+      // ResNet's first layer, smaller, with its bias and relu.
+      R"(HloModule m
+ENTRY e {
+  x = f32[1,29,27,3] parameter(0)
+  w = f32[7,7,3,20] parameter(1)
+  b = f32[20] parameter(2)
+  c = f32[1,15,14,20] convolution(x, w), window={size=7x7 stride=2x2 pad=3_3x3_3}, dim_labels=b01f_01io->b01f
+  bb = f32[1,15,14,20] broadcast(b), dimensions={3}
+  a = f32[1,15,14,20] add(c, bb)
+  z = f32[] constant(0)
+  zb = f32[1,15,14,20] broadcast(z), dimensions={}
+  ROOT r = f32[1,15,14,20] maximum(a, zb)
+})",
+      // Asymmetric padding, a reversed run, a stride along it, odd m.
+      ConvModule("f32[2,11,9,5]", "f32[3,5,5,7]",
+                 "window={size=3x5 stride=1x2 pad=2_1x0_3 rhs_reversal=0x1}, "
+                 "dim_labels=b01f_01io->b01f"),
+      // Dilations on the other dimension only; a window wider than the
+      // input, so that no run is inside.
+      ConvModule("f32[1,6,4,9]", "f32[2,6,9,4]",
+                 "window={size=2x6 pad=1_1x3_2 lhs_dilate=2x1 "
+                 "rhs_dilate=2x1}, dim_labels=b01f_01io->b01f"),
+      // 1-d, and 3-d (runs along the last of three).
+      ConvModule("f32[3,19,4]", "f32[4,4,6]",
+                 "window={size=4 stride=3 pad=1_2}, dim_labels=b0f_0io->b0f"),
+      ConvModule("f32[1,4,5,7,3]", "f32[2,2,3,3,5]",
+                 "window={size=2x2x3 pad=0_1x1_0x1_1}, "
+                 "dim_labels=b012f_012io->b012f"),
+      // PyTorch's NCHW (the input made feature-minor first), and f64.
+      ConvModule("f32[2,6,10,9]", "f32[11,6,3,3]",
+                 "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"),
+      ConvModule("f64[1,8,9,4]", "f64[3,3,4,5]",
+                 "window={size=3x3 stride=2x2 pad=1_1x1_1}, "
+                 "dim_labels=b01f_01io->b01f"),
+  };
+  for (const std::string& text : cases) {
+    ExpectSameBitsAtEveryThreadCount(text, 12);
+  }
+}
+
+// A convolution of few rows (batch x positions <= 512) and many features,
+// as ResNet's 14x14 and 7x7 stages: each unit takes all the rows and 64
+// features, k in one slice where the packed weights fit 1 MiB (with an
+// epilogue too, past the 2,048 steps of a dot's), else in the fewest equal
+// slices of whole taps. Same bits at 1, 2 and 3 threads, near the
+// interpreter's.
+TEST(ConvolutionGemmTest, FewRowsSplitTheFeatures) {
+  struct Case {
+    std::string text;
+    const char* plan;
+  };
+  const std::string relu_bias = R"(
+  b = f32[200] parameter(2)
+  bb = f32[2,5,7,200] broadcast(b), dimensions={3}
+  a = f32[2,5,7,200] add(c, bb)
+  z = f32[] constant(0)
+  zb = f32[2,5,7,200] broadcast(z), dimensions={}
+  ROOT r = f32[2,5,7,200] maximum(a, zb)
+})";
+  const Case cases[] = {
+      // 3x3 over 288 features: k = 2,592 in one slice; 200 features make
+      // 4 units, the last of 8.
+      {ConvModule("f32[1,9,9,288]", "f32[3,3,288,200]",
+                  "window={size=3x3 pad=1_1x1_1}, "
+                  "dim_labels=b01f_01io->b01f"),
+       "units=4, m_block=81, n_block=64, k_block=2592"},
+      // k = 5 x 5 x 200 = 5,000 (1.2 MiB of packed weights): two slices
+      // of 13 and 12 taps.
+      {ConvModule("f32[1,6,6,200]", "f32[5,5,200,130]",
+                  "window={size=5x5 pad=2_2x2_2}, "
+                  "dim_labels=b01f_01io->b01f"),
+       "units=3, m_block=36, n_block=64, k_block=2600"},
+      // The same rows in PyTorch's NCHW, with a stride.
+      {ConvModule("f32[1,300,13,13]", "f32[140,300,3,3]",
+                  "window={size=3x3 stride=2x2 pad=1_1x1_1}, "
+                  "dim_labels=bf01_oi01->bf01"),
+       "units=3, m_block=49, n_block=64, k_block=2700"},
+      // An epilogue past 2,048 steps joins the kernel: k = 3 x 3 x 300.
+      {absl::StrCat("HloModule m\nENTRY e {\n  x = f32[2,5,7,300] "
+                    "parameter(0)\n  w = f32[3,3,300,200] parameter(1)\n  "
+                    "c = f32[2,5,7,200] convolution(x, w), window={size=3x3 "
+                    "pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+                    relu_bias),
+       "units=4, m_block=70, n_block=64, k_block=2700"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    std::unique_ptr<HloModule> fused = Fused(c.text, Close().compile);
+    std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+    ASSERT_EQ(kernels.size(), 1u) << fused->ToString();
+    EXPECT_THAT(kernels[0]->fusion_plan()->ToString(), HasSubstr(c.plan));
+    ExpectSameBitsAtEveryThreadCount(c.text, 11);
+  }
+  // The epilogue's kernel is the whole module.
+  std::unique_ptr<HloModule> fused = Fused(cases[3].text, Close().compile);
+  int fusions = 0;
+  for (const HloInstruction* instruction :
+       fused->entry_computation()->instructions()) {
+    fusions += instruction->opcode() == HloOpcode::kFusion;
+  }
+  EXPECT_EQ(fusions, 1) << fused->ToString();
+}
+
+// Depthwise convolutions (a group per feature) run on their own kernel
+// (codegen/depthwise_emitter.h): one dot fusion whose unit takes all taps
+// and features of its rows; base dilation falls back to the elementwise sum
+// of taps (passes/depthwise_convolution.h). Every form near the
+// interpreter's, the same bits at 1, 2 and 3 threads.
+TEST(ConvolutionGemmTest, DepthwiseConvolutionsRunOnTheirKernel) {
   const std::string nhwc = ConvModule(
       "f32[2,9,10,24]", "f32[3,3,1,24]",
       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
@@ -422,10 +537,33 @@ TEST(ConvolutionGemmTest, DepthwiseConvolutionsBecomeLoopKernels) {
        fused->entry_computation()->instructions()) {
     if (instruction->opcode() != HloOpcode::kFusion) continue;
     ++fusions;
-    EXPECT_EQ(instruction->fusion_kind(), FusionKind::kLoop);
+    EXPECT_EQ(instruction->fusion_kind(), FusionKind::kOutput);
   }
   EXPECT_EQ(fusions, 1) << fused->ToString();
-  EXPECT_TRUE(ConvolutionKernels(*fused).empty());
+  std::vector<const HloInstruction*> kernels = ConvolutionKernels(*fused);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_THAT(kernels[0]->fusion_plan()->ToString(),
+              HasSubstr("n_block=24, k_block=9"));
+  // The plan round-trips; one that splits the taps is refused.
+  const std::string text = fused->ToString();
+  EXPECT_EQ(ParseHloModule(text).value()->ToString(), text);
+  std::string split = text;
+  split.replace(split.find("k_block=9"), 9, "k_block=3");
+  EXPECT_THAT(VerifyHloText(split).message(),
+              HasSubstr("a depthwise convolution's unit takes all its 9 taps "
+                        "and 24 features"));
+  // With base dilation, or weights past the kernel's stack bound (8x8
+  // taps of 16,384 features: 4.2 MB), the elementwise sum, a loop kernel.
+  EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
+                  "f32[1,6,6,8]", "f32[3,3,1,8]",
+                  "window={size=3x3 lhs_dilate=2x1}, "
+                  "dim_labels=b01f_01io->b01f, feature_group_count=8")))
+                  .empty());
+  EXPECT_TRUE(ConvolutionKernels(*Fused(ConvModule(
+                  "f32[1,8,8,16384]", "f32[8,8,1,16384]",
+                  "window={size=8x8}, dim_labels=b01f_01io->b01f, "
+                  "feature_group_count=16384")))
+                  .empty());
 
   struct Case {
     const char* x;
@@ -461,6 +599,97 @@ TEST(ConvolutionGemmTest, DepthwiseConvolutionsBecomeLoopKernels) {
   arguments[1].data<float>()[0] = std::numeric_limits<float>::infinity();
   EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), Close()));
   ExpectSameBitsAtEveryThreadCount(nhwc, 5);
+}
+
+// The depthwise kernel with an epilogue (MobileNet's bias and relu6), odd
+// sizes, strides, dilations, padding, reversal, both layouts, f64, 16-bit
+// operands (widened to f32) and features that are and are not whole
+// vectors: near the interpreter's, the same bits at 1, 2 and 3 threads.
+TEST(ConvolutionGemmTest, DepthwiseKernelForms) {
+  const std::string relu6 = R"(HloModule m
+ENTRY e {
+  x = f32[2,13,11,48] parameter(0)
+  w = f32[3,3,1,48] parameter(1)
+  b = f32[48] parameter(2)
+  c = f32[2,7,11,48] convolution(x, w), window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=48
+  bb = f32[2,7,11,48] broadcast(b), dimensions={3}
+  a = f32[2,7,11,48] add(c, bb)
+  z = f32[] constant(0)
+  six = f32[] constant(6)
+  zb = f32[2,7,11,48] broadcast(z), dimensions={}
+  sb = f32[2,7,11,48] broadcast(six), dimensions={}
+  ROOT r = f32[2,7,11,48] clamp(zb, a, sb)
+})";
+  std::unique_ptr<HloModule> fused = Fused(relu6);
+  int fusions = 0;
+  for (const HloInstruction* instruction :
+       fused->entry_computation()->instructions()) {
+    fusions += instruction->opcode() == HloOpcode::kFusion;
+  }
+  EXPECT_EQ(fusions, 1) << fused->ToString();
+  ExpectSameBitsAtEveryThreadCount(relu6, 6);
+  const std::string cases[] = {
+      ConvModule("f32[1,9,10,37]", "f32[5,3,1,37]",
+                 "window={size=5x3 stride=2x3 pad=2_3x0_2 rhs_dilate=2x1 "
+                 "rhs_reversal=1x0}, dim_labels=b01f_01io->b01f, "
+                 "feature_group_count=37"),
+      ConvModule("f32[3,20,6,6]", "f32[20,1,3,3]",
+                 "window={size=3x3 pad=1_1x1_1 rhs_reversal=1x1}, "
+                 "dim_labels=bf01_oi01->bf01, feature_group_count=20"),
+      ConvModule("f32[2,17,32]", "f32[7,1,32]",
+                 "window={size=7 pad=3_3 rhs_dilate=2}, "
+                 "dim_labels=b0f_0io->b0f, feature_group_count=32"),
+      ConvModule("f64[1,5,6,24]", "f64[3,3,1,24]",
+                 "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                 "feature_group_count=24"),
+      ConvModule("bf16[1,7,7,16]", "bf16[3,3,1,16]",
+                 "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                 "feature_group_count=16"),
+      // Every tap of some positions off the input (a window wider than the
+      // padded input's side).
+      ConvModule("f32[1,2,3,17]", "f32[4,4,1,17]",
+                 "window={size=4x4 pad=3_3x2_2}, dim_labels=b01f_01io->b01f, "
+                 "feature_group_count=17"),
+  };
+  for (const std::string& text : cases) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(ConvolutionKernels(*Fused(text)).size(), 1u);
+    ExpectSameBitsAtEveryThreadCount(text, 7);
+  }
+}
+
+// The kernel aligns its feature vectors to the input's address: an input
+// at every offset from a 64-byte boundary (a NumPy array's is 16) gives
+// the same bits as an aligned one.
+TEST(ConvolutionGemmTest, DepthwiseInputAtAnyAlignment) {
+  for (const char* type : {"f32", "f64"}) {
+    const std::string text = ConvModule(
+        absl::StrCat(type, "[1,6,7,32]"), absl::StrCat(type, "[3,3,1,32]"),
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+        "feature_group_count=32");
+    SCOPED_TRACE(text);
+    std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+    std::vector<Literal> arguments = MakeSeededArguments(*module, 8);
+    CompileOptions options;
+    options.codegen.reassociate_reductions = true;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(*module, options));
+    ASSERT_OK_AND_ASSIGN(Literal aligned, executable->Run(Pointers(arguments)));
+    const int64_t bytes = arguments[0].size_bytes();
+    const int64_t width = std::string(type) == "f32" ? 4 : 8;
+    std::vector<char> storage(bytes + 128);
+    char* base = storage.data() + (64 - reinterpret_cast<uintptr_t>(
+                                            storage.data()) % 64);
+    for (int64_t offset = 0; offset < 64; offset += width) {
+      std::memcpy(base + offset, arguments[0].untyped_data(), bytes);
+      Literal result = aligned;
+      std::memset(result.untyped_data(), 0xff, result.size_bytes());
+      const void* inputs[] = {base + offset, arguments[1].untyped_data()};
+      void* results[] = {result.untyped_data()};
+      ASSERT_OK(executable->RunBuffers(inputs, results));
+      EXPECT_EQ(result, aligned) << "input " << offset << " bytes past a line";
+    }
+  }
 }
 
 // Seeded random convolutions: random ranks, sizes, windows and layouts,

@@ -327,8 +327,8 @@ ENTRY e {
       << "the grouped convolution's bits differ from its groups'";
 }
 
-// 16-bit depthwise convolutions compute in f32 as the sum over taps (one
-// loop kernel, no reduction), rounded once.
+// 16-bit depthwise convolutions compute in f32 on the depthwise kernel
+// (no reduction), rounded once.
 TEST(GroupedConvolutionTest, SixteenBitDepthwiseConvolutionsWiden) {
   for (const char* type : {"bf16", "f16"}) {
     const std::string text = ConvModule(
@@ -338,7 +338,14 @@ TEST(GroupedConvolutionTest, SixteenBitDepthwiseConvolutionsWiden) {
     std::unique_ptr<HloModule> fused = Fused(text, Reassociating());
     EXPECT_TRUE(FusionsWith(*fused, HloOpcode::kReduce).empty())
         << fused->ToString();
-    EXPECT_TRUE(FusionsWith(*fused, HloOpcode::kConvolution).empty());
+    std::vector<const HloInstruction*> kernels =
+        FusionsWith(*fused, HloOpcode::kConvolution);
+    ASSERT_EQ(kernels.size(), 1u) << fused->ToString();
+    for (const HloInstruction* member : kernels[0]->to_apply()->instructions()) {
+      if (member->opcode() != HloOpcode::kConvolution) continue;
+      EXPECT_TRUE(IsDepthwiseProduct(*member)) << member->ToString();
+      EXPECT_EQ(member->shape().element_type(), F32);
+    }
     RunAndCompareOptions options = Close();
     options.error = ErrorSpec{1e-2, 1e-2};
     EXPECT_TRUE(RunAndCompare(text, options)) << text;
