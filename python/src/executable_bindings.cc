@@ -2,7 +2,10 @@
 // on NumPy arrays. Arguments that are C-contiguous and aligned are passed
 // to the kernels as they are (no copy); others (Fortran order, strides) are
 // copied first. Results are new arrays (a tuple for a tuple root), written
-// in place by the kernels; the GIL is released while they run.
+// in place by the kernels; the GIL is released while they run. A result
+// aliased to a parameter the computation returns there unchanged is that
+// argument's own array (no copy), unless the array is read-only or donated
+// in the call.
 //
 // Donation: a parameter the computation aliases to a result element
 // (XlaBuilder.set_up_alias, XLA's input_output_alias) is updated in place
@@ -48,7 +51,8 @@ class PyExecutable {
       : executable_(std::move(executable)),
         program_shape_(std::move(program_shape)),
         aliases_(
-            ValueOrThrow(ResolveInputOutputAliases(executable_->module()))) {}
+            ValueOrThrow(ResolveInputOutputAliases(executable_->module()))),
+        passed_through_(PassedThroughParameters(executable_->module())) {}
 
   py::object Call(const py::args& args, bool donate) const {
     return Run(args, {}, donate);
@@ -112,12 +116,28 @@ class PyExecutable {
         donor[alias.result_leaf] = alias.argument_leaf;
       }
     }
+    // A result aliased to a parameter that the entry returns there
+    // unchanged is that argument's array: no copy, no allocation (XLA's
+    // ResNet-50 module returns its 320 state arrays so; JAX forwards such
+    // results too). The run takes it as a donation that writes nothing.
+    // Not for an argument donated in this call (its array then holds a new
+    // value), nor for a read-only one.
+    std::vector<bool> donated_argument(inputs.size(), false);
+    for (int64_t from : donor) {
+      if (from >= 0) donated_argument[from] = true;
+    }
     std::vector<py::array> outputs;
     std::vector<void*> result_data;
     std::vector<int64_t> result_sizes;
     int64_t leaf_number = 0;
     ForEachArrayLeaf(program_shape_.result, [&](const Shape& leaf) {
-      const int64_t from = donor[leaf_number++];
+      const int64_t passed = passed_through_[leaf_number];
+      int64_t from = donor[leaf_number++];
+      if (from < 0 && passed >= 0 && !donated_argument[passed] &&
+          inputs[passed].writeable() &&
+          AliasedOnlyTo(passed, leaf_number - 1)) {
+        from = passed;
+      }
       if (from >= 0) {
         py::array& input = inputs[from];
         result_data.push_back(input.mutable_data());
@@ -188,9 +208,48 @@ class PyExecutable {
     return elements;
   }
 
+  // Whether argument leaf `argument` is aliased to result leaf `result`
+  // and to no other (which a run could update a copy of in place).
+  bool AliasedOnlyTo(int64_t argument, int64_t result) const {
+    bool to_result = false;
+    for (const AliasedLeaf& alias : aliases_) {
+      if (alias.argument_leaf != argument) continue;
+      if (alias.result_leaf != result) return false;
+      to_result = true;
+    }
+    return to_result;
+  }
+
+  // Per result leaf, the parameter the entry returns there unchanged, or -1.
+  static std::vector<int64_t> PassedThroughParameters(const HloModule& module) {
+    std::vector<int64_t> passed;
+    std::vector<const HloInstruction*> stack = {
+        module.entry_computation()->root_instruction()};
+    while (!stack.empty()) {  // depth-first, leaves in order
+      const HloInstruction* value = stack.back();
+      stack.pop_back();
+      if (value->opcode() == HloOpcode::kTuple) {
+        for (int64_t i = value->operand_count() - 1; i >= 0; --i) {
+          stack.push_back(value->operand(i));
+        }
+        continue;
+      }
+      if (!value->shape().IsArray()) {  // a tuple from elsewhere
+        ForEachArrayLeaf(value->shape(),
+                         [&](const Shape&) { passed.push_back(-1); });
+        continue;
+      }
+      passed.push_back(value->opcode() == HloOpcode::kParameter
+                           ? value->parameter_number()
+                           : -1);
+    }
+    return passed;
+  }
+
   std::shared_ptr<Executable> executable_;
   ProgramShape program_shape_;
   std::vector<AliasedLeaf> aliases_;
+  std::vector<int64_t> passed_through_;
 };
 
 }  // namespace
