@@ -125,7 +125,7 @@ absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
     ParallelTasks tasks) {
   RETURN_IF_ERROR(codegen::CheckOptimizationLevel(options.optimization_level));
   ASSIGN_OR_RETURN(codegen::KernelGroups groups,
-                   codegen::GroupKernels(fused_module));
+                   codegen::GroupKernels(fused_module, /*move_slices=*/true));
   auto llvm = std::make_unique<Llvm>();
   llvm->optimization_level = options.optimization_level;
   llvm->tasks = std::move(tasks);
@@ -148,6 +148,7 @@ absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
   for (size_t f = 0; f < groups.fusions.size(); ++f) {
     KernelInfo info = llvm->units[groups.kernel_of_fusion[f]].info;
     info.fusion_name = groups.fusions[f]->name();
+    info.operand_offsets = groups.operand_offsets[f];
     llvm->kernels.push_back(std::move(info));
   }
   return std::unique_ptr<KernelIr>(new KernelIr(std::move(llvm)));

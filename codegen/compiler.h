@@ -9,7 +9,9 @@
 // Fusions that print alike in canonical form (ir/hlo_printer.h: same
 // fused computation, plan and operand shapes; the repeated layers of a
 // model) share one kernel: it is emitted, optimized and linked once, under
-// the first such fusion's name. Each distinct kernel lives in an LLVM
+// the first such fusion's name. So do fusions that differ from it only in
+// where they slice parameters (layers slicing one stacked weight): their
+// kernel reads through moved buffers (KernelInfo::operand_offsets). Each distinct kernel lives in an LLVM
 // module and context of its own, so that the three stages run the kernels
 // in parallel on the ParallelTasks runner given to Emit.
 #ifndef MXLA_CODEGEN_COMPILER_H_

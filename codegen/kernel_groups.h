@@ -20,11 +20,23 @@ struct KernelGroups {
   std::vector<int64_t> kernel_of_fusion;
   // Per kernel, the first fusion that uses it (it names the kernel).
   std::vector<const HloInstruction*> first_fusion;
+  // Per fusion, a byte offset per operand (all 0, or empty) that its
+  // kernel's caller adds to the operands' buffers: see `move_slices`.
+  std::vector<std::vector<int64_t>> operand_offsets;
 };
 
 // FailedPrecondition for an entry instruction that is neither a fusion nor
 // one the runtime handles itself (the module is not fused).
-absl::StatusOr<KernelGroups> GroupKernels(const HloModule& fused);
+// With `move_slices`, a fusion that prints like a kernel's first fusion but
+// for the bounds of slices of parameters (the layers of a model slicing
+// one stacked weight or cache, `slice={[13:14], ...}` in one and
+// `[14:15]` in the next) shares that kernel too: the slice of the
+// parameter reads its buffer at an affine offset, so the kernel reads this
+// fusion's elements when its operand's buffer is moved by the difference
+// (operand_offsets). Only where each such parameter's one user is the
+// slice, the offset is not negative and a multiple of 64 bytes.
+absl::StatusOr<KernelGroups> GroupKernels(const HloModule& fused,
+                                          bool move_slices = false);
 
 }  // namespace mxla::codegen
 

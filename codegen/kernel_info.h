@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mxla {
 
@@ -25,6 +26,10 @@ struct KernelInfo {
   // signature, called with [0, 1)) writes the outputs from them.
   int64_t scratch_bytes = 0;
   std::string combine_symbol;  // empty unless scratch_bytes > 0
+  // Byte offsets the caller adds to the operands' buffers before calling
+  // (one per operand, or empty for none): a fusion that shares the kernel
+  // of one slicing its parameters elsewhere (codegen/kernel_groups.h).
+  std::vector<int64_t> operand_offsets;
 };
 
 }  // namespace mxla

@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[] = "MXLA-COMPILE-CACHE\n";
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr char kSuffix[] = ".mxla";
 // Entries are a few MiB at most; a larger file is not one of ours.
 constexpr int64_t kMaxEntryBytes = int64_t{1} << 30;
@@ -100,6 +100,8 @@ std::string Payload(const DiskCacheEntry& entry) {
     PutU64(out, kernel.bytes_per_unit);
     PutU64(out, kernel.scratch_bytes);
     PutString(out, kernel.combine_symbol);
+    PutU64(out, kernel.operand_offsets.size());
+    for (int64_t offset : kernel.operand_offsets) PutU64(out, offset);
   }
   PutU64(out, entry.objects.size());
   for (const std::string& object : entry.objects) PutString(out, object);
@@ -115,8 +117,13 @@ std::optional<DiskCacheEntry> ParsePayload(absl::string_view bytes) {
   for (KernelInfo& kernel : entry.kernels) {
     if (!in.String(kernel.fusion_name) || !in.String(kernel.symbol) ||
         !in.I64(kernel.units) || !in.I64(kernel.bytes_per_unit) ||
-        !in.I64(kernel.scratch_bytes) || !in.String(kernel.combine_symbol)) {
+        !in.I64(kernel.scratch_bytes) || !in.String(kernel.combine_symbol) ||
+        !in.Count(count)) {
       return std::nullopt;
+    }
+    kernel.operand_offsets.resize(count);
+    for (int64_t& offset : kernel.operand_offsets) {
+      if (!in.I64(offset)) return std::nullopt;
     }
   }
   if (!in.Count(count)) return std::nullopt;

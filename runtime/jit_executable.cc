@@ -103,6 +103,9 @@ JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
     kernel_step.units = info->units;
     kernel_step.max_chunks = KernelMaxChunks(*info);
     kernel_step.buffers = step.buffers;
+    kernel_step.operand_offsets = info->operand_offsets;
+    RET_CHECK(info->operand_offsets.empty() ||
+              info->operand_offsets.size() <= step.buffers.size());
     kernel_step.instruction = step.fusion;
     program->steps.push_back(std::move(kernel_step));
     if (info->scratch_bytes > 0) {
@@ -168,6 +171,9 @@ void RunStep(const JitExecutable::Program::Step& step,
              int threads) {
   for (size_t i = 0; i < step.buffers.size(); ++i) {
     pointers[i] = where(step.buffers[i]);
+  }
+  for (size_t i = 0; i < step.operand_offsets.size(); ++i) {
+    pointers[i] = static_cast<uint8_t*>(pointers[i]) + step.operand_offsets[i];
   }
   if (step.scratch_offset >= 0) {
     pointers[step.buffers.size()] = where.arena + step.scratch_offset;

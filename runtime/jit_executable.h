@@ -103,6 +103,8 @@ class JitExecutable : public Executable {
       int64_t units;
       int64_t max_chunks;
       std::vector<BufferSlot> buffers;
+      // Added to the buffers' addresses (KernelInfo::operand_offsets).
+      std::vector<int64_t> operand_offsets;
       // A split reduction (KernelInfo::combine_symbol): its scratch buffer
       // at this arena offset (-1: none), and the kernel run after all units.
       // A native loop's temp is at scratch_offset too.

@@ -29,6 +29,7 @@ DiskCacheEntry SampleEntry(int size = 1000) {
   entry.kernels.push_back({"fusion", "mxla.fusion", 64, 16, 0, ""});
   entry.kernels.push_back({"fusion.1", "mxla.fusion", 64, 16, 256,
                            "mxla.fusion$combine"});
+  entry.kernels.back().operand_offsets = {0, 4096, 64};
   entry.objects.push_back(std::string(size, '\x7f'));
   entry.objects.push_back("\x01\x02\x03");
   return entry;
@@ -44,6 +45,7 @@ void ExpectSame(const DiskCacheEntry& a, const DiskCacheEntry& b) {
     EXPECT_EQ(a.kernels[i].bytes_per_unit, b.kernels[i].bytes_per_unit);
     EXPECT_EQ(a.kernels[i].scratch_bytes, b.kernels[i].scratch_bytes);
     EXPECT_EQ(a.kernels[i].combine_symbol, b.kernels[i].combine_symbol);
+    EXPECT_EQ(a.kernels[i].operand_offsets, b.kernels[i].operand_offsets);
   }
   EXPECT_EQ(a.objects, b.objects);
 }

@@ -2,8 +2,15 @@
 // repeated layers of a model compile once, every fusion still runs (its
 // own buffers through the shared code), and the results agree with the
 // interpreter.
+#include <memory>
 #include <set>
 #include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "hlo_text/hlo_parser.h"
+#include "interpreter/hlo_evaluator.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -75,6 +82,114 @@ TEST(KernelSharingTest, SharedKernelsComputeEachLayer) {
   std::vector<Literal> arguments = examples::ModelStackArguments(shape);
   ASSERT_OK_AND_ASSIGN(Literal expected, interpreter->Run(Pointers(arguments)));
   ASSERT_OK_AND_ASSIGN(Literal actual, jit->Run(Pointers(arguments)));
+  EXPECT_OK(LiteralUtil::Near(expected, actual, 1e-4, 1e-4));
+}
+
+// `layers` layers over x = f32[rows, width], each reading its weights from
+// stacked parameters (w: f32[layers, rows, width], v: f32[layers, width,
+// width]) through slices, as a model's scanned layers do:
+// x = max(x * w[l] + x, 0) . v[l].
+std::string StackedLayers(int64_t layers, int64_t rows, int64_t width) {
+  std::string text = absl::StrCat(
+      "HloModule stacked\n\nENTRY main {\n  x0 = f32[$R,$W] parameter(0)\n"
+      "  w = f32[$L,$R,$W] parameter(1)\n  v = f32[$L,$W,$W] parameter(2)\n"
+      "  zero = f32[] constant(0)\n  zeros = f32[$R,$W] broadcast(zero), "
+      "dimensions={}\n");
+  std::string x = "x0";
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string n = absl::StrCat(l);
+    absl::StrAppend(
+        &text, "  ws", n, " = f32[1,$R,$W] slice(w), slice={[", l, ":", l + 1,
+        "], [0:$R], [0:$W]}\n  wl", n, " = f32[$R,$W] reshape(ws", n, ")\n  m",
+        n, " = f32[$R,$W] multiply(", x, ", wl", n, ")\n  a", n,
+        " = f32[$R,$W] add(m", n, ", ", x, ")\n  r", n,
+        " = f32[$R,$W] maximum(a", n, ", zeros)\n  vs", n,
+        " = f32[1,$W,$W] slice(v), slice={[", l, ":", l + 1,
+        "], [0:$W], [0:$W]}\n  vl", n, " = f32[$W,$W] reshape(vs", n,
+        ")\n  d", n, " = f32[$R,$W] dot(r", n, ", vl", n,
+        "), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n");
+    x = absl::StrCat("d", n);
+  }
+  absl::StrAppend(&text, "  ROOT result = f32[$R,$W] copy(", x, ")\n}\n");
+  return absl::StrReplaceAll(text, {{"$L", absl::StrCat(layers)},
+                                    {"$R", absl::StrCat(rows)},
+                                    {"$W", absl::StrCat(width)}});
+}
+
+std::vector<Literal> StackedArguments(const HloModule& module) {
+  std::vector<Literal> arguments;
+  for (const HloInstruction* parameter :
+       module.entry_computation()->parameter_instructions()) {
+    Literal literal(parameter->shape());
+    for (int64_t i = 0; i < literal.element_count(); ++i) {
+      literal.data<float>()[i] = 0.01f * ((i * 37) % 101) - 0.4f;
+    }
+    arguments.push_back(std::move(literal));
+  }
+  return arguments;
+}
+
+struct Compiled {
+  std::unique_ptr<HloModule> module;
+  std::unique_ptr<Executable> executable;
+  const JitExecutable& jit() const {
+    return static_cast<const JitExecutable&>(*executable);
+  }
+};
+
+absl::StatusOr<Compiled> CompileText(const std::string& text) {
+  Compiled compiled;
+  ASSIGN_OR_RETURN(compiled.module, ParseHloModule(text));
+  ASSIGN_OR_RETURN(compiled.executable,
+                   Compile(*compiled.module, CompileOptions{}));
+  return compiled;
+}
+
+TEST(KernelSharingTest, LayersSlicingStackedWeightsShareTheirKernels) {
+  // Each layer's fusion (its elementwise part feeding its product) differs
+  // from the first layer's only in where it slices w and v (8 x 64 x 4 and
+  // 64 x 64 x 4 bytes further per layer): it shares that kernel, called on
+  // moved buffers. (The last layer's, the result, differs.)
+  ASSERT_OK_AND_ASSIGN(Compiled two, CompileText(StackedLayers(2, 8, 64)));
+  ASSERT_OK_AND_ASSIGN(Compiled five,
+                       CompileText(StackedLayers(5, 8, 64)));
+  EXPECT_EQ(Symbols(five.jit()).size(), Symbols(two.jit()).size())
+      << five.executable->module().ToString();
+  EXPECT_EQ(five.jit().kernels().kernels().size(), 5);
+  std::vector<int64_t> w_offsets, v_offsets;
+  for (const KernelInfo& kernel : five.jit().kernels().kernels()) {
+    ASSERT_EQ(kernel.operand_offsets.size() == 3, !kernel.operand_offsets.empty());
+    if (kernel.operand_offsets.empty()) continue;
+    // fusion(w, x, v)
+    w_offsets.push_back(kernel.operand_offsets[0]);
+    EXPECT_EQ(kernel.operand_offsets[1], 0);
+    v_offsets.push_back(kernel.operand_offsets[2]);
+  }
+  EXPECT_THAT(w_offsets, ::testing::ElementsAre(2048, 4096, 6144));
+  EXPECT_THAT(v_offsets, ::testing::ElementsAre(16384, 32768, 49152));
+  // Every layer reads its own weights.
+  std::vector<Literal> arguments = StackedArguments(*five.module);
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*five.module, Pointers(arguments)));
+  ASSERT_OK_AND_ASSIGN(Literal actual, five.executable->Run(Pointers(arguments)));
+  EXPECT_OK(LiteralUtil::Near(expected, actual, 1e-4, 1e-4));
+}
+
+TEST(KernelSharingTest, SlicesMovedByPartsOfACacheLineKeepTheirKernels) {
+  // 8 x 3 x 4 and 3 x 3 x 4 bytes per layer: a moved buffer would lose its
+  // 64-byte alignment, so each layer keeps a kernel of its own (and still
+  // computes its layer).
+  ASSERT_OK_AND_ASSIGN(Compiled two, CompileText(StackedLayers(2, 8, 3)));
+  ASSERT_OK_AND_ASSIGN(Compiled four, CompileText(StackedLayers(4, 8, 3)));
+  EXPECT_EQ(Symbols(four.jit()).size(), Symbols(two.jit()).size() + 2)
+      << four.executable->module().ToString();
+  for (const KernelInfo& kernel : four.jit().kernels().kernels()) {
+    EXPECT_TRUE(kernel.operand_offsets.empty()) << kernel.fusion_name;
+  }
+  std::vector<Literal> arguments = StackedArguments(*four.module);
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*four.module, Pointers(arguments)));
+  ASSERT_OK_AND_ASSIGN(Literal actual, four.executable->Run(Pointers(arguments)));
   EXPECT_OK(LiteralUtil::Near(expected, actual, 1e-4, 1e-4));
 }
 
