@@ -1106,5 +1106,24 @@ TEST(HloEvaluatorTest, DeepChainDoesNotOverflowTheStack) {
   EXPECT_TRUE(Equals(EvaluateModule(module, {&x}), R1<float>({1, -2})));
 }
 
+// The verifier refuses send and recv; an unverified module asking the
+// evaluator for them gets the reason, not "unknown opcode".
+TEST(HloEvaluatorTest, SendAndRecvSayMxlaHasOneDevice) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  x = f32[2] parameter(0)
+  t = token[] after-all()
+  s = (f32[2], u32[], token[]) send(x, t), channel_id=1
+  ROOT d = token[] send-done(s), channel_id=1
+})"));
+  Literal x = R1<float>({1, 2});
+  EXPECT_THAT(
+      EvaluateModule(*module, {&x}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("evaluating s (send): send 's' transfers between "
+                         "devices or to the host; mxla runs one device")));
+}
+
 }  // namespace
 }  // namespace mxla
