@@ -74,6 +74,13 @@ class ElementalEmitter {
 
  private:
   using Key = std::pair<const HloInstruction*, IrIndex>;
+  // One handler per op (ir/hlo_op_visitor.h): element_rules.cc and
+  // operand_index_rules.cc.
+  class ElementRules;
+  class OperandIndexRules;
+
+  // Unimplemented: `instruction` cannot be an element of a fused kernel.
+  static absl::Status NotFusible(const HloInstruction& instruction);
 
   // The index at which `instruction` reads operand `operand_number`.
   absl::StatusOr<IrIndex> OperandIndex(const HloInstruction& instruction,
