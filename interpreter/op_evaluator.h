@@ -104,8 +104,8 @@ class OpEvaluator {
   Result Handle(OpTag<Op::kCustomCall>);
   Result Handle(OpTag<Op::kAfterAll>);
   template <Op op>
-    requires(OpIn<Op::kOptimizationBarrier, Op::kAddDependency,
-                  Op::kAsyncUpdate>(op))
+    requires(OpIn<Op::kOptimizationBarrier, Op::kDomain,
+                  Op::kAddDependency, Op::kAsyncUpdate>(op))
   Result Handle(OpTag<op>) {
     return PassThrough();
   }

@@ -90,8 +90,9 @@ OpEvaluator::Result OpEvaluator::Handle(OpTag<Op::kAfterAll>) {
   return Literal(Shape(TOKEN, {}));
 }
 
-// opt-barrier is a scheduling fence, add-dependency orders no side effects
-// here, and async-update passes its context on.
+// opt-barrier is a scheduling fence and domain a sharding boundary, with
+// nothing to fence or shard on one device; add-dependency orders no side
+// effects here, and async-update passes its context on.
 OpEvaluator::Result OpEvaluator::PassThrough() { return operand(0); }
 
 // (operands, value, context): the value computed now, as on one device

@@ -33,7 +33,6 @@ absl::string_view UnsupportedReason(absl::string_view text) {
         {"set-dimension-size",
          "dynamic shapes; mxla's shapes are static"},
         {"dynamic-reshape", "dynamic shapes; mxla's shapes are static"},
-        {"domain", "sharding domains of several devices; mxla runs one"},
     };
     return map;
   }();

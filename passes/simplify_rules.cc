@@ -87,7 +87,8 @@ absl::StatusOr<HloInstruction*> IdentityShapeOp(HloInstruction* instruction) {
 // pad with no padding, a slice of everything, a concatenate of one operand,
 // a custom-call that is an identity, a reverse of dimensions of size 1, a
 // bitcast-convert to the same type, an opt-barrier (a scheduling fence, with
-// nothing to fence on one device): the operand itself.
+// nothing to fence on one device), a domain (a sharding boundary, with
+// nothing to shard): the operand itself.
 absl::StatusOr<HloInstruction*> NoOpIndexOp(HloInstruction* instruction) {
   if (instruction->operand_count() == 0) return nullptr;
   HloInstruction* operand = instruction->mutable_operand(0);
@@ -113,6 +114,7 @@ absl::StatusOr<HloInstruction*> NoOpIndexOp(HloInstruction* instruction) {
       return operand;
     case HloOpcode::kBitcastConvert:
     case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kDomain:
       return operand;
     default:
       return nullptr;

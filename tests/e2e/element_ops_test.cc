@@ -1,6 +1,6 @@
 // The ops that map elements in place or reorder them, across the layers:
 // is-finite, clamp, reduce-precision, bitcast-convert, reverse,
-// get-dimension-size and opt-barrier. Their text forms, XLA's shape rules
+// get-dimension-size, opt-barrier and domain. Their text forms, XLA's shape rules
 // and messages, the builder, the evaluator's values (edge values written
 // from XLA's rules), and the JIT against the interpreter.
 #include <cmath>
@@ -323,6 +323,42 @@ ENTRY main {
   m = f32[4,6] multiply(l, r)
   ROOT a = f32[4,6] add(m, fb)
 })"));
+}
+
+// XLA's sharding-domain boundary (hlo_domain_test's form): on one device the
+// operand's value, its metadata dropped; a result shape other than the
+// operand's is refused.
+TEST(ElementOpsTest, DomainIsItsOperandOnOneDevice) {
+  const std::string text = R"(
+HloModule m
+add_func {
+  a = f32[2] parameter(0), sharding={devices=[2]0,1}
+  da = f32[2] domain(a), domain={kind="sharding", entry={}, exit={devices=[2]0,1}}
+  b = f32[2] parameter(1), sharding={replicated}
+  db = f32[2] domain(b), domain={kind="sharding", entry={}, exit={replicated}}
+  s = f32[2] add(da, db)
+  ROOT ds = f32[2] domain(s), domain={kind="sharding", entry={devices=[2]0,1}, exit={}}
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  y = f32[2] parameter(1)
+  r = f32[2] call(x, y), to_apply=add_func
+  ROOT t = (f32[2]) tuple(r)
+})";
+  Literal x = LiteralUtil::CreateR1<float>({1.5f, -2});
+  Literal y = LiteralUtil::CreateR1<float>({4, kInf});
+  ASSERT_OK_AND_ASSIGN(Literal result, Evaluate(text, {&x, &y}));
+  EXPECT_EQ(result.tuple_element(0),
+            LiteralUtil::CreateR1<float>({5.5f, kInf}));
+  EXPECT_TRUE(RunAndCompare(text, {&x, &y}));
+  EXPECT_THAT(
+      Evaluate(OneParameter("f32[2]",
+                            "  ROOT d = f32[3] domain(x), domain={kind=\"s\"}"),
+               {&x})
+          .status()
+          .message(),
+      HasSubstr("instruction 'd' (domain): declared shape f32[3] differs "
+                "from the inferred shape f32[2]"));
 }
 
 }  // namespace

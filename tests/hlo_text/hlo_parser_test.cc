@@ -234,6 +234,7 @@ ENTRY main {
   size = s32[] get-dimension-size(rev), dimensions={0}
   fence = (f32[2]{0}, s32[]) tuple(rev, size)
   barrier = (f32[2]{0}, s32[]) opt-barrier(fence)
+  bounded = (f32[2]{0}, s32[]) domain(barrier)
   fresh = token[] after-all()
   joined = token[] after-all(fresh, fresh)
   ordered = f32[2]{0} add-dependency(rev, joined)
