@@ -9,6 +9,9 @@
   tools/examples/bias_relu.cc, which runs as the example_bias_relu test.
 * Each figure that `mxla demo` redraws (tools/demo_examples.cc) appears
   verbatim in docs/broadcasting.md.
+* Every source file the pages name by its path from the top of the
+  repository (`passes/fusion.h`, `tests/e2e/...py`) exists, so a file that
+  moves or goes cannot leave the pages naming it.
 
 Usage: check_docs.py SOURCE_DIR. Prints every failure, exits 1 if any.
 """
@@ -19,6 +22,10 @@ import sys
 LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^()\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`+[^`]*`+")
+SOURCE_PATH = re.compile(
+    r"(?<![\w./-])((?:ir|hlo_text|semantics|interpreter|builder|passes|"
+    r"codegen|runtime|tools|python|tests|cmake|docs)/[\w./-]*\w\."
+    r"(?:h|cc|py|def|sh|cmake|md|txt|inc|supp|in))\b")
 
 
 def prose_lines(text):
@@ -97,6 +104,15 @@ def check_links(root, path, errors):
                                   f"heading '#{anchor}'")
 
 
+def check_source_paths(root, path, errors):
+    text = path.read_text(encoding="utf-8")
+    for number, line in enumerate(text.split("\n"), 1):
+        for match in SOURCE_PATH.finditer(line):
+            if not (root / match.group(1)).exists():
+                errors.append(f"{path.relative_to(root)}:{number}: names "
+                              f"{match.group(1)}, which does not exist")
+
+
 def fenced_blocks(text, language):
     blocks, block = [], None
     for line in text.split("\n"):
@@ -141,6 +157,7 @@ def main():
     pages = [root / "README.md"] + sorted((root / "docs").glob("*.md"))
     for page in pages:
         check_links(root, page, errors)
+        check_source_paths(root, page, errors)
     check_readme_cpp_example(root, errors)
     check_broadcasting_figures(root, errors)
     for error in errors:
