@@ -17,7 +17,8 @@
 //   link            jit               -
 //
 // and stages.txt, every stage run with its time (written on failure too).
-// The interpreter runs the module the HLO passes leave.
+// The interpreter runs the module the HLO passes leave. (This table is
+// checked against the pipeline by tests/docs/passes_doc_test.cc.)
 #ifndef MXLA_RUNTIME_COMPILE_PIPELINE_H_
 #define MXLA_RUNTIME_COMPILE_PIPELINE_H_
 

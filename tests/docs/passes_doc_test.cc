@@ -2,9 +2,11 @@
 // pipeline's stages, its pass tables against the passes a compile runs (in
 // order) and the registry's names, so that the page cannot drift from the
 // pipeline (issue 37: headers and lists that named 4 or 7 of 24 passes).
+// Also the stage table in runtime/compile_pipeline.h's header comment.
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -190,6 +192,39 @@ TEST_F(PassesDocTest, EveryPassACompileRunsIsRegistered) {
       << "run by a compile but not in the registry (so --passes and "
          "--disable-pass cannot name them): "
       << absl::StrJoin(unregistered, ", ");
+}
+
+// runtime/compile_pipeline.h opens with a table of the stages
+// ("//   verify          jit, interpreter  -"): the same stages, and the
+// same backends for each, as the pipeline's.
+TEST(CompilePipelineHeaderTest, StageTableIsThePipelinesStages) {
+  const std::filesystem::path path = std::filesystem::path(MXLA_SOURCE_DIR) /
+                                     "runtime" / "compile_pipeline.h";
+  const std::string text = testing::ReadFile(path);
+  ASSERT_FALSE(text.empty()) << "cannot read " << path;
+  const std::regex row(R"(^//   ([a-z-]+) +(jit|jit, interpreter)  )");
+  std::vector<std::string> jit_stages, interpreter_stages;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::smatch match;
+    const std::string copy(line);
+    if (!std::regex_search(copy, match, row)) continue;
+    jit_stages.push_back(match[1]);
+    if (match[2] == "jit, interpreter") interpreter_stages.push_back(match[1]);
+  }
+  CompileOptions jit;
+  jit.backend = Backend::kJit;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<CompilePipeline> jit_pipeline,
+                       CompilePipeline::Create(jit));
+  EXPECT_THAT(jit_stages, ElementsAreArray(jit_pipeline->StageNames()))
+      << "runtime/compile_pipeline.h's stage table is not the jit's stages";
+  CompileOptions interpreter;
+  interpreter.backend = Backend::kInterpreter;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<CompilePipeline> interpreter_pipeline,
+                       CompilePipeline::Create(interpreter));
+  EXPECT_THAT(interpreter_stages,
+              ElementsAreArray(interpreter_pipeline->StageNames()))
+      << "runtime/compile_pipeline.h's stage table is not the interpreter's "
+         "stages";
 }
 
 // The parser the tests above rely on: rows outside code blocks, first
