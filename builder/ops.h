@@ -224,7 +224,7 @@ XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower,
 // standard deviation sigma (RngNormal; floats). The parameters are scalars
 // of shape's element type. XLA leaves the numbers to the backend; mxla's
 // are a pure function of the instruction's name and the element's index
-// (the same on every run and in both backends; see the README).
+// (the same on every run and in both backends; see docs/hlo.md).
 XlaOp RngUniform(XlaOp a, XlaOp b, const Shape& shape,
                  SourceLocation location = SourceLocation::current());
 XlaOp RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape,

@@ -1,4 +1,4 @@
-// Parses HLO text (xla-semantics.md §c, DESIGN.md "Text format") into an
+// Parses HLO text (xla-semantics.md §c, docs/design.md "Text format") into an
 // HloModule. The printer's output always parses back to a module that
 // prints identically.
 //

@@ -16,8 +16,8 @@ struct FusionPlanningOptions {
   // reassociated: reductions over a contiguous dimension use vector
   // accumulators, and reductions to few outputs sum fixed chunks in
   // parallel. Results then differ from the interpreter's sequential order by
-  // rounding only, and never depend on the thread count (see README:
-  // "Numerics"); off gives the interpreter's bits exactly.
+  // rounding only, and never depend on the thread count (see
+  // docs/numerics.md); off gives the interpreter's bits exactly.
   bool reassociate_reductions = true;
   // Loop and row fusions whose result (an entry result) has at least this
   // many bytes store it with non-temporal stores of the host's vector width

@@ -1,5 +1,6 @@
 // lower-broadcasts: makes every implicit broadcast explicit, as XlaBuilder
-// itself emits it (DESIGN.md "Broadcast lowering", xla-semantics.md §a.3).
+// itself emits it (docs/design.md "Broadcast lowering", xla-semantics.md
+// §a.3).
 //
 // Before: builder-form HLO. A binary elementwise op (or compare) may carry
 // broadcast_dimensions and operands whose dimensions differ from its result;

@@ -50,6 +50,7 @@ constexpr PassFactory kPasses[] = {
     {"lower-collectives", &Make<LowerCollectivesPass>},
     {"conditional-to-select", &Make<ConditionalToSelectPass>},
     {"inline-maps", &Make<MapInlinerPass>},
+    {"inline-unplannable-fusions", &Make<UnplannableFusionInlinerPass>},
     {"expand-reduce-windows", &Make<ReduceWindowExpanderPass>},
     {"expand-rngs", &Make<RngExpanderPass>},
     {"expand-scans", &Make<ScanExpanderPass>},

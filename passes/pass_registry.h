@@ -15,10 +15,13 @@
 
 namespace mxla {
 
-// Every pass name, in the order the jit's compile runs them:
-// lower-broadcasts, simplify, cse, dce, fusion, row-fusion, fusion-planning.
+// Every registered pass name, in the registry's order (not the order a
+// compile runs them: that is the compile pipeline's). docs/passes.md lists
+// them, checked against this by tests/docs/passes_doc_test.cc.
 std::vector<std::string> AvailablePassNames();
-// A new pass; an unknown name is InvalidArgument listing the known ones.
+// A new pass with its default options (the compile pipeline gives some
+// passes the compile's options instead); an unknown name is
+// InvalidArgument listing the known ones.
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name);
 
 // The named passes, each run once, in the given order; an unknown name is

@@ -6,16 +6,19 @@
 //   stage           backends          dumps
 //   verify          jit, interpreter  -
 //   hlo-passes      jit, interpreter  00-input.hlo, NN-<pass>.hlo, passes.txt
-//     lower-broadcasts, then simplify, cse, dce to a fixed point (or the
-//     user's pass list); the jit adds lower-broadcasts, fusion, row-fusion
-//     and fusion-planning, which do nothing when their work is done
+//     the default pass list (or the user's), then, for the jit, the passes
+//     codegen needs (expanders, fusion, fusion-planning), which do nothing
+//     when their work is done: MakeHloPasses in compile_pipeline.cc is the
+//     one list, and docs/passes.md, checked against it by
+//     tests/docs/passes_doc_test.cc, says what each pass does
 //   assign-buffers  jit               fused.hlo (its input)
 //   emit            jit               llvm.ll
 //   optimize        jit               llvm-opt.ll, kernels.s
 //   link            jit               -
 //
 // and stages.txt, every stage run with its time (written on failure too).
-// The interpreter runs the module the HLO passes leave.
+// The interpreter runs the module the HLO passes leave. (This table is
+// checked against the pipeline by tests/docs/passes_doc_test.cc.)
 #ifndef MXLA_RUNTIME_COMPILE_PIPELINE_H_
 #define MXLA_RUNTIME_COMPILE_PIPELINE_H_
 

@@ -134,8 +134,8 @@ DemoExample* Find(std::vector<DemoExample>& examples, absl::string_view name) {
   return nullptr;
 }
 
-// The figures of broadcasting.md's section on lower ranks, copied from it
-// with their indentation.
+// The figures of docs/broadcasting.md's section on lower ranks, copied from
+// it with their indentation (tests/docs/check_docs.py checks they are there).
 void AddLowerRankFigures(std::vector<DemoExample>& examples) {
   DrawStyle standing;
   standing.column = true;

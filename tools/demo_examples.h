@@ -1,5 +1,5 @@
 // The built-in examples that `mxla demo` walks through the pipeline: every
-// example of the broadcasting document (../shared/broadcasting.md) plus a few
+// example of the broadcasting document (docs/broadcasting.md) plus a few
 // real kernels (bias + relu, softmax, layer normalization). Each carries its
 // builder code as text, the inputs, the result the document prints and the
 // document's figures, so tests can hold the demo to the document.
@@ -16,7 +16,7 @@
 
 namespace mxla::tools {
 
-// One of broadcasting.md's figures, e.g. `|1 2 3| + 7 = |8  9  10|` over
+// One of docs/broadcasting.md's figures, e.g. `|1 2 3| + 7 = |8  9  10|` over
 // two lines, and how to draw it from the example's inputs and result.
 struct DocFigure {
   std::string doc_text;  // as the document has it (indentation aside)
@@ -34,7 +34,7 @@ struct DemoExample {
   std::optional<Literal> expected;      // the document's result, if it has one
   std::vector<DocFigure> figures;       // the document's figures, if any
   // 0: the jit must match the interpreter bit for bit. Kernels whose float
-  // reductions the jit may reassociate (README, Numerics) allow this much
+  // reductions the jit may reassociate (docs/numerics.md) allow this much
   // absolute and relative difference.
   double tolerance = 0;
 };

@@ -29,7 +29,7 @@ Literal Wave(std::initializer_list<int64_t> dims, float amplitude, float phase) 
   return literal;
 }
 
-// DESIGN.md's user example: max(x + v, 0) with v on dimension 1.
+// docs/design.md's user example: max(x + v, 0) with v on dimension 1.
 DemoExample BiasRelu() {
   DemoExample example = NamedExample(
       "bias_relu", "max(x + v, 0): a bias row and a scalar zero",
@@ -145,7 +145,7 @@ DemoExample MlpLayer() {
   example.inputs.push_back(Wave({64, 256}, 1.0f, 0.5f));
   example.inputs.push_back(Wave({256, 128}, 0.25f, 0.75f));
   example.inputs.push_back(Wave({128}, 0.5f, 0.0f));
-  // Fused multiply-adds round once per step (README, Numerics).
+  // Fused multiply-adds round once per step (docs/numerics.md).
   example.tolerance = 1e-5;
   return example;
 }

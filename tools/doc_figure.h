@@ -1,5 +1,5 @@
 // Draws values in the notation of the broadcasting document
-// (../shared/broadcasting.md), so `mxla demo` can show its results as the
+// (docs/broadcasting.md), so `mxla demo` can show its results as the
 // document's own figures and check them character for character:
 //
 //   |1 2 3| + 7 = |8  9  10|

@@ -278,7 +278,7 @@ _power = _elementwise("power", _np.power, _plain(_mxla.Pow))
 def power(x, y):
     """x ** y. NumPy refuses an integer raised to a negative integer; so
     does this where the exponent is known while tracing (a traced one
-    follows XLA's rule instead: see the README)."""
+    follows XLA's rule instead: see docs/python.md)."""
     if not isinstance(y, Tracer) and not isinstance(y, float):
         in_dtypes, _ = _resolve("power", _np.power, (x, y))
         exponent = _np.asarray(y)

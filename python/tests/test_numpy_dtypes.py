@@ -5,7 +5,7 @@ NumPy refuses a dtype, mxla.numpy raises TypeError naming the function.
 Python scalars are weak, as in NumPy 2 (NEP 50) and JAX, where NumPy
 1.24 casts by value; the tests model that rule by hand (weak_dtype) and
 pin where the two differ: only where the scalar does not fit the array's
-dtype (README, "Python")."""
+dtype (docs/python.md)."""
 import operator
 import warnings
 
@@ -408,7 +408,7 @@ def test_weak_python_arguments_to_jit():
 
 def test_pinned_departures_from_numpy_1_24():
     """Where NumPy 1.24 casts a Python scalar by its value, mxla.numpy
-    follows NumPy 2 and JAX (README, "Python")."""
+    follows NumPy 2 and JAX (docs/python.md)."""
     @mxla.jit
     def f(x8, x16, x32):
         return (x16 * 1e10, x8 * 0.5, x32 + np.float64(1), x32 + np.array(1.0),

@@ -1,4 +1,4 @@
-// Every example of ../shared/broadcasting.md as a builder test: the result
+// Every example of docs/broadcasting.md as a builder test: the result
 // shape, the implicit broadcast the builder records, and the rejection of
 // every invalid example with XLA's message. (Values are checked against the
 // evaluator once lowering exists.)

@@ -1,7 +1,7 @@
 // The documented semantics of NaN, infinities, signed zeros, integer
-// overflow and integer division by zero (semantics/scalar_semantics.h, README
-// "Numerics"), pinned to their documented values in both backends: the JIT
-// and the interpreter must each give exactly these bits.
+// overflow and integer division by zero (semantics/scalar_semantics.h,
+// docs/numerics.md), pinned to their documented values in both backends:
+// the JIT and the interpreter must each give exactly these bits.
 #include <bit>
 #include <cmath>
 #include <cstdint>

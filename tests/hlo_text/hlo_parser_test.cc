@@ -101,7 +101,7 @@ ENTRY main {
 }
 )";
 
-// DESIGN.md "Text format": the builder's implicit broadcast.
+// docs/design.md "Text format": the builder's implicit broadcast.
 constexpr char kBiasRelu[] = R"(HloModule bias_relu
 
 ENTRY main {

@@ -1,6 +1,6 @@
 // The reference evaluator: every op and element type on hand-computed
 // values, the semantics edge cases of scalar_semantics.h, every example of
-// broadcasting.md in builder form and (bitwise identical) in lowered form,
+// docs/broadcasting.md in builder form and (bitwise identical) in lowered form,
 // reduce order, data-movement ops, tuples, fusion, zero-element shapes,
 // argument errors and a very deep chain.
 #include "interpreter/hlo_evaluator.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the build into a scratch prefix and uses it as a new user would:
-#  * the README's CMake blocks under "Using mxla from another project",
-#    copied word for word into consumer projects (so the README cannot drift
+#  * the CMake blocks of docs/cpp.md under "Using mxla from another project",
+#    copied word for word into consumer projects (so the page cannot drift
 #    from what is tested), with the compiler's default C++ standard:
 #      block 1 builds tools/examples/bias_relu.cc as main.cc and runs it;
 #      block 2 (the core component) builds tests/package/hlo_check.cc with
@@ -19,22 +19,22 @@ cmake --install "$build" --prefix "$prefix" > /dev/null
 
 fail() { echo "check_install: $*" >&2; exit 1; }
 
-# The n-th ```cmake block of the README's section on other projects.
+# The n-th ```cmake block of docs/cpp.md's section on other projects.
 readme_block() {
   awk -v want="$1" '
     /^## / { in_section = ($0 == "## Using mxla from another project") }
     in_section && /^```cmake$/ { n++; in_block = (n == want); next }
     in_block && /^```$/ { in_block = 0; next }
     in_block { print }
-  ' "$source/README.md"
+  ' "$source/docs/cpp.md"
 }
 
-# A consumer project: the README's block after the two lines every project
+# A consumer project: the page's block after the two lines every project
 # starts with.
 write_consumer() {
   local dir=$1 block
   block=$(readme_block "$2")
-  [ -n "$block" ] || fail "README.md has no CMake block $2 in its section" \
+  [ -n "$block" ] || fail "docs/cpp.md has no CMake block $2 in its section" \
                           "'Using mxla from another project'"
   mkdir -p "$dir"
   printf 'cmake_minimum_required(VERSION 3.20)\nproject(consumer LANGUAGES CXX)\n%s\n' \
@@ -78,7 +78,7 @@ configure "$headers" -DMXLA_HEADER_TUS="$tus"
 cmake --build "$headers/build" > "$headers/build.log" 2>&1 ||
   { cat "$headers/build.log" >&2; fail "an installed header does not compile"; }
 
-# README block 1: the whole library.
+# Block 1: the whole library.
 app=$scratch/app
 write_consumer "$app" 1
 cp "$source/tools/examples/bias_relu.cc" "$app/main.cc"
@@ -86,16 +86,16 @@ mkdir -p "$app/tools/examples"
 cp "$source/tools/examples/example_util.h" "$app/tools/examples/"
 configure "$app"
 cmake --build "$app/build" > "$app/build.log" 2>&1 ||
-  { cat "$app/build.log" >&2; fail "README block 1 does not build"; }
+  { cat "$app/build.log" >&2; fail "docs/cpp.md block 1 does not build"; }
 "$app/build/app"
 
-# README block 2: the core component, with LLVM out of reach.
+# Block 2: the core component, with LLVM out of reach.
 core=$scratch/core
 write_consumer "$core" 2
 cp "$source/tests/package/hlo_check.cc" "$core/"
 configure "$core" -DCMAKE_DISABLE_FIND_PACKAGE_LLVM=ON
 cmake --build "$core/build" > "$core/build.log" 2>&1 ||
-  { cat "$core/build.log" >&2; fail "README block 2 does not build"; }
+  { cat "$core/build.log" >&2; fail "docs/cpp.md block 2 does not build"; }
 link=$(ninja -C "$core/build" -t commands hlo_check | tail -n 1)
 if grep -qi llvm <<< "$link"; then
   fail "the core consumer links LLVM: $link"

@@ -1,4 +1,4 @@
-// The `core`-only consumer's program (the README's second CMake block builds
+// The `core`-only consumer's program (docs/cpp.md's second CMake block builds
 // it): parses, verifies and interprets an HLO module with mxla::hlo_text and
 // mxla::interpreter (and the ir and semantics under them) alone, so it links
 // without LLVM.

@@ -1,4 +1,4 @@
-// lower-broadcasts on every broadcasting.md example and builder case: the
+// lower-broadcasts on every docs/broadcasting.md example and builder case: the
 // lowered verifier holds, no broadcast_dimensions remain, and the evaluator
 // gives bitwise identical results before and after (and the document's
 // printed values).

@@ -170,6 +170,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
               ElementsAre("inline-calls", "lower-collectives",
                           "conditional-to-select", "inline-maps",
+                          "inline-unplannable-fusions",
                           "expand-reduce-windows", "expand-rngs",
                           "expand-scans",
                           "expand-topk", "hoist-sort-keys",
@@ -188,6 +189,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                        HasSubstr("unknown pass 'fuse' (available passes: "
                                  "inline-calls, lower-collectives, "
                                  "conditional-to-select, inline-maps, "
+                                 "inline-unplannable-fusions, "
                                  "expand-reduce-windows, expand-rngs, expand-scans, "
                                  "expand-topk, hoist-sort-keys, "
                                  "expand-convolutions, "

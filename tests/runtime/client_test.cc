@@ -1,5 +1,5 @@
-// The README's and DESIGN.md's C++ example, verbatim in spirit: build with
-// the builder, Compile, Run on literals and on raw buffers.
+// docs/cpp.md's and docs/design.md's C++ example, verbatim in spirit:
+// build with the builder, Compile, Run on literals and on raw buffers.
 #include "runtime/client.h"
 
 #include "gtest/gtest.h"

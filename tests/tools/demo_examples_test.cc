@@ -33,7 +33,7 @@ TEST(DemoExamplesTest, EveryExampleIsConsistent) {
   }
 }
 
-// broadcasting.md's eight figures, drawn from the interpreter's results,
+// docs/broadcasting.md's eight figures, drawn from the interpreter's results,
 // match the document character for character.
 TEST(DemoExamplesTest, FiguresMatchTheDocument) {
   int figures = 0;

@@ -1,5 +1,5 @@
-// Drawing values in broadcasting.md's notation: cells, alignment, brackets,
-// standing vectors, figure layout and the document's indentation.
+// Drawing values in docs/broadcasting.md's notation: cells, alignment,
+// brackets, standing vectors, figure layout and the document's indentation.
 #include "tools/doc_figure.h"
 
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-// broadcasting.md's composition example: |1 2 3 4| + [5 6] (a 1x2 matrix)
+// docs/broadcasting.md's composition example: |1 2 3 4| + [5 6] (a 1x2 matrix)
 // with broadcast_dimensions={0}. The vector first becomes a 4x1 matrix
 // (rank raise along dimension 0), then both size-1 dimensions stretch:
 //   |1 2 3 4| + [5 6] = |6 7; 7 8; 8 9; 9 10|

@@ -44,7 +44,7 @@ inline bool Matches(const Literal& actual, const std::vector<float>& expected,
 }
 
 // Prints each kernel the JIT made of `executable`: its fusion's name and
-// plan (README, "Fusion plans").
+// plan (docs/design.md, "Fusion plans").
 inline void PrintKernels(const Executable& executable) {
   for (const HloInstruction* instruction :
        executable.module().entry_computation()->instructions()) {
