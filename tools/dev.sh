@@ -5,13 +5,16 @@
 # every test.
 #
 #   demo [options]      the demo (options go to `mxla demo`)
-#   test [ctest args]   every test (what CI runs): the suite, the concurrency
-#                       tests under TSan and `fuzz 30` (MXLA_QUICK=1: the
+#   test [ctest args]   every test (what CI runs): the suite (which replays
+#                       each fuzz target's corpus and past crashes) and the
+#                       concurrency tests under TSan (MXLA_QUICK=1: the
 #                       suite only)
 #   sanitize            the suite under ASan + UBSan (build-asan/), and the
 #                       concurrency tests under TSan (build-tsan/), clang-19;
 #                       run it before pushing: CI leaves the ASan suite out
-#   fuzz [SECONDS]      each libFuzzer target for SECONDS (default 30)
+#   fuzz [SECONDS]      each libFuzzer target for SECONDS (default 30): a
+#                       search for new crashes, in its own ASan build; CI
+#                       leaves it out (the build cost a third of CI's time)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -109,7 +112,6 @@ case "$command" in
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
     if [ "${MXLA_QUICK:-0}" != 1 ]; then
       run_tsan_tests
-      run_fuzzers 30
     fi
     ;;
   sanitize)
