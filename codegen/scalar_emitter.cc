@@ -94,127 +94,9 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Unary(HloOpcode opcode,
     if (ExactOnNarrowFloats(opcode, type)) return wide;
     return RoundToType(b_, type, wide);
   }
-  llvm::Value* result = nullptr;
-  if (primitive_util::IsFloatingPointType(type)) {
-    result = FloatUnary(opcode, type, x);
-  } else if (primitive_util::IsIntegralType(type)) {
-    result = IntUnary(opcode, x, primitive_util::IsSignedIntegralType(type));
-  } else if (opcode == HloOpcode::kNot) {  // pred
-    result = b_.CreateXor(x, AllOnes(x->getType()));
-  }
+  llvm::Value* result = EmitUnary(opcode, type, x);
   if (result == nullptr) return Unsupported(opcode, type);
   return result;
-}
-
-llvm::Value* ScalarEmitter::IntUnary(HloOpcode opcode, llvm::Value* x,
-                                    bool is_signed) {
-  llvm::Type* t = x->getType();
-  llvm::Value* zero = llvm::Constant::getNullValue(t);
-  switch (opcode) {
-    case HloOpcode::kNegate:
-      return b_.CreateSub(zero, x);
-    case HloOpcode::kAbs:
-    case HloOpcode::kSign:
-      if (is_signed) break;
-      if (opcode == HloOpcode::kAbs) return x;
-      return b_.CreateZExt(b_.CreateICmpNE(x, zero), t);
-    case HloOpcode::kNot:
-      return b_.CreateXor(x, AllOnes(t));
-    case HloOpcode::kPopulationCount:
-      return Intrinsic(llvm::Intrinsic::ctpop, x);
-    case HloOpcode::kClz:  // defined at zero: the bit width
-      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, b_.getFalse());
-    default:
-      return nullptr;
-  }
-  switch (opcode) {
-    case HloOpcode::kAbs: {
-      // Its own statement: argument order is unspecified, and the IR must
-      // not depend on the compiler.
-      llvm::Value* negative = b_.CreateICmpSLT(x, zero);
-      return b_.CreateSelect(negative, b_.CreateNeg(x), x);
-    }
-    case HloOpcode::kSign: {
-      llvm::Value* positive = b_.CreateZExt(b_.CreateICmpSGT(x, zero), t);
-      llvm::Value* negative = b_.CreateZExt(b_.CreateICmpSLT(x, zero), t);
-      return b_.CreateSub(positive, negative);
-    }
-    default:
-      return nullptr;
-  }
-}
-
-// f32 has inline IR for the transcendentals (so their loops vectorize); f64
-// takes LLVM's intrinsics or libm.
-llvm::Value* ScalarEmitter::FloatUnary(HloOpcode opcode, PrimitiveType type,
-                                       llvm::Value* x) {
-  const bool f32 = type == F32;
-  switch (opcode) {
-    case HloOpcode::kNegate:
-      return b_.CreateFNeg(x);
-    case HloOpcode::kAbs:
-      return Intrinsic(llvm::Intrinsic::fabs, x);
-    case HloOpcode::kSign:
-      return FloatSign(x);
-    case HloOpcode::kExp:
-      if (f32) return Float32Math(&float32_math::Exp<LlvmFloatOps>, x);
-      return Intrinsic(llvm::Intrinsic::exp, x);
-    case HloOpcode::kLog:
-      if (f32) return Float32Math(&float32_math::Log<LlvmFloatOps>, x);
-      return Intrinsic(llvm::Intrinsic::log, x);
-    case HloOpcode::kSqrt:
-      return Intrinsic(llvm::Intrinsic::sqrt, x);
-    case HloOpcode::kRsqrt:
-      return b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0),
-                           Intrinsic(llvm::Intrinsic::sqrt, x));
-    case HloOpcode::kTanh:
-      if (f32) return Float32Math(&float32_math::Tanh<LlvmFloatOps>, x);
-      return LibmCall("tanhf", "tanh", {x});
-    case HloOpcode::kLogistic: {
-      if (f32) return Float32Math(&float32_math::Logistic<LlvmFloatOps>, x);
-      llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-      llvm::Value* e = Intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
-      return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
-    }
-    case HloOpcode::kFloor:
-      return Intrinsic(llvm::Intrinsic::floor, x);
-    case HloOpcode::kCeil:
-      return Intrinsic(llvm::Intrinsic::ceil, x);
-    case HloOpcode::kRoundNearestAfz:
-      return Intrinsic(llvm::Intrinsic::round, x);
-    case HloOpcode::kRoundNearestEven:
-      return Intrinsic(llvm::Intrinsic::roundeven, x);
-    case HloOpcode::kSin:
-      return LibmCall("sinf", "sin", {x});
-    case HloOpcode::kCos:
-      return LibmCall("cosf", "cos", {x});
-    case HloOpcode::kTan:
-      return LibmCall("tanf", "tan", {x});
-    case HloOpcode::kExpm1:
-      return LibmCall("expm1f", "expm1", {x});
-    case HloOpcode::kLog1p:
-      return LibmCall("log1pf", "log1p", {x});
-    case HloOpcode::kCbrt:
-      return LibmCall("cbrtf", "cbrt", {x});
-    case HloOpcode::kErf:
-      return LibmCall("erff", "erf", {x});
-    case HloOpcode::kAsin:
-      return LibmCall("asinf", "asin", {x});
-    case HloOpcode::kAcos:
-      return LibmCall("acosf", "acos", {x});
-    case HloOpcode::kSinh:
-      return LibmCall("sinhf", "sinh", {x});
-    case HloOpcode::kCosh:
-      return LibmCall("coshf", "cosh", {x});
-    case HloOpcode::kAsinh:
-      return LibmCall("asinhf", "asinh", {x});
-    case HloOpcode::kAcosh:
-      return LibmCall("acoshf", "acosh", {x});
-    case HloOpcode::kAtan:
-      return LibmCall("atanf", "atan", {x});
-    default:
-      return nullptr;
-  }
 }
 
 // NaN stays NaN and ±0 stays itself; otherwise ±1.
@@ -237,66 +119,9 @@ absl::StatusOr<llvm::Value*> ScalarEmitter::Binary(HloOpcode opcode,
     if (ExactOnNarrowFloats(opcode, type)) return wide;
     return RoundToType(b_, type, wide);
   }
-  const bool is_float = primitive_util::IsFloatingPointType(type);
-  const bool is_int = primitive_util::IsIntegralType(type);
-  const bool is_signed = primitive_util::IsSignedIntegralType(type);
-  const bool is_pred = type == PRED;
-  switch (opcode) {
-    case HloOpcode::kAdd:
-      if (is_pred) return b_.CreateOr(a, b);
-      return is_float ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
-    case HloOpcode::kSubtract:
-      if (is_pred) break;
-      return is_float ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
-    case HloOpcode::kMultiply:
-      if (is_pred) return b_.CreateAnd(a, b);
-      return is_float ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
-    case HloOpcode::kDivide:
-      if (is_float) return b_.CreateFDiv(a, b);
-      if (is_int) return IntDivide(a, b, /*remainder=*/false, is_signed);
-      break;
-    case HloOpcode::kRemainder:
-      if (is_float) return b_.CreateFRem(a, b);
-      if (is_int) return IntDivide(a, b, /*remainder=*/true, is_signed);
-      break;
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum: {
-      const bool maximum = opcode == HloOpcode::kMaximum;
-      if (is_pred) return maximum ? b_.CreateOr(a, b) : b_.CreateAnd(a, b);
-      if (is_float) return FloatMaxMin(a, b, maximum);
-      llvm::Value* a_wins;
-      if (is_signed) {
-        a_wins = maximum ? b_.CreateICmpSGE(a, b) : b_.CreateICmpSLE(a, b);
-      } else {
-        a_wins = maximum ? b_.CreateICmpUGE(a, b) : b_.CreateICmpULE(a, b);
-      }
-      return b_.CreateSelect(a_wins, a, b);
-    }
-    case HloOpcode::kPower:
-      if (is_float) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, b);
-      if (is_int) return IntPower(a, b, is_signed);
-      break;
-    case HloOpcode::kAnd:
-      if (!is_float) return b_.CreateAnd(a, b);
-      break;
-    case HloOpcode::kOr:
-      if (!is_float) return b_.CreateOr(a, b);
-      break;
-    case HloOpcode::kXor:
-      if (!is_float) return b_.CreateXor(a, b);
-      break;
-    case HloOpcode::kAtan2:
-      if (is_float) return LibmCall("atan2f", "atan2", {a, b});
-      break;
-    case HloOpcode::kShiftLeft:
-    case HloOpcode::kShiftRightLogical:
-    case HloOpcode::kShiftRightArithmetic:
-      if (is_int) return Shift(opcode, a, b);
-      break;
-    default:
-      break;
-  }
-  return Unsupported(opcode, type);
+  llvm::Value* result = EmitBinary(opcode, type, a, b);
+  if (result == nullptr) return Unsupported(opcode, type);
+  return result;
 }
 
 // LLVM's shifts by the bit width or more are poison: such an amount (read

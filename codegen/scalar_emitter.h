@@ -52,11 +52,14 @@ class ScalarEmitter {
   llvm::Value* FromBits(PrimitiveType type, llvm::Value* bits);
 
  private:
-  // Unary for one kind of element type; null when the op has no meaning
-  // for it.
-  llvm::Value* IntUnary(HloOpcode opcode, llvm::Value* x, bool is_signed);
-  llvm::Value* FloatUnary(HloOpcode opcode, PrimitiveType type,
-                          llvm::Value* x);
+  // One handler per unary or binary op of the op table (scalar_rules.cc).
+  class UnaryRules;
+  class BinaryRules;
+  // The op on a type that is not a narrow float; null when the op has no
+  // meaning for the type.
+  llvm::Value* EmitUnary(HloOpcode opcode, PrimitiveType type, llvm::Value* x);
+  llvm::Value* EmitBinary(HloOpcode opcode, PrimitiveType type, llvm::Value* a,
+                          llvm::Value* b);
   llvm::Value* IntDivide(llvm::Value* a, llvm::Value* b, bool remainder,
                          bool is_signed);
   // shift-left, shift-right-logical or shift-right-arithmetic of integers.
