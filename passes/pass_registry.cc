@@ -37,12 +37,22 @@ namespace {
 
 struct PassFactory {
   const char* name;
-  std::unique_ptr<HloPass> (*create)();
+  std::unique_ptr<HloPass> (*create)(const PassOptions& options);
 };
 
 template <typename Pass>
-std::unique_ptr<HloPass> Make() {
+std::unique_ptr<HloPass> Make(const PassOptions&) {
   return std::make_unique<Pass>();
+}
+
+template <typename Pass>
+std::unique_ptr<HloPass> MakePlanning(const PassOptions& options) {
+  return std::make_unique<Pass>(options.fusion_planning);
+}
+
+template <typename Pass>
+std::unique_ptr<HloPass> MakeExpander(const PassOptions& options) {
+  return std::make_unique<Pass>(options.keep_matrix_products);
 }
 
 constexpr PassFactory kPasses[] = {
@@ -50,13 +60,14 @@ constexpr PassFactory kPasses[] = {
     {"lower-collectives", &Make<LowerCollectivesPass>},
     {"conditional-to-select", &Make<ConditionalToSelectPass>},
     {"inline-maps", &Make<MapInlinerPass>},
-    {"inline-unplannable-fusions", &Make<UnplannableFusionInlinerPass>},
+    {"inline-unplannable-fusions",
+     &MakePlanning<UnplannableFusionInlinerPass>},
     {"expand-reduce-windows", &Make<ReduceWindowExpanderPass>},
     {"expand-rngs", &Make<RngExpanderPass>},
     {"expand-scans", &Make<ScanExpanderPass>},
     {"expand-topk", &Make<TopKExpanderPass>},
     {"hoist-sort-keys", &Make<SortKeyHoistingPass>},
-    {"expand-convolutions", &Make<ConvolutionExpanderPass>},
+    {"expand-convolutions", &MakeExpander<ConvolutionExpanderPass>},
     {"expand-batch-norms", &Make<BatchNormExpanderPass>},
     {"expand-choleskys", &Make<CholeskyExpanderPass>},
     {"expand-triangular-solves", &Make<TriangularSolveExpanderPass>},
@@ -65,7 +76,7 @@ constexpr PassFactory kPasses[] = {
     {"expand-rng-bit-generators", &Make<RngBitGeneratorExpanderPass>},
     {"expand-ragged-dots", &Make<RaggedDotExpanderPass>},
     {"expand-scaled-dots", &Make<ScaledDotExpanderPass>},
-    {"expand-dots", &Make<DotExpanderPass>},
+    {"expand-dots", &MakeExpander<DotExpanderPass>},
     {"lower-broadcasts", &Make<LowerBroadcastsPass>},
     {"simplify", &Make<SimplifyPass>},
     {"cse", &Make<CsePass>},
@@ -75,7 +86,7 @@ constexpr PassFactory kPasses[] = {
     {"while-loop-simplifier", &Make<WhileLoopSimplifierPass>},
     {"fusion", &Make<FusionPass>},
     {"row-fusion", &Make<RowFusionPass>},
-    {"fusion-planning", &Make<FusionPlanningPass>},
+    {"fusion-planning", &MakePlanning<FusionPlanningPass>},
 };
 
 }  // namespace
@@ -86,9 +97,10 @@ std::vector<std::string> AvailablePassNames() {
   return names;
 }
 
-absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name) {
+absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(
+    absl::string_view name, const PassOptions& options) {
   for (const PassFactory& factory : kPasses) {
-    if (name == factory.name) return factory.create();
+    if (name == factory.name) return factory.create(options);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown pass '", name, "' (available passes: ",
@@ -96,13 +108,41 @@ absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(absl::string_view name) {
 }
 
 absl::StatusOr<std::unique_ptr<PassPipeline>> CreatePipeline(
-    absl::Span<const std::string> pass_names, PipelineOptions options) {
+    absl::Span<const std::string> pass_names, PipelineOptions options,
+    const PassOptions& pass_options) {
   auto pipeline = std::make_unique<PassPipeline>(std::move(options));
   for (const std::string& name : pass_names) {
-    ASSIGN_OR_RETURN(std::unique_ptr<HloPass> pass, CreatePass(name));
+    ASSIGN_OR_RETURN(std::unique_ptr<HloPass> pass,
+                     CreatePass(name, pass_options));
     pipeline->AddPass(std::move(pass));
   }
   return pipeline;
+}
+
+void AddDefaultPasses(PassPipeline& pipeline) {
+  pipeline.AddPass(std::make_unique<RngExpanderPass>());
+  pipeline.AddPass(std::make_unique<CallInlinerPass>());
+  pipeline.AddPass(std::make_unique<LowerBroadcastsPass>());
+  std::vector<std::unique_ptr<HloPass>> fixed_point;
+  fixed_point.push_back(std::make_unique<SimplifyPass>());
+  fixed_point.push_back(std::make_unique<CsePass>());
+  fixed_point.push_back(std::make_unique<DcePass>());
+  fixed_point.push_back(std::make_unique<WhileLoopInvariantCodeMotionPass>());
+  fixed_point.push_back(std::make_unique<WhileLoopSimplifierPass>());
+  pipeline.AddFixedPoint("simplify-cse-dce", std::move(fixed_point));
+}
+
+const std::vector<std::string>& JitPassNames() {
+  static const auto* const kNames = new std::vector<std::string>{
+      "split-tuple-constants", "lower-collectives", "expand-scans",
+      "expand-topk", "hoist-sort-keys", "expand-ragged-dots",
+      "expand-scaled-dots", "expand-batch-norms",
+      "expand-stochastic-converts", "expand-rng-bit-generators",
+      "expand-choleskys", "expand-triangular-solves", "inline-calls",
+      "conditional-to-select", "inline-maps", "inline-unplannable-fusions",
+      "expand-reduce-windows", "expand-convolutions", "expand-dots",
+      "lower-broadcasts", "fusion", "row-fusion", "fusion-planning"};
+  return *kNames;
 }
 
 }  // namespace mxla

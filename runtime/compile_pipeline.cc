@@ -15,36 +15,8 @@
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
-#include "passes/call_inliner.h"
-#include "passes/conditional_to_select.h"
-#include "passes/convolution_expander.h"
-#include "passes/cse.h"
-#include "passes/dce.h"
-#include "passes/dot_expander.h"
-#include "passes/fusion.h"
-#include "passes/fusion_planning.h"
-#include "passes/lower_broadcasts.h"
-#include "passes/lower_collectives.h"
-#include "passes/map_inliner.h"
 #include "passes/pass_registry.h"
-#include "passes/reduce_window_expander.h"
-#include "passes/batch_norm_expander.h"
-#include "passes/cholesky_expander.h"
-#include "passes/triangular_solve_expander.h"
-#include "passes/tuple_constant_splitter.h"
 #include "runtime/native_loop.h"
-#include "passes/ragged_dot_expander.h"
-#include "passes/scaled_dot_expander.h"
-#include "passes/rng_bit_generator_expander.h"
-#include "passes/rng_expander.h"
-#include "passes/scan_expander.h"
-#include "passes/stochastic_convert_expander.h"
-#include "passes/topk_expander.h"
-#include "passes/sort_key_hoisting.h"
-#include "passes/row_fusion.h"
-#include "passes/simplify.h"
-#include "passes/while_loop_invariant_code_motion.h"
-#include "passes/while_loop_simplifier.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/compile.h"
@@ -95,70 +67,33 @@ absl::Status WriteFile(const std::string& dir, const std::string& name,
   return absl::OkStatus();
 }
 
-template <typename... Passes>
-std::vector<std::unique_ptr<HloPass>> MakePasses() {
-  std::vector<std::unique_ptr<HloPass>> passes;
-  (passes.push_back(std::make_unique<Passes>()), ...);
-  return passes;
-}
-
 // The HLO passes: the user's list or the default one, then what the backend
-// needs of its input.
+// needs of its input (passes/pass_registry.h has both lists).
 absl::StatusOr<std::unique_ptr<PassPipeline>> MakeHloPasses(
-    const CompileOptions& options, PipelineOptions pass_options) {
-  // expand-rngs first in both backends: rng's numbers come from its name,
-  // which inlining may change.
+    const CompileOptions& options, PipelineOptions pipeline_options) {
+  PassOptions pass_options;
+  pass_options.fusion_planning = options.codegen;
+  pass_options.keep_matrix_products = options.codegen.reassociate_reductions;
   std::unique_ptr<PassPipeline> passes;
   if (options.passes.has_value()) {
+    // expand-rngs first, as in the default list.
     std::vector<std::string> names = {"expand-rngs"};
     names.insert(names.end(), options.passes->begin(), options.passes->end());
-    ASSIGN_OR_RETURN(passes, CreatePipeline(names, std::move(pass_options)));
+    ASSIGN_OR_RETURN(passes, CreatePipeline(names, std::move(pipeline_options),
+                                            pass_options));
   } else {
-    passes = std::make_unique<PassPipeline>(std::move(pass_options));
-    passes->AddPass(std::make_unique<RngExpanderPass>());
-    passes->AddPass(std::make_unique<CallInlinerPass>());
-    passes->AddPass(std::make_unique<LowerBroadcastsPass>());
-    // Loop passes inside the fixed point, as in XLA's simplification
-    // pipeline: hoisted work simplifies outside, and simplified bodies may
-    // have more to hoist.
-    passes->AddFixedPoint(
-        "simplify-cse-dce",
-        MakePasses<SimplifyPass, CsePass, DcePass,
-                   WhileLoopInvariantCodeMotionPass, WhileLoopSimplifierPass>());
+    passes = std::make_unique<PassPipeline>(std::move(pipeline_options));
+    AddDefaultPasses(*passes);
   }
   switch (options.backend) {
     case Backend::kInterpreter:  // evaluates any verified HLO
       break;
     case Backend::kJit:
-      // Codegen needs lowered, fused, planned HLO whatever the user's pass
-      // list; these passes do nothing when their work is already done
-      // (planning keeps the plans a parsed fused module brings).
-      passes->AddPass(std::make_unique<TupleConstantSplitterPass>());
-      passes->AddPass(std::make_unique<LowerCollectivesPass>());
-      passes->AddPass(std::make_unique<ScanExpanderPass>());
-      passes->AddPass(std::make_unique<TopKExpanderPass>());
-      passes->AddPass(std::make_unique<SortKeyHoistingPass>());
-      passes->AddPass(std::make_unique<RaggedDotExpanderPass>());
-      passes->AddPass(std::make_unique<ScaledDotExpanderPass>());
-      passes->AddPass(std::make_unique<BatchNormExpanderPass>());
-      passes->AddPass(std::make_unique<StochasticConvertExpanderPass>());
-      passes->AddPass(std::make_unique<RngBitGeneratorExpanderPass>());
-      passes->AddPass(std::make_unique<CholeskyExpanderPass>());
-      passes->AddPass(std::make_unique<TriangularSolveExpanderPass>());
-      passes->AddPass(std::make_unique<CallInlinerPass>());
-      passes->AddPass(std::make_unique<ConditionalToSelectPass>());
-      passes->AddPass(std::make_unique<MapInlinerPass>());
-      passes->AddPass(
-          std::make_unique<UnplannableFusionInlinerPass>(options.codegen));
-      passes->AddPass(std::make_unique<ReduceWindowExpanderPass>());
-      passes->AddPass(std::make_unique<ConvolutionExpanderPass>(
-          options.codegen.reassociate_reductions));
-      passes->AddPass(std::make_unique<DotExpanderPass>(
-          options.codegen.reassociate_reductions));
-      passes->AddPass(std::make_unique<LowerBroadcastsPass>());
-      passes->AddPass(std::make_unique<FusionPass>());
-      passes->AddPass(std::make_unique<RowFusionPass>());
-      passes->AddPass(std::make_unique<FusionPlanningPass>(options.codegen));
+      for (const std::string& name : JitPassNames()) {
+        ASSIGN_OR_RETURN(std::unique_ptr<HloPass> pass,
+                         CreatePass(name, pass_options));
+        passes->AddPass(std::move(pass));
+      }
       break;
   }
   return passes;

@@ -209,5 +209,34 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
                                  "fusion, row-fusion, fusion-planning)")));
 }
 
+// A pass made by name takes the compile's options, as the JIT's own list
+// does: expand-dots keeps the products the dot kernel computes when told.
+TEST(PassRegistryTest, PassesMadeByNameTakeTheirOptions) {
+  constexpr char kDot[] = R"(
+HloModule m
+ENTRY main {
+  a = f32[4,8] parameter(0)
+  b = f32[8,3] parameter(1)
+  ROOT d = f32[4,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  for (bool keep : {false, true}) {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                         ParseHloModule(kDot));
+    PassOptions options;
+    options.keep_matrix_products = keep;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloPass> pass,
+                         CreatePass("expand-dots", options));
+    ASSERT_OK_AND_ASSIGN(bool changed, pass->Run(*module));
+    EXPECT_EQ(changed, !keep);
+    EXPECT_EQ(module->entry_computation()->root_instruction()->opcode() ==
+                  HloOpcode::kDot,
+              keep);
+  }
+  // Every pass of the JIT's list is registered.
+  for (const std::string& name : JitPassNames()) {
+    EXPECT_OK(CreatePass(name).status()) << name;
+  }
+}
+
 }  // namespace
 }  // namespace mxla
