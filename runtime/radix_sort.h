@@ -4,7 +4,7 @@
 // and 16 bits the sort carries in the lower (a position, or a payload).
 // Two stable counting passes, low key byte then high, make a stable sort:
 // words of equal keys leave in the order they were packed. Both histograms
-// are counted while packing, so each row is read three times in all.
+// are counted in one read of the packed words.
 // kRows rows go through every loop interleaved: their counter updates are
 // independent chains, where one row's would wait on each other (a float's
 // exponent byte repeats a few counters).
@@ -26,10 +26,14 @@ void RadixSortRows16(int64_t n, const Pack& pack, const Emit& emit,
   uint32_t high[kRows][256] = {};
   uint32_t* words = scratch;
   uint32_t* spare = scratch + kRows * n;
+  // Packing a row at a time can use vector instructions; the histograms
+  // then read the key bytes of the words.
+  for (int r = 0; r < kRows; ++r) {
+    for (int64_t k = 0; k < n; ++k) words[r * n + k] = pack(r, k);
+  }
   for (int64_t k = 0; k < n; ++k) {
     for (int r = 0; r < kRows; ++r) {
-      const uint32_t word = pack(r, k);
-      words[r * n + k] = word;
+      const uint32_t word = words[r * n + k];
       ++low[r][(word >> 16) & 0xff];
       ++high[r][word >> 24];
     }
