@@ -176,6 +176,48 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
 // size in one pass over the row (a top-k's k); more, by nth_element.
 constexpr int64_t kMaxHeapPrefix = 64;
 
+// Maps `count` keys, `stride` apart, into `block` as `rule` maps them;
+// returns the smallest. Clears `ordered` for a NaN under the default
+// float compare.
+template <bool kFloat, bool kDefaultCompare, typename K>
+[[gnu::always_inline]] inline K MapBlock(const KeyRule<K>& rule, const K* in,
+                                         int64_t stride, int64_t count,
+                                         K* block, bool& ordered) {
+  bool block_ordered = true;
+  K smallest = K(~K(0));
+  for (int64_t i = 0; i < count; ++i) {
+    const K key =
+        rule.template MapAs<kFloat, kDefaultCompare>(in[i * stride],
+                                                     block_ordered);
+    block[i] = key;
+    smallest = std::min(smallest, key);
+  }
+  ordered &= block_ordered;
+  return smallest;
+}
+
+// MapBlock of consecutive keys compiled for AVX2 too: the baseline's SSE2
+// has no unsigned 16-bit minimum, and this loop is all a top-k's time.
+template <bool kFloat, bool kDefaultCompare, typename K>
+[[gnu::target("avx2")]] K MapBlockAvx2(const KeyRule<K>& rule, const K* in,
+                                       int64_t count, K* block,
+                                       bool& ordered) {
+  return MapBlock<kFloat, kDefaultCompare, K>(rule, in, 1, count, block,
+                                              ordered);
+}
+
+template <bool kFloat, bool kDefaultCompare, typename K>
+K MapBlockOf(const KeyRule<K>& rule, const K* in, int64_t count, K* block,
+             bool& ordered) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) {
+    return MapBlockAvx2<kFloat, kDefaultCompare, K>(rule, in, count, block,
+                                                    ordered);
+  }
+  return MapBlock<kFloat, kDefaultCompare, K>(rule, in, 1, count, block,
+                                              ordered);
+}
+
 // The row's `prefix` smallest (key, position) pairs packed into W, as
 // SortPacked packs them, kept in a max-heap of `prefix` while the row is
 // read once; then sorted into `order`. False, with `order` unwritten, if a
@@ -197,15 +239,14 @@ bool SelectPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
     for (int64_t base = 0; base < row.size; base += kBlock) {
       const int64_t count = std::min(kBlock, row.size - base);
       const K* in = keys + row.first + base * stride;
-      bool block_ordered = true;
-      K smallest = K(~K(0));
-      for (int64_t i = 0; i < count; ++i) {
-        const K key = rule.template MapAs<float_key, default_compare>(
-            in[i * stride], block_ordered);
-        block[i] = key;
-        smallest = std::min(smallest, key);
+      K smallest;
+      if constexpr (unit_stride) {
+        smallest = MapBlockOf<float_key, default_compare>(rule, in, count,
+                                                          block, ordered);
+      } else {
+        smallest = MapBlock<float_key, default_compare, K>(
+            rule, in, stride, count, block, ordered);
       }
-      ordered &= block_ordered;
       // A key equal to the largest kept one comes later, so ranks after it.
       if (static_cast<int64_t>(heap.size()) == prefix &&
           smallest >= K(heap.front() >> kShift)) {
