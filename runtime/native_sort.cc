@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/radix_sort.h"
+#include "runtime/select_prefix.h"
 #include "runtime/sort_key_rule.h"
 
 namespace mxla {
@@ -117,7 +118,8 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
   auto pack = [&](auto float_key, auto default_compare, auto unit_stride) {
     for (int64_t k = 0; k < n; ++k) {
       const K raw = in[unit_stride ? k : k * row.stride];
-      const K key = rule.template MapAs<float_key, default_compare>(raw, ordered);
+      const K key =
+          rule.template MapAs<float_key, default_compare>(raw, ordered);
       out[k] = (W(key) << kShift) | W(k);
       all_or |= key;
       all_and &= key;
@@ -176,115 +178,6 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
 // size in one pass over the row (a top-k's k); more, by nth_element.
 constexpr int64_t kMaxHeapPrefix = 64;
 
-// Maps `count` keys, `stride` apart, into `block` as `rule` maps them;
-// returns the smallest. Clears `ordered` for a NaN under the default
-// float compare.
-template <bool kFloat, bool kDefaultCompare, typename K>
-[[gnu::always_inline]] inline K MapBlock(const KeyRule<K>& rule, const K* in,
-                                         int64_t stride, int64_t count,
-                                         K* block, bool& ordered) {
-  bool block_ordered = true;
-  K smallest = K(~K(0));
-  for (int64_t i = 0; i < count; ++i) {
-    const K key =
-        rule.template MapAs<kFloat, kDefaultCompare>(in[i * stride],
-                                                     block_ordered);
-    block[i] = key;
-    smallest = std::min(smallest, key);
-  }
-  ordered &= block_ordered;
-  return smallest;
-}
-
-// MapBlock of consecutive keys compiled for AVX2 too: the baseline's SSE2
-// has no unsigned 16-bit minimum, and this loop is all a top-k's time.
-template <bool kFloat, bool kDefaultCompare, typename K>
-[[gnu::target("avx2")]] K MapBlockAvx2(const KeyRule<K>& rule, const K* in,
-                                       int64_t count, K* block,
-                                       bool& ordered) {
-  return MapBlock<kFloat, kDefaultCompare, K>(rule, in, 1, count, block,
-                                              ordered);
-}
-
-template <bool kFloat, bool kDefaultCompare, typename K>
-K MapBlockOf(const KeyRule<K>& rule, const K* in, int64_t count, K* block,
-             bool& ordered) {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) {
-    return MapBlockAvx2<kFloat, kDefaultCompare, K>(rule, in, count, block,
-                                                    ordered);
-  }
-  return MapBlock<kFloat, kDefaultCompare, K>(rule, in, 1, count, block,
-                                              ordered);
-}
-
-// The row's `prefix` smallest (key, position) pairs packed into W, as
-// SortPacked packs them, kept in a max-heap of `prefix` while the row is
-// read once; then sorted into `order`. False, with `order` unwritten, if a
-// key is a NaN under the default float compare. The keys are mapped a
-// block at a time, and a block none of whose keys is below the heap's
-// largest is skipped: once the heap holds good candidates, almost all are.
-template <typename W, typename K>
-bool SelectPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
-                  int64_t prefix, std::vector<W>& heap,
-                  std::vector<int64_t>& order) {
-  constexpr int kShift = sizeof(W) * 8 - 8 * sizeof(K);
-  constexpr W kPosition = (W(1) << kShift) - 1;
-  constexpr int64_t kBlock = 256;
-  heap.clear();
-  bool ordered = true;
-  K block[kBlock];
-  auto select = [&](auto float_key, auto default_compare, auto unit_stride) {
-    const int64_t stride = unit_stride ? 1 : row.stride;
-    for (int64_t base = 0; base < row.size; base += kBlock) {
-      const int64_t count = std::min(kBlock, row.size - base);
-      const K* in = keys + row.first + base * stride;
-      K smallest;
-      if constexpr (unit_stride) {
-        smallest = MapBlockOf<float_key, default_compare>(rule, in, count,
-                                                          block, ordered);
-      } else {
-        smallest = MapBlock<float_key, default_compare, K>(
-            rule, in, stride, count, block, ordered);
-      }
-      // A key equal to the largest kept one comes later, so ranks after it.
-      if (static_cast<int64_t>(heap.size()) == prefix &&
-          smallest >= K(heap.front() >> kShift)) {
-        continue;
-      }
-      for (int64_t i = 0; i < count; ++i) {
-        const W value = (W(block[i]) << kShift) | W(base + i);
-        if (static_cast<int64_t>(heap.size()) < prefix) {
-          heap.push_back(value);
-          std::push_heap(heap.begin(), heap.end());
-        } else if (value < heap.front()) {
-          std::pop_heap(heap.begin(), heap.end());
-          heap.back() = value;
-          std::push_heap(heap.begin(), heap.end());
-        }
-      }
-    }
-  };
-  auto select_stride = [&](auto float_key, auto default_compare) {
-    if (row.stride == 1) {
-      select(float_key, default_compare, std::true_type{});
-    } else {
-      select(float_key, default_compare, std::false_type{});
-    }
-  };
-  if (rule.kind != KeyKind::kFloat) {
-    select_stride(std::false_type{}, std::false_type{});
-  } else if (rule.total_order) {
-    select_stride(std::true_type{}, std::false_type{});
-  } else {
-    select_stride(std::true_type{}, std::true_type{});
-  }
-  if (!ordered) return false;
-  std::sort_heap(heap.begin(), heap.end());
-  for (int64_t k = 0; k < prefix; ++k) order[k] = heap[k] & kPosition;
-  return true;
-}
-
 // The row's permutation into `scratch.order`: its first `prefix` entries
 // (prefix <= row.size), the rest unwritten.
 template <typename K>
@@ -297,21 +190,21 @@ void SortRowOrder(const K* keys, const Row& row, const KeyRule<K>& rule,
   const bool heap = prefix <= kMaxHeapPrefix && prefix * 8 <= n;
   if constexpr (sizeof(K) <= 2) {
     if (n <= (int64_t{1} << (32 - 8 * sizeof(K)))) {
-      sorted = heap ? SelectPacked<uint32_t>(keys, row, rule, prefix,
-                                             scratch.packed32, scratch.order)
-                    : SortPacked<uint32_t>(keys, row, rule, prefix,
-                                           scratch.packed32, scratch.spare32,
-                                           scratch.order);
+      sorted =
+          heap ? SelectPacked<uint32_t>(keys + row.first, row.stride, n, rule,
+                                        prefix, scratch.packed32, scratch.order)
+               : SortPacked<uint32_t>(keys, row, rule, prefix, scratch.packed32,
+                                      scratch.spare32, scratch.order);
       packed = true;
     }
   }
   if constexpr (sizeof(K) <= 4) {
     if (!packed && n <= (int64_t{1} << 32)) {
-      sorted = heap ? SelectPacked<uint64_t>(keys, row, rule, prefix,
-                                             scratch.packed64, scratch.order)
-                    : SortPacked<uint64_t>(keys, row, rule, prefix,
-                                           scratch.packed64, scratch.spare64,
-                                           scratch.order);
+      sorted =
+          heap ? SelectPacked<uint64_t>(keys + row.first, row.stride, n, rule,
+                                        prefix, scratch.packed64, scratch.order)
+               : SortPacked<uint64_t>(keys, row, rule, prefix, scratch.packed64,
+                                      scratch.spare64, scratch.order);
       packed = true;
     }
   }
@@ -325,7 +218,8 @@ void SortRowOrder(const K* keys, const Row& row, const KeyRule<K>& rule,
     }
     if (ordered) {
       std::sort(scratch.pairs.begin(), scratch.pairs.end());
-      for (int64_t k = 0; k < n; ++k) scratch.order[k] = scratch.pairs[k].second;
+      for (int64_t k = 0; k < n; ++k)
+        scratch.order[k] = scratch.pairs[k].second;
       sorted = true;
     }
   }
@@ -381,7 +275,6 @@ void GatherRowBytes(const void* input, void* output, const Row& row,
                 in + (row.first + order[k] * row.stride) * bytes, bytes);
   }
 }
-
 
 // Whole rows of 16-bit keys go through RadixSortRows16. Its words carry
 // the one result a program reads when that fits 16 bits (a sort of bf16
@@ -536,8 +429,8 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
       SortRowOrder(keys, row, rule, count, scratch);
       for (size_t i = 0; i < inputs.size(); ++i) {
         if (outputs[i] == nullptr) continue;  // unread
-        GatherRowBytes(inputs[i], outputs[i], row, scratch.order.data(),
-                       count, element_bytes[i]);
+        GatherRowBytes(inputs[i], outputs[i], row, scratch.order.data(), count,
+                       element_bytes[i]);
       }
     };
     auto row_at = [&](int64_t r) {

@@ -60,10 +60,15 @@ Literal Keys16(PrimitiveType type, const std::vector<int64_t>& dims, bool nans,
                uint32_t seed) {
   const bool bf16 = type == BF16;
   const uint16_t infinity = bf16 ? 0x7f80 : 0x7c00;
-  const std::vector<uint16_t> specials = {
-      0, 0x8000, uint16_t(bf16 ? 0x3f80 : 0x3c00),
-      uint16_t(bf16 ? 0xbf80 : 0xbc00), infinity,
-      uint16_t(infinity | 0x8000), 1, 0x8001, 2};
+  const std::vector<uint16_t> specials = {0,
+                                          0x8000,
+                                          uint16_t(bf16 ? 0x3f80 : 0x3c00),
+                                          uint16_t(bf16 ? 0xbf80 : 0xbc00),
+                                          infinity,
+                                          uint16_t(infinity | 0x8000),
+                                          1,
+                                          0x8001,
+                                          2};
   const std::vector<uint16_t> nan_pool = {
       uint16_t(infinity | 0x40), uint16_t(infinity | 0x8040),
       uint16_t(infinity + 1), uint16_t(infinity | 0x8001)};
@@ -113,8 +118,8 @@ std::string RadixModule(PrimitiveType type, const std::vector<int64_t>& dims,
   for (size_t i = 0; i < payloads.size(); ++i) {
     const std::string t = name(payloads[i]);
     absl::StrAppend(&parameters, "  p", 2 * i + 2, " = ", t, "[] parameter(",
-                    2 * i + 2, ")\n  p", 2 * i + 3, " = ", t,
-                    "[] parameter(", 2 * i + 3, ")\n");
+                    2 * i + 2, ")\n  p", 2 * i + 3, " = ", t, "[] parameter(",
+                    2 * i + 3, ")\n");
     absl::StrAppend(&operands, ", y", i);
     absl::StrAppend(&element_types, ", ", t, shape);
   }
@@ -124,8 +129,8 @@ std::string RadixModule(PrimitiveType type, const std::vector<int64_t>& dims,
                     " parameter(", i + 1, ")\n");
   }
   if (payloads.empty()) {  // one operand: the sort's result is an array
-    absl::StrAppend(&entry, "  ROOT s = ", element_types, " sort(x), dimensions={",
-                    dimension, "}, to_apply=cmp\n");
+    absl::StrAppend(&entry, "  ROOT s = ", element_types,
+                    " sort(x), dimensions={", dimension, "}, to_apply=cmp\n");
   } else {
     absl::StrAppend(&entry, "  s = (", element_types, ") sort(", operands,
                     "), dimensions={", dimension, "}, to_apply=cmp\n");
@@ -137,8 +142,8 @@ std::string RadixModule(PrimitiveType type, const std::vector<int64_t>& dims,
       results.push_back(absl::StrCat("g", i));
     }
     if (results.size() > 1) {
-      absl::StrAppend(&entry, "  ROOT r = tuple(",
-                      absl::StrJoin(results, ", "), ")\n");
+      absl::StrAppend(&entry, "  ROOT r = tuple(", absl::StrJoin(results, ", "),
+                      ")\n");
     }
   }
   return absl::StrCat("HloModule radix\ncmp {\n  a = ", name(type),
@@ -158,12 +163,12 @@ struct Carried {
 };
 const std::vector<Carried>& EveryCarriedForm() {
   static const auto* forms = new std::vector<Carried>{
-      {{}, {0}},                 // the key: the words are the results
-      {{U8}, {1}},               // a u8 payload in the words
-      {{BF16}, {1}},             // a bf16 payload in the words
-      {{S32}, {1}},              // s32 gathered as the words leave
-      {{F64}, {1}},              // f64 gathered as the words leave
-      {{S32, U8}, {0, 1, 2}}};   // positions, then three gathers
+      {{}, {0}},                // the key: the words are the results
+      {{U8}, {1}},              // a u8 payload in the words
+      {{BF16}, {1}},            // a bf16 payload in the words
+      {{S32}, {1}},             // s32 gathered as the words leave
+      {{F64}, {1}},             // f64 gathered as the words leave
+      {{S32, U8}, {0, 1, 2}}};  // positions, then three gathers
   return *forms;
 }
 
@@ -285,7 +290,8 @@ void ExpectStableOrder(const std::string& comparator, const char* direction,
       std::vector<Literal> results,
       RunAtThreadCounts(*executable, Pointers(arguments), {1, 2, 3}));
   for (size_t i = 0; i < results.size(); ++i) {
-    const uint16_t* got = static_cast<const uint16_t*>(results[i].untyped_data());
+    const uint16_t* got =
+        static_cast<const uint16_t*>(results[i].untyped_data());
     EXPECT_TRUE(std::equal(expected.begin(), expected.end(), got))
         << "threads " << i + 1;
   }
