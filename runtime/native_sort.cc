@@ -305,9 +305,12 @@ RadixPlan PlanRadix(absl::Span<const int64_t> element_bytes,
 }
 
 // Whether RadixSortRows16 sorts rows of `size` under `plan`: positions
-// must fit the words' 16 bits; rows of 64 or fewer take std::sort.
+// must fit the words' 16 bits, counts 32; rows of 64 or fewer take
+// std::sort.
 bool UsesRadix(const RadixPlan& plan, int64_t size) {
-  return size > 64 && (plan.carried >= 0 || size <= (int64_t{1} << 16));
+  const int64_t longest =
+      plan.carried >= 0 ? (int64_t{1} << 32) - 1 : int64_t{1} << 16;
+  return size > 64 && size <= longest;
 }
 
 // Sorts kRows rows of 16-bit keys whole and writes their results; clears
