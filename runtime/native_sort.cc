@@ -8,57 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/radix_sort.h"
+#include "runtime/select_prefix.h"
+#include "runtime/sort_key_rule.h"
+
 namespace mxla {
 namespace {
-
-enum class KeyKind { kUnsigned, kSigned, kFloat };
-
-// How a key's bits K become an unsigned integer that orders as the
-// comparator does.
-template <typename K>
-struct KeyRule {
-  static constexpr K kSign = K(1) << (sizeof(K) * 8 - 1);
-  KeyKind kind = KeyKind::kUnsigned;
-  bool descending = false;
-  bool total_order = false;
-  K infinity = 0;  // floats: the magnitude bits of infinity
-
-  // Without branches, for packing loops: kFloat for a float key,
-  // kDefaultCompare for its default (non-TOTALORDER) compare. Clears
-  // `ordered` for a NaN under the default float compare (no strict weak
-  // order: the caller sorts that row as SortRows does).
-  template <bool kFloat, bool kDefaultCompare>
-  K MapAs(K raw, bool& ordered) const {
-    if constexpr (kDefaultCompare) {
-      const K magnitude = raw & K(~kSign);
-      ordered &= magnitude <= infinity;
-      raw = magnitude == 0 ? K(0) : raw;  // -0 == +0
-    }
-    K key;
-    if constexpr (kFloat) {
-      // TOTALORDER's sign-magnitude order as an unsigned one: a negative
-      // value's bits all flipped, a positive value's sign bit set.
-      const K negative = K(K(0) - K(raw >> (sizeof(K) * 8 - 1)));
-      key = raw ^ K(negative | kSign);
-    } else {
-      key = kind == KeyKind::kSigned ? K(raw ^ kSign) : raw;
-    }
-    return descending ? K(~key) : key;
-  }
-
-  // MapAs for this rule's kind; false for a NaN under the default compare.
-  bool Map(K raw, K& key) const {
-    bool ordered = true;
-    if (kind != KeyKind::kFloat) {
-      key = MapAs<false, false>(raw, ordered);
-    } else if (total_order) {
-      key = MapAs<true, false>(raw, ordered);
-    } else {
-      key = MapAs<true, true>(raw, ordered);
-    }
-    return ordered;
-  }
-};
 
 // One thread's buffers, reused across its rows and sorts; a row longer
 // than this many elements releases them when its sort is done.
@@ -71,6 +26,8 @@ struct Scratch {
   std::vector<uint64_t> keys;
   std::vector<uint8_t> unordered;
   std::vector<int64_t> order;
+  std::vector<uint32_t> radix;
+  std::vector<int64_t> radix_order;
 };
 
 // Where a row's elements are: first + k * stride, k < size.
@@ -161,7 +118,8 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
   auto pack = [&](auto float_key, auto default_compare, auto unit_stride) {
     for (int64_t k = 0; k < n; ++k) {
       const K raw = in[unit_stride ? k : k * row.stride];
-      const K key = rule.template MapAs<float_key, default_compare>(raw, ordered);
+      const K key =
+          rule.template MapAs<float_key, default_compare>(raw, ordered);
       out[k] = (W(key) << kShift) | W(k);
       all_or |= key;
       all_and &= key;
@@ -220,37 +178,6 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
 // size in one pass over the row (a top-k's k); more, by nth_element.
 constexpr int64_t kMaxHeapPrefix = 64;
 
-// The row's `prefix` smallest (key, position) pairs packed into W, as
-// SortPacked packs them, kept in a max-heap of `prefix` while the row is
-// read once; then sorted into `order`. False, with `order` unwritten, if a
-// key is a NaN under the default float compare.
-template <typename W, typename K>
-bool SelectPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
-                  int64_t prefix, std::vector<W>& heap,
-                  std::vector<int64_t>& order) {
-  constexpr int kShift = sizeof(W) * 8 - 8 * sizeof(K);
-  constexpr W kPosition = (W(1) << kShift) - 1;
-  heap.clear();
-  bool ordered = true;
-  for (int64_t k = 0; k < row.size; ++k) {
-    K key;
-    ordered &= rule.Map(keys[row.first + k * row.stride], key);
-    const W value = (W(key) << kShift) | W(k);
-    if (static_cast<int64_t>(heap.size()) < prefix) {
-      heap.push_back(value);
-      std::push_heap(heap.begin(), heap.end());
-    } else if (value < heap.front()) {
-      std::pop_heap(heap.begin(), heap.end());
-      heap.back() = value;
-      std::push_heap(heap.begin(), heap.end());
-    }
-  }
-  if (!ordered) return false;
-  std::sort_heap(heap.begin(), heap.end());
-  for (int64_t k = 0; k < prefix; ++k) order[k] = heap[k] & kPosition;
-  return true;
-}
-
 // The row's permutation into `scratch.order`: its first `prefix` entries
 // (prefix <= row.size), the rest unwritten.
 template <typename K>
@@ -263,21 +190,21 @@ void SortRowOrder(const K* keys, const Row& row, const KeyRule<K>& rule,
   const bool heap = prefix <= kMaxHeapPrefix && prefix * 8 <= n;
   if constexpr (sizeof(K) <= 2) {
     if (n <= (int64_t{1} << (32 - 8 * sizeof(K)))) {
-      sorted = heap ? SelectPacked<uint32_t>(keys, row, rule, prefix,
-                                             scratch.packed32, scratch.order)
-                    : SortPacked<uint32_t>(keys, row, rule, prefix,
-                                           scratch.packed32, scratch.spare32,
-                                           scratch.order);
+      sorted =
+          heap ? SelectPacked<uint32_t>(keys + row.first, row.stride, n, rule,
+                                        prefix, scratch.packed32, scratch.order)
+               : SortPacked<uint32_t>(keys, row, rule, prefix, scratch.packed32,
+                                      scratch.spare32, scratch.order);
       packed = true;
     }
   }
   if constexpr (sizeof(K) <= 4) {
     if (!packed && n <= (int64_t{1} << 32)) {
-      sorted = heap ? SelectPacked<uint64_t>(keys, row, rule, prefix,
-                                             scratch.packed64, scratch.order)
-                    : SortPacked<uint64_t>(keys, row, rule, prefix,
-                                           scratch.packed64, scratch.spare64,
-                                           scratch.order);
+      sorted =
+          heap ? SelectPacked<uint64_t>(keys + row.first, row.stride, n, rule,
+                                        prefix, scratch.packed64, scratch.order)
+               : SortPacked<uint64_t>(keys, row, rule, prefix, scratch.packed64,
+                                      scratch.spare64, scratch.order);
       packed = true;
     }
   }
@@ -291,7 +218,8 @@ void SortRowOrder(const K* keys, const Row& row, const KeyRule<K>& rule,
     }
     if (ordered) {
       std::sort(scratch.pairs.begin(), scratch.pairs.end());
-      for (int64_t k = 0; k < n; ++k) scratch.order[k] = scratch.pairs[k].second;
+      for (int64_t k = 0; k < n; ++k)
+        scratch.order[k] = scratch.pairs[k].second;
       sorted = true;
     }
   }
@@ -316,7 +244,7 @@ void SortRowOrder(const K* keys, const Row& row, const KeyRule<K>& rule,
 // Writes the row's first `count` results from `order`.
 template <typename T>
 void GatherRow(const void* input, void* output, const Row& row,
-               const std::vector<int64_t>& order, int64_t count) {
+               const int64_t* order, int64_t count) {
   const T* in = static_cast<const T*>(input) + row.first;
   T* out = static_cast<T*>(output) + row.first;
   if (row.stride == 1) {
@@ -329,8 +257,7 @@ void GatherRow(const void* input, void* output, const Row& row,
 }
 
 void GatherRowBytes(const void* input, void* output, const Row& row,
-                    const std::vector<int64_t>& order, int64_t count,
-                    int64_t bytes) {
+                    const int64_t* order, int64_t count, int64_t bytes) {
   switch (bytes) {
     case 1:
       return GatherRow<uint8_t>(input, output, row, order, count);
@@ -349,37 +276,126 @@ void GatherRowBytes(const void* input, void* output, const Row& row,
   }
 }
 
-KeyKind KindOf(PrimitiveType type) {
-  switch (type) {
-    case S8:
-    case S16:
-    case S32:
-    case S64:
-      return KeyKind::kSigned;
-    case F16:
-    case BF16:
-    case F32:
-    case F64:
-      return KeyKind::kFloat;
-    default:
-      return KeyKind::kUnsigned;
+// Whole rows of 16-bit keys go through RadixSortRows16. Its words carry
+// the one result a program reads when that fits 16 bits (a sort of bf16
+// keys with a bf16 payload: the words are the results), else positions,
+// through which the results are gathered (as they leave the last pass
+// when only one is read).
+struct RadixPlan {
+  int64_t carried = -1;   // operand whose bits the words carry, else -1
+  int64_t gathered = -1;  // the one operand read through positions, else -1
+  int64_t bytes = 0;      // element bytes of `carried` or `gathered`
+};
+
+RadixPlan PlanRadix(absl::Span<const int64_t> element_bytes,
+                    absl::Span<void* const> outputs) {
+  std::vector<int64_t> read;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i] != nullptr) read.push_back(i);
+  }
+  RadixPlan plan;
+  if (read.size() != 1) return plan;
+  plan.bytes = element_bytes[read[0]];
+  if (plan.bytes <= 2) {
+    plan.carried = read[0];
+  } else if (plan.bytes == 4 || plan.bytes == 8) {
+    plan.gathered = read[0];
+  }
+  return plan;
+}
+
+// Whether RadixSortRows16 sorts rows of `size` under `plan`: positions
+// must fit the words' 16 bits, counts 32; rows of 64 or fewer take
+// std::sort.
+bool UsesRadix(const RadixPlan& plan, int64_t size) {
+  const int64_t longest =
+      plan.carried >= 0 ? (int64_t{1} << 32) - 1 : int64_t{1} << 16;
+  return size > 64 && size <= longest;
+}
+
+// Sorts kRows rows of 16-bit keys whole and writes their results; clears
+// ordered[r] (its results then unwritten or wrong) for a row holding a NaN
+// under the default float compare.
+template <int kRows, bool kFloat, bool kDefaultCompare>
+void RadixSortGroup(const uint16_t* keys, const Row* rows,
+                    const KeyRule<uint16_t>& rule, const RadixPlan& plan,
+                    absl::Span<const int64_t> element_bytes,
+                    absl::Span<const void* const> inputs,
+                    absl::Span<void* const> outputs, Scratch& scratch,
+                    bool* ordered) {
+  const int64_t n = rows[0].size;
+  const int64_t stride = rows[0].stride;
+  scratch.radix.resize(2 * kRows * n);
+  auto sort = [&](const auto& value, const auto& emit) {
+    auto pack = [&](int r, int64_t k) -> uint32_t {
+      const uint16_t raw = keys[rows[r].first + k * stride];
+      const uint16_t key =
+          rule.template MapAs<kFloat, kDefaultCompare>(raw, ordered[r]);
+      return uint32_t{key} << 16 | value(r, k);
+    };
+    RadixSortRows16<kRows>(n, pack, emit, scratch.radix.data());
+  };
+  auto at = [&](int r, int64_t k) { return rows[r].first + k * stride; };
+  auto position = [](int, int64_t k) { return static_cast<uint32_t>(k); };
+  auto carry = [&](auto type) {
+    using T = decltype(type);
+    const T* in = static_cast<const T*>(inputs[plan.carried]);
+    T* out = static_cast<T*>(outputs[plan.carried]);
+    sort([&](int r, int64_t k) -> uint32_t { return in[at(r, k)]; },
+         [&](int r, int64_t p, uint32_t word) { out[at(r, p)] = T(word); });
+  };
+  auto gather = [&](auto type) {
+    using T = decltype(type);
+    const T* in = static_cast<const T*>(inputs[plan.gathered]);
+    T* out = static_cast<T*>(outputs[plan.gathered]);
+    sort(position, [&](int r, int64_t p, uint32_t word) {
+      out[at(r, p)] = in[at(r, word & 0xffff)];
+    });
+  };
+  if (plan.carried >= 0) {
+    return plan.bytes == 1 ? carry(uint8_t{}) : carry(uint16_t{});
+  }
+  if (plan.gathered >= 0) {
+    return plan.bytes == 4 ? gather(uint32_t{}) : gather(uint64_t{});
+  }
+  scratch.radix_order.resize(kRows * n);
+  int64_t* order = scratch.radix_order.data();
+  sort(position, [&](int r, int64_t p, uint32_t word) {
+    order[r * n + p] = word & 0xffff;
+  });
+  for (int r = 0; r < kRows; ++r) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (outputs[i] == nullptr) continue;  // unread
+      GatherRowBytes(inputs[i], outputs[i], rows[r], order + r * n, n,
+                     element_bytes[i]);
+    }
   }
 }
 
-uint64_t InfinityBits(PrimitiveType type) {
-  switch (type) {
-    case F16:
-      return 0x7c00;
-    case BF16:
-      return 0x7f80;
-    case F32:
-      return 0x7f800000;
-    case F64:
-      return 0x7ff0000000000000;
-    default:
-      return 0;
+// RadixSortGroup for the rule's kind of key.
+template <int kRows>
+void RadixSortGroupOf(const uint16_t* keys, const Row* rows,
+                      const KeyRule<uint16_t>& rule, const RadixPlan& plan,
+                      absl::Span<const int64_t> element_bytes,
+                      absl::Span<const void* const> inputs,
+                      absl::Span<void* const> outputs, Scratch& scratch,
+                      bool* ordered) {
+  if (rule.kind != KeyKind::kFloat) {
+    RadixSortGroup<kRows, false, false>(keys, rows, rule, plan, element_bytes,
+                                        inputs, outputs, scratch, ordered);
+  } else if (rule.total_order) {
+    RadixSortGroup<kRows, true, false>(keys, rows, rule, plan, element_bytes,
+                                       inputs, outputs, scratch, ordered);
+  } else {
+    RadixSortGroup<kRows, true, true>(keys, rows, rule, plan, element_bytes,
+                                      inputs, outputs, scratch, ordered);
   }
 }
+
+// Rows interleaved by RadixSortRows16 while their scratch (8 bytes per
+// element and row) stays within the L2 cache.
+constexpr int kRadixRows = 4;
+constexpr int64_t kMaxInterleavedRow = 8192;
 
 template <typename K>
 void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
@@ -403,6 +419,8 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
   const int64_t count = std::clamp<int64_t>(prefix, 0, size);
   if (count == 0) return;  // nothing reads any result
   const K* keys = static_cast<const K*>(inputs[comparator.operand]);
+  const RadixPlan plan = PlanRadix(element_bytes, outputs);
+  const bool radix = sizeof(K) == 2 && count == size && UsesRadix(plan, size);
   // Chunks of at least 16k elements: a smaller sort is not worth a thread.
   const int64_t chunks =
       std::clamp<int64_t>(elements / 16384, 1, std::max(threads, 1));
@@ -410,15 +428,47 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
     // Kept per thread across sorts: allocating and zeroing fresh pages per
     // call cost more than sorting a long row.
     thread_local Scratch scratch;
-    for (int64_t r = begin; r < end; ++r) {
-      const Row row{(r / inner) * size * inner + r % inner, inner, size};
+    auto sort_and_gather = [&](const Row& row) {
       SortRowOrder(keys, row, rule, count, scratch);
       for (size_t i = 0; i < inputs.size(); ++i) {
         if (outputs[i] == nullptr) continue;  // unread
-        GatherRowBytes(inputs[i], outputs[i], row, scratch.order, count,
+        GatherRowBytes(inputs[i], outputs[i], row, scratch.order.data(), count,
                        element_bytes[i]);
       }
+    };
+    auto row_at = [&](int64_t r) {
+      return Row{(r / inner) * size * inner + r % inner, inner, size};
+    };
+    int64_t r = begin;
+    if constexpr (sizeof(K) == 2) {
+      if (radix) {
+        const int group = size <= kMaxInterleavedRow ? kRadixRows : 1;
+        for (; r < end; r += group) {
+          const int n = static_cast<int>(std::min<int64_t>(group, end - r));
+          Row group_rows[kRadixRows];
+          bool ordered[kRadixRows];
+          for (int i = 0; i < n; ++i) {
+            group_rows[i] = row_at(r + i);
+            ordered[i] = true;
+          }
+          if (n == kRadixRows) {
+            RadixSortGroupOf<kRadixRows>(keys, group_rows, rule, plan,
+                                         element_bytes, inputs, outputs,
+                                         scratch, ordered);
+          } else {
+            for (int i = 0; i < n; ++i) {
+              RadixSortGroupOf<1>(keys, group_rows + i, rule, plan,
+                                  element_bytes, inputs, outputs, scratch,
+                                  ordered + i);
+            }
+          }
+          for (int i = 0; i < n; ++i) {
+            if (!ordered[i]) sort_and_gather(group_rows[i]);
+          }
+        }
+      }
     }
+    for (; r < end; ++r) sort_and_gather(row_at(r));
     if (size > kMaxKeptRow) scratch = Scratch();
   });
 }
