@@ -86,10 +86,8 @@ class DepthwiseEmitter {
   void SumVector(const TapAddress& address,
                  const std::vector<llvm::Value*>* valid, int64_t positions,
                  llvm::Value* c0, llvm::Value* mask);
-  // Where a block asks for the input of the next block (null: nowhere).
-  std::function<void(llvm::Value*)> prefetch_;
-  // The positions' vectors of features: the first up to the input's
-  // alignment, whole ones, the last.
+  // The positions' vectors of features: the whole ones, then the head (up
+  // to the input's alignment) and the tail, masked.
   absl::Status SumRows(const TapAddress& address,
                        const std::vector<llvm::Value*>* valid,
                        int64_t positions);
@@ -97,8 +95,8 @@ class DepthwiseEmitter {
   llvm::Value* Coordinate(const IrIndex& index, int64_t i, int64_t t);
   // The sums of output position `index` alone, into the first row.
   absl::Status SumPosition(const IrIndex& index);
-  // The sums of kDepthwiseBlock positions from `index` along the last dimension,
-  // every tap of each on the input, into the rows.
+  // The sums of kDepthwiseBlock positions from `index` along the last
+  // dimension, every tap of each on the input, into the rows.
   absl::Status SumBlock(const IrIndex& index);
   // The row of positions [from, to) of row `row_index` (rank >= 3).
   absl::Status EmitSegment(const IrIndex& row_index, llvm::Value* row_start,
@@ -144,6 +142,9 @@ class DepthwiseEmitter {
   bool streams_ = false;
   llvm::Value* staged_ = nullptr;
   llvm::Value* aligned_ = nullptr;
+  // Called per vector of features from c0 while a block sums: its
+  // prefetches (null elsewhere).
+  std::function<void(llvm::Value*)> prefetch_;
 };
 
 llvm::Value* DepthwiseEmitter::EntryArray(int64_t count, const char* name) {
@@ -173,9 +174,8 @@ absl::Status DepthwiseEmitter::FillWeights() {
           elements_.ClearCache();
           ASSIGN_OR_RETURN(llvm::Value * w, elements_.Generate(kernel, at));
           b_.CreateStore(
-              w, At(weights_,
-                    b_.CreateAdd(I64(static_cast<int64_t>(t) * row_),
-                                 b_.CreateAdd(shift_, f))));
+              w, At(weights_, b_.CreateAdd(I64(static_cast<int64_t>(t) * row_),
+                                           b_.CreateAdd(shift_, f))));
           return absl::OkStatus();
         }));
   }
@@ -197,15 +197,16 @@ void DepthwiseEmitter::SumVector(const TapAddress& address,
   const llvm::Align align(primitive_util::ByteWidth(type_));
   llvm::Value* zero = llvm::Constant::getNullValue(vector_type_);
   auto load = [&](llvm::Value* pointer) -> llvm::Value* {
-    if (mask == nullptr) return b_.CreateAlignedLoad(vector_type_, pointer, align);
+    if (mask == nullptr)
+      return b_.CreateAlignedLoad(vector_type_, pointer, align);
     return b_.CreateMaskedLoad(vector_type_, pointer, align, mask, zero);
   };
   if (prefetch_) prefetch_(c0);
   std::vector<llvm::Value*> sums(positions, zero);
   for (size_t t = 0; t < taps_.size(); ++t) {
-    llvm::Value* w = load(At(
-        weights_, b_.CreateAdd(I64(static_cast<int64_t>(t) * row_),
-                               b_.CreateAdd(shift_, c0))));
+    llvm::Value* w =
+        load(At(weights_, b_.CreateAdd(I64(static_cast<int64_t>(t) * row_),
+                                       b_.CreateAdd(shift_, c0))));
     for (int64_t p = 0; p < positions; ++p) {
       llvm::Value* x = load(address(t, p, c0));
       llvm::Value* next = b_.CreateIntrinsic(llvm::Intrinsic::fmuladd,
@@ -215,8 +216,8 @@ void DepthwiseEmitter::SumVector(const TapAddress& address,
     }
   }
   for (int64_t p = 0; p < positions; ++p) {
-    llvm::Value* out = At(sums_, b_.CreateAdd(I64(p * row_),
-                                              b_.CreateAdd(shift_, c0)));
+    llvm::Value* out =
+        At(sums_, b_.CreateAdd(I64(p * row_), b_.CreateAdd(shift_, c0)));
     if (mask == nullptr) {
       b_.CreateAlignedStore(sums[p], out, align);
     } else {
@@ -257,10 +258,9 @@ absl::Status DepthwiseEmitter::SumRows(const TapAddress& address,
 llvm::Value* DepthwiseEmitter::Coordinate(const IrIndex& index, int64_t i,
                                           int64_t t) {
   const WindowDimension& d = window_[i];
-  return b_.CreateSub(
-      b_.CreateAdd(b_.CreateMul(index[1 + i], I64(d.stride)),
-                   I64(taps_[t][i] * d.window_dilation)),
-      I64(d.padding_low));
+  return b_.CreateSub(b_.CreateAdd(b_.CreateMul(index[1 + i], I64(d.stride)),
+                                   I64(taps_[t][i] * d.window_dilation)),
+                      I64(d.padding_low));
 }
 
 absl::Status DepthwiseEmitter::SumPosition(const IrIndex& index) {
@@ -278,8 +278,9 @@ absl::Status DepthwiseEmitter::SumPosition(const IrIndex& index) {
     for (int64_t i = 0; i < n; ++i) {
       llvm::Value* p = Coordinate(index, i, t);
       on_input = b_.CreateAnd(
-          on_input, b_.CreateAnd(b_.CreateICmpSGE(p, I64(0)),
-                                 b_.CreateICmpSLT(p, I64(input.dimensions(1 + i)))));
+          on_input,
+          b_.CreateAnd(b_.CreateICmpSGE(p, I64(0)),
+                       b_.CreateICmpSLT(p, I64(input.dimensions(1 + i)))));
       offset = b_.CreateAdd(offset, b_.CreateMul(p, I64(strides_[1 + i])));
     }
     valid.push_back(on_input);
@@ -303,14 +304,15 @@ absl::Status DepthwiseEmitter::SumBlock(const IrIndex& index) {
   for (size_t t = 0; t < taps_.size(); t += last.size) {
     llvm::Value* offset = b_.CreateMul(index[0], I64(strides_[0]));
     for (int64_t i = 0; i < n; ++i) {
-      offset = b_.CreateAdd(offset, b_.CreateMul(Coordinate(index, i, t),
-                                                 I64(strides_[1 + i])));
+      offset = b_.CreateAdd(
+          offset, b_.CreateMul(Coordinate(index, i, t), I64(strides_[1 + i])));
     }
     rows.push_back(At(input_, offset));
   }
   const TapAddress address = [&](size_t t, int64_t p, llvm::Value* c0) {
-    const int64_t past = (taps_[t][n - 1] * last.window_dilation +
-                          p * last.stride) * strides_[n];
+    const int64_t past =
+        (taps_[t][n - 1] * last.window_dilation + p * last.stride) *
+        strides_[n];
     return At(rows[t / last.size], b_.CreateAdd(c0, I64(past)));
   };
   // The input kDepthwisePrefetch positions ahead is asked for, a vector of
@@ -321,11 +323,11 @@ absl::Status DepthwiseEmitter::SumBlock(const IrIndex& index) {
     const int64_t right = (last.size - 1) * last.window_dilation;
     for (int64_t p = 0; p < kDepthwiseBlock; ++p) {
       const int64_t ahead = kDepthwisePrefetch + p;
-      EmitPrefetch(b_,
-                   At(rows.back(),
-                      b_.CreateAdd(c0, I64((right + ahead * last.stride) *
-                                           strides_[n]))),
-                   3);
+      EmitPrefetch(
+          b_,
+          At(rows.back(), b_.CreateAdd(c0, I64((right + ahead * last.stride) *
+                                               strides_[n]))),
+          3);
     }
   };
   absl::Status status = SumRows(address, nullptr, kDepthwiseBlock);
@@ -335,8 +337,7 @@ absl::Status DepthwiseEmitter::SumBlock(const IrIndex& index) {
 
 absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
                                            llvm::Value* row_start,
-                                           llvm::Value* from,
-                                           llvm::Value* to) {
+                                           llvm::Value* from, llvm::Value* to) {
   const int64_t n = rank_ - 2;
   const Shape& input = conv_.operand(0)->shape();
   // Whether the row's taps along the other dimensions all land on the
@@ -347,18 +348,19 @@ absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
     const WindowDimension& d = window_[i];
     llvm::Value* first = b_.CreateSub(
         b_.CreateMul(row_index[1 + i], I64(d.stride)), I64(d.padding_low));
-    llvm::Value* last = b_.CreateAdd(
-        first, I64((d.size - 1) * d.window_dilation));
+    llvm::Value* last =
+        b_.CreateAdd(first, I64((d.size - 1) * d.window_dilation));
     inside = b_.CreateAnd(
-        inside, b_.CreateAnd(b_.CreateICmpSGE(first, I64(0)),
-                             b_.CreateICmpSLT(last, I64(input.dimensions(1 + i)))));
+        inside,
+        b_.CreateAnd(b_.CreateICmpSGE(first, I64(0)),
+                     b_.CreateICmpSLT(last, I64(input.dimensions(1 + i)))));
   }
   // The columns [lo, hi) whose taps along the last dimension all land on
   // it: col * stride - padding_low >= 0 and col * stride + (size - 1) *
   // dilation - padding_low < input.
   const WindowDimension& d = window_[n - 1];
-  const int64_t lo = std::max<int64_t>(0, FloorDiv(d.padding_low + d.stride - 1,
-                                                   d.stride));
+  const int64_t lo =
+      std::max<int64_t>(0, FloorDiv(d.padding_low + d.stride - 1, d.stride));
   const int64_t hi = std::max<int64_t>(
       lo, FloorDiv(input.dimensions(n) - (d.size - 1) * d.window_dilation +
                        d.padding_low + d.stride - 1,
@@ -372,7 +374,8 @@ absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
   // Steps along the row: a block where one fits in [a, z) (the last one
   // ending at z, over positions the one before computed already: the same
   // values again), a position alone elsewhere; then the step's epilogue.
-  llvm::Value* fits = b_.CreateICmpSGE(b_.CreateSub(z, a), I64(kDepthwiseBlock));
+  llvm::Value* fits =
+      b_.CreateICmpSGE(b_.CreateSub(z, a), I64(kDepthwiseBlock));
   llvm::Value* last_start = b_.CreateSub(z, I64(kDepthwiseBlock));
   llvm::LLVMContext& context = b_.getContext();
   llvm::Function* function = b_.GetInsertBlock()->getParent();
@@ -398,8 +401,8 @@ absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
     return index;
   };
   b_.SetInsertPoint(block);
-  llvm::Value* start = b_.CreateSelect(b_.CreateICmpSLT(col, last_start), col,
-                                       last_start);
+  llvm::Value* start =
+      b_.CreateSelect(b_.CreateICmpSLT(col, last_start), col, last_start);
   RETURN_IF_ERROR(SumBlock(at(start)));
   llvm::BasicBlock* block_end = b_.GetInsertBlock();
   b_.CreateBr(join);
@@ -430,8 +433,9 @@ absl::Status DepthwiseEmitter::EpilogueInto(const IrIndex& index,
   // of sums.
   llvm::Value* row = nullptr;
   elements_.Bind(conv_, [&](const IrIndex& at) -> llvm::Value* {
-    return b_.CreateLoad(element_type_,
-                         At(sums_, b_.CreateAdd(row, b_.CreateAdd(shift_, at.back()))));
+    return b_.CreateLoad(
+        element_type_,
+        At(sums_, b_.CreateAdd(row, b_.CreateAdd(shift_, at.back()))));
   });
   absl::Status status = EmitForLoop(
       b_, I64(0), positions, "epilogue_position",
@@ -439,7 +443,8 @@ absl::Status DepthwiseEmitter::EpilogueInto(const IrIndex& index,
         row = b_.CreateMul(p, I64(row_));
         IrIndex at = index;
         if (rank_ > 2) at.back() = b_.CreateAdd(at.back(), p);
-        llvm::Value* start = b_.CreateAdd(first, b_.CreateMul(p, I64(features_)));
+        llvm::Value* start =
+            b_.CreateAdd(first, b_.CreateMul(p, I64(features_)));
         return EmitForLoop(
             b_, I64(0), I64(features_), "epilogue",
             [&](llvm::Value* f) -> absl::Status {
@@ -474,8 +479,8 @@ absl::Status DepthwiseEmitter::EmitEpilogue(const IrIndex& index,
   RETURN_IF_ERROR(EpilogueInto(index, positions, staged_, I64(0)));
   // The positions' rows are contiguous in the output and whole aligned
   // vectors there: copy them out without reading the output's lines.
-  llvm::MDNode* nontemporal = llvm::MDNode::get(
-      context, llvm::ConstantAsMetadata::get(b_.getInt32(1)));
+  llvm::MDNode* nontemporal =
+      llvm::MDNode::get(context, llvm::ConstantAsMetadata::get(b_.getInt32(1)));
   const llvm::Align align(HostVectorBytes());
   RETURN_IF_ERROR(EmitForLoop(
       b_, I64(0), b_.CreateMul(positions, I64(features_ / lanes_)),
@@ -504,8 +509,8 @@ absl::Status DepthwiseEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   input_ = elements_.parameter_buffer(conv_.operand(0)->parameter_number());
   const int64_t positions = rank_ > 2 ? kDepthwiseBlock : 1;
   row_ = (features_ + 2 * lanes_ - 1) / lanes_ * lanes_;
-  weights_ = EntryArray(static_cast<int64_t>(taps_.size()) * row_,
-                        "dw_weights");
+  weights_ =
+      EntryArray(static_cast<int64_t>(taps_.size()) * row_, "dw_weights");
   sums_ = EntryArray(positions * row_, "dw_sums");
   const int64_t bytes = primitive_util::ByteWidth(type_);
   // Streamed: vectors of the result's own type, each position's row whole
@@ -528,17 +533,16 @@ absl::Status DepthwiseEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   head_ = I64(0);
   shift_ = I64(0);
   if (features_ * bytes % vector_bytes == 0) {
-    llvm::Value* misaligned =
-        b_.CreateAnd(b_.CreatePtrToInt(input_, b_.getInt64Ty()),
-                     I64(vector_bytes - 1));
-    llvm::Value* head = b_.CreateUDiv(
-        b_.CreateSub(I64(vector_bytes), misaligned), I64(bytes));
+    llvm::Value* misaligned = b_.CreateAnd(
+        b_.CreatePtrToInt(input_, b_.getInt64Ty()), I64(vector_bytes - 1));
+    llvm::Value* head =
+        b_.CreateUDiv(b_.CreateSub(I64(vector_bytes), misaligned), I64(bytes));
     llvm::Value* usable = b_.CreateAnd(
         b_.CreateICmpNE(misaligned, I64(0)),
         b_.CreateICmpEQ(b_.CreateURem(misaligned, I64(bytes)), I64(0)));
     head_ = b_.CreateSelect(usable, head, I64(0));
-    shift_ = b_.CreateSelect(usable, b_.CreateUDiv(misaligned, I64(bytes)),
-                             I64(0));
+    shift_ =
+        b_.CreateSelect(usable, b_.CreateUDiv(misaligned, I64(bytes)), I64(0));
   }
   RETURN_IF_ERROR(FillWeights());
   whole_ = b_.CreateUDiv(b_.CreateSub(I64(features_), head_), I64(lanes_));
@@ -553,12 +557,12 @@ absl::Status DepthwiseEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   m1 = b_.CreateSelect(b_.CreateICmpSLT(m1, I64(m)), m1, I64(m));
   absl::Status status;
   if (rank_ > 2) {
-    status = EmitRowSegments(
-        b_, dims, m0, m1,
-        [&](const IrIndex& row_index, llvm::Value* row_start,
-            llvm::Value* from, llvm::Value* to) {
-          return EmitSegment(row_index, row_start, from, to);
-        });
+    status =
+        EmitRowSegments(b_, dims, m0, m1,
+                        [&](const IrIndex& row_index, llvm::Value* row_start,
+                            llvm::Value* from, llvm::Value* to) {
+                          return EmitSegment(row_index, row_start, from, to);
+                        });
   } else {
     status = EmitForLoop(
         b_, m0, m1, "position",
@@ -574,13 +578,10 @@ absl::Status DepthwiseEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
 
 }  // namespace
 
-absl::Status EmitDepthwiseKernel(llvm::IRBuilder<>& b,
-                                 const HloComputation& fused,
-                                 const HloInstruction& conv,
-                                 const DotPlan& plan,
-                                 ElementalEmitter& elements,
-                                 llvm::Value* result, llvm::Value* begin,
-                                 llvm::Value* end) {
+absl::Status EmitDepthwiseKernel(
+    llvm::IRBuilder<>& b, const HloComputation& fused,
+    const HloInstruction& conv, const DotPlan& plan, ElementalEmitter& elements,
+    llvm::Value* result, llvm::Value* begin, llvm::Value* end) {
   RET_CHECK(IsDepthwiseProduct(conv), conv.ToString());
   DepthwiseEmitter emitter(b, fused, conv, plan, elements, result);
   return emitter.Emit(begin, end);

@@ -34,10 +34,9 @@ using ::testing::Not;
 // ROOT c = convolution(x, w) with `attributes`, the result shape inferred.
 std::string DepthwiseModule(const std::string& x, const std::string& w,
                             const std::string& attributes) {
-  return absl::StrCat("HloModule m\nENTRY e {\n  x = ", x,
-                      " parameter(0)\n  w = ", w,
-                      " parameter(1)\n  ROOT c = convolution(x, w), ",
-                      attributes, "\n}\n");
+  return absl::StrCat(
+      "HloModule m\nENTRY e {\n  x = ", x, " parameter(0)\n  w = ", w,
+      " parameter(1)\n  ROOT c = convolution(x, w), ", attributes, "\n}\n");
 }
 
 CompileOptions Reassociating() {
@@ -49,13 +48,16 @@ CompileOptions Reassociating() {
 // The one depthwise kernel of `text` compiled with `options`: its plan.
 std::string KernelPlan(const std::string& text, const CompileOptions& options) {
   std::unique_ptr<HloModule> module = ParseHloModule(text).value();
-  std::unique_ptr<HloModule> fused = OptimizeForBackend(*module, options).value();
+  std::unique_ptr<HloModule> fused =
+      OptimizeForBackend(*module, options).value();
   std::string plan;
   for (const HloInstruction* instruction :
        fused->entry_computation()->instructions()) {
     if (instruction->opcode() != HloOpcode::kFusion) continue;
-    for (const HloInstruction* member : instruction->to_apply()->instructions()) {
-      if (IsDepthwiseProduct(*member)) plan = instruction->fusion_plan()->ToString();
+    for (const HloInstruction* member :
+         instruction->to_apply()->instructions()) {
+      if (IsDepthwiseProduct(*member))
+        plan = instruction->fusion_plan()->ToString();
     }
   }
   return plan;
@@ -79,7 +81,8 @@ Literal ExpectKernelMatches(const std::string& text,
   if (!results.ok()) return Literal();
   EXPECT_EQ((*results)[0], (*results)[1]);
   EXPECT_EQ((*results)[0], (*results)[2]);
-  absl::StatusOr<Literal> expected = EvaluateModule(*module, Pointers(arguments));
+  absl::StatusOr<Literal> expected =
+      EvaluateModule(*module, Pointers(arguments));
   EXPECT_OK(expected.status());
   if (expected.ok()) {
     EXPECT_OK(LiteralUtil::Near(*expected, (*results)[0], 2e-4, 2e-4));
@@ -108,9 +111,10 @@ TEST(DepthwiseKernelTest, RowsOfEveryLengthAroundABlock) {
 // blocked dimension; 1-D and 3-D windows; f64.
 TEST(DepthwiseKernelTest, BlocksOfEveryWindowForm) {
   const std::string cases[] = {
-      DepthwiseModule("f32[1,4,29,24]", "f32[3,3,1,24]",
-                      "window={size=3x3 stride=1x2 pad=1_1x1_1 rhs_dilate=1x2}, "
-                      "dim_labels=b01f_01io->b01f, feature_group_count=24"),
+      DepthwiseModule(
+          "f32[1,4,29,24]", "f32[3,3,1,24]",
+          "window={size=3x3 stride=1x2 pad=1_1x1_1 rhs_dilate=1x2}, "
+          "dim_labels=b01f_01io->b01f, feature_group_count=24"),
       DepthwiseModule("f32[1,5,23,17]", "f32[2,5,1,17]",
                       "window={size=2x5 stride=1x3 pad=0_1x4_4 "
                       "rhs_reversal=1x1}, dim_labels=b01f_01io->b01f, "
@@ -163,8 +167,8 @@ ENTRY e {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
                        Compile(*module, streaming));
   std::vector<char> storage(plain.size_bytes() + 128);
-  char* base = storage.data() + (64 - reinterpret_cast<uintptr_t>(
-                                          storage.data()) % 64);
+  char* base =
+      storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64);
   std::vector<const void*> inputs;
   for (const Literal& argument : arguments) {
     inputs.push_back(argument.untyped_data());
@@ -173,9 +177,8 @@ ENTRY e {
     std::memset(base + offset, 0xff, plain.size_bytes());
     void* results[] = {base + offset};
     ASSERT_OK(executable->RunBuffers(inputs, results));
-    EXPECT_EQ(std::memcmp(base + offset, plain.untyped_data(),
-                          plain.size_bytes()),
-              0)
+    EXPECT_EQ(
+        std::memcmp(base + offset, plain.untyped_data(), plain.size_bytes()), 0)
         << "result " << offset << " bytes past a line";
   }
 }
