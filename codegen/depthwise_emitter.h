@@ -6,22 +6,31 @@
 //   * The kernel's weights are generated once per call into a stack block,
 //     a row of features per tap, in window order (reversed taps read their
 //     reversed weights).
-//   * Per output position, per vector of features, the taps are summed in
-//     window order by fused multiply-adds, the sum starting from the first
-//     tap's product: the vectors are those of the input's own alignment
-//     (when a position's features are whole cache lines, the first vector
-//     holds the features up to the input's first 64-byte boundary, masked,
+//   * A unit visits its positions a row (of the last spatial dimension) at
+//     a time. Within a row, the positions whose taps all land on the input
+//     go in blocks of kDepthwiseBlock: per vector of features, each tap's
+//     weights are loaded once for the block, and an input vector that
+//     several positions' taps share (stride 1) is loaded once, so the
+//     loads are few per multiply-add and the block's sums are independent
+//     chains; each block prefetches the input of the positions
+//     kDepthwisePrefetch ahead. The other positions go one at a time
+//     (summed as a block's are): taps in the window's
+//     padding are skipped (not multiplied by zeros, so an infinite weight
+//     there adds nothing, as in the interpreter).
+//   * Per position, per vector of features, the taps are summed in window
+//     order by fused multiply-adds, the sum starting from zero, in both
+//     paths alike: the vectors are those of the input's own alignment
+//     (when a position's features are whole vectors, the first vector
+//     holds the features up to the input's first vector boundary, masked,
 //     and the rest are aligned), since an input read nine times misaligned
 //     costs half again (a NumPy array is 16 bytes past a line).
-//   * A position whose taps all land on the input sums them unmasked; on
-//     the border, taps in the window's padding are skipped (not multiplied
-//     by zeros, so an infinite weight there adds nothing, as in the
-//     interpreter).
-//   * The position's sums go through a row of the stack, from which the
-//     epilogue (or a copy) writes them out.
+//   * The positions' sums go through rows of the stack, from which the
+//     epilogue (or a copy) writes them out; where the plan streams and the
+//     output rows are whole aligned vectors, through another stack row and
+//     out with non-temporal stores (no read of the output's lines).
 //
-// Each output element is computed by one unit in one order, so results do
-// not depend on the thread count.
+// Each output element is computed in one order whatever the unit, so
+// results do not depend on the thread count.
 #ifndef MXLA_CODEGEN_DEPTHWISE_EMITTER_H_
 #define MXLA_CODEGEN_DEPTHWISE_EMITTER_H_
 
@@ -32,6 +41,14 @@
 #include "llvm/IR/IRBuilder.h"
 
 namespace mxla::codegen {
+
+// Output positions a block of the kernel takes at once, and how many
+// positions ahead of a block it prefetches input. On a 56x56x256 3x3 input
+// in memory (not cache), prefetching cut the time by about a quarter, and
+// blocks of 8 were slower than blocks of 4 (noisy runs: 4 or 8 ahead and
+// blocks of 4 or 6 were not told apart).
+inline constexpr int64_t kDepthwiseBlock = 4;
+inline constexpr int64_t kDepthwisePrefetch = 8;
 
 // Emits the units [begin, end) of the dot fusion `fused` whose product,
 // `conv`, is a depthwise product, into `result` per `plan`; the root (conv

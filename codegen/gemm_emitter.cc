@@ -926,12 +926,17 @@ void GemmEmitter::MultiplyAddStep(
   }
   for (int64_t i = 0; i < rows; ++i) {
     llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, lhs(i));
+    // A row's keep as a vector of lanes: a masked multiply-add (AVX-512)
+    // or a blend, where a scalar condition became a branch per product.
+    llvm::Value* kept = keep == nullptr
+                            ? nullptr
+                            : b_.CreateVectorSplat(tile_.lanes, (*keep)[i]);
     for (int64_t v = 0; v < vectors; ++v) {
       llvm::Value* acc = accumulators_[i * vectors + v];
       llvm::Value* before = b_.CreateLoad(vector_type_, acc);
       llvm::Value* after = b_.CreateIntrinsic(
           llvm::Intrinsic::fmuladd, {vector_type_}, {splat, rhs[v], before});
-      if (keep != nullptr) after = b_.CreateSelect((*keep)[i], after, before);
+      if (kept != nullptr) after = b_.CreateSelect(kept, after, before);
       b_.CreateStore(after, acc);
     }
   }

@@ -284,12 +284,17 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue, bool streams) {
   const int64_t bytes = primitive_util::ByteWidth(dot.shape().element_type());
   DotPlan plan;
   if (IsDepthwiseProduct(dot)) {
-    // The depthwise kernel: units of whole rows (output positions), all
-    // taps and features each, about 8 of them; its stores are plain.
+    // The depthwise kernel: units of output positions, all taps and
+    // features each, about kDepthwiseUnits of them, so that 2, 3, 4 or 6
+    // threads get near-equal shares (a thread's units are contiguous, and
+    // the kernel blocks positions across unit boundaries). Its stores
+    // stream where the fusion's result does.
+    constexpr int64_t kDepthwiseUnits = 24;
     plan.k_block = flat.k;
     plan.n_block = flat.n;
-    plan.m_block = RowsPerUnit(flat, plan.n_block);
+    plan.m_block = std::max<int64_t>(1, CeilDiv(flat.m, kDepthwiseUnits));
     plan.units = CeilDiv(flat.m, plan.m_block);
+    if (streams) plan.store = StoreKind::kStreaming;
     return plan;
   }
   // An epilogue applies as each tile is stored: one slice for all of k.
