@@ -29,9 +29,8 @@
 namespace mxla {
 namespace {
 
-using ::mxla::testing::CompareLiterals;
+using ::mxla::testing::MatchesInterpreterAtThreadCounts;
 using ::mxla::testing::Pointers;
-using ::mxla::testing::RunAtThreadCounts;
 
 bool IsFloat(PrimitiveType type) {
   return type == F16 || type == BF16 || type == F32 || type == F64;
@@ -156,17 +155,8 @@ void ExpectSameBits(const std::string& text,
                     const std::vector<Literal>& arguments) {
   SCOPED_TRACE(text.substr(0, 400));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
-  ASSERT_OK_AND_ASSIGN(Literal expected,
-                       EvaluateModule(*module, Pointers(arguments)));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
-                       Compile(*module, {}));
-  ASSERT_OK_AND_ASSIGN(
-      std::vector<Literal> results,
-      RunAtThreadCounts(*executable, Pointers(arguments), {1, 2, 3}));
-  for (size_t i = 0; i < results.size(); ++i) {
-    EXPECT_TRUE(CompareLiterals(expected, results[i], std::nullopt))
-        << "threads " << i + 1;
-  }
+  EXPECT_TRUE(MatchesInterpreterAtThreadCounts(*module, Pointers(arguments),
+                                               {1, 2, 3}));
 }
 
 // The compiled module's sort steps, in program order (their subprograms

@@ -29,7 +29,7 @@
 namespace mxla {
 namespace {
 
-using ::mxla::testing::CompareLiterals;
+using ::mxla::testing::MatchesInterpreterAtThreadCounts;
 using ::mxla::testing::Pointers;
 using ::mxla::testing::RunAtThreadCounts;
 
@@ -38,17 +38,8 @@ void ExpectSameBits(const std::string& text,
                     const std::vector<Literal>& arguments) {
   SCOPED_TRACE(text);
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
-  ASSERT_OK_AND_ASSIGN(Literal expected,
-                       EvaluateModule(*module, Pointers(arguments)));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
-                       Compile(*module, {}));
-  ASSERT_OK_AND_ASSIGN(
-      std::vector<Literal> results,
-      RunAtThreadCounts(*executable, Pointers(arguments), {1, 2, 3}));
-  for (size_t i = 0; i < results.size(); ++i) {
-    EXPECT_TRUE(CompareLiterals(expected, results[i], std::nullopt))
-        << "threads " << i + 1;
-  }
+  EXPECT_TRUE(MatchesInterpreterAtThreadCounts(*module, Pointers(arguments),
+                                               {1, 2, 3}));
 }
 
 // Keys of 16 bits: half from a pool of specials (zeros of both signs,

@@ -276,4 +276,32 @@ absl::StatusOr<std::vector<Literal>> RunAtThreadCounts(
   return results;
 }
 
+::testing::AssertionResult MatchesInterpreterAtThreadCounts(
+    const HloModule& module, absl::Span<const Literal* const> arguments,
+    absl::Span<const int> thread_counts,
+    const std::optional<ErrorSpec>& error) {
+  absl::StatusOr<Literal> expected = EvaluateModule(module, arguments);
+  if (!expected.ok()) {
+    return ::testing::AssertionFailure()
+           << "interpreter: " << expected.status().ToString();
+  }
+  absl::StatusOr<std::unique_ptr<Executable>> executable = Compile(module, {});
+  if (!executable.ok()) {
+    return ::testing::AssertionFailure()
+           << "compile: " << executable.status().ToString();
+  }
+  absl::StatusOr<std::vector<Literal>> results =
+      RunAtThreadCounts(**executable, arguments, thread_counts);
+  if (!results.ok()) {
+    return ::testing::AssertionFailure()
+           << "run: " << results.status().ToString();
+  }
+  for (size_t i = 0; i < results->size(); ++i) {
+    ::testing::AssertionResult same =
+        CompareLiterals(*expected, (*results)[i], error);
+    if (!same) return same << " (at " << thread_counts[i] << " threads)";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace mxla::testing

@@ -80,6 +80,14 @@ absl::StatusOr<std::vector<Literal>> RunAtThreadCounts(
     const Executable& executable, absl::Span<const Literal* const> arguments,
     absl::Span<const int> thread_counts);
 
+// Compiles `module` with the default options, runs it at each of
+// `thread_counts` and checks every result against the interpreter's,
+// bit-exact (or within `error`): what the native kernels' tests assert.
+::testing::AssertionResult MatchesInterpreterAtThreadCounts(
+    const HloModule& module, absl::Span<const Literal* const> arguments,
+    absl::Span<const int> thread_counts,
+    const std::optional<ErrorSpec>& error = std::nullopt);
+
 // `actual` against `expected`, bit-exact or within `error`.
 ::testing::AssertionResult CompareLiterals(
     const Literal& expected, const Literal& actual,
