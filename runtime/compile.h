@@ -16,54 +16,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "codegen/codegen_options.h"
 #include "ir/hlo_module.h"
-#include "passes/pass_pipeline.h"
+#include "runtime/compile_options.h"
 #include "runtime/executable.h"
 
 namespace mxla {
-
-enum class Backend { kJit, kInterpreter };
-
-// "jit" or "interpreter"; ParseBackend is its inverse, InvalidArgument for
-// any other name.
-absl::string_view BackendName(Backend backend);
-absl::StatusOr<Backend> ParseBackend(absl::string_view name);
-
-// Threads are not a compile option: they do not change the compiled code
-// (the runtime splits each kernel's range), so they are no part of the
-// compile cache's key. Choose them per run with RunOptions (executable.h).
-struct CompileOptions {
-  Backend backend = Backend::kJit;
-  // The passes to run instead of the default pipeline (empty runs none).
-  // The jit backend then still lowers broadcasts and fuses.
-  std::optional<std::vector<std::string>> passes;
-  PipelineOptions pipeline;
-  CodegenOptions codegen;
-  // jit only: run each while loop without infeed or outfeed as one native
-  // function that calls its condition's and body's kernels directly
-  // (runtime/native_loop.h), instead of step by step through the loop's
-  // programs (still used when a run sets RunOptions::max_loop_trips or
-  // RunOptions::profile).
-  bool native_loops = true;
-  // jit only: reuse the program of an earlier compile of the same module
-  // with the same options (runtime/compile_cache.h). Compiles that dump
-  // (pipeline.dump_dir or MXLA_DUMP_DIR) always run the pipeline.
-  bool use_cache = true;
-  // jit only, with use_cache: the persistent compile cache's directory
-  // (runtime/persistent_cache.h), shared by processes; created when
-  // missing. Empty: the MXLA_CACHE_DIR environment variable, else none.
-  // Not part of any cache key: it does not change the code.
-  std::string cache_dir;
-  // Past this many bytes of entries the directory's least recently used
-  // entries are deleted.
-  int64_t cache_max_bytes = int64_t{1} << 30;
-  // jit only: the budget a run's result plus temporaries must fit
-  // (ir/memory_budget.h), checked whether the program was compiled or
-  // cached. Unset: MemoryLimitBytes() (runtime/memory_limit.h). The
-  // interpreter's budget is a run's (RunOptions::memory_limit_bytes).
-  std::optional<int64_t> memory_limit_bytes;
-};
 
 // Verifies `module` (builder form allowed), optimizes a copy, compiles it.
 // Invalid modules are InvalidArgument; the input is never modified, and the
@@ -81,15 +38,6 @@ struct CompileOptions {
 // directories).
 absl::StatusOr<std::unique_ptr<Executable>> Compile(
     const HloModule& module, const CompileOptions& options = {});
-
-// The directory Compile dumps into: options.pipeline.dump_dir, else the
-// MXLA_DUMP_DIR environment variable, else none ("").
-std::string DumpDirectory(const CompileOptions& options);
-
-// The options part of the compile cache's key (runtime/compile_cache.h):
-// every option that changes the compiled code, as a short string. Together
-// with the module's structure it decides whether a compile is a hit.
-std::string CompileOptionsKey(const CompileOptions& options);
 
 // Verifies `module` (builder mode) and returns the module the HLO passes
 // make of it for `options` (the compile pipeline's stages through
