@@ -126,6 +126,24 @@ ENTRY main {
   std::map<std::string, std::vector<Row>> sections_;
 };
 
+// A stage list `where` documents, all the jit's and the interpreter's
+// part, against each backend's pipeline.
+void ExpectStageLists(const std::vector<std::string>& jit_stages,
+                      const std::vector<std::string>& interpreter_stages,
+                      const std::string& where) {
+  for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
+    CompileOptions options;
+    options.backend = backend;
+    absl::StatusOr<std::unique_ptr<CompilePipeline>> pipeline =
+        CompilePipeline::Create(options);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    EXPECT_THAT(backend == Backend::kJit ? jit_stages : interpreter_stages,
+                ElementsAreArray((*pipeline)->StageNames()))
+        << where << "'s stages are not the " << BackendName(backend)
+        << "'s stage list";
+  }
+}
+
 TEST_F(PassesDocTest, StagesAreThePipelinesStages) {
   std::vector<Row> rows = Section("Stages");
   std::vector<std::string> interpreter_stages;
@@ -133,20 +151,7 @@ TEST_F(PassesDocTest, StagesAreThePipelinesStages) {
     ASSERT_GE(row.size(), 3u) << "a stage row needs jit and interpreter cells";
     if (row[2] == "yes") interpreter_stages.push_back(row[0]);
   }
-  CompileOptions jit;
-  jit.backend = Backend::kJit;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<CompilePipeline> jit_pipeline,
-                       CompilePipeline::Create(jit));
-  EXPECT_THAT(Names(rows), ElementsAreArray(jit_pipeline->StageNames()))
-      << "docs/passes.md's stage table is not the jit's stage list";
-  CompileOptions interpreter;
-  interpreter.backend = Backend::kInterpreter;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<CompilePipeline> interpreter_pipeline,
-                       CompilePipeline::Create(interpreter));
-  EXPECT_THAT(interpreter_stages,
-              ElementsAreArray(interpreter_pipeline->StageNames()))
-      << "docs/passes.md's interpreter column is not the interpreter's "
-         "stage list";
+  ExpectStageLists(Names(rows), interpreter_stages, "docs/passes.md");
 }
 
 TEST_F(PassesDocTest, DefaultPassesAreWhatACompileRuns) {
@@ -211,20 +216,8 @@ TEST(CompilePipelineHeaderTest, StageTableIsThePipelinesStages) {
     jit_stages.push_back(match[1]);
     if (match[2] == "jit, interpreter") interpreter_stages.push_back(match[1]);
   }
-  CompileOptions jit;
-  jit.backend = Backend::kJit;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<CompilePipeline> jit_pipeline,
-                       CompilePipeline::Create(jit));
-  EXPECT_THAT(jit_stages, ElementsAreArray(jit_pipeline->StageNames()))
-      << "runtime/compile_pipeline.h's stage table is not the jit's stages";
-  CompileOptions interpreter;
-  interpreter.backend = Backend::kInterpreter;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<CompilePipeline> interpreter_pipeline,
-                       CompilePipeline::Create(interpreter));
-  EXPECT_THAT(interpreter_stages,
-              ElementsAreArray(interpreter_pipeline->StageNames()))
-      << "runtime/compile_pipeline.h's stage table is not the interpreter's "
-         "stages";
+  ExpectStageLists(jit_stages, interpreter_stages,
+                   "runtime/compile_pipeline.h");
 }
 
 // The parser the tests above rely on: rows outside code blocks, first
