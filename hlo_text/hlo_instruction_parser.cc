@@ -295,6 +295,125 @@ size_t CalleeIndex(const OpSpec& spec, AttrId id) {
   return index;
 }
 
+// `{a, b, ...}`: the computations a kComputationList attribute names.
+absl::StatusOr<std::vector<HloComputation*>> ParseComputationList(
+    TokenCursor& cursor, const ModuleParseState& module) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  std::vector<HloComputation*> callees;
+  while (!cursor.Is(TokenKind::kRBrace)) {
+    if (!callees.empty()) RETURN_IF_ERROR(cursor.Expect(TokenKind::kComma));
+    ASSIGN_OR_RETURN(HloComputation * callee,
+                     ParseComputationName(cursor, module));
+    callees.push_back(callee);
+  }
+  cursor.Next();
+  return callees;
+}
+
+// A kComputation attribute: its computation, put at its place among the
+// op's callees (CalleeIndex).
+absl::Status ParseCallee(TokenCursor& cursor, const OpSpec& spec, AttrId id,
+                         const ModuleParseState& module,
+                         std::vector<HloComputation*>& callees) {
+  ASSIGN_OR_RETURN(HloComputation * callee,
+                   ParseComputationName(cursor, module));
+  size_t index = CalleeIndex(spec, id);
+  if (callees.size() <= index) callees.resize(index + 1, nullptr);
+  callees[index] = callee;
+  return absl::OkStatus();
+}
+
+// A padding configuration, as (low, high, interior) per dimension.
+absl::StatusOr<std::vector<int64_t>> ParsePaddingTriples(TokenCursor& cursor) {
+  // The lexer checked the form: -?N_-?N(_N)? per dimension, 'x' between.
+  if (!cursor.Is(TokenKind::kPadding)) {
+    return cursor.Expected("a padding configuration like 1_2x0_0_1");
+  }
+  const Token token = cursor.Next();
+  std::vector<int64_t> triples;
+  for (absl::string_view dim : absl::StrSplit(token.text, 'x')) {
+    std::vector<absl::string_view> parts = absl::StrSplit(dim, '_');
+    int64_t low = 0, high = 0, interior = 0;
+    if (!absl::SimpleAtoi(parts[0], &low) ||
+        !absl::SimpleAtoi(parts[1], &high) ||
+        (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &interior))) {
+      return TokenCursor::ErrorAt(
+          token, absl::StrCat("padding value out of range in '", dim, "'"));
+    }
+    triples.insert(triples.end(), {low, high, interior});
+  }
+  return triples;
+}
+
+// `{size=3x3 stride=2x1 pad=1_1x0_0 ...}`: key=value, no commas. Returns
+// the window encoded as the attribute holds it (EncodeWindow).
+absl::StatusOr<std::vector<int64_t>> ParseWindowAttribute(TokenCursor& cursor) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
+  Window window;
+  while (!cursor.Is(TokenKind::kRBrace)) {
+    const Token key = cursor.Peek();
+    RETURN_IF_ERROR(cursor.ExpectName("a window field").status());
+    RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
+    const Token value = cursor.Peek();
+    if (!cursor.Is(TokenKind::kInt) && !cursor.Is(TokenKind::kDimsX) &&
+        !cursor.Is(TokenKind::kPadding)) {
+      return cursor.Expected(
+          absl::StrCat("a value for window field ", key.text));
+    }
+    cursor.Next();
+    absl::Status set = SetWindowField(key.text, value.text, window);
+    if (!set.ok()) return TokenCursor::ErrorAt(key, set.message());
+  }
+  cursor.Next();
+  return EncodeWindow(window);
+}
+
+// `b01f_01io->b01f`: a name, '->', a name, checked as convolution labels.
+absl::StatusOr<std::string> ParseConvDimLabels(TokenCursor& cursor) {
+  const Token start = cursor.Peek();
+  ASSIGN_OR_RETURN(std::string lhs_rhs,
+                   cursor.ExpectName("convolution dim_labels"));
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kArrow));
+  ASSIGN_OR_RETURN(std::string output,
+                   cursor.ExpectName("convolution output dim_labels"));
+  std::string labels = absl::StrCat(lhs_rhs, "->", output);
+  absl::Status valid = ParseConvolutionDimLabels(labels).status();
+  if (!valid.ok()) return TokenCursor::ErrorAt(start, valid.message());
+  return labels;
+}
+
+// A number for attribute `name`, kept as it was written.
+absl::StatusOr<std::string> ParseNumberText(TokenCursor& cursor,
+                                            absl::string_view name) {
+  if (!cursor.Is(TokenKind::kFloat) && !cursor.Is(TokenKind::kInt)) {
+    return cursor.Expected(absl::StrCat("a number for ", name));
+  }
+  return std::string(cursor.Next().text);
+}
+
+// A string for attribute `name`.
+absl::StatusOr<std::string> ParseStringText(TokenCursor& cursor,
+                                            absl::string_view name) {
+  if (!cursor.Is(TokenKind::kString)) {
+    return cursor.Expected(absl::StrCat("a string for ", name));
+  }
+  return cursor.Next().text;
+}
+
+// A kName attribute (an operand's name, checked against the operands
+// later): kept unless the op only checks it.
+absl::Status ParseNameAttribute(TokenCursor& cursor, const OpSpec& spec,
+                                AttrId id, Attributes& attributes) {
+  const Token name = cursor.Peek();
+  RETURN_IF_ERROR(
+      cursor.ExpectName(absl::StrCat("a ", GetAttrInfo(id).name)).status());
+  const AttrSlot* slot = spec.FindAttribute(id);
+  if (slot != nullptr && slot->use != AttrUse::kChecked) {
+    attributes.values.Set(id, name.text);
+  }
+  return absl::OkStatus();
+}
+
 // Parses the value of the op's attribute `id` by its type.
 absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
                                  AttrId id, const ModuleParseState& module,
@@ -325,110 +444,24 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
       return absl::OkStatus();
     }
     case AttrType::kComputationList: {
-      RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
-      attributes.callees.clear();
-      while (!cursor.Is(TokenKind::kRBrace)) {
-        if (!attributes.callees.empty()) {
-          RETURN_IF_ERROR(cursor.Expect(TokenKind::kComma));
-        }
-        ASSIGN_OR_RETURN(HloComputation * callee,
-                         ParseComputationName(cursor, module));
-        attributes.callees.push_back(callee);
-      }
-      cursor.Next();
+      ASSIGN_OR_RETURN(attributes.callees,
+                       ParseComputationList(cursor, module));
       return absl::OkStatus();
     }
-    case AttrType::kComputation: {
-      ASSIGN_OR_RETURN(HloComputation * callee,
-                       ParseComputationName(cursor, module));
-      size_t index = CalleeIndex(spec, id);
-      if (attributes.callees.size() <= index) {
-        attributes.callees.resize(index + 1, nullptr);
-      }
-      attributes.callees[index] = callee;
-      return absl::OkStatus();
-    }
-    case AttrType::kPaddingConfig: {
-      // The lexer checked the form: -?N_-?N(_N)? per dimension, 'x' between.
-      if (!cursor.Is(TokenKind::kPadding)) {
-        return cursor.Expected("a padding configuration like 1_2x0_0_1");
-      }
-      const Token token = cursor.Next();
-      std::vector<int64_t> triples;
-      for (absl::string_view dim : absl::StrSplit(token.text, 'x')) {
-        std::vector<absl::string_view> parts = absl::StrSplit(dim, '_');
-        int64_t low = 0, high = 0, interior = 0;
-        if (!absl::SimpleAtoi(parts[0], &low) ||
-            !absl::SimpleAtoi(parts[1], &high) ||
-            (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &interior))) {
-          return TokenCursor::ErrorAt(
-              token, absl::StrCat("padding value out of range in '", dim, "'"));
-        }
-        triples.insert(triples.end(), {low, high, interior});
-      }
-      attributes.values.Set(id, std::move(triples));
-      return absl::OkStatus();
-    }
-    case AttrType::kWindow: {
-      // `{size=3x3 stride=2x1 pad=1_1x0_0 ...}`: key=value, no commas.
-      RETURN_IF_ERROR(cursor.Expect(TokenKind::kLBrace));
-      Window window;
-      while (!cursor.Is(TokenKind::kRBrace)) {
-        const Token key = cursor.Peek();
-        RETURN_IF_ERROR(cursor.ExpectName("a window field").status());
-        RETURN_IF_ERROR(cursor.Expect(TokenKind::kEqual));
-        const Token value = cursor.Peek();
-        if (!cursor.Is(TokenKind::kInt) && !cursor.Is(TokenKind::kDimsX) &&
-            !cursor.Is(TokenKind::kPadding)) {
-          return cursor.Expected(
-              absl::StrCat("a value for window field ", key.text));
-        }
-        cursor.Next();
-        absl::Status set = SetWindowField(key.text, value.text, window);
-        if (!set.ok()) return TokenCursor::ErrorAt(key, set.message());
-      }
-      cursor.Next();
-      attributes.values.Set(id, EncodeWindow(window));
-      return absl::OkStatus();
-    }
-    case AttrType::kConvDimLabels: {
-      // `b01f_01io->b01f`: a name, '->', a name.
-      const Token start = cursor.Peek();
-      ASSIGN_OR_RETURN(std::string lhs_rhs,
-                       cursor.ExpectName("convolution dim_labels"));
-      RETURN_IF_ERROR(cursor.Expect(TokenKind::kArrow));
-      ASSIGN_OR_RETURN(std::string output,
-                       cursor.ExpectName("convolution output dim_labels"));
-      std::string labels = absl::StrCat(lhs_rhs, "->", output);
-      absl::Status valid = ParseConvolutionDimLabels(labels).status();
-      if (!valid.ok()) return TokenCursor::ErrorAt(start, valid.message());
-      attributes.values.Set(id, std::move(labels));
-      return absl::OkStatus();
-    }
-    case AttrType::kFloat: {
-      if (!cursor.Is(TokenKind::kFloat) && !cursor.Is(TokenKind::kInt)) {
-        return cursor.Expected(absl::StrCat("a number for ", info.name));
-      }
-      attributes.values.Set(id, std::string(cursor.Next().text));
-      return absl::OkStatus();
-    }
-    case AttrType::kString: {
-      if (!cursor.Is(TokenKind::kString)) {
-        return cursor.Expected(absl::StrCat("a string for ", info.name));
-      }
-      attributes.values.Set(id, cursor.Next().text);
-      return absl::OkStatus();
-    }
-    case AttrType::kName: {  // Checked against the operands later.
-      const Token name = cursor.Peek();
-      RETURN_IF_ERROR(
-          cursor.ExpectName(absl::StrCat("a ", info.name)).status());
-      const AttrSlot* slot = spec.FindAttribute(id);
-      if (slot != nullptr && slot->use != AttrUse::kChecked) {
-        attributes.values.Set(id, name.text);
-      }
-      return absl::OkStatus();
-    }
+    case AttrType::kComputation:
+      return ParseCallee(cursor, spec, id, module, attributes.callees);
+    case AttrType::kPaddingConfig:
+      return keep(ParsePaddingTriples(cursor));
+    case AttrType::kWindow:
+      return keep(ParseWindowAttribute(cursor));
+    case AttrType::kConvDimLabels:
+      return keep(ParseConvDimLabels(cursor));
+    case AttrType::kFloat:
+      return keep(ParseNumberText(cursor, info.name));
+    case AttrType::kString:
+      return keep(ParseStringText(cursor, info.name));
+    case AttrType::kName:
+      return ParseNameAttribute(cursor, spec, id, attributes);
     case AttrType::kShape:
       return ParseShapeAt(cursor).status();
     case AttrType::kLiteral:
@@ -760,20 +793,17 @@ absl::StatusOr<HloComputation*> WrapAsync(
   return computation;
 }
 
-absl::StatusOr<HloInstruction*> ParseInstructionRest(
-    TokenCursor& cursor, ModuleParseState& module,
-    ComputationParseState& computation, const Header& header, bool nested) {
-  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLParen));
-  std::vector<HloInstruction*> operands;
-  std::optional<int64_t> parameter_number;
-  std::optional<Literal> literal;
-  RETURN_IF_ERROR(ParseOperandsOf(cursor, header, module, computation, operands,
-                                  parameter_number, literal));
-  RETURN_IF_ERROR(cursor.Expect(TokenKind::kRParen));
+// The attributes after the operands (none for a nested instruction: its
+// `,` goes on with the operands), completed and checked against them: an
+// async start's wrapped op, a compare's type, a broadcast of a scalar's
+// dimensions.
+absl::StatusOr<Attributes> ParseAttributesFor(
+    TokenCursor& cursor, ModuleParseState& module, const Header& header,
+    const std::vector<HloInstruction*>& operands, bool nested) {
   Attributes attributes;
   const bool wraps = header.wrapped.has_value() &&
                      header.opcode == HloOpcode::kAsyncStart;
-  if (!nested) {  // a nested instruction's `,` goes on with the operands
+  if (!nested) {
     // `<op>-start` carries the attributes of <op>.
     Header attributes_of = header;
     if (wraps) attributes_of.opcode = *header.wrapped;
@@ -800,14 +830,15 @@ absl::StatusOr<HloInstruction*> ParseInstructionRest(
     attributes.values.Set(AttrId::kDimensions, std::vector<int64_t>{});
   }
   RETURN_IF_ERROR(CheckIndices(header, attributes, operands));
+  return attributes;
+}
 
-  std::unique_ptr<HloInstruction> built =
-      Build(header, operands, std::move(attributes));
-  if (!header.shape_given) RETURN_IF_ERROR(InferResultShape(header, *built));
-  if (parameter_number.has_value()) {
-    built->set_parameter_number(*parameter_number);
-  }
-  if (literal.has_value()) built->set_literal(*std::move(literal));
+// Adds `built` to the computation under the text's name, and records the
+// name in the module and (unless nested) in the computation.
+HloInstruction* AddNamed(std::unique_ptr<HloInstruction> built,
+                         ModuleParseState& module,
+                         ComputationParseState& computation,
+                         const Header& header, bool nested) {
   const std::string& name = header.name_token.text;
   HloInstruction* added =
       computation.computation->AddInstruction(std::move(built));
@@ -827,6 +858,29 @@ absl::StatusOr<HloInstruction*> ParseInstructionRest(
     computation.instructions[name] = added;
   }
   return added;
+}
+
+absl::StatusOr<HloInstruction*> ParseInstructionRest(
+    TokenCursor& cursor, ModuleParseState& module,
+    ComputationParseState& computation, const Header& header, bool nested) {
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kLParen));
+  std::vector<HloInstruction*> operands;
+  std::optional<int64_t> parameter_number;
+  std::optional<Literal> literal;
+  RETURN_IF_ERROR(ParseOperandsOf(cursor, header, module, computation, operands,
+                                  parameter_number, literal));
+  RETURN_IF_ERROR(cursor.Expect(TokenKind::kRParen));
+  ASSIGN_OR_RETURN(
+      Attributes attributes,
+      ParseAttributesFor(cursor, module, header, operands, nested));
+  std::unique_ptr<HloInstruction> built =
+      Build(header, operands, std::move(attributes));
+  if (!header.shape_given) RETURN_IF_ERROR(InferResultShape(header, *built));
+  if (parameter_number.has_value()) {
+    built->set_parameter_number(*parameter_number);
+  }
+  if (literal.has_value()) built->set_literal(*std::move(literal));
+  return AddNamed(std::move(built), module, computation, header, nested);
 }
 
 }  // namespace

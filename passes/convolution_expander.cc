@@ -27,6 +27,185 @@ struct Sizes {
   int64_t bg, batch_per_group, g, fg, gg, og;
 };
 
+// One convolution's expansion, in the steps Expander::Expand runs in
+// order (each adds its instructions, so the order is the HLO's): the
+// input's patches, the kernel's rows, their products, the sum.
+class ConvolutionExpansion {
+ public:
+  // `lhs` and `rhs` are the operands, already in `type`.
+  ConvolutionExpansion(HloComputation& computation, const HloInstruction& conv,
+                       const ConvolutionDimensionNumbers& dnums,
+                       PrimitiveType type, const Shape& lhs, const Shape& rhs);
+
+  // Input: [BG, Bg, G, Fg, spatial...] -> patches [BG, Bg, G, Fg, o...,
+  // k...] -> [Bg, GG, o..., k..., Fg].
+  absl::StatusOr<HloInstruction*> Patches(HloInstruction* lhs);
+  // Kernel: [O, Fg, k...] (reversed where asked) -> [GG, Og, Fg, k...] ->
+  // [GG, Og, k..., Fg].
+  HloInstruction* Kernel(HloInstruction* rhs);
+  // Products [Bg, GG, Og, o..., k..., Fg], masked where a tap is outside
+  // the base.
+  absl::StatusOr<HloInstruction*> Products(HloInstruction* patches,
+                                           HloInstruction* kernel);
+  // The products summed over k... and Fg in row-major order, then
+  // [Bg, GG, Og, o...] -> [Bg, O, o...] -> the output's dimension order.
+  HloInstruction* Sum(HloInstruction* products,
+                      expansion::AddComputations& adders);
+
+ private:
+  int64_t n() const { return window_.size(); }
+  // Patches (or their mask) in the products' order of dimensions.
+  HloInstruction* Arranged(HloInstruction* patches);
+  // Where the patches sit in the products' dimensions.
+  std::vector<int64_t> PatchesInProduct() const {
+    return Concat(std::vector<int64_t>{0, 1}, Iota(3, 2 * n() + 1));
+  }
+
+  HloComputation& computation_;
+  const ConvolutionDimensionNumbers dnums_;
+  const Window window_;
+  const Shape& out_;
+  const PrimitiveType type_;
+  Sizes s_;
+  std::vector<int64_t> spatial_sizes_, positions_, taps_;
+  // The input's dimensions grouped: [BG, Bg, G, Fg, spatial...].
+  std::vector<int64_t> grouped_;
+  Shape product_;
+};
+
+ConvolutionExpansion::ConvolutionExpansion(
+    HloComputation& computation, const HloInstruction& conv,
+    const ConvolutionDimensionNumbers& dnums, PrimitiveType type,
+    const Shape& lhs, const Shape& rhs)
+    : computation_(computation),
+      dnums_(dnums),
+      window_(conv.window()),
+      out_(conv.shape()),
+      type_(type) {
+  s_.bg = conv.batch_group_count();
+  s_.g = conv.feature_group_count();
+  s_.batch_per_group = lhs.dimensions(dnums.input_batch) / s_.bg;
+  s_.fg = rhs.dimensions(dnums.kernel_input_feature);
+  s_.gg = s_.g * s_.bg;
+  s_.og = rhs.dimensions(dnums.kernel_output_feature) / s_.gg;
+  for (int64_t i = 0; i < n(); ++i) {
+    spatial_sizes_.push_back(lhs.dimensions(dnums.input_spatial[i]));
+    positions_.push_back(out_.dimensions(dnums.output_spatial[i]));
+    taps_.push_back(window_[i].size);
+  }
+  grouped_ =
+      Concat(std::vector<int64_t>{s_.bg, s_.batch_per_group, s_.g, s_.fg},
+             spatial_sizes_);
+  product_ = ShapeUtil::MakeShape(
+      type, Concat(std::vector<int64_t>{s_.batch_per_group, s_.gg, s_.og},
+                   positions_, taps_, std::vector<int64_t>{s_.fg}));
+}
+
+HloInstruction* ConvolutionExpansion::Arranged(HloInstruction* patches) {
+  const std::vector<int64_t> to_product_order = Concat(
+      std::vector<int64_t>{1, 0, 2}, Iota(4, 2 * n()), std::vector<int64_t>{3});
+  return Reshaped(computation_,
+                  Transposed(computation_, patches, to_product_order),
+                  Concat(std::vector<int64_t>{s_.batch_per_group, s_.gg},
+                         positions_, taps_, std::vector<int64_t>{s_.fg}));
+}
+
+absl::StatusOr<HloInstruction*> ConvolutionExpansion::Patches(
+    HloInstruction* lhs) {
+  HloInstruction* input = Reshaped(
+      computation_,
+      Transposed(
+          computation_, lhs,
+          Concat(std::vector<int64_t>{dnums_.input_batch, dnums_.input_feature},
+                 dnums_.input_spatial)),
+      grouped_);
+  ASSIGN_OR_RETURN(
+      HloInstruction * patches,
+      expansion::WindowPatches(computation_, input, 4, window_,
+                               expansion::Zero(computation_, type_)));
+  return Arranged(patches);
+}
+
+HloInstruction* ConvolutionExpansion::Kernel(HloInstruction* rhs) {
+  HloInstruction* kernel =
+      Transposed(computation_, rhs,
+                 Concat(std::vector<int64_t>{dnums_.kernel_output_feature,
+                                             dnums_.kernel_input_feature},
+                        dnums_.kernel_spatial));
+  std::vector<int64_t> reversed;
+  for (int64_t i = 0; i < n(); ++i) {
+    if (window_[i].reversal) reversed.push_back(2 + i);
+  }
+  if (!reversed.empty()) {
+    auto reverse = HloInstruction::CreateGeneric(HloOpcode::kReverse,
+                                                 kernel->shape(), {kernel});
+    reverse->set_dimensions(reversed);
+    kernel = computation_.AddInstruction(std::move(reverse));
+  }
+  return Transposed(
+      computation_,
+      Reshaped(computation_, kernel,
+               Concat(std::vector<int64_t>{s_.gg, s_.og, s_.fg}, taps_)),
+      Concat(std::vector<int64_t>{0, 1}, Iota(3, n()),
+             std::vector<int64_t>{2}));
+}
+
+absl::StatusOr<HloInstruction*> ConvolutionExpansion::Products(
+    HloInstruction* patches, HloInstruction* kernel) {
+  HloInstruction* lhs_b = computation_.AddInstruction(
+      HloInstruction::CreateBroadcast(product_, patches, PatchesInProduct()));
+  HloInstruction* rhs_b =
+      computation_.AddInstruction(HloInstruction::CreateBroadcast(
+          product_, kernel,
+          Concat(std::vector<int64_t>{1, 2}, Iota(3 + n(), n() + 1))));
+  HloInstruction* products =
+      computation_.AddInstruction(HloInstruction::CreateBinary(
+          product_, HloOpcode::kMultiply, lhs_b, rhs_b));
+  if (!expansion::WindowHasHoles(window_)) return products;
+  ASSIGN_OR_RETURN(
+      HloInstruction * mask,
+      expansion::WindowTapMask(computation_, grouped_, 4, window_));
+  HloInstruction* mask_b =
+      computation_.AddInstruction(HloInstruction::CreateBroadcast(
+          ShapeUtil::ChangeElementType(product_, PRED), Arranged(mask),
+          PatchesInProduct()));
+  HloInstruction* zeros =
+      computation_.AddInstruction(HloInstruction::CreateBroadcast(
+          product_, expansion::Zero(computation_, type_), {}));
+  return computation_.AddInstruction(
+      HloInstruction::CreateSelect(product_, mask_b, products, zeros));
+}
+
+HloInstruction* ConvolutionExpansion::Sum(HloInstruction* products,
+                                          expansion::AddComputations& adders) {
+  const std::vector<int64_t> grouped_result = Concat(
+      std::vector<int64_t>{s_.batch_per_group, s_.gg, s_.og}, positions_);
+  HloInstruction* result =
+      computation_.AddInstruction(HloInstruction::CreateReduce(
+          ShapeUtil::MakeShape(type_, grouped_result),
+          {products, expansion::Zero(computation_, type_)},
+          Iota(3 + n(), n() + 1), adders.Get(type_)));
+  result =
+      Reshaped(computation_, result,
+               Concat(std::vector<int64_t>{s_.batch_per_group, s_.gg * s_.og},
+                      positions_));
+  std::vector<int64_t> permutation(out_.rank());
+  permutation[dnums_.output_batch] = 0;
+  permutation[dnums_.output_feature] = 1;
+  for (int64_t i = 0; i < n(); ++i) {
+    permutation[dnums_.output_spatial[i]] = 2 + i;
+  }
+  return Transposed(computation_, result, permutation);
+}
+
+// `x` converted to `type` where it is not.
+HloInstruction* Widened(HloComputation& computation, HloInstruction* x,
+                        PrimitiveType type) {
+  if (x->shape().element_type() == type) return x;
+  return computation.AddInstruction(HloInstruction::CreateConvert(
+      ShapeUtil::ChangeElementType(x->shape(), type), x));
+}
+
 class Expander {
  public:
   explicit Expander(HloModule& module) : adders_(module, "convolution_add") {}
@@ -41,11 +220,7 @@ absl::Status Expander::Expand(HloComputation& computation,
                               HloInstruction* conv) {
   ASSIGN_OR_RETURN(const ConvolutionDimensionNumbers dnums,
                    conv->convolution_dimension_numbers());
-  const Window window = conv->window();
   const Shape& out = conv->shape();
-  const int64_t n = window.size();
-  HloInstruction* lhs = conv->mutable_operand(0);
-  HloInstruction* rhs = conv->mutable_operand(1);
   HloInstruction* result = nullptr;
   if (ShapeUtil::ElementsIn(out) == 0) {
     result = computation.AddInstruction(HloInstruction::CreateBroadcast(
@@ -55,123 +230,17 @@ absl::Status Expander::Expand(HloComputation& computation,
   }
   // Mixed types and f16/bf16 compute in the accumulation type, as dot.
   const PrimitiveType type = DotAccumulationType(
-      lhs->shape().element_type(), rhs->shape().element_type(),
-      out.element_type());
-  auto widen = [&](HloInstruction* x) {
-    if (x->shape().element_type() == type) return x;
-    return computation.AddInstruction(HloInstruction::CreateConvert(
-        ShapeUtil::ChangeElementType(x->shape(), type), x));
-  };
-  lhs = widen(lhs);
-  rhs = widen(rhs);
-  const Shape& l = lhs->shape();
-  const Shape& r = rhs->shape();
-  Sizes s;
-  s.bg = conv->batch_group_count();
-  s.g = conv->feature_group_count();
-  s.batch_per_group = l.dimensions(dnums.input_batch) / s.bg;
-  s.fg = r.dimensions(dnums.kernel_input_feature);
-  s.gg = s.g * s.bg;
-  s.og = r.dimensions(dnums.kernel_output_feature) / s.gg;
-  std::vector<int64_t> spatial_sizes, positions, taps;
-  for (int64_t i = 0; i < n; ++i) {
-    spatial_sizes.push_back(l.dimensions(dnums.input_spatial[i]));
-    positions.push_back(out.dimensions(dnums.output_spatial[i]));
-    taps.push_back(window[i].size);
-  }
-  // Input: [BG, Bg, G, Fg, spatial...] -> patches [BG, Bg, G, Fg, o..., k...]
-  // -> [Bg, GG, o..., k..., Fg].
-  const std::vector<int64_t> grouped =
-      Concat(std::vector<int64_t>{s.bg, s.batch_per_group, s.g, s.fg},
-             spatial_sizes);
-  const std::vector<int64_t> to_product_order =
-      Concat(std::vector<int64_t>{1, 0, 2}, Iota(4, 2 * n),
-             std::vector<int64_t>{3});
-  const std::vector<int64_t> lhs_product_dims =
-      Concat(std::vector<int64_t>{s.batch_per_group, s.gg}, positions, taps,
-             std::vector<int64_t>{s.fg});
-  auto arrange = [&](HloInstruction* patches) {
-    return Reshaped(computation,
-                    Transposed(computation, patches, to_product_order),
-                    lhs_product_dims);
-  };
-  HloInstruction* input = Reshaped(
-      computation,
-      Transposed(computation, lhs,
-                 Concat(std::vector<int64_t>{dnums.input_batch,
-                                             dnums.input_feature},
-                        dnums.input_spatial)),
-      grouped);
-  ASSIGN_OR_RETURN(HloInstruction * patches,
-                   expansion::WindowPatches(computation, input, 4, window,
-                                            expansion::Zero(computation, type)));
-  patches = arrange(patches);
-  // Kernel: [O, Fg, k...] (reversed where asked) -> [GG, Og, Fg, k...] ->
-  // [GG, Og, k..., Fg].
-  HloInstruction* kernel = Transposed(
-      computation, rhs,
-      Concat(std::vector<int64_t>{dnums.kernel_output_feature,
-                                  dnums.kernel_input_feature},
-             dnums.kernel_spatial));
-  std::vector<int64_t> reversed;
-  for (int64_t i = 0; i < n; ++i) {
-    if (window[i].reversal) reversed.push_back(2 + i);
-  }
-  if (!reversed.empty()) {
-    auto reverse = HloInstruction::CreateGeneric(HloOpcode::kReverse,
-                                                 kernel->shape(), {kernel});
-    reverse->set_dimensions(reversed);
-    kernel = computation.AddInstruction(std::move(reverse));
-  }
-  kernel = Transposed(
-      computation,
-      Reshaped(computation, kernel,
-               Concat(std::vector<int64_t>{s.gg, s.og, s.fg}, taps)),
-      Concat(std::vector<int64_t>{0, 1}, Iota(3, n), std::vector<int64_t>{2}));
-  // Products [Bg, GG, Og, o..., k..., Fg], masked where a tap is outside
-  // the base, summed over k... and Fg in row-major order.
-  const Shape product = ShapeUtil::MakeShape(
-      type, Concat(std::vector<int64_t>{s.batch_per_group, s.gg, s.og},
-                   positions, taps, std::vector<int64_t>{s.fg}));
-  const std::vector<int64_t> lhs_in_product =
-      Concat(std::vector<int64_t>{0, 1}, Iota(3, 2 * n + 1));
-  HloInstruction* lhs_b = computation.AddInstruction(
-      HloInstruction::CreateBroadcast(product, patches, lhs_in_product));
-  HloInstruction* rhs_b =
-      computation.AddInstruction(HloInstruction::CreateBroadcast(
-          product, kernel,
-          Concat(std::vector<int64_t>{1, 2}, Iota(3 + n, n + 1))));
-  result = computation.AddInstruction(HloInstruction::CreateBinary(
-      product, HloOpcode::kMultiply, lhs_b, rhs_b));
-  if (expansion::WindowHasHoles(window)) {
-    ASSIGN_OR_RETURN(HloInstruction * mask,
-                     expansion::WindowTapMask(computation, grouped, 4, window));
-    HloInstruction* mask_b =
-        computation.AddInstruction(HloInstruction::CreateBroadcast(
-            ShapeUtil::ChangeElementType(product, PRED), arrange(mask),
-            lhs_in_product));
-    HloInstruction* zeros =
-        computation.AddInstruction(HloInstruction::CreateBroadcast(
-            product, expansion::Zero(computation, type), {}));
-    result = computation.AddInstruction(
-        HloInstruction::CreateSelect(product, mask_b, result, zeros));
-  }
-  const std::vector<int64_t> grouped_result =
-      Concat(std::vector<int64_t>{s.batch_per_group, s.gg, s.og}, positions);
-  result = computation.AddInstruction(HloInstruction::CreateReduce(
-      ShapeUtil::MakeShape(type, grouped_result),
-      {result, expansion::Zero(computation, type)}, Iota(3 + n, n + 1),
-      adders_.Get(type)));
-  // [Bg, GG, Og, o...] -> [Bg, O, o...] -> the output's dimension order.
-  result = Reshaped(computation, result,
-                    Concat(std::vector<int64_t>{s.batch_per_group,
-                                                s.gg * s.og},
-                           positions));
-  std::vector<int64_t> permutation(out.rank());
-  permutation[dnums.output_batch] = 0;
-  permutation[dnums.output_feature] = 1;
-  for (int64_t i = 0; i < n; ++i) permutation[dnums.output_spatial[i]] = 2 + i;
-  result = Transposed(computation, result, permutation);
+      conv->operand(0)->shape().element_type(),
+      conv->operand(1)->shape().element_type(), out.element_type());
+  HloInstruction* lhs = Widened(computation, conv->mutable_operand(0), type);
+  HloInstruction* rhs = Widened(computation, conv->mutable_operand(1), type);
+  ConvolutionExpansion expansion(computation, *conv, dnums, type, lhs->shape(),
+                                 rhs->shape());
+  ASSIGN_OR_RETURN(HloInstruction * patches, expansion.Patches(lhs));
+  HloInstruction* kernel = expansion.Kernel(rhs);
+  ASSIGN_OR_RETURN(HloInstruction * products,
+                   expansion.Products(patches, kernel));
+  result = expansion.Sum(products, adders_);
   if (type != out.element_type()) {
     result = computation.AddInstruction(
         HloInstruction::CreateConvert(out, result));
@@ -255,6 +324,52 @@ absl::StatusOr<bool> MakeProduct(HloComputation& computation,
   return true;
 }
 
+// A convolution of one group: on the dot kernel when it qualifies, else
+// expanded. Returns whether it changed anything.
+absl::StatusOr<bool> RewriteOneGroup(Expander& expander,
+                                     HloComputation& computation,
+                                     HloInstruction* conv) {
+  if (conv->feature_group_count() == 1 && conv->batch_group_count() == 1 &&
+      IsMatrixProductCandidate(*conv)) {
+    return MakeProduct(computation, conv);
+  }
+  RETURN_IF_ERROR(expander.Expand(computation, conv));
+  return true;
+}
+
+// A convolution of a program: kept for the depthwise or the dot kernel
+// where it fits, else expanded. Returns whether it changed anything.
+absl::StatusOr<bool> RewriteInProgram(Expander& expander,
+                                      HloComputation& computation,
+                                      HloInstruction* conv) {
+  bool changed = false;
+  if (expansion::IsWidenableToF32(*conv)) {
+    // 16-bit operands are converted once, into the f32 product's input
+    // (or the depthwise sum's, or each group's).
+    ASSIGN_OR_RETURN(conv, expansion::WidenToF32(computation, conv));
+    changed = true;
+  }
+  if (IsDepthwiseConvolution(*conv)) {
+    // On the depthwise kernel where it fits, else the sum of taps.
+    if (FitsDepthwiseKernel(*conv)) {
+      ASSIGN_OR_RETURN(bool made, MakeDepthwiseProduct(computation, conv));
+      return changed || made;
+    }
+    RETURN_IF_ERROR(ExpandDepthwiseConvolution(computation, conv));
+    return true;
+  }
+  if (IsWorthSplitting(*conv) && IsMatrixProductCandidate(*conv)) {
+    ASSIGN_OR_RETURN(std::vector<HloInstruction*> groups,
+                     SplitGroupedConvolution(computation, conv));
+    for (HloInstruction* group : groups) {
+      RETURN_IF_ERROR(RewriteOneGroup(expander, computation, group).status());
+    }
+    return true;
+  }
+  ASSIGN_OR_RETURN(bool made, RewriteOneGroup(expander, computation, conv));
+  return changed || made;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> ConvolutionExpanderPass::Run(HloModule& module) {
@@ -265,19 +380,6 @@ absl::StatusOr<bool> ConvolutionExpanderPass::Run(HloModule& module) {
   // products are in a while body).
   const absl::flat_hash_set<const HloComputation*> programs =
       expansion::ProgramComputations(module);
-  // A convolution of one group: on the dot kernel when it qualifies, else
-  // expanded.
-  auto one_group = [&](HloComputation& computation,
-                       HloInstruction* conv) -> absl::Status {
-    if (conv->feature_group_count() == 1 && conv->batch_group_count() == 1 &&
-        IsMatrixProductCandidate(*conv)) {
-      ASSIGN_OR_RETURN(bool made, MakeProduct(computation, conv));
-      changed |= made;
-      return absl::OkStatus();
-    }
-    changed = true;
-    return expander.Expand(computation, conv);
-  };
   for (HloComputation* computation : module.computations()) {
     const bool keep =
         keep_matrix_products_ && programs.contains(computation);
@@ -289,36 +391,9 @@ absl::StatusOr<bool> ConvolutionExpanderPass::Run(HloModule& module) {
         changed = true;
         continue;
       }
-      if (expansion::IsWidenableToF32(*instruction)) {
-        // 16-bit operands are converted once, into the f32 product's input
-        // (or the depthwise sum's, or each group's).
-        ASSIGN_OR_RETURN(instruction,
-                         expansion::WidenToF32(*computation, instruction));
-        changed = true;
-      }
-      if (IsDepthwiseConvolution(*instruction)) {
-        // On the depthwise kernel where it fits, else the sum of taps.
-        if (FitsDepthwiseKernel(*instruction)) {
-          ASSIGN_OR_RETURN(bool made,
-                           MakeDepthwiseProduct(*computation, instruction));
-          changed |= made;
-          continue;
-        }
-        RETURN_IF_ERROR(ExpandDepthwiseConvolution(*computation, instruction));
-        changed = true;
-        continue;
-      }
-      if (IsWorthSplitting(*instruction) &&
-          IsMatrixProductCandidate(*instruction)) {
-        ASSIGN_OR_RETURN(std::vector<HloInstruction*> groups,
-                         SplitGroupedConvolution(*computation, instruction));
-        changed = true;
-        for (HloInstruction* group : groups) {
-          RETURN_IF_ERROR(one_group(*computation, group));
-        }
-        continue;
-      }
-      RETURN_IF_ERROR(one_group(*computation, instruction));
+      ASSIGN_OR_RETURN(bool rewritten,
+                       RewriteInProgram(expander, *computation, instruction));
+      changed |= rewritten;
     }
   }
   return changed;

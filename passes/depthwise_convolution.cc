@@ -49,39 +49,38 @@ bool IsDepthwiseConvolution(const HloInstruction& conv) {
          ShapeUtil::ElementsIn(conv.shape()) > 0;
 }
 
-absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
-                                        HloInstruction* conv) {
-  ASSIGN_OR_RETURN(const ConvolutionDimensionNumbers dnums,
-                   conv->convolution_dimension_numbers());
-  const Window window = conv->window();
-  const int64_t n = window.size();
-  const PrimitiveType type = conv->shape().element_type();
-  const Shape& out = conv->shape();
-  const int64_t features = out.dimensions(dnums.output_feature);
-  // Input (batch, spatial..., features), padded.
-  HloInstruction* input = Transposed(
-      computation, conv->mutable_operand(0),
-      Concat(std::vector<int64_t>{dnums.input_batch}, dnums.input_spatial,
-             std::vector<int64_t>{dnums.input_feature}));
-  HloInstruction* zero = expansion::Zero(computation, type);
-  const Window full = FullWindow(window);
-  ASSIGN_OR_RETURN(HloInstruction * padded,
-                   expansion::PadForWindow(computation, input, full, zero));
-  // Where a tap lands on an input element: the same slices of a padded
-  // all-true array.
+namespace {
+
+// What each tap's product reads: the padded input, where that is the
+// input and not padding (null when nothing is padded), the window over
+// all its dimensions, and the sum's shape.
+struct TapOperands {
+  HloInstruction* padded = nullptr;
   HloInstruction* on_input = nullptr;
-  if (padded != input) {
-    HloInstruction* yes = computation.AddInstruction(
-        HloInstruction::CreateConstant(LiteralUtil::CreateR0<bool>(true)));
-    HloInstruction* all = computation.AddInstruction(
-        HloInstruction::CreateBroadcast(
-            ShapeUtil::ChangeElementType(input->shape(), PRED), yes, {}));
-    ASSIGN_OR_RETURN(on_input,
-                     expansion::PadForWindow(
-                         computation, all, full,
-                         expansion::Zero(computation, PRED)));
-  }
-  // Weights (taps..., features), reversed where the window says so.
+  Window full;
+  std::vector<int64_t> out_dims;
+  Shape sum_shape;
+};
+
+// Where a tap lands on an input element: the same slices of a padded
+// all-true array.
+absl::StatusOr<HloInstruction*> TapsOnInput(HloComputation& computation,
+                                            const Shape& input,
+                                            const Window& full) {
+  HloInstruction* yes = computation.AddInstruction(
+      HloInstruction::CreateConstant(LiteralUtil::CreateR0<bool>(true)));
+  HloInstruction* all =
+      computation.AddInstruction(HloInstruction::CreateBroadcast(
+          ShapeUtil::ChangeElementType(input, PRED), yes, {}));
+  return expansion::PadForWindow(computation, all, full,
+                                 expansion::Zero(computation, PRED));
+}
+
+// Weights (taps..., features), reversed where the window says so.
+HloInstruction* DepthwiseWeights(HloComputation& computation,
+                                 HloInstruction* conv,
+                                 const ConvolutionDimensionNumbers& dnums,
+                                 const Window& window, int64_t features) {
   std::vector<int64_t> taps;
   for (const WindowDimension& d : window) taps.push_back(d.size);
   HloInstruction* weights = Reshaped(
@@ -92,57 +91,69 @@ absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
                                              dnums.kernel_output_feature})),
       Concat(taps, std::vector<int64_t>{features}));
   std::vector<int64_t> reversed;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < static_cast<int64_t>(window.size()); ++i) {
     if (window[i].reversal) reversed.push_back(i);
   }
-  if (!reversed.empty()) {
-    auto reverse = HloInstruction::CreateGeneric(HloOpcode::kReverse,
-                                                 weights->shape(), {weights});
-    reverse->set_dimensions(reversed);
-    weights = computation.AddInstruction(std::move(reverse));
-  }
-  std::vector<int64_t> out_dims = {out.dimensions(dnums.output_batch)};
-  for (int64_t d : dnums.output_spatial) out_dims.push_back(out.dimensions(d));
-  out_dims.push_back(features);
-  const Shape sum_shape = ShapeUtil::MakeShape(type, out_dims);
+  if (reversed.empty()) return weights;
+  auto reverse = HloInstruction::CreateGeneric(HloOpcode::kReverse,
+                                               weights->shape(), {weights});
+  reverse->set_dimensions(reversed);
+  return computation.AddInstruction(std::move(reverse));
+}
+
+// The weights of the tap at `tap` (one index per spatial dimension):
+// [features].
+HloInstruction* TapWeights(HloComputation& computation, HloInstruction* weights,
+                           const std::vector<int64_t>& tap, int64_t features) {
+  const int64_t n = tap.size();
+  std::vector<int64_t> starts = Concat(tap, std::vector<int64_t>{0});
+  std::vector<int64_t> limits = starts;
+  for (int64_t& limit : limits) ++limit;
+  limits.back() = features;
+  auto weight_slice = HloInstruction::CreateGeneric(
+      HloOpcode::kSlice,
+      ShapeUtil::MakeShape(
+          weights->shape().element_type(),
+          Concat(std::vector<int64_t>(n, 1), std::vector<int64_t>{features})),
+      {weights});
+  weight_slice->set_slice(starts, limits, std::vector<int64_t>(n + 1, 1));
+  return Reshaped(computation,
+                  computation.AddInstruction(std::move(weight_slice)),
+                  {features});
+}
+
+// The sum over the window's taps of the input slice at the tap times the
+// tap's weights, a tap in padding masked to +0 (`zero` spread).
+HloInstruction* SumOfTaps(HloComputation& computation,
+                          const TapOperands& operands, const Window& window,
+                          HloInstruction* weights, HloInstruction* zero) {
+  const int64_t n = window.size();
+  const Shape& sum_shape = operands.sum_shape;
+  const int64_t features = sum_shape.dimensions(n + 1);
   HloInstruction* zeros = nullptr;
   HloInstruction* sum = nullptr;
   for (const std::vector<int64_t>& tap : expansion::WindowTaps(window)) {
-    std::vector<int64_t> starts = Concat(tap, std::vector<int64_t>{0});
-    std::vector<int64_t> limits = starts;
-    for (int64_t& limit : limits) ++limit;
-    limits.back() = features;
-    auto weight_slice = HloInstruction::CreateGeneric(
-        HloOpcode::kSlice,
-        ShapeUtil::MakeShape(type, Concat(std::vector<int64_t>(n, 1),
-                                          std::vector<int64_t>{features})),
-        {weights});
-    weight_slice->set_slice(starts, limits, std::vector<int64_t>(n + 1, 1));
-    HloInstruction* tap_weights =
-        Reshaped(computation, computation.AddInstruction(std::move(weight_slice)),
-                 {features});
     HloInstruction* spread =
         computation.AddInstruction(HloInstruction::CreateBroadcast(
-            sum_shape, tap_weights, {n + 1}));
+            sum_shape, TapWeights(computation, weights, tap, features),
+            {n + 1}));
+    const std::vector<int64_t> start =
+        Concat(std::vector<int64_t>{0}, tap, std::vector<int64_t>{0});
     HloInstruction* product =
         computation.AddInstruction(HloInstruction::CreateBinary(
             sum_shape, HloOpcode::kMultiply,
-            expansion::WindowTapSlice(computation, padded, full,
-                                      Concat(std::vector<int64_t>{0}, tap,
-                                             std::vector<int64_t>{0}),
-                                      out_dims),
+            expansion::WindowTapSlice(computation, operands.padded,
+                                      operands.full, start, operands.out_dims),
             spread));
-    if (on_input != nullptr) {
+    if (operands.on_input != nullptr) {
       if (zeros == nullptr) {
         zeros = computation.AddInstruction(
             HloInstruction::CreateBroadcast(sum_shape, zero, {}));
       }
       product = computation.AddInstruction(HloInstruction::CreateSelect(
           sum_shape,
-          expansion::WindowTapSlice(computation, on_input, full,
-                                    Concat(std::vector<int64_t>{0}, tap,
-                                           std::vector<int64_t>{0}),
-                                    out_dims),
+          expansion::WindowTapSlice(computation, operands.on_input,
+                                    operands.full, start, operands.out_dims),
           product, zeros));
     }
     sum = sum == nullptr
@@ -150,6 +161,43 @@ absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
               : computation.AddInstruction(HloInstruction::CreateBinary(
                     sum_shape, HloOpcode::kAdd, sum, product));
   }
+  return sum;
+}
+
+}  // namespace
+
+absl::Status ExpandDepthwiseConvolution(HloComputation& computation,
+                                        HloInstruction* conv) {
+  ASSIGN_OR_RETURN(const ConvolutionDimensionNumbers dnums,
+                   conv->convolution_dimension_numbers());
+  const Window window = conv->window();
+  const PrimitiveType type = conv->shape().element_type();
+  const Shape& out = conv->shape();
+  const int64_t features = out.dimensions(dnums.output_feature);
+  // Input (batch, spatial..., features), padded.
+  HloInstruction* input = Transposed(
+      computation, conv->mutable_operand(0),
+      Concat(std::vector<int64_t>{dnums.input_batch}, dnums.input_spatial,
+             std::vector<int64_t>{dnums.input_feature}));
+  HloInstruction* zero = expansion::Zero(computation, type);
+  TapOperands operands;
+  operands.full = FullWindow(window);
+  ASSIGN_OR_RETURN(
+      operands.padded,
+      expansion::PadForWindow(computation, input, operands.full, zero));
+  if (operands.padded != input) {
+    ASSIGN_OR_RETURN(operands.on_input,
+                     TapsOnInput(computation, input->shape(), operands.full));
+  }
+  HloInstruction* weights =
+      DepthwiseWeights(computation, conv, dnums, window, features);
+  operands.out_dims = {out.dimensions(dnums.output_batch)};
+  for (int64_t d : dnums.output_spatial) {
+    operands.out_dims.push_back(out.dimensions(d));
+  }
+  operands.out_dims.push_back(features);
+  operands.sum_shape = ShapeUtil::MakeShape(type, operands.out_dims);
+  HloInstruction* sum = SumOfTaps(computation, operands, window, weights, zero);
   // Back to the user's order: output dimension d is sum dimension i where
   // the sum's dimension i is d.
   const std::vector<int64_t> sum_order =

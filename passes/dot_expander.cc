@@ -17,6 +17,43 @@ using expansion::Concat;
 using expansion::Iota;
 using expansion::Transposed;
 
+// The dot's products [result..., contracted...], in `type`: each operand
+// transposed to (batch, free, contracted) and broadcast over the other's
+// free dimensions.
+HloInstruction* Products(HloComputation& computation, HloInstruction* lhs,
+                         HloInstruction* rhs, const DotDimensionNumbers& dnums,
+                         const Shape& dot_shape, PrimitiveType type) {
+  const std::vector<int64_t> lhs_free = DotFreeDimensions(
+      lhs->shape().rank(), dnums.lhs_batch, dnums.lhs_contracting);
+  const std::vector<int64_t> rhs_free = DotFreeDimensions(
+      rhs->shape().rank(), dnums.rhs_batch, dnums.rhs_contracting);
+  const int64_t batch = dnums.lhs_batch.size();
+  const int64_t nl = lhs_free.size(), nr = rhs_free.size();
+  const int64_t contracted = dnums.lhs_contracting.size();
+  std::vector<int64_t> product_dims(dot_shape.dimensions().begin(),
+                                    dot_shape.dimensions().end());
+  for (int64_t d : dnums.lhs_contracting) {
+    product_dims.push_back(lhs->shape().dimensions(d));
+  }
+  const Shape product = ShapeUtil::MakeShape(type, product_dims);
+  HloInstruction* lhs_t =
+      Transposed(computation, lhs,
+                 Concat(dnums.lhs_batch, lhs_free, dnums.lhs_contracting));
+  HloInstruction* rhs_t =
+      Transposed(computation, rhs,
+                 Concat(dnums.rhs_batch, rhs_free, dnums.rhs_contracting));
+  HloInstruction* lhs_b =
+      computation.AddInstruction(HloInstruction::CreateBroadcast(
+          product, lhs_t,
+          Concat(Iota(0, batch + nl), Iota(batch + nl + nr, contracted))));
+  HloInstruction* rhs_b =
+      computation.AddInstruction(HloInstruction::CreateBroadcast(
+          product, rhs_t,
+          Concat(Iota(0, batch), Iota(batch + nl, nr + contracted))));
+  return computation.AddInstruction(HloInstruction::CreateBinary(
+      product, HloOpcode::kMultiply, lhs_b, rhs_b));
+}
+
 class Expander {
  public:
   explicit Expander(HloModule& module) : adders_(module, "dot_add") {}
@@ -47,45 +84,16 @@ absl::Status Expander::Expand(HloComputation& computation,
     rhs = computation.AddInstruction(HloInstruction::CreateConvert(
         ShapeUtil::ChangeElementType(rhs->shape(), type), rhs));
   }
-  const Shape result_shape =
-      ShapeUtil::ChangeElementType(dot->shape(), type);
-  const std::vector<int64_t> lhs_free = DotFreeDimensions(
-      lhs->shape().rank(), dnums.lhs_batch, dnums.lhs_contracting);
-  const std::vector<int64_t> rhs_free = DotFreeDimensions(
-      rhs->shape().rank(), dnums.rhs_batch, dnums.rhs_contracting);
-  const int64_t batch = dnums.lhs_batch.size();
-  const int64_t nl = lhs_free.size(), nr = rhs_free.size();
+  HloInstruction* result =
+      Products(computation, lhs, rhs, dnums, dot->shape(), type);
+  // Summed over the contracted dimensions, which follow the result's.
   const int64_t contracted = dnums.lhs_contracting.size();
-  // The product's dimensions: the dot's result, then the contracted ones.
-  std::vector<int64_t> product_dims(dot->shape().dimensions().begin(),
-                                    dot->shape().dimensions().end());
-  for (int64_t d : dnums.lhs_contracting) {
-    product_dims.push_back(lhs->shape().dimensions(d));
-  }
-  const Shape product = ShapeUtil::MakeShape(type, product_dims);
-  HloInstruction* lhs_t = Transposed(
-      computation, lhs,
-      Concat(dnums.lhs_batch, lhs_free, dnums.lhs_contracting));
-  HloInstruction* rhs_t = Transposed(
-      computation, rhs,
-      Concat(dnums.rhs_batch, rhs_free, dnums.rhs_contracting));
-  HloInstruction* lhs_b =
-      computation.AddInstruction(HloInstruction::CreateBroadcast(
-          product, lhs_t,
-          Concat(Iota(0, batch + nl), Iota(batch + nl + nr, contracted))));
-  HloInstruction* rhs_b =
-      computation.AddInstruction(HloInstruction::CreateBroadcast(
-          product, rhs_t,
-          Concat(Iota(0, batch), Iota(batch + nl, nr + contracted))));
-  HloInstruction* result = computation.AddInstruction(
-      HloInstruction::CreateBinary(product, HloOpcode::kMultiply, lhs_b,
-                                   rhs_b));
   if (contracted > 0) {
     HloInstruction* zero = computation.AddInstruction(
         HloInstruction::CreateConstant(Literal(ShapeUtil::MakeShape(type, {}))));
     result = computation.AddInstruction(HloInstruction::CreateReduce(
-        result_shape, {result, zero}, Iota(batch + nl + nr, contracted),
-        adders_.Get(type)));
+        ShapeUtil::ChangeElementType(dot->shape(), type), {result, zero},
+        Iota(dot->shape().rank(), contracted), adders_.Get(type)));
   }
   if (widened) {
     result = computation.AddInstruction(

@@ -100,29 +100,23 @@ bool IsWorthSplitting(const HloInstruction& conv) {
              kMinGroupProductFeatures;
 }
 
-absl::StatusOr<std::vector<HloInstruction*>> SplitGroupedConvolution(
-    HloComputation& computation, HloInstruction* conv) {
-  RET_CHECK(IsGroupedConvolution(*conv), conv->ToString());
-  ASSIGN_OR_RETURN(const ConvolutionDimensionNumbers dnums,
-                   conv->convolution_dimension_numbers());
+namespace {
+
+// One convolution of `group_shape` per group: the input is split along its
+// batch or its features, the kernel along its output features.
+std::vector<HloInstruction*> OneConvolutionPerGroup(
+    HloComputation& computation, HloInstruction* conv,
+    const ConvolutionDimensionNumbers& dnums, const Shape& group_shape) {
   const bool by_batch = conv->batch_group_count() > 1;
   const int64_t groups =
       by_batch ? conv->batch_group_count() : conv->feature_group_count();
   HloInstruction* input = conv->mutable_operand(0);
   HloInstruction* kernel = conv->mutable_operand(1);
-  // The input is split along its batch or its features, the kernel along
-  // its output features, the result along its features.
   const int64_t input_dimension =
       by_batch ? dnums.input_batch : dnums.input_feature;
   const int64_t input_step =
       input->shape().dimensions(input_dimension) / groups;
-  const int64_t outputs =
-      kernel->shape().dimensions(dnums.kernel_output_feature) / groups;
-  std::vector<int64_t> group_dims(conv->shape().dimensions().begin(),
-                                  conv->shape().dimensions().end());
-  group_dims[dnums.output_feature] = outputs;
-  const Shape group_shape =
-      ShapeUtil::MakeShape(conv->shape().element_type(), group_dims);
+  const int64_t outputs = group_shape.dimensions(dnums.output_feature);
   std::vector<HloInstruction*> convolutions;
   for (int64_t g = 0; g < groups; ++g) {
     HloInstruction* input_slice = SliceAlong(
@@ -137,19 +131,30 @@ absl::StatusOr<std::vector<HloInstruction*>> SplitGroupedConvolution(
     one->set_metadata(conv->metadata());
     convolutions.push_back(computation.AddInstruction(std::move(one)));
   }
-  // The result group-major too: each group's written into its block in
-  // turn (in place: each update's operand is dead after it, and the
-  // kernel is shared), rather than concatenated (a kernel that chooses
-  // among G operands for every element), then the groups moved next to
-  // their output features.
+  return convolutions;
+}
+
+// The groups' results joined into one of `shape`, the groups' output
+// features side by side along `output_feature`. Group-major first: each
+// group's written into its block in turn (in place: each update's operand
+// is dead after it, and the kernel is shared), rather than concatenated
+// (a kernel that chooses among G operands for every element), then the
+// groups moved next to their output features.
+HloInstruction* JoinGroups(HloComputation& computation,
+                           const std::vector<HloInstruction*>& convolutions,
+                           const Shape& shape, int64_t output_feature) {
+  const Shape& group_shape = convolutions[0]->shape();
+  const std::vector<int64_t> group_dims(group_shape.dimensions().begin(),
+                                        group_shape.dimensions().end());
   const int64_t rank = group_dims.size();
   const std::vector<int64_t> stacked_dims =
-      Concat(std::vector<int64_t>{groups}, group_dims);
+      Concat(std::vector<int64_t>{static_cast<int64_t>(convolutions.size())},
+             group_dims);
   HloInstruction* stacked =
       computation.AddInstruction(HloInstruction::CreateBroadcast(
           ShapeUtil::MakeShape(group_shape.element_type(), stacked_dims),
           expansion::Zero(computation, group_shape.element_type()), {}));
-  for (int64_t g = 0; g < groups; ++g) {
+  for (int64_t g = 0; g < static_cast<int64_t>(convolutions.size()); ++g) {
     stacked = UpdateAlong(
         computation, stacked,
         Reshaped(computation, convolutions[g],
@@ -158,13 +163,36 @@ absl::StatusOr<std::vector<HloInstruction*>> SplitGroupedConvolution(
   }
   std::vector<int64_t> to_output;
   for (int64_t i = 0; i < rank; ++i) {
-    if (i == dnums.output_feature) to_output.push_back(0);
+    if (i == output_feature) to_output.push_back(0);
     to_output.push_back(i + 1);
   }
-  HloInstruction* result =
-      Reshaped(computation, Transposed(computation, stacked, to_output),
-               std::vector<int64_t>(conv->shape().dimensions().begin(),
-                                    conv->shape().dimensions().end()));
+  return Reshaped(computation, Transposed(computation, stacked, to_output),
+                  std::vector<int64_t>(shape.dimensions().begin(),
+                                       shape.dimensions().end()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<HloInstruction*>> SplitGroupedConvolution(
+    HloComputation& computation, HloInstruction* conv) {
+  RET_CHECK(IsGroupedConvolution(*conv), conv->ToString());
+  ASSIGN_OR_RETURN(const ConvolutionDimensionNumbers dnums,
+                   conv->convolution_dimension_numbers());
+  const int64_t groups = conv->batch_group_count() > 1
+                             ? conv->batch_group_count()
+                             : conv->feature_group_count();
+  // The result is split along its features.
+  std::vector<int64_t> group_dims(conv->shape().dimensions().begin(),
+                                  conv->shape().dimensions().end());
+  group_dims[dnums.output_feature] =
+      conv->operand(1)->shape().dimensions(dnums.kernel_output_feature) /
+      groups;
+  const Shape group_shape =
+      ShapeUtil::MakeShape(conv->shape().element_type(), group_dims);
+  const std::vector<HloInstruction*> convolutions =
+      OneConvolutionPerGroup(computation, conv, dnums, group_shape);
+  HloInstruction* result = JoinGroups(computation, convolutions, conv->shape(),
+                                      dnums.output_feature);
   RETURN_IF_ERROR(expansion::ReplaceByExpansion(computation, conv, result));
   return convolutions;
 }

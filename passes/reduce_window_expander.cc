@@ -181,78 +181,106 @@ absl::Status ExpandAsTapChain(HloComputation& computation,
   return computation.RemoveInstruction(reduce_window);
 }
 
+// The inits of `reduce_window` (one per operand).
+std::vector<HloInstruction*> Inits(HloInstruction* reduce_window) {
+  const int64_t n = reduce_window->operand_count() / 2;
+  std::vector<HloInstruction*> inits;
+  for (int64_t i = 0; i < n; ++i) {
+    inits.push_back(reduce_window->mutable_operand(n + i));
+  }
+  return inits;
+}
+
+// The results of a reduce-window of no window positions: its inits,
+// spread over `positions`.
+std::vector<HloInstruction*> SpreadInits(
+    HloComputation& computation, const std::vector<HloInstruction*>& inits,
+    const std::vector<int64_t>& positions) {
+  std::vector<HloInstruction*> results;
+  for (HloInstruction* init : inits) {
+    results.push_back(
+        computation.AddInstruction(HloInstruction::CreateBroadcast(
+            ShapeUtil::MakeShape(init->shape().element_type(), positions), init,
+            {})));
+  }
+  return results;
+}
+
+// The results as one reduce over the taps of each operand's window
+// patches [positions..., taps...]; where the window has holes, the tap
+// mask is reduced along with them by the masked reducer.
+absl::StatusOr<std::vector<HloInstruction*>> ReducePatches(
+    HloModule& module, HloComputation& computation,
+    HloInstruction* reduce_window, const std::vector<int64_t>& positions) {
+  const std::vector<HloInstruction*> inits = Inits(reduce_window);
+  const int64_t n = inits.size();
+  const Window window = reduce_window->window();
+  const int64_t rank = window.size();
+  HloComputation* reducer = reduce_window->to_apply();
+  std::vector<HloInstruction*> operands;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSIGN_OR_RETURN(
+        HloInstruction * patches,
+        expansion::WindowPatches(computation, reduce_window->mutable_operand(i),
+                                 0, window, inits[i]));
+    operands.push_back(patches);
+  }
+  const bool masked = expansion::WindowHasHoles(window);
+  if (masked) {
+    ASSIGN_OR_RETURN(
+        HloInstruction * mask,
+        expansion::WindowTapMask(
+            computation, reduce_window->operand(0)->shape().dimensions(), 0,
+            window));
+    operands.push_back(mask);
+    ASSIGN_OR_RETURN(reducer, MaskedReducer(module, *reducer));
+  }
+  operands.insert(operands.end(), inits.begin(), inits.end());
+  if (masked) {
+    operands.push_back(computation.AddInstruction(
+        HloInstruction::CreateConstant(LiteralUtil::CreateR0<bool>(true))));
+  }
+  std::vector<Shape> shapes;
+  for (HloInstruction* init : inits) {
+    shapes.push_back(
+        ShapeUtil::MakeShape(init->shape().element_type(), positions));
+  }
+  if (masked) shapes.push_back(ShapeUtil::MakeShape(PRED, positions));
+  const Shape shape =
+      shapes.size() == 1 ? shapes[0] : ShapeUtil::MakeTupleShape(shapes);
+  HloInstruction* reduce = computation.AddInstruction(
+      HloInstruction::CreateReduce(shape, operands, Iota(rank, rank), reducer));
+  if (shapes.size() == 1) return std::vector<HloInstruction*>{reduce};
+  std::vector<HloInstruction*> results;
+  for (int64_t i = 0; i < n; ++i) {
+    results.push_back(computation.AddInstruction(
+        HloInstruction::CreateGetTupleElement(shapes[i], reduce, i)));
+  }
+  return results;
+}
+
 absl::Status Expand(HloModule& module, HloComputation& computation,
                     HloInstruction* reduce_window) {
   if (std::optional<HloOpcode> op = ChainOp(*reduce_window)) {
     return ExpandAsTapChain(computation, reduce_window, *op);
   }
-  const int64_t n = reduce_window->operand_count() / 2;
   const Window window = reduce_window->window();
-  const int64_t rank = window.size();
-  HloComputation* reducer = reduce_window->to_apply();
   const Shape& base = reduce_window->operand(0)->shape();
-  std::vector<HloInstruction*> inits;
   std::vector<int64_t> positions;
-  for (int64_t i = 0; i < n; ++i) {
-    inits.push_back(reduce_window->mutable_operand(n + i));
-  }
-  for (int64_t d = 0; d < rank; ++d) {
+  for (int64_t d = 0; d < static_cast<int64_t>(window.size()); ++d) {
     positions.push_back(WindowOutputSize(base.dimensions(d), window[d]));
   }
   std::vector<HloInstruction*> results;
   if (ShapeUtil::ElementsIn(ShapeUtil::MakeShape(PRED, positions)) == 0) {
-    for (int64_t i = 0; i < n; ++i) {
-      results.push_back(computation.AddInstruction(
-          HloInstruction::CreateBroadcast(
-              ShapeUtil::MakeShape(inits[i]->shape().element_type(),
-                                   positions),
-              inits[i], {})));
-    }
+    results = SpreadInits(computation, Inits(reduce_window), positions);
   } else {
-    std::vector<HloInstruction*> operands;
-    for (int64_t i = 0; i < n; ++i) {
-      ASSIGN_OR_RETURN(HloInstruction * patches,
-                       expansion::WindowPatches(
-                           computation, reduce_window->mutable_operand(i), 0,
-                           window, inits[i]));
-      operands.push_back(patches);
-    }
-    const bool masked = expansion::WindowHasHoles(window);
-    if (masked) {
-      ASSIGN_OR_RETURN(HloInstruction * mask,
-                       expansion::WindowTapMask(computation,
-                                                base.dimensions(), 0, window));
-      operands.push_back(mask);
-      ASSIGN_OR_RETURN(reducer, MaskedReducer(module, *reducer));
-    }
-    operands.insert(operands.end(), inits.begin(), inits.end());
-    if (masked) {
-      operands.push_back(computation.AddInstruction(
-          HloInstruction::CreateConstant(LiteralUtil::CreateR0<bool>(true))));
-    }
-    std::vector<Shape> shapes;
-    for (HloInstruction* init : inits) {
-      shapes.push_back(
-          ShapeUtil::MakeShape(init->shape().element_type(), positions));
-    }
-    if (masked) shapes.push_back(ShapeUtil::MakeShape(PRED, positions));
-    const Shape shape = shapes.size() == 1 ? shapes[0]
-                                           : ShapeUtil::MakeTupleShape(shapes);
-    HloInstruction* reduce =
-        computation.AddInstruction(HloInstruction::CreateReduce(
-            shape, operands, Iota(rank, rank), reducer));
-    if (shapes.size() == 1) {
-      results.push_back(reduce);
-    } else {
-      for (int64_t i = 0; i < n; ++i) {
-        results.push_back(computation.AddInstruction(
-            HloInstruction::CreateGetTupleElement(shapes[i], reduce, i)));
-      }
-    }
+    ASSIGN_OR_RETURN(
+        results, ReducePatches(module, computation, reduce_window, positions));
   }
   HloInstruction* result =
-      n == 1 ? results[0]
-             : computation.AddInstruction(HloInstruction::CreateTuple(results));
+      results.size() == 1
+          ? results[0]
+          : computation.AddInstruction(HloInstruction::CreateTuple(results));
   result->set_metadata(reduce_window->metadata());
   computation.ReplaceInstruction(reduce_window, result);
   return computation.RemoveInstruction(reduce_window);

@@ -114,18 +114,12 @@ Hoisting FindHoisting(const HloComputation& body) {
   return hoisting;
 }
 
-absl::StatusOr<bool> HoistFromLoop(HloInstruction* loop) {
-  if (!while_loop::IsRewritable(*loop)) return false;
-  // XLA's rule: a loop that runs at most once gains nothing.
-  if (while_loop::KnownTripCount(*loop, 1).has_value()) return false;
+// The hoisted work, copied before the loop onto the loop's init: the copy
+// of each instruction `hoisting` copies.
+absl::StatusOr<InstructionCloneMap> CopyBeforeLoop(HloInstruction* loop,
+                                                   const Hoisting& hoisting) {
   const HloComputation& body = *while_loop::Body(*loop);
-  const HloComputation& condition = *while_loop::Condition(*loop);
   const HloInstruction* parameter = body.parameter_instruction(0);
-  Hoisting hoisting = FindHoisting(body);
-  if (hoisting.live_in.empty()) return false;
-
-  // The hoisted work, before the loop, on the loop's init.
-  HloComputation& parent = *loop->parent();
   InstructionCloneMap outside;
   std::vector<HloInstruction*> work;
   for (HloInstruction* instruction : hoisting.copied) {
@@ -137,42 +131,63 @@ absl::StatusOr<bool> HoistFromLoop(HloInstruction* loop) {
     }
   }
   bool stray = false;
-  CloneInstructionsInto(work, parent, outside, [&](HloInstruction* operand) {
-    stray = true;
-    return operand;
-  });
+  CloneInstructionsInto(work, *loop->parent(), outside,
+                        [&](HloInstruction* operand) {
+                          stray = true;
+                          return operand;
+                        });
   RET_CHECK(!stray, "hoisted work of '", body.name(),
             "' reads a value the loop does not make invariant");
+  return outside;
+}
 
-  // The state gains one element per hoisted value the body reads.
-  const int64_t old_size = loop->shape().tuple_shapes().size();
-  std::vector<Shape> shapes = loop->shape().tuple_shapes();
+// The loop's state with one more element per hoisted value the body
+// reads: its shapes, its init, and the body's reads of those values.
+struct WiderState {
+  std::vector<Shape> shapes;
   std::vector<HloInstruction*> init;
-  for (int64_t i = 0; i < old_size; ++i) {
-    init.push_back(while_loop::InitElement(loop, i));
-  }
   std::vector<std::pair<const HloInstruction*, while_loop::Replacement>>
       replacements;
+};
+
+WiderState Widen(HloInstruction* loop, const Hoisting& hoisting,
+                 const InstructionCloneMap& outside) {
+  const int64_t old_size = loop->shape().tuple_shapes().size();
+  WiderState wider;
+  wider.shapes = loop->shape().tuple_shapes();
+  for (int64_t i = 0; i < old_size; ++i) {
+    wider.init.push_back(while_loop::InitElement(loop, i));
+  }
   for (const HloInstruction* value : hoisting.live_in) {
-    const int64_t index = shapes.size();
+    const int64_t index = wider.shapes.size();
     const Shape shape = value->shape();
-    shapes.push_back(shape);
-    init.push_back(outside.at(value));
-    replacements.emplace_back(
-        value, [shape, index](HloComputation& computation,
-                              HloInstruction* state) {
+    wider.shapes.push_back(shape);
+    wider.init.push_back(outside.at(value));
+    wider.replacements.emplace_back(
+        value,
+        [shape, index](HloComputation& computation, HloInstruction* state) {
           return computation.AddInstruction(
               HloInstruction::CreateGetTupleElement(shape, state, index));
         });
   }
-  const Shape state = ShapeUtil::MakeTupleShape(shapes);
+  return wider;
+}
+
+// Replaces `loop` by one over the wider state, whose body passes the
+// hoisted values on; its users read the old elements.
+absl::Status ReplaceByWider(HloInstruction* loop, const Hoisting& hoisting,
+                            const WiderState& wider) {
+  const HloComputation& body = *while_loop::Body(*loop);
+  const HloComputation& condition = *while_loop::Condition(*loop);
+  HloComputation& parent = *loop->parent();
+  const int64_t old_size = loop->shape().tuple_shapes().size();
+  const Shape state = ShapeUtil::MakeTupleShape(wider.shapes);
   std::vector<int64_t> same(old_size);
   for (int64_t i = 0; i < old_size; ++i) same[i] = i;
-
   ASSIGN_OR_RETURN(
       while_loop::LoopCopy new_body,
       while_loop::CopyLoopComputation(
-          body, "licm", state, same, replacements,
+          body, "licm", state, same, wider.replacements,
           [&](while_loop::LoopCopy& copy) {
             std::vector<HloInstruction*> next =
                 copy.clones.at(body.root_instruction())->operands();
@@ -186,19 +201,30 @@ absl::StatusOr<bool> HoistFromLoop(HloInstruction* loop) {
       while_loop::LoopCopy new_condition,
       while_loop::CopyLoopComputation(condition, "licm", state, same));
   HloInstruction* new_init =
-      parent.AddInstruction(HloInstruction::CreateTuple(init));
+      parent.AddInstruction(HloInstruction::CreateTuple(wider.init));
   auto old_elements = [&](HloInstruction* new_loop) {
     std::vector<HloInstruction*> elements;
     for (int64_t i = 0; i < old_size; ++i) {
       elements.push_back(parent.AddInstruction(
-          HloInstruction::CreateGetTupleElement(shapes[i], new_loop, i)));
+          HloInstruction::CreateGetTupleElement(wider.shapes[i], new_loop, i)));
     }
     return parent.AddInstruction(HloInstruction::CreateTuple(elements));
   };
-  RETURN_IF_ERROR(while_loop::ReplaceLoop(loop, new_init,
-                                          new_condition.computation,
-                                          new_body.computation, old_elements)
-                      .status());
+  return while_loop::ReplaceLoop(loop, new_init, new_condition.computation,
+                                 new_body.computation, old_elements)
+      .status();
+}
+
+absl::StatusOr<bool> HoistFromLoop(HloInstruction* loop) {
+  if (!while_loop::IsRewritable(*loop)) return false;
+  // XLA's rule: a loop that runs at most once gains nothing.
+  if (while_loop::KnownTripCount(*loop, 1).has_value()) return false;
+  Hoisting hoisting = FindHoisting(*while_loop::Body(*loop));
+  if (hoisting.live_in.empty()) return false;
+  ASSIGN_OR_RETURN(const InstructionCloneMap outside,
+                   CopyBeforeLoop(loop, hoisting));
+  RETURN_IF_ERROR(
+      ReplaceByWider(loop, hoisting, Widen(loop, hoisting, outside)));
   return true;
 }
 

@@ -121,18 +121,25 @@ bool OnlyPassedOn(absl::Span<HloInstruction* const> reads,
   return true;
 }
 
+// Which invariant elements of a loop's state are recomputed in the loop
+// (sink) and which leave the state (drop: the sunk ones and those the loop
+// only passes on).
+struct Narrowing {
+  std::vector<bool> sink, drop;
+};
+
 // Invariant elements that are constants or fuse into their readers are
-// recomputed in the loop, and they and the invariant elements the loop
-// does not read leave the state.
-absl::StatusOr<bool> NarrowLoop(HloInstruction* loop) {
-  if (!while_loop::IsRewritable(*loop)) return false;
-  const HloComputation& body = *while_loop::Body(*loop);
-  const HloComputation& condition = *while_loop::Condition(*loop);
+// sunk; they and the invariant elements the loop does not read are
+// dropped.
+Narrowing ChooseElements(const HloInstruction& loop) {
+  const HloComputation& body = *while_loop::Body(loop);
+  const HloComputation& condition = *while_loop::Condition(loop);
   const HloInstruction* root = body.root_instruction();
-  const HloInstruction* init = loop->operand(0);
+  const HloInstruction* init = loop.operand(0);
   const std::vector<bool> invariant = while_loop::InvariantElements(body);
   const int64_t size = invariant.size();
-  std::vector<bool> sink(size, false), drop(size, false);
+  Narrowing narrowing{std::vector<bool>(size, false),
+                      std::vector<bool>(size, false)};
   for (int64_t k = 0; k < size; ++k) {
     if (!invariant[k]) continue;
     const std::vector<HloInstruction*> body_reads = Reads(body, k);
@@ -140,34 +147,71 @@ absl::StatusOr<bool> NarrowLoop(HloInstruction* loop) {
     const InitKind kind = init->opcode() == HloOpcode::kTuple
                               ? Classify(init->operand(k))
                               : InitKind::kOther;
-    sink[k] = kind == InitKind::kConstant ||
-              (kind == InitKind::kGenerated &&
-               ReadOnlyByFusibleOps(body_reads, root) &&
-               ReadOnlyByFusibleOps(condition_reads, nullptr));
-    drop[k] = sink[k] || (condition_reads.empty() &&
-                          OnlyPassedOn(body_reads, root, k));
+    narrowing.sink[k] = kind == InitKind::kConstant ||
+                        (kind == InitKind::kGenerated &&
+                         ReadOnlyByFusibleOps(body_reads, root) &&
+                         ReadOnlyByFusibleOps(condition_reads, nullptr));
+    narrowing.drop[k] =
+        narrowing.sink[k] ||
+        (condition_reads.empty() && OnlyPassedOn(body_reads, root, k));
   }
-  // The loop's users keep reading a kept element, so that a loop that may
-  // never end does not become dead (and deleted) because every element they
-  // read left it.
+  return narrowing;
+}
+
+// The loop's users keep reading a kept element, so that a loop that may
+// never end does not become dead (and deleted) because every element they
+// read left it.
+void KeepAnElementReadOutside(const HloInstruction& loop,
+                              Narrowing& narrowing) {
+  const int64_t size = narrowing.drop.size();
   std::vector<bool> read_outside(size, false);
   bool reads_kept = false;
-  for (const HloInstruction* user : loop->users()) {
+  for (const HloInstruction* user : loop.users()) {
     if (user->opcode() != HloOpcode::kGetTupleElement) {
       read_outside.assign(size, true);
       break;
     }
     read_outside[user->tuple_index()] = true;
   }
-  for (int64_t k = 0; k < size; ++k) reads_kept |= read_outside[k] && !drop[k];
-  if (!reads_kept && loop->user_count() > 0 &&
-      !while_loop::KnownTripCount(*loop, kMaxSimulatedTrips).has_value()) {
+  for (int64_t k = 0; k < size; ++k) {
+    reads_kept |= read_outside[k] && !narrowing.drop[k];
+  }
+  if (!reads_kept && loop.user_count() > 0 &&
+      !while_loop::KnownTripCount(loop, kMaxSimulatedTrips).has_value()) {
     for (int64_t k = 0; k < size; ++k) {
-      if (read_outside[k]) sink[k] = drop[k] = false;
+      if (read_outside[k]) narrowing.sink[k] = narrowing.drop[k] = false;
     }
   }
-  if (absl::c_none_of(drop, [](bool b) { return b; })) return false;
+}
 
+// The reads of the sunk elements in `computation`, each replaced by a copy
+// of its generated init.
+std::vector<std::pair<const HloInstruction*, while_loop::Replacement>>
+SunkReads(const HloComputation& computation, const HloInstruction* init,
+          const std::vector<bool>& sink) {
+  std::vector<std::pair<const HloInstruction*, while_loop::Replacement>>
+      replacements;
+  for (int64_t k = 0; k < static_cast<int64_t>(sink.size()); ++k) {
+    if (!sink[k]) continue;
+    const HloInstruction* value = init->operand(k);
+    for (const HloInstruction* read : Reads(computation, k)) {
+      replacements.emplace_back(
+          read, [value](HloComputation& target, HloInstruction*) {
+            return Regenerate(value, target);
+          });
+    }
+  }
+  return replacements;
+}
+
+// Replaces `loop` by one whose state holds the elements `narrowing` does
+// not drop.
+absl::Status ReplaceByNarrowed(HloInstruction* loop,
+                               const Narrowing& narrowing) {
+  const std::vector<bool>& drop = narrowing.drop;
+  const int64_t size = drop.size();
+  const HloComputation& body = *while_loop::Body(*loop);
+  const HloInstruction* root = body.root_instruction();
   HloComputation& parent = *loop->parent();
   std::vector<HloInstruction*> init_elements;
   std::vector<int64_t> old_to_new(size, -1);
@@ -181,25 +225,11 @@ absl::StatusOr<bool> NarrowLoop(HloInstruction* loop) {
     new_init.push_back(init_elements[k]);
   }
   const Shape state = ShapeUtil::MakeTupleShape(shapes);
-  auto sunk = [&](const HloComputation& computation) {
-    std::vector<std::pair<const HloInstruction*, while_loop::Replacement>>
-        replacements;
-    for (int64_t k = 0; k < size; ++k) {
-      if (!sink[k]) continue;
-      const HloInstruction* value = init->operand(k);
-      for (const HloInstruction* read : Reads(computation, k)) {
-        replacements.emplace_back(
-            read, [value](HloComputation& target, HloInstruction*) {
-              return Regenerate(value, target);
-            });
-      }
-    }
-    return replacements;
-  };
   ASSIGN_OR_RETURN(
       while_loop::LoopCopy new_body,
       while_loop::CopyLoopComputation(
-          body, "simplified", state, old_to_new, sunk(body),
+          body, "simplified", state, old_to_new,
+          SunkReads(body, loop->operand(0), narrowing.sink),
           [&](while_loop::LoopCopy& copy) {
             const HloInstruction* next = copy.clones.at(root);
             std::vector<HloInstruction*> elements;
@@ -209,10 +239,11 @@ absl::StatusOr<bool> NarrowLoop(HloInstruction* loop) {
             return copy.computation->AddInstruction(
                 HloInstruction::CreateTuple(elements));
           }));
+  const HloComputation& condition = *while_loop::Condition(*loop);
   ASSIGN_OR_RETURN(while_loop::LoopCopy new_condition,
-                   while_loop::CopyLoopComputation(condition, "simplified",
-                                                   state, old_to_new,
-                                                   sunk(condition)));
+                   while_loop::CopyLoopComputation(
+                       condition, "simplified", state, old_to_new,
+                       SunkReads(condition, loop->operand(0), narrowing.sink)));
   HloInstruction* init_tuple =
       parent.AddInstruction(HloInstruction::CreateTuple(new_init));
   // An element that left the state ends as it started.
@@ -227,10 +258,20 @@ absl::StatusOr<bool> NarrowLoop(HloInstruction* loop) {
     }
     return parent.AddInstruction(HloInstruction::CreateTuple(elements));
   };
-  RETURN_IF_ERROR(while_loop::ReplaceLoop(loop, init_tuple,
-                                          new_condition.computation,
-                                          new_body.computation, results)
-                      .status());
+  return while_loop::ReplaceLoop(loop, init_tuple, new_condition.computation,
+                                 new_body.computation, results)
+      .status();
+}
+
+// Narrows the loop's state (ChooseElements); whether it did.
+absl::StatusOr<bool> NarrowLoop(HloInstruction* loop) {
+  if (!while_loop::IsRewritable(*loop)) return false;
+  Narrowing narrowing = ChooseElements(*loop);
+  KeepAnElementReadOutside(*loop, narrowing);
+  if (absl::c_none_of(narrowing.drop, [](bool b) { return b; })) {
+    return false;
+  }
+  RETURN_IF_ERROR(ReplaceByNarrowed(loop, narrowing));
   return true;
 }
 

@@ -111,43 +111,21 @@ bool WindowHasHoles(const Window& window) {
   return false;
 }
 
-absl::StatusOr<HloInstruction*> WindowPatches(HloComputation& computation,
-                                              HloInstruction* base,
-                                              int64_t leading,
-                                              const Window& window,
-                                              HloInstruction* pad_value) {
+namespace {
+
+// Each window position's dilated window, gathered from its start in
+// `padded`: [leading..., positions..., dilated window...].
+absl::StatusOr<HloInstruction*> GatherWindows(
+    HloComputation& computation, HloInstruction* padded, int64_t leading,
+    const Window& window, const std::vector<int64_t>& positions) {
   const int64_t n = window.size();
-  const Shape& shape = base->shape();
-  std::vector<int64_t> leading_dims(shape.dimensions().begin(),
-                                    shape.dimensions().begin() + leading);
-  std::vector<int64_t> positions;
-  for (int64_t i = 0; i < n; ++i) {
-    positions.push_back(
-        WindowOutputSize(shape.dimensions(leading + i), window[i]));
-  }
-  // Padding and base dilation: pad's low, high and interior.
-  HloInstruction* padded = base;
-  bool pads = false;
-  PaddingConfig config(leading);
-  for (const WindowDimension& d : window) {
-    config.push_back({d.padding_low, d.padding_high, d.base_dilation - 1});
-    pads |= d.padding_low != 0 || d.padding_high != 0 || d.base_dilation > 1;
-  }
-  if (pads) {
-    ASSIGN_OR_RETURN(Shape padded_shape, ShapeInference::InferPadShape(
-                                             shape, pad_value->shape(), config));
-    auto pad = HloInstruction::CreateGeneric(HloOpcode::kPad, padded_shape,
-                                             {base, pad_value});
-    pad->set_padding_config(config);
-    padded = computation.AddInstruction(std::move(pad));
-  }
-  if (n == 0) return padded;
-  // Each position's dilated window, gathered from its start.
   GatherDimensionNumbers dnums;
   dnums.offset_dims = Concat(Iota(0, leading), Iota(leading + n, n));
   dnums.start_index_map = Iota(leading, n);
   dnums.index_vector_dim = n;
-  std::vector<int64_t> slice_sizes = leading_dims;
+  std::vector<int64_t> slice_sizes(
+      padded->shape().dimensions().begin(),
+      padded->shape().dimensions().begin() + leading);
   for (const WindowDimension& d : window) {
     slice_sizes.push_back(DilatedBound(d.size, d.window_dilation));
   }
@@ -159,11 +137,19 @@ absl::StatusOr<HloInstruction*> WindowPatches(HloComputation& computation,
                                               gathered_shape, {padded, starts});
   gather->set_gather_dimension_numbers(dnums);
   gather->mutable_attributes().Set(AttrId::kSliceSizes, slice_sizes);
-  HloInstruction* patches = computation.AddInstruction(std::move(gather));
-  // Window dilation: every window_dilation-th element of the dilated window.
+  return computation.AddInstruction(std::move(gather));
+}
+
+// Window dilation: every window_dilation-th element of the gathered
+// dilated windows; `patches` itself when no window is dilated.
+HloInstruction* DilatedTaps(HloComputation& computation,
+                            HloInstruction* patches, int64_t leading,
+                            const Window& window) {
   bool dilated = false;
   for (const WindowDimension& d : window) dilated |= d.window_dilation > 1;
   if (!dilated) return patches;
+  const int64_t n = window.size();
+  const Shape& gathered_shape = patches->shape();
   const int64_t rank = leading + 2 * n;
   std::vector<int64_t> starts_at(rank, 0), strides(rank, 1), dims(rank);
   for (int64_t d = 0; d < rank; ++d) dims[d] = gathered_shape.dimensions(d);
@@ -173,10 +159,36 @@ absl::StatusOr<HloInstruction*> WindowPatches(HloComputation& computation,
     dims[leading + n + i] = window[i].size;
   }
   auto slice = HloInstruction::CreateGeneric(
-      HloOpcode::kSlice, ShapeUtil::MakeShape(shape.element_type(), dims),
-      {patches});
+      HloOpcode::kSlice,
+      ShapeUtil::MakeShape(gathered_shape.element_type(), dims), {patches});
   slice->set_slice(starts_at, limits, strides);
   return computation.AddInstruction(std::move(slice));
+}
+
+}  // namespace
+
+absl::StatusOr<HloInstruction*> WindowPatches(HloComputation& computation,
+                                              HloInstruction* base,
+                                              int64_t leading,
+                                              const Window& window,
+                                              HloInstruction* pad_value) {
+  const int64_t n = window.size();
+  const Shape& shape = base->shape();
+  std::vector<int64_t> positions;
+  for (int64_t i = 0; i < n; ++i) {
+    positions.push_back(
+        WindowOutputSize(shape.dimensions(leading + i), window[i]));
+  }
+  // Padding and base dilation (none along the leading dimensions).
+  Window padding(leading);
+  padding.insert(padding.end(), window.begin(), window.end());
+  ASSIGN_OR_RETURN(HloInstruction * padded,
+                   PadForWindow(computation, base, padding, pad_value));
+  if (n == 0) return padded;
+  ASSIGN_OR_RETURN(
+      HloInstruction * patches,
+      GatherWindows(computation, padded, leading, window, positions));
+  return DilatedTaps(computation, patches, leading, window);
 }
 
 absl::StatusOr<HloInstruction*> WindowTapMask(

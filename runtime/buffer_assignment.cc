@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -290,6 +291,271 @@ std::vector<bool> PassThroughLeaves(const HloInstruction& loop) {
   return pass_through;
 }
 
+// The walk over the entry's steps that gives each leaf its buffer: the
+// arena, what each argument and result aliases, and the arena temporaries
+// live at each step.
+class Assigner {
+ public:
+  Assigner(const HloComputation& entry, EntryLeaves values,
+           BufferAssignment& assignment)
+      : values_(std::move(values)),
+        assignment_(assignment),
+        root_leaves_(values_.leaves.at(entry.root_instruction())),
+        in_place_(InPlaceResults(root_leaves_)),
+        last_read_(LastReads(values_)) {}
+
+  int64_t step_count() const { return values_.fusions.size(); }
+  // Each argument leaf's Leaf, and the aliases both ways.
+  absl::Status ReadAliases(absl::Span<const AliasedLeaf> aliases);
+  // An overwritten argument that a result returns is copied aside first.
+  void SetAsideReturnedArguments();
+  // The buffers of step `step`'s operands and outputs.
+  absl::Status AssignStep(int64_t step);
+  // The arena's size and the results' buffers.
+  void AssignResults();
+
+ private:
+  // Outputs last read before `step` are free again.
+  void FreeExpiredBefore(int64_t step);
+  // The leaves `fusion` reads: every leaf of every operand of a
+  // subprogram, the one array of each operand of a fusion.
+  absl::StatusOr<std::vector<Leaf>> OperandLeaves(
+      const HloInstruction& fusion) const;
+  // Where output `leaf` of the step goes.
+  BufferSlot PlaceOutput(const HloInstruction& fusion, int64_t step,
+                         const Leaf& leaf,
+                         const std::vector<Leaf>& operand_leaves,
+                         const std::vector<bool>& pass_through);
+  BufferSlot IntoArgument(const HloInstruction& fusion, int64_t step,
+                          const Leaf& leaf, int64_t argument, int64_t bytes);
+  std::optional<BufferSlot> PassedThroughArgument(
+      const Leaf& leaf, const std::vector<Leaf>& operand_leaves,
+      const std::vector<bool>& pass_through) const;
+  BufferSlot InArena(const HloInstruction& fusion, int64_t step,
+                     const Leaf& leaf, const std::vector<Leaf>& operand_leaves,
+                     int64_t bytes);
+  std::optional<int64_t> TakeDeadOperand(
+      const HloInstruction& fusion, int64_t step, const Leaf& leaf,
+      const std::vector<Leaf>& operand_leaves, int64_t bytes);
+
+  EntryLeaves values_;
+  BufferAssignment& assignment_;
+  const std::vector<Leaf> root_leaves_;
+  const std::map<Leaf, int64_t> in_place_;
+  const std::map<Leaf, int64_t> last_read_;
+  std::vector<Leaf> argument_leaf_;
+  std::map<int64_t, int64_t> argument_of_result_;  // result leaf -> argument
+  std::vector<bool> overwritten_;
+  // The last step reading each overwritten argument.
+  std::vector<int64_t> argument_last_read_;
+  ArenaAllocator arena_;
+  std::map<int64_t, BufferSlot> set_aside_;  // argument leaf -> arena copy
+  std::multimap<int64_t, Leaf> expiring_;    // last read step -> leaf
+};
+
+absl::Status Assigner::ReadAliases(absl::Span<const AliasedLeaf> aliases) {
+  argument_leaf_.resize(assignment_.argument_bytes.size());
+  for (const auto& [leaf, slot] : values_.slots) {
+    if (slot.kind == BufferSlot::kParameter) argument_leaf_[slot.index] = leaf;
+  }
+  overwritten_.assign(argument_leaf_.size(), false);
+  for (const AliasedLeaf& alias : aliases) {
+    RET_CHECK(
+        alias.result_leaf >= 0 &&
+            alias.result_leaf < static_cast<int64_t>(root_leaves_.size()) &&
+            alias.argument_leaf >= 0 &&
+            alias.argument_leaf < static_cast<int64_t>(argument_leaf_.size()),
+        "alias out of range");
+    RET_CHECK(
+        argument_of_result_.emplace(alias.result_leaf, alias.argument_leaf)
+            .second,
+        "result leaf aliased twice");
+    // Returning the argument itself leaves its buffer as it is.
+    overwritten_[alias.argument_leaf] =
+        root_leaves_[alias.result_leaf] != argument_leaf_[alias.argument_leaf];
+  }
+  argument_last_read_.assign(argument_leaf_.size(), -1);
+  for (int64_t a = 0; a < static_cast<int64_t>(argument_leaf_.size()); ++a) {
+    if (!overwritten_[a]) continue;
+    auto read = last_read_.find(argument_leaf_[a]);
+    if (read != last_read_.end()) argument_last_read_[a] = read->second;
+  }
+  return absl::OkStatus();
+}
+
+void Assigner::SetAsideReturnedArguments() {
+  for (const Leaf& leaf : root_leaves_) {
+    if (leaf.first->opcode() != HloOpcode::kParameter) continue;
+    const BufferSlot& slot = values_.slots.at(leaf);
+    if (!overwritten_[slot.index] || set_aside_.count(slot.index)) continue;
+    BufferSlot copy{BufferSlot::kArena, 0, arena_.Allocate(slot.bytes),
+                    slot.bytes};
+    set_aside_[slot.index] = copy;
+    assignment_.copies_before.push_back({slot, copy});
+  }
+}
+
+void Assigner::FreeExpiredBefore(int64_t step) {
+  while (!expiring_.empty() && expiring_.begin()->first < step) {
+    const BufferSlot& slot = values_.slots.at(expiring_.begin()->second);
+    arena_.Free(slot.offset, slot.bytes);
+    expiring_.erase(expiring_.begin());
+  }
+}
+
+absl::StatusOr<std::vector<Leaf>> Assigner::OperandLeaves(
+    const HloInstruction& fusion) const {
+  std::vector<Leaf> operand_leaves;
+  for (const HloInstruction* operand : fusion.operands()) {
+    const std::vector<Leaf>& leaves = values_.leaves.at(operand);
+    if (IsSubprogram(fusion)) {
+      operand_leaves.insert(operand_leaves.end(), leaves.begin(), leaves.end());
+      continue;
+    }
+    RET_CHECK(operand->shape().IsArray(), fusion.ToString());
+    operand_leaves.push_back(leaves[0]);
+  }
+  return operand_leaves;
+}
+
+absl::Status Assigner::AssignStep(int64_t step) {
+  FreeExpiredBefore(step);
+  const HloInstruction* fusion = values_.fusions[step];
+  FusionStep fusion_step{fusion, {}};
+  ASSIGN_OR_RETURN(const std::vector<Leaf> operand_leaves,
+                   OperandLeaves(*fusion));
+  for (const Leaf& leaf : operand_leaves) {
+    fusion_step.buffers.push_back(values_.slots.at(leaf));
+  }
+  const std::vector<bool> pass_through = fusion->opcode() == HloOpcode::kWhile
+                                             ? PassThroughLeaves(*fusion)
+                                             : std::vector<bool>{};
+  for (const Leaf& leaf : values_.leaves.at(fusion)) {
+    const BufferSlot slot =
+        PlaceOutput(*fusion, step, leaf, operand_leaves, pass_through);
+    values_.slots[leaf] = slot;
+    fusion_step.buffers.push_back(slot);
+  }
+  assignment_.steps.push_back(std::move(fusion_step));
+  return absl::OkStatus();
+}
+
+BufferSlot Assigner::PlaceOutput(const HloInstruction& fusion, int64_t step,
+                                 const Leaf& leaf,
+                                 const std::vector<Leaf>& operand_leaves,
+                                 const std::vector<bool>& pass_through) {
+  const int64_t bytes = ShapeUtil::ByteSizeOf(LeafShape(leaf));
+  auto result = in_place_.find(leaf);
+  auto alias = result == in_place_.end()
+                   ? argument_of_result_.end()
+                   : argument_of_result_.find(result->second);
+  if (alias != argument_of_result_.end()) {
+    return IntoArgument(fusion, step, leaf, alias->second, bytes);
+  }
+  if (result != in_place_.end()) {
+    BufferSlot slot;
+    slot.bytes = bytes;
+    slot.kind = BufferSlot::kResult;
+    slot.index = result->second;
+    return slot;
+  }
+  if (std::optional<BufferSlot> argument =
+          PassedThroughArgument(leaf, operand_leaves, pass_through)) {
+    return *argument;
+  }
+  return InArena(fusion, step, leaf, operand_leaves, bytes);
+}
+
+// Into the argument's buffer, if nothing reads the argument later (or this
+// step reads it only to update it in place); else kept in the arena to the
+// end, then copied in.
+BufferSlot Assigner::IntoArgument(const HloInstruction& fusion, int64_t step,
+                                  const Leaf& leaf, int64_t argument,
+                                  int64_t bytes) {
+  const int64_t read = argument_last_read_[argument];
+  if (read < step ||
+      (read == step &&
+       UpdatesInPlace(fusion, argument_leaf_[argument], leaf, values_))) {
+    return {BufferSlot::kParameter, argument, 0, bytes};
+  }
+  BufferSlot slot;
+  slot.bytes = bytes;
+  slot.kind = BufferSlot::kArena;
+  slot.offset = arena_.Allocate(bytes);
+  return slot;
+}
+
+// A loop state leaf the body never changes, starting as an argument
+// nothing writes: the loop reads the argument in place instead of copying
+// it in (a model's weights, carried through a generate loop).
+std::optional<BufferSlot> Assigner::PassedThroughArgument(
+    const Leaf& leaf, const std::vector<Leaf>& operand_leaves,
+    const std::vector<bool>& pass_through) const {
+  if (leaf.second >= static_cast<int64_t>(pass_through.size()) ||
+      !pass_through[leaf.second]) {
+    return std::nullopt;
+  }
+  const BufferSlot& operand = values_.slots.at(operand_leaves[leaf.second]);
+  if (operand.kind != BufferSlot::kParameter || overwritten_[operand.index]) {
+    return std::nullopt;
+  }
+  return operand;
+}
+
+// An arena temporary, live until its last read.
+BufferSlot Assigner::InArena(const HloInstruction& fusion, int64_t step,
+                             const Leaf& leaf,
+                             const std::vector<Leaf>& operand_leaves,
+                             int64_t bytes) {
+  BufferSlot slot;
+  slot.bytes = bytes;
+  slot.kind = BufferSlot::kArena;
+  const std::optional<int64_t> over =
+      TakeDeadOperand(fusion, step, leaf, operand_leaves, bytes);
+  slot.offset = over.has_value() ? *over : arena_.Allocate(bytes);
+  auto read = last_read_.find(leaf);
+  expiring_.emplace(read == last_read_.end() ? step : read->second, leaf);
+  return slot;
+}
+
+// Over a dead operand's slice when the step updates it in place: the
+// operand's arena offset, no longer expiring; none when no operand fits.
+std::optional<int64_t> Assigner::TakeDeadOperand(
+    const HloInstruction& fusion, int64_t step, const Leaf& leaf,
+    const std::vector<Leaf>& operand_leaves, int64_t bytes) {
+  for (const Leaf& operand : operand_leaves) {
+    auto operand_read = last_read_.find(operand);
+    const BufferSlot& operand_slot = values_.slots.at(operand);
+    if (operand_slot.kind != BufferSlot::kArena ||
+        operand_slot.bytes != bytes ||
+        operand.first->opcode() == HloOpcode::kAfterAll ||
+        operand_read == last_read_.end() || operand_read->second != step ||
+        !UpdatesInPlace(fusion, operand, leaf, values_)) {
+      continue;
+    }
+    auto range = expiring_.equal_range(step);
+    auto owner = std::find_if(range.first, range.second,
+                              [&](auto& e) { return e.second == operand; });
+    if (owner == range.second) continue;  // not an arena temporary
+    expiring_.erase(owner);
+    return operand_slot.offset;
+  }
+  return std::nullopt;
+}
+
+void Assigner::AssignResults() {
+  assignment_.arena_bytes = arena_.size();
+  for (const Leaf& leaf : root_leaves_) {
+    BufferSlot slot = values_.slots.at(leaf);
+    // A parameter returned as it was (not a value written over it).
+    if (leaf.first->opcode() == HloOpcode::kParameter &&
+        set_aside_.count(slot.index)) {
+      slot = set_aside_.at(slot.index);
+    }
+    assignment_.results.push_back(slot);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<BufferAssignment> AssignBuffers(
@@ -297,157 +563,13 @@ absl::StatusOr<BufferAssignment> AssignBuffers(
   BufferAssignment assignment;
   assignment.aliases.assign(aliases.begin(), aliases.end());
   ASSIGN_OR_RETURN(EntryLeaves values, CollectLeaves(entry, assignment));
-  const std::vector<Leaf>& root_leaves =
-      values.leaves.at(entry.root_instruction());
-  const std::map<Leaf, int64_t> in_place = InPlaceResults(root_leaves);
-  const std::map<Leaf, int64_t> last_read = LastReads(values);
-  const int64_t step_count = values.fusions.size();
-
-  // Each argument leaf's Leaf, and the aliases both ways.
-  std::vector<Leaf> argument_leaf(assignment.argument_bytes.size());
-  for (const auto& [leaf, slot] : values.slots) {
-    if (slot.kind == BufferSlot::kParameter) argument_leaf[slot.index] = leaf;
+  Assigner assigner(entry, std::move(values), assignment);
+  RETURN_IF_ERROR(assigner.ReadAliases(aliases));
+  assigner.SetAsideReturnedArguments();
+  for (int64_t step = 0; step < assigner.step_count(); ++step) {
+    RETURN_IF_ERROR(assigner.AssignStep(step));
   }
-  std::map<int64_t, int64_t> argument_of_result;  // result leaf -> argument
-  std::vector<bool> overwritten(argument_leaf.size(), false);
-  for (const AliasedLeaf& alias : aliases) {
-    RET_CHECK(
-        alias.result_leaf >= 0 &&
-            alias.result_leaf < static_cast<int64_t>(root_leaves.size()) &&
-            alias.argument_leaf >= 0 &&
-            alias.argument_leaf < static_cast<int64_t>(argument_leaf.size()),
-        "alias out of range");
-    RET_CHECK(argument_of_result.emplace(alias.result_leaf, alias.argument_leaf)
-                  .second,
-              "result leaf aliased twice");
-    // Returning the argument itself leaves its buffer as it is.
-    overwritten[alias.argument_leaf] =
-        root_leaves[alias.result_leaf] != argument_leaf[alias.argument_leaf];
-  }
-  ArenaAllocator arena;
-  // An overwritten argument that a result returns is copied aside first.
-  std::map<int64_t, BufferSlot> set_aside;  // argument leaf -> arena copy
-  for (const Leaf& leaf : root_leaves) {
-    if (leaf.first->opcode() != HloOpcode::kParameter) continue;
-    const BufferSlot& slot = values.slots.at(leaf);
-    if (!overwritten[slot.index] || set_aside.count(slot.index)) continue;
-    BufferSlot copy{BufferSlot::kArena, 0, arena.Allocate(slot.bytes),
-                    slot.bytes};
-    set_aside[slot.index] = copy;
-    assignment.copies_before.push_back({slot, copy});
-  }
-  // The last step reading each overwritten argument.
-  std::vector<int64_t> argument_last_read(argument_leaf.size(), -1);
-  for (int64_t a = 0; a < static_cast<int64_t>(argument_leaf.size()); ++a) {
-    if (!overwritten[a]) continue;
-    auto read = last_read.find(argument_leaf[a]);
-    if (read != last_read.end()) argument_last_read[a] = read->second;
-  }
-
-  std::multimap<int64_t, Leaf> expiring;  // last read step -> leaf
-  for (int64_t step = 0; step < step_count; ++step) {
-    // Outputs last read before this step are free again.
-    while (!expiring.empty() && expiring.begin()->first < step) {
-      const BufferSlot& slot = values.slots.at(expiring.begin()->second);
-      arena.Free(slot.offset, slot.bytes);
-      expiring.erase(expiring.begin());
-    }
-    const HloInstruction* fusion = values.fusions[step];
-    FusionStep fusion_step{fusion, {}};
-    std::vector<Leaf> operand_leaves;
-    for (const HloInstruction* operand : fusion->operands()) {
-      if (IsSubprogram(*fusion)) {  // every leaf of every operand
-        for (const Leaf& leaf : values.leaves.at(operand)) {
-          fusion_step.buffers.push_back(values.slots.at(leaf));
-          operand_leaves.push_back(leaf);
-        }
-        continue;
-      }
-      RET_CHECK(operand->shape().IsArray(), fusion->ToString());
-      const Leaf& leaf = values.leaves.at(operand)[0];
-      fusion_step.buffers.push_back(values.slots.at(leaf));
-      operand_leaves.push_back(leaf);
-    }
-    const std::vector<bool> pass_through =
-        fusion->opcode() == HloOpcode::kWhile ? PassThroughLeaves(*fusion)
-                                              : std::vector<bool>{};
-    for (const Leaf& leaf : values.leaves.at(fusion)) {
-      BufferSlot slot;
-      slot.bytes = ShapeUtil::ByteSizeOf(LeafShape(leaf));
-      auto result = in_place.find(leaf);
-      auto alias = result == in_place.end()
-                       ? argument_of_result.end()
-                       : argument_of_result.find(result->second);
-      if (alias != argument_of_result.end()) {
-        // Into the argument's buffer, if nothing reads the argument later
-        // (or this step reads it only to update it in place).
-        const int64_t a = alias->second;
-        const int64_t read = argument_last_read[a];
-        if (read < step ||
-            (read == step &&
-             UpdatesInPlace(*fusion, argument_leaf[a], leaf, values))) {
-          slot = {BufferSlot::kParameter, a, 0, slot.bytes};
-        } else {  // kept to the end, then copied in
-          slot.kind = BufferSlot::kArena;
-          slot.offset = arena.Allocate(slot.bytes);
-        }
-      } else if (result != in_place.end()) {
-        slot.kind = BufferSlot::kResult;
-        slot.index = result->second;
-      } else if (leaf.second < static_cast<int64_t>(pass_through.size()) &&
-                 pass_through[leaf.second] &&
-                 values.slots.at(operand_leaves[leaf.second]).kind ==
-                     BufferSlot::kParameter &&
-                 !overwritten[values.slots.at(operand_leaves[leaf.second])
-                                  .index]) {
-        // A loop state leaf the body never changes, starting as an
-        // argument nothing writes: the loop reads the argument in place
-        // instead of copying it in (a model's weights, carried through a
-        // generate loop).
-        slot = values.slots.at(operand_leaves[leaf.second]);
-      } else {
-        slot.kind = BufferSlot::kArena;
-        // Over a dead operand's slice when the step updates it in place.
-        bool taken = false;
-        for (const Leaf& operand : operand_leaves) {
-          auto operand_read = last_read.find(operand);
-          const BufferSlot& operand_slot = values.slots.at(operand);
-          if (operand_slot.kind != BufferSlot::kArena ||
-              operand_slot.bytes != slot.bytes ||
-              operand.first->opcode() == HloOpcode::kAfterAll ||
-              operand_read == last_read.end() || operand_read->second != step ||
-              !UpdatesInPlace(*fusion, operand, leaf, values)) {
-            continue;
-          }
-          auto range = expiring.equal_range(step);
-          auto owner = std::find_if(range.first, range.second, [&](auto& e) {
-            return e.second == operand;
-          });
-          if (owner == range.second) continue;  // not an arena temporary
-          expiring.erase(owner);
-          slot.offset = operand_slot.offset;
-          taken = true;
-          break;
-        }
-        if (!taken) slot.offset = arena.Allocate(slot.bytes);
-        auto read = last_read.find(leaf);
-        expiring.emplace(read == last_read.end() ? step : read->second, leaf);
-      }
-      values.slots[leaf] = slot;
-      fusion_step.buffers.push_back(slot);
-    }
-    assignment.steps.push_back(std::move(fusion_step));
-  }
-  assignment.arena_bytes = arena.size();
-  for (const Leaf& leaf : root_leaves) {
-    BufferSlot slot = values.slots.at(leaf);
-    // A parameter returned as it was (not a value written over it).
-    if (leaf.first->opcode() == HloOpcode::kParameter &&
-        set_aside.count(slot.index)) {
-      slot = set_aside.at(slot.index);
-    }
-    assignment.results.push_back(slot);
-  }
+  assigner.AssignResults();
   return assignment;
 }
 

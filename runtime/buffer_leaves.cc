@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/hlo_module.h"
@@ -123,11 +124,30 @@ std::string DescribeResultLeaf(const HloComputation& entry, int64_t leaf) {
                       ")");
 }
 
-absl::Status CheckSizedBuffers(const HloComputation& entry,
-                               absl::Span<const void* const> arguments,
-                               absl::Span<const int64_t> argument_sizes,
-                               absl::Span<void* const> results,
-                               absl::Span<const int64_t> result_sizes) {
+namespace {
+
+// One leaf's buffer: `size` bytes, as its shape has, and not null when it
+// has any; `describe` names the leaf.
+absl::Status CheckLeafBuffer(const void* data, int64_t size, const Shape& shape,
+                             absl::FunctionRef<std::string()> describe) {
+  int64_t expected = ShapeUtil::ByteSizeOf(shape);
+  if (size != expected) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(describe(), " has ", size, " bytes, expected ", expected));
+  }
+  if (data == nullptr && expected > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(describe(), " is null"));
+  }
+  return absl::OkStatus();
+}
+
+// As many buffers and sizes as the entry has argument and result leaves,
+// each of its leaf's size and not null.
+absl::Status CheckLeafBuffers(const HloComputation& entry,
+                              absl::Span<const void* const> arguments,
+                              absl::Span<const int64_t> argument_sizes,
+                              absl::Span<void* const> results,
+                              absl::Span<const int64_t> result_sizes) {
   const int64_t argument_count = CountArgumentLeaves(entry);
   const int64_t result_count = CountResultLeaves(entry);
   if (static_cast<int64_t>(arguments.size()) != argument_count ||
@@ -142,20 +162,6 @@ absl::Status CheckSizedBuffers(const HloComputation& entry,
         "expected ", result_count, " result buffers and sizes, got ",
         results.size(), " buffers and ", result_sizes.size(), " sizes"));
   }
-  // One leaf at a time: sizes and null pointers.
-  auto check = [](const void* data, int64_t size, const Shape& shape,
-                  auto describe) -> absl::Status {
-    int64_t expected = ShapeUtil::ByteSizeOf(shape);
-    if (size != expected) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(describe(), " has ", size, " bytes, expected ",
-                       expected));
-    }
-    if (data == nullptr && expected > 0) {
-      return absl::InvalidArgumentError(absl::StrCat(describe(), " is null"));
-    }
-    return absl::OkStatus();
-  };
   absl::Status status;
   int64_t leaf = 0;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
@@ -163,8 +169,8 @@ absl::Status CheckSizedBuffers(const HloComputation& entry,
                      [&](const Shape& shape) {
       int64_t k = leaf++;
       if (!status.ok()) return;
-      status = check(arguments[k], argument_sizes[k], shape,
-                     [&] { return DescribeArgumentLeaf(entry, k); });
+      status = CheckLeafBuffer(arguments[k], argument_sizes[k], shape,
+                               [&] { return DescribeArgumentLeaf(entry, k); });
     });
   }
   if (!status.ok()) return status;
@@ -172,33 +178,55 @@ absl::Status CheckSizedBuffers(const HloComputation& entry,
   ForEachArrayLeaf(entry.root_instruction()->shape(), [&](const Shape& shape) {
     int64_t k = leaf++;
     if (!status.ok()) return;
-    status = check(results[k], result_sizes[k], shape,
-                   [&] { return DescribeResultLeaf(entry, k); });
+    status = CheckLeafBuffer(results[k], result_sizes[k], shape,
+                             [&] { return DescribeResultLeaf(entry, k); });
   });
-  if (!status.ok()) return status;
-  // A result buffer that is the argument buffer it aliases (the module's
-  // input_output_alias) donates that argument; nothing else may overlap it.
+  return status;
+}
+
+// Per result leaf, the argument leaf it donates (-1: none): a result
+// buffer that is the argument buffer it aliases (the module's
+// input_output_alias). A donated argument may overlap no other argument.
+absl::StatusOr<std::vector<int64_t>> DonatedArguments(
+    const HloComputation& entry, absl::Span<const void* const> arguments,
+    absl::Span<const int64_t> argument_sizes, absl::Span<void* const> results) {
   std::vector<int64_t> donated(results.size(), -1);
-  if (entry.parent() != nullptr &&
-      entry.parent()->entry_computation() == &entry) {
-    ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
-                     ResolveInputOutputAliases(*entry.parent()));
-    for (const AliasedLeaf& alias : aliases) {
-      if (results[alias.result_leaf] != arguments[alias.argument_leaf])
-        continue;
-      donated[alias.result_leaf] = alias.argument_leaf;
-      for (size_t b = 0; b < arguments.size(); ++b) {
-        if (static_cast<int64_t>(b) != alias.argument_leaf &&
-            Overlap(arguments[alias.argument_leaf],
-                    argument_sizes[alias.argument_leaf], arguments[b],
-                    argument_sizes[b])) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "donated ", DescribeArgumentLeaf(entry, alias.argument_leaf),
-              " overlaps ", DescribeArgumentLeaf(entry, b)));
-        }
+  if (entry.parent() == nullptr ||
+      entry.parent()->entry_computation() != &entry) {
+    return donated;
+  }
+  ASSIGN_OR_RETURN(std::vector<AliasedLeaf> aliases,
+                   ResolveInputOutputAliases(*entry.parent()));
+  for (const AliasedLeaf& alias : aliases) {
+    if (results[alias.result_leaf] != arguments[alias.argument_leaf]) continue;
+    donated[alias.result_leaf] = alias.argument_leaf;
+    for (size_t b = 0; b < arguments.size(); ++b) {
+      if (static_cast<int64_t>(b) != alias.argument_leaf &&
+          Overlap(arguments[alias.argument_leaf],
+                  argument_sizes[alias.argument_leaf], arguments[b],
+                  argument_sizes[b])) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "donated ", DescribeArgumentLeaf(entry, alias.argument_leaf),
+            " overlaps ", DescribeArgumentLeaf(entry, b)));
       }
     }
   }
+  return donated;
+}
+
+}  // namespace
+
+absl::Status CheckSizedBuffers(const HloComputation& entry,
+                               absl::Span<const void* const> arguments,
+                               absl::Span<const int64_t> argument_sizes,
+                               absl::Span<void* const> results,
+                               absl::Span<const int64_t> result_sizes) {
+  RETURN_IF_ERROR(CheckLeafBuffers(entry, arguments, argument_sizes, results,
+                                   result_sizes));
+  // A result overlaps no other result, and no argument but the one it
+  // donates.
+  ASSIGN_OR_RETURN(const std::vector<int64_t> donated,
+                   DonatedArguments(entry, arguments, argument_sizes, results));
   for (size_t r = 0; r < results.size(); ++r) {
     for (size_t a = 0; a < arguments.size(); ++a) {
       if (donated[r] == static_cast<int64_t>(a)) continue;

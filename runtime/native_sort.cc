@@ -96,25 +96,27 @@ void CountingPassOfRow(const W* from, Out* to, int64_t n, int shift,
   }
 }
 
-// Packs each (key, position) into W, the key on top, and sorts them by an
-// LSD radix sort over the key bytes that differ (the last pass writes the
-// positions to `order`). Positions are distinct and start ascending, so the
-// result is the stable order of the keys. False, with `order` unwritten, if
-// a key is a NaN under the default float compare.
+// The row's keys packed by PackKeys: whether they are ordered (false: a
+// NaN under the default float compare), and the bits every key has and
+// the bits any key has (a radix pass sorts only by the bytes where they
+// differ).
+template <typename K>
+struct PackedBits {
+  bool ordered;
+  K all_or;
+  K all_and;
+};
+
+// Packs each (key, position) of the row into W, the key on top, in `out`.
 template <typename W, typename K>
-bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
-                int64_t prefix, std::vector<W>& packed, std::vector<W>& spare,
-                std::vector<int64_t>& order) {
-  constexpr int kKeyBytes = sizeof(K);
-  constexpr int kShift = sizeof(W) * 8 - 8 * kKeyBytes;
-  constexpr W kPosition = (W(1) << kShift) - 1;
+PackedBits<K> PackKeys(const K* keys, const Row& row, const KeyRule<K>& rule,
+                       W* out) {
+  constexpr int kShift = sizeof(W) * 8 - 8 * sizeof(K);
   const int64_t n = row.size;
-  packed.resize(n);
   bool ordered = true;
   K all_or = 0;
   K all_and = K(~K(0));
   const K* in = keys + row.first;
-  W* out = packed.data();
   auto pack = [&](auto float_key, auto default_compare, auto unit_stride) {
     for (int64_t k = 0; k < n; ++k) {
       const K raw = in[unit_stride ? k : k * row.stride];
@@ -139,28 +141,44 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
   } else {
     pack_stride(std::true_type{}, std::true_type{});
   }
-  if (!ordered) return false;
+  return {ordered, all_or, all_and};
+}
+
+// Writes to `order` the positions of the packed values in sorted order
+// (the first `prefix` of them), by an LSD radix sort over the key bytes
+// that differ (the last pass writes the positions), or by std::sort for
+// a prefix or a short row.
+template <typename W, typename K>
+void OrderPacked(const PackedBits<K>& bits, int64_t prefix,
+                 std::vector<W>& packed, std::vector<W>& spare,
+                 std::vector<int64_t>& order) {
+  constexpr int kKeyBytes = sizeof(K);
+  constexpr int kShift = sizeof(W) * 8 - 8 * kKeyBytes;
+  constexpr W kPosition = (W(1) << kShift) - 1;
+  const int64_t n = packed.size();
   if (prefix < n) {
     // Packed values are distinct, so the `prefix` smallest, sorted, are
     // the stable order's first `prefix`.
     std::nth_element(packed.begin(), packed.begin() + prefix, packed.end());
     std::sort(packed.begin(), packed.begin() + prefix);
     for (int64_t k = 0; k < prefix; ++k) order[k] = packed[k] & kPosition;
-    return true;
+    return;
   }
   if (n <= 64) {
     std::sort(packed.begin(), packed.end());
     for (int64_t k = 0; k < n; ++k) order[k] = packed[k] & kPosition;
-    return true;
+    return;
   }
   int active[kKeyBytes];
   int passes = 0;
   for (int b = 0; b < kKeyBytes; ++b) {
-    if (((all_or ^ all_and) >> (8 * b)) & 0xff) active[passes++] = b;
+    if (((bits.all_or ^ bits.all_and) >> (8 * b)) & 0xff) {
+      active[passes++] = b;
+    }
   }
   if (passes == 0) {  // all keys equal
     for (int64_t k = 0; k < n; ++k) order[k] = k;
-    return true;
+    return;
   }
   spare.resize(n);
   W* from = packed.data();
@@ -171,6 +189,20 @@ bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
   }
   CountingPassOfRow<true>(from, order.data(), n,
                           kShift + 8 * active[passes - 1], kPosition);
+}
+
+// Packs each (key, position) into W, the key on top, and sorts them
+// (OrderPacked). Positions are distinct and start ascending, so the result
+// is the stable order of the keys. False, with `order` unwritten, if a key
+// is a NaN under the default float compare.
+template <typename W, typename K>
+bool SortPacked(const K* keys, const Row& row, const KeyRule<K>& rule,
+                int64_t prefix, std::vector<W>& packed, std::vector<W>& spare,
+                std::vector<int64_t>& order) {
+  packed.resize(row.size);
+  const PackedBits<K> bits = PackKeys(keys, row, rule, packed.data());
+  if (!bits.ordered) return false;
+  OrderPacked(bits, prefix, packed, spare, order);
   return true;
 }
 
@@ -398,17 +430,77 @@ constexpr int kRadixRows = 4;
 constexpr int64_t kMaxInterleavedRow = 8192;
 
 template <typename K>
+KeyRule<K> RuleOf(const TrivialSortComparator& comparator) {
+  KeyRule<K> rule;
+  rule.kind = KindOf(comparator.type);
+  rule.descending = comparator.descending;
+  rule.total_order = comparator.total_order;
+  rule.infinity = static_cast<K>(InfinityBits(comparator.type));
+  return rule;
+}
+
+// What sorting any of the rows needs: where row r is, its keys' rule, and
+// the inputs gathered into the outputs in its order (the first `count`).
+template <typename K>
+struct RowSorter {
+  const K* keys;
+  KeyRule<K> rule;
+  RadixPlan plan;
+  int64_t size, inner, count;
+  absl::Span<const int64_t> element_bytes;
+  absl::Span<const void* const> inputs;
+  absl::Span<void* const> outputs;
+
+  Row At(int64_t r) const {
+    return Row{(r / inner) * size * inner + r % inner, inner, size};
+  }
+
+  void SortAndGather(const Row& row, Scratch& scratch) const {
+    SortRowOrder(keys, row, rule, count, scratch);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (outputs[i] == nullptr) continue;  // unread
+      GatherRowBytes(inputs[i], outputs[i], row, scratch.order.data(), count,
+                     element_bytes[i]);
+    }
+  }
+
+  // Rows [begin, end) by radix sort of 16-bit keys, kRadixRows
+  // interleaved where they fit the cache; a row a NaN leaves unordered is
+  // sorted again by SortAndGather.
+  void RadixSortRows(int64_t begin, int64_t end, Scratch& scratch) const {
+    const int group = size <= kMaxInterleavedRow ? kRadixRows : 1;
+    for (int64_t r = begin; r < end; r += group) {
+      const int n = static_cast<int>(std::min<int64_t>(group, end - r));
+      Row group_rows[kRadixRows];
+      bool ordered[kRadixRows];
+      for (int i = 0; i < n; ++i) {
+        group_rows[i] = At(r + i);
+        ordered[i] = true;
+      }
+      if (n == kRadixRows) {
+        RadixSortGroupOf<kRadixRows>(keys, group_rows, rule, plan,
+                                     element_bytes, inputs, outputs, scratch,
+                                     ordered);
+      } else {
+        for (int i = 0; i < n; ++i) {
+          RadixSortGroupOf<1>(keys, group_rows + i, rule, plan, element_bytes,
+                              inputs, outputs, scratch, ordered + i);
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        if (!ordered[i]) SortAndGather(group_rows[i], scratch);
+      }
+    }
+  }
+};
+
+template <typename K>
 void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
                  absl::Span<const int64_t> element_bytes,
                  absl::Span<const void* const> inputs,
                  absl::Span<void* const> outputs,
                  const TrivialSortComparator& comparator, ThreadPool& pool,
                  int threads, int64_t prefix) {
-  KeyRule<K> rule;
-  rule.kind = KindOf(comparator.type);
-  rule.descending = comparator.descending;
-  rule.total_order = comparator.total_order;
-  rule.infinity = static_cast<K>(InfinityBits(comparator.type));
   const int64_t size = dims[dimension];
   int64_t inner = 1;
   for (size_t d = dimension + 1; d < dims.size(); ++d) inner *= dims[d];
@@ -418,9 +510,17 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
   const int64_t rows = elements / size;
   const int64_t count = std::clamp<int64_t>(prefix, 0, size);
   if (count == 0) return;  // nothing reads any result
-  const K* keys = static_cast<const K*>(inputs[comparator.operand]);
-  const RadixPlan plan = PlanRadix(element_bytes, outputs);
-  const bool radix = sizeof(K) == 2 && count == size && UsesRadix(plan, size);
+  const RowSorter<K> sorter{static_cast<const K*>(inputs[comparator.operand]),
+                            RuleOf<K>(comparator),
+                            PlanRadix(element_bytes, outputs),
+                            size,
+                            inner,
+                            count,
+                            element_bytes,
+                            inputs,
+                            outputs};
+  const bool radix =
+      sizeof(K) == 2 && count == size && UsesRadix(sorter.plan, size);
   // Chunks of at least 16k elements: a smaller sort is not worth a thread.
   const int64_t chunks =
       std::clamp<int64_t>(elements / 16384, 1, std::max(threads, 1));
@@ -428,47 +528,15 @@ void SortAllRows(absl::Span<const int64_t> dims, int64_t dimension,
     // Kept per thread across sorts: allocating and zeroing fresh pages per
     // call cost more than sorting a long row.
     thread_local Scratch scratch;
-    auto sort_and_gather = [&](const Row& row) {
-      SortRowOrder(keys, row, rule, count, scratch);
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (outputs[i] == nullptr) continue;  // unread
-        GatherRowBytes(inputs[i], outputs[i], row, scratch.order.data(), count,
-                       element_bytes[i]);
-      }
-    };
-    auto row_at = [&](int64_t r) {
-      return Row{(r / inner) * size * inner + r % inner, inner, size};
-    };
-    int64_t r = begin;
     if constexpr (sizeof(K) == 2) {
       if (radix) {
-        const int group = size <= kMaxInterleavedRow ? kRadixRows : 1;
-        for (; r < end; r += group) {
-          const int n = static_cast<int>(std::min<int64_t>(group, end - r));
-          Row group_rows[kRadixRows];
-          bool ordered[kRadixRows];
-          for (int i = 0; i < n; ++i) {
-            group_rows[i] = row_at(r + i);
-            ordered[i] = true;
-          }
-          if (n == kRadixRows) {
-            RadixSortGroupOf<kRadixRows>(keys, group_rows, rule, plan,
-                                         element_bytes, inputs, outputs,
-                                         scratch, ordered);
-          } else {
-            for (int i = 0; i < n; ++i) {
-              RadixSortGroupOf<1>(keys, group_rows + i, rule, plan,
-                                  element_bytes, inputs, outputs, scratch,
-                                  ordered + i);
-            }
-          }
-          for (int i = 0; i < n; ++i) {
-            if (!ordered[i]) sort_and_gather(group_rows[i]);
-          }
-        }
+        sorter.RadixSortRows(begin, end, scratch);
+        begin = end;
       }
     }
-    for (; r < end; ++r) sort_and_gather(row_at(r));
+    for (int64_t r = begin; r < end; ++r) {
+      sorter.SortAndGather(sorter.At(r), scratch);
+    }
     if (size > kMaxKeptRow) scratch = Scratch();
   });
 }

@@ -164,8 +164,11 @@ absl::StatusOr<std::string> SerializeZip(
   return out;
 }
 
-absl::StatusOr<std::vector<ZipMember>> ParseZip(absl::string_view bytes) {
-  // The end record sits last, before a comment of at most 65535 bytes.
+namespace {
+
+// Where the end record starts: it sits last, before a comment of at most
+// 65535 bytes.
+absl::StatusOr<size_t> FindEndRecord(absl::string_view bytes) {
   if (bytes.size() < kEndBytes) return Malformed("too short for a zip file");
   size_t end = bytes.size() - kEndBytes;
   const size_t lowest = end > 0xFFFF ? end - 0xFFFF : 0;
@@ -173,6 +176,82 @@ absl::StatusOr<std::vector<ZipMember>> ParseZip(absl::string_view bytes) {
     if (end == lowest) return Malformed("no zip end-of-directory record");
     --end;
   }
+  return end;
+}
+
+// Central directory entry `i`: how its member is stored, and where its
+// local header is.
+struct CentralEntry {
+  std::string name;
+  uint32_t method, crc, stored_size, size, local;
+};
+
+// Reads central directory entry `i` at `at` (before `end`, the end
+// record), and moves `at` past it.
+absl::StatusOr<CentralEntry> ParseCentralEntry(absl::string_view bytes,
+                                               size_t& at, size_t end,
+                                               uint32_t i) {
+  if (at + kCentralHeaderBytes > end ||
+      Get(bytes, at, 4) != kCentralSignature) {
+    return Malformed(absl::StrCat("central directory entry ", i,
+                                  " is missing or truncated"));
+  }
+  CentralEntry entry;
+  entry.method = Get(bytes, at + 10, 2);
+  entry.crc = Get(bytes, at + 16, 4);
+  entry.stored_size = Get(bytes, at + 20, 4);
+  entry.size = Get(bytes, at + 24, 4);
+  const uint32_t name_length = Get(bytes, at + 28, 2);
+  const uint32_t skip = Get(bytes, at + 30, 2) + Get(bytes, at + 32, 2);
+  entry.local = Get(bytes, at + 42, 4);
+  if (at + kCentralHeaderBytes + name_length + skip > end) {
+    return Malformed(
+        absl::StrCat("central directory entry ", i, " is truncated"));
+  }
+  entry.name = std::string(bytes.substr(at + kCentralHeaderBytes, name_length));
+  at += kCentralHeaderBytes + name_length + skip;
+  return entry;
+}
+
+// The member `entry` describes: stored (not compressed), its bytes within
+// the file and matching their CRC-32.
+absl::StatusOr<ZipMember> ReadMember(absl::string_view bytes,
+                                     const CentralEntry& entry) {
+  if (entry.method != 0) {
+    return Malformed(absl::StrCat(
+        "member '", entry.name, "' is compressed (method ", entry.method,
+        "); mxla reads stored members only: save with numpy.savez, not "
+        "numpy.savez_compressed"));
+  }
+  if (entry.stored_size != entry.size) {
+    return Malformed(
+        absl::StrCat("member '", entry.name, "' is stored with two sizes"));
+  }
+  if (uint64_t{entry.local} + kLocalHeaderBytes > bytes.size() ||
+      Get(bytes, entry.local, 4) != kLocalSignature) {
+    return Malformed(
+        absl::StrCat("member '", entry.name, "' has no local header"));
+  }
+  const uint64_t data = uint64_t{entry.local} + kLocalHeaderBytes +
+                        Get(bytes, entry.local + 26, 2) +
+                        Get(bytes, entry.local + 28, 2);
+  if (data + entry.size > bytes.size()) {
+    return Malformed(absl::StrCat("member '", entry.name, "' is truncated"));
+  }
+  ZipMember member;
+  member.name = entry.name;
+  member.bytes = std::string(bytes.substr(data, entry.size));
+  if (Crc32(member.bytes) != entry.crc) {
+    return Malformed(
+        absl::StrCat("member '", member.name, "' fails its CRC-32 check"));
+  }
+  return member;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ZipMember>> ParseZip(absl::string_view bytes) {
+  ASSIGN_OR_RETURN(const size_t end, FindEndRecord(bytes));
   const uint32_t count = Get(bytes, end + 10, 2);
   const uint32_t directory_size = Get(bytes, end + 12, 4);
   const uint32_t directory_offset = Get(bytes, end + 16, 4);
@@ -185,48 +264,9 @@ absl::StatusOr<std::vector<ZipMember>> ParseZip(absl::string_view bytes) {
   std::vector<ZipMember> members;
   size_t at = directory_offset;
   for (uint32_t i = 0; i < count; ++i) {
-    if (at + kCentralHeaderBytes > end || Get(bytes, at, 4) != kCentralSignature) {
-      return Malformed(absl::StrCat("central directory entry ", i,
-                                    " is missing or truncated"));
-    }
-    const uint32_t method = Get(bytes, at + 10, 2);
-    const uint32_t crc = Get(bytes, at + 16, 4);
-    const uint32_t stored_size = Get(bytes, at + 20, 4);
-    const uint32_t size = Get(bytes, at + 24, 4);
-    const uint32_t name_length = Get(bytes, at + 28, 2);
-    const uint32_t skip = Get(bytes, at + 30, 2) + Get(bytes, at + 32, 2);
-    const uint32_t local = Get(bytes, at + 42, 4);
-    if (at + kCentralHeaderBytes + name_length + skip > end) {
-      return Malformed(absl::StrCat("central directory entry ", i, " is truncated"));
-    }
-    ZipMember member;
-    member.name = std::string(bytes.substr(at + kCentralHeaderBytes, name_length));
-    at += kCentralHeaderBytes + name_length + skip;
-    if (method != 0) {
-      return Malformed(absl::StrCat(
-          "member '", member.name, "' is compressed (method ", method,
-          "); mxla reads stored members only: save with numpy.savez, not "
-          "numpy.savez_compressed"));
-    }
-    if (stored_size != size) {
-      return Malformed(absl::StrCat("member '", member.name,
-                                    "' is stored with two sizes"));
-    }
-    if (uint64_t{local} + kLocalHeaderBytes > bytes.size() ||
-        Get(bytes, local, 4) != kLocalSignature) {
-      return Malformed(absl::StrCat("member '", member.name,
-                                    "' has no local header"));
-    }
-    const uint64_t data = uint64_t{local} + kLocalHeaderBytes +
-                          Get(bytes, local + 26, 2) + Get(bytes, local + 28, 2);
-    if (data + size > bytes.size()) {
-      return Malformed(absl::StrCat("member '", member.name, "' is truncated"));
-    }
-    member.bytes = std::string(bytes.substr(data, size));
-    if (Crc32(member.bytes) != crc) {
-      return Malformed(absl::StrCat("member '", member.name,
-                                    "' fails its CRC-32 check"));
-    }
+    ASSIGN_OR_RETURN(const CentralEntry entry,
+                     ParseCentralEntry(bytes, at, end, i));
+    ASSIGN_OR_RETURN(ZipMember member, ReadMember(bytes, entry));
     members.push_back(std::move(member));
   }
   return members;

@@ -545,6 +545,42 @@ absl::Status BenchWorkloads(const BenchOptions& options,
   return absl::OkStatus();
 }
 
+// XLA's benchmark modules the filter names (M: all of them, M:TEXT: those
+// whose name contains TEXT); only when asked for (minutes).
+absl::Status BenchNamedModules(const BenchOptions& options,
+                               const std::vector<std::string>& filter,
+                               Report& report) {
+  ModuleBenchOptions modules;
+  bool any_module = false;
+  for (const std::string& id : filter) {
+    if (id == "M") any_module = true;
+    if (absl::StartsWith(id, "M:")) {
+      any_module = true;
+      modules.patterns.push_back(id.substr(2));
+    }
+  }
+  if (!any_module) return absl::OkStatus();
+  if (std::find(filter.begin(), filter.end(), "M") != filter.end()) {
+    modules.patterns.clear();  // every module
+  }
+  modules.directory = options.modules_dir;
+  modules.runs = options.runs;
+  modules.budget_seconds = options.module_budget;
+  modules.profile_rows = options.profile ? 20 : 0;
+  return BenchModules(modules, report.json);
+}
+
+// --json: the report's records as one JSON array.
+absl::Status WriteJson(const std::string& path, const Report& report) {
+  std::ofstream out(path);
+  out << "[\n  " << absl::StrJoin(report.json, ",\n  ") << "\n]\n";
+  if (!out) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunBench(const BenchOptions& options) {
   if (options.runs < 1) return absl::InvalidArgumentError("--runs must be >= 1");
   if (options.streaming_min_bytes.value_or(0) < 0) {
@@ -574,41 +610,30 @@ absl::Status RunBench(const BenchOptions& options) {
     RETURN_IF_ERROR(BenchDispatch(bench::MakeSmallDot(), "[8,8] @ [8,8]",
                                   report));
   }
-  // XLA's benchmark modules: only when asked for (minutes).
-  ModuleBenchOptions modules;
-  bool any_module = false;
-  for (const std::string& id : filter) {
-    if (id == "M") any_module = true;
-    if (absl::StartsWith(id, "M:")) {
-      any_module = true;
-      modules.patterns.push_back(id.substr(2));
-    }
-  }
-  if (any_module) {
-    if (std::find(filter.begin(), filter.end(), "M") != filter.end()) {
-      modules.patterns.clear();  // every module
-    }
-    modules.directory = options.modules_dir;
-    modules.runs = options.runs;
-    modules.budget_seconds = options.module_budget;
-    modules.profile_rows = options.profile ? 20 : 0;
-    RETURN_IF_ERROR(BenchModules(modules, report.json));
-  }
+  RETURN_IF_ERROR(BenchNamedModules(options, filter, report));
   // Seconds of LLVM at 100,000 instructions: only when asked for.
   if (std::find(filter.begin(), filter.end(), "S") != filter.end()) {
     CodegenOptions codegen;
     codegen.optimization_level = options.opt_level;
     RETURN_IF_ERROR(BenchScaling(codegen, report));
   }
-  if (!options.json.empty()) {
-    std::ofstream out(options.json);
-    out << "[\n  " << absl::StrJoin(report.json, ",\n  ") << "\n]\n";
-    if (!out) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot write '", options.json, "'"));
-    }
-  }
+  if (!options.json.empty()) RETURN_IF_ERROR(WriteJson(options.json, report));
   return absl::OkStatus();
+}
+
+// `mxla bench`, or one of its child processes (--cache-probe,
+// --module-probe); --threads counts when given.
+absl::Status RunBenchCommand(BenchOptions& options, bool threads_given) {
+  if (options.cache_probe_layers.has_value()) {
+    return RunCacheProbe(*options.cache_probe_layers, options.cache_dir);
+  }
+  if (!options.module_probe.empty()) {
+    return ProbeModule(options.module_probe, options.runs,
+                       options.module_budget, options.profile_rows);
+  }
+  if (threads_given) options.threads = options.threads_flag;
+  RETURN_IF_ERROR(CheckBenchThreads(options));
+  return RunBench(options);
 }
 
 }  // namespace
@@ -661,20 +686,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
                   "M: below each module's line, the profile of its first run "
                   "(mxla run --profile's table, its 20 slowest rows)");
   return [options, threads] {
-    if (options->cache_probe_layers.has_value()) {
-      absl::Status status =
-          RunCacheProbe(*options->cache_probe_layers, options->cache_dir);
-      return status.ok() ? 0 : ReportError(std::string(status.message()));
-    }
-    if (!options->module_probe.empty()) {
-      absl::Status status =
-          ProbeModule(options->module_probe, options->runs,
-                      options->module_budget, options->profile_rows);
-      return status.ok() ? 0 : ReportError(std::string(status.message()));
-    }
-    if (threads->count() > 0) options->threads = options->threads_flag;
-    absl::Status status = CheckBenchThreads(*options);
-    if (status.ok()) status = RunBench(*options);
+    absl::Status status = RunBenchCommand(*options, threads->count() > 0);
     return status.ok() ? 0 : ReportError(std::string(status.message()));
   };
 }

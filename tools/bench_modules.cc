@@ -113,18 +113,15 @@ void ReadProbeLine(const std::string& line, Probe& probe) {
   }
 }
 
-// Runs this binary's `bench --module-probe` on `path`, reading its lines
-// until it ends or `deadline_seconds` pass (then it is killed).
-Probe RunProbe(const std::string& path, int runs, double budget_seconds,
-               int64_t profile_rows) {
-  Probe probe;
+// Starts this binary's `bench --module-probe` on `path`, its standard
+// output into a pipe whose read end goes to `read_fd`. Returns the child's
+// pid, or -1 (and no pipe) when it cannot start.
+pid_t StartProbe(const std::string& path, int runs, double budget_seconds,
+                 int64_t profile_rows, int& read_fd) {
   std::error_code error;
   const std::string self = fs::read_symlink("/proc/self/exe", error).string();
   int pipe_fds[2];
-  if (error || pipe(pipe_fds) != 0) {
-    probe.reason = "cannot start a child process";
-    return probe;
-  }
+  if (error || pipe(pipe_fds) != 0) return -1;
   const std::string runs_text = std::to_string(runs);
   const std::string budget_text = absl::StrCat(budget_seconds);
   const std::string rows_text = absl::StrCat(profile_rows);
@@ -143,28 +140,27 @@ Probe RunProbe(const std::string& path, int runs, double budget_seconds,
   close(pipe_fds[1]);
   if (child < 0) {
     close(pipe_fds[0]);
-    probe.reason = "cannot start a child process";
-    return probe;
+    return -1;
   }
-  // The child keeps to the budget between runs; a compile or a run that
-  // alone takes longer is stopped a little after it.
-  const double deadline = budget_seconds + 5;
+  read_fd = pipe_fds[0];
+  return child;
+}
+
+// Reads the probe's lines from `fd` into `probe` until the child closes
+// it or `deadline_seconds` pass. Returns whether the deadline stopped it.
+bool ReadProbeLines(int fd, double deadline_seconds, Probe& probe) {
   const Clock::time_point start = Clock::now();
   std::string pending;
-  bool stopped = false;
   while (true) {
-    const double left = deadline - SecondsSince(start);
-    if (left <= 0) {
-      stopped = true;
-      break;
-    }
-    pollfd poll_fd{pipe_fds[0], POLLIN, 0};
+    const double left = deadline_seconds - SecondsSince(start);
+    if (left <= 0) return true;
+    pollfd poll_fd{fd, POLLIN, 0};
     const int ready = poll(&poll_fd, 1, static_cast<int>(left * 1000) + 1);
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) continue;
     char buffer[4096];
-    const ssize_t got = read(pipe_fds[0], buffer, sizeof(buffer));
-    if (got <= 0) break;  // the child closed its end
+    const ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got <= 0) return false;  // the child closed its end
     pending.append(buffer, got);
     size_t newline;
     while ((newline = pending.find('\n')) != std::string::npos) {
@@ -172,10 +168,12 @@ Probe RunProbe(const std::string& path, int runs, double budget_seconds,
       pending.erase(0, newline + 1);
     }
   }
-  close(pipe_fds[0]);
-  if (stopped) kill(child, SIGKILL);
-  int wait_status = 0;
-  waitpid(child, &wait_status, 0);
+}
+
+// Why a probe that did not end well ended: stopped over its budget (at
+// which step), killed by a signal, or an error exit that said nothing.
+void ExplainEnd(bool stopped, int wait_status, double budget_seconds,
+                Probe& probe) {
   if (stopped) {
     probe.status = "stopped";
     probe.reason = absl::StrFormat(
@@ -193,6 +191,28 @@ Probe RunProbe(const std::string& path, int runs, double budget_seconds,
     probe.reason = absl::StrCat("the child process exited with status ",
                                 WEXITSTATUS(wait_status));
   }
+}
+
+// Runs this binary's `bench --module-probe` on `path`, reading its lines
+// until it ends or its deadline passes (then it is killed).
+Probe RunProbe(const std::string& path, int runs, double budget_seconds,
+               int64_t profile_rows) {
+  Probe probe;
+  int read_fd = -1;
+  const pid_t child =
+      StartProbe(path, runs, budget_seconds, profile_rows, read_fd);
+  if (child < 0) {
+    probe.reason = "cannot start a child process";
+    return probe;
+  }
+  // The child keeps to the budget between runs; a compile or a run that
+  // alone takes longer is stopped a little after it.
+  const bool stopped = ReadProbeLines(read_fd, budget_seconds + 5, probe);
+  close(read_fd);
+  if (stopped) kill(child, SIGKILL);
+  int wait_status = 0;
+  waitpid(child, &wait_status, 0);
+  ExplainEnd(stopped, wait_status, budget_seconds, probe);
   return probe;
 }
 
@@ -260,6 +280,59 @@ absl::StatusOr<std::string> FindRealHloDirectory(const std::string& given) {
       "or their parents: name the directory with --modules-dir");
 }
 
+// Why `executable` is not run: its arguments, result and temporaries do
+// not fit the memory available. Empty when they fit.
+std::string MemoryShortfall(const Executable& executable) {
+  const HloComputation& entry = *executable.module().entry_computation();
+  int64_t argument_bytes = 0;
+  for (const HloInstruction* parameter : entry.parameter_instructions()) {
+    argument_bytes += TotalArrayBytes(parameter->shape());
+  }
+  int64_t run_bytes = TotalArrayBytes(entry.root_instruction()->shape());
+  if (const auto* jit = dynamic_cast<const JitExecutable*>(&executable)) {
+    run_bytes += jit->buffers().arena_bytes;
+  }
+  const int64_t available = AvailableMemoryBytes();
+  if (available < 0 || argument_bytes + run_bytes <= available * 9 / 10) {
+    return "";
+  }
+  return absl::StrCat("its arguments (", Gigabytes(argument_bytes),
+                      ") and result and temporaries (", Gigabytes(run_bytes),
+                      ") do not fit the ", Gigabytes(available),
+                      " of memory available");
+}
+
+// The entry's arguments, filled deterministically in parameter-number
+// order (which need not be the text's).
+std::vector<Literal> DeterministicArguments(const HloComputation& entry) {
+  std::vector<Literal> arguments;
+  uint64_t state = 1;
+  for (int64_t number = 0; number < entry.num_parameters(); ++number) {
+    arguments.emplace_back(entry.parameter_instruction(number)->shape());
+    FillDeterministic(arguments.back(), state);
+  }
+  return arguments;
+}
+
+// Says the FLOPs and bytes the profiled run counted, and the first
+// `profile_rows` rows of its table.
+void SayProfile(const RunProfile& profile, int64_t profile_rows) {
+  double flops = 0, bytes = 0;
+  for (const RunProfile::Row& row : profile.Rows()) {
+    flops += row.flops * row.calls;
+    bytes += row.bytes * row.calls;
+  }
+  Say(absl::StrCat("counted ", flops, " ", bytes));
+  if (profile_rows <= 0) return;
+  ThreadPool& pool = ThreadPool::Default();
+  const std::string table =
+      profile.Format(MachineLimitsFor(pool, pool.threads()), profile_rows);
+  for (absl::string_view line :
+       absl::StrSplit(table, '\n', absl::SkipEmpty())) {
+    Say(absl::StrCat("table ", line));
+  }
+}
+
 absl::Status ProbeModule(const std::string& path, int runs,
                          double budget_seconds, int64_t profile_rows) {
   const Clock::time_point start = Clock::now();
@@ -280,31 +353,14 @@ absl::Status ProbeModule(const std::string& path, int runs,
   }
   Say(absl::StrCat("compiled ", SecondsSince(compile_start) * 1e3));
   const Executable& executable = **compiled;
-  const HloComputation& entry = *executable.module().entry_computation();
-  int64_t argument_bytes = 0;
-  for (const HloInstruction* parameter : entry.parameter_instructions()) {
-    argument_bytes += TotalArrayBytes(parameter->shape());
-  }
-  int64_t run_bytes = TotalArrayBytes(entry.root_instruction()->shape());
-  if (const auto* jit = dynamic_cast<const JitExecutable*>(&executable)) {
-    run_bytes += jit->buffers().arena_bytes;
-  }
-  const int64_t available = AvailableMemoryBytes();
-  if (available >= 0 && argument_bytes + run_bytes > available * 9 / 10) {
-    Say(absl::StrCat("skip its arguments (", Gigabytes(argument_bytes),
-                     ") and result and temporaries (", Gigabytes(run_bytes),
-                     ") do not fit the ", Gigabytes(available),
-                     " of memory available"));
+  if (const std::string shortfall = MemoryShortfall(executable);
+      !shortfall.empty()) {
+    Say(absl::StrCat("skip ", shortfall));
     return absl::OkStatus();
   }
-  std::vector<Literal> arguments;
+  const std::vector<Literal> arguments =
+      DeterministicArguments(*executable.module().entry_computation());
   std::vector<const Literal*> pointers;
-  uint64_t state = 1;
-  // In parameter-number order, which need not be the text's.
-  for (int64_t number = 0; number < entry.num_parameters(); ++number) {
-    arguments.emplace_back(entry.parameter_instruction(number)->shape());
-    FillDeterministic(arguments.back(), state);
-  }
   for (const Literal& argument : arguments) pointers.push_back(&argument);
   Say("filled");
   // The first run is profiled: it counts the FLOPs and bytes (loops
@@ -322,27 +378,65 @@ absl::Status ProbeModule(const std::string& path, int runs,
     }
     Say(absl::StrCat("ran ", SecondsSince(run_start) * 1e3));
     if (run == 0) {
-      double flops = 0, bytes = 0;
-      for (const RunProfile::Row& row : profile.Rows()) {
-        flops += row.flops * row.calls;
-        bytes += row.bytes * row.calls;
-      }
-      Say(absl::StrCat("counted ", flops, " ", bytes));
-      if (profile_rows > 0) {
-        ThreadPool& pool = ThreadPool::Default();
-        const std::string table = profile.Format(
-            MachineLimitsFor(pool, pool.threads()), profile_rows);
-        for (absl::string_view line :
-             absl::StrSplit(table, '\n', absl::SkipEmpty())) {
-          Say(absl::StrCat("table ", line));
-        }
-      }
+      SayProfile(profile, profile_rows);
       options.profile = false;
     }
     if (SecondsSince(start) > budget_seconds / 2) break;
   }
   Say("done");
   return absl::OkStatus();
+}
+
+// The module's probe, or why there is none (its file is missing).
+Probe ProbeOrMissing(const BenchmarkModule& module,
+                     const ModuleBenchOptions& options) {
+  Probe probe;
+  std::error_code error;
+  if (!fs::exists(module.path, error)) {
+    probe.reason = absl::StrCat(module.path, " is missing");
+    return probe;
+  }
+  return RunProbe(module.path, options.runs, options.budget_seconds,
+                  options.profile_rows);
+}
+
+// Prints the module's row (and its profile table) and adds its JSON
+// record to `json`.
+void ReportModule(const BenchmarkModule& module, const Probe& probe,
+                  const MachineLimits& limits, std::vector<std::string>& json) {
+  std::string compile =
+      probe.compile_ms >= 0 ? absl::StrFormat("%.1f", probe.compile_ms) : "-";
+  std::string run = "-", runs = "-";
+  Rates rates;
+  double run_ms = 0;
+  if (!probe.run_ms.empty()) {
+    // The runs after the profiled first one, when there are any.
+    std::vector<double> timed(
+        probe.run_ms.begin() + (probe.run_ms.size() > 1 ? 1 : 0),
+        probe.run_ms.end());
+    run_ms = Median(timed);
+    run = run_ms < 10 ? absl::StrFormat("%.3f", run_ms)
+                      : absl::StrFormat("%.1f", run_ms);
+    runs = absl::StrCat(timed.size());
+    rates = RateAgainst(limits, probe.flops, probe.bytes, run_ms / 1e3);
+  }
+  std::cout << absl::StrFormat("  %-48s %10s %10s %5s %9s %9s %7s", module.name,
+                               compile, run, runs, rates.flops, rates.bytes,
+                               rates.limit);
+  if (probe.status != "ok") {
+    std::cout << "  " << probe.status << ": " << probe.reason;
+  }
+  std::cout << "\n";
+  for (const std::string& line : probe.table)
+    std::cout << "    " << line << "\n";
+  std::cout << std::flush;
+  json.push_back(absl::StrFormat(
+      R"({"kind":"module","name":"%s","status":"%s","compile_ms":%.3f,)"
+      R"("run_ms":%.4f,"runs":%d,"flops":%.0f,"bytes":%.0f,"reason":"%s"})",
+      module.name, probe.status, probe.compile_ms, run_ms, probe.run_ms.size(),
+      probe.flops, probe.bytes,
+      absl::StrReplaceAll(probe.reason,
+                          {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", " "}})));
 }
 
 absl::Status BenchModules(const ModuleBenchOptions& options,
@@ -373,47 +467,7 @@ absl::Status BenchModules(const ModuleBenchOptions& options,
                                "module", "compile ms", "run ms", "runs",
                                "GFLOP/s", "GB/s", "limit");
   for (const BenchmarkModule& module : modules) {
-    Probe probe;
-    std::error_code error;
-    if (!fs::exists(module.path, error)) {
-      probe.reason = absl::StrCat(module.path, " is missing");
-    } else {
-      probe = RunProbe(module.path, options.runs, options.budget_seconds,
-                       options.profile_rows);
-    }
-    std::string compile = probe.compile_ms >= 0
-                              ? absl::StrFormat("%.1f", probe.compile_ms)
-                              : "-";
-    std::string run = "-", runs = "-";
-    Rates rates;
-    double run_ms = 0;
-    if (!probe.run_ms.empty()) {
-      // The runs after the profiled first one, when there are any.
-      std::vector<double> timed(probe.run_ms.begin() +
-                                    (probe.run_ms.size() > 1 ? 1 : 0),
-                                probe.run_ms.end());
-      run_ms = Median(timed);
-      run = run_ms < 10 ? absl::StrFormat("%.3f", run_ms)
-                        : absl::StrFormat("%.1f", run_ms);
-      runs = absl::StrCat(timed.size());
-      rates = RateAgainst(limits, probe.flops, probe.bytes, run_ms / 1e3);
-    }
-    std::cout << absl::StrFormat("  %-48s %10s %10s %5s %9s %9s %7s",
-                                 module.name, compile, run, runs, rates.flops,
-                                 rates.bytes, rates.limit);
-    if (probe.status != "ok") {
-      std::cout << "  " << probe.status << ": " << probe.reason;
-    }
-    std::cout << "\n";
-    for (const std::string& line : probe.table) std::cout << "    " << line << "\n";
-    std::cout << std::flush;
-    json.push_back(absl::StrFormat(
-        R"({"kind":"module","name":"%s","status":"%s","compile_ms":%.3f,)"
-        R"("run_ms":%.4f,"runs":%d,"flops":%.0f,"bytes":%.0f,"reason":"%s"})",
-        module.name, probe.status, probe.compile_ms, run_ms,
-        probe.run_ms.size(), probe.flops, probe.bytes,
-        absl::StrReplaceAll(probe.reason,
-                            {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", " "}})));
+    ReportModule(module, ProbeOrMissing(module, options), limits, json);
   }
   return absl::OkStatus();
 }

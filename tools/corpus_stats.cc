@@ -145,21 +145,47 @@ ModuleOutcome Failed(const std::string& path, CorpusStage stage,
   return {path, stage, NormalizeReason(std::string(status.message()))};
 }
 
+// The entry's arguments, filled in parameter-number order (which need not
+// be the text's order) until `elements` (the result's to start with, then
+// each argument's added) passes `max_elements`.
+std::vector<Literal> ArgumentsWithin(const HloComputation& entry,
+                                     int64_t max_elements, int64_t& elements) {
+  std::vector<Literal> arguments;
+  uint64_t state = 1;
+  for (int64_t number = 0; number < entry.num_parameters(); ++number) {
+    const HloInstruction* parameter = entry.parameter_instruction(number);
+    elements += ElementsOf(parameter->shape());
+    if (elements > max_elements) break;
+    arguments.emplace_back(parameter->shape());
+    Fill(arguments.back(), state);
+  }
+  return arguments;
+}
+
+// Whether the JIT's result and outfeeds match the interpreter's within
+// `tolerance`.
+bool SameRuns(const Literal& actual, const SeededHostFeed& jit_feed,
+              const Literal& expected, const SeededHostFeed& interpreter_feed,
+              double tolerance) {
+  absl::Status same = CompareResults(actual, expected, tolerance);
+  const std::vector<Literal>& wrote = jit_feed.written();
+  const std::vector<Literal>& expected_writes = interpreter_feed.written();
+  same.Update(wrote.size() == expected_writes.size()
+                  ? absl::OkStatus()
+                  : absl::InternalError("outfeed counts differ"));
+  for (size_t i = 0; same.ok() && i < wrote.size(); ++i) {
+    same = CompareResults(wrote[i], expected_writes[i], tolerance);
+  }
+  return same.ok();
+}
+
 ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
                             const Executable& jit,
                             const CorpusOptions& options) {
   const HloComputation& entry = *module.entry_computation();
   int64_t elements = ElementsOf(entry.root_instruction()->shape());
-  std::vector<Literal> arguments;
-  uint64_t state = 1;
-  // In parameter-number order, which need not be the text's order.
-  for (int64_t number = 0; number < entry.num_parameters(); ++number) {
-    const HloInstruction* parameter = entry.parameter_instruction(number);
-    elements += ElementsOf(parameter->shape());
-    if (elements > options.max_run_elements) break;
-    arguments.emplace_back(parameter->shape());
-    Fill(arguments.back(), state);
-  }
+  const std::vector<Literal> arguments =
+      ArgumentsWithin(entry, options.max_run_elements, elements);
   const int64_t work = EstimatedWork(module);
   if (elements > options.max_run_elements || work > options.max_run_work) {
     return {path, CorpusStage::kTooLarge, ""};
@@ -200,16 +226,8 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
   }
   absl::StatusOr<Literal> actual = jit.Run(pointers, run);
   if (!actual.ok()) return Failed(path, CorpusStage::kRun, actual.status());
-  absl::Status same = CompareResults(*actual, *expected, options.tolerance);
-  const std::vector<Literal>& wrote = jit_feed.written();
-  const std::vector<Literal>& expected_writes = interpreter_feed.written();
-  same.Update(wrote.size() == expected_writes.size()
-                  ? absl::OkStatus()
-                  : absl::InternalError("outfeed counts differ"));
-  for (size_t i = 0; same.ok() && i < wrote.size(); ++i) {
-    same = CompareResults(wrote[i], expected_writes[i], options.tolerance);
-  }
-  if (!same.ok()) {
+  if (!SameRuns(*actual, jit_feed, *expected, interpreter_feed,
+                options.tolerance)) {
     return {path, CorpusStage::kRun,
             "the JIT and the interpreter differ beyond the tolerance"};
   }
@@ -308,8 +326,12 @@ std::string NormalizeReason(const std::string& message) {
   return out;
 }
 
-std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
-                               int64_t most_reasons) {
+namespace {
+
+// The count and share of modules at each stage, and how many of those
+// that need one device were accepted.
+void AppendStageCounts(const std::vector<ModuleOutcome>& outcomes,
+                       std::string& report) {
   static constexpr std::pair<CorpusStage, const char*> kStages[] = {
       {CorpusStage::kParse, "did not parse"},
       {CorpusStage::kVerify, "parsed, failed verification"},
@@ -322,8 +344,6 @@ std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
       {CorpusStage::kPassed, "ran and matched the interpreter"},
   };
   const double total = std::max<size_t>(outcomes.size(), 1);
-  std::string report =
-      absl::StrFormat("%d modules\n", static_cast<int64_t>(outcomes.size()));
   for (const auto& [stage, label] : kStages) {
     const int64_t count = std::count_if(
         outcomes.begin(), outcomes.end(),
@@ -346,6 +366,12 @@ std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
       &report, "accepted: %d of the %d modules that need one device (%.1f%%)\n",
       accepted, single_device,
       100.0 * accepted / std::max<int64_t>(single_device, 1));
+}
+
+// The `most_reasons` most common failure reasons, with a count and an
+// example module each.
+void AppendReasons(const std::vector<ModuleOutcome>& outcomes,
+                   int64_t most_reasons, std::string& report) {
   std::map<std::string, std::pair<int64_t, std::string>> reasons;
   for (const ModuleOutcome& outcome : outcomes) {
     if (outcome.reason.empty()) continue;
@@ -371,6 +397,16 @@ std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
     absl::StrAppendFormat(&report, "  (%d more reasons)\n",
                           static_cast<int64_t>(sorted.size()) - most_reasons);
   }
+}
+
+}  // namespace
+
+std::string FormatCorpusReport(const std::vector<ModuleOutcome>& outcomes,
+                               int64_t most_reasons) {
+  std::string report =
+      absl::StrFormat("%d modules\n", static_cast<int64_t>(outcomes.size()));
+  AppendStageCounts(outcomes, report);
+  AppendReasons(outcomes, most_reasons, report);
   return report;
 }
 

@@ -498,6 +498,27 @@ absl::StatusOr<DonatedBuffers> DonateArguments(const HloModule& module,
   return buffers;
 }
 
+// Prints the compile time and the runs' per-call median and minimum to
+// stderr.
+void ReportTimes(const Executable& executable, Backend backend,
+                 double compile_seconds, const RunTimes& times) {
+  // A program the persistent compile cache loaded has that one stage.
+  const auto* jit = dynamic_cast<const JitExecutable*>(&executable);
+  const bool loaded =
+      jit != nullptr && jit->program()->report.Milliseconds("load-cached") > 0;
+  const size_t samples = times.per_call.size();
+  std::cerr << absl::StrFormat(
+      "%s: compile %s%s, run median %s (min %s)%s\n", BackendName(backend),
+      FormatDuration(compile_seconds),
+      loaded ? " (loaded from the compile cache)" : "",
+      FormatDuration(times.per_call[samples / 2]),
+      FormatDuration(times.per_call.front()),
+      times.batch == 1
+          ? absl::StrFormat(" over %d run%s", samples, samples == 1 ? "" : "s")
+          : absl::StrFormat(" per call, over %d sample%s of %d calls", samples,
+                            samples == 1 ? "" : "s", times.batch));
+}
+
 // Compiles `module` and runs it on `inputs`, returning the (last) result
 // and leaving the last run's outfeeds in `feed`. With `repeat`, times the
 // runs (TimeRuns: `repeat` samples) and prints the compile time and the
@@ -555,21 +576,7 @@ absl::StatusOr<Literal> CompileAndRun(const HloModule& module,
   // Each run reads the next --infeed values: those runs are not batched.
   ASSIGN_OR_RETURN(RunTimes times,
                    TimeRuns(run, *repeat, !feed.has_infeed_files()));
-  // A program the persistent compile cache loaded has that one stage.
-  const auto* jit = dynamic_cast<const JitExecutable*>(executable.get());
-  const bool loaded =
-      jit != nullptr && jit->program()->report.Milliseconds("load-cached") > 0;
-  const size_t samples = times.per_call.size();
-  std::cerr << absl::StrFormat(
-      "%s: compile %s%s, run median %s (min %s)%s\n",
-      BackendName(options.backend), FormatDuration(compile_seconds),
-      loaded ? " (loaded from the compile cache)" : "",
-      FormatDuration(times.per_call[samples / 2]),
-      FormatDuration(times.per_call.front()),
-      times.batch == 1
-          ? absl::StrFormat(" over %d run%s", samples, samples == 1 ? "" : "s")
-          : absl::StrFormat(" per call, over %d sample%s of %d calls",
-                            samples, samples == 1 ? "" : "s", times.batch));
+  ReportTimes(*executable, options.backend, compile_seconds, times);
   if (profile) {
     // One more run, warm, profiled.
     run_options.profile = true;
@@ -578,10 +585,8 @@ absl::StatusOr<Literal> CompileAndRun(const HloModule& module,
   return finish();
 }
 
-absl::Status Run(const RunOptions& options) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ReadHloModule(options.input);
-  if (!module.ok()) return module.status();
+// The compile options the run's flags ask for.
+absl::StatusOr<CompileOptions> CompileOptionsOf(const RunOptions& options) {
   CompileOptions compile_options;
   ASSIGN_OR_RETURN(compile_options.backend, ParseBackend(options.backend));
   if (options.passes.has_value()) {
@@ -590,21 +595,56 @@ absl::Status Run(const RunOptions& options) {
   }
   compile_options.pipeline.dump_dir = options.dump_dir;
   compile_options.cache_dir = options.cache_dir;
-  ASSIGN_OR_RETURN(std::vector<Literal> inputs,
-                   LoadInputs(*(*module)->entry_computation(), options.bindings));
-  if (options.repeat.has_value() && *options.repeat > 1 &&
-      !options.infeeds.empty()) {
+  return compile_options;
+}
+
+// --repeat with the flags that make repeated runs differ: --infeed, and
+// --donate with --compare.
+absl::Status CheckRepeat(const RunOptions& options) {
+  const bool repeats = options.repeat.has_value() && *options.repeat > 1;
+  if (repeats && !options.infeeds.empty()) {
     return absl::InvalidArgumentError(
         "--repeat: a module given --infeed values runs once (each run would "
         "read the next values): drop --repeat, or time it without --infeed");
   }
-  if (options.donate && options.compare && options.repeat.has_value() &&
-      *options.repeat > 1) {
+  if (options.donate && options.compare && repeats) {
     return absl::InvalidArgumentError(
         "--donate with --repeat: each run starts from the previous run's "
         "results, which --compare's single run of the other backend does "
         "not: drop --compare or --repeat");
   }
+  return absl::OkStatus();
+}
+
+// --compare: runs `module` on the other backend and fails when its result
+// differs from `result` by more than the tolerance.
+absl::Status CompareWithOtherBackend(const HloModule& module,
+                                     CompileOptions compile_options,
+                                     std::vector<Literal>& inputs,
+                                     const RunOptions& options,
+                                     const Literal& result) {
+  compile_options.backend = compile_options.backend == Backend::kJit
+                                ? Backend::kInterpreter
+                                : Backend::kJit;
+  compile_options.pipeline.dump_dir.clear();
+  FileHostFeed other_feed(options.infeeds);
+  ASSIGN_OR_RETURN(Literal other,
+                   CompileAndRun(module, compile_options, inputs, other_feed));
+  std::cerr << "compare: largest difference between jit and interpreter: "
+            << LargestDifference(result, other) << "\n";
+  return CompareResults(result, other, options.tolerance);
+}
+
+absl::Status Run(const RunOptions& options) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ReadHloModule(options.input);
+  if (!module.ok()) return module.status();
+  ASSIGN_OR_RETURN(const CompileOptions compile_options,
+                   CompileOptionsOf(options));
+  ASSIGN_OR_RETURN(
+      std::vector<Literal> inputs,
+      LoadInputs(*(*module)->entry_computation(), options.bindings));
+  RETURN_IF_ERROR(CheckRepeat(options));
   // --compare's run starts from the inputs a donating run overwrites.
   std::vector<Literal> compare_inputs;
   if (options.donate && options.compare) {
@@ -620,18 +660,9 @@ absl::Status Run(const RunOptions& options) {
               << "\n";
   }
   if (options.compare) {
-    compile_options.backend = compile_options.backend == Backend::kJit
-                                  ? Backend::kInterpreter
-                                  : Backend::kJit;
-    compile_options.pipeline.dump_dir.clear();
-    FileHostFeed other_feed(options.infeeds);
-    ASSIGN_OR_RETURN(
-        Literal other,
-        CompileAndRun(**module, compile_options,
-                      options.donate ? compare_inputs : inputs, other_feed));
-    std::cerr << "compare: largest difference between jit and interpreter: "
-              << LargestDifference(result, other) << "\n";
-    RETURN_IF_ERROR(CompareResults(result, other, options.tolerance));
+    RETURN_IF_ERROR(CompareWithOtherBackend(
+        **module, compile_options, options.donate ? compare_inputs : inputs,
+        options, result));
   }
   if (options.output.empty()) {
     std::cout << (options.print_full ? result.ToFullString()

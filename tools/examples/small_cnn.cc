@@ -15,11 +15,64 @@
 
 namespace {
 
+using namespace mxla;
+
 constexpr int64_t kBatch = 4, kSize = 32, kChannels = 3, kFeatures1 = 16,
                   kFeatures2 = 32, kClasses = 10;
+constexpr int64_t kPooled = kSize / 2;
+
+// The model's layers, as builder calls.
 
 // A 3x3, stride-1, size-keeping NHWC convolution with HWIO weights, plus
-// bias, then ReLU, in double; `in` is [kBatch, size, size, in_features].
+// bias, then ReLU: one dot kernel, bias and ReLU in its epilogue.
+XlaOp ConvBiasRelu(XlaOp in, XlaOp w, XlaOp bias) {
+  const ConvolutionDimensionNumbers nhwc =
+      examples::OrDie(ParseConvolutionDimLabels("b01f_01io->b01f"));
+  XlaOp conv =
+      ConvGeneralDilated(in, w, {1, 1}, {{1, 1}, {1, 1}}, {}, {}, nhwc);
+  return Max(Add(conv, bias, /*broadcast_dimensions=*/{3}),
+             ConstantR0<float>(in.builder(), 0.0f));
+}
+
+// The largest of each 2x2 block: the image halves in size.
+XlaOp MaxPool2x2(XlaOp in) {
+  XlaBuilder* b = in.builder();
+  return ReduceWindowWithGeneralPadding(
+      in, ConstantR0<float>(b, -INFINITY), CreateScalarMaxComputation(F32, b),
+      {1, 2, 2, 1}, {1, 2, 2, 1}, {}, {}, {{0, 0}, {0, 0}, {0, 0}, {0, 0}});
+}
+
+// The mean over the image of each feature: [batch, size, size, features]
+// -> [batch, features].
+XlaOp GlobalAveragePool(XlaOp in, int64_t size) {
+  XlaBuilder* b = in.builder();
+  XlaOp sum = Reduce(in, ConstantR0<float>(b, 0.0f),
+                     CreateScalarAddComputation(F32, b), {1, 2});
+  return Div(sum, ConstantR0<float>(b, float(size * size)));
+}
+
+XlaOp Dense(XlaOp in, XlaOp w, XlaOp bias) {
+  return Add(Dot(in, w), bias, /*broadcast_dimensions=*/{1});
+}
+
+// Softmax over the classes, shifted by the largest logit.
+XlaOp Softmax(XlaOp logits) {
+  XlaBuilder* b = logits.builder();
+  XlaOp shifted = Sub(logits,
+                      Reduce(logits, ConstantR0<float>(b, -INFINITY),
+                             CreateScalarMaxComputation(F32, b), {1}),
+                      /*broadcast_dimensions=*/{0});
+  XlaOp exp = Exp(shifted);
+  return Div(exp,
+             Reduce(exp, ConstantR0<float>(b, 0.0f),
+                    CreateScalarAddComputation(F32, b), {1}),
+             /*broadcast_dimensions=*/{0});
+}
+
+// The same layers in double, as plain loops.
+namespace reference {
+
+// `in` is [kBatch, size, size, in_features].
 std::vector<double> ConvBiasRelu(const std::vector<double>& in, int64_t size,
                                  absl::Span<const float> w,
                                  absl::Span<const float> bias,
@@ -49,22 +102,80 @@ std::vector<double> ConvBiasRelu(const std::vector<double>& in, int64_t size,
   return out;
 }
 
+// `in` is [kBatch, kSize, kSize, kFeatures1].
+std::vector<double> MaxPool2x2(const std::vector<double>& in) {
+  std::vector<double> out(kBatch * kPooled * kPooled * kFeatures1);
+  for (int64_t n = 0; n < kBatch; ++n) {
+    for (int64_t y = 0; y < kPooled; ++y) {
+      for (int64_t x = 0; x < kPooled; ++x) {
+        for (int64_t f = 0; f < kFeatures1; ++f) {
+          double best = -INFINITY;
+          for (int64_t d = 0; d < 4; ++d) {
+            const int64_t iy = 2 * y + d / 2, ix = 2 * x + d % 2;
+            best = std::max(
+                best, in[((n * kSize + iy) * kSize + ix) * kFeatures1 + f]);
+          }
+          out[((n * kPooled + y) * kPooled + x) * kFeatures1 + f] = best;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Global average pool, dense layer and softmax of `in` ([kBatch, kPooled,
+// kPooled, kFeatures2]): the probabilities, [kBatch, kClasses].
+std::vector<float> Classify(const std::vector<double>& in,
+                            absl::Span<const float> w,
+                            absl::Span<const float> bias) {
+  std::vector<float> probabilities;
+  for (int64_t n = 0; n < kBatch; ++n) {
+    std::vector<double> logit(kClasses);
+    double max = -INFINITY;
+    for (int64_t c = 0; c < kClasses; ++c) {
+      double sum = bias[c];
+      for (int64_t f = 0; f < kFeatures2; ++f) {
+        double total = 0;
+        for (int64_t p = 0; p < kPooled * kPooled; ++p) {
+          total += in[(n * kPooled * kPooled + p) * kFeatures2 + f];
+        }
+        sum += total / (kPooled * kPooled) * w[f * kClasses + c];
+      }
+      logit[c] = sum;
+      max = std::max(max, sum);
+    }
+    double total = 0;
+    for (double& value : logit) total += (value = std::exp(value - max));
+    for (double value : logit) probabilities.push_back(float(value / total));
+  }
+  return probabilities;
+}
+
+// The whole model on `inputs` (images, w1, b1, w2, b2, w3, b3).
+std::vector<float> SmallCnn(const std::vector<Literal>& inputs) {
+  absl::Span<const float> images = inputs[0].data<float>();
+  std::vector<double> h1 = ConvBiasRelu(
+      std::vector<double>(images.begin(), images.end()), kSize,
+      inputs[1].data<float>(), inputs[2].data<float>(), kChannels, kFeatures1);
+  std::vector<double> h2 =
+      ConvBiasRelu(MaxPool2x2(h1), kPooled, inputs[3].data<float>(),
+                   inputs[4].data<float>(), kFeatures1, kFeatures2);
+  return Classify(h2, inputs[5].data<float>(), inputs[6].data<float>());
+}
+
+}  // namespace reference
+
 }  // namespace
 
 int main() {
-  using namespace mxla;
   using examples::OrDie;
-  auto f32 = [](std::vector<int64_t> dims) {
-    return ShapeUtil::MakeShape(F32, dims);
-  };
-  const ConvolutionDimensionNumbers nhwc =
-      OrDie(ParseConvolutionDimLabels("b01f_01io->b01f"));
   XlaBuilder b("small_cnn");
   std::vector<Literal> inputs;
   auto input = [&](std::vector<int64_t> dims, const char* name, float scale) {
+    const Shape shape = ShapeUtil::MakeShape(F32, dims);
     const int64_t number = inputs.size();
-    inputs.push_back(examples::Values(f32(dims), scale, number + 1));
-    return Parameter(&b, number, f32(dims), name);
+    inputs.push_back(examples::Values(shape, scale, number + 1));
+    return Parameter(&b, number, shape, name);
   };
   XlaOp images = input({kBatch, kSize, kSize, kChannels}, "images", 1.0f);
   XlaOp w1 = input({3, 3, kChannels, kFeatures1}, "w1", 0.3f);
@@ -74,30 +185,9 @@ int main() {
   XlaOp w3 = input({kFeatures2, kClasses}, "w3", 0.3f);
   XlaOp b3 = input({kClasses}, "b3", 0.1f);
 
-  XlaOp zero = ConstantR0<float>(&b, 0.0f);
-  auto conv_relu = [&](XlaOp in, XlaOp w, XlaOp bias) {
-    XlaOp conv =
-        ConvGeneralDilated(in, w, {1, 1}, {{1, 1}, {1, 1}}, {}, {}, nhwc);
-    return Max(Add(conv, bias, /*broadcast_dimensions=*/{3}), zero);
-  };
-  XlaOp h1 = conv_relu(images, w1, b1);
-  XlaOp pooled = ReduceWindowWithGeneralPadding(
-      h1, ConstantR0<float>(&b, -INFINITY),
-      CreateScalarMaxComputation(F32, &b), {1, 2, 2, 1}, {1, 2, 2, 1}, {},
-      {}, {{0, 0}, {0, 0}, {0, 0}, {0, 0}});
-  XlaOp h2 = conv_relu(pooled, w2, b2);
-  constexpr int64_t kPooled = kSize / 2;
-  XlaOp mean = Div(Reduce(h2, zero, CreateScalarAddComputation(F32, &b), {1, 2}),
-                   ConstantR0<float>(&b, float(kPooled * kPooled)));
-  XlaOp logits = Add(Dot(mean, w3), b3, /*broadcast_dimensions=*/{1});
-  XlaOp shifted = Sub(logits,
-                      Reduce(logits, ConstantR0<float>(&b, -INFINITY),
-                             CreateScalarMaxComputation(F32, &b), {1}),
-                      /*broadcast_dimensions=*/{0});
-  XlaOp exp = Exp(shifted);
-  XlaOp probabilities =
-      Div(exp, Reduce(exp, zero, CreateScalarAddComputation(F32, &b), {1}),
-          /*broadcast_dimensions=*/{0});
+  XlaOp h1 = ConvBiasRelu(images, w1, b1);
+  XlaOp h2 = ConvBiasRelu(MaxPool2x2(h1), w2, b2);
+  XlaOp probabilities = Softmax(Dense(GlobalAveragePool(h2, kPooled), w3, b3));
   std::unique_ptr<Executable> executable =
       OrDie(Compile(OrDie(b.Build(probabilities))));
   std::cout << "kernels:\n";
@@ -109,52 +199,6 @@ int main() {
   std::cout << "probabilities[0] =";
   for (int64_t j = 0; j < kClasses; ++j) std::cout << " " << out.data<float>()[j];
   std::cout << "\n";
-
-  absl::Span<const float> xs = inputs[0].data<float>();
-  std::vector<double> r1 =
-      ConvBiasRelu(std::vector<double>(xs.begin(), xs.end()), kSize,
-                   inputs[1].data<float>(), inputs[2].data<float>(), kChannels,
-                   kFeatures1);
-  std::vector<double> r_pool(kBatch * kPooled * kPooled * kFeatures1);
-  for (int64_t n = 0; n < kBatch; ++n) {
-    for (int64_t y = 0; y < kPooled; ++y) {
-      for (int64_t x = 0; x < kPooled; ++x) {
-        for (int64_t f = 0; f < kFeatures1; ++f) {
-          double best = -INFINITY;
-          for (int64_t d = 0; d < 4; ++d) {
-            const int64_t iy = 2 * y + d / 2, ix = 2 * x + d % 2;
-            best = std::max(best,
-                            r1[((n * kSize + iy) * kSize + ix) * kFeatures1 + f]);
-          }
-          r_pool[((n * kPooled + y) * kPooled + x) * kFeatures1 + f] = best;
-        }
-      }
-    }
-  }
-  std::vector<double> r2 =
-      ConvBiasRelu(r_pool, kPooled, inputs[3].data<float>(),
-                   inputs[4].data<float>(), kFeatures1, kFeatures2);
-  absl::Span<const float> w3s = inputs[5].data<float>();
-  absl::Span<const float> b3s = inputs[6].data<float>();
-  std::vector<float> expected;
-  for (int64_t n = 0; n < kBatch; ++n) {
-    std::vector<double> logit(kClasses);
-    double max = -INFINITY;
-    for (int64_t c = 0; c < kClasses; ++c) {
-      double sum = b3s[c];
-      for (int64_t f = 0; f < kFeatures2; ++f) {
-        double total = 0;
-        for (int64_t p = 0; p < kPooled * kPooled; ++p) {
-          total += r2[(n * kPooled * kPooled + p) * kFeatures2 + f];
-        }
-        sum += total / (kPooled * kPooled) * w3s[f * kClasses + c];
-      }
-      logit[c] = sum;
-      max = std::max(max, sum);
-    }
-    double total = 0;
-    for (double& value : logit) total += (value = std::exp(value - max));
-    for (double value : logit) expected.push_back(float(value / total));
-  }
+  const std::vector<float> expected = reference::SmallCnn(inputs);
   return examples::Matches(out, expected, 1e-4f, 1e-6f) ? 0 : 1;
 }
