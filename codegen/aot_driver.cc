@@ -72,17 +72,8 @@ absl::Status AotDriverEmitter::Emit(const AotProgram& program) {
 absl::StatusOr<llvm::Function*> AotDriverEmitter::EmitFunction(
     const AotProgram& program, const std::string& name,
     llvm::GlobalValue::LinkageTypes linkage) {
-  std::vector<std::vector<llvm::Function*>> callees(program.steps.size());
-  for (size_t s = 0; s < program.steps.size(); ++s) {
-    if (program.steps[s].control == nullptr) continue;
-    for (const AotProgram& computation :
-         program.steps[s].control->computations) {
-      ASSIGN_OR_RETURN(llvm::Function * callee,
-                       EmitFunction(computation, computation.function,
-                                    llvm::GlobalValue::InternalLinkage));
-      callees[s].push_back(callee);
-    }
-  }
+  ASSIGN_OR_RETURN(std::vector<std::vector<llvm::Function*>> callees,
+                   EmitCallees(program));
   llvm::Function* function =
       llvm::Function::Create(driver_type_, linkage, name, module_);
   function->addFnAttr(llvm::Attribute::NoUnwind);
@@ -107,32 +98,61 @@ absl::StatusOr<llvm::Function*> AotDriverEmitter::EmitFunction(
   }
   llvm::Value* table = Alloca(frame, ptr_, table_size, "buffers");
   for (size_t s = 0; s < program.steps.size(); ++s) {
-    const AotStep& step = program.steps[s];
-    if (step.control == nullptr) {
-      RETURN_IF_ERROR(EmitKernelStep(b, step, frame, table));
-      continue;
-    }
-    for (const AotBuffer& buffer : step.buffers) {
-      RETURN_IF_ERROR(CheckBuffer(buffer, frame));
-    }
-    switch (step.control->kind) {
-      case AotControl::kWhile:
-        EmitWhile(b, step, callees[s], frame);
-        break;
-      case AotControl::kConditional:
-        EmitConditional(b, step, callees[s], frame);
-        break;
-      case AotControl::kSort:
-        EmitSort(b, step, callees[s][0], frame);
-        break;
-      case AotControl::kScatter:
-        EmitScatter(b, step, callees[s][0], frame);
-        break;
-      case AotControl::kSelectAndScatter:
-        EmitSelectAndScatter(b, step, callees[s][0], callees[s][1], frame);
-        break;
+    RETURN_IF_ERROR(EmitStep(b, program.steps[s], callees[s], frame, table));
+  }
+  RETURN_IF_ERROR(EmitCopies(b, program, frame));
+  b.CreateRetVoid();
+  llvm::IRBuilder<>(frame.allocas).CreateBr(start);
+  return function;
+}
+
+absl::StatusOr<std::vector<std::vector<llvm::Function*>>>
+AotDriverEmitter::EmitCallees(const AotProgram& program) {
+  std::vector<std::vector<llvm::Function*>> callees(program.steps.size());
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    if (program.steps[s].control == nullptr) continue;
+    for (const AotProgram& computation :
+         program.steps[s].control->computations) {
+      ASSIGN_OR_RETURN(llvm::Function * callee,
+                       EmitFunction(computation, computation.function,
+                                    llvm::GlobalValue::InternalLinkage));
+      callees[s].push_back(callee);
     }
   }
+  return callees;
+}
+
+absl::Status AotDriverEmitter::EmitStep(
+    llvm::IRBuilder<>& b, const AotStep& step,
+    const std::vector<llvm::Function*>& callees, const Frame& frame,
+    llvm::Value* table) {
+  if (step.control == nullptr) return EmitKernelStep(b, step, frame, table);
+  for (const AotBuffer& buffer : step.buffers) {
+    RETURN_IF_ERROR(CheckBuffer(buffer, frame));
+  }
+  switch (step.control->kind) {
+    case AotControl::kWhile:
+      EmitWhile(b, step, callees, frame);
+      break;
+    case AotControl::kConditional:
+      EmitConditional(b, step, callees, frame);
+      break;
+    case AotControl::kSort:
+      EmitSort(b, step, callees[0], frame);
+      break;
+    case AotControl::kScatter:
+      EmitScatter(b, step, callees[0], frame);
+      break;
+    case AotControl::kSelectAndScatter:
+      EmitSelectAndScatter(b, step, callees[0], callees[1], frame);
+      break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AotDriverEmitter::EmitCopies(llvm::IRBuilder<>& b,
+                                          const AotProgram& program,
+                                          const Frame& frame) {
   for (const AotCopy& copy : program.copies) {
     RETURN_IF_ERROR(CheckBuffer(copy.source, frame));
     llvm::Value* to = b.CreateLoad(
@@ -141,9 +161,7 @@ absl::StatusOr<llvm::Function*> AotDriverEmitter::EmitFunction(
     // it was, a loop body's unchanged state) is left alone.
     CopyUnlessSame(b, frame, to, Address(b, copy.source, frame), copy.bytes);
   }
-  b.CreateRetVoid();
-  llvm::IRBuilder<>(frame.allocas).CreateBr(start);
-  return function;
+  return absl::OkStatus();
 }
 
 void AotDriverEmitter::CopyUnlessSame(llvm::IRBuilder<>& b,

@@ -57,6 +57,19 @@ class AotDriverEmitter {
       const AotProgram& program, const std::string& name,
       llvm::GlobalValue::LinkageTypes linkage);
 
+  // The functions of the computations each step calls, per step.
+  absl::StatusOr<std::vector<std::vector<llvm::Function*>>> EmitCallees(
+      const AotProgram& program);
+
+  // One step: a kernel's call, or a control step over its `callees`.
+  absl::Status EmitStep(llvm::IRBuilder<>& b, const AotStep& step,
+                        const std::vector<llvm::Function*>& callees,
+                        const Frame& frame, llvm::Value* table);
+
+  // The program's copies into result leaves after its last step.
+  absl::Status EmitCopies(llvm::IRBuilder<>& b, const AotProgram& program,
+                          const Frame& frame);
+
   std::vector<llvm::GlobalVariable*> EmitConstants(const AotProgram& program);
 
   llvm::Value* Alloca(const Frame& frame, llvm::Type* type, int64_t count,
@@ -120,16 +133,60 @@ class AotDriverEmitter {
   // gather of every operand into its result.
   void EmitSort(llvm::IRBuilder<>& b, const AotStep& step,
                 llvm::Function* comparator, const Frame& frame);
+  struct SortRows;
+  struct SortMerge;
+  // One row from `base`: the identity permutation, merge passes of runs
+  // twice as wide each until one run holds the row, then the gather.
+  void EmitSortRow(llvm::IRBuilder<>& b, const SortRows& rows,
+                   llvm::Value* base);
+  // Entry k of a merge: the left run's next entry unless the right one's
+  // is less (or the left run is done).
+  void EmitMergeStep(llvm::IRBuilder<>& b, const SortRows& rows,
+                     const SortMerge& merge, llvm::Value* k);
+  // Every operand's row in the sorted permutation's order into its result.
+  void EmitSortGather(llvm::IRBuilder<>& b, const SortRows& rows,
+                      llvm::Value* base);
   // As semantics/scatter_elements.h: the operands copied to the results,
   // then each update element combined into the result element it lands
   // on by the combiner, its scalars in temp, then copied.
   void EmitScatter(llvm::IRBuilder<>& b, const AotStep& step,
                    llvm::Function* combiner, const Frame& frame);
+  struct ScatterLoop;
+  // The operand index of the window the update position `position`
+  // (scatter dimensions) starts at: its index vector, and its batching
+  // dimensions' own positions.
+  std::vector<llvm::Value*> ScatterStart(
+      llvm::IRBuilder<>& b, const ScatterLoop& loop,
+      const std::vector<llvm::Value*>& position);
+  // The update window at scatter position `flat`, skipped unless it fits.
+  void EmitScatterPosition(llvm::IRBuilder<>& b, const ScatterLoop& loop,
+                           llvm::Value* flat);
+  // The update element at `window` of the window whose first elements are
+  // at operand_offset and update_offset, combined into its result element.
+  void EmitScatterElement(llvm::IRBuilder<>& b, const ScatterLoop& loop,
+                          const std::vector<llvm::Value*>& window,
+                          llvm::Value* operand_offset,
+                          llvm::Value* update_offset);
   // As semantics/select_and_scatter.h: init everywhere, then each source
   // element scattered onto the operand element its window selects.
   void EmitSelectAndScatter(llvm::IRBuilder<>& b, const AotStep& step,
                             llvm::Function* select, llvm::Function* scatter,
                             const Frame& frame);
+  struct SelectAndScatterLoop;
+  // Calls `callee` on the pair (lhs, rhs) into `results`.
+  void CallOnPair(llvm::IRBuilder<>& b, const SelectAndScatterLoop& loop,
+                  llvm::Function* callee, llvm::Value* lhs, llvm::Value* rhs,
+                  llvm::Value* results);
+  // Tap `tap` of window position `position`: selected if it is the first
+  // valid one, or if select(selected so far, it) is false.
+  void EmitSelectTap(llvm::IRBuilder<>& b, const SelectAndScatterLoop& loop,
+                     const std::vector<llvm::Value*>& position,
+                     const std::vector<llvm::Value*>& tap);
+  // Source element `source_index` combined by scatter into the result
+  // element its window selected (none where no tap was valid).
+  void EmitScatterSelected(llvm::IRBuilder<>& b,
+                           const SelectAndScatterLoop& loop,
+                           llvm::Value* source_index);
   // Row-major indices of `flat` over `sizes`.
   std::vector<llvm::Value*> Unflatten(llvm::IRBuilder<>& b, llvm::Value* flat,
                                       const std::vector<int64_t>& sizes);

@@ -37,6 +37,13 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
+// `row_index` extended by `column`: a position's index.
+IrIndex WithColumn(const IrIndex& row_index, llvm::Value* column) {
+  IrIndex index = row_index;
+  index.push_back(column);
+  return index;
+}
+
 // The address of a tap's input features from c0, for the block's position
 // p: (tap, p, c0) -> pointer.
 using TapAddress = std::function<llvm::Value*(size_t, int64_t, llvm::Value*)>;
@@ -70,6 +77,15 @@ class DepthwiseEmitter {
   absl::Status Emit(llvm::Value* begin, llvm::Value* end);
 
  private:
+  // The weights' rows and the rows of sums, and with streaming stores the
+  // staging rows and whether the result is aligned for them.
+  void AllocateRows();
+  // head_ and shift_: where the input's vectors start in a position's
+  // features.
+  void AlignToInput();
+  // The positions of units [begin, end): rows in segments (EmitSegment),
+  // or positions one by one without spatial dimensions.
+  absl::Status EmitPositions(llvm::Value* begin, llvm::Value* end);
   llvm::Value* I64(int64_t value) { return b_.getInt64(value); }
   llvm::Value* At(llvm::Value* buffer, llvm::Value* index) {
     return b_.CreateInBoundsGEP(element_type_, buffer, index);
@@ -101,6 +117,18 @@ class DepthwiseEmitter {
   // The row of positions [from, to) of row `row_index` (rank >= 3).
   absl::Status EmitSegment(const IrIndex& row_index, llvm::Value* row_start,
                            llvm::Value* from, llvm::Value* to);
+  // Whether the taps of row `row_index` along the dimensions before the
+  // last all land on the input (each coordinate moves monotonically with
+  // the tap, so its first and last taps say).
+  llvm::Value* RowOnInput(const IrIndex& row_index);
+  // The columns [begin, end) of [from, to) whose taps along the last
+  // dimension all land on the input where `inside` holds (else [to, to)).
+  struct Columns {
+    llvm::Value* begin;
+    llvm::Value* end;
+  };
+  Columns ColumnsOnInput(llvm::Value* inside, llvm::Value* from,
+                         llvm::Value* to);
   // The epilogue (or a copy) over the rows of sums of `positions`
   // positions from `index` (linear `linear`) along the last dimension.
   absl::Status EmitEpilogue(const IrIndex& index, llvm::Value* linear,
@@ -335,14 +363,9 @@ absl::Status DepthwiseEmitter::SumBlock(const IrIndex& index) {
   return status;
 }
 
-absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
-                                           llvm::Value* row_start,
-                                           llvm::Value* from, llvm::Value* to) {
+llvm::Value* DepthwiseEmitter::RowOnInput(const IrIndex& row_index) {
   const int64_t n = rank_ - 2;
   const Shape& input = conv_.operand(0)->shape();
-  // Whether the row's taps along the other dimensions all land on the
-  // input (each coordinate moves monotonically with the tap, so its first
-  // and last taps say).
   llvm::Value* inside = b_.getTrue();
   for (int64_t i = 0; i + 1 < n; ++i) {
     const WindowDimension& d = window_[i];
@@ -355,9 +378,16 @@ absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
         b_.CreateAnd(b_.CreateICmpSGE(first, I64(0)),
                      b_.CreateICmpSLT(last, I64(input.dimensions(1 + i)))));
   }
-  // The columns [lo, hi) whose taps along the last dimension all land on
-  // it: col * stride - padding_low >= 0 and col * stride + (size - 1) *
+  return inside;
+}
+
+DepthwiseEmitter::Columns DepthwiseEmitter::ColumnsOnInput(llvm::Value* inside,
+                                                           llvm::Value* from,
+                                                           llvm::Value* to) {
+  // col * stride - padding_low >= 0 and col * stride + (size - 1) *
   // dilation - padding_low < input.
+  const int64_t n = rank_ - 2;
+  const Shape& input = conv_.operand(0)->shape();
   const WindowDimension& d = window_[n - 1];
   const int64_t lo =
       std::max<int64_t>(0, FloorDiv(d.padding_low + d.stride - 1, d.stride));
@@ -369,8 +399,20 @@ absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
     v = b_.CreateSelect(b_.CreateICmpSLT(v, low), low, v);
     return b_.CreateSelect(b_.CreateICmpSGT(v, high), high, v);
   };
-  llvm::Value* a = b_.CreateSelect(inside, clamp(I64(lo), from, to), to);
-  llvm::Value* z = b_.CreateSelect(inside, clamp(I64(hi), a, to), to);
+  Columns columns;
+  columns.begin = b_.CreateSelect(inside, clamp(I64(lo), from, to), to);
+  columns.end = b_.CreateSelect(inside, clamp(I64(hi), columns.begin, to), to);
+  return columns;
+}
+
+absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
+                                           llvm::Value* row_start,
+                                           llvm::Value* from, llvm::Value* to) {
+  // The columns whose taps all land on the input, along the other
+  // dimensions (the row's) and along the last.
+  const Columns on_input = ColumnsOnInput(RowOnInput(row_index), from, to);
+  llvm::Value* a = on_input.begin;
+  llvm::Value* z = on_input.end;
   // Steps along the row: a block where one fits in [a, z) (the last one
   // ending at z, over positions the one before computed already: the same
   // values again), a position alone elsewhere; then the step's epilogue.
@@ -395,19 +437,14 @@ absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
   llvm::Value* blockable = b_.CreateAnd(
       fits, b_.CreateAnd(b_.CreateICmpSGE(col, a), b_.CreateICmpSLT(col, z)));
   b_.CreateCondBr(blockable, block, single);
-  auto at = [&](llvm::Value* column) {
-    IrIndex index = row_index;
-    index.push_back(column);
-    return index;
-  };
   b_.SetInsertPoint(block);
   llvm::Value* start =
       b_.CreateSelect(b_.CreateICmpSLT(col, last_start), col, last_start);
-  RETURN_IF_ERROR(SumBlock(at(start)));
+  RETURN_IF_ERROR(SumBlock(WithColumn(row_index, start)));
   llvm::BasicBlock* block_end = b_.GetInsertBlock();
   b_.CreateBr(join);
   b_.SetInsertPoint(single);
-  RETURN_IF_ERROR(SumPosition(at(col)));
+  RETURN_IF_ERROR(SumPosition(WithColumn(row_index, col)));
   llvm::BasicBlock* single_end = b_.GetInsertBlock();
   b_.CreateBr(join);
   b_.SetInsertPoint(join);
@@ -417,8 +454,8 @@ absl::Status DepthwiseEmitter::EmitSegment(const IrIndex& row_index,
   llvm::PHINode* count = b_.CreatePHI(b_.getInt64Ty(), 2, "count");
   count->addIncoming(I64(kDepthwiseBlock), block_end);
   count->addIncoming(I64(1), single_end);
-  RETURN_IF_ERROR(
-      EmitEpilogue(at(first), b_.CreateAdd(row_start, first), count));
+  RETURN_IF_ERROR(EmitEpilogue(WithColumn(row_index, first),
+                               b_.CreateAdd(row_start, first), count));
   col->addIncoming(b_.CreateAdd(first, count), b_.GetInsertBlock());
   b_.CreateBr(header);
   b_.SetInsertPoint(exit);
@@ -507,17 +544,29 @@ absl::Status DepthwiseEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   RET_CHECK(conv_.operand(0)->opcode() == HloOpcode::kParameter,
             conv_.ToString());
   input_ = elements_.parameter_buffer(conv_.operand(0)->parameter_number());
+  AllocateRows();
+  AlignToInput();
+  RETURN_IF_ERROR(FillWeights());
+  whole_ = b_.CreateUDiv(b_.CreateSub(I64(features_), head_), I64(lanes_));
+  tail_ = b_.CreateSub(b_.CreateSub(I64(features_), head_),
+                       b_.CreateMul(whole_, I64(lanes_)));
+  absl::Status status = EmitPositions(begin, end);
+  if (status.ok() && streams_) EmitStreamingFence(b_);
+  return status;
+}
+
+void DepthwiseEmitter::AllocateRows() {
   const int64_t positions = rank_ > 2 ? kDepthwiseBlock : 1;
   row_ = (features_ + 2 * lanes_ - 1) / lanes_ * lanes_;
   weights_ =
       EntryArray(static_cast<int64_t>(taps_.size()) * row_, "dw_weights");
   sums_ = EntryArray(positions * row_, "dw_sums");
-  const int64_t bytes = primitive_util::ByteWidth(type_);
   // Streamed: vectors of the result's own type, each position's row whole
   // vectors.
-  streams_ = plan_.store == StoreKind::kStreaming &&
-             root_.shape().element_type() == type_ &&
-             features_ * bytes % HostVectorBytes() == 0;
+  streams_ =
+      plan_.store == StoreKind::kStreaming &&
+      root_.shape().element_type() == type_ &&
+      features_ * primitive_util::ByteWidth(type_) % HostVectorBytes() == 0;
   if (streams_) {
     staged_ = EntryArray(positions * features_, "dw_staged");
     aligned_ = b_.CreateICmpEQ(
@@ -525,29 +574,32 @@ absl::Status DepthwiseEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
                      I64(HostVectorBytes() - 1)),
         I64(0));
   }
+}
+
+void DepthwiseEmitter::AlignToInput() {
   // The first vector ends at the input's first vector boundary when every
   // position's features are whole vectors (so all start alike). (With
   // AVX2's 32-byte vectors, not at a 64-byte line: a head longer than a
   // vector would leave features out.)
+  const int64_t bytes = primitive_util::ByteWidth(type_);
   const int64_t vector_bytes = HostVectorBytes();
   head_ = I64(0);
   shift_ = I64(0);
-  if (features_ * bytes % vector_bytes == 0) {
-    llvm::Value* misaligned = b_.CreateAnd(
-        b_.CreatePtrToInt(input_, b_.getInt64Ty()), I64(vector_bytes - 1));
-    llvm::Value* head =
-        b_.CreateUDiv(b_.CreateSub(I64(vector_bytes), misaligned), I64(bytes));
-    llvm::Value* usable = b_.CreateAnd(
-        b_.CreateICmpNE(misaligned, I64(0)),
-        b_.CreateICmpEQ(b_.CreateURem(misaligned, I64(bytes)), I64(0)));
-    head_ = b_.CreateSelect(usable, head, I64(0));
-    shift_ =
-        b_.CreateSelect(usable, b_.CreateUDiv(misaligned, I64(bytes)), I64(0));
-  }
-  RETURN_IF_ERROR(FillWeights());
-  whole_ = b_.CreateUDiv(b_.CreateSub(I64(features_), head_), I64(lanes_));
-  tail_ = b_.CreateSub(b_.CreateSub(I64(features_), head_),
-                       b_.CreateMul(whole_, I64(lanes_)));
+  if (features_ * bytes % vector_bytes != 0) return;
+  llvm::Value* misaligned = b_.CreateAnd(
+      b_.CreatePtrToInt(input_, b_.getInt64Ty()), I64(vector_bytes - 1));
+  llvm::Value* head =
+      b_.CreateUDiv(b_.CreateSub(I64(vector_bytes), misaligned), I64(bytes));
+  llvm::Value* usable = b_.CreateAnd(
+      b_.CreateICmpNE(misaligned, I64(0)),
+      b_.CreateICmpEQ(b_.CreateURem(misaligned, I64(bytes)), I64(0)));
+  head_ = b_.CreateSelect(usable, head, I64(0));
+  shift_ =
+      b_.CreateSelect(usable, b_.CreateUDiv(misaligned, I64(bytes)), I64(0));
+}
+
+absl::Status DepthwiseEmitter::EmitPositions(llvm::Value* begin,
+                                             llvm::Value* end) {
   const int64_t m = FlattenProduct(conv_).m;
   const Shape& out = conv_.shape();
   const std::vector<int64_t> dims(out.dimensions().begin(),
@@ -555,25 +607,20 @@ absl::Status DepthwiseEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
   llvm::Value* m0 = b_.CreateMul(begin, I64(plan_.m_block));
   llvm::Value* m1 = b_.CreateMul(end, I64(plan_.m_block));
   m1 = b_.CreateSelect(b_.CreateICmpSLT(m1, I64(m)), m1, I64(m));
-  absl::Status status;
   if (rank_ > 2) {
-    status =
-        EmitRowSegments(b_, dims, m0, m1,
-                        [&](const IrIndex& row_index, llvm::Value* row_start,
-                            llvm::Value* from, llvm::Value* to) {
-                          return EmitSegment(row_index, row_start, from, to);
-                        });
-  } else {
-    status = EmitForLoop(
-        b_, m0, m1, "position",
-        [&](llvm::Value* position) {
-          RETURN_IF_ERROR(SumPosition({position}));
-          return EmitEpilogue({position}, position, I64(1));
-        },
-        LoopHints::kKeepAsWritten);
+    return EmitRowSegments(b_, dims, m0, m1,
+                           [&](const IrIndex& row_index, llvm::Value* row_start,
+                               llvm::Value* from, llvm::Value* to) {
+                             return EmitSegment(row_index, row_start, from, to);
+                           });
   }
-  if (status.ok() && streams_) EmitStreamingFence(b_);
-  return status;
+  return EmitForLoop(
+      b_, m0, m1, "position",
+      [&](llvm::Value* position) {
+        RETURN_IF_ERROR(SumPosition({position}));
+        return EmitEpilogue({position}, position, I64(1));
+      },
+      LoopHints::kKeepAsWritten);
 }
 
 }  // namespace

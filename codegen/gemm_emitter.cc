@@ -126,6 +126,45 @@ class GemmEmitter {
   // masked copy of the loop only taps on the border take.
   absl::Status ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
                          llvm::Value* k0, llvm::Value* kc);
+  // What ConvKLoop's taps read: per tile row its output index (rows past
+  // m clamped to the last) and whether it is in the matrix, the input's
+  // buffer and element strides, the window's sizes, and the rhs panel
+  // with its slice's first step k0.
+  struct ConvTile {
+    std::vector<IrIndex> rows;
+    std::vector<llvm::Value*> in_matrix;
+    std::vector<int64_t> strides;
+    std::vector<int64_t> tap_sizes;
+    llvm::Value* input;
+    llvm::Value* rhs_panel;
+    llvm::Value* k0;
+  };
+  ConvTile ConvTileAt(llvm::Value* rhs_panel, llvm::Value* row,
+                      llvm::Value* k0);
+  // The input offset of row i's tap `at`.
+  llvm::Value* ConvTapOffset(const ConvTile& tile, int64_t i,
+                             const TapPosition& at);
+  // The rhs panel at tap t's first step.
+  llvm::Value* ConvRhsAt(const ConvTile& tile, llvm::Value* t);
+  // The steps [0, steps) from per-row pointers, the rhs from `rhs_steps`
+  // on; with `keep`, a row's products only where it holds.
+  absl::Status ConvStepLoop(llvm::Value* rhs_steps,
+                            const std::vector<llvm::Value*>& pointers,
+                            int64_t steps,
+                            const std::vector<llvm::Value*>* keep);
+  // Emits `then` where `condition` holds, else `otherwise`.
+  absl::Status EmitBranch(llvm::Value* condition, const char* name,
+                          absl::FunctionRef<absl::Status()> then,
+                          absl::FunctionRef<absl::Status()> otherwise);
+  // One tap t: per row a pointer to its run of input features.
+  absl::Status ConvTapSteps(const ConvTile& tile, llvm::Value* t);
+  // The taps of a run along the last window dimension read as one (or 0
+  // where taps are read one by one).
+  int64_t ConvRunTaps() const;
+  // Run r of run_taps taps: one loop where every row's taps are on the
+  // input, else its taps one by one.
+  absl::Status ConvRunSteps(const ConvTile& tile, int64_t run_taps,
+                            llvm::Value* r);
   // Element (batch, row or column `free`, k) of an operand, or 0 past
   // `free_size` (the padding of the last panel).
   absl::StatusOr<llvm::Value*> PackedElement(int operand, llvm::Value* batch,
@@ -162,6 +201,37 @@ class GemmEmitter {
                            llvm::Value* kc, llvm::Value* batch,
                            llvm::Value* row, llvm::Value* column,
                            llvm::Value* first);
+  // The micro-kernel's tile where it is updated: the output itself when
+  // whole (`full`), else the tile buffer; its valid rows and columns, its
+  // position `offset` in the output, and its row stride there.
+  struct MicroTile {
+    llvm::Value* rows;
+    llvm::Value* columns;
+    llvm::Value* full;
+    llvm::Value* offset;
+    llvm::Value* pointer;
+    llvm::Value* stride;
+  };
+  MicroTile MicroTileAt(llvm::Value* batch, llvm::Value* row,
+                        llvm::Value* column);
+  // The tile's vector v of row i.
+  llvm::Value* TileVectorAt(const MicroTile& tile, int64_t i, int64_t v);
+  // Copies an edge tile into the buffer unless the slice is the first,
+  // then starts the accumulators from 0 (first) or the tile so far.
+  absl::Status StartTile(const MicroTile& tile, llvm::Value* first);
+  // The k loop over the lhs layout LhsPanel says (ConvKLoop, packed, or
+  // in place with its partial panel).
+  absl::Status MicroKLoop(const LhsPanel& lhs, llvm::Value* rhs_panel,
+                          llvm::Value* kc, llvm::Value* row);
+  // kc steps of `rows` rows from an lhs panel whose element (row i, step
+  // k) is at lhs_panel + k * lhs_k_stride + i * lhs_row_stride.
+  absl::Status PanelKLoop(llvm::Value* rhs_panel, llvm::Value* kc,
+                          llvm::Value* lhs_panel, int64_t lhs_k_stride,
+                          int64_t lhs_row_stride, int64_t rows);
+  // Stores the accumulators into the tile and an edge tile out of the
+  // buffer (through the epilogue if there is one).
+  absl::Status FinishTile(const MicroTile& tile, llvm::Value* batch,
+                          llvm::Value* row, llvm::Value* column);
   // Whether lhs is read in place instead of packed: a parameter of the
   // dot's type laid out as [batch, m, k] (row-major, each group in order),
   // so a panel's rows are rows of it.
@@ -179,6 +249,13 @@ class GemmEmitter {
                             llvm::Value* rows, llvm::Value* n0,
                             llvm::Value* nc, llvm::Value* k0, llvm::Value* kc,
                             llvm::Value* first);
+  // Updates every tile of rows [r0, r0 + rows) x columns [n0, n0 + nc),
+  // n panels outermost, with the lhs panel lhs_of gives for m panel ip
+  // (first row `row`), packing the next rhs slice's share before each.
+  absl::Status MultiplyPanels(
+      llvm::Value* batch, llvm::Value* r0, llvm::Value* rows, llvm::Value* n0,
+      llvm::Value* nc, llvm::Value* kc, llvm::Value* first,
+      absl::FunctionRef<LhsPanel(llvm::Value* ip, llvm::Value* row)> lhs_of);
   // The packing buffers (lhs for `lhs_rows` rows, `rhs_blocks` rhs blocks
   // of k_block x n_block), the tile buffer and the accumulators.
   void AllocatePacking(int64_t lhs_rows, int64_t rhs_blocks);
@@ -259,6 +336,33 @@ class GemmEmitter {
   absl::Status EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
                             llvm::Value* columns, llvm::Value* batch,
                             llvm::Value* row, llvm::Value* column);
+  // A tile the epilogue writes: its valid rows x columns at `offset` in
+  // the output, from element (batch, row, column) of the product.
+  struct EpilogueTile {
+    llvm::Value* offset;
+    llvm::Value* rows;
+    llvm::Value* columns;
+    llvm::Value* batch;
+    llvm::Value* row;
+    llvm::Value* column;
+  };
+  // Element (i, j) of the tile buffer (row stride nr).
+  llvm::Value* TileBufferAt(llvm::Value* i, llvm::Value* j);
+  // The output position of the tile's element (i, j).
+  llvm::Value* EpilogueOutOffset(const EpilogueTile& t, llvm::Value* i,
+                                 llvm::Value* j);
+  // The epilogue's value at the tile's element (i, j), the dot's read from
+  // the tile buffer.
+  absl::StatusOr<llvm::Value*> EpilogueElement(const EpilogueTile& t,
+                                               llvm::Value* i, llvm::Value* j);
+  // Each element through the epilogue, stored on its own.
+  absl::Status EmitPlainEpilogue(const EpilogueTile& t);
+  // Whole, aligned tiles computed into the tile buffer and streamed out
+  // (StreamTileBuffer); the rest plainly.
+  absl::Status EmitStreamedEpilogue(const EpilogueTile& t);
+  // The tile buffer's rows to the output in aligned non-temporal vector
+  // stores.
+  absl::Status StreamTileBuffer(const EpilogueTile& t);
   // Copies the valid rows x columns of a tile between the output (at
   // `offset`, row stride n) and the tile buffer (row stride nr).
   // Whether the epilogue streams its whole, aligned tiles (the plan's
@@ -311,6 +415,8 @@ class GemmEmitter {
   llvm::Value* tile_counter_ = nullptr;
   // A convolution's zero row, read by taps in padding.
   llvm::Value* zero_row_ = nullptr;
+  // The dot's element the epilogue is generating from (EpilogueElement).
+  llvm::Value* epilogue_sum_ = nullptr;
 };
 
 llvm::Value* GemmEmitter::EntryArray(llvm::Type* type, int64_t count,
@@ -678,93 +784,108 @@ absl::Status GemmEmitter::EmitEpilogue(llvm::Value* offset, llvm::Value* rows,
                                        llvm::Value* batch, llvm::Value* row,
                                        llvm::Value* column) {
   // The dot's element at the index being generated: the tile buffer's.
-  llvm::Value* sum = nullptr;
-  elements_.Bind(dot_, [&](const IrIndex&) { return sum; });
-  auto element = [&](llvm::Value* i,
-                     llvm::Value* j) -> absl::StatusOr<llvm::Value*> {
-    elements_.ClearCache();
-    sum = b_.CreateLoad(
-        element_type_,
-        At(tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)), j)));
-    return elements_.Generate(root_, OutputIndex(batch, b_.CreateAdd(row, i),
-                                                 b_.CreateAdd(column, j)));
-  };
-  auto out_offset = [&](llvm::Value* i, llvm::Value* j) {
-    return b_.CreateAdd(offset, b_.CreateAdd(b_.CreateMul(i, I64(flat_.n)), j));
-  };
-  auto plain = [&]() -> absl::Status {
-    return EmitForLoop(b_, I64(0), rows, "epilogue_row", [&](llvm::Value* i) {
-      return EmitForLoop(b_, I64(0), columns, "epilogue_column",
-                         [&](llvm::Value* j) -> absl::Status {
-        ASSIGN_OR_RETURN(llvm::Value * value, element(i, j));
-        StoreElement(b_, root_.shape().element_type(), result_,
-                     out_offset(i, j), value);
-        return absl::OkStatus();
+  elements_.Bind(dot_, [&](const IrIndex&) { return epilogue_sum_; });
+  const EpilogueTile tile{offset, rows, columns, batch, row, column};
+  absl::Status status =
+      StreamsEpilogue() ? EmitStreamedEpilogue(tile) : EmitPlainEpilogue(tile);
+  elements_.Unbind(dot_);
+  elements_.ClearCache();
+  return status;
+}
+
+llvm::Value* GemmEmitter::TileBufferAt(llvm::Value* i, llvm::Value* j) {
+  return At(tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)), j));
+}
+
+llvm::Value* GemmEmitter::EpilogueOutOffset(const EpilogueTile& t,
+                                            llvm::Value* i, llvm::Value* j) {
+  return b_.CreateAdd(t.offset, b_.CreateAdd(b_.CreateMul(i, I64(flat_.n)), j));
+}
+
+absl::StatusOr<llvm::Value*> GemmEmitter::EpilogueElement(const EpilogueTile& t,
+                                                          llvm::Value* i,
+                                                          llvm::Value* j) {
+  elements_.ClearCache();
+  epilogue_sum_ = b_.CreateLoad(element_type_, TileBufferAt(i, j));
+  return elements_.Generate(root_, OutputIndex(t.batch, b_.CreateAdd(t.row, i),
+                                               b_.CreateAdd(t.column, j)));
+}
+
+absl::Status GemmEmitter::EmitPlainEpilogue(const EpilogueTile& t) {
+  return EmitForLoop(b_, I64(0), t.rows, "epilogue_row", [&](llvm::Value* i) {
+    return EmitForLoop(b_, I64(0), t.columns, "epilogue_column",
+                       [&](llvm::Value* j) -> absl::Status {
+                         ASSIGN_OR_RETURN(llvm::Value * value,
+                                          EpilogueElement(t, i, j));
+                         StoreElement(b_, root_.shape().element_type(), result_,
+                                      EpilogueOutOffset(t, i, j), value);
+                         return absl::OkStatus();
+                       });
+  });
+}
+
+absl::Status GemmEmitter::EmitStreamedEpilogue(const EpilogueTile& t) {
+  // A whole-width tile whose first row starts on a vector boundary (its
+  // rows, n apart, then all do) is computed in place in the tile buffer
+  // (a loop the loop vectorizer takes, as the plain one) and streamed
+  // from it with aligned non-temporal vector stores: 2 x 24 more L1
+  // accesses per tile of thousands of multiply-adds, and a fraction of
+  // the compile time of assembling each vector lane by lane. An edge
+  // tile or an unaligned output stores plainly.
+  llvm::LLVMContext& context = b_.getContext();
+  llvm::Function* function = b_.GetInsertBlock()->getParent();
+  auto* streamed =
+      llvm::BasicBlock::Create(context, "epilogue_stream", function);
+  auto* stored = llvm::BasicBlock::Create(context, "epilogue_plain", function);
+  auto* done = llvm::BasicBlock::Create(context, "epilogue_done", function);
+  const int64_t vector_bytes = HostVectorBytes();
+  llvm::Value* address =
+      b_.CreatePtrToInt(At(result_, t.offset), b_.getInt64Ty());
+  b_.CreateCondBr(
+      b_.CreateAnd(b_.CreateICmpEQ(t.columns, I64(tile_.nr)),
+                   b_.CreateICmpEQ(b_.CreateAnd(address, I64(vector_bytes - 1)),
+                                   I64(0))),
+      streamed, stored);
+  b_.SetInsertPoint(streamed);
+  absl::Status status =
+      EmitForLoop(b_, I64(0), t.rows, "epilogue_row", [&](llvm::Value* i) {
+        return EmitForLoop(b_, I64(0), I64(tile_.nr), "epilogue_column",
+                           [&](llvm::Value* j) -> absl::Status {
+                             ASSIGN_OR_RETURN(llvm::Value * value,
+                                              EpilogueElement(t, i, j));
+                             b_.CreateStore(value, TileBufferAt(i, j));
+                             return absl::OkStatus();
+                           });
       });
-    });
-  };
-  absl::Status status;
-  if (!StreamsEpilogue()) {
-    status = plain();
-  } else {
-    // A whole-width tile whose first row starts on a vector boundary (its
-    // rows, n apart, then all do) is computed in place in the tile buffer
-    // (a loop the loop vectorizer takes, as the plain one) and streamed
-    // from it with aligned non-temporal vector stores: 2 x 24 more L1
-    // accesses per tile of thousands of multiply-adds, and a fraction of
-    // the compile time of assembling each vector lane by lane. An edge
-    // tile or an unaligned output stores plainly.
-    llvm::LLVMContext& context = b_.getContext();
-    llvm::Function* function = b_.GetInsertBlock()->getParent();
-    auto* streamed = llvm::BasicBlock::Create(context, "epilogue_stream", function);
-    auto* stored = llvm::BasicBlock::Create(context, "epilogue_plain", function);
-    auto* done = llvm::BasicBlock::Create(context, "epilogue_done", function);
-    const int64_t vector_bytes = HostVectorBytes();
-    llvm::Value* address =
-        b_.CreatePtrToInt(At(result_, offset), b_.getInt64Ty());
-    b_.CreateCondBr(
-        b_.CreateAnd(b_.CreateICmpEQ(columns, I64(tile_.nr)),
-                     b_.CreateICmpEQ(b_.CreateAnd(address, I64(vector_bytes - 1)),
-                                     I64(0))),
-        streamed, stored);
-    b_.SetInsertPoint(streamed);
-    status = EmitForLoop(b_, I64(0), rows, "epilogue_row", [&](llvm::Value* i) {
-      return EmitForLoop(b_, I64(0), I64(tile_.nr), "epilogue_column",
-                         [&](llvm::Value* j) -> absl::Status {
-        ASSIGN_OR_RETURN(llvm::Value * value, element(i, j));
-        b_.CreateStore(value, At(tile_buffer_, b_.CreateAdd(
-                                                   b_.CreateMul(i, I64(tile_.nr)), j)));
-        return absl::OkStatus();
-      });
-    });
-    llvm::MDNode* nontemporal = llvm::MDNode::get(
-        context, llvm::ConstantAsMetadata::get(b_.getInt32(1)));
-    if (status.ok()) {
-      status = EmitForLoop(b_, I64(0), rows, "epilogue_stream_row",
-                           [&](llvm::Value* i) -> absl::Status {
+  if (status.ok()) status = StreamTileBuffer(t);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(stored);
+  if (status.ok()) status = EmitPlainEpilogue(t);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  return status;
+}
+
+absl::Status GemmEmitter::StreamTileBuffer(const EpilogueTile& t) {
+  const int64_t vector_bytes = HostVectorBytes();
+  llvm::MDNode* nontemporal = llvm::MDNode::get(
+      b_.getContext(), llvm::ConstantAsMetadata::get(b_.getInt32(1)));
+  return EmitForLoop(
+      b_, I64(0), t.rows, "epilogue_stream_row",
+      [&](llvm::Value* i) -> absl::Status {
         for (int64_t v = 0; v < tile_.nr / tile_.lanes; ++v) {
           llvm::Value* vector = b_.CreateAlignedLoad(
-              vector_type_,
-              At(tile_buffer_, b_.CreateAdd(b_.CreateMul(i, I64(tile_.nr)),
-                                            I64(v * tile_.lanes))),
+              vector_type_, TileBufferAt(i, I64(v * tile_.lanes)),
               llvm::Align(vector_bytes));
           llvm::StoreInst* store = b_.CreateAlignedStore(
-              vector, At(result_, out_offset(i, I64(v * tile_.lanes))),
+              vector,
+              At(result_, EpilogueOutOffset(t, i, I64(v * tile_.lanes))),
               llvm::Align(vector_bytes));
           store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
         }
         return absl::OkStatus();
-      }, LoopHints::kKeepAsWritten);
-    }
-    b_.CreateBr(done);
-    b_.SetInsertPoint(stored);
-    if (status.ok()) status = plain();
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
-  }
-  elements_.Unbind(dot_);
-  elements_.ClearCache();
-  return status;
+      },
+      LoopHints::kKeepAsWritten);
 }
 
 bool GemmEmitter::StreamsEpilogue() const {
@@ -796,32 +917,48 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
                                       llvm::Value* rhs_panel, llvm::Value* kc,
                                       llvm::Value* batch, llvm::Value* row,
                                       llvm::Value* column, llvm::Value* first) {
+  const MicroTile tile = MicroTileAt(batch, row, column);
+  RETURN_IF_ERROR(StartTile(tile, first));
+  RETURN_IF_ERROR(MicroKLoop(lhs, rhs_panel, kc, row));
+  return FinishTile(tile, batch, row, column);
+}
+
+GemmEmitter::MicroTile GemmEmitter::MicroTileAt(llvm::Value* batch,
+                                                llvm::Value* row,
+                                                llvm::Value* column) {
+  MicroTile tile;
+  tile.rows = Min(I64(tile_.mr), b_.CreateSub(I64(flat_.m), row));
+  tile.columns = Min(I64(tile_.nr), b_.CreateSub(I64(flat_.n), column));
+  // With an epilogue every tile goes through the buffer (its k is one
+  // slice: nothing to continue from) and out through the epilogue.
+  tile.full = epilogue_
+                  ? b_.getFalse()
+                  : b_.CreateAnd(b_.CreateICmpEQ(tile.rows, I64(tile_.mr)),
+                                 b_.CreateICmpEQ(tile.columns, I64(tile_.nr)));
+  tile.offset = OutOffset(batch, row, column);
+  tile.pointer =
+      b_.CreateSelect(tile.full, At(out_, tile.offset), tile_buffer_);
+  tile.stride = b_.CreateSelect(tile.full, I64(flat_.n), I64(tile_.nr));
+  return tile;
+}
+
+llvm::Value* GemmEmitter::TileVectorAt(const MicroTile& tile, int64_t i,
+                                       int64_t v) {
+  return At(tile.pointer, b_.CreateAdd(b_.CreateMul(I64(i), tile.stride),
+                                       I64(v * tile_.lanes)));
+}
+
+absl::Status GemmEmitter::StartTile(const MicroTile& tile, llvm::Value* first) {
   llvm::LLVMContext& context = b_.getContext();
   llvm::Function* function = b_.GetInsertBlock()->getParent();
   const int64_t vectors = tile_.nr / tile_.lanes;
-  llvm::Value* rows = Min(I64(tile_.mr), b_.CreateSub(I64(flat_.m), row));
-  llvm::Value* columns =
-      Min(I64(tile_.nr), b_.CreateSub(I64(flat_.n), column));
-  // With an epilogue every tile goes through the buffer (its k is one
-  // slice: nothing to continue from) and out through the epilogue.
-  llvm::Value* full =
-      epilogue_ ? b_.getFalse()
-                : b_.CreateAnd(b_.CreateICmpEQ(rows, I64(tile_.mr)),
-                               b_.CreateICmpEQ(columns, I64(tile_.nr)));
-  llvm::Value* offset = OutOffset(batch, row, column);
-  llvm::Value* tile = b_.CreateSelect(full, At(out_, offset), tile_buffer_);
-  llvm::Value* stride = b_.CreateSelect(full, I64(flat_.n), I64(tile_.nr));
-  auto vector_at = [&](int64_t i, int64_t v) {
-    return At(tile, b_.CreateAdd(b_.CreateMul(I64(i), stride),
-                                 I64(v * tile_.lanes)));
-  };
-
   // Edge tiles continue from the buffer.
   auto* copy_in = llvm::BasicBlock::Create(context, "tile_in", function);
   auto* start = llvm::BasicBlock::Create(context, "tile_start", function);
-  b_.CreateCondBr(b_.CreateOr(full, first), start, copy_in);
+  b_.CreateCondBr(b_.CreateOr(tile.full, first), start, copy_in);
   b_.SetInsertPoint(copy_in);
-  RETURN_IF_ERROR(CopyTile(offset, rows, columns, /*into_buffer=*/true));
+  RETURN_IF_ERROR(
+      CopyTile(tile.offset, tile.rows, tile.columns, /*into_buffer=*/true));
   b_.CreateBr(start);
 
   // The accumulators: 0 on the first k slice, else the tile so far.
@@ -839,74 +976,98 @@ absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
   for (int64_t i = 0; i < tile_.mr; ++i) {
     for (int64_t v = 0; v < vectors; ++v) {
       b_.CreateStore(
-          b_.CreateAlignedLoad(vector_type_, vector_at(i, v),
+          b_.CreateAlignedLoad(vector_type_, TileVectorAt(tile, i, v),
                                llvm::Align(primitive_util::ByteWidth(type_))),
           accumulators_[i * vectors + v]);
     }
   }
   b_.CreateBr(loop_block);
   b_.SetInsertPoint(loop_block);
+  return absl::OkStatus();
+}
 
-  // The k loop, over one of the lhs layouts; only it is emitted twice
-  // for an lhs read in place (the tile's setup and stores are shared).
-  auto k_loop = [&](llvm::Value* lhs_panel, int64_t lhs_k_stride,
-                    int64_t lhs_row_stride, int64_t rows) -> absl::Status {
-    return EmitForLoop(b_, I64(0), kc, "micro_k", [&](llvm::Value* k) {
-      llvm::Value* lhs_column = b_.CreateMul(k, I64(lhs_k_stride));
-      MultiplyAddStep(At(rhs_panel, b_.CreateMul(k, I64(tile_.nr))), rows,
-                      [&](int64_t i) {
-                        return b_.CreateLoad(
-                            element_type_,
-                            At(lhs_panel, b_.CreateAdd(
-                                              lhs_column,
-                                              I64(i * lhs_row_stride))));
-                      });
-      return absl::OkStatus();
-    }, LoopHints::kKeepAsWritten);
-  };
+absl::Status GemmEmitter::PanelKLoop(llvm::Value* rhs_panel, llvm::Value* kc,
+                                     llvm::Value* lhs_panel,
+                                     int64_t lhs_k_stride,
+                                     int64_t lhs_row_stride, int64_t rows) {
+  return EmitForLoop(
+      b_, I64(0), kc, "micro_k",
+      [&](llvm::Value* k) {
+        llvm::Value* lhs_column = b_.CreateMul(k, I64(lhs_k_stride));
+        MultiplyAddStep(
+            At(rhs_panel, b_.CreateMul(k, I64(tile_.nr))), rows,
+            [&](int64_t i) {
+              return b_.CreateLoad(
+                  element_type_,
+                  At(lhs_panel,
+                     b_.CreateAdd(lhs_column, I64(i * lhs_row_stride))));
+            });
+        return absl::OkStatus();
+      },
+      LoopHints::kKeepAsWritten);
+}
+
+absl::Status GemmEmitter::MicroKLoop(const LhsPanel& lhs,
+                                     llvm::Value* rhs_panel, llvm::Value* kc,
+                                     llvm::Value* row) {
   if (lhs.conv_k0 != nullptr) {
-    RETURN_IF_ERROR(ConvKLoop(rhs_panel, row, lhs.conv_k0, kc));
-  } else if (lhs.use_in_place == nullptr) {
-    RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1, tile_.mr));
-  } else {
-    // Rows a partial panel lacks keep their accumulators' start values and
-    // are never stored.
-    const int64_t remainder = flat_.m % tile_.mr;
-    auto* in_place = llvm::BasicBlock::Create(context, "lhs_in_place", function);
-    auto* not_whole = llvm::BasicBlock::Create(context, "lhs_partial", function);
-    auto* partial = llvm::BasicBlock::Create(context, "lhs_remainder", function);
-    auto* packed = llvm::BasicBlock::Create(context, "lhs_packed", function);
-    auto* joined = llvm::BasicBlock::Create(context, "lhs_done", function);
-    b_.CreateCondBr(lhs.use_in_place, in_place, not_whole);
-    b_.SetInsertPoint(in_place);
-    RETURN_IF_ERROR(k_loop(lhs.in_place, 1, flat_.k, tile_.mr));
-    b_.CreateBr(joined);
-    b_.SetInsertPoint(not_whole);
-    b_.CreateCondBr(lhs.remainder_in_place, partial, packed);
-    b_.SetInsertPoint(partial);
-    RETURN_IF_ERROR(k_loop(lhs.in_place, 1, flat_.k, remainder));
-    b_.CreateBr(joined);
-    b_.SetInsertPoint(packed);
-    RETURN_IF_ERROR(k_loop(lhs.packed, tile_.mr, 1, tile_.mr));
-    b_.CreateBr(joined);
-    b_.SetInsertPoint(joined);
+    return ConvKLoop(rhs_panel, row, lhs.conv_k0, kc);
   }
+  if (lhs.use_in_place == nullptr) {
+    return PanelKLoop(rhs_panel, kc, lhs.packed, tile_.mr, 1, tile_.mr);
+  }
+  // The k loop is the only part emitted more than once for an lhs read in
+  // place (the tile's setup and stores are shared). Rows a partial panel
+  // lacks keep their accumulators' start values and are never stored.
+  llvm::LLVMContext& context = b_.getContext();
+  llvm::Function* function = b_.GetInsertBlock()->getParent();
+  const int64_t remainder = flat_.m % tile_.mr;
+  auto* in_place = llvm::BasicBlock::Create(context, "lhs_in_place", function);
+  auto* not_whole = llvm::BasicBlock::Create(context, "lhs_partial", function);
+  auto* partial = llvm::BasicBlock::Create(context, "lhs_remainder", function);
+  auto* packed = llvm::BasicBlock::Create(context, "lhs_packed", function);
+  auto* joined = llvm::BasicBlock::Create(context, "lhs_done", function);
+  b_.CreateCondBr(lhs.use_in_place, in_place, not_whole);
+  b_.SetInsertPoint(in_place);
+  RETURN_IF_ERROR(
+      PanelKLoop(rhs_panel, kc, lhs.in_place, 1, flat_.k, tile_.mr));
+  b_.CreateBr(joined);
+  b_.SetInsertPoint(not_whole);
+  b_.CreateCondBr(lhs.remainder_in_place, partial, packed);
+  b_.SetInsertPoint(partial);
+  RETURN_IF_ERROR(
+      PanelKLoop(rhs_panel, kc, lhs.in_place, 1, flat_.k, remainder));
+  b_.CreateBr(joined);
+  b_.SetInsertPoint(packed);
+  RETURN_IF_ERROR(PanelKLoop(rhs_panel, kc, lhs.packed, tile_.mr, 1, tile_.mr));
+  b_.CreateBr(joined);
+  b_.SetInsertPoint(joined);
+  return absl::OkStatus();
+}
 
+absl::Status GemmEmitter::FinishTile(const MicroTile& tile, llvm::Value* batch,
+                                     llvm::Value* row, llvm::Value* column) {
+  const int64_t vectors = tile_.nr / tile_.lanes;
   for (int64_t i = 0; i < tile_.mr; ++i) {
     for (int64_t v = 0; v < vectors; ++v) {
       b_.CreateAlignedStore(
           b_.CreateLoad(vector_type_, accumulators_[i * vectors + v]),
-          vector_at(i, v), llvm::Align(primitive_util::ByteWidth(type_)));
+          TileVectorAt(tile, i, v),
+          llvm::Align(primitive_util::ByteWidth(type_)));
     }
   }
+  llvm::LLVMContext& context = b_.getContext();
+  llvm::Function* function = b_.GetInsertBlock()->getParent();
   auto* copy_out = llvm::BasicBlock::Create(context, "tile_out", function);
   auto* done = llvm::BasicBlock::Create(context, "tile_done", function);
-  b_.CreateCondBr(full, done, copy_out);
+  b_.CreateCondBr(tile.full, done, copy_out);
   b_.SetInsertPoint(copy_out);
   if (epilogue_) {
-    RETURN_IF_ERROR(EmitEpilogue(offset, rows, columns, batch, row, column));
+    RETURN_IF_ERROR(
+        EmitEpilogue(tile.offset, tile.rows, tile.columns, batch, row, column));
   } else {
-    RETURN_IF_ERROR(CopyTile(offset, rows, columns, /*into_buffer=*/false));
+    RETURN_IF_ERROR(CopyTile(tile.offset, tile.rows, tile.columns,
+                             /*into_buffer=*/false));
   }
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
@@ -944,154 +1105,181 @@ void GemmEmitter::MultiplyAddStep(
 
 absl::Status GemmEmitter::ConvKLoop(llvm::Value* rhs_panel, llvm::Value* row,
                                     llvm::Value* k0, llvm::Value* kc) {
-  const int64_t c = conv_->features;
-  const Shape& input_shape = conv_input_->shape();
-  const int64_t rank = input_shape.rank();
-  // Element strides of the input's (row-major) dimensions; features are
-  // minor, so a tap's features are a contiguous run.
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d) {
-    strides[d] = strides[d + 1] * input_shape.dimensions(d + 1);
-  }
-  llvm::Value* input =
-      elements_.parameter_buffer(conv_input_->parameter_number());
-  // The tile's rows; rows past m read zeros and are never stored.
-  std::vector<IrIndex> rows;
-  std::vector<llvm::Value*> in_matrix;
-  for (int64_t i = 0; i < tile_.mr; ++i) {
-    llvm::Value* r = b_.CreateAdd(row, I64(i));
-    in_matrix.push_back(b_.CreateICmpSLT(r, I64(flat_.m)));
-    rows.push_back(ConvRowIndex(Min(r, I64(flat_.m - 1))));
-  }
-  std::vector<int64_t> tap_sizes;
-  for (const WindowDimension& d : conv_->window) tap_sizes.push_back(d.size);
-  // The input offset of row i's tap `at`.
-  auto tap_offset = [&](int64_t i, const TapPosition& at) {
-    llvm::Value* offset =
-        b_.CreateMul(rows[i][0], I64(strides[conv_->dnums.input_batch]));
-    for (size_t d = 0; d < at.positions.size(); ++d) {
-      offset = b_.CreateAdd(
-          offset, b_.CreateMul(at.positions[d],
-                               I64(strides[conv_->dnums.input_spatial[d]])));
-    }
-    return offset;
-  };
-  // The steps [0, steps) from per-row pointers, the rhs from `rhs_steps`
-  // on; with `keep`, a row's products only where it holds.
-  auto step_loop = [&](llvm::Value* rhs_steps,
-                       const std::vector<llvm::Value*>& pointers,
-                       int64_t steps, const std::vector<llvm::Value*>* keep) {
-    return EmitForLoop(b_, I64(0), I64(steps), "micro_c", [&](llvm::Value* f) {
-      MultiplyAddStep(
-          At(rhs_steps, b_.CreateMul(f, I64(tile_.nr))), tile_.mr,
-          [&](int64_t i) {
-            return b_.CreateLoad(element_type_, At(pointers[i], f));
-          },
-          keep);
-      return absl::OkStatus();
-    }, LoopHints::kKeepAsWritten);
-  };
-  // Emits `then` where `condition` holds, else `otherwise`.
-  auto branch = [&](llvm::Value* condition, const char* name,
-                    absl::FunctionRef<absl::Status()> then,
-                    absl::FunctionRef<absl::Status()> otherwise) {
-    llvm::LLVMContext& context = b_.getContext();
-    llvm::Function* function = b_.GetInsertBlock()->getParent();
-    auto* yes = llvm::BasicBlock::Create(context, name, function);
-    auto* no = llvm::BasicBlock::Create(context, "else", function);
-    auto* done = llvm::BasicBlock::Create(context, "joined", function);
-    b_.CreateCondBr(condition, yes, no);
-    b_.SetInsertPoint(yes);
-    RETURN_IF_ERROR(then());
-    b_.CreateBr(done);
-    b_.SetInsertPoint(no);
-    RETURN_IF_ERROR(otherwise());
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
-    return absl::OkStatus();
-  };
-  // One tap t: per row a pointer to its run of input features.
-  auto emit_tap = [&](llvm::Value* t) -> absl::Status {
-    const IrIndex tap = ElementalEmitter::Delinearize(b_, tap_sizes, t);
-    std::vector<llvm::Value*> pointers, on_input;
-    llvm::Value* all_on_input = b_.getTrue();
-    for (int64_t i = 0; i < tile_.mr; ++i) {
-      const TapPosition at = ConvTap(rows[i], tap);
-      llvm::Value* offset = tap_offset(i, at);
-      // Rows past m read zeros (never stored); taps off the input too: in
-      // an input pad they are multiplied, in the window's padding their
-      // products are then skipped.
-      llvm::Value* valid = b_.CreateAnd(at.on_input, in_matrix[i]);
-      on_input.push_back(b_.CreateOr(at.valid, b_.CreateNot(in_matrix[i])));
-      all_on_input = b_.CreateAnd(all_on_input, on_input.back());
-      pointers.push_back(b_.CreateSelect(
-          valid, b_.CreateGEP(element_type_, input, offset), zero_row_));
-    }
-    llvm::Value* rhs_tap = At(
-        rhs_panel,
-        b_.CreateMul(b_.CreateSub(b_.CreateMul(t, I64(c)), k0), I64(tile_.nr)));
-    return branch(
-        all_on_input, "tap_inside",
-        [&] { return step_loop(rhs_tap, pointers, c, nullptr); },
-        [&] { return step_loop(rhs_tap, pointers, c, &on_input); });
-  };
+  const ConvTile tile = ConvTileAt(rhs_panel, row, k0);
   // Slices are whole taps (CheckFusionPlan): taps [k0 / c, (k0 + kc) / c).
+  const int64_t c = conv_->features;
   llvm::Value* first_tap = b_.CreateUDiv(k0, I64(c));
   llvm::Value* end_tap = b_.CreateUDiv(b_.CreateAdd(k0, kc), I64(c));
-  // Taps along the last window dimension read one contiguous run of the
-  // input (kw x c elements) where that dimension is the input's second
-  // most minor, undilated, and slices hold whole rows of such taps: the
-  // run is one loop of kw x c steps from one pointer per row (a 7x7 window
-  // over 3 features: 21 steps instead of 7 loops of 3), where all its taps
-  // are on the input for every row (rows past m read their last row's,
-  // never stored); elsewhere the run's taps one by one. The same products
-  // in the same order either way.
-  const int64_t last = static_cast<int64_t>(conv_->window.size()) - 1;
-  const int64_t run_taps = last >= 0 ? conv_->window[last].size : 1;
-  const bool runs =
-      last >= 0 && run_taps > 1 &&
-      conv_->dnums.input_feature == rank - 1 &&
-      conv_->dnums.input_spatial[last] == rank - 2 &&
-      conv_->window[last].window_dilation == 1 &&
-      conv_->window[last].base_dilation == 1 &&
-      plan_.k_block % (run_taps * c) == 0;
-  if (!runs) {
-    return EmitForLoop(b_, first_tap, end_tap, "micro_tap", emit_tap,
+  auto tap_steps = [&](llvm::Value* t) { return ConvTapSteps(tile, t); };
+  const int64_t run_taps = ConvRunTaps();
+  if (run_taps == 0) {
+    return EmitForLoop(b_, first_tap, end_tap, "micro_tap", tap_steps,
                        LoopHints::kKeepAsWritten);
   }
   return EmitForLoop(
       b_, b_.CreateUDiv(first_tap, I64(run_taps)),
       b_.CreateUDiv(end_tap, I64(run_taps)), "micro_run",
-      [&](llvm::Value* r) -> absl::Status {
-        llvm::Value* t0 = b_.CreateMul(r, I64(run_taps));
-        const IrIndex first = ElementalEmitter::Delinearize(b_, tap_sizes, t0);
-        const IrIndex final_tap = ElementalEmitter::Delinearize(
-            b_, tap_sizes, b_.CreateAdd(t0, I64(run_taps - 1)));
-        std::vector<llvm::Value*> pointers;
-        llvm::Value* all_on_input = b_.getTrue();
-        for (int64_t i = 0; i < tile_.mr; ++i) {
-          const TapPosition at = ConvTap(rows[i], first);
-          const TapPosition end = ConvTap(rows[i], final_tap);
-          all_on_input = b_.CreateAnd(
-              all_on_input, b_.CreateAnd(at.on_input, end.on_input));
-          pointers.push_back(
-              b_.CreateGEP(element_type_, input, tap_offset(i, at)));
-        }
-        llvm::Value* rhs_run = At(
-            rhs_panel, b_.CreateMul(b_.CreateSub(b_.CreateMul(t0, I64(c)), k0),
-                                    I64(tile_.nr)));
-        return branch(
-            all_on_input, "run_inside",
-            [&] {
-              return step_loop(rhs_run, pointers, run_taps * c, nullptr);
+      [&](llvm::Value* r) { return ConvRunSteps(tile, run_taps, r); },
+      LoopHints::kKeepAsWritten);
+}
+
+GemmEmitter::ConvTile GemmEmitter::ConvTileAt(llvm::Value* rhs_panel,
+                                              llvm::Value* row,
+                                              llvm::Value* k0) {
+  ConvTile tile;
+  tile.rhs_panel = rhs_panel;
+  tile.k0 = k0;
+  const Shape& input_shape = conv_input_->shape();
+  const int64_t rank = input_shape.rank();
+  // Element strides of the input's (row-major) dimensions; features are
+  // minor, so a tap's features are a contiguous run.
+  tile.strides.assign(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d) {
+    tile.strides[d] = tile.strides[d + 1] * input_shape.dimensions(d + 1);
+  }
+  tile.input = elements_.parameter_buffer(conv_input_->parameter_number());
+  // The tile's rows; rows past m read zeros and are never stored.
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    llvm::Value* r = b_.CreateAdd(row, I64(i));
+    tile.in_matrix.push_back(b_.CreateICmpSLT(r, I64(flat_.m)));
+    tile.rows.push_back(ConvRowIndex(Min(r, I64(flat_.m - 1))));
+  }
+  for (const WindowDimension& d : conv_->window) {
+    tile.tap_sizes.push_back(d.size);
+  }
+  return tile;
+}
+
+llvm::Value* GemmEmitter::ConvTapOffset(const ConvTile& tile, int64_t i,
+                                        const TapPosition& at) {
+  llvm::Value* offset = b_.CreateMul(
+      tile.rows[i][0], I64(tile.strides[conv_->dnums.input_batch]));
+  for (size_t d = 0; d < at.positions.size(); ++d) {
+    offset = b_.CreateAdd(
+        offset, b_.CreateMul(at.positions[d],
+                             I64(tile.strides[conv_->dnums.input_spatial[d]])));
+  }
+  return offset;
+}
+
+llvm::Value* GemmEmitter::ConvRhsAt(const ConvTile& tile, llvm::Value* t) {
+  return At(
+      tile.rhs_panel,
+      b_.CreateMul(b_.CreateSub(b_.CreateMul(t, I64(conv_->features)), tile.k0),
+                   I64(tile_.nr)));
+}
+
+absl::Status GemmEmitter::ConvStepLoop(
+    llvm::Value* rhs_steps, const std::vector<llvm::Value*>& pointers,
+    int64_t steps, const std::vector<llvm::Value*>* keep) {
+  return EmitForLoop(
+      b_, I64(0), I64(steps), "micro_c",
+      [&](llvm::Value* f) {
+        MultiplyAddStep(
+            At(rhs_steps, b_.CreateMul(f, I64(tile_.nr))), tile_.mr,
+            [&](int64_t i) {
+              return b_.CreateLoad(element_type_, At(pointers[i], f));
             },
-            [&] {
-              return EmitForLoop(b_, t0, b_.CreateAdd(t0, I64(run_taps)),
-                                 "micro_tap", emit_tap,
-                                 LoopHints::kKeepAsWritten);
-            });
+            keep);
+        return absl::OkStatus();
       },
       LoopHints::kKeepAsWritten);
+}
+
+absl::Status GemmEmitter::EmitBranch(
+    llvm::Value* condition, const char* name,
+    absl::FunctionRef<absl::Status()> then,
+    absl::FunctionRef<absl::Status()> otherwise) {
+  llvm::LLVMContext& context = b_.getContext();
+  llvm::Function* function = b_.GetInsertBlock()->getParent();
+  auto* yes = llvm::BasicBlock::Create(context, name, function);
+  auto* no = llvm::BasicBlock::Create(context, "else", function);
+  auto* done = llvm::BasicBlock::Create(context, "joined", function);
+  b_.CreateCondBr(condition, yes, no);
+  b_.SetInsertPoint(yes);
+  RETURN_IF_ERROR(then());
+  b_.CreateBr(done);
+  b_.SetInsertPoint(no);
+  RETURN_IF_ERROR(otherwise());
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+absl::Status GemmEmitter::ConvTapSteps(const ConvTile& tile, llvm::Value* t) {
+  const IrIndex tap = ElementalEmitter::Delinearize(b_, tile.tap_sizes, t);
+  std::vector<llvm::Value*> pointers, on_input;
+  llvm::Value* all_on_input = b_.getTrue();
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    const TapPosition at = ConvTap(tile.rows[i], tap);
+    llvm::Value* offset = ConvTapOffset(tile, i, at);
+    // Rows past m read zeros (never stored); taps off the input too: in
+    // an input pad they are multiplied, in the window's padding their
+    // products are then skipped.
+    llvm::Value* valid = b_.CreateAnd(at.on_input, tile.in_matrix[i]);
+    on_input.push_back(b_.CreateOr(at.valid, b_.CreateNot(tile.in_matrix[i])));
+    all_on_input = b_.CreateAnd(all_on_input, on_input.back());
+    pointers.push_back(b_.CreateSelect(
+        valid, b_.CreateGEP(element_type_, tile.input, offset), zero_row_));
+  }
+  llvm::Value* rhs_tap = ConvRhsAt(tile, t);
+  const int64_t c = conv_->features;
+  return EmitBranch(
+      all_on_input, "tap_inside",
+      [&] { return ConvStepLoop(rhs_tap, pointers, c, nullptr); },
+      [&] { return ConvStepLoop(rhs_tap, pointers, c, &on_input); });
+}
+
+int64_t GemmEmitter::ConvRunTaps() const {
+  // Taps along the last window dimension read one contiguous run of the
+  // input (kw x c elements) where that dimension is the input's second
+  // most minor, undilated, and slices hold whole rows of such taps.
+  const int64_t rank = conv_input_->shape().rank();
+  const int64_t last = static_cast<int64_t>(conv_->window.size()) - 1;
+  const int64_t run_taps = last >= 0 ? conv_->window[last].size : 1;
+  const bool runs = last >= 0 && run_taps > 1 &&
+                    conv_->dnums.input_feature == rank - 1 &&
+                    conv_->dnums.input_spatial[last] == rank - 2 &&
+                    conv_->window[last].window_dilation == 1 &&
+                    conv_->window[last].base_dilation == 1 &&
+                    plan_.k_block % (run_taps * conv_->features) == 0;
+  return runs ? run_taps : 0;
+}
+
+absl::Status GemmEmitter::ConvRunSteps(const ConvTile& tile, int64_t run_taps,
+                                       llvm::Value* r) {
+  // The run is one loop of kw x c steps from one pointer per row (a 7x7
+  // window over 3 features: 21 steps instead of 7 loops of 3), where all
+  // its taps are on the input for every row (rows past m read their last
+  // row's, never stored); elsewhere the run's taps one by one. The same
+  // products in the same order either way.
+  llvm::Value* t0 = b_.CreateMul(r, I64(run_taps));
+  const IrIndex first = ElementalEmitter::Delinearize(b_, tile.tap_sizes, t0);
+  const IrIndex final_tap = ElementalEmitter::Delinearize(
+      b_, tile.tap_sizes, b_.CreateAdd(t0, I64(run_taps - 1)));
+  std::vector<llvm::Value*> pointers;
+  llvm::Value* all_on_input = b_.getTrue();
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    const TapPosition at = ConvTap(tile.rows[i], first);
+    const TapPosition end = ConvTap(tile.rows[i], final_tap);
+    all_on_input =
+        b_.CreateAnd(all_on_input, b_.CreateAnd(at.on_input, end.on_input));
+    pointers.push_back(
+        b_.CreateGEP(element_type_, tile.input, ConvTapOffset(tile, i, at)));
+  }
+  llvm::Value* rhs_run = ConvRhsAt(tile, t0);
+  return EmitBranch(
+      all_on_input, "run_inside",
+      [&] {
+        return ConvStepLoop(rhs_run, pointers, run_taps * conv_->features,
+                            nullptr);
+      },
+      [&] {
+        return EmitForLoop(
+            b_, t0, b_.CreateAdd(t0, I64(run_taps)), "micro_tap",
+            [&](llvm::Value* t) { return ConvTapSteps(tile, t); },
+            LoopHints::kKeepAsWritten);
+      });
 }
 
 GemmEmitter::UnitBlock GemmEmitter::Unit(llvm::Value* unit) {
@@ -1122,31 +1310,22 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
                                        llvm::Value* rows, llvm::Value* n0,
                                        llvm::Value* nc, llvm::Value* k0,
                                        llvm::Value* kc, llvm::Value* first) {
-  // In place, a last partial panel is read in place when it holds the
-  // matrix's last m % mr rows (it always does: units and chunks are whole
-  // panels), else packed (its missing rows read as zeros, never past the
-  // operand).
   if (conv_) {
     // Nothing to pack: each tile reads its rows' windows in place
     // (CheckFusionPlan: the input is a feature-minor parameter, the k
     // slices whole taps).
-    return EmitForLoop(b_, I64(0), CeilDiv(nc, tile_.nr), "n_panel",
-                       [&](llvm::Value* jp) {
-      return EmitForLoop(b_, I64(0), CeilDiv(rows, tile_.mr), "m_panel",
-                         [&](llvm::Value* ip) -> absl::Status {
-        llvm::Value* rhs_panel = At(
-            rhs_block_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
-        llvm::Value* row = b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr)));
-        llvm::Value* column =
-            b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr)));
-        LhsPanel lhs;
-        lhs.packed = packed_lhs_;
-        lhs.conv_k0 = k0;
-        if (next_rhs_) RETURN_IF_ERROR(PackNextRhsSlice());
-        return MicroKernel(lhs, rhs_panel, kc, batch, row, column, first);
-      });
-    });
+    return MultiplyPanels(batch, r0, rows, n0, nc, kc, first,
+                          [&](llvm::Value*, llvm::Value*) {
+                            LhsPanel lhs;
+                            lhs.packed = packed_lhs_;
+                            lhs.conv_k0 = k0;
+                            return lhs;
+                          });
   }
+  // In place, a last partial panel is read in place when it holds the
+  // matrix's last m % mr rows (it always does: units and chunks are whole
+  // panels), else packed (its missing rows read as zeros, never past the
+  // operand).
   const bool in_place = LhsInPlace();
   llvm::Value* whole_panels =
       in_place ? b_.CreateUDiv(rows, I64(tile_.mr)) : I64(0);
@@ -1160,6 +1339,35 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
     return Pack(0, packed_lhs_, tile_.mr, batch,
                 b_.CreateAdd(r0, packed_first), partial_rows, flat_.m, k0, kc);
   }));
+  return MultiplyPanels(
+      batch, r0, rows, n0, nc, kc, first,
+      [&](llvm::Value* ip, llvm::Value* row) {
+        // Panels before whole_panels are read in place, the rest packed.
+        LhsPanel lhs;
+        llvm::Value* packed_panel = b_.CreateSub(ip, whole_panels);
+        lhs.packed =
+            At(packed_lhs_,
+               b_.CreateMul(b_.CreateMul(packed_panel, kc), I64(tile_.mr)));
+        if (in_place) {
+          lhs.use_in_place = b_.CreateICmpULT(ip, whole_panels);
+          lhs.remainder_in_place = b_.CreateAnd(
+              remainder_in_place, b_.CreateICmpEQ(ip, whole_panels));
+          llvm::Value* start = b_.CreateAdd(
+              b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
+                           I64(flat_.k)),
+              k0);
+          lhs.in_place = At(
+              elements_.parameter_buffer(dot_.operand(0)->parameter_number()),
+              start);
+        }
+        return lhs;
+      });
+}
+
+absl::Status GemmEmitter::MultiplyPanels(
+    llvm::Value* batch, llvm::Value* r0, llvm::Value* rows, llvm::Value* n0,
+    llvm::Value* nc, llvm::Value* kc, llvm::Value* first,
+    absl::FunctionRef<LhsPanel(llvm::Value* ip, llvm::Value* row)> lhs_of) {
   return EmitForLoop(b_, I64(0), CeilDiv(nc, tile_.nr), "n_panel",
                      [&](llvm::Value* jp) {
     return EmitForLoop(b_, I64(0), CeilDiv(rows, tile_.mr), "m_panel",
@@ -1168,23 +1376,7 @@ absl::Status GemmEmitter::MultiplyRows(llvm::Value* batch, llvm::Value* r0,
           rhs_block_, b_.CreateMul(b_.CreateMul(jp, kc), I64(tile_.nr)));
       llvm::Value* row = b_.CreateAdd(r0, b_.CreateMul(ip, I64(tile_.mr)));
       llvm::Value* column = b_.CreateAdd(n0, b_.CreateMul(jp, I64(tile_.nr)));
-      // Panels before whole_panels are read in place, the rest packed.
-      LhsPanel lhs;
-      llvm::Value* packed_panel = b_.CreateSub(ip, whole_panels);
-      lhs.packed = At(packed_lhs_, b_.CreateMul(b_.CreateMul(packed_panel, kc),
-                                                I64(tile_.mr)));
-      if (in_place) {
-        lhs.use_in_place = b_.CreateICmpULT(ip, whole_panels);
-        lhs.remainder_in_place = b_.CreateAnd(
-            remainder_in_place, b_.CreateICmpEQ(ip, whole_panels));
-        llvm::Value* start = b_.CreateAdd(
-            b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, I64(flat_.m)), row),
-                         I64(flat_.k)),
-            k0);
-        lhs.in_place = At(
-            elements_.parameter_buffer(dot_.operand(0)->parameter_number()),
-            start);
-      }
+      const LhsPanel lhs = lhs_of(ip, row);
       if (next_rhs_) RETURN_IF_ERROR(PackNextRhsSlice());
       return MicroKernel(lhs, rhs_panel, kc, batch, row, column, first);
     });

@@ -64,75 +64,89 @@ struct RhsView {
   std::vector<int64_t> strides;  // per dimension of the viewing instruction
 };
 
+std::optional<RhsView> ParameterView(const HloInstruction& parameter) {
+  const PrimitiveType type = parameter.shape().element_type();
+  if (type != F32 && type != F64 && type != BF16 && type != F16) {
+    return std::nullopt;
+  }
+  return RhsView{parameter.parameter_number(), type,
+                 RowMajorStrides(parameter.shape())};
+}
+
+// The view of a transpose (`permutation`) of `view`.
+std::optional<RhsView> Transposed(std::optional<RhsView> view,
+                                  const std::vector<int64_t>& permutation) {
+  if (!view) return std::nullopt;
+  std::vector<int64_t> strides;
+  for (int64_t d : permutation) strides.push_back(view->strides[d]);
+  view->strides = std::move(strides);
+  return view;
+}
+
+// The view of a broadcast of `view` into `rank` dimensions, its own at
+// `dims`: the new ones repeat (stride 0).
+std::optional<RhsView> Broadcast(std::optional<RhsView> view,
+                                 const std::vector<int64_t>& dims,
+                                 int64_t rank) {
+  if (!view) return std::nullopt;
+  std::vector<int64_t> strides(rank, 0);
+  for (size_t j = 0; j < dims.size(); ++j) strides[dims[j]] = view->strides[j];
+  view->strides = std::move(strides);
+  return view;
+}
+
+// The view of a reshape of `view` (of shape `operand`) into `shape`: a
+// contiguous view reshapes row-major; any other only inserts or removes
+// size-1 dimensions.
+std::optional<RhsView> Reshaped(std::optional<RhsView> view,
+                                const Shape& operand, const Shape& shape) {
+  if (!view) return std::nullopt;
+  if (view->strides == RowMajorStrides(operand)) {
+    view->strides = RowMajorStrides(shape);
+    return view;
+  }
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (operand.dimensions(d) != 1) kept.push_back(d);
+  }
+  std::vector<int64_t> strides(shape.rank(), 0);
+  size_t next = 0;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (shape.dimensions(d) == 1) continue;
+    if (next == kept.size() ||
+        operand.dimensions(kept[next]) != shape.dimensions(d)) {
+      return std::nullopt;
+    }
+    strides[d] = view->strides[kept[next++]];
+  }
+  if (next != kept.size()) return std::nullopt;
+  view->strides = std::move(strides);
+  return view;
+}
+
 std::optional<RhsView> ViewOf(const HloInstruction& instruction) {
   const Shape& shape = instruction.shape();
   switch (instruction.opcode()) {
-    case HloOpcode::kParameter: {
-      const PrimitiveType type = shape.element_type();
-      if (type != F32 && type != F64 && type != BF16 && type != F16) {
-        return std::nullopt;
-      }
-      return RhsView{instruction.parameter_number(), type,
-                     RowMajorStrides(shape)};
-    }
+    case HloOpcode::kParameter:
+      return ParameterView(instruction);
     case HloOpcode::kConvert:
-    case HloOpcode::kCopy: {
+    case HloOpcode::kCopy:
       if (!Widens(instruction.operand(0)->shape().element_type(),
                   shape.element_type())) {
         return std::nullopt;
       }
       return ViewOf(*instruction.operand(0));
-    }
-    case HloOpcode::kTranspose: {
-      std::optional<RhsView> view = ViewOf(*instruction.operand(0));
-      if (!view) return std::nullopt;
-      std::vector<int64_t> strides;
-      for (int64_t d : instruction.dimensions()) {
-        strides.push_back(view->strides[d]);
-      }
-      view->strides = std::move(strides);
-      return view;
-    }
-    case HloOpcode::kBroadcast: {
-      std::optional<RhsView> view = ViewOf(*instruction.operand(0));
-      if (!view) return std::nullopt;
-      std::vector<int64_t> strides(shape.rank(), 0);
-      const std::vector<int64_t>& dims = instruction.dimensions();
-      for (size_t j = 0; j < dims.size(); ++j) {
-        strides[dims[j]] = view->strides[j];
-      }
-      view->strides = std::move(strides);
-      return view;
-    }
+    case HloOpcode::kTranspose:
+      return Transposed(ViewOf(*instruction.operand(0)),
+                        instruction.dimensions());
+    case HloOpcode::kBroadcast:
+      return Broadcast(ViewOf(*instruction.operand(0)),
+                       instruction.dimensions(), shape.rank());
     case HloOpcode::kReshape:
     case HloOpcode::kBitcast: {
       const Shape& operand = instruction.operand(0)->shape();
       if (operand.element_type() != shape.element_type()) return std::nullopt;
-      std::optional<RhsView> view = ViewOf(*instruction.operand(0));
-      if (!view) return std::nullopt;
-      // A contiguous view reshapes row-major; any other only inserts or
-      // removes size-1 dimensions.
-      if (view->strides == RowMajorStrides(operand)) {
-        view->strides = RowMajorStrides(shape);
-        return view;
-      }
-      std::vector<int64_t> kept;
-      for (int64_t d = 0; d < operand.rank(); ++d) {
-        if (operand.dimensions(d) != 1) kept.push_back(d);
-      }
-      std::vector<int64_t> strides(shape.rank(), 0);
-      size_t next = 0;
-      for (int64_t d = 0; d < shape.rank(); ++d) {
-        if (shape.dimensions(d) == 1) continue;
-        if (next == kept.size() ||
-            operand.dimensions(kept[next]) != shape.dimensions(d)) {
-          return std::nullopt;
-        }
-        strides[d] = view->strides[kept[next++]];
-      }
-      if (next != kept.size()) return std::nullopt;
-      view->strides = std::move(strides);
-      return view;
+      return Reshaped(ViewOf(*instruction.operand(0)), operand, shape);
     }
     default:
       return std::nullopt;
@@ -260,6 +274,34 @@ class GemvEmitter {
                           llvm::Value* n1);
   absl::Status EmitBlock(llvm::Value* batch, llvm::Value* c0,
                          llvm::Value* width);
+  // How EmitBlock walks a block of `width` columns: whole vectors, then a
+  // tail of columns; rhs's offset of the block's first column at k = 0;
+  // and, for short rows, how many rows ahead and how many lines of each
+  // it prefetches.
+  struct BlockWalk {
+    llvm::Value* vectors;
+    llvm::Value* tail;
+    llvm::Value* base;
+    llvm::Value* lines;
+    bool prefetch;
+    int64_t ahead;
+  };
+  // The accumulator of lhs row i at `column` of the block.
+  llvm::Value* BlockAt(int64_t i, llvm::Value* column);
+  llvm::Align BlockAlign() const { return llvm::Align(lanes_ * bytes_); }
+  // Rows [k, k + rows) of rhs at a time: each accumulator vector is
+  // loaded once, takes their fmas in ascending k, and is stored once.
+  absl::Status EmitBlockPass(const BlockWalk& walk, llvm::Value* k,
+                             int64_t rows);
+  // Asks for rhs row k + r's lines walk.ahead rows ahead (the last row
+  // at most).
+  absl::Status PrefetchRowAhead(const BlockWalk& walk, llvm::Value* k,
+                                int64_t r);
+  // One vector of columns from `column` (lanes under `mask` only) of the
+  // pass's rows (their rhs offsets `row`, the lhs broadcasts x[i][r]).
+  void BlockStep(const std::vector<llvm::Value*>& row,
+                 const std::vector<std::vector<llvm::Value*>>& x,
+                 llvm::Value* column, llvm::Value* mask);
   // Adds the lanes of `vector` in a fixed halving tree.
   llvm::Value* ReduceLanes(llvm::Value* vector);
   absl::Status StoreOutput(llvm::Value* batch, llvm::Value* row,
@@ -507,104 +549,121 @@ absl::Status GemvEmitter::EmitDotRows(llvm::Value* batch, llvm::Value* n0,
 
 absl::Status GemvEmitter::EmitBlock(llvm::Value* batch, llvm::Value* c0,
                                     llvm::Value* width) {
-  const int64_t m = flat_.m;
-  llvm::Value* vectors = b_.CreateUDiv(width, I64(lanes_));
-  llvm::Value* tail = b_.CreateURem(width, I64(lanes_));
-  llvm::Value* all_vectors = b_.CreateUDiv(b_.CreateAdd(width, I64(lanes_ - 1)),
-                                           I64(lanes_));
-  auto acc = [&](int64_t i, llvm::Value* column) {
-    return At(block_, b_.CreateAdd(I64(i * block_columns_), column));
-  };
-  const llvm::Align align(lanes_ * bytes_);
-  RETURN_IF_ERROR(EmitForLoop(b_, I64(0), all_vectors, "gemv_zero",
-                              [&](llvm::Value* v) {
-    for (int64_t i = 0; i < m; ++i) {
-      b_.CreateAlignedStore(llvm::Constant::getNullValue(vector_type_),
-                            acc(i, b_.CreateMul(v, I64(lanes_))), align);
-    }
-    return absl::OkStatus();
-  }, LoopHints::kKeepAsWritten));
-  llvm::Value* base =
-      b_.CreateAdd(Offset(form_.batch, batch), Offset(form_.free, c0));
+  BlockWalk walk;
+  walk.vectors = b_.CreateUDiv(width, I64(lanes_));
+  walk.tail = b_.CreateURem(width, I64(lanes_));
+  llvm::Value* all_vectors =
+      b_.CreateUDiv(b_.CreateAdd(width, I64(lanes_ - 1)), I64(lanes_));
+  RETURN_IF_ERROR(EmitForLoop(
+      b_, I64(0), all_vectors, "gemv_zero",
+      [&](llvm::Value* v) {
+        for (int64_t i = 0; i < flat_.m; ++i) {
+          b_.CreateAlignedStore(llvm::Constant::getNullValue(vector_type_),
+                                BlockAt(i, b_.CreateMul(v, I64(lanes_))),
+                                BlockAlign());
+        }
+        return absl::OkStatus();
+      },
+      LoopHints::kKeepAsWritten));
+  walk.base = b_.CreateAdd(Offset(form_.batch, batch), Offset(form_.free, c0));
   // Short rows this far ahead are prefetched, a line at a time.
   const int64_t run_bytes = std::min(form_.free.back().size, block_columns_) *
                             weight_bytes_;
-  const bool prefetch = run_bytes < kShortRunBytes;
-  const int64_t ahead =
-      std::max<int64_t>(kPassRows, kBlockPrefetchBytes / run_bytes);
-  llvm::Value* lines = b_.CreateUDiv(
+  walk.prefetch = run_bytes < kShortRunBytes;
+  walk.ahead = std::max<int64_t>(kPassRows, kBlockPrefetchBytes / run_bytes);
+  walk.lines = b_.CreateUDiv(
       b_.CreateAdd(b_.CreateMul(width, I64(weight_bytes_)), I64(63)), I64(64));
-  // Rows [k, k + rows) at a time: each accumulator vector is loaded once,
-  // takes their fmas in ascending k, and is stored once.
-  auto pass = [&](llvm::Value* k, int64_t rows) -> absl::Status {
-    std::vector<llvm::Value*> row;
-    for (int64_t r = 0; r < rows; ++r) {
-      row.push_back(b_.CreateAdd(
-          base, Offset(form_.contracting, b_.CreateAdd(k, I64(r)))));
-    }
-    for (int64_t r = 0; prefetch && r < rows; ++r) {
-      llvm::Value* next = b_.CreateAdd(
-          base, Offset(form_.contracting,
-                       Min(b_.CreateAdd(k, I64(ahead + r)), I64(flat_.k - 1))));
-      RETURN_IF_ERROR(EmitForLoop(b_, I64(0), lines, "gemv_prefetch",
-                                  [&](llvm::Value* line) {
-        Prefetch(b_.CreateAdd(next,
-                              b_.CreateMul(line, I64(64 / weight_bytes_))));
-        return absl::OkStatus();
-      }, LoopHints::kKeepAsWritten));
-    }
-    std::vector<std::vector<llvm::Value*>> x(m);
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t r = 0; r < rows; ++r) {
-        x[i].push_back(b_.CreateVectorSplat(
-            lanes_,
-            b_.CreateLoad(element_type_,
-                          At(lhs_, b_.CreateAdd(I64(i * k_padded_),
-                                                b_.CreateAdd(k, I64(r)))))));
-      }
-    }
-    auto step = [&](llvm::Value* column, llvm::Value* mask) {
-      std::vector<llvm::Value*> w;
-      for (int64_t r = 0; r < rows; ++r) {
-        w.push_back(LoadWeights(b_.CreateAdd(row[r], column), mask));
-      }
-      for (int64_t i = 0; i < m; ++i) {
-        llvm::Value* a = acc(i, column);
-        llvm::Value* sum = b_.CreateAlignedLoad(vector_type_, a, align);
-        for (int64_t r = 0; r < rows; ++r) {
-          sum = b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vector_type_},
-                                   {x[i][r], w[r], sum});
-        }
-        b_.CreateAlignedStore(sum, a, align);
-      }
-    };
-    RETURN_IF_ERROR(EmitForLoop(b_, I64(0), vectors, "gemv_vector",
-                                [&](llvm::Value* v) {
-      step(b_.CreateMul(v, I64(lanes_)), nullptr);
-      return absl::OkStatus();
-    }, LoopHints::kKeepAsWritten));
-    return EmitIf(b_, b_.CreateICmpNE(tail, I64(0)), [&] {
-      step(b_.CreateMul(vectors, I64(lanes_)), LaneMask(tail));
-      return absl::OkStatus();
-    });
-  };
   const int64_t passes = flat_.k / kPassRows;
-  RETURN_IF_ERROR(EmitForLoop(b_, I64(0), I64(passes), "gemv_k",
-                              [&](llvm::Value* p) {
-    return pass(b_.CreateMul(p, I64(kPassRows)), kPassRows);
-  }, LoopHints::kKeepAsWritten));
-  RETURN_IF_ERROR(EmitForLoop(b_, I64(passes * kPassRows), I64(flat_.k),
-                              "gemv_k_rest", [&](llvm::Value* k) {
-    return pass(k, 1);
-  }, LoopHints::kKeepAsWritten));
-  for (int64_t i = 0; i < m; ++i) {
-    RETURN_IF_ERROR(EmitForLoop(b_, I64(0), width, "gemv_store",
-                                [&](llvm::Value* j) {
-      return StoreOutput(batch, I64(i), b_.CreateAdd(c0, j),
-                         b_.CreateLoad(element_type_, acc(i, j)));
-    }));
+  RETURN_IF_ERROR(EmitForLoop(
+      b_, I64(0), I64(passes), "gemv_k",
+      [&](llvm::Value* p) {
+        return EmitBlockPass(walk, b_.CreateMul(p, I64(kPassRows)), kPassRows);
+      },
+      LoopHints::kKeepAsWritten));
+  RETURN_IF_ERROR(EmitForLoop(
+      b_, I64(passes * kPassRows), I64(flat_.k), "gemv_k_rest",
+      [&](llvm::Value* k) { return EmitBlockPass(walk, k, 1); },
+      LoopHints::kKeepAsWritten));
+  for (int64_t i = 0; i < flat_.m; ++i) {
+    RETURN_IF_ERROR(
+        EmitForLoop(b_, I64(0), width, "gemv_store", [&](llvm::Value* j) {
+          return StoreOutput(batch, I64(i), b_.CreateAdd(c0, j),
+                             b_.CreateLoad(element_type_, BlockAt(i, j)));
+        }));
   }
   return absl::OkStatus();
+}
+
+llvm::Value* GemvEmitter::BlockAt(int64_t i, llvm::Value* column) {
+  return At(block_, b_.CreateAdd(I64(i * block_columns_), column));
+}
+
+absl::Status GemvEmitter::EmitBlockPass(const BlockWalk& walk, llvm::Value* k,
+                                        int64_t rows) {
+  std::vector<llvm::Value*> row;
+  for (int64_t r = 0; r < rows; ++r) {
+    row.push_back(b_.CreateAdd(
+        walk.base, Offset(form_.contracting, b_.CreateAdd(k, I64(r)))));
+  }
+  for (int64_t r = 0; walk.prefetch && r < rows; ++r) {
+    RETURN_IF_ERROR(PrefetchRowAhead(walk, k, r));
+  }
+  std::vector<std::vector<llvm::Value*>> x(flat_.m);
+  for (int64_t i = 0; i < flat_.m; ++i) {
+    for (int64_t r = 0; r < rows; ++r) {
+      x[i].push_back(b_.CreateVectorSplat(
+          lanes_,
+          b_.CreateLoad(element_type_,
+                        At(lhs_, b_.CreateAdd(I64(i * k_padded_),
+                                              b_.CreateAdd(k, I64(r)))))));
+    }
+  }
+  RETURN_IF_ERROR(EmitForLoop(
+      b_, I64(0), walk.vectors, "gemv_vector",
+      [&](llvm::Value* v) {
+        BlockStep(row, x, b_.CreateMul(v, I64(lanes_)), nullptr);
+        return absl::OkStatus();
+      },
+      LoopHints::kKeepAsWritten));
+  return EmitIf(b_, b_.CreateICmpNE(walk.tail, I64(0)), [&] {
+    BlockStep(row, x, b_.CreateMul(walk.vectors, I64(lanes_)),
+              LaneMask(walk.tail));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status GemvEmitter::PrefetchRowAhead(const BlockWalk& walk,
+                                           llvm::Value* k, int64_t r) {
+  llvm::Value* next = b_.CreateAdd(
+      walk.base,
+      Offset(form_.contracting,
+             Min(b_.CreateAdd(k, I64(walk.ahead + r)), I64(flat_.k - 1))));
+  return EmitForLoop(
+      b_, I64(0), walk.lines, "gemv_prefetch",
+      [&](llvm::Value* line) {
+        Prefetch(
+            b_.CreateAdd(next, b_.CreateMul(line, I64(64 / weight_bytes_))));
+        return absl::OkStatus();
+      },
+      LoopHints::kKeepAsWritten);
+}
+
+void GemvEmitter::BlockStep(const std::vector<llvm::Value*>& row,
+                            const std::vector<std::vector<llvm::Value*>>& x,
+                            llvm::Value* column, llvm::Value* mask) {
+  std::vector<llvm::Value*> w;
+  for (llvm::Value* start : row) {
+    w.push_back(LoadWeights(b_.CreateAdd(start, column), mask));
+  }
+  for (int64_t i = 0; i < flat_.m; ++i) {
+    llvm::Value* a = BlockAt(i, column);
+    llvm::Value* sum = b_.CreateAlignedLoad(vector_type_, a, BlockAlign());
+    for (size_t r = 0; r < row.size(); ++r) {
+      sum = b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vector_type_},
+                               {x[i][r], w[r], sum});
+    }
+    b_.CreateAlignedStore(sum, a, BlockAlign());
+  }
 }
 
 absl::Status GemvEmitter::EmitBlocks(llvm::Value* batch, llvm::Value* n0,

@@ -226,12 +226,9 @@ int64_t ScratchBuffers(const FusionPlan& plan) {
   return reduction != nullptr && reduction->chunks > 0 ? 1 : 0;
 }
 
-}  // namespace
-
-absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
-                                            const std::string& symbol,
-                                            const CodegenOptions& options,
-                                            llvm::Module& module) {
+// What codegen refuses before emitting anything: a fusion without a plan,
+// or a tuple result outside a (variadic) reduction.
+absl::Status CheckEmittable(const HloInstruction& fusion) {
   RET_CHECK(fusion.opcode() == HloOpcode::kFusion, fusion.ToString());
   if (fusion.fusion_plan() == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -239,16 +236,114 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
         "' has no plan; run the fusion-planning pass "
         "(passes/fusion_planning.h) after fusion and row-fusion"));
   }
-  const FusionPlan& plan = *fusion.fusion_plan();
-  if (!plan.is_reduction() && fusion.shape().IsTuple()) {
+  if (!fusion.fusion_plan()->is_reduction() && fusion.shape().IsTuple()) {
     return absl::UnimplementedError(absl::StrCat(
         "codegen: loop fusion '", fusion.name(),
         "' has a tuple result; only a variadic reduce may return several"));
   }
+  return absl::OkStatus();
+}
+
+// The body function's arguments by role: the inputs' buffers, the
+// outputs', a split reduction's scratch (or null), and the unit range.
+struct BodyArguments {
+  std::vector<llvm::Value*> parameters, results;
+  llvm::Value* scratch;
+  llvm::Value* begin;
+  llvm::Value* end;
+};
+
+BodyArguments ArgumentsOf(llvm::Function* body, int64_t inputs, size_t outputs,
+                          int64_t buffer_count, bool has_scratch) {
+  BodyArguments arguments;
+  for (int64_t i = 0; i < inputs; ++i) {
+    arguments.parameters.push_back(body->getArg(i));
+  }
+  for (size_t i = 0; i < outputs; ++i) {
+    arguments.results.push_back(body->getArg(inputs + i));
+  }
+  arguments.scratch = has_scratch ? body->getArg(buffer_count - 1) : nullptr;
+  arguments.begin = body->getArg(buffer_count);
+  arguments.end = body->getArg(buffer_count + 1);
+  return arguments;
+}
+
+// A dot fusion's body: the depthwise kernel where the dot is a depthwise
+// convolution's product, else the packed matrix multiplication.
+absl::Status EmitDotFusion(llvm::IRBuilder<>& b, const HloComputation& fused,
+                           const DotPlan& dot, ElementalEmitter& elements,
+                           const BodyArguments& args,
+                           const CodegenOptions& options, KernelInfo& info) {
+  info.units = dot.units;
+  if (info.units == 0) return absl::OkStatus();
+  const HloInstruction* depthwise = dot.rows ? nullptr : FusedDot(fused);
+  if (depthwise != nullptr && IsDepthwiseProduct(*depthwise)) {
+    return EmitDepthwiseKernel(b, fused, *depthwise, dot, elements,
+                               args.results[0], args.begin, args.end);
+  }
+  return EmitDotKernel(b, fused, dot, elements, args.results[0], args.begin,
+                       args.end, options);
+}
+
+// The body per the plan's kind; sets info.units (and a split reduction's
+// scratch and combine kernel).
+absl::Status EmitPlannedBody(llvm::IRBuilder<>& b, llvm::Module& module,
+                             const HloComputation& fused,
+                             const FusionPlan& plan, ElementalEmitter& elements,
+                             const BodyArguments& args, int64_t in_place,
+                             int64_t buffer_count,
+                             const CodegenOptions& options, KernelInfo& info) {
+  if (const auto* row = std::get_if<RowPlan>(&plan.config)) {
+    info.units = ShapeUtil::ElementsIn(
+        ShapeUtil::MakeShape(F32, row->row_dimensions));
+    if (info.units == 0) return absl::OkStatus();
+    return EmitRowFusion(b, fused, *row, elements, args.results[0], args.begin,
+                         args.end, options);
+  }
+  if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
+    return EmitDotFusion(b, fused, *dot, elements, args, options, info);
+  }
+  if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
+    return EmitReductionKernel(b, module, fused, *reduction, elements,
+                               args.results, args.scratch, args.begin, args.end,
+                               options, args.parameters.size(), buffer_count,
+                               info);
+  }
+  if (in_place >= 0) {
+    return EmitInPlaceDynamicUpdateSlice(
+        b, *fused.root_instruction(), elements, args.parameters[in_place],
+        args.results[0], args.begin, args.end, info);
+  }
+  return EmitLoop(b, *fused.root_instruction(), std::get<LoopPlan>(plan.config),
+                  elements, args.results[0], args.begin, args.end, info);
+}
+
+// The bytes a unit moves, for the runtime's split of units over threads.
+int64_t BytesPerUnit(const HloInstruction& fusion, const FusionPlan& plan,
+                     int64_t units, bool in_place) {
+  const int64_t bytes = FusionTrafficBytes(fusion);
+  int64_t per_unit = units > 0 ? bytes / units : 0;
+  if (in_place) per_unit = 0;  // one unit, never split
+  if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
+    // A dot's units compute far more than they move: count a unit's
+    // multiply-adds as bytes (about what one streams in their time).
+    per_unit = std::max(per_unit, dot->m_block * dot->n_block * dot->k_block);
+  }
+  return per_unit;
+}
+
+}  // namespace
+
+absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
+                                            const std::string& symbol,
+                                            const CodegenOptions& options,
+                                            llvm::Module& module) {
+  RETURN_IF_ERROR(CheckEmittable(fusion));
+  const FusionPlan& plan = *fusion.fusion_plan();
   const HloComputation& fused = *fusion.to_apply();
-  std::vector<Shape> outputs = OutputShapes(fusion);
   const int64_t inputs = fusion.operand_count();
-  const int64_t buffer_count = inputs + outputs.size() + ScratchBuffers(plan);
+  const size_t outputs = OutputShapes(fusion).size();
+  const int64_t buffer_count = inputs + outputs + ScratchBuffers(plan);
   const int64_t in_place = InPlaceFusionOperand(fusion);
   llvm::Function* body = CreateBodyFunction(
       module, symbol, buffer_count,
@@ -256,61 +351,15 @@ absl::StatusOr<KernelInfo> EmitFusionKernel(const HloInstruction& fusion,
                     : std::make_pair<int64_t, int64_t>(-1, -1));
   llvm::IRBuilder<> b(
       llvm::BasicBlock::Create(module.getContext(), "entry", body));
-  std::vector<llvm::Value*> parameters, results;
-  for (int64_t i = 0; i < inputs; ++i) parameters.push_back(body->getArg(i));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    results.push_back(body->getArg(inputs + i));
-  }
-  llvm::Value* scratch =
-      ScratchBuffers(plan) > 0 ? body->getArg(buffer_count - 1) : nullptr;
-  llvm::Value* begin = body->getArg(buffer_count);
-  llvm::Value* end = body->getArg(buffer_count + 1);
-  ElementalEmitter elements(b, fused, parameters);
-
+  const BodyArguments args = ArgumentsOf(body, inputs, outputs, buffer_count,
+                                         ScratchBuffers(plan) > 0);
+  ElementalEmitter elements(b, fused, args.parameters);
   KernelInfo info{fusion.name(), symbol, 0, 0, 0, ""};
-  if (const auto* row = std::get_if<RowPlan>(&plan.config)) {
-    info.units = ShapeUtil::ElementsIn(
-        ShapeUtil::MakeShape(F32, row->row_dimensions));
-    if (info.units > 0) {
-      RETURN_IF_ERROR(EmitRowFusion(b, fused, *row, elements, results[0],
-                                    begin, end, options));
-    }
-  } else if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
-    info.units = dot->units;
-    const HloInstruction* depthwise = dot->rows ? nullptr : FusedDot(fused);
-    if (info.units > 0 && depthwise != nullptr &&
-        IsDepthwiseProduct(*depthwise)) {
-      RETURN_IF_ERROR(EmitDepthwiseKernel(b, fused, *depthwise, *dot,
-                                          elements, results[0], begin, end));
-    } else if (info.units > 0) {
-      RETURN_IF_ERROR(EmitDotKernel(b, fused, *dot, elements, results[0],
-                                    begin, end, options));
-    }
-  } else if (const auto* reduction = std::get_if<ReductionPlan>(&plan.config)) {
-    RETURN_IF_ERROR(EmitReductionKernel(b, module, fused, *reduction, elements,
-                                        results, scratch, begin, end, options,
-                                        inputs, buffer_count, info));
-  } else if (in_place >= 0) {
-    RETURN_IF_ERROR(EmitInPlaceDynamicUpdateSlice(
-        b, *fused.root_instruction(), elements, parameters[in_place],
-        results[0], begin, end, info));
-  } else {
-    RETURN_IF_ERROR(EmitLoop(b, *fused.root_instruction(),
-                             std::get<LoopPlan>(plan.config), elements,
-                             results[0], begin, end, info));
-  }
+  RETURN_IF_ERROR(EmitPlannedBody(b, module, fused, plan, elements, args,
+                                  in_place, buffer_count, options, info));
   b.CreateRetVoid();
   EmitEntryWrapper(module, symbol, body, buffer_count);
-
-  const int64_t bytes = FusionTrafficBytes(fusion);
-  info.bytes_per_unit = info.units > 0 ? bytes / info.units : 0;
-  if (in_place >= 0) info.bytes_per_unit = 0;  // one unit, never split
-  if (const auto* dot = std::get_if<DotPlan>(&plan.config)) {
-    // A dot's units compute far more than they move: count a unit's
-    // multiply-adds as bytes (about what one streams in their time).
-    info.bytes_per_unit = std::max(
-        info.bytes_per_unit, dot->m_block * dot->n_block * dot->k_block);
-  }
+  info.bytes_per_unit = BytesPerUnit(fusion, plan, info.units, in_place >= 0);
   return info;
 }
 

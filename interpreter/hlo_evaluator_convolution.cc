@@ -22,6 +22,91 @@
 
 namespace mxla::hlo_evaluator_internal {
 
+namespace {
+
+// What every result element's sum reads of the operands' layout and
+// grouping.
+struct ConvolutionGeometry {
+  ConvolutionGeometry(const Shape& l, const Shape& r, const Window& window,
+                      const ConvolutionDimensionNumbers& dnums,
+                      int64_t feature_group_count, int64_t batch_group_count,
+                      const Shape& shape)
+      : l(l),
+        window(window),
+        dnums(dnums),
+        l_strides(ShapeUtil::RowMajorStrides(l)),
+        r_strides(ShapeUtil::RowMajorStrides(r)),
+        group_inputs(r.dimensions(dnums.kernel_input_feature)),
+        feature_group_outputs(shape.dimensions(dnums.output_feature) /
+                              feature_group_count),
+        batch_group_outputs(shape.dimensions(dnums.output_feature) /
+                            batch_group_count),
+        batch_group_size(l.dimensions(dnums.input_batch) / batch_group_count),
+        has_taps(ShapeUtil::ElementsIn(r) > 0) {
+    for (const WindowDimension& d : window) taps.push_back(d.size);
+  }
+
+  // The lhs and rhs offsets of tap `tap` of output element `out_index`
+  // (lhs batch `batch`, output feature o); false where the tap lands in
+  // padding or in a hole of the dilated base.
+  bool TapOffsets(const std::vector<int64_t>& out_index,
+                  const std::vector<int64_t>& tap, int64_t batch, int64_t o,
+                  int64_t& a_offset, int64_t& b_offset) const {
+    a_offset = batch * l_strides[dnums.input_batch];
+    b_offset = o * r_strides[dnums.kernel_output_feature];
+    for (size_t i = 0; i < tap.size(); ++i) {
+      const WindowDimension& d = window[i];
+      const int64_t dilated = out_index[dnums.output_spatial[i]] * d.stride -
+                              d.padding_low + tap[i] * d.window_dilation;
+      const int64_t position = dilated / d.base_dilation;
+      if (dilated < 0 || dilated % d.base_dilation != 0 ||
+          position >= l.dimensions(dnums.input_spatial[i])) {
+        return false;
+      }
+      a_offset += position * l_strides[dnums.input_spatial[i]];
+      const int64_t k = d.reversal ? d.size - 1 - tap[i] : tap[i];
+      b_offset += k * r_strides[dnums.kernel_spatial[i]];
+    }
+    return true;
+  }
+
+  // Result element `out_index`: its taps in row-major order, per tap its
+  // group's input features in order (`tap` is scratch).
+  template <typename T>
+  T Sum(const T* a, const T* b, const std::vector<int64_t>& out_index,
+        std::vector<int64_t>& tap) const {
+    const int64_t o = out_index[dnums.output_feature];
+    const int64_t feature_base = o / feature_group_outputs * group_inputs;
+    const int64_t batch = o / batch_group_outputs * batch_group_size +
+                          out_index[dnums.output_batch];
+    T sum = T{};
+    std::fill(tap.begin(), tap.end(), 0);
+    for (bool more = has_taps; more; more = semantics::NextIndex(taps, tap)) {
+      int64_t a_offset, b_offset;
+      if (!TapOffsets(out_index, tap, batch, o, a_offset, b_offset)) continue;
+      for (int64_t f = 0; f < group_inputs; ++f) {
+        sum = semantics::Add(
+            sum, semantics::Mul(
+                     a[a_offset +
+                       (feature_base + f) * l_strides[dnums.input_feature]],
+                     b[b_offset + f * r_strides[dnums.kernel_input_feature]]));
+      }
+    }
+    return sum;
+  }
+
+  const Shape& l;
+  const Window& window;
+  const ConvolutionDimensionNumbers& dnums;
+  const std::vector<int64_t> l_strides, r_strides;
+  const int64_t group_inputs;
+  const int64_t feature_group_outputs, batch_group_outputs, batch_group_size;
+  const bool has_taps;        // the kernel has elements
+  std::vector<int64_t> taps;  // the window's sizes
+};
+
+}  // namespace
+
 absl::StatusOr<Literal> EvaluateConvolution(
     const Literal& lhs, const Literal& rhs, const Window& window,
     const ConvolutionDimensionNumbers& dnums, int64_t feature_group_count,
@@ -41,16 +126,8 @@ absl::StatusOr<Literal> EvaluateConvolution(
                 shape.rank() == spatial + 2 &&
                 static_cast<int64_t>(window.size()) == spatial,
             "convolution of ", l.ToString(), " and ", r.ToString());
-  const std::vector<int64_t> l_strides = ShapeUtil::RowMajorStrides(l);
-  const std::vector<int64_t> r_strides = ShapeUtil::RowMajorStrides(r);
-  const int64_t output_features = shape.dimensions(dnums.output_feature);
-  const int64_t group_inputs = r.dimensions(dnums.kernel_input_feature);
-  const int64_t feature_group_outputs = output_features / feature_group_count;
-  const int64_t batch_group_outputs = output_features / batch_group_count;
-  const int64_t batch_group_size =
-      l.dimensions(dnums.input_batch) / batch_group_count;
-  std::vector<int64_t> taps;
-  for (const WindowDimension& d : window) taps.push_back(d.size);
+  const ConvolutionGeometry geometry(l, r, window, dnums, feature_group_count,
+                                     batch_group_count, shape);
   Literal result(shape);
   primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -62,40 +139,7 @@ absl::StatusOr<Literal> EvaluateConvolution(
       std::vector<int64_t> tap(spatial, 0);
       for (int64_t linear = 0; linear < ShapeUtil::ElementsIn(shape);
            ++linear) {
-        const int64_t o = out_index[dnums.output_feature];
-        const int64_t feature_base = o / feature_group_outputs * group_inputs;
-        const int64_t batch = o / batch_group_outputs * batch_group_size +
-                              out_index[dnums.output_batch];
-        T sum = T{};
-        std::fill(tap.begin(), tap.end(), 0);
-        for (bool more = ShapeUtil::ElementsIn(r) > 0; more;
-             more = semantics::NextIndex(taps, tap)) {
-          int64_t a_offset = batch * l_strides[dnums.input_batch];
-          int64_t b_offset = o * r_strides[dnums.kernel_output_feature];
-          bool inside = true;
-          for (int64_t i = 0; i < spatial && inside; ++i) {
-            const WindowDimension& d = window[i];
-            const int64_t dilated = out_index[dnums.output_spatial[i]] *
-                                        d.stride -
-                                    d.padding_low + tap[i] * d.window_dilation;
-            const int64_t position = dilated / d.base_dilation;
-            inside = dilated >= 0 && dilated % d.base_dilation == 0 &&
-                     position < l.dimensions(dnums.input_spatial[i]);
-            a_offset += position * l_strides[dnums.input_spatial[i]];
-            const int64_t k = d.reversal ? d.size - 1 - tap[i] : tap[i];
-            b_offset += k * r_strides[dnums.kernel_spatial[i]];
-          }
-          if (!inside) continue;
-          for (int64_t f = 0; f < group_inputs; ++f) {
-            sum = semantics::Add(
-                sum,
-                semantics::Mul(
-                    a[a_offset + (feature_base + f) *
-                                     l_strides[dnums.input_feature]],
-                    b[b_offset + f * r_strides[dnums.kernel_input_feature]]));
-          }
-        }
-        out[linear] = sum;
+        out[linear] = geometry.Sum(a, b, out_index, tap);
         semantics::NextIndex(shape.dimensions(), out_index);
       }
     }

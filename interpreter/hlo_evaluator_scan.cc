@@ -11,6 +11,48 @@
 
 namespace mxla::hlo_evaluator_internal {
 
+namespace {
+
+// Slice i of `input` along dimension d, without that dimension.
+absl::StatusOr<Literal> SliceAt(const Literal& input, int64_t d, int64_t i) {
+  const Shape& shape = input.shape();
+  std::vector<int64_t> starts(shape.rank(), 0);
+  std::vector<int64_t> limits(shape.dimensions().begin(),
+                              shape.dimensions().end());
+  starts[d] = i;
+  limits[d] = i + 1;
+  ASSIGN_OR_RETURN(Literal slice,
+                   EvaluateSlice(input, starts, limits,
+                                 std::vector<int64_t>(shape.rank(), 1)));
+  std::vector<int64_t> dims(limits.size());
+  for (size_t a = 0; a < dims.size(); ++a) dims[a] = limits[a] - starts[a];
+  dims.erase(dims.begin() + d);
+  return EvaluateReshape(slice,
+                         ShapeUtil::MakeShape(shape.element_type(), dims));
+}
+
+// `stacked` with `output` as its slice i along dimension d.
+absl::StatusOr<Literal> PlaceAt(const Literal& stacked, const Literal& output,
+                                int64_t d, int64_t i) {
+  std::vector<int64_t> dims(output.shape().dimensions().begin(),
+                            output.shape().dimensions().end());
+  dims.insert(dims.begin() + d, 1);
+  ASSIGN_OR_RETURN(
+      Literal update,
+      EvaluateReshape(
+          output, ShapeUtil::MakeShape(output.shape().element_type(), dims)));
+  std::vector<Literal> starts;
+  for (size_t a = 0; a < dims.size(); ++a) {
+    starts.push_back(
+        LiteralUtil::CreateR0<int64_t>(static_cast<int64_t>(a) == d ? i : 0));
+  }
+  std::vector<const Literal*> update_operands = {&stacked, &update};
+  for (const Literal& start : starts) update_operands.push_back(&start);
+  return EvaluateDynamicUpdateSlice(update_operands);
+}
+
+}  // namespace
+
 absl::StatusOr<Literal> EvaluateScan(const HloInstruction& scan,
                                      absl::Span<const Literal* const> operands,
                                      const EvaluatorOptions& options) {
@@ -34,22 +76,7 @@ absl::StatusOr<Literal> EvaluateScan(const HloInstruction& scan,
     const int64_t i = scan.is_reverse() ? length - 1 - step : step;
     std::vector<Literal> arguments;
     for (int64_t n = 0; n < inputs; ++n) {
-      const Shape& input = operands[n]->shape();
-      std::vector<int64_t> starts(input.rank(), 0);
-      std::vector<int64_t> limits(input.dimensions().begin(),
-                                  input.dimensions().end());
-      starts[d] = i;
-      limits[d] = i + 1;
-      ASSIGN_OR_RETURN(Literal slice,
-                       EvaluateSlice(*operands[n], starts, limits,
-                                     std::vector<int64_t>(input.rank(), 1)));
-      std::vector<int64_t> dims(limits.size());
-      for (size_t a = 0; a < dims.size(); ++a) dims[a] = limits[a] - starts[a];
-      dims.erase(dims.begin() + d);
-      ASSIGN_OR_RETURN(
-          Literal element,
-          EvaluateReshape(slice,
-                          ShapeUtil::MakeShape(input.element_type(), dims)));
+      ASSIGN_OR_RETURN(Literal element, SliceAt(*operands[n], d, i));
       arguments.push_back(std::move(element));
     }
     for (Literal& carry : carried) arguments.push_back(std::move(carry));
@@ -58,22 +85,8 @@ absl::StatusOr<Literal> EvaluateScan(const HloInstruction& scan,
     ASSIGN_OR_RETURN(Literal result,
                      EvaluateComputation(*scan.to_apply(), pointers, options));
     for (int64_t j = 0; j < outputs; ++j) {
-      const Literal& output = result.tuple_element(j);
-      std::vector<int64_t> dims(output.shape().dimensions().begin(),
-                                output.shape().dimensions().end());
-      dims.insert(dims.begin() + d, 1);
-      ASSIGN_OR_RETURN(
-          Literal update,
-          EvaluateReshape(output, ShapeUtil::MakeShape(
-                                      output.shape().element_type(), dims)));
-      std::vector<Literal> starts;
-      for (size_t a = 0; a < dims.size(); ++a) {
-        starts.push_back(LiteralUtil::CreateR0<int64_t>(
-            static_cast<int64_t>(a) == d ? i : 0));
-      }
-      std::vector<const Literal*> update_operands = {&stacked[j], &update};
-      for (const Literal& start : starts) update_operands.push_back(&start);
-      ASSIGN_OR_RETURN(stacked[j], EvaluateDynamicUpdateSlice(update_operands));
+      ASSIGN_OR_RETURN(stacked[j],
+                       PlaceAt(stacked[j], result.tuple_element(j), d, i));
     }
     carried.clear();
     for (int64_t k = 0; k < carries; ++k) {

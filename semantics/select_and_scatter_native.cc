@@ -151,6 +151,42 @@ void SelectRow(const std::vector<int64_t>& taps, int64_t at, int64_t count,
   }
 }
 
+// The offsets of `position`'s valid taps along its first `walked`
+// dimensions, in row-major tap order, built dimension by dimension into
+// `taps` (`next` is scratch); empty where a dimension has none.
+void PositionTaps(const TapTables& tables, const std::vector<int64_t>& position,
+                  int64_t walked, std::vector<int64_t>& taps,
+                  std::vector<int64_t>& next) {
+  taps.assign(1, 0);
+  for (int64_t d = 0; d < walked && !taps.empty(); ++d) {
+    const int64_t* offsets =
+        tables.offsets[d].data() + tables.first[d][position[d]];
+    const int64_t count =
+        tables.first[d][position[d] + 1] - tables.first[d][position[d]];
+    if (count == 1) {
+      for (int64_t& tap : taps) tap += offsets[0];
+      continue;
+    }
+    next.clear();
+    for (int64_t tap : taps) {
+      for (int64_t i = 0; i < count; ++i) next.push_back(tap + offsets[i]);
+    }
+    taps.swap(next);
+  }
+}
+
+// Steps `position` to the next in row-major order of its first `walked`
+// dimensions within [low, high); false after the last.
+bool NextPosition(const std::vector<int64_t>& low,
+                  const std::vector<int64_t>& high, int64_t walked,
+                  std::vector<int64_t>& position) {
+  for (int64_t d = walked - 1; d >= 0; --d) {
+    if (++position[d] < high[d]) return true;
+    position[d] = low[d];
+  }
+  return false;
+}
+
 template <typename T, ComparisonDirection kDirection, bool kTotalOrder>
 void Run(const std::vector<int64_t>& dims, const Window& window,
          const T* operand, const T* source, T* result, bool source_first,
@@ -181,41 +217,18 @@ void Run(const std::vector<int64_t>& dims, const Window& window,
   const int64_t row_begin = walked < rank ? low[rank - 1] : 0;
   const int64_t row = walked < rank ? high[rank - 1] - low[rank - 1] : 1;
   std::vector<int64_t> position = low;
-  // The offsets of the position's valid taps in row-major tap order, built
-  // dimension by dimension.
   std::vector<int64_t> taps, next;
-  while (true) {
-    taps.assign(1, 0);
+  do {
+    PositionTaps(tables, position, walked, taps, next);
+    if (taps.empty()) continue;
     int64_t source_index = 0;
-    for (int64_t d = 0; d < walked && !taps.empty(); ++d) {
+    for (int64_t d = 0; d < walked; ++d) {
       source_index += position[d] * source_strides[d];
-      const int64_t* offsets =
-          tables.offsets[d].data() + tables.first[d][position[d]];
-      const int64_t count = tables.first[d][position[d] + 1] -
-                            tables.first[d][position[d]];
-      if (count == 1) {
-        for (int64_t& tap : taps) tap += offsets[0];
-        continue;
-      }
-      next.clear();
-      for (int64_t tap : taps) {
-        for (int64_t i = 0; i < count; ++i) next.push_back(tap + offsets[i]);
-      }
-      taps.swap(next);
     }
-    if (!taps.empty()) {
-      SelectRow<T, kDirection, kTotalOrder>(
-          taps, row_begin, row, operand, source, source_index + row_begin,
-          result, source_first);
-    }
-    // The next position in row-major order within [low, high).
-    int64_t d = walked - 1;
-    for (; d >= 0; --d) {
-      if (++position[d] < high[d]) break;
-      position[d] = low[d];
-    }
-    if (d < 0) return;
-  }
+    SelectRow<T, kDirection, kTotalOrder>(taps, row_begin, row, operand, source,
+                                          source_index + row_begin, result,
+                                          source_first);
+  } while (NextPosition(low, high, walked, position));
 }
 
 template <typename T>

@@ -85,10 +85,13 @@ def main():
         print(f'{len(results)} bodies over {args.limit} lines', file=sys.stderr)
         return 0
     kept = set()
-    for entry in open(args.check):
-        entry = entry.split('#')[0].strip()
-        if entry:
-            kept.add(tuple(entry.split()))
+    for number, entry in enumerate(open(args.check), 1):
+        fields = entry.split('#')[0].split()
+        if fields and len(fields) != 2:
+            print(f'{args.check}:{number}: expected `path function  # why`')
+            return 1
+        if fields:
+            kept.add(tuple(fields))
     found = {(path, function) for _, path, _, function in results}
     for length, path, line, function in results:
         if (path, function) not in kept:
