@@ -1,12 +1,12 @@
-#include "ir/ragged_dot.h"
+#include "shape_inference/ragged_dot.h"
 
 #include <algorithm>
 
 #include "ir/primitive_type.h"
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 

@@ -2,7 +2,7 @@
 // (binary_shape_inference.cc, reduce_shape_inference.cc). Messages keep XLA's fragments intact and are
 // prefixed with the op name; where XLA's text omits the shapes, they are
 // added so every message names them.
-#include "ir/shape_inference.h"
+#include "shape_inference/shape_inference.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/op_spec.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 namespace {
