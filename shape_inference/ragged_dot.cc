@@ -25,12 +25,11 @@ int64_t IndexOf(const std::vector<int64_t>& list, int64_t value) {
   return std::find(list.begin(), list.end(), value) - list.begin();
 }
 
-}  // namespace
-
-absl::StatusOr<RaggedDotPlan> PlanRaggedDot(
+// The operands are arrays, lhs has one ragged dimension, and group_sizes
+// is an integer array: the plan's ragged dimension and group count.
+absl::StatusOr<RaggedDotPlan> CheckRaggedOperands(
     const Shape& lhs, const Shape& rhs, const Shape& group_sizes,
     const RaggedDotDimensionNumbers& dnums) {
-  const DotDimensionNumbers& dot = dnums.dot;
   if (!lhs.IsArray() || !rhs.IsArray() || !group_sizes.IsArray()) {
     return OpError(kOp, "the operands must be arrays; got ", lhs.ToString(),
                    ", ", rhs.ToString(), " and ", group_sizes.ToString(), ".");
@@ -52,8 +51,17 @@ absl::StatusOr<RaggedDotPlan> PlanRaggedDot(
                    group_sizes.ToString(), ".");
   }
   plan.num_groups = group_sizes.dimensions(group_sizes.rank() - 1);
+  return plan;
+}
+
+// The mode, from the ragged dimension's kind (and, contracting, the rhs
+// dimension paired with it). Returns lhs's dimensions of the ragged kind
+// before the ragged one.
+std::vector<int64_t> ClassifyRaggedDimension(const Shape& lhs,
+                                             const DotDimensionNumbers& dot,
+                                             RaggedDotPlan& plan) {
   const int64_t ragged = plan.lhs_ragged_dim;
-  std::vector<int64_t> outer;  // lhs dims of the ragged kind before it
+  std::vector<int64_t> outer;
   if (Contains(dot.lhs_contracting, ragged)) {
     plan.mode = RaggedDotMode::kContracting;
     for (int64_t d : dot.lhs_contracting) {
@@ -73,36 +81,16 @@ absl::StatusOr<RaggedDotPlan> PlanRaggedDot(
       if (d < ragged) outer.push_back(d);
     }
   }
-  if (plan.mode == RaggedDotMode::kNonContracting) {
-    if (dnums.rhs_group.size() != 1) {
-      return OpError(kOp,
-                     "a ragged non-contracting dimension needs exactly one "
-                     "rhs_group_dims; got ",
-                     DimsString(dnums.rhs_group), ".");
-    }
-    plan.rhs_group_dim = dnums.rhs_group[0];
-    if (plan.rhs_group_dim < 0 || plan.rhs_group_dim >= rhs.rank() ||
-        Contains(dot.rhs_batch, plan.rhs_group_dim) ||
-        Contains(dot.rhs_contracting, plan.rhs_group_dim)) {
-      return OpError(kOp, "rhs group dimension ", plan.rhs_group_dim,
-                     " must be a dimension of ", rhs.ToString(),
-                     " that is neither batch nor contracting.");
-    }
-    if (rhs.dimensions(plan.rhs_group_dim) != plan.num_groups) {
-      return OpError(kOp, "rhs group dimension ", plan.rhs_group_dim, " of ",
-                     rhs.ToString(), " has size ",
-                     rhs.dimensions(plan.rhs_group_dim), " but group_sizes ",
-                     group_sizes.ToString(), " has ", plan.num_groups,
-                     " groups.");
-    }
-    plan.group_dot = dot;
-    for (std::vector<int64_t>* dims :
-         {&plan.group_dot.rhs_batch, &plan.group_dot.rhs_contracting}) {
-      for (int64_t& d : *dims) {
-        if (d > plan.rhs_group_dim) --d;
-      }
-    }
-  } else {
+  return outer;
+}
+
+// rhs's group dimension (non-contracting mode only) and each group's dot.
+absl::Status PlanGroupDot(const Shape& rhs, const Shape& group_sizes,
+                          const RaggedDotDimensionNumbers& dnums,
+                          RaggedDotPlan& plan) {
+  const DotDimensionNumbers& dot = dnums.dot;
+  plan.group_dot = dot;
+  if (plan.mode != RaggedDotMode::kNonContracting) {
     if (!dnums.rhs_group.empty()) {
       return OpError(kOp,
                      "rhs_group_dims must be empty when the ragged dimension "
@@ -111,42 +99,92 @@ absl::StatusOr<RaggedDotPlan> PlanRaggedDot(
                                                         : "contracting",
                      " dimension; got ", DimsString(dnums.rhs_group), ".");
     }
-    plan.group_dot = dot;
+    return absl::OkStatus();
   }
-  if (group_sizes.rank() > 1) {
-    // Lead dimensions: lhs's batch dimensions (those before the ragged one
-    // in batch mode), then `outer`.
-    for (size_t j = 0; j < dot.lhs_batch.size(); ++j) {
-      if (plan.mode == RaggedDotMode::kBatch && dot.lhs_batch[j] == ragged) {
-        break;
-      }
-      plan.lead_lhs_dims.push_back(dot.lhs_batch[j]);
-      if (j < dot.rhs_batch.size()) {
-        plan.lead_rhs_dims.push_back(dot.rhs_batch[j]);
-      }
-    }
-    for (int64_t d : outer) {
-      plan.lead_lhs_dims.push_back(d);
-      if (plan.mode == RaggedDotMode::kContracting &&
-          dot.rhs_contracting.size() == dot.lhs_contracting.size()) {
-        plan.lead_rhs_dims.push_back(
-            dot.rhs_contracting[IndexOf(dot.lhs_contracting, d)]);
-      }
-    }
-    std::vector<int64_t> expected;
-    for (int64_t d : plan.lead_lhs_dims) expected.push_back(lhs.dimensions(d));
-    expected.push_back(plan.num_groups);
-    if (std::vector<int64_t>(group_sizes.dimensions().begin(),
-                             group_sizes.dimensions().end()) != expected) {
-      return OpError(kOp, "group_sizes ", group_sizes.ToString(),
-                     " must have dimensions [", plan.num_groups,
-                     "] or ", DimsString(expected),
-                     " (lhs's batch dimensions, its dimensions of the ragged "
-                     "kind before the ragged dimension ",
-                     ragged, ", then the groups) for lhs ", lhs.ToString(),
-                     ".");
+  if (dnums.rhs_group.size() != 1) {
+    return OpError(kOp,
+                   "a ragged non-contracting dimension needs exactly one "
+                   "rhs_group_dims; got ",
+                   DimsString(dnums.rhs_group), ".");
+  }
+  plan.rhs_group_dim = dnums.rhs_group[0];
+  if (plan.rhs_group_dim < 0 || plan.rhs_group_dim >= rhs.rank() ||
+      Contains(dot.rhs_batch, plan.rhs_group_dim) ||
+      Contains(dot.rhs_contracting, plan.rhs_group_dim)) {
+    return OpError(kOp, "rhs group dimension ", plan.rhs_group_dim,
+                   " must be a dimension of ", rhs.ToString(),
+                   " that is neither batch nor contracting.");
+  }
+  if (rhs.dimensions(plan.rhs_group_dim) != plan.num_groups) {
+    return OpError(kOp, "rhs group dimension ", plan.rhs_group_dim, " of ",
+                   rhs.ToString(), " has size ",
+                   rhs.dimensions(plan.rhs_group_dim), " but group_sizes ",
+                   group_sizes.ToString(), " has ", plan.num_groups,
+                   " groups.");
+  }
+  for (std::vector<int64_t>* dims :
+       {&plan.group_dot.rhs_batch, &plan.group_dot.rhs_contracting}) {
+    for (int64_t& d : *dims) {
+      if (d > plan.rhs_group_dim) --d;
     }
   }
+  return absl::OkStatus();
+}
+
+// group_sizes of rank > 1: its lead dimensions are lhs's batch dimensions
+// (those before the ragged one in batch mode), then `outer`; the sizes
+// must be theirs.
+absl::Status PlanLeadDimensions(const Shape& lhs, const Shape& group_sizes,
+                                const DotDimensionNumbers& dot,
+                                const std::vector<int64_t>& outer,
+                                RaggedDotPlan& plan) {
+  if (group_sizes.rank() <= 1) return absl::OkStatus();
+  const int64_t ragged = plan.lhs_ragged_dim;
+  for (size_t j = 0; j < dot.lhs_batch.size(); ++j) {
+    if (plan.mode == RaggedDotMode::kBatch && dot.lhs_batch[j] == ragged) {
+      break;
+    }
+    plan.lead_lhs_dims.push_back(dot.lhs_batch[j]);
+    if (j < dot.rhs_batch.size()) {
+      plan.lead_rhs_dims.push_back(dot.rhs_batch[j]);
+    }
+  }
+  for (int64_t d : outer) {
+    plan.lead_lhs_dims.push_back(d);
+    if (plan.mode == RaggedDotMode::kContracting &&
+        dot.rhs_contracting.size() == dot.lhs_contracting.size()) {
+      plan.lead_rhs_dims.push_back(
+          dot.rhs_contracting[IndexOf(dot.lhs_contracting, d)]);
+    }
+  }
+  std::vector<int64_t> expected;
+  for (int64_t d : plan.lead_lhs_dims) expected.push_back(lhs.dimensions(d));
+  expected.push_back(plan.num_groups);
+  if (std::vector<int64_t>(group_sizes.dimensions().begin(),
+                           group_sizes.dimensions().end()) != expected) {
+    return OpError(kOp, "group_sizes ", group_sizes.ToString(),
+                   " must have dimensions [", plan.num_groups, "] or ",
+                   DimsString(expected),
+                   " (lhs's batch dimensions, its dimensions of the ragged "
+                   "kind before the ragged dimension ",
+                   ragged, ", then the groups) for lhs ", lhs.ToString(),
+                   ".");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RaggedDotPlan> PlanRaggedDot(
+    const Shape& lhs, const Shape& rhs, const Shape& group_sizes,
+    const RaggedDotDimensionNumbers& dnums) {
+  ASSIGN_OR_RETURN(RaggedDotPlan plan,
+                   CheckRaggedOperands(lhs, rhs, group_sizes, dnums));
+  const std::vector<int64_t> outer =
+      ClassifyRaggedDimension(lhs, dnums.dot, plan);
+  RETURN_IF_ERROR(PlanGroupDot(rhs, group_sizes, dnums, plan));
+  RETURN_IF_ERROR(
+      PlanLeadDimensions(lhs, group_sizes, dnums.dot, outer, plan));
   return plan;
 }
 

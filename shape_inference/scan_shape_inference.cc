@@ -12,21 +12,18 @@ namespace mxla {
 using shape_inference_internal::ExpectValidArray;
 using shape_inference_internal::OpError;
 
-absl::StatusOr<Shape> ShapeInference::InferScanShape(
-    absl::Span<const Shape* const> operands, int64_t dimension,
-    int64_t num_carries, const ProgramShape& computation) {
-  constexpr HloOpcode kOp = HloOpcode::kScan;
-  const int64_t count = static_cast<int64_t>(operands.size());
-  if (num_carries < 0 || num_carries > count) {
-    return OpError(kOp, "num_carries=", num_carries, " must be in [0, ", count,
-                   "] (the operand count).");
-  }
-  const int64_t inputs = count - num_carries;
-  if (inputs == 0) return OpError(kOp, "expects at least one input.");
+namespace {
+
+constexpr HloOpcode kOp = HloOpcode::kScan;
+
+// The scanned inputs: valid arrays, all of one length along `dimension`.
+// Each one's slice (without that dimension) into `slices`; the length.
+absl::StatusOr<int64_t> ScanInputSlices(absl::Span<const Shape* const> inputs,
+                                        int64_t dimension,
+                                        std::vector<Shape>& slices) {
   int64_t length = -1;
-  std::vector<Shape> slices;
-  for (int64_t i = 0; i < inputs; ++i) {
-    const Shape& input = *operands[i];
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Shape& input = *inputs[i];
     RETURN_IF_ERROR(ExpectValidArray(kOp, input, "input"));
     if (dimension < 0 || dimension >= input.rank()) {
       return OpError(kOp, "dimension ", dimension, " is out of range for input ",
@@ -35,7 +32,7 @@ absl::StatusOr<Shape> ShapeInference::InferScanShape(
     if (length >= 0 && input.dimensions(dimension) != length) {
       return OpError(kOp, "inputs must have the same size along dimension ",
                      dimension, "; input ", i, " is ", input.ToString(),
-                     " and input 0 is ", operands[0]->ToString(), ".");
+                     " and input 0 is ", inputs[0]->ToString(), ".");
     }
     length = input.dimensions(dimension);
     std::vector<int64_t> dims(input.dimensions().begin(),
@@ -43,15 +40,15 @@ absl::StatusOr<Shape> ShapeInference::InferScanShape(
     dims.erase(dims.begin() + dimension);
     slices.push_back(ShapeUtil::MakeShape(input.element_type(), dims));
   }
-  std::vector<Shape> parameters = slices;
-  for (int64_t i = inputs; i < count; ++i) parameters.push_back(*operands[i]);
-  if (computation.parameters != parameters) {
-    ProgramShape expected{parameters, computation.result};
-    return OpError(kOp, "the computation must take (input slices..., "
-                   "carries...) ", expected.ToString(), "; it is ",
-                   computation.ToString(), ".");
-  }
-  const Shape& result = computation.result;
+  return length;
+}
+
+// The computation's outputs, stacked `length` times along `dimension`,
+// then its carries, which must keep their operands' shapes.
+absl::StatusOr<Shape> ScanResultShape(absl::Span<const Shape* const> carries,
+                                      const Shape& result, int64_t dimension,
+                                      int64_t length) {
+  const int64_t num_carries = static_cast<int64_t>(carries.size());
   const int64_t results =
       result.IsTuple() ? static_cast<int64_t>(result.tuple_shapes().size()) : 1;
   if (!result.IsTuple() || results < num_carries) {
@@ -74,13 +71,40 @@ absl::StatusOr<Shape> ShapeInference::InferScanShape(
   }
   for (int64_t i = 0; i < num_carries; ++i) {
     const Shape& carry = result.tuple_shapes(results - num_carries + i);
-    if (carry != *operands[inputs + i]) {
+    if (carry != *carries[i]) {
       return OpError(kOp, "carry ", i, " is returned as ", carry.ToString(),
-                     " but starts as ", operands[inputs + i]->ToString(), ".");
+                     " but starts as ", carries[i]->ToString(), ".");
     }
     elements.push_back(carry);
   }
   return ShapeUtil::MakeTupleShape(elements);
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferScanShape(
+    absl::Span<const Shape* const> operands, int64_t dimension,
+    int64_t num_carries, const ProgramShape& computation) {
+  const int64_t count = static_cast<int64_t>(operands.size());
+  if (num_carries < 0 || num_carries > count) {
+    return OpError(kOp, "num_carries=", num_carries, " must be in [0, ", count,
+                   "] (the operand count).");
+  }
+  const int64_t inputs = count - num_carries;
+  if (inputs == 0) return OpError(kOp, "expects at least one input.");
+  std::vector<Shape> parameters;
+  ASSIGN_OR_RETURN(
+      const int64_t length,
+      ScanInputSlices(operands.subspan(0, inputs), dimension, parameters));
+  for (int64_t i = inputs; i < count; ++i) parameters.push_back(*operands[i]);
+  if (computation.parameters != parameters) {
+    ProgramShape expected{parameters, computation.result};
+    return OpError(kOp, "the computation must take (input slices..., "
+                   "carries...) ", expected.ToString(), "; it is ",
+                   computation.ToString(), ".");
+  }
+  return ScanResultShape(operands.subspan(inputs), computation.result,
+                         dimension, length);
 }
 
 }  // namespace mxla
