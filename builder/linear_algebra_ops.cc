@@ -4,8 +4,8 @@
 #include "absl/strings/str_cat.h"
 #include "builder/op_helpers.h"
 #include "builder/ops.h"
-#include "ir/shape_inference.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
 
 namespace mxla {
 

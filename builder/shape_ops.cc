@@ -8,9 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "builder/op_helpers.h"
 #include "builder/xla_builder.h"
-#include "ir/broadcast_sequence.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
+#include "shape_inference/broadcast_sequence.h"
 
 namespace mxla {
 

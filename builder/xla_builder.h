@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "ir/hlo_module.h"
 #include "ir/memory_budget.h"
-#include "ir/shape_inference.h"
+#include "shape_inference/shape_inference.h"
 
 namespace mxla {
 

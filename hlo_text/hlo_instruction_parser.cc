@@ -17,6 +17,7 @@
 #include "ir/shape_util.h"
 #include "ir/window.h"
 #include "ir/status_macros.h"
+#include "shape_inference/op_shape_rules.h"
 
 namespace mxla::hlo_parser_internal {
 namespace {
@@ -611,7 +612,7 @@ absl::Status CheckShapeCanBeInferred(const Header& header) {
 absl::Status InferResultShape(const Header& header,
                               HloInstruction& instruction) {
   absl::StatusOr<Shape> shape =
-      GetOpSpec(header.opcode).shape_rule(instruction, VerifierMode::kBuilder);
+      InferInstructionShape(instruction, VerifierMode::kBuilder);
   if (!shape.ok()) {
     return TokenCursor::ErrorAt(header.opcode_token, shape.status().message());
   }

@@ -120,7 +120,7 @@ absl::StatusOr<Literal> EvaluateRaggedDot(const Literal& lhs, const Literal& rhs
                                           const Literal& group_sizes,
                                           const RaggedDotDimensionNumbers& dnums,
                                           const Shape& shape);
-// HLO scaled-dot into `shape` (verified; ir/scaled_dot.h's steps).
+// HLO scaled-dot into `shape` (verified; shape_inference/scaled_dot.h).
 absl::StatusOr<Literal> EvaluateScaledDot(const Literal& lhs, const Literal& rhs,
                                           const Literal& lhs_scale,
                                           const Literal& rhs_scale,

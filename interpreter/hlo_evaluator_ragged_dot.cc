@@ -1,17 +1,18 @@
-// ragged-dot in the interpreter (ir/ragged_dot.h), as one dot per group:
-// the non-contracting mode takes each row from its group's dot (0 for a
-// row in no group), the contracting mode zeroes both operands outside the
-// group's part of the contracted dimension, the batch mode is a dot.
+// ragged-dot in the interpreter (shape_inference/ragged_dot.h), as one dot
+// per group: the non-contracting mode takes each row from its group's dot
+// (0 for a row in no group), the contracting mode zeroes both operands
+// outside the group's part of the contracted dimension, the batch mode is
+// a dot.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "interpreter/hlo_evaluator_index_ops.h"
-#include "ir/ragged_dot.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "semantics/index_walk.h"
 #include "semantics/scalar_semantics.h"
+#include "shape_inference/ragged_dot.h"
 
 namespace mxla::hlo_evaluator_internal {
 namespace {

@@ -1,9 +1,10 @@
-// scaled-dot in the interpreter: ir/scaled_dot.h's steps on literals.
+// scaled-dot in the interpreter: shape_inference/scaled_dot.h's steps on
+// literals.
 #include "interpreter/hlo_evaluator_index_ops.h"
-#include "ir/scaled_dot.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "semantics/scalar_semantics.h"
+#include "shape_inference/scaled_dot.h"
 
 namespace mxla::hlo_evaluator_internal {
 namespace {

@@ -184,6 +184,106 @@ absl::Status CheckRow(const FusionPlan& plan, const RowPlan& row,
   return absl::OkStatus();
 }
 
+// A depthwise kernel reads its input in place and takes all taps and all
+// features of its rows in each unit; a convolution's kernel reads its input
+// rows in place, a tap's features at a time, through an input pad if there
+// is one.
+absl::Status CheckConvolutionInput(const FusionPlan& plan, const DotPlan& dot,
+                                   const HloInstruction& root,
+                                   const FlatDot& flat) {
+  if (IsDepthwiseProduct(root)) {
+    if (root.operand(0)->opcode() != HloOpcode::kParameter) {
+      return PlanError(plan, "a depthwise convolution's input must be a "
+                             "parameter of the fused computation");
+    }
+    if (dot.k_block != flat.k || dot.n_block != flat.n || dot.rows) {
+      return PlanError(plan, absl::StrCat("a depthwise convolution's unit "
+                                          "takes all its ",
+                                          flat.k, " taps and ", flat.n,
+                                          " features: k_block and n_block "
+                                          "must be those"));
+    }
+  }
+  if (std::optional<ConvProduct> conv = AsConvProduct(root)) {
+    const HloInstruction& input = IsConvolutionInputPad(*root.operand(0), root)
+                                      ? *root.operand(0)->operand(0)
+                                      : *root.operand(0);
+    if (input.opcode() != HloOpcode::kParameter ||
+        conv->dnums.input_feature != input.shape().rank() - 1) {
+      return PlanError(plan, "a convolution's input must be a parameter of "
+                             "the fused computation (or a zero pad of one) "
+                             "with its features minor");
+    }
+    if (dot.k_block % conv->features != 0) {
+      return PlanError(plan, absl::StrCat("a convolution's k_block must hold "
+                                          "whole taps: a multiple of its ",
+                                          conv->features, " input features"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A row dot: its row plan, its columns the dot's rhs-free dimensions, and
+// units of whole rows whose block fits a unit's budget.
+absl::Status CheckRowDot(const FusionPlan& plan, const DotPlan& dot,
+                         const HloInstruction& root, const FlatDot& flat,
+                         const HloComputation& fused,
+                         const std::vector<const HloInstruction*>& reduces) {
+  RETURN_IF_ERROR(CheckRow(plan, *dot.rows, fused, reduces));
+  absl::Span<const int64_t> dims = root.shape().dimensions();
+  const size_t columns = flat.rhs_free.size();
+  if (dot.rows->column_dimensions.size() != columns ||
+      !std::equal(dot.rows->column_dimensions.begin(),
+                  dot.rows->column_dimensions.end(), dims.end() - columns)) {
+    return PlanError(plan, absl::StrCat("the columns must be the dot's "
+                                        "rhs-free dimensions ",
+                                        Dims(dims.subspan(dims.size() -
+                                                          columns))));
+  }
+  // Rows without columns have nothing to accumulate; their reductions
+  // are left to kernels of their own.
+  if (flat.n == 0) {
+    return PlanError(plan, "a row dot needs columns: the dot's n is 0");
+  }
+  if (dot.n_block != std::max<int64_t>(1, flat.n)) {
+    return PlanError(plan, absl::StrCat("a row dot's unit has whole rows: "
+                                        "n_block must be ",
+                                        std::max<int64_t>(1, flat.n)));
+  }
+  if (dot.row_block < 1 || dot.row_block > dot.m_block) {
+    return PlanError(plan, "row_block must be 1 to m_block");
+  }
+  const int64_t block_bytes =
+      dot.row_block * flat.n *
+      primitive_util::ByteWidth(root.shape().element_type());
+  if (block_bytes > kMaxRowDotBlockBytes) {
+    return PlanError(plan, absl::StrCat("row_block x n is ", block_bytes,
+                                        " bytes, over the ",
+                                        kMaxRowDotBlockBytes,
+                                        " of a unit's block"));
+  }
+  return absl::OkStatus();
+}
+
+// A dot with an epilogue (a root after it) needs all of k in one slice; a
+// dot alone cannot stream its stores.
+absl::Status CheckEpilogue(const FusionPlan& plan, const DotPlan& dot,
+                           const HloInstruction& root, const FlatDot& flat,
+                           const HloComputation& fused) {
+  if (&root != fused.root_instruction() && dot.k_block < flat.k) {
+    return PlanError(plan, absl::StrCat("an epilogue needs all of k in one "
+                                        "slice: k_block at least ",
+                                        flat.k));
+  }
+  if (&root == fused.root_instruction() &&
+      dot.store == StoreKind::kStreaming) {
+    return PlanError(plan, "store=streaming needs an epilogue (a root after "
+                           "the dot): a dot alone keeps its tiles in place "
+                           "across k slices");
+  }
+  return absl::OkStatus();
+}
+
 // A dot of f32 or f64 operands and result (alone, or with an epilogue up
 // to the root, which then needs all of k in one slice; or a row dot, whose
 // units are whole rows of the dot within the stack budget), and the units
@@ -213,39 +313,7 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
     return PlanError(plan, "blocks must be at least 1");
   }
   const FlatDot flat = FlattenProduct(root);
-  // A depthwise kernel reads its input in place and takes all taps and all
-  // features of its rows in each unit.
-  if (IsDepthwiseProduct(root)) {
-    if (root.operand(0)->opcode() != HloOpcode::kParameter) {
-      return PlanError(plan, "a depthwise convolution's input must be a "
-                             "parameter of the fused computation");
-    }
-    if (dot.k_block != flat.k || dot.n_block != flat.n || dot.rows) {
-      return PlanError(plan, absl::StrCat("a depthwise convolution's unit "
-                                          "takes all its ",
-                                          flat.k, " taps and ", flat.n,
-                                          " features: k_block and n_block "
-                                          "must be those"));
-    }
-  }
-  // A convolution's kernel reads its input rows in place, a tap's features
-  // at a time, through an input pad if there is one.
-  if (std::optional<ConvProduct> conv = AsConvProduct(root)) {
-    const HloInstruction& input = IsConvolutionInputPad(*root.operand(0), root)
-                                      ? *root.operand(0)->operand(0)
-                                      : *root.operand(0);
-    if (input.opcode() != HloOpcode::kParameter ||
-        conv->dnums.input_feature != input.shape().rank() - 1) {
-      return PlanError(plan, "a convolution's input must be a parameter of "
-                             "the fused computation (or a zero pad of one) "
-                             "with its features minor");
-    }
-    if (dot.k_block % conv->features != 0) {
-      return PlanError(plan, absl::StrCat("a convolution's k_block must hold "
-                                          "whole taps: a multiple of its ",
-                                          conv->features, " input features"));
-    }
-  }
+  RETURN_IF_ERROR(CheckConvolutionInput(plan, dot, root, flat));
   // Packing buffers live on the kernel's stack: rhs k_block x n_block, lhs
   // k_block x at most 144 rows (codegen/gemm_emitter.h).
   const int64_t bytes = primitive_util::ByteWidth(type);
@@ -255,49 +323,9 @@ absl::Status CheckDot(const FusionPlan& plan, const DotPlan& dot,
                                         kMaxDotPackedBytes,
                                         " bytes of a kernel's stack"));
   }
-  if (dot.rows) {
-    RETURN_IF_ERROR(CheckRow(plan, *dot.rows, fused, reduces));
-    absl::Span<const int64_t> dims = root.shape().dimensions();
-    const size_t columns = flat.rhs_free.size();
-    if (dot.rows->column_dimensions.size() != columns ||
-        !std::equal(dot.rows->column_dimensions.begin(),
-                    dot.rows->column_dimensions.end(),
-                    dims.end() - columns)) {
-      return PlanError(plan, absl::StrCat("the columns must be the dot's "
-                                          "rhs-free dimensions ",
-                                          Dims(dims.subspan(dims.size() -
-                                                            columns))));
-    }
-    // Rows without columns have nothing to accumulate; their reductions
-    // are left to kernels of their own.
-    if (flat.n == 0) {
-      return PlanError(plan, "a row dot needs columns: the dot's n is 0");
-    }
-    if (dot.n_block != std::max<int64_t>(1, flat.n)) {
-      return PlanError(plan, absl::StrCat("a row dot's unit has whole rows: "
-                                          "n_block must be ",
-                                          std::max<int64_t>(1, flat.n)));
-    }
-    if (dot.row_block < 1 || dot.row_block > dot.m_block) {
-      return PlanError(plan, "row_block must be 1 to m_block");
-    }
-    const int64_t block_bytes = dot.row_block * flat.n * bytes;
-    if (block_bytes > kMaxRowDotBlockBytes) {
-      return PlanError(plan, absl::StrCat("row_block x n is ", block_bytes,
-                                          " bytes, over the ",
-                                          kMaxRowDotBlockBytes,
-                                          " of a unit's block"));
-    }
-  } else if (&root != fused.root_instruction() && dot.k_block < flat.k) {
-    return PlanError(plan, absl::StrCat("an epilogue needs all of k in one "
-                                        "slice: k_block at least ",
-                                        flat.k));
-  } else if (&root == fused.root_instruction() &&
-             dot.store == StoreKind::kStreaming) {
-    return PlanError(plan, "store=streaming needs an epilogue (a root after "
-                           "the dot): a dot alone keeps its tiles in place "
-                           "across k slices");
-  }
+  RETURN_IF_ERROR(dot.rows
+                      ? CheckRowDot(plan, dot, root, flat, fused, reduces)
+                      : CheckEpilogue(plan, dot, root, flat, fused));
   const int64_t units = flat.batch * CeilDiv(flat.m, dot.m_block) *
                         CeilDiv(flat.n, dot.n_block);
   if (dot.units != units) {

@@ -33,16 +33,16 @@
 #include "absl/types/span.h"
 #include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
-#include "ir/ragged_dot.h"
 #include "ir/gather_dimension_numbers.h"
-#include "ir/padding_config.h"
-#include "ir/scatter_dimension_numbers.h"
-#include "ir/window.h"
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_opcode.h"
 #include "ir/linear_algebra.h"
 #include "ir/literal.h"
+#include "ir/padding_config.h"
+#include "ir/ragged_dot_dimension_numbers.h"
+#include "ir/scatter_dimension_numbers.h"
 #include "ir/shape.h"
+#include "ir/window.h"
 
 namespace mxla {
 

@@ -209,6 +209,62 @@ std::string AliasText(const HloInputOutputAlias& alias) {
                       IndexText(alias.parameter_index), ")");
 }
 
+// The depth-first number of each entry parameter's first leaf among all
+// parameters' leaves; the message when a parameter is missing.
+absl::StatusOr<std::vector<int64_t>> FirstLeaves(const HloComputation& entry) {
+  std::vector<int64_t> first_leaf;
+  int64_t total = 0;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    first_leaf.push_back(total);
+    const HloInstruction* parameter = entry.parameter_instruction(i);
+    if (parameter == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("no parameter ", i));
+    }
+    total += ArrayLeaves(parameter->shape());
+  }
+  return first_leaf;
+}
+
+// One alias's result and argument leaves: both indices lead to arrays of
+// one byte size; the message says which does not.
+absl::StatusOr<AliasedLeaf> ResolveAlias(const HloComputation& entry,
+                                         const std::vector<int64_t>& first_leaf,
+                                         const HloInputOutputAlias& alias) {
+  auto output = LeafAt(entry.root_instruction()->shape(), alias.output_index,
+                       "output");
+  if (!output.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AliasText(alias), ": ", output.status().message()));
+  }
+  if (alias.parameter_number >= entry.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        AliasText(alias), ": parameter ", alias.parameter_number,
+        " does not exist (the entry has ", entry.num_parameters(), ")"));
+  }
+  const Shape& parameter_shape =
+      entry.parameter_instruction(alias.parameter_number)->shape();
+  auto parameter = LeafAt(parameter_shape, alias.parameter_index,
+                          absl::StrCat("parameter ", alias.parameter_number));
+  if (!parameter.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AliasText(alias), ": ", parameter.status().message()));
+  }
+  // As in XLA, one buffer holds both: their byte sizes must agree (the
+  // shapes may differ, as through a bitcast).
+  const int64_t output_bytes = ShapeUtil::ByteSizeOf(output->first);
+  const int64_t parameter_bytes = ShapeUtil::ByteSizeOf(parameter->first);
+  if (output_bytes != parameter_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "output ", IndexText(alias.output_index), " is ",
+        output->first.ToString(), " (", output_bytes, " bytes) but parameter ",
+        alias.parameter_number, " ", IndexText(alias.parameter_index),
+        " it aliases is ", parameter->first.ToString(), " (", parameter_bytes,
+        " bytes)"));
+  }
+  return AliasedLeaf{output->second,
+                     first_leaf[alias.parameter_number] + parameter->second};
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<AliasedLeaf>> ResolveInputOutputAliases(
@@ -218,68 +274,31 @@ absl::StatusOr<std::vector<AliasedLeaf>> ResolveInputOutputAliases(
   if (module.input_output_aliases().empty() || entry == nullptr) {
     return leaves;
   }
-  auto error = [&](const std::string& message) {
+  auto error = [&](absl::string_view message) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input_output_alias of module '", module.name(), "': ", message));
   };
-  std::vector<int64_t> first_leaf;  // of each parameter
-  int64_t total = 0;
-  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
-    first_leaf.push_back(total);
-    const HloInstruction* parameter = entry->parameter_instruction(i);
-    if (parameter == nullptr) return error(absl::StrCat("no parameter ", i));
-    total += ArrayLeaves(parameter->shape());
-  }
-  const Shape& result = entry->root_instruction()->shape();
+  absl::StatusOr<std::vector<int64_t>> first_leaf = FirstLeaves(*entry);
+  if (!first_leaf.ok()) return error(first_leaf.status().message());
   std::map<int64_t, const HloInputOutputAlias*> by_output, by_argument;
   for (const HloInputOutputAlias& alias : module.input_output_aliases()) {
-    auto output = LeafAt(result, alias.output_index, "output");
-    if (!output.ok()) {
-      return error(
-          absl::StrCat(AliasText(alias), ": ", output.status().message()));
-    }
-    if (alias.parameter_number >= entry->num_parameters()) {
-      return error(absl::StrCat(
-          AliasText(alias), ": parameter ", alias.parameter_number,
-          " does not exist (the entry has ", entry->num_parameters(), ")"));
-    }
-    const Shape& parameter_shape =
-        entry->parameter_instruction(alias.parameter_number)->shape();
-    auto parameter = LeafAt(parameter_shape, alias.parameter_index,
-                            absl::StrCat("parameter ", alias.parameter_number));
-    if (!parameter.ok()) {
-      return error(
-          absl::StrCat(AliasText(alias), ": ", parameter.status().message()));
-    }
-    // As in XLA, one buffer holds both: their byte sizes must agree (the
-    // shapes may differ, as through a bitcast).
-    const int64_t output_bytes = ShapeUtil::ByteSizeOf(output->first);
-    const int64_t parameter_bytes = ShapeUtil::ByteSizeOf(parameter->first);
-    if (output_bytes != parameter_bytes) {
-      return error(absl::StrCat(
-          "output ", IndexText(alias.output_index), " is ",
-          output->first.ToString(), " (", output_bytes, " bytes) but parameter ",
-          alias.parameter_number, " ", IndexText(alias.parameter_index),
-          " it aliases is ", parameter->first.ToString(), " (",
-          parameter_bytes, " bytes)"));
-    }
-    AliasedLeaf leaf{output->second,
-                     first_leaf[alias.parameter_number] + parameter->second};
-    auto [at_output, new_output] = by_output.emplace(leaf.result_leaf, &alias);
+    absl::StatusOr<AliasedLeaf> leaf = ResolveAlias(*entry, *first_leaf, alias);
+    if (!leaf.ok()) return error(leaf.status().message());
+    auto [at_output, new_output] = by_output.emplace(leaf->result_leaf, &alias);
     if (!new_output) {
       return error(absl::StrCat(
           "output ", IndexText(alias.output_index), " is aliased twice: ",
           AliasText(*at_output->second), " and ", AliasText(alias)));
     }
     auto [at_argument, new_argument] =
-        by_argument.emplace(leaf.argument_leaf, &alias);
+        by_argument.emplace(leaf->argument_leaf, &alias);
     if (!new_argument) {
       return error(absl::StrCat(
           "parameter ", alias.parameter_number, " ",
           IndexText(alias.parameter_index), " is donated twice: ",
           AliasText(*at_argument->second), " and ", AliasText(alias)));
     }
-    leaves.push_back(leaf);
+    leaves.push_back(*leaf);
   }
   return leaves;
 }

@@ -147,6 +147,39 @@ std::string CalleeListToString(const HloInstruction& instruction,
                       "}");
 }
 
+// The text after `name=` of a value attribute the instruction has.
+std::string AttributeValueText(const HloInstruction& instruction, AttrId id,
+                               AttrType type, const AttrValue& value) {
+  switch (type) {
+    case AttrType::kPaddingConfig: {
+      std::vector<std::string> dims;
+      for (const PaddingDimension& d : instruction.padding_config()) {
+        dims.push_back(d.interior == 0
+                           ? absl::StrCat(d.low, "_", d.high)
+                           : absl::StrCat(d.low, "_", d.high, "_", d.interior));
+      }
+      return absl::StrJoin(dims, "x");
+    }
+    case AttrType::kWindow:
+      return absl::StrCat(
+          "{",
+          WindowToString(DecodeWindow(
+              *instruction.attributes().Get<std::vector<int64_t>>(id))),
+          "}");
+    case AttrType::kName:
+    case AttrType::kFloat:
+    case AttrType::kConvDimLabels:  // bare: type=TOTALORDER
+      return *instruction.attributes().Get<std::string>(id);
+    case AttrType::kIdGroups:
+      return IdGroupsToString(DecodeIdGroups(
+          *instruction.attributes().Get<std::vector<int64_t>>(id)));
+    case AttrType::kSliceRanges:
+      return SliceRangesToString(instruction);
+    default:
+      return AttrValueToString(value);
+  }
+}
+
 // The `, attr=value` list after the operands, in the op table's order.
 std::string AttributesToString(const HloInstruction& instruction,
                                const OpSpec& spec, const Naming& naming) {
@@ -177,43 +210,9 @@ std::string AttributesToString(const HloInstruction& instruction,
     if (slot.use == AttrUse::kPositional) continue;
     const AttrValue* value = instruction.attributes().Find(slot.id);
     if (value == nullptr) continue;
-    if (info.type == AttrType::kPaddingConfig) {
-      std::vector<std::string> dims;
-      for (const PaddingDimension& d : instruction.padding_config()) {
-        dims.push_back(d.interior == 0
-                           ? absl::StrCat(d.low, "_", d.high)
-                           : absl::StrCat(d.low, "_", d.high, "_", d.interior));
-      }
-      absl::StrAppend(&text, ", ", info.name, "=", absl::StrJoin(dims, "x"));
-      continue;
-    }
-    if (info.type == AttrType::kWindow) {
-      absl::StrAppend(
-          &text, ", ", info.name, "={",
-          WindowToString(DecodeWindow(
-              *instruction.attributes().Get<std::vector<int64_t>>(slot.id))),
-          "}");
-      continue;
-    }
-    if (info.type == AttrType::kName || info.type == AttrType::kFloat ||
-        info.type == AttrType::kConvDimLabels) {  // bare: type=TOTALORDER
-      absl::StrAppend(&text, ", ", info.name, "=",
-                      *instruction.attributes().Get<std::string>(slot.id));
-      continue;
-    }
-    if (info.type == AttrType::kIdGroups) {
-      absl::StrAppend(
-          &text, ", ", info.name, "=",
-          IdGroupsToString(DecodeIdGroups(
-              *instruction.attributes().Get<std::vector<int64_t>>(slot.id))));
-      continue;
-    }
-    if (info.type == AttrType::kSliceRanges) {
-      absl::StrAppend(&text, ", ", info.name, "=",
-                      SliceRangesToString(instruction));
-      continue;
-    }
-    absl::StrAppend(&text, ", ", info.name, "=", AttrValueToString(*value));
+    absl::StrAppend(&text, ", ", info.name, "=",
+                    AttributeValueText(instruction, slot.id, info.type,
+                                       *value));
   }
   if (options.metadata && !instruction.metadata().empty()) {
     absl::StrAppend(&text, ", ", MetadataToString(instruction.metadata()));

@@ -9,6 +9,7 @@
 #include "ir/op_spec.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/op_shape_rules.h"
 
 namespace mxla {
 namespace {
@@ -102,8 +103,7 @@ absl::Status VerifyInstruction(const HloInstruction& instruction,
     }
   }
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(instruction.shape()));
-  ASSIGN_OR_RETURN(Shape inferred,
-                   GetOpSpec(instruction.opcode()).shape_rule(instruction, mode));
+  ASSIGN_OR_RETURN(Shape inferred, InferInstructionShape(instruction, mode));
   if (inferred != instruction.shape()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "declared shape ", instruction.shape().ToString(),

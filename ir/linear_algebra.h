@@ -1,4 +1,5 @@
-// cholesky and triangular-solve: their options and shape rules.
+// cholesky and triangular-solve: their options (their shape rules are
+// shape_inference/linear_algebra_shape_inference.cc).
 //
 //   cholesky(a), lower=true         a [..., n, n]: l, lower triangular,
 //                                   with a = l l^T, read from a's lower

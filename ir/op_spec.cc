@@ -1,7 +1,5 @@
 #include "ir/op_spec.h"
 
-#include "ir/op_shape_rules.h"
-
 namespace mxla {
 
 const AttrSlot* OpSpec::FindAttribute(AttrId id) const {
@@ -30,7 +28,7 @@ const std::vector<OpSpec>& AllOpSpecs() {
                     type_rule, cost, fusion, builder)                     \
   OpSpec{HloOpcode::e,         text,                                      \
          HloOpcodeCategory::category, arity,                              \
-         MXLA_ATTR_LIST attributes, &shape_rules::shape_rule,             \
+         MXLA_ATTR_LIST attributes,                                       \
          TypeRule::type_rule,  CostClass::cost,                           \
          FusionClass::fusion,  #builder},
 #include "ir/hlo_ops.def"

@@ -47,18 +47,12 @@ enum class CostClass { kCheap, kExpensive };
 
 enum class FusionClass { kFusible, kUnfusible };
 
-// The shape an instruction must have, given its operands and attributes
-// (ir/op_shape_rules.h); errors are InvalidArgument.
-using ShapeRule = absl::StatusOr<Shape> (*)(const HloInstruction& instruction,
-                                            VerifierMode mode);
-
 struct OpSpec {
   HloOpcode opcode;
   absl::string_view text;
   HloOpcodeCategory category;
   int64_t arity;  // -1: variadic
   std::vector<AttrSlot> attributes;  // in printing order
-  ShapeRule shape_rule;
   TypeRule type_rule;
   CostClass cost;
   FusionClass fusion;

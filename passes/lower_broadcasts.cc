@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "ir/broadcast_sequence.h"
 #include "ir/status_macros.h"
+#include "shape_inference/broadcast_sequence.h"
 
 namespace mxla {
 namespace {

@@ -5,10 +5,10 @@
 
 #include "ir/hlo_computation.h"
 #include "ir/hlo_module.h"
-#include "ir/ragged_dot.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/expansion_util.h"
+#include "shape_inference/ragged_dot.h"
 
 namespace mxla {
 namespace {

@@ -1,9 +1,9 @@
-// expand-ragged-dots: the JIT's ragged-dot (ir/ragged_dot.h), as the
-// interpreter computes it: one dot per group, whose rows a select picks by
-// group (non-contracting mode, 0 for rows in no group) or whose operands
-// are zeroed outside the group's part of the contracted dimension and
-// concatenated along the new group dimension (contracting mode); the batch
-// mode is a dot. Group bounds are running sums of group_sizes in s64.
+// expand-ragged-dots: the JIT's ragged-dot (shape_inference/ragged_dot.h), as
+// the interpreter computes it: one dot per group, whose rows a select picks by
+// group (non-contracting mode, 0 for rows in no group) or whose operands are
+// zeroed outside the group's part of the contracted dimension and concatenated
+// along the new group dimension (contracting mode); the batch mode is a dot.
+// Group bounds are running sums of group_sizes in s64.
 #ifndef MXLA_PASSES_RAGGED_DOT_EXPANDER_H_
 #define MXLA_PASSES_RAGGED_DOT_EXPANDER_H_
 

@@ -2,10 +2,10 @@
 
 #include <memory>
 
-#include "ir/scaled_dot.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/expansion_util.h"
+#include "shape_inference/scaled_dot.h"
 
 namespace mxla {
 namespace {

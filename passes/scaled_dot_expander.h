@@ -1,8 +1,8 @@
-// expand-scaled-dots: the JIT's scaled-dot, as ir/scaled_dot.h defines it
-// and the interpreter computes it: each operand and its scale converted to
-// the dequantized type, the scale repeated over its blocks (broadcast and
-// reshape), the two multiplied, then a dot of the products. The converts,
-// repetitions and products fuse into the dot's operand loops.
+// expand-scaled-dots: the JIT's scaled-dot, as shape_inference/scaled_dot.h
+// defines it and the interpreter computes it: each operand and its scale
+// converted to the dequantized type, the scale repeated over its blocks
+// (broadcast and reshape), the two multiplied, then a dot of the products. The
+// converts, repetitions and products fuse into the dot's operand loops.
 #ifndef MXLA_PASSES_SCALED_DOT_EXPANDER_H_
 #define MXLA_PASSES_SCALED_DOT_EXPANDER_H_
 

@@ -2,10 +2,10 @@
 
 #include <vector>
 
-#include "ir/shape_inference.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "passes/expansion_util.h"
+#include "shape_inference/shape_inference.h"
 
 namespace mxla::expansion {
 namespace {

@@ -6,11 +6,11 @@
 
 #include "absl/algorithm/container.h"
 #include "ir/primitive_type.h"
-#include "ir/shape_inference.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "semantics/index_walk.h"
 #include "semantics/scalar_semantics.h"
+#include "shape_inference/shape_inference.h"
 
 namespace mxla::semantics::bit_generators {
 

@@ -17,9 +17,9 @@
 #include "ir/hlo_verifier.h"
 #include "ir/host_feed.h"
 #include "ir/literal.h"
-#include "ir/shape_inference.h"
 #include "ir/shape_util.h"
 #include "runtime/compile.h"
+#include "shape_inference/shape_inference.h"
 #include "tools/compare_results.h"
 #include "tools/file_util.h"
 

@@ -15,9 +15,9 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
-#include "ir/op_spec.h"
-#include "ir/shape_inference.h"
 #include "runtime/compile.h"
+#include "shape_inference/op_shape_rules.h"
+#include "shape_inference/shape_inference.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -121,8 +121,8 @@ TEST(CollectivesTest, OneParticipantIsAnIdentityInBothBackends) {
                        OptimizeForBackend(*module, {}));
   for (const HloComputation* computation : fused->computations()) {
     for (const HloInstruction* instruction : computation->instructions()) {
-      EXPECT_NE(GetOpSpec(instruction->opcode()).shape_rule,
-                GetOpSpec(HloOpcode::kAllReduce).shape_rule)
+      EXPECT_NE(GetShapeRule(instruction->opcode()),
+                GetShapeRule(HloOpcode::kAllReduce))
           << instruction->ToString();
     }
   }

@@ -18,9 +18,9 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
-#include "ir/shape_inference.h"
 #include "ir/status_macros.h"
 #include "runtime/compile.h"
+#include "shape_inference/shape_inference.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 

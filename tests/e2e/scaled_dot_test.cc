@@ -1,8 +1,8 @@
-// scaled-dot (ir/scaled_dot.h): hand-computed block-scaled products, the
-// dequantized type's rounding and overflow, scale blocks along any
-// dimension with batch dimensions, scalar and f32 scales, empty operands
-// and the shape rule's errors; the JIT's expansion (expand-scaled-dots)
-// against the interpreter everywhere.
+// scaled-dot (shape_inference/scaled_dot.h): hand-computed block-scaled
+// products, the dequantized type's rounding and overflow, scale blocks along
+// any dimension with batch dimensions, scalar and f32 scales, empty operands
+// and the shape rule's errors; the JIT's expansion (expand-scaled-dots) against
+// the interpreter everywhere.
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
-#include "ir/scaled_dot.h"
+#include "shape_inference/scaled_dot.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 

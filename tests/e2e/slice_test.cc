@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
-#include "ir/shape_inference.h"
+#include "shape_inference/shape_inference.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 

@@ -13,6 +13,7 @@
 #include "ir/literal.h"
 #include "ir/op_spec.h"
 #include "ir/shape_util.h"
+#include "shape_inference/op_shape_rules.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -28,7 +29,7 @@ TEST(OpTableTest, EveryOpcodeHasItsOwnEntryInEnumOrder) {
     HloOpcode opcode = static_cast<HloOpcode>(i);
     EXPECT_EQ(GetOpSpec(opcode).opcode, opcode) << table[i].text;
     EXPECT_EQ(StringToHloOpcode(table[i].text).value(), opcode);
-    EXPECT_NE(table[i].shape_rule, nullptr) << table[i].text;
+    EXPECT_NE(GetShapeRule(opcode), nullptr) << table[i].text;
     EXPECT_FALSE(table[i].builder.empty()) << table[i].text;
   }
 }

@@ -1,7 +1,7 @@
 // The `core`-only consumer's program (docs/cpp.md's second CMake block builds
-// it): parses, verifies and interprets an HLO module with mxla::hlo_text and
-// mxla::interpreter (and the ir and semantics under them) alone, so it links
-// without LLVM.
+// it): parses, verifies and interprets an HLO module with mxla::hlo_text,
+// mxla::hlo_verifier and mxla::interpreter (and the ir, shape_inference and
+// semantics under them) alone, so it links without LLVM.
 // Exits non-zero on any error or a wrong result.
 #include <iostream>
 #include <memory>

@@ -12,9 +12,9 @@
 #include "builder/ops.h"
 #include "builder/xla_builder.h"
 #include "ir/primitive_type.h"
-#include "ir/scaled_dot.h"
 #include "ir/shape_util.h"
 #include "semantics/scalar_semantics.h"
+#include "shape_inference/scaled_dot.h"
 #include "tests/testlib/random_graph_internal.h"
 
 namespace mxla::random_graph_internal {

@@ -8,8 +8,8 @@
 
 #include "builder/arithmetic.h"
 #include "ir/primitive_type.h"
-#include "ir/shape_inference.h"
 #include "ir/shape_util.h"
+#include "shape_inference/shape_inference.h"
 #include "tests/testlib/random_graph_internal.h"
 
 namespace mxla::random_graph_internal {

@@ -16,8 +16,8 @@
 // This is what XLA's ScaledDotRewriter makes of the op (the definition its
 // backends without a native kernel run); the interpreter computes these
 // steps and the JIT's expand-scaled-dots builds them.
-#ifndef MXLA_IR_SCALED_DOT_H_
-#define MXLA_IR_SCALED_DOT_H_
+#ifndef MXLA_SHAPE_INFERENCE_SCALED_DOT_H_
+#define MXLA_SHAPE_INFERENCE_SCALED_DOT_H_
 
 #include <cstdint>
 #include <vector>
@@ -48,4 +48,4 @@ absl::StatusOr<ScaleRepetition> PlanScaleRepetition(const Shape& operand,
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_SCALED_DOT_H_
+#endif  // MXLA_SHAPE_INFERENCE_SCALED_DOT_H_

@@ -6,8 +6,8 @@
 // Messages are XLA's (tests grep for them) with mxla's additions: every
 // message names the op. Callers add context (call site, instruction name).
 // Every failure is InvalidArgument.
-#ifndef MXLA_IR_SHAPE_INFERENCE_H_
-#define MXLA_IR_SHAPE_INFERENCE_H_
+#ifndef MXLA_SHAPE_INFERENCE_SHAPE_INFERENCE_H_
+#define MXLA_SHAPE_INFERENCE_SHAPE_INFERENCE_H_
 
 #include <cstdint>
 #include <optional>
@@ -17,15 +17,15 @@
 #include "absl/types/span.h"
 #include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
-#include "ir/linear_algebra.h"
-#include "ir/ragged_dot.h"
 #include "ir/gather_dimension_numbers.h"
-#include "ir/padding_config.h"
 #include "ir/hlo_opcode.h"
+#include "ir/linear_algebra.h"
+#include "ir/padding_config.h"
+#include "ir/ragged_dot_dimension_numbers.h"
 #include "ir/replica_groups.h"
 #include "ir/scatter_dimension_numbers.h"
-#include "ir/window.h"
 #include "ir/shape.h"
+#include "ir/window.h"
 
 namespace mxla {
 
@@ -137,14 +137,14 @@ class ShapeInference {
       const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums,
       std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
-  // ragged-dot (ir/ragged_dot.h): the plan's checks, then dot's rules on
-  // each group's dot; the contracting mode puts the groups first.
+  // ragged-dot (shape_inference/ragged_dot.h): the plan's checks, then
+  // dot's rules on each group's dot; the contracting mode puts groups first.
   static absl::StatusOr<Shape> InferRaggedDotShape(
       const Shape& lhs, const Shape& rhs, const Shape& group_sizes,
       const RaggedDotDimensionNumbers& dnums,
       std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
-  // scaled-dot (ir/scaled_dot.h): each scale a scalar or of its
+  // scaled-dot (shape_inference/scaled_dot.h): each scale a scalar or of its
   // operand's rank with dimensions that divide the operand's; then dot's
   // rules on the dequantized operands.
   static absl::StatusOr<Shape> InferScaledDotShape(
@@ -378,4 +378,4 @@ class ShapeInference {
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_SHAPE_INFERENCE_H_
+#endif  // MXLA_SHAPE_INFERENCE_SHAPE_INFERENCE_H_

@@ -17,23 +17,18 @@
 // kind that come before it (non-contracting: free; contracting:
 // contracting; batch: none beyond the batch dimensions before it). Group
 // i covers [sum of sizes before i, that + size i).
-#ifndef MXLA_IR_RAGGED_DOT_H_
-#define MXLA_IR_RAGGED_DOT_H_
+#ifndef MXLA_SHAPE_INFERENCE_RAGGED_DOT_H_
+#define MXLA_SHAPE_INFERENCE_RAGGED_DOT_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/dot_dimension_numbers.h"
+#include "ir/ragged_dot_dimension_numbers.h"
 #include "ir/shape.h"
 
 namespace mxla {
-
-struct RaggedDotDimensionNumbers {
-  DotDimensionNumbers dot;
-  std::vector<int64_t> lhs_ragged;
-  std::vector<int64_t> rhs_group;
-};
 
 enum class RaggedDotMode { kNonContracting, kContracting, kBatch };
 
@@ -65,4 +60,4 @@ absl::StatusOr<RaggedDotPlan> PlanRaggedDot(
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_RAGGED_DOT_H_
+#endif  // MXLA_SHAPE_INFERENCE_RAGGED_DOT_H_

@@ -6,10 +6,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 

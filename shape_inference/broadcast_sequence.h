@@ -11,8 +11,8 @@
 //
 // Used by the builder's BroadcastInDim and by the lower-broadcasts pass. The
 // caller has already validated the shapes with ShapeInference.
-#ifndef MXLA_IR_BROADCAST_SEQUENCE_H_
-#define MXLA_IR_BROADCAST_SEQUENCE_H_
+#ifndef MXLA_SHAPE_INFERENCE_BROADCAST_SEQUENCE_H_
+#define MXLA_SHAPE_INFERENCE_BROADCAST_SEQUENCE_H_
 
 #include <cstdint>
 #include <string>
@@ -46,4 +46,4 @@ absl::StatusOr<HloInstruction*> EmitBroadcastSequence(
 
 }  // namespace mxla
 
-#endif  // MXLA_IR_BROADCAST_SEQUENCE_H_
+#endif  // MXLA_SHAPE_INFERENCE_BROADCAST_SEQUENCE_H_

@@ -2,7 +2,7 @@
 // (binary_shape_inference.cc, reduce_shape_inference.cc). Messages keep XLA's fragments intact and are
 // prefixed with the op name; where XLA's text omits the shapes, they are
 // added so every message names them.
-#include "ir/shape_inference.h"
+#include "shape_inference/shape_inference.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/op_spec.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 namespace {
@@ -424,46 +424,38 @@ absl::StatusOr<Shape> ShapeInference::InferConcatenateShape(
   return ShapeUtil::MakeShape(first.element_type(), dims);
 }
 
-absl::StatusOr<Shape> ShapeInference::InferDotShape(
-    const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums,
-    std::optional<PrimitiveType> preferred_element_type) {
-  constexpr HloOpcode kOp = HloOpcode::kDot;
-  RETURN_IF_ERROR(ExpectValidArray(kOp, lhs, "lhs"));
-  RETURN_IF_ERROR(ExpectValidArray(kOp, rhs, "rhs"));
+namespace {
+
+// One side's batch and contracting dimensions: in range, none repeated.
+absl::Status CheckDotDimensionNumbers(absl::Span<const int64_t> batch,
+                                      absl::Span<const int64_t> contracting,
+                                      int64_t rank) {
+  std::vector<int64_t> all(batch.begin(), batch.end());
+  all.insert(all.end(), contracting.begin(), contracting.end());
+  for (int64_t d : all) {
+    if (d < 0 || d >= rank) {
+      return OpError(HloOpcode::kDot,
+                     "A dimension number is out of range in Dot: ", d,
+                     " (rank ", rank, ").");
+    }
+  }
+  std::sort(all.begin(), all.end());
+  if (std::adjacent_find(all.begin(), all.end()) != all.end()) {
+    return OpError(HloOpcode::kDot,
+                   "A dimension number is not unique in Dot: {",
+                   absl::StrJoin(batch, ","), "} and {",
+                   absl::StrJoin(contracting, ","), "}.");
+  }
+  return absl::OkStatus();
+}
+
+// The contracting and batch dimensions pair up with equal sizes.
+absl::Status CheckDotSizes(const Shape& lhs, const Shape& rhs,
+                           const DotDimensionNumbers& dnums) {
   auto fail = [&](absl::string_view addendum) {
-    return OpError(kOp, "Cannot infer shape for dot operation: ",
+    return OpError(HloOpcode::kDot, "Cannot infer shape for dot operation: ",
                    lhs.ToString(), " <dot> ", rhs.ToString(), ". ", addendum);
   };
-  ASSIGN_OR_RETURN(
-      const PrimitiveType type,
-      PreferredResultType(
-          kOp, HigherPrecisionType(lhs.element_type(), rhs.element_type()),
-          preferred_element_type,
-          absl::StrCat(" for ", lhs.ToString(), " <dot> ", rhs.ToString(),
-                       ".")));
-  auto check_numbers = [&](absl::Span<const int64_t> batch,
-                           absl::Span<const int64_t> contracting,
-                           int64_t rank) -> absl::Status {
-    std::vector<int64_t> all(batch.begin(), batch.end());
-    all.insert(all.end(), contracting.begin(), contracting.end());
-    for (int64_t d : all) {
-      if (d < 0 || d >= rank) {
-        return OpError(kOp, "A dimension number is out of range in Dot: ",
-                       d, " (rank ", rank, ").");
-      }
-    }
-    std::sort(all.begin(), all.end());
-    if (std::adjacent_find(all.begin(), all.end()) != all.end()) {
-      return OpError(kOp, "A dimension number is not unique in Dot: {",
-                     absl::StrJoin(batch, ","), "} and {",
-                     absl::StrJoin(contracting, ","), "}.");
-    }
-    return absl::OkStatus();
-  };
-  RETURN_IF_ERROR(
-      check_numbers(dnums.lhs_batch, dnums.lhs_contracting, lhs.rank()));
-  RETURN_IF_ERROR(
-      check_numbers(dnums.rhs_batch, dnums.rhs_contracting, rhs.rank()));
   if (dnums.lhs_contracting.size() != dnums.rhs_contracting.size()) {
     return fail(
         "Must specify the same number of contracting dimensions for lhs and "
@@ -478,14 +470,38 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(
   if (dnums.lhs_batch.size() != dnums.rhs_batch.size()) {
     return fail("Must the same number of batch dimensions for lhs and rhs.");
   }
-  std::vector<int64_t> dims;
   for (size_t i = 0; i < dnums.lhs_batch.size(); ++i) {
     if (lhs.dimensions(dnums.lhs_batch[i]) !=
         rhs.dimensions(dnums.rhs_batch[i])) {
       return fail("Batch dimension sizes do not match.");
     }
-    dims.push_back(lhs.dimensions(dnums.lhs_batch[i]));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferDotShape(
+    const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums,
+    std::optional<PrimitiveType> preferred_element_type) {
+  constexpr HloOpcode kOp = HloOpcode::kDot;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, lhs, "lhs"));
+  RETURN_IF_ERROR(ExpectValidArray(kOp, rhs, "rhs"));
+  ASSIGN_OR_RETURN(
+      const PrimitiveType type,
+      PreferredResultType(
+          kOp, HigherPrecisionType(lhs.element_type(), rhs.element_type()),
+          preferred_element_type,
+          absl::StrCat(" for ", lhs.ToString(), " <dot> ", rhs.ToString(),
+                       ".")));
+  RETURN_IF_ERROR(CheckDotDimensionNumbers(dnums.lhs_batch,
+                                           dnums.lhs_contracting, lhs.rank()));
+  RETURN_IF_ERROR(CheckDotDimensionNumbers(dnums.rhs_batch,
+                                           dnums.rhs_contracting, rhs.rank()));
+  RETURN_IF_ERROR(CheckDotSizes(lhs, rhs, dnums));
+  // Batch dimensions, then lhs's free ones, then rhs's.
+  std::vector<int64_t> dims;
+  for (int64_t d : dnums.lhs_batch) dims.push_back(lhs.dimensions(d));
   for (int64_t d :
        DotFreeDimensions(lhs.rank(), dnums.lhs_batch, dnums.lhs_contracting)) {
     dims.push_back(lhs.dimensions(d));

@@ -1,4 +1,4 @@
-#include "ir/broadcast_sequence.h"
+#include "shape_inference/broadcast_sequence.h"
 
 #include <vector>
 

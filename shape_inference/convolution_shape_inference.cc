@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 
@@ -48,41 +48,45 @@ absl::StatusOr<Shape> ShapeInference::InferWindowOutputShape(
   return ShapeUtil::MakeShape(element_type, dims);
 }
 
-absl::StatusOr<Shape> ShapeInference::InferConvolveShape(
-    const Shape& lhs, const Shape& rhs, int64_t feature_group_count,
-    int64_t batch_group_count, const Window& window,
-    const ConvolutionDimensionNumbers& dnums,
-    std::optional<PrimitiveType> preferred_element_type) {
-  constexpr HloOpcode kOp = HloOpcode::kConvolution;
-  RETURN_IF_ERROR(ExpectValidArray(kOp, lhs, "lhs"));
-  RETURN_IF_ERROR(ExpectValidArray(kOp, rhs, "rhs"));
-  const std::string labels = ConvolutionDimLabelsToString(dnums);
-  const std::string context =
-      absl::StrCat("; got <conv>(", lhs.ToString(), ", ", rhs.ToString(),
-                   ") with dim_labels=", labels, ".");
+namespace {
+
+constexpr HloOpcode kConv = HloOpcode::kConvolution;
+
+absl::Status CheckGroupCounts(int64_t feature_group_count,
+                              int64_t batch_group_count) {
   if (feature_group_count <= 0) {
-    return OpError(kOp, "feature_group_count must be a positive number, got ",
+    return OpError(kConv,
+                   "feature_group_count must be a positive number, got ",
                    feature_group_count);
   }
   if (batch_group_count <= 0) {
-    return OpError(kOp, "batch_group_count must be a positive number, got ",
+    return OpError(kConv, "batch_group_count must be a positive number, got ",
                    batch_group_count);
   }
   if (batch_group_count > 1 && feature_group_count > 1) {
-    return OpError(kOp, "both batch_group_count ", batch_group_count,
+    return OpError(kConv, "both batch_group_count ", batch_group_count,
                    " and feature_group_count ", feature_group_count,
                    " cannot be greater than 1");
   }
+  return absl::OkStatus();
+}
+
+// As many spatial dimensions on every side and in the window; both
+// operands of rank spatial + 2.
+absl::Status CheckConvolutionRanks(const Shape& lhs, const Shape& rhs,
+                                   const Window& window,
+                                   const ConvolutionDimensionNumbers& dnums,
+                                   const std::string& labels) {
   const int64_t spatial = dnums.input_spatial.size();
   if (dnums.kernel_spatial.size() != dnums.input_spatial.size() ||
       dnums.output_spatial.size() != dnums.input_spatial.size()) {
-    return OpError(kOp,
+    return OpError(kConv,
                    "Both arguments and the output of convolution must have "
                    "the same number of spatial dimensions: dim_labels=",
                    labels);
   }
   if (static_cast<int64_t>(window.size()) != spatial) {
-    return OpError(kOp,
+    return OpError(kConv,
                    "Window must have same number of dimensions as dimension "
                    "numbers: window {",
                    WindowToString(window), "} has ", window.size(),
@@ -90,49 +94,60 @@ absl::StatusOr<Shape> ShapeInference::InferConvolveShape(
   }
   const int64_t rank = spatial + 2;
   if (lhs.rank() != rank) {
-    return OpError(kOp, "The LHS argument to a convolution should have rank ",
+    return OpError(kConv,
+                   "The LHS argument to a convolution should have rank ",
                    rank, "; lhs: ", lhs.ToString(), " (dim_labels=", labels,
                    ").");
   }
   if (rhs.rank() != rank) {
-    return OpError(kOp, "The RHS argument to a convolution should have rank ",
+    return OpError(kConv,
+                   "The RHS argument to a convolution should have rank ",
                    rank, "; rhs: ", rhs.ToString(), " (dim_labels=", labels,
                    ").");
   }
-  // Each side names every dimension once.
-  auto permutation = [&](int64_t first, int64_t second,
-                         const std::vector<int64_t>& spatial_dims,
-                         absl::string_view side) -> absl::Status {
-    std::vector<int64_t> all = {first, second};
-    all.insert(all.end(), spatial_dims.begin(), spatial_dims.end());
-    std::vector<bool> seen(rank, false);
-    for (int64_t d : all) {
-      if (d < 0 || d >= rank) {
-        return OpError(kOp, "A dimension number is out of range in "
+  return absl::OkStatus();
+}
+
+// One side's dimension numbers name every dimension of `rank` once.
+absl::Status CheckPermutation(int64_t first, int64_t second,
+                              const std::vector<int64_t>& spatial_dims,
+                              int64_t rank, absl::string_view side) {
+  std::vector<int64_t> all = {first, second};
+  all.insert(all.end(), spatial_dims.begin(), spatial_dims.end());
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : all) {
+    if (d < 0 || d >= rank) {
+      return OpError(kConv, "A dimension number is out of range in "
                             "convolution: ", side, " dimension ", d,
-                       " of rank ", rank, ".");
-      }
-      if (seen[d]) {
-        return OpError(kOp, side, " dimensions of convolution must contain "
-                                  "each dimension exactly once: dimension ",
-                       d, " appears twice.");
-      }
-      seen[d] = true;
+                     " of rank ", rank, ".");
     }
-    return absl::OkStatus();
-  };
-  RETURN_IF_ERROR(permutation(dnums.input_batch, dnums.input_feature,
-                              dnums.input_spatial, "Input"));
-  RETURN_IF_ERROR(permutation(dnums.kernel_input_feature,
-                              dnums.kernel_output_feature,
-                              dnums.kernel_spatial, "Window"));
-  RETURN_IF_ERROR(permutation(dnums.output_batch, dnums.output_feature,
-                              dnums.output_spatial, "Output"));
-  std::vector<int64_t> input_spatial_sizes, kernel_spatial_sizes;
-  for (int64_t i = 0; i < spatial; ++i) {
-    input_spatial_sizes.push_back(lhs.dimensions(dnums.input_spatial[i]));
-    kernel_spatial_sizes.push_back(rhs.dimensions(dnums.kernel_spatial[i]));
+    if (seen[d]) {
+      return OpError(kConv, side, " dimensions of convolution must contain "
+                                  "each dimension exactly once: dimension ",
+                     d, " appears twice.");
+    }
+    seen[d] = true;
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckPermutations(const ConvolutionDimensionNumbers& dnums,
+                               int64_t rank) {
+  RETURN_IF_ERROR(CheckPermutation(dnums.input_batch, dnums.input_feature,
+                                   dnums.input_spatial, rank, "Input"));
+  RETURN_IF_ERROR(CheckPermutation(dnums.kernel_input_feature,
+                                   dnums.kernel_output_feature,
+                                   dnums.kernel_spatial, rank, "Window"));
+  return CheckPermutation(dnums.output_batch, dnums.output_feature,
+                          dnums.output_spatial, rank, "Output");
+}
+
+// The feature and batch sizes against the group counts.
+absl::Status CheckGroupedSizes(const Shape& lhs, const Shape& rhs,
+                               int64_t feature_group_count,
+                               int64_t batch_group_count,
+                               const ConvolutionDimensionNumbers& dnums,
+                               const std::string& context) {
   const int64_t input_features = lhs.dimensions(dnums.input_feature);
   const int64_t input_batch = lhs.dimensions(dnums.input_batch);
   const int64_t kernel_input_features =
@@ -140,14 +155,14 @@ absl::StatusOr<Shape> ShapeInference::InferConvolveShape(
   const int64_t kernel_output_features =
       rhs.dimensions(dnums.kernel_output_feature);
   if (kernel_output_features % batch_group_count != 0) {
-    return OpError(kOp, "Expected output feature dimension size (value ",
+    return OpError(kConv, "Expected output feature dimension size (value ",
                    kernel_output_features,
                    ") to be a multiple of batch group count ",
                    batch_group_count, context);
   }
   if (input_features % feature_group_count != 0 ||
       input_features / feature_group_count != kernel_input_features) {
-    return OpError(kOp, "Expected LHS feature dimension (value ",
+    return OpError(kConv, "Expected LHS feature dimension (value ",
                    input_features,
                    ") to be a multiple of feature_group_count (value ",
                    feature_group_count,
@@ -156,36 +171,66 @@ absl::StatusOr<Shape> ShapeInference::InferConvolveShape(
                    kernel_input_features, ")", context);
   }
   if (kernel_output_features % feature_group_count != 0) {
-    return OpError(kOp, "Expected output feature dimension (value ",
+    return OpError(kConv, "Expected output feature dimension (value ",
                    kernel_output_features,
                    ") to be divisible by feature_group_count (value ",
                    feature_group_count, ")", context);
   }
   if (input_batch % batch_group_count != 0) {
-    return OpError(kOp, "Expected input batch dimension (value ", input_batch,
+    return OpError(kConv, "Expected input batch dimension (value ",
+                   input_batch,
                    ") to be divisible by batch_group_count (value ",
                    batch_group_count, ")", context);
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferConvolveShape(
+    const Shape& lhs, const Shape& rhs, int64_t feature_group_count,
+    int64_t batch_group_count, const Window& window,
+    const ConvolutionDimensionNumbers& dnums,
+    std::optional<PrimitiveType> preferred_element_type) {
+  RETURN_IF_ERROR(ExpectValidArray(kConv, lhs, "lhs"));
+  RETURN_IF_ERROR(ExpectValidArray(kConv, rhs, "rhs"));
+  const std::string labels = ConvolutionDimLabelsToString(dnums);
+  const std::string context =
+      absl::StrCat("; got <conv>(", lhs.ToString(), ", ", rhs.ToString(),
+                   ") with dim_labels=", labels, ".");
+  RETURN_IF_ERROR(CheckGroupCounts(feature_group_count, batch_group_count));
+  RETURN_IF_ERROR(CheckConvolutionRanks(lhs, rhs, window, dnums, labels));
+  const int64_t spatial = dnums.input_spatial.size();
+  RETURN_IF_ERROR(CheckPermutations(dnums, spatial + 2));
+  std::vector<int64_t> input_spatial_sizes, kernel_spatial_sizes;
+  for (int64_t i = 0; i < spatial; ++i) {
+    input_spatial_sizes.push_back(lhs.dimensions(dnums.input_spatial[i]));
+    kernel_spatial_sizes.push_back(rhs.dimensions(dnums.kernel_spatial[i]));
+  }
+  RETURN_IF_ERROR(CheckGroupedSizes(lhs, rhs, feature_group_count,
+                                    batch_group_count, dnums, context));
   std::vector<int64_t> window_sizes;
   for (const WindowDimension& d : window) window_sizes.push_back(d.size);
   if (kernel_spatial_sizes != window_sizes) {
-    return OpError(kOp, "Window dimensions do not match RHS shape: RHS shape ",
+    return OpError(kConv,
+                   "Window dimensions do not match RHS shape: RHS shape ",
                    rhs.ToString(), ", window {", WindowToString(window),
                    "}, dim_labels=", labels, ".");
   }
   ASSIGN_OR_RETURN(
       Shape positions,
       InferWindowOutputShape(
-          kOp, ShapeUtil::MakeShape(lhs.element_type(), input_spatial_sizes),
+          kConv, ShapeUtil::MakeShape(lhs.element_type(), input_spatial_sizes),
           window, lhs.element_type()));
   ASSIGN_OR_RETURN(
       const PrimitiveType type,
       PreferredResultType(
-          kOp, HigherPrecisionType(lhs.element_type(), rhs.element_type()),
+          kConv, HigherPrecisionType(lhs.element_type(), rhs.element_type()),
           preferred_element_type, context));
-  std::vector<int64_t> dims(rank);
-  dims[dnums.output_batch] = input_batch / batch_group_count;
-  dims[dnums.output_feature] = kernel_output_features;
+  std::vector<int64_t> dims(spatial + 2);
+  dims[dnums.output_batch] =
+      lhs.dimensions(dnums.input_batch) / batch_group_count;
+  dims[dnums.output_feature] = rhs.dimensions(dnums.kernel_output_feature);
   for (int64_t i = 0; i < spatial; ++i) {
     dims[dnums.output_spatial[i]] = positions.dimensions(i);
   }

@@ -1,10 +1,10 @@
 // Shape rules of the token ops (after-all, add-dependency), with XLA's
 // messages, and the refusal of the channel ops that take tokens.
 #include "absl/strings/str_cat.h"
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 

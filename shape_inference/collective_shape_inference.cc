@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 
@@ -57,12 +57,11 @@ absl::StatusOr<Shape> StartShape(HloOpcode opcode,
   return ShapeUtil::MakeTupleShape(elements);
 }
 
-}  // namespace
-
-absl::StatusOr<Shape> ShapeInference::InferSingleDeviceCollectiveShape(
-    HloOpcode opcode, absl::Span<const Shape* const> operands,
-    const IdGroups& replica_groups, const IdGroups& source_target_pairs,
-    const Shape& declared) {
+// Every replica group has one participant and every source-target pair
+// is {0,0}.
+absl::Status CheckOneParticipant(HloOpcode opcode,
+                                 const IdGroups& replica_groups,
+                                 const IdGroups& source_target_pairs) {
   for (const std::vector<int64_t>& group : replica_groups) {
     if (group.size() > 1) {
       return OpError(opcode, "replica group {", absl::StrJoin(group, ","), "}",
@@ -82,12 +81,17 @@ absl::StatusOr<Shape> ShapeInference::InferSingleDeviceCollectiveShape(
                      ": only {0,0} (a copy) can run.");
     }
   }
-  if (operands.empty()) return OpError(opcode, "expects an operand.");
-  Shape expected;
+  return absl::OkStatus();
+}
+
+// The result one participant makes of its operands: a done op's value out
+// of its start's tuple, a start's tuple, or the operands themselves.
+absl::StatusOr<Shape> OneParticipantResult(
+    HloOpcode opcode, absl::Span<const Shape* const> operands,
+    const Shape& declared) {
   switch (opcode) {
     case HloOpcode::kAllReduceDone:
-      expected = *operands[0];
-      break;
+      return *operands[0];
     case HloOpcode::kAllGatherDone: {
       const Shape& start = *operands[0];
       if (!start.IsTuple() || start.tuple_shapes().size() % 2 != 0 ||
@@ -98,8 +102,7 @@ absl::StatusOr<Shape> ShapeInference::InferSingleDeviceCollectiveShape(
       const int64_t n = static_cast<int64_t>(start.tuple_shapes().size()) / 2;
       std::vector<Shape> results(start.tuple_shapes().begin() + n,
                                  start.tuple_shapes().end());
-      expected = n == 1 ? results[0] : ShapeUtil::MakeTupleShape(results);
-      break;
+      return n == 1 ? results[0] : ShapeUtil::MakeTupleShape(results);
     }
     case HloOpcode::kCollectivePermuteDone: {
       const Shape& start = *operands[0];
@@ -108,18 +111,92 @@ absl::StatusOr<Shape> ShapeInference::InferSingleDeviceCollectiveShape(
                        "expects a collective-permute-start's result; got ",
                        start.ToString(), ".");
       }
-      expected = start.tuple_shapes(1);
-      break;
+      return start.tuple_shapes(1);
     }
     case HloOpcode::kAllGatherStart:
-    case HloOpcode::kCollectivePermuteStart: {
-      ASSIGN_OR_RETURN(expected, StartShape(opcode, operands, declared));
-      break;
-    }
+    case HloOpcode::kCollectivePermuteStart:
+      return StartShape(opcode, operands, declared);
     default:
-      expected = TupleOrSingle(operands);
-      break;
+      return TupleOrSingle(operands);
   }
+}
+
+// An async done's or update's operand: the start's tuple, element `i` of
+// which is asked for.
+absl::StatusOr<Shape> StartElement(HloOpcode opcode,
+                                   absl::Span<const Shape* const> operands,
+                                   int64_t i) {
+  if (operands.size() != 1 || !operands[0]->IsTuple() ||
+      static_cast<int64_t>(operands[0]->tuple_shapes().size()) <= i) {
+    return OpError(opcode, "expects the tuple of a start; got ",
+                   Shapes(operands), ".");
+  }
+  return operands[0]->tuple_shapes(i);
+}
+
+// async-done, call-done and copy-done give the start's value;
+// async-update keeps the start's tuple.
+absl::StatusOr<Shape> InferAsyncDoneShape(
+    HloOpcode opcode, absl::Span<const Shape* const> operands,
+    const Shape& declared) {
+  if (opcode == HloOpcode::kAsyncUpdate) {
+    RETURN_IF_ERROR(StartElement(opcode, operands, 1).status());
+    if (*operands[0] != declared) {
+      return OpError(opcode, "the result ", declared.ToString(),
+                     " is not its operand's shape ", operands[0]->ToString(),
+                     ".");
+    }
+    return declared;
+  }
+  ASSIGN_OR_RETURN(Shape result, StartElement(opcode, operands, 1));
+  if (result != declared) {
+    return OpError(opcode, "the result ", declared.ToString(),
+                   " is not the start's value ", result.ToString(), ".");
+  }
+  return result;
+}
+
+// The value a start computes: copy-start's one array operand, or the
+// called computation's result on the operands.
+absl::StatusOr<Shape> AsyncStartValue(
+    HloOpcode opcode, absl::Span<const Shape* const> operands,
+    const std::optional<ProgramShape>& callee) {
+  if (opcode == HloOpcode::kCopyStart) {
+    if (operands.size() != 1 || !operands[0]->IsArray()) {
+      return OpError(opcode, "expects one array operand; got ",
+                     Shapes(operands), ".");
+    }
+    return *operands[0];
+  }
+  if (!callee.has_value()) {
+    return OpError(opcode, "needs a called computation.");
+  }
+  if (callee->parameters.size() != operands.size()) {
+    return OpError(opcode, "the called computation takes ",
+                   callee->parameters.size(), " parameters but there are ",
+                   operands.size(), " operands.");
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (callee->parameters[i] != *operands[i]) {
+      return OpError(opcode, "operand ", i, " is ", operands[i]->ToString(),
+                     " but the called computation's parameter ", i, " is ",
+                     callee->parameters[i].ToString(), ".");
+    }
+  }
+  return callee->result;
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferSingleDeviceCollectiveShape(
+    HloOpcode opcode, absl::Span<const Shape* const> operands,
+    const IdGroups& replica_groups, const IdGroups& source_target_pairs,
+    const Shape& declared) {
+  RETURN_IF_ERROR(
+      CheckOneParticipant(opcode, replica_groups, source_target_pairs));
+  if (operands.empty()) return OpError(opcode, "expects an operand.");
+  ASSIGN_OR_RETURN(const Shape expected,
+                   OneParticipantResult(opcode, operands, declared));
   for (const Shape* operand : operands) {
     if (!operand->IsArray() && opcode != HloOpcode::kAllReduceDone &&
         opcode != HloOpcode::kAllGatherDone &&
@@ -140,64 +217,20 @@ absl::StatusOr<Shape> ShapeInference::InferSingleDeviceCollectiveShape(
 absl::StatusOr<Shape> ShapeInference::InferAsyncShape(
     HloOpcode opcode, absl::Span<const Shape* const> operands,
     const std::optional<ProgramShape>& callee, const Shape& declared) {
-  auto element = [&](int64_t i) -> absl::StatusOr<Shape> {
-    if (operands.size() != 1 || !operands[0]->IsTuple() ||
-        static_cast<int64_t>(operands[0]->tuple_shapes().size()) <= i) {
-      return OpError(opcode, "expects the tuple of a start; got ",
-                     Shapes(operands), ".");
-    }
-    return operands[0]->tuple_shapes(i);
-  };
   switch (opcode) {
     case HloOpcode::kAsyncDone:
     case HloOpcode::kCallDone:
-    case HloOpcode::kCopyDone: {
-      ASSIGN_OR_RETURN(Shape result, element(1));
-      if (result != declared) {
-        return OpError(opcode, "the result ", declared.ToString(),
-                       " is not the start's value ", result.ToString(), ".");
-      }
-      return result;
-    }
+    case HloOpcode::kCopyDone:
     case HloOpcode::kAsyncUpdate:
-      RETURN_IF_ERROR(element(1).status());
-      if (*operands[0] != declared) {
-        return OpError(opcode, "the result ", declared.ToString(),
-                       " is not its operand's shape ",
-                       operands[0]->ToString(), ".");
-      }
-      return declared;
+      return InferAsyncDoneShape(opcode, operands, declared);
     default:
       break;
   }
   // A start: (operands, value, context...).
+  ASSIGN_OR_RETURN(const Shape value,
+                   AsyncStartValue(opcode, operands, callee));
   std::vector<Shape> inputs;
   for (const Shape* operand : operands) inputs.push_back(*operand);
-  Shape value;
-  if (opcode == HloOpcode::kCopyStart) {
-    if (operands.size() != 1 || !operands[0]->IsArray()) {
-      return OpError(opcode, "expects one array operand; got ",
-                     Shapes(operands), ".");
-    }
-    value = *operands[0];
-  } else {
-    if (!callee.has_value()) {
-      return OpError(opcode, "needs a called computation.");
-    }
-    if (callee->parameters.size() != operands.size()) {
-      return OpError(opcode, "the called computation takes ",
-                     callee->parameters.size(), " parameters but there are ",
-                     operands.size(), " operands.");
-    }
-    for (size_t i = 0; i < operands.size(); ++i) {
-      if (callee->parameters[i] != *operands[i]) {
-        return OpError(opcode, "operand ", i, " is ", operands[i]->ToString(),
-                       " but the called computation's parameter ", i, " is ",
-                       callee->parameters[i].ToString(), ".");
-      }
-    }
-    value = callee->result;
-  }
   const bool copy = opcode == HloOpcode::kCopyStart;
   const Shape first = copy ? value : ShapeUtil::MakeTupleShape(inputs);
   if (!declared.IsTuple() || declared.tuple_shapes().size() < 2 ||

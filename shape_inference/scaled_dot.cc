@@ -1,12 +1,12 @@
-#include "ir/scaled_dot.h"
+#include "shape_inference/scaled_dot.h"
 
 #include <optional>
 #include <string>
 
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 

@@ -1,7 +1,7 @@
 // Tests of ShapeInference against xla-semantics.md §a: the broadcasting
 // tables of §a.2, XLA's checking order, every error category of §a.5, and
 // the non-binary ops.
-#include "ir/shape_inference.h"
+#include "shape_inference/shape_inference.h"
 
 #include <cstdint>
 #include <initializer_list>

@@ -1,13 +1,13 @@
-#include "ir/op_shape_rules.h"
+#include "shape_inference/op_shape_rules.h"
 
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/hlo_computation.h"
-#include "ir/shape_inference.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
 
 namespace mxla::shape_rules {
 namespace {
@@ -572,3 +572,22 @@ absl::StatusOr<Shape> Outfeed(const HloInstruction& instruction,
 }
 
 }  // namespace mxla::shape_rules
+
+namespace mxla {
+
+ShapeRule GetShapeRule(HloOpcode opcode) {
+  // In enum order, as the table lists the ops.
+  static constexpr ShapeRule kRules[] = {
+#define MXLA_HLO_OP(e, text, category, arity, attributes, shape_rule, ...) \
+  &shape_rules::shape_rule,
+#include "ir/hlo_ops.def"
+  };
+  return kRules[static_cast<int>(opcode)];
+}
+
+absl::StatusOr<Shape> InferInstructionShape(const HloInstruction& instruction,
+                                            VerifierMode mode) {
+  return GetShapeRule(instruction.opcode())(instruction, mode);
+}
+
+}  // namespace mxla

@@ -1,7 +1,7 @@
 // The message helpers shape inference's files share: every error names the
 // op first, as "<op>: <XLA's fragment>".
-#ifndef MXLA_IR_SHAPE_INFERENCE_ERRORS_H_
-#define MXLA_IR_SHAPE_INFERENCE_ERRORS_H_
+#ifndef MXLA_SHAPE_INFERENCE_SHAPE_INFERENCE_ERRORS_H_
+#define MXLA_SHAPE_INFERENCE_SHAPE_INFERENCE_ERRORS_H_
 
 #include <cstdint>
 #include <optional>
@@ -15,7 +15,7 @@
 #include "absl/types/span.h"
 #include "ir/hlo_opcode.h"
 #include "ir/shape.h"
-#include "ir/shape_inference.h"
+#include "shape_inference/shape_inference.h"
 
 namespace mxla::shape_inference_internal {
 
@@ -51,4 +51,4 @@ absl::StatusOr<std::vector<Shape>> CheckReducer(
 
 }  // namespace mxla::shape_inference_internal
 
-#endif  // MXLA_IR_SHAPE_INFERENCE_ERRORS_H_
+#endif  // MXLA_SHAPE_INFERENCE_SHAPE_INFERENCE_ERRORS_H_

@@ -1,9 +1,9 @@
 // The shape rules of rng (ShapeInference::CheckRng, with the checks and
 // wording of XLA's verifier) and rng-bit-generator.
 #include "ir/primitive_type.h"
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 

@@ -1,10 +1,10 @@
 // topk's shape rule (ShapeInference::InferTopKShape).
 #include <vector>
 
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ir/shape_inference.h"
-#include "ir/shape_inference_errors.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "shape_inference/shape_inference.h"
+#include "shape_inference/shape_inference_errors.h"
 
 namespace mxla {
 
@@ -52,11 +52,17 @@ bool Contains(const std::vector<int64_t>& dims, int64_t d) {
   return std::find(dims.begin(), dims.end(), d) != dims.end();
 }
 
-}  // namespace
+// The operands split into XLA's N inputs, the indices and N updates.
+struct ScatterOperands {
+  absl::Span<const Shape* const> inputs;
+  const Shape* indices = nullptr;
+  absl::Span<const Shape* const> updates;
+};
 
-absl::StatusOr<Shape> ShapeInference::InferScatterShape(
-    absl::Span<const Shape* const> operands,
-    const ScatterDimensionNumbers& dnums, const ProgramShape& to_apply) {
+// The operand count, then each input and update (valid arrays, all of one
+// shape per kind), then the indices (a valid integral array).
+absl::StatusOr<ScatterOperands> SplitScatterOperands(
+    absl::Span<const Shape* const> operands) {
   if (operands.size() < 3 || operands.size() % 2 != 1) {
     return OpError(kOp,
                    "Expected N operands, the scatter indices and N updates "
@@ -64,59 +70,51 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(
                    operands.size(), " operands.");
   }
   const size_t n = operands.size() / 2;
-  absl::Span<const Shape* const> inputs = operands.subspan(0, n);
-  const Shape& indices = *operands[n];
-  absl::Span<const Shape* const> updates = operands.subspan(n + 1);
+  ScatterOperands split{operands.subspan(0, n), operands[n],
+                        operands.subspan(n + 1)};
   for (size_t i = 0; i < n; ++i) {
-    RETURN_IF_ERROR(
-        ExpectValidArray(kOp, *inputs[i], absl::StrCat("operand ", i)));
-    RETURN_IF_ERROR(
-        ExpectValidArray(kOp, *updates[i], absl::StrCat("updates ", i)));
-    if (!ShapeUtil::SameDimensions(*inputs[i], *inputs[0]) ||
-        !ShapeUtil::SameDimensions(*updates[i], *updates[0])) {
+    RETURN_IF_ERROR(ExpectValidArray(kOp, *split.inputs[i],
+                                     absl::StrCat("operand ", i)));
+    RETURN_IF_ERROR(ExpectValidArray(kOp, *split.updates[i],
+                                     absl::StrCat("updates ", i)));
+    if (!ShapeUtil::SameDimensions(*split.inputs[i], *split.inputs[0]) ||
+        !ShapeUtil::SameDimensions(*split.updates[i], *split.updates[0])) {
       return OpError(kOp,
                      "All operands and all updates of a variadic scatter "
                      "must have the same dimensions: operand ",
-                     i, " is ", inputs[i]->ToString(), ", updates ", i,
-                     " are ", updates[i]->ToString(), ".");
+                     i, " is ", split.inputs[i]->ToString(), ", updates ", i,
+                     " are ", split.updates[i]->ToString(), ".");
     }
   }
-  RETURN_IF_ERROR(ExpectValidArray(kOp, indices, "scatter indices"));
-  if (!primitive_util::IsIntegralType(indices.element_type())) {
+  RETURN_IF_ERROR(ExpectValidArray(kOp, *split.indices, "scatter indices"));
+  if (!primitive_util::IsIntegralType(split.indices->element_type())) {
     return OpError(kOp, "Scatter indices parameter must be an integral "
                         "tensor; got ",
-                   indices.ToString(), ".");
+                   split.indices->ToString(), ".");
   }
-  const Shape& operand = *inputs[0];
-  const Shape& update = *updates[0];
-  const int64_t ivd = dnums.index_vector_dim;
-  if (ivd < 0 || ivd > indices.rank()) {
+  return split;
+}
+
+// index_vector_dim in range; the indices' dimensions with a size-1 index
+// vector made explicit.
+absl::StatusOr<std::vector<int64_t>> ExpandedIndexDims(
+    const Shape& indices, int64_t index_vector_dim) {
+  if (index_vector_dim < 0 || index_vector_dim > indices.rank()) {
     return OpError(kOp,
                    "Scatter index leaf dimension must be within [0, "
                    "rank(scatter_indices) + 1). rank(scatter_indices) is ",
                    indices.rank(), " and scatter index leaf dimension is ",
-                   ivd, ".");
+                   index_vector_dim, ".");
   }
-  // The indices' dimensions with a size-1 index vector made explicit.
   std::vector<int64_t> expanded(indices.dimensions().begin(),
                                 indices.dimensions().end());
-  if (ivd == indices.rank()) expanded.push_back(1);
-  const int64_t expected_rank =
-      static_cast<int64_t>(expanded.size()) - 1 +
-      static_cast<int64_t>(dnums.update_window_dims.size());
-  if (update.rank() != expected_rank) {
-    return OpError(kOp, "Updates tensor must be of rank ", expected_rank,
-                   "; got ", update.rank(), " (", update.ToString(), ").");
-  }
-  RETURN_IF_ERROR(CheckDims(dnums.update_window_dims, update.rank(),
-                            "update_window_dims", true));
-  RETURN_IF_ERROR(CheckDims(dnums.inserted_window_dims, operand.rank(),
-                            "inserted_window_dims", true));
-  RETURN_IF_ERROR(CheckDims(dnums.input_batching_dims, operand.rank(),
-                            "input_batching_dims", true));
-  RETURN_IF_ERROR(CheckDims(dnums.scatter_indices_batching_dims,
-                            indices.rank(), "scatter_indices_batching_dims",
-                            false));
+  if (index_vector_dim == indices.rank()) expanded.push_back(1);
+  return expanded;
+}
+
+// The batching dimension pairs: as many on each side, none the index
+// vector, none also an inserted window dimension.
+absl::Status CheckBatchingDims(const ScatterDimensionNumbers& dnums) {
   if (dnums.input_batching_dims.size() !=
       dnums.scatter_indices_batching_dims.size()) {
     return OpError(kOp, "input_batching_dims ",
@@ -126,10 +124,11 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(
                    " must have the same size.");
   }
   for (int64_t d : dnums.scatter_indices_batching_dims) {
-    if (d == ivd) {
+    if (d == dnums.index_vector_dim) {
       return OpError(kOp, "scatter_indices_batching_dims ",
                      DimsString(dnums.scatter_indices_batching_dims),
-                     " must not contain index_vector_dim ", ivd, ".");
+                     " must not contain index_vector_dim ",
+                     dnums.index_vector_dim, ".");
     }
   }
   for (int64_t d : dnums.inserted_window_dims) {
@@ -139,23 +138,23 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(
                      d, ".");
     }
   }
-  const int64_t window_size = dnums.update_window_dims.size() +
-                              dnums.inserted_window_dims.size() +
-                              dnums.input_batching_dims.size();
-  if (operand.rank() != window_size) {
-    return OpError(kOp, "Scatter op has window of size ", window_size,
-                   "; doesn't match operand of rank ", operand.rank(), " (",
-                   operand.ToString(), ").");
-  }
-  const int64_t vector_size = expanded[ivd];
+  return absl::OkStatus();
+}
+
+// scatter_dims_to_operand_dims: one entry per index vector element, each
+// an operand dimension that is not a batching one, none repeated.
+absl::Status CheckScatterDimsToOperandDims(
+    const Shape& operand, const std::vector<int64_t>& expanded,
+    const ScatterDimensionNumbers& dnums) {
+  const int64_t vector_size = expanded[dnums.index_vector_dim];
   if (static_cast<int64_t>(dnums.scatter_dims_to_operand_dims.size()) !=
       vector_size) {
     return OpError(kOp, "Scatter op has ",
                    dnums.scatter_dims_to_operand_dims.size(),
                    " elements in scatter_dims_to_operand_dims and the bound "
                    "of dimension index_vector_dim=",
-                   ivd, " of scatter_indices is ", vector_size,
-                   ". These two numbers must be equal.");
+                   dnums.index_vector_dim, " of scatter_indices is ",
+                   vector_size, ". These two numbers must be equal.");
   }
   for (size_t i = 0; i < dnums.scatter_dims_to_operand_dims.size(); ++i) {
     const int64_t d = dnums.scatter_dims_to_operand_dims[i];
@@ -171,9 +170,44 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(
                      d, ".");
     }
   }
-  RETURN_IF_ERROR(CheckDims(dnums.scatter_dims_to_operand_dims,
-                            operand.rank(), "scatter_dims_to_operand_dims",
+  return CheckDims(dnums.scatter_dims_to_operand_dims, operand.rank(),
+                   "scatter_dims_to_operand_dims", false);
+}
+
+// XLA's ValidateScatterDimensionNumbers: each list, the batching pairs,
+// the window's size against the operand, and the index vector's mapping.
+absl::Status ValidateScatterDimensionNumbers(
+    const Shape& operand, const std::vector<int64_t>& expanded,
+    const Shape& indices, const Shape& update,
+    const ScatterDimensionNumbers& dnums) {
+  RETURN_IF_ERROR(CheckDims(dnums.update_window_dims, update.rank(),
+                            "update_window_dims", true));
+  RETURN_IF_ERROR(CheckDims(dnums.inserted_window_dims, operand.rank(),
+                            "inserted_window_dims", true));
+  RETURN_IF_ERROR(CheckDims(dnums.input_batching_dims, operand.rank(),
+                            "input_batching_dims", true));
+  RETURN_IF_ERROR(CheckDims(dnums.scatter_indices_batching_dims,
+                            indices.rank(), "scatter_indices_batching_dims",
                             false));
+  RETURN_IF_ERROR(CheckBatchingDims(dnums));
+  const int64_t window_size = dnums.update_window_dims.size() +
+                              dnums.inserted_window_dims.size() +
+                              dnums.input_batching_dims.size();
+  if (operand.rank() != window_size) {
+    return OpError(kOp, "Scatter op has window of size ", window_size,
+                   "; doesn't match operand of rank ", operand.rank(), " (",
+                   operand.ToString(), ").");
+  }
+  return CheckScatterDimsToOperandDims(operand, expanded, dnums);
+}
+
+// The updates' window dimensions within the operand's, their scatter
+// dimensions equal to the indices', and the batching dimensions' sizes
+// equal.
+absl::Status CheckUpdateBounds(const Shape& operand,
+                               const std::vector<int64_t>& expanded,
+                               const Shape& indices, const Shape& update,
+                               const ScatterDimensionNumbers& dnums) {
   std::vector<int64_t> max_window;
   for (int64_t d = 0; d < operand.rank(); ++d) {
     if (!Contains(dnums.inserted_window_dims, d) &&
@@ -195,7 +229,7 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(
   int64_t seen = 0;
   for (int64_t d = 0; d < update.rank(); ++d) {
     if (Contains(dnums.update_window_dims, d)) continue;
-    if (seen == ivd) ++seen;
+    if (seen == dnums.index_vector_dim) ++seen;
     if (update.dimensions(d) != expanded[seen]) {
       return OpError(kOp,
                      "Bounds of the scatter dimensions of updates must be "
@@ -219,22 +253,54 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(
                      indices_size, "; they must be equal.");
     }
   }
+  return absl::OkStatus();
+}
+
+// to_apply combines scalars: accumulators of the inputs' types, elements
+// of the updates'.
+absl::Status CheckScatterReducer(const ScatterOperands& split,
+                                 const ProgramShape& to_apply) {
   std::vector<Shape> init_shapes, update_elements;
   std::vector<const Shape*> inits, elements;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < split.inputs.size(); ++i) {
     init_shapes.push_back(
-        ShapeUtil::MakeShape(inputs[i]->element_type(), {}));
+        ShapeUtil::MakeShape(split.inputs[i]->element_type(), {}));
     update_elements.push_back(
-        ShapeUtil::MakeShape(updates[i]->element_type(), {}));
+        ShapeUtil::MakeShape(split.updates[i]->element_type(), {}));
   }
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < split.inputs.size(); ++i) {
     inits.push_back(&init_shapes[i]);
     elements.push_back(&update_elements[i]);
   }
-  RETURN_IF_ERROR(CheckReducer(kOp, to_apply, elements, inits).status());
-  if (n == 1) return operand;
+  return CheckReducer(kOp, to_apply, elements, inits).status();
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferScatterShape(
+    absl::Span<const Shape* const> operands,
+    const ScatterDimensionNumbers& dnums, const ProgramShape& to_apply) {
+  ASSIGN_OR_RETURN(ScatterOperands split, SplitScatterOperands(operands));
+  const Shape& operand = *split.inputs[0];
+  const Shape& indices = *split.indices;
+  const Shape& update = *split.updates[0];
+  ASSIGN_OR_RETURN(std::vector<int64_t> expanded,
+                   ExpandedIndexDims(indices, dnums.index_vector_dim));
+  const int64_t expected_rank =
+      static_cast<int64_t>(expanded.size()) - 1 +
+      static_cast<int64_t>(dnums.update_window_dims.size());
+  if (update.rank() != expected_rank) {
+    return OpError(kOp, "Updates tensor must be of rank ", expected_rank,
+                   "; got ", update.rank(), " (", update.ToString(), ").");
+  }
+  RETURN_IF_ERROR(ValidateScatterDimensionNumbers(operand, expanded, indices,
+                                                  update, dnums));
+  RETURN_IF_ERROR(
+      CheckUpdateBounds(operand, expanded, indices, update, dnums));
+  RETURN_IF_ERROR(CheckScatterReducer(split, to_apply));
+  if (split.inputs.size() == 1) return operand;
   std::vector<Shape> results;
-  for (const Shape* input : inputs) results.push_back(*input);
+  for (const Shape* input : split.inputs) results.push_back(*input);
   return ShapeUtil::MakeTupleShape(std::move(results));
 }
 
