@@ -9,7 +9,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 # Folders whose headers are mxla's (absl/, llvm/ and the standard are not).
-set(MXLA_LAYER_FOLDERS ir hlo_text semantics interpreter builder passes codegen
+set(MXLA_LAYER_FOLDERS ir hlo_text semantics interpreter builder passes transforms codegen
     runtime tools tests)
 
 # Fails if a file in `folder` includes a layer folder outside `allowed`.
