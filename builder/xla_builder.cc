@@ -143,8 +143,12 @@ XlaOp XlaBuilder::HandleFor(HloInstruction* instruction) {
 
 HloComputation* XlaBuilder::AddCalledComputation(
     const XlaComputation& computation) {
-  return module_->DeepCopyComputation(
-      *computation.module().entry_computation());
+  return AddCalledComputation(*computation.module().entry_computation());
+}
+
+HloComputation* XlaBuilder::AddCalledComputation(
+    const HloComputation& computation) {
+  return module_->DeepCopyComputation(computation);
 }
 
 absl::Status XlaBuilder::RegisterParameter(int64_t number) {

@@ -173,6 +173,9 @@ class XlaBuilder {
   // builder's module, renaming on collisions; returns the module-owned copy
   // (for reduce's to_apply).
   HloComputation* AddCalledComputation(const XlaComputation& computation);
+  // The same for a computation of any module (a reducer of a module being
+  // inlined, builder/inline_computation.h).
+  HloComputation* AddCalledComputation(const HloComputation& computation);
   // Registers parameter `number`; InvalidArgument if it is negative or
   // already registered.
   absl::Status RegisterParameter(int64_t number);

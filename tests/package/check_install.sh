@@ -48,7 +48,7 @@ configure() {
 }
 
 # Installed headers include only installed mxla headers, never LLVM's.
-mxla_dirs='ir|shape_inference|hlo_text|semantics|interpreter|builder|passes|codegen|runtime'
+mxla_dirs='ir|shape_inference|hlo_text|semantics|interpreter|builder|passes|transforms|codegen|runtime'
 while read -r header; do
   while read -r included; do
     [ -f "$prefix/include/$included" ] ||
@@ -65,7 +65,7 @@ tus=$scratch/header_tus
 mkdir -p "$tus/core" "$tus/jit"
 for header in $(cd "$prefix/include" && find . -name '*.h' | sed 's@^\./@@'); do
   case $header in
-    ir/*|shape_inference/*|hlo_text/*|semantics/*|interpreter/*|builder/*|passes/*)
+    ir/*|shape_inference/*|hlo_text/*|semantics/*|interpreter/*|builder/*|passes/*|transforms/*)
       component=core ;;
     *) component=jit ;;
   esac

@@ -1,0 +1,59 @@
+#include "transforms/gradient_rules.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "builder/arithmetic.h"
+#include "builder/operators.h"
+#include "transforms/gradient_rules_internal.h"
+
+namespace mxla {
+namespace gradient_rules {
+
+XlaOp Filled(XlaOp like, double value) {
+  const Shape shape = ShapeOf(like);
+  return BroadcastInDim(ScalarLike(like, value), shape.dimensions(), {});
+}
+
+XlaOp SumOver(XlaOp value, absl::Span<const int64_t> dimensions) {
+  if (dimensions.empty()) return value;
+  const PrimitiveType type = ShapeOf(value).element_type();
+  return Reduce(value, ScalarLike(value, 0),
+                CreateScalarAddComputation(type, value.builder()), dimensions);
+}
+
+XlaOp ConvertTo(XlaOp value, PrimitiveType type) {
+  if (ShapeOf(value).element_type() == type) return value;
+  return ConvertElementType(value, type);
+}
+
+Shape ShapeOf(XlaOp op) {
+  absl::StatusOr<Shape> shape = op.builder()->GetShape(op);
+  // An op that failed leaves the builder's error, which the caller
+  // returns; the rule goes on with an empty shape meanwhile.
+  return shape.ok() ? *shape : Shape();
+}
+
+absl::Status NoRuleError(const GradientContext& context) {
+  const HloInstruction& instruction = context.instruction;
+  return absl::UnimplementedError(absl::StrCat(
+      "gradient: no rule for '", HloOpcodeString(instruction.opcode()),
+      "' yet (instruction '", instruction.name(), "', ",
+      instruction.shape().ToString(), "); docs/autodiff.md lists the ops "
+      "that have one"));
+}
+
+}  // namespace gradient_rules
+
+absl::StatusOr<OperandCotangents> OperandCotangentsOf(
+    const GradientContext& context) {
+  gradient_rules::GradientRules rules;
+  return VisitOp<gradient_rules::Result>(rules, context.instruction.opcode(),
+                                         context);
+}
+
+bool HasGradientRule(HloOpcode opcode) {
+  return !gradient_rules::HasNoRuleYet(opcode);
+}
+
+}  // namespace mxla

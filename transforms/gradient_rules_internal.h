@@ -1,0 +1,164 @@
+// The handler set behind OperandCotangentsOf, shared by the files that
+// define its rules by op family: elementwise_gradients.cc,
+// shape_gradients.cc and contraction_gradients.cc.
+#ifndef MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
+#define MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
+
+#include "ir/hlo_op_visitor.h"
+#include "transforms/gradient_rules.h"
+
+namespace mxla::gradient_rules {
+
+using Op = HloOpcode;
+using Result = absl::StatusOr<OperandCotangents>;
+
+// Ops whose result is never floating-point, so no cotangent reaches them.
+constexpr bool HasNoFloatResult(HloOpcode op) {
+  return OpIn<Op::kNot, Op::kPopulationCount, Op::kClz, Op::kAnd, Op::kOr,
+              Op::kXor, Op::kShiftLeft, Op::kShiftRightArithmetic,
+              Op::kShiftRightLogical, Op::kCompare, Op::kIsFinite,
+              Op::kGetDimensionSize, Op::kReplicaId, Op::kPartitionId,
+              Op::kAfterAll>(op);
+}
+
+// Ops with no operands: their cotangent goes nowhere.
+constexpr bool IsLeafOp(HloOpcode op) {
+  return OpIn<Op::kParameter, Op::kConstant, Op::kIota>(op);
+}
+
+// Ops that pass their first operand's value through unchanged.
+constexpr bool IsIdentityOp(HloOpcode op) {
+  return OpIn<Op::kCopy, Op::kDomain, Op::kReducePrecision,
+              Op::kAddDependency>(op);
+}
+
+// Ops without a rule yet: Gradient refuses them by name.
+constexpr bool HasNoRuleYet(HloOpcode op) {
+  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kGather, Op::kScatter,
+              Op::kConvolution, Op::kReduceWindow, Op::kSelectAndScatter,
+              Op::kMap, Op::kSort, Op::kTuple, Op::kGetTupleElement,
+              Op::kCall, Op::kWhile, Op::kConditional, Op::kScan, Op::kTopK,
+              Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
+              Op::kBatchNormInference, Op::kBatchNormGrad,
+              Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
+              Op::kCholesky, Op::kTriangularSolve, Op::kSend, Op::kSendDone,
+              Op::kRecv, Op::kRecvDone, Op::kInfeed, Op::kOutfeed,
+              Op::kOptimizationBarrier, Op::kAllReduce, Op::kAllReduceStart,
+              Op::kAllReduceDone, Op::kAllGather, Op::kAllGatherStart,
+              Op::kAllGatherDone, Op::kReduceScatter, Op::kAllToAll,
+              Op::kCollectiveBroadcast, Op::kCollectivePermute,
+              Op::kCollectivePermuteStart, Op::kCollectivePermuteDone,
+              Op::kAsyncStart, Op::kAsyncUpdate, Op::kAsyncDone,
+              Op::kCallStart, Op::kCallDone, Op::kCopyStart, Op::kCopyDone,
+              Op::kFusion>(op);
+}
+
+constexpr bool IsDifferentiableUnaryOp(HloOpcode op) {
+  return OpCategory(op) == HloOpcodeCategory::kUnary &&
+         !HasNoFloatResult(op) && !IsIdentityOp(op);
+}
+constexpr bool IsDifferentiableBinaryOp(HloOpcode op) {
+  return OpCategory(op) == HloOpcodeCategory::kBinary && !HasNoFloatResult(op);
+}
+
+// The derivative of a unary op at x (y = op(x)), elementwise; an invalid op
+// where it is zero everywhere it exists (floor, sign, ...). One overload
+// per differentiable unary op (elementwise_gradients.cc).
+#define MXLA_HLO_OP(...)
+#define MXLA_BINARY_OP(...)
+#define MXLA_UNARY_OP(e, ...) XlaOp Derivative(OpTag<Op::e>, XlaOp x, XlaOp y);
+#include "ir/hlo_ops.def"
+
+// The cotangents of a binary op's two operands (elementwise_gradients.cc).
+#define MXLA_HLO_OP(...)
+#define MXLA_UNARY_OP(...)
+#define MXLA_BINARY_OP(e, ...) \
+  Result BinaryCotangents(OpTag<Op::e>, const GradientContext& context);
+#include "ir/hlo_ops.def"
+
+// A refusal naming the op and the instruction.
+absl::Status NoRuleError(const GradientContext& context);
+
+class GradientRules {
+ public:
+  template <HloOpcode op>
+    requires(IsLeafOp(op))
+  Result Handle(OpTag<op>, const GradientContext&) {
+    return OperandCotangents{};
+  }
+  template <HloOpcode op>
+    requires(HasNoFloatResult(op))
+  Result Handle(OpTag<op>, const GradientContext& context);
+  template <HloOpcode op>
+    requires(IsIdentityOp(op))
+  Result Handle(OpTag<op>, const GradientContext& context) {
+    OperandCotangents cotangents(context.operands.size());
+    cotangents[0] = context.cotangent;
+    return cotangents;
+  }
+  template <HloOpcode op>
+    requires(HasNoRuleYet(op))
+  Result Handle(OpTag<op>, const GradientContext& context) {
+    return NoRuleError(context);
+  }
+  template <HloOpcode op>
+    requires(IsDifferentiableUnaryOp(op))
+  Result Handle(OpTag<op>, const GradientContext& context);
+  template <HloOpcode op>
+    requires(IsDifferentiableBinaryOp(op))
+  Result Handle(OpTag<op>, const GradientContext& context) {
+    return BinaryCotangents(OpTag<op>{}, context);
+  }
+
+  // elementwise_gradients.cc
+  Result Handle(OpTag<Op::kSelect>, const GradientContext& context);
+  Result Handle(OpTag<Op::kClamp>, const GradientContext& context);
+  Result Handle(OpTag<Op::kConvert>, const GradientContext& context);
+  // shape_gradients.cc
+  Result Handle(OpTag<Op::kBroadcast>, const GradientContext& context);
+  Result Handle(OpTag<Op::kReshape>, const GradientContext& context);
+  Result Handle(OpTag<Op::kBitcast>, const GradientContext& context);
+  Result Handle(OpTag<Op::kTranspose>, const GradientContext& context);
+  Result Handle(OpTag<Op::kReverse>, const GradientContext& context);
+  Result Handle(OpTag<Op::kSlice>, const GradientContext& context);
+  Result Handle(OpTag<Op::kPad>, const GradientContext& context);
+  Result Handle(OpTag<Op::kConcatenate>, const GradientContext& context);
+  Result Handle(OpTag<Op::kDynamicSlice>, const GradientContext& context);
+  Result Handle(OpTag<Op::kDynamicUpdateSlice>,
+                const GradientContext& context);
+  // contraction_gradients.cc
+  Result Handle(OpTag<Op::kDot>, const GradientContext& context);
+  Result Handle(OpTag<Op::kReduce>, const GradientContext& context);
+};
+
+template <HloOpcode op>
+  requires(HasNoFloatResult(op))
+Result GradientRules::Handle(OpTag<op>, const GradientContext& context) {
+  return absl::InternalError(
+      absl::StrCat("gradient: a cotangent reached '",
+                   context.instruction.name(), "', whose op has no "
+                   "floating-point result"));
+}
+
+template <HloOpcode op>
+  requires(IsDifferentiableUnaryOp(op))
+Result GradientRules::Handle(OpTag<op>, const GradientContext& context) {
+  const XlaOp derivative =
+      Derivative(OpTag<op>{}, context.operands[0], context.result);
+  if (!derivative.valid()) return OperandCotangents(1);
+  return OperandCotangents{Mul(context.cotangent, derivative)};
+}
+
+// Helpers the rules share (gradient_rules.cc).
+// An array of `like`'s shape and type filled with `value`.
+XlaOp Filled(XlaOp like, double value);
+// The sum of `value` over `dimensions`.
+XlaOp SumOver(XlaOp value, absl::Span<const int64_t> dimensions);
+// `value` converted to `type` when it has another element type.
+XlaOp ConvertTo(XlaOp value, PrimitiveType type);
+// The shape of a valid op of the gradient's builder.
+Shape ShapeOf(XlaOp op);
+
+}  // namespace mxla::gradient_rules
+
+#endif  // MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
