@@ -10,7 +10,7 @@ endif()
 
 # Folders whose headers are mxla's (absl/, llvm/ and the standard are not).
 set(MXLA_LAYER_FOLDERS ir hlo_text semantics interpreter builder passes codegen
-    runtime tools tests)
+    runtime driver tools tests)
 
 # Fails if a file in `folder` includes a layer folder outside `allowed`.
 function(mxla_check_includes library folder allowed source_dir)

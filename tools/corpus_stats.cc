@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "driver/compile.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
@@ -19,7 +20,6 @@
 #include "ir/literal.h"
 #include "ir/shape_inference.h"
 #include "ir/shape_util.h"
-#include "runtime/compile.h"
 #include "tools/compare_results.h"
 #include "tools/file_util.h"
 

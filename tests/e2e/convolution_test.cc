@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
@@ -18,7 +19,6 @@
 #include "ir/hlo_verifier.h"
 #include "ir/shape_inference.h"
 #include "ir/status_macros.h"
-#include "runtime/compile.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 
