@@ -1,7 +1,7 @@
 // Ahead-of-time compilation's backend half: a fused module's kernels and a
 // driver that runs them, as one relocatable object file that needs neither
 // LLVM nor mxla to link (libc and libm only). The runtime's half
-// (runtime/aot_compile.h) plans the driver (AotProgram) from the buffer
+// (driver/aot_compile.h) plans the driver (AotProgram) from the buffer
 // assignment and writes the C header. LLVM-free.
 //
 // The driver has two entry points, for the C header to declare:

@@ -1,5 +1,5 @@
 // What identifies the code that compiled a kernel, for the persistent
-// compile cache's key (runtime/disk_cache.h): an entry is only valid for the
+// compile cache's key (driver/disk_cache.h): an entry is only valid for the
 // exact binaries that wrote it and the CPU they targeted. LLVM-free.
 #ifndef MXLA_CODEGEN_BUILD_IDENTITY_H_
 #define MXLA_CODEGEN_BUILD_IDENTITY_H_

@@ -3,7 +3,7 @@
 // get-tuple-elements; each fusion has its plan, ir/fusion_plan.h) and
 // produces one kernel per fusion (kernel_emitter.h states the calling
 // convention), JIT-compiled for the host CPU, in three stages: emit,
-// optimize, link. The runtime's compile pipeline (runtime/compile_pipeline.h)
+// optimize, link. The driver's compile pipeline (driver/compile_pipeline.h)
 // runs, times and dumps each of them.
 //
 // Fusions that print alike in canonical form (ir/hlo_printer.h: same

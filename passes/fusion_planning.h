@@ -2,7 +2,7 @@
 // records it on the fusion as its FusionPlan (ir/fusion_plan.h), so that
 // codegen only maps the plan and never looks outside a fusion. Runs after
 // fusion and row-fusion; the jit's compile pipeline runs it last
-// (runtime/compile_pipeline.h), with its CodegenOptions.
+// (driver/compile_pipeline.h), with its CodegenOptions.
 //
 // The decisions, from the cost model in passes/fusion_cost_model.h:
 //   * a dot fusion is a dot plan (PlanDot): alone, with an epilogue, or a

@@ -145,4 +145,27 @@ const std::vector<std::string>& JitPassNames() {
   return *kNames;
 }
 
+absl::StatusOr<std::unique_ptr<PassPipeline>> CreateCompilePasses(
+    const std::optional<std::vector<std::string>>& pass_names, bool for_jit,
+    PipelineOptions options, const PassOptions& pass_options) {
+  std::unique_ptr<PassPipeline> passes;
+  if (pass_names.has_value()) {
+    // expand-rngs first, as in the default list.
+    std::vector<std::string> names = {"expand-rngs"};
+    names.insert(names.end(), pass_names->begin(), pass_names->end());
+    ASSIGN_OR_RETURN(passes,
+                     CreatePipeline(names, std::move(options), pass_options));
+  } else {
+    passes = std::make_unique<PassPipeline>(std::move(options));
+    AddDefaultPasses(*passes);
+  }
+  if (!for_jit) return passes;  // the interpreter evaluates any verified HLO
+  for (const std::string& name : JitPassNames()) {
+    ASSIGN_OR_RETURN(std::unique_ptr<HloPass> pass,
+                     CreatePass(name, pass_options));
+    passes->AddPass(std::move(pass));
+  }
+  return passes;
+}
+
 }  // namespace mxla

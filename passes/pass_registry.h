@@ -1,11 +1,13 @@
 // The one table from pass names to passes, for pass lists given by name
 // (`mxla opt --passes=...`, CompileOptions::passes), and the two lists a
-// compile runs: the default passes and the JIT's (MakeHloPasses in
-// runtime/compile_pipeline.cc puts them together).
+// compile runs: the default passes and the JIT's, put together by
+// CreateCompilePasses (the compile pipeline's "hlo-passes" stage:
+// driver/compile_pipeline.h).
 #ifndef MXLA_PASSES_PASS_REGISTRY_H_
 #define MXLA_PASSES_PASS_REGISTRY_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,13 @@ void AddDefaultPasses(PassPipeline& pipeline);
 // fusion and planning. Each does nothing when its work is already done
 // (planning keeps the plans a parsed fused module brings).
 const std::vector<std::string>& JitPassNames();
+
+// The HLO passes of a compile: the named passes (CompileOptions::passes)
+// after expand-rngs, or the default list when there are none; then, for
+// the JIT, JitPassNames(). An unknown name is CreatePass's InvalidArgument.
+absl::StatusOr<std::unique_ptr<PassPipeline>> CreateCompilePasses(
+    const std::optional<std::vector<std::string>>& pass_names, bool for_jit,
+    PipelineOptions options, const PassOptions& pass_options);
 
 }  // namespace mxla
 

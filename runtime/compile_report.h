@@ -1,5 +1,5 @@
 // What a compile reports about itself: every stage of the compile pipeline
-// (runtime/compile_pipeline.h) with its wall time, and every HLO pass run
+// (driver/compile_pipeline.h) with its wall time, and every HLO pass run
 // inside the "hlo-passes" stage.
 #ifndef MXLA_RUNTIME_COMPILE_REPORT_H_
 #define MXLA_RUNTIME_COMPILE_REPORT_H_

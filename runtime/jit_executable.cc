@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <variant>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -14,8 +15,8 @@
 #include "ir/status_macros.h"
 #include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
-#include "runtime/native_sort.h"
 #include "runtime/native_loop.h"
+#include "runtime/native_sort.h"
 #include "runtime/profile.h"
 #include "runtime/thread_pool.h"
 #include "semantics/scatter_elements.h"
@@ -85,7 +86,9 @@ JitExecutable::MakeProgram(std::shared_ptr<const HloModule> fused,
       subprogram_step.max_chunks = 1;
       subprogram_step.buffers = step.buffers;
       subprogram_step.instruction = step.fusion;
-      if (const NativeLoop* native = subprogram_step.subprogram->native.get();
+      const auto* loop =
+          std::get_if<Program::WhileLoop>(subprogram_step.subprogram.get());
+      if (const NativeLoop* native = loop ? loop->native.get() : nullptr;
           native != nullptr && native->temp_bytes() > 0) {
         subprogram_step.scratch_offset = (arena_bytes + 63) / 64 * 64;
         arena_bytes = subprogram_step.scratch_offset + native->temp_bytes();
@@ -210,67 +213,88 @@ void CopyAcrossThreads(void* to, const void* from, int64_t bytes,
   });
 }
 
+// A subprogram step's run: where its buffers are, and the run's pool,
+// threads, trip limit and host feed.
+struct SubprogramRun {
+  const JitExecutable::Program::Step& step;
+  const SlotAddresses& where;
+  ThreadPool& pool;
+  int threads;
+  int64_t max_loop_trips;
+  HostFeed* host_feed;
+
+  // The address of the step's buffer `i`.
+  void* Buffer(size_t i) const { return where(step.buffers[i]); }
+
+  // How a called computation runs: on `computation_threads` of this run's
+  // pool, with its trip limit and host feed, and (when `profiled`) adding
+  // its rows to the run's profile.
+  RunOptions ComputationOptions(int computation_threads,
+                                bool profiled) const {
+    RunOptions options;
+    options.thread_pool = &pool;
+    options.threads = computation_threads;
+    if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
+    options.host_feed = host_feed;
+    if (profiled) {
+      options.profile = where.profile != nullptr;
+      options.profile_sink = where.profile;
+    }
+    return options;
+  }
+};
+
 // A while loop: the state starts as a copy of the initial leaves in the
 // result's buffers (none where they are one buffer); while the condition
 // holds, the body updates it in place (its results alias its parameter's
-// leaves: CompileSubprogram gives the body module that input_output_alias).
+// leaves: the driver gives the body module that input_output_alias).
 // A native loop (runtime/native_loop.h) does all of it in one call, except
 // when the run limits the trips, which only the step-by-step run counts,
 // or is profiled, whose rows time each kernel of the body.
-absl::Status RunLoop(const JitExecutable::Program::Step& step,
-                     const SlotAddresses& where, ThreadPool& pool, int threads,
-                     int64_t max_loop_trips,
-    HostFeed* host_feed) {
-  const JitExecutable::Program::Subprogram& loop = *step.subprogram;
-  const Executable& condition = *loop.computations[0];
-  const Executable& body = *loop.computations[1];
+absl::Status RunSubprogram(const JitExecutable::Program::WhileLoop& loop,
+                           const SubprogramRun& run) {
   const size_t n = loop.leaf_bytes.size();
   std::vector<void*> state(n);
   std::vector<const void*> state_in(n);
   for (size_t i = 0; i < n; ++i) {
-    state[i] = where(step.buffers[n + i]);
+    state[i] = run.Buffer(n + i);
     state_in[i] = state[i];
-    const void* initial = where(step.buffers[i]);
+    const void* initial = run.Buffer(i);
     if (initial != state[i] && loop.leaf_bytes[i] > 0) {
-      CopyAcrossThreads(state[i], initial, loop.leaf_bytes[i], pool, threads);
+      CopyAcrossThreads(state[i], initial, loop.leaf_bytes[i], run.pool,
+                        run.threads);
     }
   }
-  if (loop.native != nullptr && max_loop_trips < 0 &&
-      where.profile == nullptr) {
-    void* temp = step.scratch_offset >= 0 ? where.arena + step.scratch_offset
-                                          : nullptr;
-    loop.native->Run(state, temp, pool, threads);
+  if (loop.native != nullptr && run.max_loop_trips < 0 &&
+      run.where.profile == nullptr) {
+    void* temp = run.step.scratch_offset >= 0
+                     ? run.where.arena + run.step.scratch_offset
+                     : nullptr;
+    loop.native->Run(state, temp, run.pool, run.threads);
     return absl::OkStatus();
   }
-  RunOptions options;
-  options.thread_pool = &pool;
-  options.threads = threads;
-  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
-  options.host_feed = host_feed;
-  options.profile = where.profile != nullptr;
-  options.profile_sink = where.profile;
+  const RunOptions options =
+      run.ComputationOptions(run.threads, /*profiled=*/true);
   bool go = false;
   void* go_buffer[] = {&go};
   for (int64_t trips = 0;; ++trips) {
-    RETURN_IF_ERROR(condition.RunBuffers(state_in, go_buffer, options));
+    RETURN_IF_ERROR(loop.condition->RunBuffers(state_in, go_buffer, options));
     if (!go) return absl::OkStatus();
-    if (max_loop_trips >= 0 && trips == max_loop_trips) {
-      return LoopTripsExceeded(loop.name, max_loop_trips);
+    if (run.max_loop_trips >= 0 && trips == run.max_loop_trips) {
+      return LoopTripsExceeded(loop.name, run.max_loop_trips);
     }
-    RETURN_IF_ERROR(body.RunBuffers(state_in, state, options));
+    RETURN_IF_ERROR(loop.body->RunBuffers(state_in, state, options));
   }
 }
 
 // A conditional: the index (pred: true is branch 0; s32: out of range is
 // the last branch) picks the branch, which runs on its operand's leaves and
 // writes the result's.
-absl::Status RunConditional(const JitExecutable::Program::Step& step,
-                            const SlotAddresses& where, ThreadPool& pool,
-                            int threads, int64_t max_loop_trips,
-    HostFeed* host_feed) {
-  const JitExecutable::Program::Subprogram& conditional = *step.subprogram;
-  const int64_t branches = conditional.computations.size();
-  const void* index = where(step.buffers[0]);
+absl::Status RunSubprogram(
+    const JitExecutable::Program::Conditional& conditional,
+    const SubprogramRun& run) {
+  const int64_t branches = conditional.branches.size();
+  const void* index = run.Buffer(0);
   int64_t branch = branches - 1;
   if (conditional.pred_index) {
     branch = *static_cast<const uint8_t*>(index) != 0 ? 0 : 1;
@@ -284,57 +308,44 @@ absl::Status RunConditional(const JitExecutable::Program::Step& step,
   }
   std::vector<const void*> operand;
   for (int64_t i = 0; i < conditional.operand_leaves[1 + branch]; ++i) {
-    operand.push_back(where(step.buffers[first + i]));
+    operand.push_back(run.Buffer(first + i));
   }
   int64_t all_operands = 0;
   for (int64_t leaves : conditional.operand_leaves) all_operands += leaves;
   std::vector<void*> result;
-  for (size_t i = all_operands; i < step.buffers.size(); ++i) {
-    result.push_back(where(step.buffers[i]));
+  for (size_t i = all_operands; i < run.step.buffers.size(); ++i) {
+    result.push_back(run.Buffer(i));
   }
-  RunOptions options;
-  options.thread_pool = &pool;
-  options.threads = threads;
-  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
-  options.host_feed = host_feed;
-  options.profile = where.profile != nullptr;
-  options.profile_sink = where.profile;
-  return conditional.computations[branch]->RunBuffers(operand, result,
-                                                      options);
+  return conditional.branches[branch]->RunBuffers(
+      operand, result, run.ComputationOptions(run.threads, /*profiled=*/true));
 }
 
 // A sort: each row ordered natively for a trivial comparator
 // (runtime/native_sort.h), else by the compiled comparator (one call per
 // comparison, on the elements in place), as semantics/sort_rows.h defines.
-absl::Status RunSort(const JitExecutable::Program::Step& step,
-                     const SlotAddresses& where, ThreadPool& pool,
-                     int threads, int64_t max_loop_trips,
-    HostFeed* host_feed) {
-  const JitExecutable::Program::Subprogram& sort = *step.subprogram;
+absl::Status RunSubprogram(const JitExecutable::Program::Sort& sort,
+                           const SubprogramRun& run) {
   const size_t n = sort.element_bytes.size();
   std::vector<const void*> inputs(n);
   std::vector<void*> outputs(n);
   for (size_t i = 0; i < n; ++i) {
-    inputs[i] = where(step.buffers[i]);
-    outputs[i] = where(step.buffers[n + i]);
+    inputs[i] = run.Buffer(i);
+    outputs[i] = run.Buffer(n + i);
   }
-  if (sort.native_sort != nullptr) {
+  if (sort.native != nullptr) {
     for (size_t i = 0; i < sort.unread_outputs.size(); ++i) {
       if (sort.unread_outputs[i]) outputs[i] = nullptr;
     }
     NativeSortRows(sort.dims, sort.dimension, sort.element_bytes, inputs,
-                   outputs, *sort.native_sort, pool, threads,
+                   outputs, *sort.native, run.pool, run.threads,
                    sort.sorted_prefix);
     return absl::OkStatus();
   }
-  RunOptions options;
-  options.thread_pool = &pool;
-  options.threads = 1;  // a comparator is a few scalar ops
-  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
-  options.host_feed = host_feed;
+  // A comparator is a few scalar ops: one thread.
+  const RunOptions options = run.ComputationOptions(1, /*profiled=*/false);
   bool lhs_first = false;
   void* result[] = {&lhs_first};
-  const Executable& comparator = *sort.computations[0];
+  const Executable& comparator = *sort.comparator;
   return semantics::SortRows(
       sort.dims, sort.dimension, sort.element_bytes, inputs, outputs,
       [&](absl::Span<const void* const> pair) -> absl::StatusOr<bool> {
@@ -347,34 +358,28 @@ absl::Status RunSort(const JitExecutable::Program::Step& step,
 // combined into its result element by the compiled combiner (one call per
 // element), as semantics/scatter_elements.h orders them; XLA:CPU's scatter
 // runs the same way.
-absl::Status RunScatter(const JitExecutable::Program::Step& step,
-                        const SlotAddresses& where, ThreadPool& pool,
-                        int /*threads*/, int64_t max_loop_trips,
-    HostFeed* host_feed) {
-  const JitExecutable::Program::Subprogram& scatter = *step.subprogram;
+absl::Status RunSubprogram(const JitExecutable::Program::Scatter& scatter,
+                           const SubprogramRun& run) {
   const size_t n = scatter.element_bytes.size() / 2;
   std::vector<char*> results(n);
   std::vector<const char*> updates(n);
   for (size_t i = 0; i < n; ++i) {
-    const void* operand = where(step.buffers[i]);
-    results[i] = static_cast<char*>(where(step.buffers[2 * n + 1 + i]));
-    updates[i] = static_cast<const char*>(where(step.buffers[n + 1 + i]));
+    const void* operand = run.Buffer(i);
+    results[i] = static_cast<char*>(run.Buffer(2 * n + 1 + i));
+    updates[i] = static_cast<const char*>(run.Buffer(n + 1 + i));
     if (results[i] != operand && scatter.leaf_bytes[i] > 0) {
       std::memmove(results[i], operand, scatter.leaf_bytes[i]);
     }
   }
-  const void* indices = where(step.buffers[n]);
-  RunOptions options;
-  options.thread_pool = &pool;
-  options.threads = 1;  // a combiner is a few scalar ops
-  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
-  options.host_feed = host_feed;
+  const void* indices = run.Buffer(n);
+  // A combiner is a few scalar ops: one thread.
+  const RunOptions options = run.ComputationOptions(1, /*profiled=*/false);
   // The combiner writes into its own scalars, never into an argument.
   std::vector<std::array<char, 16>> combined(n);
   std::vector<const void*> arguments(2 * n);
   std::vector<void*> outputs(n);
   for (size_t i = 0; i < n; ++i) outputs[i] = combined[i].data();
-  const Executable& combiner = *scatter.computations[0];
+  const Executable& combiner = *scatter.combiner;
   const semantics::ScatterGeometry geometry{
       scatter.dims, scatter.indices_dims, scatter.indices_type,
       scatter.update_dims, scatter.scatter_dnums};
@@ -395,57 +400,64 @@ absl::Status RunScatter(const JitExecutable::Program::Step& step,
       });
 }
 
+// `total` bytes at `result`, each element of `element_bytes` a copy of
+// `init`: one element, then the filled part doubled.
+void FillWithInit(char* result, const void* init, int64_t element_bytes,
+                  int64_t total) {
+  if (total > 0) std::memcpy(result, init, element_bytes);
+  for (int64_t filled = element_bytes; filled < total; filled *= 2) {
+    std::memcpy(result + filled, result, std::min(filled, total - filled));
+  }
+}
+
+// A select-and-scatter that compares and adds
+// (semantics/select_and_scatter_native.h), split over a dimension of
+// one-tap windows when there is one and the result is worth it: ranges of
+// it write disjoint elements, each in the order of a whole run, which
+// gives the bits of any thread count.
+void RunNativeSelectAndScatter(
+    const JitExecutable::Program::SelectAndScatter& program,
+    const char* operand, const char* source, char* result,
+    const SubprogramRun& run) {
+  const semantics::NativeSelectAndScatter& form = *program.native;
+  const int64_t dimension =
+      semantics::IndependentDimension(program.dims, program.window,
+                                      run.threads);
+  const int64_t chunks =
+      std::min<int64_t>(run.threads, program.result_bytes / kMinBytesPerChunk);
+  if (dimension < 0 || chunks <= 1) {
+    semantics::RunNativeSelectAndScatter(form, program.dims, program.window,
+                                         operand, source, result, -1, 0, 0);
+    return;
+  }
+  run.pool.ParallelFor(program.dims[dimension], chunks,
+                       [&](int64_t begin, int64_t end) {
+                         semantics::RunNativeSelectAndScatter(
+                             form, program.dims, program.window, operand,
+                             source, result, dimension, begin, end);
+                       });
+}
+
 // A select-and-scatter: init_value everywhere, then each source element
 // scattered onto the operand element its window selects, by the compiled
 // select and scatter computations (semantics/select_and_scatter.h), or
-// natively when they compare and add (select_and_scatter_native.h).
-absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
-                                 const SlotAddresses& where, ThreadPool& pool,
-                                 int threads, int64_t max_loop_trips,
-    HostFeed* host_feed) {
-  const JitExecutable::Program::Subprogram& program = *step.subprogram;
-  const char* operand = static_cast<const char*>(where(step.buffers[0]));
-  const char* source = static_cast<const char*>(where(step.buffers[1]));
-  const void* init = where(step.buffers[2]);
-  char* result = static_cast<char*>(where(step.buffers[3]));
+// natively when they compare and add.
+absl::Status RunSubprogram(
+    const JitExecutable::Program::SelectAndScatter& program,
+    const SubprogramRun& run) {
+  const char* operand = static_cast<const char*>(run.Buffer(0));
+  const char* source = static_cast<const char*>(run.Buffer(1));
+  char* result = static_cast<char*>(run.Buffer(3));
   const int64_t operand_bytes = program.element_bytes[0];
   const int64_t source_bytes = program.element_bytes[1];
   const int64_t result_bytes = program.element_bytes[2];
-  // init_value everywhere: one element, then the filled part doubled.
-  const int64_t total = program.leaf_bytes[0];
-  if (total > 0) std::memcpy(result, init, result_bytes);
-  for (int64_t filled = result_bytes; filled < total; filled *= 2) {
-    std::memcpy(result + filled, result, std::min(filled, total - filled));
-  }
-  if (program.native_select_and_scatter != nullptr) {
-    const semantics::NativeSelectAndScatter& form =
-        *program.native_select_and_scatter;
-    const int64_t dimension =
-        semantics::IndependentDimension(program.dims, program.window, threads);
-    const int64_t chunks =
-        std::min<int64_t>(threads, total / kMinBytesPerChunk);
-    if (dimension < 0 || chunks <= 1) {
-      semantics::RunNativeSelectAndScatter(form, program.dims, program.window,
-                                           operand, source, result, -1, 0, 0);
-      return absl::OkStatus();
-    }
-    // Ranges of a dimension of one-tap windows write disjoint elements,
-    // each in the order of a whole run: the bits of any thread count.
-    pool.ParallelFor(program.dims[dimension], chunks,
-                     [&](int64_t begin, int64_t end) {
-                       semantics::RunNativeSelectAndScatter(
-                           form, program.dims, program.window, operand, source,
-                           result, dimension, begin, end);
-                     });
+  FillWithInit(result, run.Buffer(2), result_bytes, program.result_bytes);
+  if (program.native != nullptr) {
+    RunNativeSelectAndScatter(program, operand, source, result, run);
     return absl::OkStatus();
   }
-  RunOptions options;
-  options.thread_pool = &pool;
-  options.threads = 1;  // each computation is a few scalar ops
-  if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
-  options.host_feed = host_feed;
-  const Executable& select = *program.computations[0];
-  const Executable& scatter = *program.computations[1];
+  // Each computation is a few scalar ops: one thread.
+  const RunOptions options = run.ComputationOptions(1, /*profiled=*/false);
   bool keep = false;
   std::array<char, 16> combined;
   void* keep_result[] = {&keep};
@@ -455,13 +467,14 @@ absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
       [&](int64_t selected, int64_t candidate) -> absl::StatusOr<bool> {
         const void* pair[] = {operand + selected * operand_bytes,
                               operand + candidate * operand_bytes};
-        RETURN_IF_ERROR(select.RunBuffers(pair, keep_result, options));
+        RETURN_IF_ERROR(program.select->RunBuffers(pair, keep_result, options));
         return keep;
       },
       [&](int64_t target, int64_t from) -> absl::Status {
         char* slot = result + target * result_bytes;
         const void* pair[] = {slot, source + from * source_bytes};
-        RETURN_IF_ERROR(scatter.RunBuffers(pair, combined_result, options));
+        RETURN_IF_ERROR(
+            program.scatter->RunBuffers(pair, combined_result, options));
         std::memcpy(slot, combined.data(), result_bytes);
         return absl::OkStatus();
       });
@@ -469,20 +482,16 @@ absl::Status RunSelectAndScatter(const JitExecutable::Program::Step& step,
 
 // An infeed: the next value of the host feed, checked, copied into the
 // result's data leaves (after the token operand's leaf).
-absl::Status RunInfeed(const JitExecutable::Program::Step& step,
-                       const SlotAddresses& where, ThreadPool& /*pool*/,
-                       int /*threads*/, int64_t /*max_loop_trips*/,
-                       HostFeed* host_feed) {
-  const JitExecutable::Program::Subprogram& infeed = *step.subprogram;
+absl::Status RunSubprogram(const JitExecutable::Program::Infeed& infeed,
+                           const SubprogramRun& run) {
   ASSIGN_OR_RETURN(Literal value,
-                   ReadInfeed(infeed.name, infeed.data_shape, host_feed));
+                   ReadInfeed(infeed.name, infeed.data_shape, run.host_feed));
   std::vector<const Literal*> leaves;
   CollectArrayLeaves(value, leaves);
-  const int64_t first = infeed.operand_leaves[0];
   for (size_t i = 0; i < leaves.size(); ++i) {
     if (leaves[i]->size_bytes() > 0) {
-      std::memcpy(where(step.buffers[first + i]), leaves[i]->untyped_data(),
-                  leaves[i]->size_bytes());
+      std::memcpy(run.Buffer(infeed.token_leaves + i),
+                  leaves[i]->untyped_data(), leaves[i]->size_bytes());
     }
   }
   return absl::OkStatus();
@@ -490,21 +499,18 @@ absl::Status RunInfeed(const JitExecutable::Program::Step& step,
 
 // An outfeed: the data operand's leaves gathered into one value for the
 // host feed.
-absl::Status RunOutfeed(const JitExecutable::Program::Step& step,
-                        const SlotAddresses& where, ThreadPool& /*pool*/,
-                        int /*threads*/, int64_t /*max_loop_trips*/,
-                        HostFeed* host_feed) {
-  const JitExecutable::Program::Subprogram& outfeed = *step.subprogram;
+absl::Status RunSubprogram(const JitExecutable::Program::Outfeed& outfeed,
+                           const SubprogramRun& run) {
   Literal data(outfeed.data_shape);
   std::vector<Literal*> leaves;
   CollectArrayLeaves(data, leaves);
   for (size_t i = 0; i < leaves.size(); ++i) {
     if (leaves[i]->size_bytes() > 0) {
-      std::memcpy(leaves[i]->untyped_data(), where(step.buffers[i]),
+      std::memcpy(leaves[i]->untyped_data(), run.Buffer(i),
                   leaves[i]->size_bytes());
     }
   }
-  return WriteOutfeed(outfeed.name, std::move(data), host_feed);
+  return WriteOutfeed(outfeed.name, std::move(data), run.host_feed);
 }
 
 // Result elements not computed in place: a parameter or constant returned
@@ -564,17 +570,12 @@ absl::Status JitExecutable::DoRunBuffers(
   for (const Program::Step& step : program_->steps) {
     const RunProfile::StepScope timed(threads.profile, step.instruction);
     if (step.subprogram != nullptr) {
-      const HloOpcode opcode = step.subprogram->opcode;
-      const auto run = opcode == HloOpcode::kWhile         ? &RunLoop
-                       : opcode == HloOpcode::kConditional ? &RunConditional
-                       : opcode == HloOpcode::kScatter     ? &RunScatter
-                       : opcode == HloOpcode::kSelectAndScatter
-                           ? &RunSelectAndScatter
-                       : opcode == HloOpcode::kInfeed  ? &RunInfeed
-                       : opcode == HloOpcode::kOutfeed ? &RunOutfeed
-                                                       : &RunSort;
-      RETURN_IF_ERROR(run(step, where, *threads.pool, threads.threads,
-                          threads.max_loop_trips, threads.host_feed));
+      const SubprogramRun run{step,          where,
+                              *threads.pool, threads.threads,
+                              threads.max_loop_trips, threads.host_feed};
+      RETURN_IF_ERROR(std::visit(
+          [&](const auto& subprogram) { return RunSubprogram(subprogram, run); },
+          *step.subprogram));
       continue;
     }
     RunStep(step, where, pointers, *threads.pool, threads.threads);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "codegen/compiler.h"
@@ -42,62 +43,95 @@ class JitExecutable : public Executable {
  public:
   // What a compile produces; immutable.
   struct Program {
-    // A while loop, a conditional or a sort: its called computations
-    // compiled as executables of their own. A while runs its condition and
-    // body on the loop state's leaves in place; a conditional runs the
-    // branch its index picks on that branch's operand; a sort orders each
-    // row by calling its comparator (as XLA:CPU's runtime sort does).
-    struct Subprogram {
-      // kWhile, kConditional, kSort, kScatter, kSelectAndScatter, kInfeed
-      // or kOutfeed
-      HloOpcode opcode;
+    // A step that runs its own code rather than one kernel
+    // (IsSubprogramOp): one alternative per kind, each holding what its run
+    // reads. The computations it calls are compiled as executables of their
+    // own (by the driver: MakeProgram's `compile_subprogram`).
+    //
+    // A while loop: while its condition holds, its body updates the loop
+    // state's leaves in place.
+    struct WhileLoop {
       std::string name;  // the instruction's
-      // while: condition, body; conditional: the branches; sort: the
-      // comparator; scatter: the combiner; select-and-scatter: select,
-      // scatter.
-      std::vector<std::shared_ptr<const Executable>> computations;
-      // conditional: how many leaves each operand has, the index first,
-      // and whether the index is a pred (true runs branch 0) or an s32.
+      std::shared_ptr<const Executable> condition;
+      std::shared_ptr<const Executable> body;
+      std::vector<int64_t> leaf_bytes;  // the state's leaves, depth-first
+      // The whole loop as one native function, or null
+      // (CompileOptions::native_loops). Its temp is the step's scratch.
+      std::shared_ptr<const NativeLoop> native;
+    };
+    // A conditional: runs the branch its index picks on that branch's
+    // operand.
+    struct Conditional {
+      std::vector<std::shared_ptr<const Executable>> branches;
+      // How many leaves each operand has, the index first, and whether the
+      // index is a pred (true runs branch 0) or an s32.
       std::vector<int64_t> operand_leaves;
       bool pred_index = false;
-      // sort: the operands' dimensions, the sorted one, and each operand's
+    };
+    // A sort: orders each row by calling its comparator (as XLA:CPU's
+    // runtime sort does), or natively.
+    struct Sort {
+      // The operands' dimensions, the sorted one, and each operand's
       // element size.
       std::vector<int64_t> dims;
       int64_t dimension = 0;
       std::vector<int64_t> element_bytes;
-      // sort: set when the comparator is trivial on a native key type
-      // (runtime/native_sort.h); then `computations` is empty.
-      std::shared_ptr<const TrivialSortComparator> native_sort;
+      std::shared_ptr<const Executable> comparator;  // null when native
+      // Set when the comparator is trivial on a native key type
+      // (runtime/native_sort.h); then there is no comparator.
+      std::shared_ptr<const TrivialSortComparator> native;
       // A native sort's results that nothing reads: not written; and how
       // many leading elements of each row anything reads (a top-k's k):
       // only those are selected, in order, and written.
       std::vector<bool> unread_outputs;
       int64_t sorted_prefix = 0;
-      // scatter: `dims` are the operands', then the scatter indices' and
-      // updates' dimensions, the indices' type and the dimension numbers;
-      // element_bytes holds the operands' then the updates' element sizes.
-      std::vector<int64_t> indices_dims, update_dims;
+    };
+    // A scatter: the operands copied to the results, then each update
+    // element combined into its result element by the combiner.
+    struct Scatter {
+      std::shared_ptr<const Executable> combiner;
+      // The operands', the scatter indices' and the updates' dimensions,
+      // the indices' type and the dimension numbers.
+      std::vector<int64_t> dims;
+      std::vector<int64_t> indices_dims;
+      std::vector<int64_t> update_dims;
       PrimitiveType indices_type = S32;
       ScatterDimensionNumbers scatter_dnums;
-      // select-and-scatter: `dims` are the operand's, `window` its window;
-      // element_bytes holds the operand's, source's and result's element
-      // sizes. When its select compares and its scatter adds, it runs
-      // natively in that form (semantics/select_and_scatter_native.h), in
-      // parallel over a dimension of one-tap windows, and its computations
-      // are not compiled.
-      Window window;
-      std::shared_ptr<const semantics::NativeSelectAndScatter>
-          native_select_and_scatter;
+      // The operands' then the updates' element sizes.
+      std::vector<int64_t> element_bytes;
       std::vector<int64_t> leaf_bytes;  // the result's leaves, depth-first
-      // while: the whole loop as one native function, or null
-      // (CompileOptions::native_loops). Its temp is the step's scratch.
-      std::shared_ptr<const NativeLoop> native;
-      // infeed and outfeed: the data's shape.
+    };
+    // A select-and-scatter: `dims` are the operand's, `window` its window;
+    // element_bytes holds the operand's, source's and result's element
+    // sizes. When its select compares and its scatter adds, it runs
+    // natively in that form (semantics/select_and_scatter_native.h), in
+    // parallel over a dimension of one-tap windows, and its computations
+    // are not compiled.
+    struct SelectAndScatter {
+      std::shared_ptr<const Executable> select;   // null when native
+      std::shared_ptr<const Executable> scatter;  // null when native
+      std::vector<int64_t> dims;
+      Window window;
+      std::vector<int64_t> element_bytes;
+      int64_t result_bytes = 0;
+      std::shared_ptr<const semantics::NativeSelectAndScatter> native;
+    };
+    // An infeed and an outfeed: the data's shape. An infeed's result
+    // leaves follow its token operand's.
+    struct Infeed {
+      std::string name;  // the instruction's
+      Shape data_shape;
+      int64_t token_leaves = 0;
+    };
+    struct Outfeed {
+      std::string name;  // the instruction's
       Shape data_shape;
     };
+    using Subprogram = std::variant<WhileLoop, Conditional, Sort, Scatter,
+                                    SelectAndScatter, Infeed, Outfeed>;
     struct Step {
-      // Set for a while or conditional step (whose function is null): its
-      // buffers are its operands' leaves, then the result's.
+      // Set for a subprogram's step (whose function is null): its buffers
+      // are its operands' leaves, then the result's.
       std::shared_ptr<const Subprogram> subprogram;
       KernelFunction function;
       int64_t units;
@@ -123,10 +157,9 @@ class JitExecutable : public Executable {
   };
 
   // The program of the compile pipeline's "link" stage
-  // (runtime/compile_pipeline.h): one step per fusion of `fused`, in the
+  // (driver/compile_pipeline.h): one step per fusion of `fused`, in the
   // assignment's order, running `kernels`' function for it, and one per
-  // while loop or conditional, whose computations `compile_subprogram`
-  // compiles.
+  // subprogram (IsSubprogramOp), which `compile_subprogram` makes.
   using SubprogramCompiler =
       std::function<absl::StatusOr<std::shared_ptr<const Program::Subprogram>>(
           const HloInstruction& instruction)>;

@@ -1,7 +1,8 @@
 // A while loop compiled whole into one native function: the ahead-of-time
 // driver (codegen/aot_module.h), which runs the condition, the body and
 // every loop, conditional, sort and scatter inside them as direct calls to
-// their kernels, loaded into the process's JIT. The JIT's RunLoop calls it
+// their kernels, loaded into the process's JIT. The compile driver makes
+// the object (driver/native_loop_compile.h); this is the run-time half. The JIT's RunLoop calls it
 // instead of running the condition's and body's programs step by step
 // (which it still does when a run limits the trips or is profiled), which
 // costs microseconds per trip (issue 36: a threefry body of ~30 tiny
@@ -17,33 +18,25 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "codegen/compiler.h"
-#include "ir/hlo_instruction.h"
-#include "runtime/compile.h"
 
 namespace mxla {
 
 class ThreadPool;
 
-// Loops whose condition and body hold more instructions (all they call
-// included) run step by step.
-inline constexpr int64_t kMaxNativeLoopInstructions = 2000;
-
 class NativeLoop {
  public:
-  // `loop` (a while, in a fused or input module) compiled with `options`'
-  // passes and codegen options, its computations taken from `input` when
-  // it has them by name (as the JIT's subprograms are). Null when the loop
-  // cannot run natively: an infeed or outfeed anywhere inside (the host
-  // feed is the runtime's), or anything else the ahead-of-time compile
-  // calls Unimplemented, or more than kMaxNativeLoopInstructions
-  // instructions. Other errors: the compile's.
-  static absl::StatusOr<std::unique_ptr<NativeLoop>> Compile(
-      const HloInstruction& loop, const HloModule* input,
-      const CompileOptions& options);
+  // The loop in `object`, an ahead-of-time object of the loop's module
+  // (driver/aot_compile.h's AotObject), loaded into the process's JIT:
+  // `symbol` is its driver's NAME_parallel, which Run calls with
+  // `temp_bytes` of scratch. Errors: JitKernels::Load's, Internal when
+  // the object defines no `symbol`.
+  static absl::StatusOr<std::unique_ptr<NativeLoop>> Load(
+      std::string object, const std::string& symbol, int64_t temp_bytes);
 
   // Scratch bytes a run needs at `temp` (64-byte aligned).
   int64_t temp_bytes() const { return temp_bytes_; }

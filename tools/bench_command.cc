@@ -18,25 +18,25 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "driver/client.h"
 #include "ir/status_macros.h"
-#include "runtime/client.h"
 #include "runtime/host_buffer.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
 #include "tools/bench_modules.h"
 #include "tools/bench_reference.h"
-#include "tools/bench_workloads.h"
 #include "tools/bench_scaling.h"
+#include "tools/bench_workloads.h"
+#include "tools/commands.h"
 #include "tools/model_stack.h"
 #include "tools/peak_rss.h"
-#include "tools/commands.h"
 
 namespace mxla::tools {
 namespace {
@@ -266,7 +266,7 @@ absl::Status BenchWorkload(const bench::Workload& w,
   const double first_compile = Seconds(start);
   const auto& executable = static_cast<const JitExecutable&>(*compiled);
   ASSIGN_OR_RETURN(CompileLine compile, TimeCompiles(w, options));
-  // The stage times of the first compile (runtime/compile_pipeline.h).
+  // The stage times of the first compile (driver/compile_pipeline.h).
   const CompileReport& stages = executable.program()->report;
   ASSIGN_OR_RETURN(RunLine run, TimeRuns(w, executable, runs));
   ASSIGN_OR_RETURN(MemoryLine line,

@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
+#include "driver/compile_cache.h"
 #include "ir/status_macros.h"
-#include "runtime/compile.h"
-#include "runtime/compile_cache.h"
 #include "runtime/host_buffer.h"
 #include "tools/stopwatch.h"
 

@@ -37,7 +37,7 @@ absl::StatusOr<std::vector<ScalingPoint>> MeasureGraphScaling();
 
 // The model stack (tools/model_stack.h) at a number of layers, compiled
 // cold (the in-process cache bypassed) a few times: the median compile and
-// its split into the compile pipeline's stages (runtime/compile_pipeline.h).
+// its split into the compile pipeline's stages (driver/compile_pipeline.h).
 struct StackPoint {
   int64_t layers = 0;
   int64_t instructions = 0;  // in the built computation

@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "absl/container/flat_hash_set.h"
+#include "driver/compile.h"
 #include "ir/status_macros.h"
-#include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "tools/bench_scaling.h"
 #include "tools/model_stack.h"

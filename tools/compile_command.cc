@@ -1,6 +1,6 @@
 // `mxla compile FILE.hlo -o PATH [--function NAME] [--target-cpu CPU]
 //  [--target-features LIST]`: ahead-of-time compilation
-// (runtime/aot_compile.h). Writes PATH.o, the module's kernels and a driver
+// (driver/aot_compile.h). Writes PATH.o, the module's kernels and a driver
 // needing only libc and libm, and PATH.h, its C declarations; the function
 // is named after PATH's file name unless --function names it.
 #include <cerrno>
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "driver/aot_compile.h"
 #include "ir/status_macros.h"
-#include "runtime/aot_compile.h"
 #include "tools/commands.h"
 #include "tools/file_util.h"
 

@@ -16,10 +16,10 @@
 #include "absl/strings/str_join.h"
 #include "codegen/compiler.h"
 
+#include "driver/compile.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
-#include "runtime/compile.h"
 #include "tools/commands.h"
 #include "tools/demo_examples.h"
 #include "tools/doc_figure.h"

@@ -67,7 +67,7 @@ asan_build=$root/build-asan
 tsan_build=$root/build-tsan
 # The tests that exercise threads; TSan runs only these.
 tsan_targets=(runtime_concurrency_test runtime_jit_concurrency_test
-              runtime_compile_cache_test runtime_thread_pool_test
+              driver_compile_cache_test runtime_thread_pool_test
               runtime_run_options_test)
 tsan_tests='Concurrency|CompileCacheTest|ThreadPoolTest|RunOptionsTest'
 

@@ -12,12 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "driver/compile.h"
+#include "driver/compile_pipeline.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "ir/status_macros.h"
 #include "passes/pass_registry.h"
-#include "runtime/compile.h"
-#include "runtime/compile_pipeline.h"
 #include "tools/commands.h"
 #include "tools/file_util.h"
 #include "tools/hlo_dot.h"
@@ -99,7 +99,7 @@ absl::Status Optimize(const OptOptions& options) {
       stage.dump_file != nullptr || (stage.fused && !options.dump_dir.empty());
   ASSIGN_OR_RETURN(
       CompiledModule compiled,
-      RunCompilePipeline(**module, compile,
+      RunCompilePipeline(**module, compile, DefaultSubprogramCompilers(),
                          {.first = "hlo-passes",  // verified above
                           .last = kernels ? "optimize" : "hlo-passes",
                           .keep_dumps = stage.dump_file != nullptr}));

@@ -27,16 +27,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "builder/xla_builder.h"
+#include "driver/client.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_computation.h"
-#include "runtime/buffer_leaves.h"
-#include "runtime/client.h"
-#include "runtime/machine_limits.h"
-#include "runtime/profile.h"
-#include "runtime/thread_pool.h"
 #include "python/src/py_bindings.h"
 #include "python/src/py_status.h"
 #include "python/src/py_types.h"
+#include "runtime/buffer_leaves.h"
+#include "runtime/machine_limits.h"
+#include "runtime/profile.h"
+#include "runtime/thread_pool.h"
 
 namespace mxla::python {
 

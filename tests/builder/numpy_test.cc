@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "builder/xla_builder.h"
+#include "driver/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/client.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

@@ -10,9 +10,9 @@
 #include "builder/operators.h"
 #include "builder/reductions.h"
 #include "builder/xla_builder.h"
+#include "driver/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/client.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

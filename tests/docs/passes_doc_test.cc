@@ -2,7 +2,7 @@
 // pipeline's stages, its pass tables against the passes a compile runs (in
 // order) and the registry's names, so that the page cannot drift from the
 // pipeline (issue 37: headers and lists that named 4 or 7 of 24 passes).
-// Also the stage table in runtime/compile_pipeline.h's header comment.
+// Also the stage table in driver/compile_pipeline.h's header comment.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -15,11 +15,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "driver/compile.h"
+#include "driver/compile_pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "passes/pass_registry.h"
-#include "runtime/compile_pipeline.h"
 #include "tests/testlib/read_file.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -113,7 +114,7 @@ ENTRY main {
     StageRange range;
     range.last = "hlo-passes";
     absl::StatusOr<CompiledModule> compiled =
-        RunCompilePipeline(*module, options, range);
+        RunCompilePipeline(*module, options, DefaultSubprogramCompilers(), range);
     EXPECT_TRUE(compiled.ok()) << compiled.status();
     std::vector<std::string> names;
     if (!compiled.ok()) return names;
@@ -135,7 +136,7 @@ void ExpectStageLists(const std::vector<std::string>& jit_stages,
     CompileOptions options;
     options.backend = backend;
     absl::StatusOr<std::unique_ptr<CompilePipeline>> pipeline =
-        CompilePipeline::Create(options);
+        CompilePipeline::Create(options, DefaultSubprogramCompilers());
     ASSERT_TRUE(pipeline.ok()) << pipeline.status();
     EXPECT_THAT(backend == Backend::kJit ? jit_stages : interpreter_stages,
                 ElementsAreArray((*pipeline)->StageNames()))
@@ -199,12 +200,12 @@ TEST_F(PassesDocTest, EveryPassACompileRunsIsRegistered) {
       << absl::StrJoin(unregistered, ", ");
 }
 
-// runtime/compile_pipeline.h opens with a table of the stages
+// driver/compile_pipeline.h opens with a table of the stages
 // ("//   verify          jit, interpreter  -"): the same stages, and the
 // same backends for each, as the pipeline's.
 TEST(CompilePipelineHeaderTest, StageTableIsThePipelinesStages) {
   const std::filesystem::path path = std::filesystem::path(MXLA_SOURCE_DIR) /
-                                     "runtime" / "compile_pipeline.h";
+                                     "driver" / "compile_pipeline.h";
   const std::string text = testing::ReadFile(path);
   ASSERT_FALSE(text.empty()) << "cannot read " << path;
   const std::regex row(R"(^//   ([a-z-]+) +(jit|jit, interpreter)  )");
@@ -217,7 +218,7 @@ TEST(CompilePipelineHeaderTest, StageTableIsThePipelinesStages) {
     if (match[2] == "jit, interpreter") interpreter_stages.push_back(match[1]);
   }
   ExpectStageLists(jit_stages, interpreter_stages,
-                   "runtime/compile_pipeline.h");
+                   "driver/compile_pipeline.h");
 }
 
 // The parser the tests above rely on: rows outside code blocks, first

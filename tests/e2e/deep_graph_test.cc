@@ -10,11 +10,11 @@
 #include <string>
 
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
-#include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

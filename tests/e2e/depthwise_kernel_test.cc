@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/conv_product.h"
-#include "runtime/compile.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"

@@ -15,9 +15,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
-#include "runtime/compile.h"
 #include "runtime/thread_pool.h"
 #include "tests/testlib/hlo_test_base.h"
 

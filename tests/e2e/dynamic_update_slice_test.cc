@@ -9,12 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
-#include "runtime/compile.h"
 #include "shape_inference/shape_inference.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/literal_pointers.h"

@@ -33,16 +33,16 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/op_spec.h"
 #include "ir/primitive_type.h"
-#include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

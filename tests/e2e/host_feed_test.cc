@@ -8,11 +8,11 @@
 
 #include "builder/ops.h"
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/host_feed.h"
-#include "runtime/compile.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 

@@ -14,12 +14,12 @@
 #include <memory>
 #include <string>
 
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
 #include "tests/testlib/feed_constants.h"
-#include "tests/testlib/random_graph.h"
 #include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/random_graph.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

@@ -16,11 +16,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
-#include "passes/row_fusion_analysis.h"
 #include "ir/shape_util.h"
-#include "runtime/compile.h"
+#include "passes/row_fusion_analysis.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
 #include "tests/testlib/feed_constants.h"

@@ -6,13 +6,13 @@
 #include <string>
 
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
+#include "driver/compile_cache.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "runtime/memory_limit.h"
-#include "runtime/compile.h"
-#include "runtime/compile_cache.h"
 #include "runtime/npy.h"
 #include "tests/testlib/status_matchers.h"
 

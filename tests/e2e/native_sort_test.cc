@@ -11,16 +11,17 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/literal_pointers.h"
@@ -163,7 +164,7 @@ void ExpectSameBits(const std::string& text,
 // stay alive with the executable they return with).
 struct SortSteps {
   std::unique_ptr<Executable> executable;
-  std::vector<const JitExecutable::Program::Subprogram*> sorts;
+  std::vector<const JitExecutable::Program::Sort*> sorts;
 };
 SortSteps CompiledSorts(const std::string& text) {
   SortSteps result;
@@ -172,9 +173,10 @@ SortSteps CompiledSorts(const std::string& text) {
   const auto* jit = dynamic_cast<const JitExecutable*>(result.executable.get());
   if (jit == nullptr) return result;
   for (const auto& step : jit->program()->steps) {
-    if (step.subprogram != nullptr &&
-        step.subprogram->opcode == HloOpcode::kSort) {
-      result.sorts.push_back(step.subprogram.get());
+    if (step.subprogram == nullptr) continue;
+    if (const auto* sort =
+            std::get_if<JitExecutable::Program::Sort>(step.subprogram.get())) {
+      result.sorts.push_back(sort);
     }
   }
   return result;
@@ -184,7 +186,7 @@ SortSteps CompiledSorts(const std::string& text) {
 bool SortsNatively(const std::string& text) {
   const SortSteps steps = CompiledSorts(text);
   for (const auto* sort : steps.sorts) {
-    if (sort->native_sort == nullptr) return false;
+    if (sort->native == nullptr) return false;
   }
   return !steps.sorts.empty();
 }

@@ -10,18 +10,19 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
-#include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "semantics/scalar_semantics.h"
 #include "shape_inference/shape_inference.h"
@@ -147,10 +148,11 @@ std::vector<bool> NativeSteps(const HloModule& module) {
   std::vector<bool> native;
   if (jit == nullptr) return native;
   for (const JitExecutable::Program::Step& step : jit->program()->steps) {
-    if (step.subprogram != nullptr &&
-        step.subprogram->opcode == HloOpcode::kSelectAndScatter) {
-      native.push_back(step.subprogram->native_select_and_scatter !=
-                       nullptr);
+    if (step.subprogram == nullptr) continue;
+    if (const auto* program =
+            std::get_if<JitExecutable::Program::SelectAndScatter>(
+                step.subprogram.get())) {
+      native.push_back(program->native != nullptr);
     }
   }
   return native;

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "ir/status_macros.h"
 #include "ir/sub_byte_int.h"
-#include "runtime/compile.h"
 #include "semantics/scalar_semantics.h"
 #include "tests/testlib/status_matchers.h"
 

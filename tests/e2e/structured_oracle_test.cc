@@ -22,10 +22,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_computation.h"
-#include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

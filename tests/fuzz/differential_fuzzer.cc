@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "driver/compile.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
-#include "tests/testlib/feed_constants.h"
 #include "tests/fuzz/byte_reader.h"
 #include "tests/fuzz/differential_layout.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/testlib/feed_constants.h"
 #include "tests/testlib/random_graph.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

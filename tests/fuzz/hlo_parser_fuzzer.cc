@@ -14,12 +14,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "driver/compile.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_opcode.h"
 #include "ir/hlo_verifier.h"
 #include "ir/primitive_type.h"
 #include "ir/shape_util.h"
-#include "runtime/compile.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -48,7 +48,7 @@ configure() {
 }
 
 # Installed headers include only installed mxla headers, never LLVM's.
-mxla_dirs='ir|shape_inference|hlo_text|semantics|interpreter|builder|passes|transforms|codegen|runtime'
+mxla_dirs='ir|shape_inference|hlo_text|semantics|interpreter|builder|passes|transforms|codegen|runtime|driver'
 while read -r header; do
   while read -r included; do
     [ -f "$prefix/include/$included" ] ||

@@ -9,12 +9,12 @@
 #include <memory>
 #include <vector>
 
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/hlo_verifier.h"
 #include "passes/dce.h"
-#include "runtime/compile.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"

@@ -8,12 +8,12 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/fusion_plan.h"
 #include "ir/hlo_verifier.h"
-#include "runtime/compile.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph.h"

@@ -1,6 +1,6 @@
 // PassPipeline: verification after each pass (naming the pass), disabled
 // passes, dumps, timing, fixed points. The default list of HLO passes is the
-// compile pipeline's (tests/runtime/compile_pipeline_test.cc).
+// compile pipeline's (tests/driver/compile_pipeline_test.cc).
 #include <filesystem>
 #include <fstream>
 #include <memory>

@@ -9,13 +9,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"
-#include "runtime/compile.h"
-#include "tests/testlib/random_graph.h"
 #include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/random_graph.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

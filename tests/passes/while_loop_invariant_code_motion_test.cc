@@ -20,16 +20,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "ir/shape_util.h"
 #include "ir/hlo_verifier.h"
+#include "ir/shape_util.h"
 #include "passes/dce.h"
 #include "passes/while_loop_simplifier.h"
 #include "runtime/buffer_leaves.h"
-#include "runtime/compile.h"
 #include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/random_graph.h"

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "driver/compile.h"
+#include "driver/compile_pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
-#include "runtime/compile_pipeline.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
@@ -41,7 +41,8 @@ ENTRY main {
   x = f32[4] parameter(0)
   ROOT unplanned = f32[4] fusion(x), kind=kLoop, calls=fused
 })"));
-  EXPECT_THAT(RunJitBackend(std::move(module), CompileOptions{}),
+  EXPECT_THAT(RunJitBackend(std::move(module), CompileOptions{},
+                            DefaultSubprogramCompilers()),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        AllOf(HasSubstr("fusion 'unplanned' has no plan"),
                              HasSubstr("run the fusion-planning pass"))));

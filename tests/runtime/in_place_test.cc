@@ -15,14 +15,15 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "runtime/buffer_assignment.h"
-#include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -99,12 +100,11 @@ const BufferAssignment* LoopBodyBuffers(const Executable& executable) {
   const auto* jit = dynamic_cast<const JitExecutable*>(&executable);
   if (jit == nullptr) return nullptr;
   for (const JitExecutable::Program::Step& step : jit->program()->steps) {
-    if (step.subprogram == nullptr ||
-        step.subprogram->opcode != HloOpcode::kWhile) {
-      continue;
-    }
-    const auto* body = dynamic_cast<const JitExecutable*>(
-        step.subprogram->computations[1].get());
+    if (step.subprogram == nullptr) continue;
+    const auto* loop =
+        std::get_if<JitExecutable::Program::WhileLoop>(step.subprogram.get());
+    if (loop == nullptr) continue;
+    const auto* body = dynamic_cast<const JitExecutable*>(loop->body.get());
     return body == nullptr ? nullptr : &body->buffers();
   }
   return nullptr;

@@ -10,8 +10,8 @@
 
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
+#include "driver/client.h"
 #include "gtest/gtest.h"
-#include "runtime/client.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
 #include "tests/testlib/hlo_fixtures.h"

@@ -12,14 +12,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
+#include "driver/compile_pipeline.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "passes/fusion_planning.h"
-#include "runtime/memory_limit.h"
-#include "runtime/compile.h"
-#include "runtime/compile_pipeline.h"
 #include "runtime/jit_executable.h"
+#include "runtime/memory_limit.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<JitExecutable>> CompileText(
   CompileOptions compile;
   compile.codegen = options;
   absl::StatusOr<CompiledModule> compiled =
-      RunJitBackend(std::move(*module), compile);
+      RunJitBackend(std::move(*module), compile, DefaultSubprogramCompilers());
   if (!compiled.ok()) return compiled.status();
   return std::make_unique<JitExecutable>(std::move(compiled->program));
 }

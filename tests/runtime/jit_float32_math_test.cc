@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "codegen/compiler.h"
+#include "driver/compile.h"
+#include "driver/compile_pipeline.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
-#include "runtime/compile_pipeline.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/read_file.h"
@@ -83,7 +83,8 @@ TEST(JitOptimizationLevelTest, LevelsZeroAndThreeCompileDifferentlyAndAgree) {
     CompileOptions options = AtLevel(level);
     ASSERT_OK_AND_ASSIGN(
         CompiledModule compiled,
-        RunJitBackend(Fused(options), options, /*keep_dumps=*/true));
+        RunJitBackend(Fused(options), options, DefaultSubprogramCompilers(),
+                      /*keep_dumps=*/true));
     dumps[i++] = compiled.dumps;
     JitExecutable executable(std::move(compiled.program));
     ASSERT_OK_AND_ASSIGN(Literal actual, executable.Run(Pointers(arguments)));

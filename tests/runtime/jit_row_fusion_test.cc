@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/compile.h"
 #include "gtest/gtest.h"
-#include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/hlo_test_base.h"

@@ -12,10 +12,10 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/status_macros.h"
-#include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"

@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
 #include "runtime/host_buffer.h"
 #include "runtime/memory_limit.h"
 #include "tests/testlib/status_matchers.h"

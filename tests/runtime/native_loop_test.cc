@@ -12,15 +12,17 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
+#include "driver/native_loop_compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/host_feed.h"
 #include "runtime/buffer_assignment.h"
-#include "runtime/compile.h"
 #include "runtime/jit_executable.h"
 #include "runtime/native_loop.h"
 #include "tests/testlib/literal_pointers.h"
@@ -51,11 +53,10 @@ int NativeLoops(const Executable& executable) {
   if (jit == nullptr) return -1;
   int native = 0;
   for (const JitExecutable::Program::Step& step : jit->program()->steps) {
-    if (step.subprogram != nullptr &&
-        step.subprogram->opcode == HloOpcode::kWhile &&
-        step.subprogram->native != nullptr) {
-      ++native;
-    }
+    if (step.subprogram == nullptr) continue;
+    const auto* loop =
+        std::get_if<JitExecutable::Program::WhileLoop>(step.subprogram.get());
+    if (loop != nullptr && loop->native != nullptr) ++native;
   }
   return native;
 }

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
-#include "runtime/compile.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

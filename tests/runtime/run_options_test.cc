@@ -13,9 +13,9 @@
 
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
+#include "driver/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/client.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
 #include "tests/testlib/status_matchers.h"

@@ -12,10 +12,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
-#include "runtime/compile.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 

@@ -29,10 +29,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "ir/hlo_module.h"
 #include "ir/literal.h"
-#include "runtime/compile.h"
 #include "runtime/executable.h"
 
 namespace mxla::testing {

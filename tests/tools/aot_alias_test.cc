@@ -1,5 +1,5 @@
 // Ahead-of-time compilation honours input_output_alias
-// (runtime/aot_compile.h): each module runs in a C program against the
+// (driver/aot_compile.h): each module runs in a C program against the
 // interpreter with separate result buffers (the arguments must come back
 // untouched) and with every aliased argument donated (its result buffer is
 // the argument's, written in place); the header lists the pairs; a while
@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "driver/aot_compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/literal.h"
 #include "ir/status_macros.h"
-#include "runtime/aot_compile.h"
 #include "tests/testlib/aot_harness.h"
 #include "tests/testlib/status_matchers.h"
 

@@ -19,8 +19,8 @@
 
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
+#include "driver/client.h"
 #include "gemm_common.h"
-#include "runtime/client.h"
 #include "runtime/thread_pool.h"
 
 namespace {

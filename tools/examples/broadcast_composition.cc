@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "builder/xla_builder.h"
-#include "runtime/client.h"
-#include "runtime/compile.h"
+#include "driver/client.h"
+#include "driver/compile.h"
 #include "tools/examples/example_util.h"
 
 int main() {

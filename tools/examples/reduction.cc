@@ -4,7 +4,7 @@
 
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
-#include "runtime/client.h"
+#include "driver/client.h"
 #include "tools/examples/example_util.h"
 
 int main() {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "builder/xla_builder.h"
-#include "runtime/client.h"
+#include "driver/client.h"
 #include "tools/examples/example_util.h"
 
 namespace {

@@ -8,13 +8,13 @@
 
 #include "builder/ops.h"
 #include "builder/xla_builder.h"
+#include "driver/compile.h"
+#include "driver/compile_cache.h"
+#include "driver/disk_cache.h"
+#include "driver/persistent_cache.h"
 #include "gtest/gtest.h"
 #include "ir/shape_util.h"
-#include "runtime/compile.h"
-#include "runtime/compile_cache.h"
-#include "runtime/disk_cache.h"
 #include "runtime/jit_executable.h"
-#include "runtime/persistent_cache.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {

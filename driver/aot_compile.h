@@ -29,8 +29,8 @@
 // the loop state in place. Infeed and outfeed
 // (the host feed is the runtime's) are Unimplemented ahead of time, naming
 // the instruction.
-#ifndef MXLA_RUNTIME_AOT_COMPILE_H_
-#define MXLA_RUNTIME_AOT_COMPILE_H_
+#ifndef MXLA_DRIVER_AOT_COMPILE_H_
+#define MXLA_DRIVER_AOT_COMPILE_H_
 
 #include <string>
 
@@ -38,8 +38,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "codegen/aot_module.h"
+#include "driver/compile_options.h"
 #include "ir/hlo_module.h"
-#include "runtime/compile.h"
 
 namespace mxla {
 
@@ -86,4 +86,4 @@ absl::StatusOr<AotArtifacts> CompileAheadOfTime(const HloModule& module,
 
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_AOT_COMPILE_H_
+#endif  // MXLA_DRIVER_AOT_COMPILE_H_

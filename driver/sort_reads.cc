@@ -1,4 +1,4 @@
-#include "runtime/sort_reads.h"
+#include "driver/sort_reads.h"
 
 #include <algorithm>
 #include <optional>

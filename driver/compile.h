@@ -1,14 +1,16 @@
-// Compile(): runs the compile pipeline (runtime/compile_pipeline.h, the one
+// Compile(): runs the compile pipeline (driver/compile_pipeline.h, the one
 // list of stages and of what differs between the backends) on a copy of a
-// module and returns an Executable for the chosen backend.
+// module and returns an Executable for the chosen backend. The top of the
+// driver: the pipeline, the caches and the ahead-of-time compiler below it
+// never call Compile() back; what they need of it, it passes down.
 //
 // Backends:
 //   jit          (default) the HLO fused and planned, then one LLVM kernel
 //                per fusion as its plan says (runtime/jit_executable.h);
 //   interpreter  the reference evaluator (interpreter/hlo_evaluator.h) on the
 //                optimized module: the oracle.
-#ifndef MXLA_RUNTIME_COMPILE_H_
-#define MXLA_RUNTIME_COMPILE_H_
+#ifndef MXLA_DRIVER_COMPILE_H_
+#define MXLA_DRIVER_COMPILE_H_
 
 #include <memory>
 #include <optional>
@@ -16,8 +18,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "driver/compile_options.h"
 #include "ir/hlo_module.h"
-#include "runtime/compile_options.h"
 #include "runtime/executable.h"
 
 namespace mxla {
@@ -46,6 +48,14 @@ absl::StatusOr<std::unique_ptr<Executable>> Compile(
 absl::StatusOr<std::unique_ptr<HloModule>> OptimizeForBackend(
     const HloModule& module, const CompileOptions& options);
 
+// The compilers Compile() passes down the compile pipeline for subprograms
+// (driver/subprogram.h): each computation through Compile() and its
+// caches, a while loop natively through the ahead-of-time compiler
+// (driver/native_loop_compile.h). For the pipeline's other callers (tests,
+// `mxla opt`) that compile as Compile() does.
+struct SubprogramCompilers;
+const SubprogramCompilers& DefaultSubprogramCompilers();
+
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_COMPILE_H_
+#endif  // MXLA_DRIVER_COMPILE_H_

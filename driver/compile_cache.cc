@@ -1,4 +1,4 @@
-#include "runtime/compile_cache.h"
+#include "driver/compile_cache.h"
 
 #include <algorithm>
 #include <iterator>

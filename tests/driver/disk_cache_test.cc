@@ -1,9 +1,9 @@
-// The persistent compile cache's files (runtime/disk_cache.h): entries
+// The persistent compile cache's files (driver/disk_cache.h): entries
 // round-trip; every truncation, corruption, foreign file or wrong key is
 // rejected and deleted; unwritable directories degrade to a warning; the
 // size cap evicts the least recently used entries; a directory or entry
 // that someone else owns or can write is not used (a warning, once).
-#include "runtime/disk_cache.h"
+#include "driver/disk_cache.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // The compile cache: identical compiles share one program, anything that
 // changes the code misses, failures store nothing, least recently used
 // entries go first, and concurrent compiles through it stay correct.
-#include "runtime/compile_cache.h"
+#include "driver/compile_cache.h"
 
 #include <atomic>
 #include <chrono>
@@ -16,11 +16,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "runtime/memory_limit.h"
-#include "runtime/compile.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 

@@ -1,4 +1,4 @@
-#include "runtime/compile_options.h"
+#include "driver/compile_options.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -5,14 +5,14 @@
 //   absl::StatusOr<Literal> out = (*exe)->Run({&x, &v});
 //
 // This header is the one place runtime/ meets builder/: it only adapts
-// XlaComputation to Compile(const HloModule&) (runtime/compile.h).
-#ifndef MXLA_RUNTIME_CLIENT_H_
-#define MXLA_RUNTIME_CLIENT_H_
+// XlaComputation to Compile(const HloModule&) (driver/compile.h).
+#ifndef MXLA_DRIVER_CLIENT_H_
+#define MXLA_DRIVER_CLIENT_H_
 
 #include <memory>
 
 #include "builder/xla_builder.h"
-#include "runtime/compile.h"
+#include "driver/compile.h"
 #include "runtime/executable.h"
 
 namespace mxla {
@@ -26,4 +26,4 @@ inline absl::StatusOr<std::unique_ptr<Executable>> Compile(
 
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_CLIENT_H_
+#endif  // MXLA_DRIVER_CLIENT_H_

@@ -1,4 +1,4 @@
-#include "runtime/aot_compile.h"
+#include "driver/aot_compile.h"
 
 #include <algorithm>
 #include <memory>
@@ -9,10 +9,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "driver/compile_pipeline.h"
+#include "driver/subprogram.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_assignment.h"
 #include "runtime/buffer_leaves.h"
-#include "runtime/compile_pipeline.h"
 #include "runtime/jit_executable.h"
 
 namespace mxla {
@@ -88,10 +89,192 @@ absl::Status CheckCompilable(const BufferAssignment& assignment) {
 
 int64_t Align64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
+// `module` verified and through the HLO passes for `options`: the stages
+// through "hlo-passes", which compile no subprograms.
+absl::StatusOr<CompiledModule> OptimizeModule(const HloModule& module,
+                                              const CompileOptions& options) {
+  StageRange through_passes;
+  through_passes.last = "hlo-passes";
+  return RunCompilePipeline(module, options, SubprogramCompilers{},
+                            through_passes);
+}
+
+// The assignment's input_output_alias pairs and the copies made before
+// the steps run.
+void AddAliases(const BufferAssignment& assignment, AotProgram& program) {
+  for (const AliasedLeaf& alias : assignment.aliases) {
+    program.aliases.push_back({alias.argument_leaf, alias.result_leaf,
+                               assignment.argument_bytes[alias.argument_leaf]});
+  }
+  for (const auto& [from, to] : assignment.copies_before) {
+    program.copies_before.push_back(
+        {ToAotBuffer(from), ToAotBuffer(to), from.bytes});
+  }
+}
+
+// A fusion's kernel step; a split reduction's scratch goes at the end of
+// `temp_bytes`, which grows by it.
+absl::StatusOr<AotStep> KernelStep(const FusionStep& step,
+                                   const std::vector<KernelInfo>& kernels,
+                                   int64_t& temp_bytes) {
+  AotStep aot;
+  for (const BufferSlot& slot : step.buffers) {
+    aot.buffers.push_back(ToAotBuffer(slot));
+  }
+  const KernelInfo* info = nullptr;
+  for (const KernelInfo& kernel : kernels) {
+    if (kernel.fusion_name == step.fusion->name()) info = &kernel;
+  }
+  RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
+  aot.symbol = info->symbol;
+  aot.combine_symbol = info->combine_symbol;
+  aot.units = info->units;
+  aot.max_chunks = KernelMaxChunks(*info);
+  if (info->scratch_bytes > 0) {
+    aot.scratch_offset = Align64(temp_bytes);
+    temp_bytes = aot.scratch_offset + info->scratch_bytes;
+  }
+  return aot;
+}
+
+// Each control step paired with the most temp its computations need.
+using PlannedControls =
+    std::vector<std::pair<std::shared_ptr<AotControl>, int64_t>>;
+
+// One region after `temp_bytes` that the control steps share (they run one
+// at a time), each holding its own scratch and then its computations' temp;
+// returns the temp bytes with it.
+int64_t PlaceControls(const PlannedControls& controls, int64_t temp_bytes) {
+  const int64_t region = Align64(temp_bytes);
+  for (const auto& [control, computation_bytes] : controls) {
+    control->temp_offset = region;
+    control->computation_temp_offset =
+        region + Align64(AotControlScratchBytes(*control));
+    temp_bytes = std::max(temp_bytes, control->computation_temp_offset +
+                                          computation_bytes);
+  }
+  return temp_bytes;
+}
+
+// The constants' bytes, and the result leaves that are not written in
+// place, copied from where they are.
+void AddConstantsAndCopies(const BufferAssignment& assignment,
+                           AotProgram& program) {
+  for (const HloInstruction* constant : assignment.constants) {
+    const Literal& literal = constant->literal();
+    program.constants.emplace_back(
+        static_cast<const char*>(literal.untyped_data()),
+        literal.size_bytes());
+  }
+  for (size_t i = 0; i < assignment.results.size(); ++i) {
+    const BufferSlot& source = assignment.results[i];
+    if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
+      continue;  // written in place
+    }
+    if (source.kind == BufferSlot::kParameter &&
+        absl::c_linear_search(assignment.aliases,
+                              AliasedLeaf{static_cast<int64_t>(i),
+                                          source.index})) {
+      continue;  // in its aliased argument's buffer, which is results[i]
+    }
+    if (source.bytes > 0) {
+      program.copies.push_back(
+          {static_cast<int64_t>(i), ToAotBuffer(source), source.bytes});
+    }
+  }
+}
+
+std::vector<int64_t> Dimensions(const Shape& shape) {
+  return {shape.dimensions().begin(), shape.dimensions().end()};
+}
+
+int64_t ElementBytes(const Shape& shape) {
+  return primitive_util::ByteWidth(shape.element_type());
+}
+
+// A sort's, scatter's and select-and-scatter's geometry, as the JIT's
+// subprograms take it (driver/subprogram.cc).
+void SetSortGeometry(const HloInstruction& instruction, AotControl& control) {
+  control.dims = Dimensions(instruction.operand(0)->shape());
+  control.dimension = instruction.dimensions(0);
+  for (const HloInstruction* operand : instruction.operands()) {
+    control.element_bytes.push_back(ElementBytes(operand->shape()));
+  }
+}
+
+void SetScatterGeometry(const HloInstruction& instruction,
+                        AotControl& control) {
+  const int64_t n = instruction.operand_count() / 2;
+  const Shape& indices = instruction.operand(n)->shape();
+  control.dims = Dimensions(instruction.operand(0)->shape());
+  control.indices_dims = Dimensions(indices);
+  control.indices_type = indices.element_type();
+  control.update_dims = Dimensions(instruction.operand(n + 1)->shape());
+  control.scatter_dnums = instruction.scatter_dimension_numbers();
+  for (int64_t i = 0; i < instruction.operand_count(); ++i) {
+    if (i == n) continue;
+    control.element_bytes.push_back(
+        ElementBytes(instruction.operand(i)->shape()));
+  }
+}
+
+void SetSelectAndScatterGeometry(const HloInstruction& instruction,
+                                 AotControl& control) {
+  const Shape& operand = instruction.operand(0)->shape();
+  control.dims = Dimensions(operand);
+  control.window = instruction.window();
+  for (const Shape* shape : {&operand, &instruction.operand(1)->shape(),
+                             &instruction.shape()}) {
+    control.element_bytes.push_back(ElementBytes(*shape));
+  }
+}
+
+// A while, conditional, sort, scatter or select-and-scatter as a control
+// step, without its computations: its kind, geometry and leaves.
+absl::StatusOr<std::shared_ptr<AotControl>> ControlOf(
+    const HloInstruction& instruction) {
+  auto control = std::make_shared<AotControl>();
+  control->name = instruction.name();
+  switch (instruction.opcode()) {
+    case HloOpcode::kWhile:
+      control->kind = AotControl::kWhile;
+      break;
+    case HloOpcode::kConditional:
+      control->kind = AotControl::kConditional;
+      control->pred_index =
+          instruction.operand(0)->shape().element_type() == PRED;
+      break;
+    case HloOpcode::kSort:
+      control->kind = AotControl::kSort;
+      SetSortGeometry(instruction, *control);
+      break;
+    case HloOpcode::kScatter:
+      control->kind = AotControl::kScatter;
+      SetScatterGeometry(instruction, *control);
+      break;
+    case HloOpcode::kSelectAndScatter:
+      control->kind = AotControl::kSelectAndScatter;
+      SetSelectAndScatterGeometry(instruction, *control);
+      break;
+    default:
+      return absl::InternalError(absl::StrCat(
+          "no ahead-of-time driver step for '", instruction.name(), "'"));
+  }
+  for (const HloInstruction* operand : instruction.operands()) {
+    int64_t leaves = 0;
+    ForEachArrayLeaf(operand->shape(), [&](const Shape&) { ++leaves; });
+    control->operand_leaves.push_back(leaves);
+  }
+  ForEachArrayLeaf(instruction.shape(), [&](const Shape& leaf) {
+    control->leaf_bytes.push_back(ShapeUtil::ByteSizeOf(leaf));
+  });
+  return control;
+}
+
 // Plans the driver of a fused computation and, recursively, of every
 // computation its loops, conditionals, sorts and scatters call: each called
 // computation compiled on its own as the JIT's subprograms are
-// (runtime/compile_pipeline.cc), its kernels added to the one AotModule.
+// (driver/subprogram.h), its kernels added to the one AotModule.
 class DriverPlanner {
  public:
   DriverPlanner(std::string function, const CompileOptions& compile,
@@ -119,153 +302,37 @@ class DriverPlanner {
                      aot_.AddKernels(fused, kernel_prefix));
     AotProgram program;
     program.function = function;
-    for (const AliasedLeaf& alias : assignment.aliases) {
-      program.aliases.push_back(
-          {alias.argument_leaf, alias.result_leaf,
-           assignment.argument_bytes[alias.argument_leaf]});
-    }
-    for (const auto& [from, to] : assignment.copies_before) {
-      program.copies_before.push_back(
-          {ToAotBuffer(from), ToAotBuffer(to), from.bytes});
-    }
+    AddAliases(assignment, program);
     int64_t temp_bytes = assignment.arena_bytes;
-    // Each control step and the most temp one of its computations needs.
-    std::vector<std::pair<std::shared_ptr<AotControl>, int64_t>> controls;
+    PlannedControls controls;
     for (const FusionStep& step : assignment.steps) {
+      if (!IsSubprogramOp(step.fusion->opcode())) {
+        ASSIGN_OR_RETURN(AotStep aot, KernelStep(step, kernels, temp_bytes));
+        program.steps.push_back(std::move(aot));
+        continue;
+      }
       AotStep aot;
       for (const BufferSlot& slot : step.buffers) {
         aot.buffers.push_back(ToAotBuffer(slot));
       }
-      if (IsSubprogramOp(step.fusion->opcode())) {
-        ASSIGN_OR_RETURN(auto control, PlanControl(*step.fusion, input));
-        aot.control = control.first;
-        controls.push_back(std::move(control));
-        program.steps.push_back(std::move(aot));
-        continue;
-      }
-      const KernelInfo* info = nullptr;
-      for (const KernelInfo& kernel : kernels) {
-        if (kernel.fusion_name == step.fusion->name()) info = &kernel;
-      }
-      RET_CHECK(info != nullptr, "no kernel for ", step.fusion->name());
-      aot.symbol = info->symbol;
-      aot.combine_symbol = info->combine_symbol;
-      aot.units = info->units;
-      aot.max_chunks = KernelMaxChunks(*info);
-      if (info->scratch_bytes > 0) {
-        aot.scratch_offset = Align64(temp_bytes);
-        temp_bytes = aot.scratch_offset + info->scratch_bytes;
-      }
+      ASSIGN_OR_RETURN(auto control, PlanControl(*step.fusion, input));
+      aot.control = control.first;
+      controls.push_back(std::move(control));
       program.steps.push_back(std::move(aot));
     }
-    const int64_t region = Align64(temp_bytes);
-    for (auto& [control, computation_bytes] : controls) {
-      control->temp_offset = region;
-      control->computation_temp_offset =
-          region + Align64(AotControlScratchBytes(*control));
-      temp_bytes = std::max(temp_bytes, control->computation_temp_offset +
-                                            computation_bytes);
-    }
-    for (const HloInstruction* constant : assignment.constants) {
-      const Literal& literal = constant->literal();
-      program.constants.emplace_back(
-          static_cast<const char*>(literal.untyped_data()),
-          literal.size_bytes());
-    }
-    for (size_t i = 0; i < assignment.results.size(); ++i) {
-      const BufferSlot& source = assignment.results[i];
-      if (source.kind == BufferSlot::kResult && source.index == int64_t(i)) {
-        continue;  // written in place
-      }
-      if (source.kind == BufferSlot::kParameter &&
-          absl::c_linear_search(assignment.aliases,
-                                AliasedLeaf{static_cast<int64_t>(i),
-                                            source.index})) {
-        continue;  // in its aliased argument's buffer, which is results[i]
-      }
-      if (source.bytes > 0) {
-        program.copies.push_back(
-            {static_cast<int64_t>(i), ToAotBuffer(source), source.bytes});
-      }
-    }
+    temp_bytes = PlaceControls(controls, temp_bytes);
+    AddConstantsAndCopies(assignment, program);
     return std::make_pair(std::move(program), temp_bytes);
   }
 
  private:
   // A while, conditional, sort, scatter or select-and-scatter: its
-  // computations planned (as the JIT's CompileSubprogram describes them),
+  // computations planned (as driver/subprogram.h makes the JIT's),
   // and the most temp one of them needs.
   absl::StatusOr<std::pair<std::shared_ptr<AotControl>, int64_t>> PlanControl(
       const HloInstruction& instruction, const HloModule& input) {
-    auto control = std::make_shared<AotControl>();
-    control->name = instruction.name();
-    switch (instruction.opcode()) {
-      case HloOpcode::kWhile:
-        control->kind = AotControl::kWhile;
-        break;
-      case HloOpcode::kConditional:
-        control->kind = AotControl::kConditional;
-        control->pred_index =
-            instruction.operand(0)->shape().element_type() == PRED;
-        break;
-      case HloOpcode::kSort: {
-        control->kind = AotControl::kSort;
-        const Shape& keys = instruction.operand(0)->shape();
-        control->dims.assign(keys.dimensions().begin(),
-                             keys.dimensions().end());
-        control->dimension = instruction.dimensions(0);
-        for (const HloInstruction* operand : instruction.operands()) {
-          control->element_bytes.push_back(
-              primitive_util::ByteWidth(operand->shape().element_type()));
-        }
-        break;
-      }
-      case HloOpcode::kScatter: {
-        control->kind = AotControl::kScatter;
-        const int64_t n = instruction.operand_count() / 2;
-        const Shape& operand = instruction.operand(0)->shape();
-        const Shape& indices = instruction.operand(n)->shape();
-        const Shape& updates = instruction.operand(n + 1)->shape();
-        control->dims.assign(operand.dimensions().begin(),
-                             operand.dimensions().end());
-        control->indices_dims.assign(indices.dimensions().begin(),
-                                     indices.dimensions().end());
-        control->indices_type = indices.element_type();
-        control->update_dims.assign(updates.dimensions().begin(),
-                                    updates.dimensions().end());
-        control->scatter_dnums = instruction.scatter_dimension_numbers();
-        for (int64_t i = 0; i < instruction.operand_count(); ++i) {
-          if (i == n) continue;
-          control->element_bytes.push_back(primitive_util::ByteWidth(
-              instruction.operand(i)->shape().element_type()));
-        }
-        break;
-      }
-      case HloOpcode::kSelectAndScatter: {
-        control->kind = AotControl::kSelectAndScatter;
-        const Shape& operand = instruction.operand(0)->shape();
-        control->dims.assign(operand.dimensions().begin(),
-                             operand.dimensions().end());
-        control->window = instruction.window();
-        for (const Shape* shape : {&operand, &instruction.operand(1)->shape(),
-                                   &instruction.shape()}) {
-          control->element_bytes.push_back(
-              primitive_util::ByteWidth(shape->element_type()));
-        }
-        break;
-      }
-      default:
-        return absl::InternalError(absl::StrCat(
-            "no ahead-of-time driver step for '", instruction.name(), "'"));
-    }
-    for (const HloInstruction* operand : instruction.operands()) {
-      int64_t leaves = 0;
-      ForEachArrayLeaf(operand->shape(), [&](const Shape&) { ++leaves; });
-      control->operand_leaves.push_back(leaves);
-    }
-    ForEachArrayLeaf(instruction.shape(), [&](const Shape& leaf) {
-      control->leaf_bytes.push_back(ShapeUtil::ByteSizeOf(leaf));
-    });
+    ASSIGN_OR_RETURN(std::shared_ptr<AotControl> control,
+                     ControlOf(instruction));
     int64_t computation_bytes = 0;
     for (const HloComputation* computation :
          instruction.called_computations()) {
@@ -284,30 +351,16 @@ class DriverPlanner {
   // A called computation compiled on its own with the same options: from
   // the input module's computation of that name when there is one (the
   // passes have not rewritten it), else from the fused module's, as the
-  // JIT's CompileSubprogram does.
+  // JIT's subprograms are (driver/subprogram.h).
   absl::StatusOr<std::pair<AotProgram, int64_t>> PlanComputation(
       const HloInstruction& instruction, const HloComputation& computation,
       const HloModule& input) {
-    const HloComputation* source = &computation;
-    if (const HloComputation* original =
-            input.GetComputationWithName(computation.name())) {
-      source = original;
-    }
-    HloModule module(absl::StrCat(instruction.parent()->parent()->name(), ".",
-                                  computation.name()));
-    module.set_entry_computation(module.DeepCopyComputation(*source));
-    if (instruction.opcode() == HloOpcode::kWhile &&
-        &computation == instruction.called_computations().back()) {
-      // The body updates the loop state in place, as the JIT's does.
-      module.set_input_output_aliases(LoopStateAliases(
-          module.entry_computation()->root_instruction()->shape()));
-    }
-    StageRange through_passes;
-    through_passes.last = "hlo-passes";
+    std::unique_ptr<HloModule> module =
+        CalledComputationModule(instruction, computation, &input);
     ASSIGN_OR_RETURN(CompiledModule optimized,
-                     RunCompilePipeline(module, compile_, through_passes));
+                     OptimizeModule(*module, compile_));
     const int64_t id = ++computations_;
-    return Plan(*optimized.module, module,
+    return Plan(*optimized.module, *module,
                 absl::StrCat(function_, ".computation.", id),
                 absl::StrCat("mxla.c", id, "."));
   }
@@ -391,14 +444,12 @@ std::string LeafConstants(const std::string& upper, const std::string& lower,
   return text;
 }
 
-std::string Header(const AotOptions& options, const HloModule& fused,
-                   const std::string& target, int64_t temp_bytes,
-                   absl::Span<const AliasedLeaf> aliases) {
+// The header's opening: what made it, the target, the guard, and the
+// types every mxla header shares.
+std::string HeaderPreamble(const AotOptions& options, const HloModule& fused,
+                           const std::string& target,
+                           const std::string& upper) {
   const std::string& f = options.function;
-  const std::string upper = absl::AsciiStrToUpper(f);
-  const HloComputation& entry = *fused.entry_computation();
-  const std::vector<Leaf> args = ArgumentLeaves(entry);
-  const std::vector<Leaf> results = ResultLeaves(entry);
   std::string h = absl::StrCat(
       "// ", f, ".h: generated by mxla compile",
       options.source.empty() ? "" : absl::StrCat(" from ", options.source),
@@ -422,9 +473,19 @@ std::string Header(const AotOptions& options, const HloModule& fused,
       "units,\n"
       "                                      int64_t max_chunks);\n"
       "#endif\n\n");
-  absl::StrAppend(&h, "// One buffer per array leaf of the parameters, in "
-                      "order, each aligned to its element size.\n#define ",
-                  upper, "_ARG_COUNT ", args.size(), "\n");
+  return h;
+}
+
+// Every buffer's constants: the arguments', the results', and the aliased
+// pairs.
+std::string HeaderBuffers(const std::string& f, const std::string& upper,
+                          const std::vector<Leaf>& args,
+                          const std::vector<Leaf>& results,
+                          absl::Span<const AliasedLeaf> aliases) {
+  std::string h = absl::StrCat(
+      "// One buffer per array leaf of the parameters, in "
+      "order, each aligned to its element size.\n#define ",
+      upper, "_ARG_COUNT ", args.size(), "\n");
   for (size_t i = 0; i < args.size(); ++i) {
     absl::StrAppend(&h, LeafConstants(upper, f, "arg", i, args[i]));
   }
@@ -433,19 +494,68 @@ std::string Header(const AotOptions& options, const HloModule& fused,
   for (size_t i = 0; i < results.size(); ++i) {
     absl::StrAppend(&h, LeafConstants(upper, f, "result", i, results[i]));
   }
-  if (!aliases.empty()) {
-    absl::StrAppend(
-        &h,
-        "// input_output_alias: the result leaf lives in the argument leaf's\n"
-        "// buffer. Passing results[R] == args[A] donates the argument: it is\n"
-        "// updated in place and then holds the result. Otherwise args[A] is\n"
-        "// copied into results[R] first and left as it was. A donated buffer\n"
-        "// must overlap no other argument or result.\n");
-    for (const AliasedLeaf& alias : aliases) {
-      absl::StrAppend(&h, "#define ", upper, "_RESULT", alias.result_leaf,
-                      "_ALIASES_ARG ", alias.argument_leaf, "\n");
-    }
+  if (aliases.empty()) return h;
+  absl::StrAppend(
+      &h,
+      "// input_output_alias: the result leaf lives in the argument leaf's\n"
+      "// buffer. Passing results[R] == args[A] donates the argument: it is\n"
+      "// updated in place and then holds the result. Otherwise args[A] is\n"
+      "// copied into results[R] first and left as it was. A donated buffer\n"
+      "// must overlap no other argument or result.\n");
+  for (const AliasedLeaf& alias : aliases) {
+    absl::StrAppend(&h, "#define ", upper, "_RESULT", alias.result_leaf,
+                    "_ALIASES_ARG ", alias.argument_leaf, "\n");
   }
+  return h;
+}
+
+// The typed wrapper NAME_run: the arguments, then the results, then temp,
+// each named after its leaf (made unique).
+std::string HeaderTypedWrapper(const std::string& f,
+                               const std::vector<Leaf>& args,
+                               const std::vector<Leaf>& results) {
+  std::vector<std::string> parameters, arg_names, result_names;
+  absl::flat_hash_set<std::string> used = {"temp", "args", "results"};
+  auto unique = [&](std::string name) {
+    std::string candidate = name;
+    for (int i = 2; !used.insert(candidate).second; ++i) {
+      candidate = absl::StrCat(name, "_", i);
+    }
+    return candidate;
+  };
+  for (const Leaf& leaf : args) {
+    const std::string name = unique(leaf.name);
+    parameters.push_back(absl::StrCat(
+        "const ", CType(leaf.shape.element_type()), "* ", name));
+    arg_names.push_back(absl::StrCat("(const void*)", name));
+  }
+  for (const Leaf& leaf : results) {
+    const std::string name = unique(leaf.name);
+    parameters.push_back(
+        absl::StrCat(CType(leaf.shape.element_type()), "* ", name));
+    result_names.push_back(absl::StrCat("(void*)", name));
+  }
+  parameters.push_back("void* temp");
+  return absl::StrCat(
+      "\n// Typed: the arguments, then the results, then temp.\n",
+      "static inline void ", f, "_run(", absl::StrJoin(parameters, ", "),
+      ") {\n  const void* args[", std::max<size_t>(args.size(), 1), "] = {",
+      args.empty() ? "0" : absl::StrJoin(arg_names, ", "),
+      "};\n  void* results[", results.size(), "] = {",
+      absl::StrJoin(result_names, ", "), "};\n  ", f,
+      "(args, results, temp);\n}\n");
+}
+
+std::string Header(const AotOptions& options, const HloModule& fused,
+                   const std::string& target, int64_t temp_bytes,
+                   absl::Span<const AliasedLeaf> aliases) {
+  const std::string& f = options.function;
+  const std::string upper = absl::AsciiStrToUpper(f);
+  const HloComputation& entry = *fused.entry_computation();
+  const std::vector<Leaf> args = ArgumentLeaves(entry);
+  const std::vector<Leaf> results = ResultLeaves(entry);
+  std::string h = HeaderPreamble(options, fused, target, upper);
+  absl::StrAppend(&h, HeaderBuffers(f, upper, args, results, aliases));
   absl::StrAppend(
       &h, "// Scratch bytes a call needs at `temp`, 64-byte aligned (NULL "
           "when 0).\n#define ", upper, "_TEMP_BYTES ", temp_bytes, "\n\n");
@@ -460,38 +570,7 @@ std::string Header(const AotOptions& options, const HloModule& fused,
                                      [](const HloInstruction* parameter) {
                                        return parameter->shape().IsTuple();
                                      });
-  if (typed) {
-    std::vector<std::string> parameters, arg_names, result_names;
-    absl::flat_hash_set<std::string> used = {"temp", "args", "results"};
-    auto unique = [&](std::string name) {
-      std::string candidate = name;
-      for (int i = 2; !used.insert(candidate).second; ++i) {
-        candidate = absl::StrCat(name, "_", i);
-      }
-      return candidate;
-    };
-    for (const Leaf& leaf : args) {
-      const std::string name = unique(leaf.name);
-      parameters.push_back(absl::StrCat(
-          "const ", CType(leaf.shape.element_type()), "* ", name));
-      arg_names.push_back(absl::StrCat("(const void*)", name));
-    }
-    for (const Leaf& leaf : results) {
-      const std::string name = unique(leaf.name);
-      parameters.push_back(
-          absl::StrCat(CType(leaf.shape.element_type()), "* ", name));
-      result_names.push_back(absl::StrCat("(void*)", name));
-    }
-    parameters.push_back("void* temp");
-    absl::StrAppend(
-        &h, "\n// Typed: the arguments, then the results, then temp.\n",
-        "static inline void ", f, "_run(", absl::StrJoin(parameters, ", "),
-        ") {\n  const void* args[", std::max<size_t>(args.size(), 1), "] = {",
-        args.empty() ? "0" : absl::StrJoin(arg_names, ", "),
-        "};\n  void* results[", results.size(), "] = {",
-        absl::StrJoin(result_names, ", "), "};\n  ", f,
-        "(args, results, temp);\n}\n");
-  }
+  if (typed) absl::StrAppend(&h, HeaderTypedWrapper(f, args, results));
   absl::StrAppend(&h, "\n#ifdef __cplusplus\n}  // extern \"C\"\n#endif\n\n#endif  // ",
                   upper, "_H_\n");
   return h;
@@ -513,10 +592,7 @@ absl::StatusOr<CompiledDriver> CompileDriver(const HloModule& module,
   RETURN_IF_ERROR(CheckAotFunctionName(options.function));
   CompileOptions compile = options.compile;
   compile.backend = Backend::kJit;
-  StageRange through_passes;
-  through_passes.last = "hlo-passes";
-  ASSIGN_OR_RETURN(CompiledModule optimized,
-                   RunCompilePipeline(module, compile, through_passes));
+  ASSIGN_OR_RETURN(CompiledModule optimized, OptimizeModule(module, compile));
   CompiledDriver driver;
   driver.fused = std::move(optimized.module);
   const HloModule& fused = *driver.fused;

@@ -1,7 +1,7 @@
 // What a compile is asked for: the backend, the passes, codegen's options
 // and the caches', and the parts of them that make up a cache key.
-#ifndef MXLA_RUNTIME_COMPILE_OPTIONS_H_
-#define MXLA_RUNTIME_COMPILE_OPTIONS_H_
+#ifndef MXLA_DRIVER_COMPILE_OPTIONS_H_
+#define MXLA_DRIVER_COMPILE_OPTIONS_H_
 
 #include <cstdint>
 #include <optional>
@@ -39,11 +39,11 @@ struct CompileOptions {
   // RunOptions::profile).
   bool native_loops = true;
   // jit only: reuse the program of an earlier compile of the same module
-  // with the same options (runtime/compile_cache.h). Compiles that dump
+  // with the same options (driver/compile_cache.h). Compiles that dump
   // (pipeline.dump_dir or MXLA_DUMP_DIR) always run the pipeline.
   bool use_cache = true;
   // jit only, with use_cache: the persistent compile cache's directory
-  // (runtime/persistent_cache.h), shared by processes; created when
+  // (driver/persistent_cache.h), shared by processes; created when
   // missing. Empty: the MXLA_CACHE_DIR environment variable, else none.
   // Not part of any cache key: it does not change the code.
   std::string cache_dir;
@@ -61,11 +61,11 @@ struct CompileOptions {
 // MXLA_DUMP_DIR environment variable, else none ("").
 std::string DumpDirectory(const CompileOptions& options);
 
-// The options part of the compile cache's key (runtime/compile_cache.h):
+// The options part of the compile cache's key (driver/compile_cache.h):
 // every option that changes the compiled code, as a short string. Together
 // with the module's structure it decides whether a compile is a hit.
 std::string CompileOptionsKey(const CompileOptions& options);
 
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_COMPILE_OPTIONS_H_
+#endif  // MXLA_DRIVER_COMPILE_OPTIONS_H_

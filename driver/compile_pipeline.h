@@ -1,15 +1,18 @@
-// The compile pipeline: every stage from builder HLO to linked kernels, in
-// one list (CompilePipeline::Create) that also declares what differs
-// between the backends. Each stage is timed (CompileReport) and, with a
-// dump directory, dumped by the one compile that runs it:
+// The compile pipeline: every stage from builder HLO to linked kernels, one
+// plain function per stage that takes what it needs and returns what it
+// makes, called in order by one function that reads top to bottom
+// (CompilePipeline::RunInOrder in compile_pipeline.cc). The list also
+// declares what differs between the backends. Each stage is timed
+// (CompileReport) and, with a dump directory, dumped by the one compile
+// that runs it:
 //
 //   stage           backends          dumps
 //   verify          jit, interpreter  -
 //   hlo-passes      jit, interpreter  00-input.hlo, NN-<pass>.hlo, passes.txt
 //     the default pass list (or the user's), then, for the jit, the passes
 //     codegen needs (expanders, fusion, fusion-planning), which do nothing
-//     when their work is done: MakeHloPasses in compile_pipeline.cc is the
-//     one list, and docs/passes.md, checked against it by
+//     when their work is done: CreateCompilePasses in passes/pass_registry.h
+//     is the one list, and docs/passes.md, checked against it by
 //     tests/docs/passes_doc_test.cc, says what each pass does
 //   assign-buffers  jit               fused.hlo (its input)
 //   emit            jit               llvm.ll
@@ -19,8 +22,13 @@
 // and stages.txt, every stage run with its time (written on failure too).
 // The interpreter runs the module the HLO passes leave. (This table is
 // checked against the pipeline by tests/docs/passes_doc_test.cc.)
-#ifndef MXLA_RUNTIME_COMPILE_PIPELINE_H_
-#define MXLA_RUNTIME_COMPILE_PIPELINE_H_
+//
+// "link" makes the program's subprograms (driver/subprogram.h) with the
+// compilers its caller passes down: Compile() passes its own
+// (DefaultSubprogramCompilers, driver/compile.h), so the pipeline never
+// calls back up.
+#ifndef MXLA_DRIVER_COMPILE_PIPELINE_H_
+#define MXLA_DRIVER_COMPILE_PIPELINE_H_
 
 #include <functional>
 #include <map>
@@ -29,9 +37,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "codegen/kernel_info.h"
+#include "driver/compile_options.h"
+#include "driver/subprogram.h"
 #include "ir/hlo_module.h"
 #include "passes/pass_pipeline.h"
-#include "runtime/compile.h"
 #include "runtime/compile_report.h"
 #include "runtime/jit_executable.h"
 
@@ -62,10 +73,11 @@ struct StageRange {
 
 class CompilePipeline {
  public:
-  // The stages for `options.backend`. InvalidArgument for an unknown pass
-  // name in options.passes.
+  // The stages for `options.backend`; "link" makes subprograms with
+  // `compilers`. InvalidArgument for an unknown pass name in
+  // options.passes.
   static absl::StatusOr<std::unique_ptr<CompilePipeline>> Create(
-      const CompileOptions& options);
+      const CompileOptions& options, SubprogramCompilers compilers);
 
   // Every stage's name, in order.
   std::vector<std::string> StageNames() const;
@@ -76,8 +88,9 @@ class CompilePipeline {
   // "verify": the verifier's InvalidArgument; "hlo-passes": as
   // PassPipeline::Run; "assign-buffers": a run over the memory limit
   // (InvalidArgument, JitExecutable::CheckMemoryLimit); "emit", "optimize",
-  // "link": as KernelIr's and JitKernels'; InvalidArgument for an
-  // unwritable dump. Not thread-safe: use one pipeline per compile.
+  // "link": as KernelIr's and JitKernels', and the subprograms' compiles;
+  // InvalidArgument for an unwritable dump. Not thread-safe: use one
+  // pipeline per compile.
   absl::StatusOr<CompiledModule> Run(std::unique_ptr<HloModule> module,
                                      const StageRange& range = {});
   // The same on a module the caller keeps: the stages rewrite a copy, made
@@ -85,43 +98,42 @@ class CompilePipeline {
   absl::StatusOr<CompiledModule> Run(const HloModule& module,
                                      const StageRange& range = {});
 
- private:
-  struct State;
-  struct Stage {
-    std::string name;
-    std::function<absl::Status(State&)> run;
-  };
+  // What RunInOrder hands the stages (compile_pipeline.cc): the range's
+  // stages, timed, and where their dumps go.
+  class Stages;
+  class Dumps;
 
-  explicit CompilePipeline(CompileOptions options);
-  void AddStage(std::string name, std::function<absl::Status(State&)> run);
+ private:
+  CompilePipeline(CompileOptions options, SubprogramCompilers compilers,
+                  std::unique_ptr<PassPipeline> hlo_passes);
   absl::StatusOr<std::pair<size_t, size_t>> Find(const StageRange& range) const;
   absl::StatusOr<CompiledModule> RunStages(const HloModule* input,
                                            std::unique_ptr<HloModule> module,
                                            const StageRange& range);
+  absl::Status RunInOrder(const HloModule& input,
+                          std::unique_ptr<HloModule> module,
+                          bool keep_objects, Stages& stages, Dumps& dumps,
+                          CompiledModule& result);
 
   CompileOptions options_;
+  SubprogramCompilers compilers_;
   std::string dump_dir_;
   std::unique_ptr<PassPipeline> hlo_passes_;
-  std::vector<Stage> stages_;
 };
 
-// Every array leaf of a loop state of shape `state` aliased to itself
-// (must_alias): what a while body's module gets, so that it updates the
-// state in place (the JIT's subprograms and the AOT driver alike).
-std::vector<HloInputOutputAlias> LoopStateAliases(const Shape& state);
-
-// Verifies `module` (builder form allowed) and runs every stage for
-// `options` on a copy: Compile() without the compile cache.
+// Verifies `module` (builder form allowed) and runs every stage of `range`
+// for `options` on a copy; with `compilers` from DefaultSubprogramCompilers
+// (driver/compile.h), Compile() without the compile cache.
 absl::StatusOr<CompiledModule> RunCompilePipeline(
     const HloModule& module, const CompileOptions& options,
-    const StageRange& range = {});
+    const SubprogramCompilers& compilers, const StageRange& range = {});
 
 // The jit's stages from "assign-buffers" on, alone, on a module that is
 // already fused and planned (hand-written fused HLO, a dumped fused.hlo):
 // the result's program is ready for a JitExecutable. Errors as Run's.
-absl::StatusOr<CompiledModule> RunJitBackend(std::unique_ptr<HloModule> fused,
-                                             const CompileOptions& options,
-                                             bool keep_dumps = false);
+absl::StatusOr<CompiledModule> RunJitBackend(
+    std::unique_ptr<HloModule> fused, const CompileOptions& options,
+    const SubprogramCompilers& compilers, bool keep_dumps = false);
 
 // The program of a compile that ran earlier, perhaps in another process
 // (the persistent compile cache): `fused_hlo` is the text of its fused
@@ -130,14 +142,13 @@ absl::StatusOr<CompiledModule> RunJitBackend(std::unique_ptr<HloModule> fused,
 // buffer assignment, without the HLO passes or LLVM's optimizer and code
 // generator; while loops, conditionals and other subprograms compile their
 // computations (taken from `input`, the module Compile was given, when it
-// has them) through Compile() and its caches. The report has one stage,
-// "load-cached". Errors: the parser's, JitKernels::Load's, and the
-// subprograms' compiles.
+// has them) through `compilers`. The report has one stage, "load-cached".
+// Errors: the parser's, JitKernels::Load's, and the subprograms' compiles.
 absl::StatusOr<std::shared_ptr<const JitExecutable::Program>> LoadJitProgram(
     absl::string_view fused_hlo, std::vector<KernelInfo> kernels,
     const std::vector<std::string>& objects, const HloModule* input,
-    const CompileOptions& options);
+    const CompileOptions& options, const SubprogramCompilers& compilers);
 
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_COMPILE_PIPELINE_H_
+#endif  // MXLA_DRIVER_COMPILE_PIPELINE_H_

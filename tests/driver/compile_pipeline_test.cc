@@ -1,15 +1,16 @@
 // The compile pipeline: its one list of stages per backend, the default HLO
 // passes, stage ranges, and that one compile times and dumps every stage.
-#include "runtime/compile_pipeline.h"
+#include "driver/compile_pipeline.h"
 
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "interpreter/hlo_evaluator.h"
 #include "hlo_text/hlo_parser.h"
+#include "interpreter/hlo_evaluator.h"
 #include "tests/testlib/hlo_fixtures.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/read_file.h"
@@ -51,20 +52,22 @@ std::filesystem::path FreshDirectory(const std::string& name) {
 
 TEST(CompilePipelineTest, EachBackendListsItsStages) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<CompilePipeline> jit,
-                       CompilePipeline::Create(ForBackend(Backend::kJit)));
+                       CompilePipeline::Create(ForBackend(Backend::kJit), DefaultSubprogramCompilers()));
   EXPECT_THAT(jit->StageNames(),
               ElementsAre("verify", "hlo-passes", "assign-buffers", "emit",
                           "optimize", "link"));
   ASSERT_OK_AND_ASSIGN(
       std::unique_ptr<CompilePipeline> interpreter,
-      CompilePipeline::Create(ForBackend(Backend::kInterpreter)));
+      CompilePipeline::Create(ForBackend(Backend::kInterpreter),
+                              DefaultSubprogramCompilers()));
   EXPECT_THAT(interpreter->StageNames(), ElementsAre("verify", "hlo-passes"));
 }
 
 TEST(CompilePipelineTest, DefaultHloPassesLowerAndCleanUp) {
   std::unique_ptr<HloModule> module = Parse(kBiasRelu);
   ASSERT_OK_AND_ASSIGN(CompiledModule compiled,
-                       RunCompilePipeline(*module, ForBackend(Backend::kInterpreter)));
+                       RunCompilePipeline(*module, ForBackend(Backend::kInterpreter),
+                                          DefaultSubprogramCompilers()));
   EXPECT_EQ(compiled.module->ToString(),
             "HloModule bias_relu\n"
             "\n"
@@ -97,7 +100,7 @@ TEST(CompilePipelineTest, JitRunsEveryStageAndReportsIt) {
   CompileOptions options = ForBackend(Backend::kJit);
   options.passes = std::vector<std::string>{"simplify"};
   ASSERT_OK_AND_ASSIGN(CompiledModule compiled,
-                       RunCompilePipeline(*module, options));
+                       RunCompilePipeline(*module, options, DefaultSubprogramCompilers()));
   EXPECT_THAT(StageNames(compiled.report),
               ElementsAre("verify", "hlo-passes", "assign-buffers", "emit",
                           "optimize", "link"));
@@ -140,7 +143,7 @@ TEST(CompilePipelineTest, OneCompileDumpsEveryStage) {
   options.pipeline.dump_dir = dir.string();
   std::unique_ptr<HloModule> module = Parse(kBiasRelu);
   const int64_t optimizations_before = OptimizationPipelineRuns();
-  ASSERT_OK(RunCompilePipeline(*module, options).status());
+  ASSERT_OK(RunCompilePipeline(*module, options, DefaultSubprogramCompilers()).status());
   EXPECT_EQ(OptimizationPipelineRuns() - optimizations_before, 1);
   for (const char* file : {"00-input.hlo", "passes.txt", "fused.hlo", "llvm.ll",
                            "llvm-opt.ll", "kernels.s", "stages.txt"}) {
@@ -162,7 +165,7 @@ TEST(CompilePipelineTest, AFailedStageIsRecordedAndStopsTheCompile) {
   options.pipeline.dump_dir = dir.string();
   options.memory_limit_bytes = 16;  // the result alone needs 24 bytes
   std::unique_ptr<HloModule> module = Parse(kBiasRelu);
-  EXPECT_THAT(RunCompilePipeline(*module, options),
+  EXPECT_THAT(RunCompilePipeline(*module, options, DefaultSubprogramCompilers()),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("memory limit")));
   const std::string stages = ReadFile(dir / "stages.txt");
@@ -176,7 +179,7 @@ TEST(CompilePipelineTest, AFailedStageIsRecordedAndStopsTheCompile) {
 TEST(CompilePipelineTest, RangesSelectStagesByName) {
   std::unique_ptr<HloModule> module = Parse(kBiasRelu);
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<CompilePipeline> pipeline,
-                       CompilePipeline::Create(ForBackend(Backend::kJit)));
+                       CompilePipeline::Create(ForBackend(Backend::kJit), DefaultSubprogramCompilers()));
   StageRange through_optimize;
   through_optimize.last = "optimize";
   through_optimize.keep_dumps = true;
@@ -222,7 +225,8 @@ ENTRY main {
   ROOT relu = f32[3,2] negate(x)
 })");
   absl::StatusOr<CompiledModule> compiled =
-      RunCompilePipeline(*module, ForBackend(Backend::kJit));
+      RunCompilePipeline(*module, ForBackend(Backend::kJit),
+                         DefaultSubprogramCompilers());
   EXPECT_THAT(compiled, StatusIs(absl::StatusCode::kInvalidArgument,
                                  AllOf(HasSubstr("relu"), HasSubstr("f32[3,2]"))));
 }
@@ -230,7 +234,7 @@ ENTRY main {
 TEST(CompilePipelineTest, AnUnknownPassIsAnErrorWhenThePipelineIsMade) {
   CompileOptions options = ForBackend(Backend::kJit);
   options.passes = std::vector<std::string>{"fuse"};
-  EXPECT_THAT(CompilePipeline::Create(options),
+  EXPECT_THAT(CompilePipeline::Create(options, DefaultSubprogramCompilers()),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse'")));
 }

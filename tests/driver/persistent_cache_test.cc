@@ -1,8 +1,8 @@
-// The persistent compile cache in one process (runtime/persistent_cache.h;
+// The persistent compile cache in one process (driver/persistent_cache.h;
 // tests/tools/compile_cache_process_test.cc covers processes): a program
 // loaded from disk runs as the compiled one does, its entry keeps one fused
 // computation per kernel, and the key follows everything that changes code.
-#include "runtime/persistent_cache.h"
+#include "driver/persistent_cache.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,12 +11,13 @@
 #include <set>
 
 #include "absl/strings/str_replace.h"
+#include "driver/compile.h"
+#include "driver/compile_cache.h"
+#include "driver/disk_cache.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/status_macros.h"
-#include "runtime/compile_cache.h"
-#include "runtime/disk_cache.h"
 #include "tests/testlib/literal_pointers.h"
 #include "tests/testlib/status_matchers.h"
 #include "tools/model_stack.h"

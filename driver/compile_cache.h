@@ -21,8 +21,8 @@
 // executables that use it. Least recently used entries are evicted beyond
 // the capacity. Every method is thread-safe; a lookup holds the cache's
 // lock while it confirms a match.
-#ifndef MXLA_RUNTIME_COMPILE_CACHE_H_
-#define MXLA_RUNTIME_COMPILE_CACHE_H_
+#ifndef MXLA_DRIVER_COMPILE_CACHE_H_
+#define MXLA_DRIVER_COMPILE_CACHE_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -130,4 +130,4 @@ class CompileCache {
 
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_COMPILE_CACHE_H_
+#endif  // MXLA_DRIVER_COMPILE_CACHE_H_

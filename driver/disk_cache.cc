@@ -1,4 +1,4 @@
-#include "runtime/disk_cache.h"
+#include "driver/disk_cache.h"
 
 #include <dirent.h>
 #include <fcntl.h>

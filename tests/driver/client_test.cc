@@ -1,6 +1,6 @@
 // docs/cpp.md's and docs/design.md's C++ example, verbatim in spirit:
 // build with the builder, Compile, Run on literals and on raw buffers.
-#include "runtime/client.h"
+#include "driver/client.h"
 
 #include "gtest/gtest.h"
 #include "tests/testlib/status_matchers.h"

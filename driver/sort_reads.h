@@ -2,8 +2,8 @@
 // (runtime/native_sort.h) writes no more than that: results nothing reads,
 // and, for a top-k (XLA's topk expands to a sort and slices of its first k
 // elements), how many leading elements of each row are read at all.
-#ifndef MXLA_RUNTIME_SORT_READS_H_
-#define MXLA_RUNTIME_SORT_READS_H_
+#ifndef MXLA_DRIVER_SORT_READS_H_
+#define MXLA_DRIVER_SORT_READS_H_
 
 #include <cstdint>
 #include <vector>
@@ -25,4 +25,4 @@ int64_t SortedPrefixRead(const HloInstruction& sort);
 
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_SORT_READS_H_
+#endif  // MXLA_DRIVER_SORT_READS_H_

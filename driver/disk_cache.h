@@ -2,7 +2,7 @@
 // each the object code of a compiled program with what is needed to load it
 // again (the fused module's text and its kernels' KernelInfo), so that
 // another process loads it without running the HLO passes, LLVM's optimizer
-// or its code generator (runtime/persistent_cache.h makes the keys and
+// or its code generator (driver/persistent_cache.h makes the keys and
 // programs).
 //
 // An entry is `<key>.mxla`: a header (a magic line, the format version, the
@@ -34,8 +34,8 @@
 //     every later access goes through the checked directory's descriptor,
 //     so a path swapped after the check changes nothing.
 // Thread-safe: every method works on files only.
-#ifndef MXLA_RUNTIME_DISK_CACHE_H_
-#define MXLA_RUNTIME_DISK_CACHE_H_
+#ifndef MXLA_DRIVER_DISK_CACHE_H_
+#define MXLA_DRIVER_DISK_CACHE_H_
 
 #include <cstdint>
 #include <optional>
@@ -99,4 +99,4 @@ void WarnOnce(const std::string& kind, const std::string& message);
 
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_DISK_CACHE_H_
+#endif  // MXLA_DRIVER_DISK_CACHE_H_

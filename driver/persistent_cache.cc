@@ -1,4 +1,4 @@
-#include "runtime/persistent_cache.h"
+#include "driver/persistent_cache.h"
 
 #include <cstdlib>
 #include <utility>
@@ -6,9 +6,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/build_identity.h"
+#include "driver/disk_cache.h"
 #include "ir/status_macros.h"
-#include "runtime/compile_pipeline.h"
-#include "runtime/disk_cache.h"
 
 namespace mxla {
 namespace {
@@ -57,13 +56,6 @@ DiskCacheEntry EntryOf(const JitExecutable::Program& program,
   return entry;
 }
 
-absl::StatusOr<std::shared_ptr<const JitExecutable::Program>> ProgramOf(
-    DiskCacheEntry entry, const HloModule& input,
-    const CompileOptions& options) {
-  return LoadJitProgram(entry.fused_hlo, std::move(entry.kernels),
-                        entry.objects, &input, options);
-}
-
 }  // namespace
 
 std::string CacheDirectory(const CompileOptions& options) {
@@ -83,7 +75,8 @@ absl::StatusOr<std::string> PersistentCacheKey(const HloModule& module,
 
 absl::StatusOr<std::shared_ptr<const JitExecutable::Program>>
 CompileThroughDiskCache(const HloModule& module, const CompileOptions& options,
-                        const std::string& directory) {
+                        const std::string& directory,
+                        const PersistentCacheDriver& driver) {
   absl::StatusOr<std::string> key = PersistentCacheKey(module, options);
   if (!key.ok()) {
     WarnOnce(absl::StrCat("key ", directory),
@@ -94,7 +87,7 @@ CompileThroughDiskCache(const HloModule& module, const CompileOptions& options,
   if (key.ok()) {
     if (std::optional<DiskCacheEntry> entry = disk.Load(*key)) {
       absl::StatusOr<std::shared_ptr<const JitExecutable::Program>> program =
-          ProgramOf(*std::move(entry), module, options);
+          driver.load(*std::move(entry));
       if (program.ok()) return program;
       WarnOnce(absl::StrCat("load ", directory),
                absl::StrCat("compile cache: entry '", disk.PathOf(*key),
@@ -103,15 +96,12 @@ CompileThroughDiskCache(const HloModule& module, const CompileOptions& options,
       disk.Remove(*key);
     }
   }
-  StageRange everything;
-  everything.keep_objects = key.ok();
-  ASSIGN_OR_RETURN(CompiledModule compiled,
-                   RunCompilePipeline(module, options, everything));
+  ASSIGN_OR_RETURN(PersistentCacheDriver::Compiled compiled,
+                   driver.compile(/*keep_objects=*/key.ok()));
   if (key.ok()) {
     disk.Store(*key, EntryOf(*compiled.program, std::move(compiled.objects)));
   }
-  return std::shared_ptr<const JitExecutable::Program>(
-      std::move(compiled.program));
+  return std::move(compiled.program);
 }
 
 }  // namespace mxla
