@@ -16,3 +16,4 @@ from mxla._mxla import Error, Executable, XlaBuilder, XlaComputation, XlaOp, com
 from mxla import numpy  # noqa: E402,F401
 from mxla._jit import Lowered, jit  # noqa: E402,F401
 from mxla._autodiff import grad, value_and_grad, vjp  # noqa: E402,F401
+from mxla._hlo_files import load_hlo  # noqa: E402,F401
