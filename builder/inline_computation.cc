@@ -89,4 +89,33 @@ absl::StatusOr<XlaOp> CallInline(XlaBuilder& builder,
   return values.at(entry.root_instruction());
 }
 
+XlaOp EmitCopyOf(XlaBuilder& builder, const HloInstruction& instruction,
+                 const Shape& shape, absl::Span<const XlaOp> operands,
+                 ComputationCloneMap& callees,
+                 absl::FunctionRef<void(HloInstruction&)> adjust) {
+  if (!builder.first_error().ok()) return XlaOp();
+  std::vector<HloInstruction*> new_operands;
+  for (XlaOp operand : operands) {
+    absl::StatusOr<HloInstruction*> found = builder.LookUp(operand);
+    if (!found.ok()) {
+      builder.NoteError(found.status());
+      return XlaOp();
+    }
+    new_operands.push_back(*found);
+  }
+  std::unique_ptr<HloInstruction> copy =
+      instruction.CloneWithNewOperands(shape, new_operands);
+  std::vector<HloComputation*> called;
+  for (HloComputation* callee : copy->called_computations()) {
+    auto [it, inserted] = callees.try_emplace(callee, nullptr);
+    if (inserted) it->second = builder.AddCalledComputation(*callee);
+    called.push_back(it->second);
+  }
+  copy->set_called_computations(std::move(called));
+  adjust(*copy);
+  return builder.AddInstruction(std::move(copy),
+                                HloOpcodeString(instruction.opcode()),
+                                SourceLocation::current());
+}
+
 }  // namespace mxla

@@ -5,9 +5,11 @@
 #define MXLA_BUILDER_INLINE_COMPUTATION_H_
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "builder/xla_builder.h"
+#include "ir/hlo_clone.h"
 #include "ir/hlo_computation.h"
 
 namespace mxla {
@@ -30,6 +32,18 @@ absl::StatusOr<InlinedValues> InlineComputation(
 absl::StatusOr<XlaOp> CallInline(XlaBuilder& builder,
                                  const XlaComputation& computation,
                                  absl::Span<const XlaOp> arguments);
+
+// Adds a copy of `instruction` (of any module) to `builder` with `shape`
+// and `operands` in place of its own, after `adjust` changes its
+// attributes (a transformation's new dimensions); what it calls is copied
+// into the builder's module once per computation, recorded in `callees`.
+// The caller answers for the shape and attributes agreeing: nothing is
+// inferred. An operand of another builder records InvalidArgument.
+XlaOp EmitCopyOf(XlaBuilder& builder, const HloInstruction& instruction,
+                 const Shape& shape, absl::Span<const XlaOp> operands,
+                 ComputationCloneMap& callees,
+                 absl::FunctionRef<void(HloInstruction&)> adjust =
+                     [](HloInstruction&) {});
 
 }  // namespace mxla
 

@@ -11,8 +11,8 @@
 #include "builder/inline_computation.h"
 #include "builder/operators.h"
 #include "ir/status_macros.h"
-#include "passes/pass_registry.h"
 #include "transforms/gradient_rules.h"
+#include "transforms/lowered_input.h"
 
 namespace mxla {
 namespace {
@@ -44,16 +44,6 @@ absl::Status CheckWrt(const XlaComputation& f, absl::Span<const int64_t> wrt) {
     }
   }
   return absl::OkStatus();
-}
-
-// f with its implicit broadcasts made explicit, so that every binary op's
-// operands have the result's shape, as the rules assume.
-absl::StatusOr<std::unique_ptr<HloModule>> Lowered(const XlaComputation& f) {
-  std::unique_ptr<HloModule> module = f.CloneModule();
-  ASSIGN_OR_RETURN(std::unique_ptr<PassPipeline> pipeline,
-                   CreatePipeline({"lower-broadcasts", "dce"}, {}));
-  RETURN_IF_ERROR(pipeline->Run(*module).status());
-  return module;
 }
 
 // The instructions whose value depends on a wrt parameter: the only ones
@@ -209,7 +199,7 @@ absl::StatusOr<VjpOps> SweepFrom(XlaBuilder& builder, const XlaComputation& f,
                                  absl::Span<const int64_t> wrt,
                                  ChooseSeeds choose_seeds) {
   RETURN_IF_ERROR(CheckWrt(f, wrt));
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> lowered, Lowered(f));
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> lowered, LoweredInput(f));
   const HloComputation& entry = *lowered->entry_computation();
   ASSIGN_OR_RETURN(InlinedValues values,
                    InlineComputation(builder, entry, arguments));

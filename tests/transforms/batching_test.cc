@@ -1,0 +1,260 @@
+// vmap over built computations (transforms/batching.h), checked against
+// its definition: the batched computation's slice b equals the function
+// evaluated on the arguments' slice b, for every b, with the batch at
+// every dimension of the arguments; and the JIT agrees with the
+// interpreter on the batched computations.
+#include "transforms/batching.h"
+
+#include <cmath>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "builder/arithmetic.h"
+#include "builder/operators.h"
+#include "builder/xla_builder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "interpreter/hlo_evaluator.h"
+#include "tests/testlib/hlo_test_base.h"
+#include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/read_file.h"
+#include "tests/testlib/status_matchers.h"
+#include "transforms/batching_rules.h"
+
+namespace mxla {
+namespace {
+
+using ::mxla::testing::StatusIs;
+using ::testing::HasSubstr;
+using Dims = std::vector<std::optional<int64_t>>;
+
+Shape F64Array(std::vector<int64_t> dims) { return ShapeUtil::MakeShape(F64, dims); }
+
+Literal Random(const Shape& shape, uint64_t seed) {
+  Literal literal(shape);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-2, 2);
+  for (double& x : literal.data<double>()) x = value(rng);
+  return literal;
+}
+
+// Element b of `batched` along `dimension`.
+Literal SliceAt(const Literal& batched, int64_t dimension, int64_t b) {
+  std::vector<int64_t> dims(batched.shape().dimensions().begin(),
+                            batched.shape().dimensions().end());
+  dims.erase(dims.begin() + dimension);
+  Literal slice(ShapeUtil::MakeShape(batched.shape().element_type(), dims));
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t i = 0; i < slice.element_count(); ++i) {
+    std::vector<int64_t> full = index;
+    full.insert(full.begin() + dimension, b);
+    slice.Set<double>(index, batched.Get<double>(full));
+    for (int64_t d = dims.size() - 1; d >= 0 && ++index[d] == dims[d]; --d) {
+      index[d] = 0;
+    }
+  }
+  return slice;
+}
+
+// Every b: Batch(f)(args)[b] == f(args sliced at b). `shapes` are f's
+// parameter shapes; each batched one gets a batch of `size` at its dim.
+void ExpectBatchMatchesLoop(const XlaComputation& f, const Dims& in_dims,
+                            int64_t size = 3, uint64_t seed = 1) {
+  SCOPED_TRACE(f.name());
+  const HloComputation& entry = *f.module().entry_computation();
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    std::vector<int64_t> dims(
+        entry.parameter_instruction(i)->shape().dimensions().begin(),
+        entry.parameter_instruction(i)->shape().dimensions().end());
+    if (in_dims[i]) dims.insert(dims.begin() + *in_dims[i], size);
+    args.push_back(Random(F64Array(dims), seed + i));
+  }
+  absl::StatusOr<XlaComputation> batched = Batch(f, in_dims, size);
+  ASSERT_TRUE(batched.ok()) << batched.status();
+  absl::StatusOr<Literal> all =
+      EvaluateModule(batched->module(), testing::Pointers(args));
+  ASSERT_TRUE(all.ok()) << all.status();
+  for (int64_t b = 0; b < size; ++b) {
+    std::vector<Literal> one;
+    for (size_t i = 0; i < args.size(); ++i) {
+      one.push_back(in_dims[i] ? SliceAt(args[i], *in_dims[i], b) : Literal(args[i]));
+    }
+    absl::StatusOr<Literal> want = EvaluateModule(f.module(), testing::Pointers(one));
+    ASSERT_TRUE(want.ok()) << want.status();
+    const bool tuple = want->shape().IsTuple();
+    for (int64_t e = 0; e < (tuple ? want->tuple_size() : 1); ++e) {
+      const Literal& expected = tuple ? want->tuple_element(e) : *want;
+      const Literal got = SliceAt(tuple ? all->tuple_element(e) : *all, 0, b);
+      ASSERT_EQ(got.shape(), expected.shape());
+      for (int64_t k = 0; k < got.element_count(); ++k) {
+        EXPECT_NEAR(got.data<double>()[k], expected.data<double>()[k], 1e-12)
+            << "element " << e << " of batch " << b << ", index " << k;
+      }
+    }
+  }
+  testing::RunAndCompareOptions options;
+  options.error = testing::ErrorSpec{1e-12, 1e-12};
+  EXPECT_TRUE(testing::RunAndCompare(batched->module(), testing::Pointers(args),
+                                     options));
+}
+
+template <typename Body>
+XlaComputation Build(const std::string& name, std::vector<Shape> shapes,
+                     Body body) {
+  XlaBuilder b(name);
+  std::vector<XlaOp> p;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    p.push_back(Parameter(&b, i, shapes[i], absl::StrCat("p", i)));
+  }
+  body(b, p);
+  absl::StatusOr<XlaComputation> f = b.Build();
+  EXPECT_TRUE(f.ok()) << f.status();
+  return *std::move(f);
+}
+
+TEST(BatchingTest, ElementwiseOpsWithEveryBatchDimension) {
+  XlaComputation f = Build("elementwise", {F64Array({3, 2}), F64Array({2})},
+                           [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    XlaOp y = Add(Sin(p[0]) * p[0], p[1], {1});  // an implicit broadcast
+    Select(Gt(y, ConstantR0<double>(&b, 0.5)),
+           Clamp(ConstantR0<double>(&b, -1), y, ConstantR0<double>(&b, 1)),
+           Exp(y) / (y * y + 1.0));
+  });
+  for (Dims dims : {Dims{0, std::nullopt}, Dims{1, 0}, Dims{2, std::nullopt},
+                    Dims{std::nullopt, 1}}) {
+    ExpectBatchMatchesLoop(f, dims);
+  }
+}
+
+TEST(BatchingTest, DataMovementOps) {
+  XlaComputation f = Build("moves", {F64Array({4, 3}), F64Array({2})},
+                           [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    XlaOp t = Transpose(p[0], {1, 0});
+    XlaOp r = Rev(Reshape(t, {2, 6}), {1});
+    XlaOp s = Slice(r, {0, 1}, {2, 6}, {1, 2});
+    PaddingConfig config = {{1, 0, 0}, {0, 2, 1}};
+    XlaOp padded = Pad(s, ConstantR0<double>(&b, 0.25), config);
+    XlaOp joined = ConcatInDim(&b, {padded, BroadcastInDim(p[1], {3, 2}, {1})}, 1);
+    XlaOp index = ConstantR0<int32_t>(&b, 1);
+    XlaOp piece = DynamicSlice(joined, {index, index}, {2, 3});
+    Tuple(&b, {piece, DynamicUpdateSlice(joined, piece * 2.0, {index, index})});
+  });
+  for (Dims dims : {Dims{0, std::nullopt}, Dims{1, 0}, Dims{std::nullopt, 1}}) {
+    ExpectBatchMatchesLoop(f, dims);
+  }
+}
+
+TEST(BatchingTest, DotsWithOneOrBothSidesBatched) {
+  XlaComputation matvec = Build("matvec", {F64Array({4, 3}), F64Array({3})},
+                                [](XlaBuilder&, const std::vector<XlaOp>& p) {
+    Dot(p[0], p[1]);
+  });
+  for (Dims dims : {Dims{0, std::nullopt}, Dims{std::nullopt, 0}, Dims{2, 1},
+                    Dims{1, 0}}) {
+    ExpectBatchMatchesLoop(matvec, dims);
+  }
+  XlaComputation batched_dot = Build(
+      "attention", {F64Array({2, 5, 3}), F64Array({2, 4, 3})},
+      [](XlaBuilder&, const std::vector<XlaOp>& p) {
+        DotDimensionNumbers numbers;
+        numbers.lhs_batch = {0};
+        numbers.rhs_batch = {0};
+        numbers.lhs_contracting = {2};
+        numbers.rhs_contracting = {2};
+        DotGeneral(p[0], p[1], numbers);
+      });
+  for (Dims dims : {Dims{0, 0}, Dims{3, std::nullopt}, Dims{std::nullopt, 1}}) {
+    ExpectBatchMatchesLoop(batched_dot, dims);
+  }
+}
+
+TEST(BatchingTest, ReductionsAndPooling) {
+  XlaComputation f = Build("reduce", {F64Array({4, 6})},
+                           [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    XlaOp sum = Reduce(p[0], ConstantR0<double>(&b, 0),
+                       CreateScalarAddComputation(F64, &b), {1});
+    XlaOp max = Reduce(p[0], ConstantR0<double>(&b, -INFINITY),
+                       CreateScalarMaxComputation(F64, &b), {0, 1});
+    XlaOp pooled = ReduceWindowWithGeneralPadding(
+        p[0], ConstantR0<double>(&b, -INFINITY),
+        CreateScalarMaxComputation(F64, &b), {2, 3}, {2, 2}, {}, {},
+        {{0, 0}, {1, 0}});
+    Tuple(&b, {sum, Add(sum, max, {}), pooled});
+  });
+  for (Dims dims : {Dims{0}, Dims{1}, Dims{2}}) ExpectBatchMatchesLoop(f, dims);
+}
+
+TEST(BatchingTest, ResultsNoBatchedValueReachesAreBroadcast) {
+  XlaComputation f = Build("partly", {F64Array({2}), F64Array({2})},
+                           [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    Tuple(&b, {p[0] * 3.0, Cos(p[1]), Iota(&b, F64Array({2}), 0)});
+  });
+  ExpectBatchMatchesLoop(f, Dims{0, std::nullopt});
+}
+
+TEST(BatchingTest, BadRequestsAndOpsWithoutARuleAreRefusedByName) {
+  XlaComputation f = Build("f", {F64Array({3})},
+                           [](XlaBuilder&, const std::vector<XlaOp>& p) {
+    Neg(p[0]);
+  });
+  EXPECT_THAT(Batch(f, {2}, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("parameter 0 (f64[3]) cannot be batched "
+                                 "along dimension 2")));
+  EXPECT_THAT(Batch(f, {0, 0}, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("it has 1 parameters but 2 batch dimensions")));
+  XlaBuilder b("caller");
+  XlaOp wrong = Parameter(&b, 0, F64Array({5, 3}), "x");
+  EXPECT_THAT(EmitBatched(b, f, {wrong}, {0}, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("argument 0 is f64[5,3] but parameter 0 is "
+                                 "f64[3], so with a batch of 4 at dimension 0 "
+                                 "it must be f64[4,3]")));
+
+  XlaComputation sorts = Build("sorts", {F64Array({3})},
+                               [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    XlaBuilder less("less");
+    Lt(Parameter(&less, 0, F64Array({}), "a"), Parameter(&less, 1, F64Array({}), "b"));
+    Sort({p[0]}, *less.Build(), 0, true);
+  });
+  EXPECT_THAT(Batch(sorts, {0}, 2).status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("vmap: no batching rule for 'sort' yet")));
+  XlaComputation gathered = Build(
+      "starts", {F64Array({5}), ShapeUtil::MakeShape(S32, {})},
+      [](XlaBuilder&, const std::vector<XlaOp>& p) {
+        DynamicSlice(p[0], {p[1]}, {2});
+      });
+  EXPECT_THAT(Batch(gathered, {std::nullopt, 0}, 2).status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("'dynamic-slice' with batched start indices")));
+}
+
+// docs/vmap.md lists the ops with a rule between markers; the list must
+// be the rules the code has.
+TEST(BatchingTest, TheDocsListTheOpsWithARule) {
+  const std::string page = testing::ReadFile(MXLA_SOURCE_DIR "/docs/vmap.md");
+  const std::string begin = "<!-- ops with a batching rule: begin -->";
+  const size_t start = page.find(begin);
+  const size_t end = page.find("<!-- ops with a batching rule: end -->");
+  ASSERT_NE(start, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  std::vector<std::string> documented = absl::StrSplit(
+      page.substr(start + begin.size(), end - start - begin.size()),
+      absl::ByAnyChar(", \n"), absl::SkipEmpty());
+  std::vector<std::string> with_rule;
+#define MXLA_HLO_OP(e, ...)                                              \
+  if (HasBatchingRule(HloOpcode::e)) {                                    \
+    with_rule.push_back(std::string(HloOpcodeString(HloOpcode::e)));      \
+  }
+#include "ir/hlo_ops.def"
+  EXPECT_THAT(documented, ::testing::UnorderedElementsAreArray(with_rule));
+}
+
+}  // namespace
+}  // namespace mxla

@@ -1,0 +1,110 @@
+// The handler set behind BatchedValueOf, shared by the files that define
+// its rules by op family: elementwise_batching.cc, shape_batching.cc and
+// contraction_batching.cc.
+#ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
+#define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
+
+#include <vector>
+
+#include "ir/hlo_op_visitor.h"
+#include "transforms/batching_rules.h"
+
+namespace mxla::batching_rules {
+
+using Op = HloOpcode;
+using Result = absl::StatusOr<XlaOp>;
+
+// Ops with no operands: nothing of theirs is ever batched.
+constexpr bool IsLeafOp(HloOpcode op) {
+  return OpIn<Op::kParameter, Op::kConstant, Op::kIota>(op);
+}
+
+// Ops computed element by element from operands of the result's
+// dimensions (or scalars, for clamp's bounds): batched by running them on
+// operands with a leading batch dimension.
+constexpr bool IsPerElementOp(HloOpcode op) {
+  return OpCategory(op) == HloOpcodeCategory::kUnary ||
+         OpCategory(op) == HloOpcodeCategory::kBinary ||
+         OpIn<Op::kCompare, Op::kSelect, Op::kConvert, Op::kIsFinite,
+              Op::kClamp, Op::kReducePrecision, Op::kDomain, Op::kMap>(op);
+}
+
+// Ops that have their own rule (shape_batching.cc, contraction_batching.cc,
+// elementwise_batching.cc for bitcast-convert).
+constexpr bool HasOwnRule(HloOpcode op) {
+  return OpIn<Op::kBroadcast, Op::kReshape, Op::kBitcast, Op::kTranspose,
+              Op::kReverse, Op::kSlice, Op::kPad, Op::kConcatenate,
+              Op::kDynamicSlice, Op::kDynamicUpdateSlice, Op::kDot,
+              Op::kReduce, Op::kReduceWindow, Op::kTuple,
+              Op::kGetTupleElement, Op::kBitcastConvert>(op);
+}
+
+constexpr bool HasNoRuleYet(HloOpcode op) {
+  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op);
+}
+
+absl::Status NoRuleError(const BatchContext& context, absl::string_view why = "");
+
+class BatchingRules {
+ public:
+  template <HloOpcode op>
+    requires(IsLeafOp(op))
+  Result Handle(OpTag<op>, const BatchContext& context) {
+    return absl::InternalError(absl::StrCat(
+        "vmap: leaf '", context.instruction.name(), "' has no operands"));
+  }
+  template <HloOpcode op>
+    requires(IsPerElementOp(op))
+  Result Handle(OpTag<op>, const BatchContext& context) {
+    return PerElement(context);
+  }
+  template <HloOpcode op>
+    requires(HasNoRuleYet(op))
+  Result Handle(OpTag<op>, const BatchContext& context) {
+    return NoRuleError(context);
+  }
+
+  // elementwise_batching.cc
+  Result Handle(OpTag<Op::kBitcastConvert>, const BatchContext& context);
+  // shape_batching.cc
+  Result Handle(OpTag<Op::kBroadcast>, const BatchContext& context);
+  Result Handle(OpTag<Op::kReshape>, const BatchContext& context);
+  Result Handle(OpTag<Op::kBitcast>, const BatchContext& context);
+  Result Handle(OpTag<Op::kTranspose>, const BatchContext& context);
+  Result Handle(OpTag<Op::kReverse>, const BatchContext& context);
+  Result Handle(OpTag<Op::kSlice>, const BatchContext& context);
+  Result Handle(OpTag<Op::kPad>, const BatchContext& context);
+  Result Handle(OpTag<Op::kConcatenate>, const BatchContext& context);
+  Result Handle(OpTag<Op::kDynamicSlice>, const BatchContext& context);
+  Result Handle(OpTag<Op::kDynamicUpdateSlice>, const BatchContext& context);
+  Result Handle(OpTag<Op::kTuple>, const BatchContext& context);
+  Result Handle(OpTag<Op::kGetTupleElement>, const BatchContext& context);
+  // contraction_batching.cc
+  Result Handle(OpTag<Op::kDot>, const BatchContext& context);
+  Result Handle(OpTag<Op::kReduce>, const BatchContext& context);
+  Result Handle(OpTag<Op::kReduceWindow>, const BatchContext& context);
+
+ private:
+  static Result PerElement(const BatchContext& context);
+};
+
+// Helpers the rules share (batching_rules.cc).
+// `shape` with a leading dimension of `batch_size` (each element of a
+// tuple shape).
+Shape WithBatch(const Shape& shape, int64_t batch_size);
+// Operand i with the batch at dimension 0, broadcast along it when it is
+// not batched.
+XlaOp BatchedOperand(const BatchContext& context, int64_t i);
+// The instruction re-emitted on `operands` with the batched shape, after
+// `adjust` moves its dimension attributes past the batch.
+XlaOp Reemit(const BatchContext& context, absl::Span<const XlaOp> operands,
+             absl::FunctionRef<void(HloInstruction&)> adjust =
+                 [](HloInstruction&) {});
+// Each of `dimensions` plus one (past the leading batch dimension).
+std::vector<int64_t> Shifted(absl::Span<const int64_t> dimensions);
+// 0, then each of `dimensions` plus one.
+std::vector<int64_t> WithLeadingZero(absl::Span<const int64_t> dimensions);
+
+}  // namespace mxla::batching_rules
+
+#endif  // MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
