@@ -15,3 +15,4 @@ from mxla._mxla import *  # noqa: F401,F403
 from mxla._mxla import Error, Executable, XlaBuilder, XlaComputation, XlaOp, compile, compile_hlo  # noqa: F401
 from mxla import numpy  # noqa: E402,F401
 from mxla._jit import Lowered, jit  # noqa: E402,F401
+from mxla import nn  # noqa: E402,F401

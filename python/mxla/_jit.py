@@ -10,7 +10,7 @@ import types
 import numpy as _np
 
 from mxla import _mxla
-from mxla.numpy import Tracer
+from mxla.numpy import Tracer, _tracing
 
 # Stages of f.lower(...).as_text(stage): the builder's HLO, then the files
 # a dumping compile writes for the later ones.
@@ -84,7 +84,8 @@ def _trace(fn, arrays, weak=None):
                      weak=w)
               for i, (a, w) in enumerate(zip(arrays, weak))]
     try:
-        out = fn(*params)
+        with _tracing(builder):
+            out = fn(*params)
     except Exception as error:
         # An error while tracing points at the user's line, as in jax.jit;
         # MXLA_TRACEBACK_FILTERING=off keeps mxla's frames.

@@ -1,0 +1,131 @@
+"""mxla.numpy.einsum: Einstein summation as XLA dot_generals, reductions
+and transposes.
+
+The operands are contracted left to right. For each pair, a label that
+both carry and a later operand or the output needs is a batch dimension
+of the dot_general, one that neither needs is contracted, and a label
+that only one operand carries and nothing later needs is summed out of
+it first. A single operand sums the labels the output lacks. Finally the
+result's dimensions are transposed into the output's order. A label
+repeated within one operand (a diagonal or a trace, 'ii->i', 'ii->') and
+'...' are refused by name.
+"""
+import numpy as _np
+
+from mxla import _mxla
+from mxla.numpy import (Tracer, _asarray, _cast, _reduce, _result_type,
+                        not_equal, transpose)
+
+
+def _parse(subscripts, count):
+    """(the operands' label strings, the output's)."""
+    if not isinstance(subscripts, str):
+        raise TypeError("mxla.numpy.einsum: the subscripts must be a string "
+                        "('ij,jk->ik')")
+    subscripts = subscripts.replace(" ", "")
+    if "." in subscripts:
+        raise ValueError("mxla.numpy.einsum: '...' (broadcast dimensions) "
+                         "is not supported yet; name every dimension")
+    inputs, arrow, output = subscripts.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != count:
+        raise ValueError(f"mxla.numpy.einsum: the subscripts '{subscripts}' "
+                         f"name {len(terms)} operand(s), but {count} were "
+                         f"given")
+    for term in terms + [output]:
+        bad = [c for c in term if not c.isalpha()]
+        if bad:
+            raise ValueError(f"mxla.numpy.einsum: invalid subscript "
+                             f"'{bad[0]}' in '{subscripts}' (letters only)")
+    if not arrow:
+        counts = {}
+        for c in "".join(terms):
+            counts[c] = counts.get(c, 0) + 1
+        output = "".join(sorted(c for c, n in counts.items() if n == 1))
+    for c in output:
+        if output.count(c) > 1:
+            raise ValueError(f"mxla.numpy.einsum: output subscript '{c}' "
+                             f"appears more than once in '{subscripts}'")
+        if c not in inputs:
+            raise ValueError(f"mxla.numpy.einsum: output subscript '{c}' "
+                             f"does not appear in the operands of "
+                             f"'{subscripts}'")
+    return terms, output
+
+
+def _check_term(term, x, index):
+    if len(term) != x.ndim:
+        raise ValueError(f"mxla.numpy.einsum: operand {index} has "
+                         f"{x.ndim} dimension(s) but its subscripts "
+                         f"'{term}' name {len(term)}")
+    for c in term:
+        if term.count(c) > 1:
+            raise ValueError(f"mxla.numpy.einsum: the repeated subscript "
+                             f"'{c}' in operand {index} ('{term}') takes a "
+                             f"diagonal or a trace, which is not supported")
+
+
+def _sum_out(x, term, keep):
+    """x summed over its labels not in `keep`; (result, its labels)."""
+    gone = tuple(d for d, c in enumerate(term) if c not in keep)
+    if not gone:
+        return x, term
+    # In x's dtype, as NumPy's einsum sums (no widening of small ints).
+    out = _reduce(x, gone, False, 0, _mxla.CreateScalarAddComputation)
+    return out, "".join(c for c in term if c in keep)
+
+
+def _contract(a, ta, b, tb, needed):
+    """a and b dot_general'd: labels of both that `needed` has are batch,
+    the other shared ones contracted; (result, its labels)."""
+    a, ta = _sum_out(a, ta, set(tb) | needed)
+    b, tb = _sum_out(b, tb, set(ta) | needed)
+    batch = [c for c in ta if c in tb and c in needed]
+    contracted = [c for c in ta if c in tb and c not in needed]
+    for c in batch + contracted:
+        if a.shape[ta.index(c)] != b.shape[tb.index(c)]:
+            raise ValueError(f"mxla.numpy.einsum: subscript '{c}' has size "
+                             f"{a.shape[ta.index(c)]} in one operand and "
+                             f"{b.shape[tb.index(c)]} in another")
+    out = Tracer(_mxla.DotGeneral(
+        a.op, b.op,
+        lhs_contracting_dims=tuple(ta.index(c) for c in contracted),
+        rhs_contracting_dims=tuple(tb.index(c) for c in contracted),
+        lhs_batch_dims=tuple(ta.index(c) for c in batch),
+        rhs_batch_dims=tuple(tb.index(c) for c in batch)))
+    free_a = [c for c in ta if c not in tb]
+    free_b = [c for c in tb if c not in ta]
+    return out, "".join(batch + free_a + free_b)
+
+
+def einsum(subscripts, *operands):
+    """NumPy's einsum for subscripts of letters ('ij,jk->ik',
+    'bhqd,bhkd->bhqk', 'ij->ji', 'i,i->', 'ij->'): the operands' dtypes
+    promoted; bool operands give bool (any of the products), as NumPy."""
+    terms, output = _parse(subscripts, len(operands))
+    arrays = [_asarray("einsum", x) for x in operands]
+    dtype = _result_type("einsum", *arrays)
+    # bool sums are ors: computed as int64 counts, then compared with 0.
+    work = _np.dtype(_np.int64) if dtype.kind == "b" else dtype
+    arrays = [_cast(x, work) for x in arrays]
+    sizes = {}
+    for i, (term, x) in enumerate(zip(terms, arrays)):
+        _check_term(term, x, i)
+        for c, n in zip(term, x.shape):
+            if sizes.setdefault(c, n) != n:
+                raise ValueError(f"mxla.numpy.einsum: subscript '{c}' has "
+                                 f"size {sizes[c]} in one operand and {n} in "
+                                 f"operand {i}")
+    out, labels = arrays[0], terms[0]
+    for i in range(1, len(arrays)):
+        needed = set(output).union(*terms[i + 1:])
+        out, labels = _contract(out, labels, arrays[i], terms[i], needed)
+    out, labels = _sum_out(out, labels, set(output))
+    if labels != output:
+        out = transpose(out, tuple(labels.index(c) for c in output))
+    if dtype.kind == "b":
+        return not_equal(out, 0)
+    return _cast(out, dtype) if out.dtype != dtype else out
+
+
+__all__ = ["einsum"]
