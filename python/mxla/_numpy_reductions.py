@@ -14,8 +14,7 @@ import builtins
 import numpy as _np
 
 from mxla import _mxla
-from mxla.numpy import (Tracer, _as, _asarray, _axes, _broadcast_shape,
-                        _broadcast_to, _cast, _reduce, _resolve, exp, log,
+from mxla.numpy import (Tracer, _as, _asarray, _axes, _broadcast_to, _cast, _reduce, _resolve, exp, log,
                         reshape, sum, where)
 
 _FLOAT64 = _np.dtype(_np.float64)
@@ -58,7 +57,11 @@ def _extreme(name, ufunc_name, x, axis, keepdims, initial, mask, reducer,
                else initial, x.dtype)
     if mask is not None:
         mask = _asarray(name, mask)
-        if _broadcast_shape(x.shape, mask.shape) != x.shape:
+        try:
+            fits = _np.broadcast_shapes(x.shape, mask.shape) == x.shape
+        except ValueError:
+            fits = False
+        if not fits:
             raise ValueError(f"mxla.numpy.{name}: the where mask of shape "
                              f"{mask.shape} does not broadcast to the "
                              f"array's shape {x.shape}")
