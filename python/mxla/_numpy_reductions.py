@@ -14,8 +14,8 @@ import builtins
 import numpy as _np
 
 from mxla import _mxla
-from mxla.numpy import (Tracer, _as, _asarray, _axes, _broadcast_to, _cast, _reduce, _resolve, exp, log,
-                        reshape, sum, where)
+from mxla.numpy import (Tracer, _as, _asarray, _axes, _broadcast_to, _cast,
+                        _reduce, _resolve, exp, log, reshape, sum, where)
 
 _FLOAT64 = _np.dtype(_np.float64)
 _INT64 = _np.dtype(_np.int64)
