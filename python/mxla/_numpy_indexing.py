@@ -125,22 +125,24 @@ def _slice(entry, size, dim):
 def _select(x, entries, sizes, drop=False):
     """x[entries]; `sizes` are the dimensions the index refers to (x's,
     or one less where x is padded for an update's dropped indices)."""
-    shape, dims, dim_sizes = [], [], []
+    shape, dims, dim_sizes, axes = [], [], [], []
     x_dims, sizes = iter(x.shape), iter(sizes)
     for e in entries:
         if e is None:  # a new dimension of size 1, all of it taken
             shape.append(1), dim_sizes.append(1), dims.append(slice(None))
+            axes.append(None)
         else:
             shape.append(next(x_dims)), dim_sizes.append(next(sizes))
-            dims.append(e)
-    return _select_dims(x, dims, shape, dim_sizes, drop)
+            dims.append(e), axes.append(len(axes) - axes.count(None))
+    if tuple(shape) != x.shape:
+        x = reshape(x, tuple(shape))
+    return _select_dims(x, dims, dim_sizes, axes, drop)
 
 
-def _gather(x, dims, sizes, drop):
+def _gather(x, dims, sizes, axes, drop):
     """x (after slicing) gathered at the index arrays of `dims`."""
-    advanced = [d for d, e in enumerate(dims) if _is_array(e)
-                or isinstance(e, int)]
-    arrays = [_advanced(x, dims[d], d, sizes[d], drop) for d in advanced]
+    advanced = [d for d, e in enumerate(dims) if _is_array(e)]
+    arrays = [_advanced(x, dims[d], axes[d], sizes[d], drop) for d in advanced]
     try:
         batch = _np.broadcast_shapes(*[a.shape for a in arrays])
     except ValueError:
@@ -164,9 +166,9 @@ def _gather(x, dims, sizes, drop):
                           for d, n in enumerate(x.shape))))
 
 
-def _select_dims(x, dims, shape, sizes, drop):
-    if tuple(shape) != x.shape:
-        x = reshape(x, tuple(shape))
+def _select_dims(x, dims, sizes, axes, drop):
+    """x[dims], one entry per dimension of x (an int, a slice or an index
+    array); `axes` are the dimensions' numbers in the indexed array."""
     has_arrays = builtins.any(_is_array(e) for e in dims)
     starts, limits, strides, flipped = [], [], [], []
     for d, (e, size) in enumerate(zip(dims, sizes)):
@@ -174,7 +176,7 @@ def _select_dims(x, dims, shape, sizes, drop):
             e = _np.asarray(e)  # an integer is an index array here
             dims[d] = e
         start, limit, stride, flip = ((0, x.shape[d], 1, False) if _is_array(e)
-                                      else _slice(e, size, d))
+                                      else _slice(e, size, axes[d]))
         starts.append(start), limits.append(limit), strides.append(stride)
         if flip:
             flipped.append(d)
@@ -183,7 +185,7 @@ def _select_dims(x, dims, shape, sizes, drop):
     if flipped:
         x = Tracer(_mxla.Rev(x.op, flipped))
     if has_arrays:
-        return _gather(x, dims, sizes, drop)
+        return _gather(x, dims, sizes, axes, drop)
     kept = tuple(n for n, e in zip(x.shape, dims) if not isinstance(e, int))
     return x if kept == x.shape else reshape(x, kept)
 

@@ -189,7 +189,7 @@ def argsort(x, axis=-1):
     return _sort("argsort", x, axis, True)
 
 
-def _index_array(name, indices, size, mode):
+def _index_array(name, indices, axis, size, mode):
     """The indices as an int64 Tracer: checked against `size` if known
     while tracing (IndexError), negative ones counted from the end;
     mode 'wrap' takes them modulo size, 'clip' clips them (NumPy's)."""
@@ -207,7 +207,7 @@ def _index_array(name, indices, size, mode):
             bad = values[(values < -size) | (values >= size)]
             if bad.size:
                 raise IndexError(f"index {bad[0]} is out of bounds for axis "
-                                 f"with size {size}")
+                                 f"{axis} with size {size}")
         indices = _asarray(name, values)
     if indices.dtype.kind not in "iu":
         raise IndexError(f"mxla.numpy.{name}: indices must be integers, not "
@@ -228,7 +228,7 @@ def take(a, indices, axis=None, mode=None):
     if axis is None:
         a, axis = reshape(a, (a.size,)), 0
     (axis,) = _axes(a, axis)
-    indices = _index_array("take", indices, a.shape[axis], mode)
+    indices = _index_array("take", indices, axis, a.shape[axis], mode)
     out_ndim = a.ndim - 1 + indices.ndim
     offset_dims = (tuple(range(axis))
                    + tuple(range(axis + indices.ndim, out_ndim)))
@@ -253,7 +253,8 @@ def take_along_axis(arr, indices, axis):
                          f"must have the same number of dimensions "
                          f"({indices.ndim} and {arr.ndim})")
     (axis,) = _axes(arr, axis)
-    indices = _index_array("take_along_axis", indices, arr.shape[axis], None)
+    indices = _index_array("take_along_axis", indices, axis,
+                           arr.shape[axis], None)
     shape = list(_broadcast_shape(
         tuple(1 if d == axis else n for d, n in enumerate(arr.shape)),
         tuple(1 if d == axis else n for d, n in enumerate(indices.shape))))

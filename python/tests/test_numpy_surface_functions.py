@@ -172,7 +172,7 @@ def test_traced_take_indices_clamp_and_static_ones_raise():
     got, along = f(x, np.array([7, -1, -9, 2]))
     np.testing.assert_array_equal(got, [40, 40, 0, 20])
     np.testing.assert_array_equal(along, [40, 40, 0, 20])
-    with pytest.raises(IndexError, match=r"index 5 is out of bounds for axis with size 5"):
+    with pytest.raises(IndexError, match=r"index 5 is out of bounds for axis 0 with size 5"):
         mxla.jit(lambda x: mnp.take(x, [1, 5]))(x)
     with pytest.raises(ValueError, match=r"mode 'raise' is not supported"):
         mxla.jit(lambda x: mnp.take(x, [1], mode="raise"))(x)

@@ -153,6 +153,8 @@ def test_at_returns_a_new_array_and_broadcasts_values():
     (lambda a: a[2], IndexError, r"index 2 is out of bounds for axis 0 with size 2"),
     (lambda a: a[:, [0, 3]], IndexError, r"index 3 is out of bounds for axis 1 with size 3"),
     (lambda a: a[:, -4], IndexError, r"index -4 is out of bounds for axis 1 with size 3"),
+    (lambda a: a[None, 0, None, 3], IndexError, r"index 3 is out of bounds for axis 1 with size 3"),
+    (lambda a: a[None, [0], None, [3]], IndexError, r"index 3 is out of bounds for axis 1 with size 3"),
     (lambda a: a[[0, 1], [0, 1, 2]], IndexError,
      r"shape mismatch: indexing arrays could not be broadcast together with shapes \(2,\) \(3,\)"),
     (lambda a: a.at[0].set(np.ones(2, np.float32)), ValueError,
