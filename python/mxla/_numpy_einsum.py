@@ -7,14 +7,15 @@ of the dot_general, one that neither needs is contracted, and a label
 that only one operand carries and nothing later needs is summed out of
 it first. A single operand sums the labels the output lacks. Finally the
 result's dimensions are transposed into the output's order. A label
-repeated within one operand (a diagonal or a trace, 'ii->i', 'ii->') and
-'...' are refused by name.
+repeated within one operand ('ii->i', a diagonal; 'ii->', a trace) first
+takes the operand's diagonal: the elements off it are zeroed by a mask of
+iotas and the repeated dimension summed away. '...' is refused by name.
 """
 import numpy as _np
 
 from mxla import _mxla
-from mxla.numpy import (Tracer, _asarray, _cast, _reduce, _result_type,
-                        not_equal, transpose)
+from mxla.numpy import (Tracer, _as, _asarray, _broadcast_to, _cast,
+                        _reduce, _result_type, not_equal, transpose, where)
 
 
 def _parse(subscripts, count):
@@ -58,11 +59,28 @@ def _check_term(term, x, index):
         raise ValueError(f"mxla.numpy.einsum: operand {index} has "
                          f"{x.ndim} dimension(s) but its subscripts "
                          f"'{term}' name {len(term)}")
-    for c in term:
-        if term.count(c) > 1:
-            raise ValueError(f"mxla.numpy.einsum: the repeated subscript "
-                             f"'{c}' in operand {index} ('{term}') takes a "
-                             f"diagonal or a trace, which is not supported")
+
+
+def _diagonal(x, term, index):
+    """x's diagonal over each label `term` repeats; (result, its labels,
+    each label once)."""
+    while True:
+        label = next((c for c in term if term.count(c) > 1), None)
+        if label is None:
+            return x, term
+        first = term.index(label)
+        second = term.index(label, first + 1)
+        if x.shape[first] != x.shape[second]:
+            raise ValueError(f"mxla.numpy.einsum: dimensions in operand "
+                             f"{index} for collapsing index '{label}' don't "
+                             f"match ({x.shape[first]} != {x.shape[second]})")
+        builder = x.op.builder
+        on = Tracer(_mxla.Eq(_mxla.Iota(builder, _np.int64, x.shape, first),
+                             _mxla.Iota(builder, _np.int64, x.shape, second)))
+        zero = _broadcast_to(_as("einsum", builder, 0, x.dtype), x.shape)
+        x = _reduce(where(on, x, zero), (second,), False, 0,
+                    _mxla.CreateScalarAddComputation)
+        term = term[:second] + term[second + 1:]
 
 
 def _sum_out(x, term, keep):
@@ -100,7 +118,7 @@ def _contract(a, ta, b, tb, needed):
 
 def einsum(subscripts, *operands):
     """NumPy's einsum for subscripts of letters ('ij,jk->ik',
-    'bhqd,bhkd->bhqk', 'ij->ji', 'i,i->', 'ij->'): the operands' dtypes
+    'bhqd,bhkd->bhqk', 'ij->ji', 'i,i->', 'ij->', 'ii->i', 'ii->'): the operands' dtypes
     promoted; bool operands give bool (any of the products), as NumPy."""
     terms, output = _parse(subscripts, len(operands))
     arrays = [_asarray("einsum", x) for x in operands]
@@ -111,6 +129,7 @@ def einsum(subscripts, *operands):
     sizes = {}
     for i, (term, x) in enumerate(zip(terms, arrays)):
         _check_term(term, x, i)
+        arrays[i], terms[i] = _diagonal(x, term, i)
         for c, n in zip(term, x.shape):
             if sizes.setdefault(c, n) != n:
                 raise ValueError(f"mxla.numpy.einsum: subscript '{c}' has "
