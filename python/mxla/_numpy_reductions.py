@@ -5,9 +5,11 @@ std, logsumexp and log_softmax.
 argmax and argmin are one variadic XLA reduce over (value, index) pairs
 whose reducer keeps NumPy's answer whatever order XLA combines them in:
 the larger (smaller) value, NaN above everything, and the lower index
-among equals. cumsum and cumprod are a reduce-window whose window covers
-each element and all before it on the axis (as XLA does on the CPU): a
-float prefix may round differently from NumPy's left-to-right loop.
+among equals. cumsum and cumprod are a scan in log2(n) steps (Hillis and
+Steele's, as JAX's associative_scan on the CPU): step k combines each
+element with the one 2^k before it, so the work is n log n where a
+reduce-window over every prefix would be n^2; a float prefix may round
+differently from NumPy's left-to-right loop.
 """
 import builtins
 
@@ -138,7 +140,24 @@ def argmin(x, axis=None, keepdims=False):
     return _argextreme("argmin", x, axis, keepdims, False)
 
 
-def _cumulative(name, x, axis, dtype, reducer, init, numpy_fn):
+def _scan(x, axis, combine, identity):
+    """The inclusive prefix combination of x along `axis`: at each step,
+    x combined with itself shifted `step` places on (the identity in the
+    places it leaves), `step` doubling."""
+    n = x.shape[axis]
+    builder = x.op.builder
+    low, high = [0] * x.ndim, [0] * x.ndim
+    out, step = x.op, 1
+    while step < n:
+        low[axis], high[axis] = step, -step  # shifted by `step`, same size
+        shifted = _mxla.Pad(out, _as("scan", builder, identity, x.dtype).op,
+                            low, high)
+        out = combine(out, shifted)
+        step *= 2
+    return Tracer(out)
+
+
+def _cumulative(name, x, axis, dtype, combine, identity, numpy_fn):
     x = _asarray(name, x)
     if axis is None:
         x, axis = reshape(x, (x.size,)), 0
@@ -148,30 +167,22 @@ def _cumulative(name, x, axis, dtype, reducer, init, numpy_fn):
     # float16 accumulates in float32 and rounds once.
     work = _np.dtype(_np.float32) if out_dtype == _np.float16 else out_dtype
     x = _cast(x, work)
-    n = x.shape[axis]
-    if n == 0:
+    if x.shape[axis] == 0:
         return _cast(x, out_dtype)
-    window = [1] * x.ndim
-    window[axis] = n
-    padding = [(0, 0)] * x.ndim
-    padding[axis] = (n - 1, 0)
-    builder = x.op.builder
-    out = _mxla.ReduceWindow(x.op, _as(name, builder, init, work).op,
-                             reducer(work, builder), window, padding=padding)
-    return _cast(Tracer(out), out_dtype)
+    return _cast(_scan(x, axis, combine[work.kind == "b"], identity), out_dtype)
 
 
 def cumsum(x, axis=None, dtype=None):
     """NumPy's cumsum: of the flattened array when axis is None; bool and
     small integers accumulate as int64 (uint64), as NumPy's do."""
-    return _cumulative("cumsum", x, axis, dtype,
-                       _mxla.CreateScalarAddComputation, 0, _np.cumsum)
+    return _cumulative("cumsum", x, axis, dtype, (_mxla.Add, _mxla.Or), 0,
+                       _np.cumsum)
 
 
 def cumprod(x, axis=None, dtype=None):
     """NumPy's cumprod; see cumsum."""
-    return _cumulative("cumprod", x, axis, dtype,
-                       _mxla.CreateScalarMulComputation, 1, _np.cumprod)
+    return _cumulative("cumprod", x, axis, dtype, (_mxla.Mul, _mxla.And), 1,
+                       _np.cumprod)
 
 
 def var(x, axis=None, ddof=0, keepdims=False):
