@@ -158,6 +158,16 @@ def _gather(x, dims, sizes, axes, drop):
     out_ndim = len(remaining) + len(batch)
     offset_dims = (tuple(range(before))
                    + tuple(range(before + len(batch), out_ndim)))
+    empty = [d for d in advanced if x.shape[d] == 0]
+    if empty:
+        # Nothing to gather from: only an empty result is in bounds.
+        kept = [x.shape[d] for d in remaining]
+        shape = tuple(kept[:before]) + tuple(batch) + tuple(kept[before:])
+        if _np.prod(shape, dtype=_np.int64):
+            raise IndexError(f"index is out of bounds for axis "
+                             f"{axes[empty[0]]} with size 0")
+        return Tracer(_mxla.Broadcast(
+            _mxla.Constant(x.op.builder, _np.zeros((), x.dtype)), shape))
     return Tracer(_mxla.Gather(
         x.op, starts.op, offset_dims=offset_dims,
         collapsed_slice_dims=tuple(advanced), start_index_map=tuple(advanced),

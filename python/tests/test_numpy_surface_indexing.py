@@ -125,6 +125,19 @@ def test_out_of_range_indices_clamp_reads_and_drop_updates():
     np.testing.assert_array_equal(column, x[:, 0])
 
 
+def test_empty_indices_and_empty_axes():
+    @mxla.jit
+    def f(x, i):
+        return x[[]], x[:, i[:0]], x[:0, [0, 1]], x.at[[]].add(1.0), x[:0][i[:0]]
+
+    x, i = np.ones((3, 2), np.float32), np.array([1, 0])
+    for got, want in zip(f(x, i), (x[[]], x[:, i[:0]], x[:0, [0, 1]], x, x[:0][i[:0]])):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(IndexError, match=r"index is out of bounds for axis 0 with size 0"):
+        mxla.jit(lambda x, i: x[:0][i])(x, i)
+
+
 def test_at_returns_a_new_array_and_broadcasts_values():
     @mxla.jit
     def f(x):
