@@ -9,8 +9,14 @@ it first. A single operand sums the labels the output lacks. Finally the
 result's dimensions are transposed into the output's order. A label
 repeated within one operand ('ii->i', a diagonal; 'ii->', a trace) first
 takes the operand's diagonal: the elements off it are zeroed by a mask of
-iotas and the repeated dimension summed away. '...' is refused by name.
+iotas and the repeated dimension summed away. '...' stands for the
+dimensions an operand has beyond its letters: they broadcast together
+across the operands (right-aligned, as NumPy's), get letters of their
+own, and the output keeps them where its '...' is (first when the output
+is implicit).
 """
+import string
+
 import numpy as _np
 
 from mxla import _mxla
@@ -24,9 +30,6 @@ def _parse(subscripts, count):
         raise TypeError("mxla.numpy.einsum: the subscripts must be a string "
                         "('ij,jk->ik')")
     subscripts = subscripts.replace(" ", "")
-    if "." in subscripts:
-        raise ValueError("mxla.numpy.einsum: '...' (broadcast dimensions) "
-                         "is not supported yet; name every dimension")
     inputs, arrow, output = subscripts.partition("->")
     terms = inputs.split(",")
     if len(terms) != count:
@@ -34,15 +37,26 @@ def _parse(subscripts, count):
                          f"name {len(terms)} operand(s), but {count} were "
                          f"given")
     for term in terms + [output]:
-        bad = [c for c in term if not c.isalpha()]
+        bad = [c for c in term.replace("...", "", 1) if not c.isalpha()]
         if bad:
             raise ValueError(f"mxla.numpy.einsum: invalid subscript "
-                             f"'{bad[0]}' in '{subscripts}' (letters only)")
-    if not arrow:
-        counts = {}
-        for c in "".join(terms):
-            counts[c] = counts.get(c, 0) + 1
-        output = "".join(sorted(c for c, n in counts.items() if n == 1))
+                             f"'{bad[0]}' in '{subscripts}' (letters and "
+                             f"one '...' per operand)")
+    return terms, (output if arrow else None)
+
+
+def _implicit_output(terms, broadcast):
+    """NumPy's output for subscripts without '->': the broadcast letters,
+    then the letters that appear once, in alphabetical order."""
+    counts = {}
+    for c in "".join(terms):
+        counts[c] = counts.get(c, 0) + 1
+    return broadcast + "".join(sorted(
+        c for c, n in counts.items() if n == 1 and c not in broadcast))
+
+
+def _check_output(subscripts, terms, output):
+    inputs = "".join(terms)
     for c in output:
         if output.count(c) > 1:
             raise ValueError(f"mxla.numpy.einsum: output subscript '{c}' "
@@ -51,7 +65,50 @@ def _parse(subscripts, count):
             raise ValueError(f"mxla.numpy.einsum: output subscript '{c}' "
                              f"does not appear in the operands of "
                              f"'{subscripts}'")
-    return terms, output
+
+
+def _expand_ellipses(subscripts, terms, output, arrays):
+    """The terms and output with each '...' as letters of its own, and
+    the arrays with those dimensions broadcast together; (terms, output,
+    arrays)."""
+    spans = []
+    for i, (term, x) in enumerate(zip(terms, arrays)):
+        named = len(term.replace("...", ""))
+        if "..." in term and x.ndim < named:
+            raise ValueError(f"mxla.numpy.einsum: operand {i} has {x.ndim} "
+                             f"dimension(s), fewer than the {named} its "
+                             f"subscripts '{term}' name")
+        spans.append(x.ndim - named if "..." in term else 0)
+    starts = [t.index("...") if "..." in t else 0 for t in terms]
+    shapes = [x.shape[a:a + n] for x, a, n in zip(arrays, starts, spans)]
+    try:
+        broadcast = _np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"mxla.numpy.einsum: the dimensions '...' stands "
+                         f"for in '{subscripts}' do not broadcast together "
+                         f"({' '.join(map(str, shapes))})") from None
+    unused = [c for c in string.ascii_letters if c not in subscripts]
+    letters = "".join(unused[:len(broadcast)])
+    for i, (term, x, start, span) in enumerate(zip(terms, arrays, starts, spans)):
+        if "..." not in term:
+            continue
+        shape = x.shape[:start] + broadcast + x.shape[start + span:]
+        lead = len(broadcast) - span
+        dims = tuple(d if d < start else d + lead for d in range(x.ndim))
+        if shape != x.shape:
+            arrays[i] = Tracer(_mxla.BroadcastInDim(x.op, shape, dims))
+        terms[i] = term.replace("...", letters)
+    if output is None:
+        output = _implicit_output(terms, letters)
+    elif "..." in output:
+        output = output.replace("...", letters)
+    elif letters:
+        raise ValueError(f"mxla.numpy.einsum: output has more dimensions "
+                         f"than subscripts given in '{subscripts}', but no "
+                         f"'...' ellipsis provided to broadcast the extra "
+                         f"dimensions")
+    _check_output(subscripts, terms, output)
+    return terms, output, arrays
 
 
 def _check_term(term, x, index):
@@ -118,10 +175,12 @@ def _contract(a, ta, b, tb, needed):
 
 def einsum(subscripts, *operands):
     """NumPy's einsum for subscripts of letters ('ij,jk->ik',
-    'bhqd,bhkd->bhqk', 'ij->ji', 'i,i->', 'ij->', 'ii->i', 'ii->'): the operands' dtypes
+    'bhqd,bhkd->bhqk', 'ij->ji', 'i,i->', 'ij->', 'ii->i', 'ii->',
+    '...ij,...jk->...ik'): the operands' dtypes
     promoted; bool operands give bool (any of the products), as NumPy."""
     terms, output = _parse(subscripts, len(operands))
     arrays = [_asarray("einsum", x) for x in operands]
+    terms, output, arrays = _expand_ellipses(subscripts, terms, output, arrays)
     dtype = _result_type("einsum", *arrays)
     # bool sums are ors: computed as int64 counts, then compared with 0.
     work = _np.dtype(_np.int64) if dtype.kind == "b" else dtype

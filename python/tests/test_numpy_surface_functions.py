@@ -250,9 +250,33 @@ def test_einsum_mixed_dtypes_and_kq_attention():
     np.testing.assert_allclose(mv, np.einsum("ij,j->i", w, k[0, 0, 0]), rtol=3e-3, atol=3e-3)
 
 
+ELLIPSES = [("...ij,...jk->...ik", [(2, 3, 4, 5), (3, 5, 2)]), ("...ij,jk", [(2, 3, 4), (4, 5)]),
+            ("i...->...", [(3, 2, 4)]), ("...", [(2, 3)]),
+            ("ij...,j...->i...", [(2, 3, 1, 4), (3, 5, 4)]), ("...i,...i", [(3, 4), (1, 4)]),
+            ("a...b->b...a", [(2, 3, 4, 5)]), ("...ii->...i", [(2, 3, 3)]), ("i...,i", [(3,), (3,)])]
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(t) for t in (np.bool_, np.int32, np.uint8, np.float32,
+                                                          np.float64)], ids=str)
+def test_einsum_ellipses_follow_numpy(dtype):
+    flat, cases = [], []
+    for spec, shapes in ELLIPSES:
+        lo = len(flat)
+        flat += [sample(dtype, s) if dtype.kind != "f" else RNG.uniform(-2, 2, s).astype(dtype)
+                 for s in shapes]
+        cases.append((spec, lambda *a, s=spec, lo=lo, hi=len(flat): (
+            mnp if isinstance(a[0], mnp.Tracer) else np).einsum(s, *a[lo:hi])))
+    check(cases, flat, sums=tuple(spec for spec, _ in ELLIPSES) if dtype.kind == "f" else ())
+
+
 @pytest.mark.parametrize("spec, shapes, message", [
     ("ii->i", [(3, 4)], r"dimensions in operand 0 for collapsing index 'i' don't match \(3 != 4\)"),
-    ("...i->i", [(2, 3)], r"'\.\.\.' \(broadcast dimensions\) is not supported"),
+    ("...i,...i->...", [(2, 3), (4, 3)], r"the dimensions '\.\.\.' stands for in '\.\.\.i,\.\.\.i->\.\.\.' "
+                                         r"do not broadcast together \(\(2,\) \(4,\)\)"),
+    ("...i->i", [(2, 3)], r"output has more dimensions than subscripts given in '\.\.\.i->i', but no "
+                          r"'\.\.\.' ellipsis provided"),
+    ("...ij->i", [(3,)], r"operand 0 has 1 dimension\(s\), fewer than the 2 its subscripts '\.\.\.ij' name"),
+    ("i.j->i", [(2, 3)], r"invalid subscript '\.'"),
     ("ij,jk->ik", [(2, 3)], r"name 2 operand\(s\), but 1 were given"),
     ("ij,jk->ik", [(2, 3), (4, 5)], r"subscript 'j' has size 3 in one operand and 4 in operand 1"),
     ("ijk->i", [(2, 3)], r"operand 0 has 2 dimension\(s\) but its subscripts 'ijk' name 3"),
