@@ -173,6 +173,25 @@ def _contract(a, ta, b, tb, needed):
     return out, "".join(batch + free_a + free_b)
 
 
+def _broadcast_labels(terms, arrays):
+    """Each label's size 1 stretched to its size elsewhere, as NumPy
+    broadcasts einsum's operands; other sizes must agree."""
+    sizes = {}
+    for i, (term, x) in enumerate(zip(terms, arrays)):
+        for c, n in zip(term, x.shape):
+            if sizes.setdefault(c, n) == 1:
+                sizes[c] = n
+            elif n not in (1, sizes[c]):
+                raise ValueError(f"mxla.numpy.einsum: subscript '{c}' has "
+                                 f"size {sizes[c]} in one operand and {n} in "
+                                 f"operand {i}")
+    for i, (term, x) in enumerate(zip(terms, arrays)):
+        shape = tuple(sizes[c] for c in term)
+        if shape != x.shape:
+            arrays[i] = Tracer(_mxla.BroadcastInDim(x.op, shape,
+                                                    tuple(range(x.ndim))))
+
+
 def einsum(subscripts, *operands):
     """NumPy's einsum for subscripts of letters ('ij,jk->ik',
     'bhqd,bhkd->bhqk', 'ij->ji', 'i,i->', 'ij->', 'ii->i', 'ii->',
@@ -185,15 +204,10 @@ def einsum(subscripts, *operands):
     # bool sums are ors: computed as int64 counts, then compared with 0.
     work = _np.dtype(_np.int64) if dtype.kind == "b" else dtype
     arrays = [_cast(x, work) for x in arrays]
-    sizes = {}
     for i, (term, x) in enumerate(zip(terms, arrays)):
         _check_term(term, x, i)
         arrays[i], terms[i] = _diagonal(x, term, i)
-        for c, n in zip(term, x.shape):
-            if sizes.setdefault(c, n) != n:
-                raise ValueError(f"mxla.numpy.einsum: subscript '{c}' has "
-                                 f"size {sizes[c]} in one operand and {n} in "
-                                 f"operand {i}")
+    _broadcast_labels(terms, arrays)
     out, labels = arrays[0], terms[0]
     for i in range(1, len(arrays)):
         needed = set(output).union(*terms[i + 1:])

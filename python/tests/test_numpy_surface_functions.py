@@ -253,7 +253,9 @@ def test_einsum_mixed_dtypes_and_kq_attention():
 ELLIPSES = [("...ij,...jk->...ik", [(2, 3, 4, 5), (3, 5, 2)]), ("...ij,jk", [(2, 3, 4), (4, 5)]),
             ("i...->...", [(3, 2, 4)]), ("...", [(2, 3)]),
             ("ij...,j...->i...", [(2, 3, 1, 4), (3, 5, 4)]), ("...i,...i", [(3, 4), (1, 4)]),
-            ("a...b->b...a", [(2, 3, 4, 5)]), ("...ii->...i", [(2, 3, 3)]), ("i...,i", [(3,), (3,)])]
+            ("a...b->b...a", [(2, 3, 4, 5)]), ("...ii->...i", [(2, 3, 3)]), ("i...,i", [(3,), (3,)]),
+            # Labelled dimensions of size 1 broadcast too, contracted or not.
+            ("ij,ij->ij", [(1, 3), (2, 3)]), ("ij,jk->ik", [(2, 1), (3, 4)])]
 
 
 @pytest.mark.parametrize("dtype", [np.dtype(t) for t in (np.bool_, np.int32, np.uint8, np.float32,
