@@ -23,7 +23,8 @@ import builtins
 import numpy as _np
 
 from mxla import _mxla
-from mxla.numpy import (Tracer, _as, _broadcast_to, _cast,
+from mxla import _numpy_shapes
+from mxla.numpy import (Tracer, _as, _asarray, _broadcast_to, _cast,
                         _constant, reshape, where)
 from mxla._numpy_reductions import _computation
 
@@ -52,6 +53,9 @@ def _entry(i):
         return [i]
     if isinstance(i, (int, _np.integer)):
         return [int(i)]
+    if isinstance(i, list) and builtins.any(isinstance(v, Tracer) for v in i):
+        # A list of traced and known integers: one traced index array.
+        return _entry(_numpy_shapes.stack([_asarray("index", v) for v in i]))
     values = _np.asarray(i)
     if values.dtype.kind == "b" and values.ndim > 0:
         return list(_np.nonzero(values))

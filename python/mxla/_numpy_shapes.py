@@ -179,13 +179,27 @@ def _sort(name, x, axis, with_indices):
     return Tracer(_mxla.GetTupleElement(out, 1) if with_indices else out)
 
 
-def sort(x, axis=-1):
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _check_kind(name, kind):
+    """Every kind NumPy takes gives the stable order (a valid answer for
+    the unstable kinds too)."""
+    if kind not in _KINDS:
+        raise ValueError(f"mxla.numpy.{name}: sort kind must be one of "
+                         f"'quicksort', 'heapsort', 'mergesort' or 'stable' "
+                         f"(got {kind!r})")
+
+
+def sort(x, axis=-1, kind=None):
     """NumPy's sort along `axis` (None: of the flattened array)."""
+    _check_kind("sort", kind)
     return _sort("sort", x, axis, False)
 
 
-def argsort(x, axis=-1):
-    """NumPy's stable argsort (kind='stable'): int64 indices."""
+def argsort(x, axis=-1, kind=None):
+    """NumPy's argsort, stable whatever `kind`: int64 indices."""
+    _check_kind("argsort", kind)
     return _sort("argsort", x, axis, True)
 
 

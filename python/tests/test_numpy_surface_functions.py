@@ -127,8 +127,8 @@ def test_clip_sort_take_follow_numpy(dtype):
         ("sort 0", lambda a, j: lib(a).sort(a, axis=0)),
         ("sort None", lambda a, j: lib(a).sort(a, axis=None)),
         ("method sort", lambda a, j: lib(a).sort(a, 0) if isinstance(a, np.ndarray) else a.sort(0)),
-        ("argsort", lambda a, j: lib(a).argsort(a, kind="stable") if isinstance(a, np.ndarray)
-         else mnp.argsort(a)),
+        ("argsort", lambda a, j: lib(a).argsort(a, kind="stable")),
+        ("sort mergesort", lambda a, j: lib(a).sort(a, 0, kind="mergesort")),
         ("argsort 0", lambda a, j: np.argsort(a, 0, kind="stable") if isinstance(a, np.ndarray)
          else a.argsort(0)),
         ("argsort None", lambda a, j: np.argsort(a, None, kind="stable") if isinstance(a, np.ndarray)
@@ -203,6 +203,8 @@ def test_traced_take_indices_clamp_and_static_ones_raise():
     (lambda a: mnp.tril(a[0]), ValueError, r"tril: the array must be at least 2-D \(it is 1-D\)"),
     (lambda a: mnp.clip(a), ValueError, r"clip: One of max or min must be given"),
     (lambda a: mnp.sort(a[0, 0]), ValueError, r"sort: a 0-d array has no axis to sort"),
+    (lambda a: mnp.argsort(a, kind="bogo"), ValueError,
+     r"argsort: sort kind must be one of 'quicksort', 'heapsort', 'mergesort' or 'stable' \(got 'bogo'\)"),
     (lambda a: mnp.take_along_axis(a, np.zeros(2, np.int64), 0), ValueError,
      r"`indices` and `arr` must have the same number of dimensions \(1 and 2\)"),
 ])

@@ -38,6 +38,7 @@ INDICES = {
     "traced pair": lambda a, i: a[i, i],
     "traced and list": lambda a, i: a[i, :, [[0], [4]]],
     "traced scalar": lambda a, i: a[i[0, 1]],
+    "list of traced scalars": lambda a, i: a[:, [i[0, 1], 2, i[1, 0]]],
     "traced scalar and slice": lambda a, i: a[::2, i[1, 2], 1:],
     "static mask": lambda a, i: a[np.array([True, False, True])],
     "static mask 2-d": lambda a, i: a[:, np.arange(20).reshape(4, 5) % 3 == 0],
