@@ -20,7 +20,7 @@ import threading
 
 import numpy as _np
 
-from mxla import _mxla
+from mxla import _capture, _mxla
 from mxla._traced_protocols import TracedProtocols
 
 
@@ -32,7 +32,7 @@ class Tracer(TracedProtocols):
     __hash__ = None  # == is elementwise, as for NumPy arrays
 
     def __init__(self, op, weak=None):
-        self.op = op
+        self._op = op
         # int or float for a value that stands for a Python scalar (an
         # @mxla.jit argument): it promotes like one (see _kind).
         self.weak = weak
@@ -41,12 +41,19 @@ class Tracer(TracedProtocols):
         self.narrowed = []
 
     @property
+    def op(self):
+        """The traced op; inside a function that mxla.grad or mxla.vjp
+        traces, an enclosing function's value is an extra parameter of
+        that function's computation (mxla/_capture.py)."""
+        return _capture.op_in_active_trace(self, self._op)
+
+    @property
     def shape(self):
-        return tuple(self.op.shape)
+        return tuple(self._op.shape)
 
     @property
     def dtype(self):
-        return self.op.dtype
+        return self._op.dtype
 
     @property
     def ndim(self):
@@ -168,13 +175,14 @@ class Tracer(TracedProtocols):
 
 # The builders of the @mxla.jit traces under way on this thread, innermost
 # last: functions with no traced operand (zeros, arange, add of two NumPy
-# arrays) record their ops in the innermost one.
+# arrays) record their ops in the innermost one, or in the function that
+# mxla.grad or mxla.vjp traces inside it (mxla/_capture.py).
 _TRACES = threading.local()
 
 
 @contextlib.contextmanager
 def _tracing(builder):
-    """While tracing a function into `builder` (@mxla.jit's _trace)."""
+    """While tracing a function into `builder` (@mxla.jit's _Traced)."""
     stack = _TRACES.__dict__.setdefault("builders", [])
     stack.append(builder)
     try:
@@ -183,21 +191,29 @@ def _tracing(builder):
         stack.pop()
 
 
-def _current_builder(name):
+def _trace_builder():
+    """The builder of the innermost trace, or None outside one."""
+    if _capture._ACTIVE:
+        return _capture._ACTIVE[-1].builder
     stack = getattr(_TRACES, "builders", None)
-    if not stack:
+    return stack[-1] if stack else None
+
+
+def _current_builder(name):
+    builder = _trace_builder()
+    if builder is None:
         raise TypeError(f"mxla.numpy.{name} needs a trace: call it inside an "
                         f"@mxla.jit function (or give it a traced array)")
-    return stack[-1]
+    return builder
 
 
 def _builder_of(*values):
     for value in values:
         if isinstance(value, Tracer):
             return value.op.builder
-    stack = getattr(_TRACES, "builders", None)
-    if stack:
-        return stack[-1]
+    builder = _trace_builder()
+    if builder is not None:
+        return builder
     raise TypeError("mxla.numpy functions need at least one traced array "
                     "(call them inside an @mxla.jit function)")
 

@@ -292,3 +292,13 @@ def test_einsum_errors(spec, shapes, message):
     args = [np.ones(s, np.float32) for s in shapes]
     with pytest.raises(ValueError, match=message):
         mxla.jit(lambda *a: mnp.einsum(spec, *a))(*args)
+
+
+def test_creation_inside_grad_records_into_the_differentiated_function():
+    def loss(w):
+        return (w * mnp.arange(3.0) + mnp.ones(3)).sum() * mnp.full((), 2.0)
+
+    w = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(mxla.grad(loss)(w), 2 * np.arange(3.0))
+    np.testing.assert_allclose(mxla.jit(lambda w: mxla.grad(loss)(w) + mnp.zeros(3))(w),
+                               2 * np.arange(3.0))
