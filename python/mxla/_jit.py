@@ -11,7 +11,7 @@ import types
 import numpy as _np
 
 from mxla import _mxla, _tree
-from mxla.numpy import Tracer
+from mxla.numpy import Tracer, _tracing
 
 # Stages of f.lower(...).as_text(stage): the builder's HLO, then the files
 # a dumping compile writes for the later ones.
@@ -129,7 +129,8 @@ class _Traced:
                    weak=w)
             for i, (a, w) in enumerate(zip(arrays, weak))]
         args, kwargs = call.merged(self.params)
-        out = call_traced(fn, args, kwargs)
+        with _tracing(self.builder):  # for mxla.numpy.zeros and the like
+            out = call_traced(fn, args, kwargs)
         self.root, self.out_treedef, self.out_kinds = _root(self.builder, out)
 
     def alias_donated(self, donated):

@@ -18,7 +18,10 @@ _REDUCTIONS = {("add", "reduce"): "sum", ("maximum", "reduce"): "max",
 # The ufuncs an ndarray's binary operators call with a traced operand.
 _OPERATOR_UFUNCS = {_np.add, _np.subtract, _np.multiply, _np.true_divide,
                     _np.power, _np.matmul, _np.less, _np.less_equal,
-                    _np.greater, _np.greater_equal, _np.equal, _np.not_equal}
+                    _np.greater, _np.greater_equal, _np.equal, _np.not_equal,
+                    _np.floor_divide, _np.remainder, _np.bitwise_and,
+                    _np.bitwise_or, _np.bitwise_xor, _np.left_shift,
+                    _np.right_shift}
 
 _NO_DATA = ("a traced value (an mxla.numpy array inside @mxla.jit), which "
             "has no data while tracing")

@@ -14,7 +14,9 @@ OverflowError, as in NumPy 2 (NumPy 1.24 widens instead). NumPy scalars
 and arrays, 0-d or not, promote by dtype alone, as in NumPy 2 and JAX.
 """
 import builtins
+import contextlib
 import operator
+import threading
 
 import numpy as _np
 
@@ -80,6 +82,21 @@ class Tracer(TracedProtocols):
     def __rpow__(self, other): return power(other, self)
     def __matmul__(self, other): return matmul(self, other)
     def __rmatmul__(self, other): return matmul(other, self)
+    def __floordiv__(self, other): return floor_divide(self, other)
+    def __rfloordiv__(self, other): return floor_divide(other, self)
+    def __mod__(self, other): return remainder(self, other)
+    def __rmod__(self, other): return remainder(other, self)
+    def __and__(self, other): return bitwise_and(self, other)
+    def __rand__(self, other): return bitwise_and(other, self)
+    def __or__(self, other): return bitwise_or(self, other)
+    def __ror__(self, other): return bitwise_or(other, self)
+    def __xor__(self, other): return bitwise_xor(self, other)
+    def __rxor__(self, other): return bitwise_xor(other, self)
+    def __lshift__(self, other): return left_shift(self, other)
+    def __rlshift__(self, other): return left_shift(other, self)
+    def __rshift__(self, other): return right_shift(self, other)
+    def __rrshift__(self, other): return right_shift(other, self)
+    def __invert__(self): return invert(self)
     def __neg__(self): return negative(self)
     def __abs__(self): return abs(self)
     def __lt__(self, other): return less(self, other)
@@ -92,6 +109,12 @@ class Tracer(TracedProtocols):
     def __getitem__(self, index):
         return _index(self, index)
 
+    @property
+    def at(self):
+        """x.at[index].set(v), .add, .multiply, .min, .max, .get(): a new
+        array, as in JAX (a scatter)."""
+        return _IndexUpdateHelper(self)
+
     def reshape(self, *shape):
         return reshape(self, shape[0] if len(shape) == 1 else shape)
 
@@ -101,26 +124,113 @@ class Tracer(TracedProtocols):
     def sum(self, axis=None, keepdims=False):
         return sum(self, axis=axis, keepdims=keepdims)
 
-    def max(self, axis=None, keepdims=False):
-        return max(self, axis=axis, keepdims=keepdims)
+    def max(self, axis=None, keepdims=False, initial=None, where=None):
+        return max(self, axis, keepdims=keepdims, initial=initial, where=where)
 
-    def min(self, axis=None, keepdims=False):
-        return min(self, axis=axis, keepdims=keepdims)
+    def min(self, axis=None, keepdims=False, initial=None, where=None):
+        return min(self, axis, keepdims=keepdims, initial=initial, where=where)
 
     def mean(self, axis=None, keepdims=False):
         return mean(self, axis=axis, keepdims=keepdims)
+
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return argmin(self, axis=axis, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None):
+        return cumsum(self, axis=axis, dtype=dtype)
+
+    def cumprod(self, axis=None, dtype=None):
+        return cumprod(self, axis=axis, dtype=dtype)
+
+    def clip(self, a_min=None, a_max=None):
+        return clip(self, a_min, a_max)
+
+    def squeeze(self, axis=None):
+        return squeeze(self, axis=axis)
+
+    def sort(self, axis=-1):
+        return sort(self, axis=axis)
+
+    def argsort(self, axis=-1):
+        return argsort(self, axis=axis)
+
+    def take(self, indices, axis=None, mode=None):
+        return take(self, indices, axis=axis, mode=mode)
+
+    def flatten(self):
+        return reshape(self, (self.size,))
+
+    def ravel(self):
+        return reshape(self, (self.size,))
+
+
+# The builders of the @mxla.jit traces under way on this thread, innermost
+# last: functions with no traced operand (zeros, arange, add of two NumPy
+# arrays) record their ops in the innermost one, or in the function that
+# mxla.grad or mxla.vjp traces inside it (mxla/_capture.py).
+_TRACES = threading.local()
+
+
+@contextlib.contextmanager
+def _tracing(builder):
+    """While tracing a function into `builder` (@mxla.jit's _Traced)."""
+    stack = _TRACES.__dict__.setdefault("builders", [])
+    stack.append(builder)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def _trace_builder():
+    """The builder of the innermost trace, or None outside one."""
+    if _capture._ACTIVE:
+        return _capture._ACTIVE[-1].builder
+    stack = getattr(_TRACES, "builders", None)
+    return stack[-1] if stack else None
+
+
+def _current_builder(name):
+    builder = _trace_builder()
+    if builder is None:
+        raise TypeError(f"mxla.numpy.{name} needs a trace: call it inside an "
+                        f"@mxla.jit function (or give it a traced array)")
+    return builder
 
 
 def _builder_of(*values):
     for value in values:
         if isinstance(value, Tracer):
             return value.op.builder
+    builder = _trace_builder()
+    if builder is not None:
+        return builder
     raise TypeError("mxla.numpy functions need at least one traced array "
                     "(call them inside an @mxla.jit function)")
 
 
 def _constant(builder, value, dtype):
     return Tracer(_mxla.Constant(builder, _np.asarray(value, dtype=dtype)))
+
+
+def _asarray(name, x):
+    """`x` as a Tracer: itself, or a NumPy array or Python number as a
+    constant of the innermost trace (its NumPy dtype)."""
+    if isinstance(x, Tracer):
+        return x
+    dtype = _kind(name, x)
+    if isinstance(dtype, type):
+        dtype = _np.dtype(_np.int64 if dtype is int else _np.float64)
+    return _constant(_current_builder(name), x, dtype)
 
 
 # The dtypes mxla.numpy computes in (NumPy's names for mxla's types).
@@ -398,7 +508,7 @@ def _reduce(x, axis, keepdims, init, reducer):
 def sum(x, axis=None, keepdims=False):
     """NumPy's sum: bool and integers narrower than 64 bits sum as int64
     (unsigned ones as uint64); float16 accumulates in float32."""
-    _builder_of(x)
+    x = _asarray("sum", x)
     dtype = _np.sum(_np.zeros(1, x.dtype)).dtype
     work = _np.dtype(_np.float32) if dtype == _np.float16 else dtype
     out = _reduce(_cast(x, work), axis, keepdims, 0,
@@ -406,35 +516,10 @@ def sum(x, axis=None, keepdims=False):
     return _cast(out, dtype)
 
 
-def _extreme(name, ufunc_name, x, axis, keepdims, reducer, bound):
-    _builder_of(x)
-    if builtins.any(x.shape[a] == 0 for a in _axes(x, axis)):
-        raise ValueError(f"mxla.numpy.{name}: zero-size array to reduction "
-                         f"operation {ufunc_name} which has no identity")
-    if x.dtype.kind == "b":
-        init = bound > 0  # max from False, min from True
-    elif x.dtype.kind == "f":
-        init = bound * _np.inf
-    else:
-        info = _np.iinfo(x.dtype)
-        init = info.min if bound < 0 else info.max
-    return _reduce(x, axis, keepdims, init, reducer)
-
-
-def max(x, axis=None, keepdims=False):
-    return _extreme("max", "maximum", x, axis, keepdims,
-                    _mxla.CreateScalarMaxComputation, -1)
-
-
-def min(x, axis=None, keepdims=False):
-    return _extreme("min", "minimum", x, axis, keepdims,
-                    _mxla.CreateScalarMinComputation, 1)
-
-
 def mean(x, axis=None, keepdims=False):
     """NumPy's mean: of bool and integers in float64; of float16 summed
     in float32 and rounded back."""
-    _builder_of(x)
+    x = _asarray("mean", x)
     count = int(_np.prod([x.shape[a] for a in _axes(x, axis)], dtype=_np.int64))
     dtype = x.dtype if x.dtype.kind == "f" else _np.dtype(_np.float64)
     work = _np.dtype(_np.float32) if dtype == _np.float16 else dtype
@@ -491,40 +576,11 @@ def matmul(x, y):
     return out
 
 
-def _index(x, index):
-    """Basic indexing: integers, slices (positive steps) and Ellipsis."""
-    index = index if isinstance(index, tuple) else (index,)
-    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    # By identity: `in` and index() would call a traced index's ==.
-    at = next((n for n, i in enumerate(index) if i is Ellipsis), None)
-    if at is not None:
-        fill = x.ndim - (len(index) - 1)
-        index = index[:at] + (slice(None),) * fill + index[at + 1:]
-    if len(index) > x.ndim:
-        raise IndexError(f"too many indices for array: array is "
-                         f"{x.ndim}-dimensional, but {len(index)} were indexed")
-    index = index + (slice(None),) * (x.ndim - len(index))
-    starts, limits, strides, kept = [], [], [], []
-    for dim, (i, size) in enumerate(zip(index, x.shape)):
-        if isinstance(i, (bool, _np.bool_)):
-            raise IndexError("mxla.numpy does not support boolean indices "
-                             f"({i!r})")
-        if isinstance(i, (int, _np.integer)):
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} "
-                                 f"with size {size}")
-            i = int(i) % size
-            starts.append(i), limits.append(i + 1), strides.append(1)
-        elif isinstance(i, slice):
-            start, stop, step = i.indices(size)
-            if step <= 0:
-                raise IndexError("mxla.numpy slices need a positive step")
-            stop = builtins.max(start, stop)
-            starts.append(start), limits.append(stop), strides.append(step)
-            kept.append(len(range(start, stop, step)))
-        else:
-            raise IndexError(f"unsupported index {i!r} (integers, slices and "
-                             f"... are supported)")
-    out = Tracer(_mxla.Slice(x.op, starts, limits, strides))
-    return out if len(kept) == x.ndim else reshape(out, tuple(kept))
+# The rest of mxla.numpy, by concept (each module imports the helpers
+# above from here).
+from mxla._numpy_integer import *  # noqa: E402,F401,F403
+from mxla._numpy_creation import *  # noqa: E402,F401,F403
+from mxla._numpy_reductions import *  # noqa: E402,F401,F403
+from mxla._numpy_shapes import *  # noqa: E402,F401,F403
+from mxla._numpy_einsum import *  # noqa: E402,F401,F403
+from mxla._numpy_indexing import _IndexUpdateHelper, _index  # noqa: E402,F401
