@@ -16,6 +16,7 @@ from mxla._mxla import Error, Executable, XlaBuilder, XlaComputation, XlaOp, com
 from mxla import numpy  # noqa: E402,F401
 from mxla._jit import Lowered, jit  # noqa: E402,F401
 from mxla._autodiff import grad, value_and_grad, vjp  # noqa: E402,F401
+from mxla._vmap import vmap  # noqa: E402,F401
 from mxla._hlo_files import load_hlo  # noqa: E402,F401
 from mxla import random  # noqa: E402,F401
 from mxla import nn  # noqa: E402,F401

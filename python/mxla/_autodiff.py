@@ -8,7 +8,8 @@ import functools
 
 import numpy as _np
 
-from mxla import _capture, _jit, _mxla, _tree
+from mxla import _jit, _mxla, _tree
+from mxla._inner_trace import InnerTrace, as_tracers, builder_of
 from mxla.numpy import Tracer
 
 
@@ -18,71 +19,6 @@ def _name(fun):
 
 def _argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
-
-
-def _as_tracers(builder, tree):
-    """`tree` with every leaf a Tracer of `builder` (arrays and scalars
-    become constants)."""
-    def convert(leaf):
-        if isinstance(leaf, Tracer):
-            return leaf
-        return Tracer(_mxla.Constant(builder, _np.asarray(leaf)),
-                      weak=_weak_kind(leaf))
-    return _tree.tree_map(convert, tree)
-
-
-def _weak_kind(value):
-    if isinstance(value, bool) or isinstance(value, _np.generic):
-        return None
-    if isinstance(value, int):
-        return int
-    return float if isinstance(value, float) else None
-
-
-def _builder_of(leaves):
-    for leaf in leaves:
-        if isinstance(leaf, Tracer):
-            return leaf.op.builder
-    return None
-
-
-class _Inner:
-    """`fun` traced on fresh parameters shaped like the caller's leaves
-    (`args` positional, `kwargs` by keyword), as a computation whose
-    parameters are the leaves in order, then the enclosing function's
-    values it closes over (mxla/_capture.py)."""
-
-    def __init__(self, fun, args, kwargs):
-        self.leaves, self.treedef = _tree.flatten((list(args), kwargs))
-        self.builder = _mxla.XlaBuilder(_jit.identifier(_name(fun)))
-        self.params = [
-            Tracer(_mxla.Parameter(self.builder, i, leaf.dtype, leaf.shape,
-                                   f"arg{i}"), weak=leaf.weak)
-            for i, leaf in enumerate(self.leaves)]
-        inner_args, inner_kwargs = _tree.unflatten(self.treedef, self.params)
-        self.capture = _capture.Capture(self.builder, len(self.leaves))
-        with self.capture:
-            self.out = _jit.call_traced(fun, inner_args, inner_kwargs)
-
-    def ops_of(self, values):
-        """The inner ops of `values` (outputs: Tracers or constants)."""
-        with self.capture:
-            return [_jit.as_tracer(self.builder, v).op for v in values]
-
-    def leaf_numbers(self, argnums):
-        """The parameter numbers of the leaves of the positional arguments
-        at `argnums`, each argument's as a list."""
-        positional = _tree.unflatten(self.treedef, range(len(self.leaves)))[0]
-        return [_tree.flatten(positional[n])[0] for n in argnums]
-
-    def finish(self, root):
-        """The computation with `root`, and the caller's ops for its
-        parameters; the caller's weak ints narrow as the inner parameters
-        did."""
-        for outer, inner in zip(self.leaves, self.params):
-            outer.narrowed.extend(inner.narrowed)
-        arguments = [v.op for v in self.leaves + self.capture.captured]
-        return self.builder.build(root), arguments
 
 
 def _check_argnums(fun, argnums, count):
@@ -124,10 +60,10 @@ def _scalar_value(fun, out, has_aux):
 def _traced_value_and_grad(fun, argnums, has_aux, args, kwargs):
     """(value, grads) or ((value, aux), grads), as Tracers of the caller's
     builder."""
-    builder = _builder_of(_tree.flatten((list(args), kwargs))[0])
-    args, kwargs = _as_tracers(builder, (list(args), kwargs))
+    builder = builder_of(_tree.flatten((list(args), kwargs))[0])
+    args, kwargs = as_tracers(builder, (list(args), kwargs))
     argnums = _check_argnums(fun, argnums, len(args))
-    inner = _Inner(fun, args, kwargs)
+    inner = InnerTrace(fun, args, kwargs)
     value, aux = _scalar_value(fun, inner.out, has_aux)
     numbers = inner.leaf_numbers(argnums)
     _check_float_leaves(fun, inner, numbers)
@@ -170,7 +106,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):
-        if _builder_of(_tree.flatten((list(args), kwargs))[0]) is not None:
+        if builder_of(_tree.flatten((list(args), kwargs))[0]) is not None:
             return traced(*args, **kwargs)
         return eager(*args, **kwargs)
     return wrapper
@@ -196,9 +132,9 @@ class _TracedVjp:
 
     def __init__(self, fun, primals, has_aux):
         self.fun = fun
-        self.builder = _builder_of(_tree.flatten(list(primals))[0])
-        self.primals = _as_tracers(self.builder, list(primals))
-        inner = _Inner(fun, self.primals, {})
+        self.builder = builder_of(_tree.flatten(list(primals))[0])
+        self.primals = as_tracers(self.builder, list(primals))
+        inner = InnerTrace(fun, self.primals, {})
         out, aux = inner.out, None
         if has_aux:
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
@@ -266,7 +202,7 @@ def vjp(fun, *primals, has_aux=False):
     as jax.vjp: vjp_fn(cotangent), the cotangent a pytree like the output,
     returns a tuple with one cotangent per primal (a pytree like it;
     integer inputs get zeros)."""
-    if _builder_of(_tree.flatten(list(primals))[0]) is not None:
+    if builder_of(_tree.flatten(list(primals))[0]) is not None:
         traced = _TracedVjp(fun, primals, has_aux)
         return ((traced.out, traced.pullback, traced.aux) if has_aux
                 else (traced.out, traced.pullback))

@@ -1,7 +1,8 @@
 // Transformations of built computations from Python: reverse-mode
-// gradients (transforms/autodiff.h) and inlining a computation into
-// another builder (builder/inline_computation.h), which mxla.grad,
-// mxla.vjp and a jitted call inside another jitted function are made of.
+// gradients (transforms/autodiff.h), batching (transforms/batching.h) and
+// inlining a computation into another builder
+// (builder/inline_computation.h), which mxla.grad, mxla.vjp, mxla.vmap
+// and a jitted call inside another are made of.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -16,6 +17,7 @@
 #include "python/src/py_op.h"
 #include "python/src/py_status.h"
 #include "transforms/autodiff.h"
+#include "transforms/batching.h"
 
 namespace mxla::python {
 
@@ -98,6 +100,26 @@ void DefineInBuilderTransforms(py::module_& m) {
       py::arg("cotangents"), py::arg("wrt"),
       "EmitVjp for a tuple result: one cotangent per element, None for an "
       "element that gets none; the value is the whole tuple.");
+  m.def(
+      "EmitBatched",
+      [](const Builder& builder, const XlaComputation& f,
+         const std::vector<PyOp>& arguments,
+         const std::vector<std::optional<int64_t>>& in_dims,
+         int64_t batch_size) {
+        OpAttempt attempt(builder);
+        absl::StatusOr<std::vector<XlaOp>> results =
+            EmitBatched(*builder, f, Ops(arguments), in_dims, batch_size);
+        if (!results.ok()) ThrowStatus(results.status());
+        attempt.Finish();
+        std::vector<PyOp> ops;
+        for (XlaOp op : *results) ops.push_back(PyOp{builder, op});
+        return ops;
+      },
+      py::arg("builder"), py::arg("computation"), py::arg("arguments"),
+      py::arg("in_dims"), py::arg("batch_size"),
+      "In `builder`: `computation` over each batch element of `arguments` "
+      "(argument i batched along in_dims[i], or None for unbatched); one op "
+      "per result, each with the batch at dimension 0.");
   m.def(
       "CallInline",
       [](const Builder& builder, const XlaComputation& f,

@@ -1,0 +1,113 @@
+"""mxla.vmap: a function written for one example, run over a batch, as
+jax.vmap. The function is traced on one example's shapes and batched by
+the C++ rules (transforms/batching.h) in the caller's computation, so
+vmap composes with jit, grad and itself."""
+import functools
+import operator
+
+from mxla import _jit, _mxla, _tree
+from mxla._inner_trace import InnerTrace, as_tracers, builder_of
+from mxla.numpy import Tracer
+
+
+def _name(fun):
+    return getattr(fun, "__name__", "function")
+
+
+def _axes_per_leaf(fun, axes, tree, what):
+    """One axis (int or None) per leaf of `tree`: `axes` is an int or
+    None for every leaf, or a pytree prefix of `tree` (JAX's rule)."""
+    if axes is None or isinstance(axes, int):
+        return [axes] * len(_tree.flatten(tree)[0])
+    if isinstance(axes, (tuple, list)) and isinstance(tree, (tuple, list)):
+        if len(axes) != len(tree):
+            raise ValueError(f"vmap of {_name(fun)}: {what} has {len(axes)} "
+                             f"entries but there are {len(tree)} values")
+        return [a for sub_axes, sub in zip(axes, tree)
+                for a in _axes_per_leaf(fun, sub_axes, sub, what)]
+    if isinstance(axes, dict) and isinstance(tree, dict):
+        if set(axes) != set(tree):
+            raise ValueError(f"vmap of {_name(fun)}: {what} has keys "
+                             f"{sorted(axes)} but the value has {sorted(tree)}")
+        return [a for k in sorted(tree)
+                for a in _axes_per_leaf(fun, axes[k], tree[k], what)]
+    raise TypeError(f"vmap of {_name(fun)}: {what} {axes!r} does not match "
+                    f"the structure of {type(tree).__name__}")
+
+
+def _normalized(fun, axis, rank, what):
+    if axis is None:
+        return None
+    axis = operator.index(axis)
+    if not -rank <= axis < rank:
+        raise ValueError(f"vmap of {_name(fun)}: {what} {axis} is out of range "
+                         f"for an array of rank {rank - (what == 'out_axes')}")
+    return axis % rank
+
+
+def _batch_size(fun, leaves, axes):
+    sizes = {leaf.shape[a] for leaf, a in zip(leaves, axes) if a is not None}
+    if not sizes:
+        raise ValueError(f"vmap of {_name(fun)}: in_axes maps no argument; at "
+                         f"least one must have an axis (not None)")
+    if len(sizes) > 1:
+        shown = ", ".join(f"axis {a} of {leaf.dtype}{list(leaf.shape)}"
+                          for leaf, a in zip(leaves, axes) if a is not None)
+        raise ValueError(f"vmap of {_name(fun)}: inconsistent sizes for the "
+                         f"mapped axes: {shown}")
+    return sizes.pop()
+
+
+def _moved(op, axis, rank):
+    """`op` (batch at dimension 0) with the batch moved to `axis`."""
+    if axis == 0:
+        return op
+    order = list(range(1, rank))
+    order.insert(axis, 0)
+    return _mxla.Transpose(op, order)
+
+
+def _traced_vmap(fun, in_axes, out_axes, args, kwargs):
+    builder = builder_of(_tree.flatten((list(args), kwargs))[0])
+    args, kwargs = as_tracers(builder, (list(args), kwargs))
+    axes = (_axes_per_leaf(fun, in_axes, tuple(args), "in_axes")
+            + [0] * len(_tree.flatten(kwargs)[0]))
+    leaves = _tree.flatten((args, kwargs))[0]
+    axes = [_normalized(fun, a, leaf.ndim, "in_axes")
+            for a, leaf in zip(axes, leaves)]
+    size = _batch_size(fun, leaves, axes)
+    shapes = [leaf.shape if a is None else leaf.shape[:a] + leaf.shape[a + 1:]
+              for leaf, a in zip(leaves, axes)]
+    inner = InnerTrace(fun, args, kwargs, shapes)
+    out_leaves, out_treedef = _tree.flatten(inner.out)
+    ops = inner.ops_of(out_leaves)
+    f, arguments = inner.finish(_mxla.Tuple(ops))
+    in_dims = axes + [None] * (len(arguments) - len(axes))
+    results = _mxla.EmitBatched(builder, f, arguments, in_dims, size)
+    outs = _axes_per_leaf(fun, out_axes, inner.out, "out_axes")
+    if any(a is None for a in outs):
+        raise NotImplementedError(f"vmap of {_name(fun)}: out_axes=None (an "
+                                  f"unmapped output) is not supported yet")
+    moved = [Tracer(_moved(op, _normalized(fun, a, len(op.shape), "out_axes"),
+                           len(op.shape)))
+             for op, a in zip(results, outs)]
+    return _tree.unflatten(out_treedef, moved)
+
+
+def vmap(fun, in_axes=0, out_axes=0):
+    """`fun` mapped over a batch: in_axes says which axis of each
+    positional argument is the batch (an int or None for all, or a pytree
+    prefix of the arguments; keyword arguments are mapped at 0), out_axes
+    where the batch goes in each output. As jax.vmap."""
+    def traced(*args, **kwargs):
+        return _traced_vmap(fun, in_axes, out_axes, args, kwargs)
+
+    traced.__name__ = _name(fun)
+    eager = _jit.jit(traced)
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        if builder_of(_tree.flatten((list(args), kwargs))[0]) is not None:
+            return traced(*args, **kwargs)
+        return eager(*args, **kwargs)
+    return wrapper
