@@ -1,6 +1,7 @@
 // The handler set behind OperandCotangentsOf, shared by the files that
 // define its rules by op family: elementwise_gradients.cc,
-// shape_gradients.cc and contraction_gradients.cc.
+// shape_gradients.cc, contraction_gradients.cc and
+// convolution_gradients.cc.
 #ifndef MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 
@@ -35,7 +36,7 @@ constexpr bool IsIdentityOp(HloOpcode op) {
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
   return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kGather, Op::kScatter,
-              Op::kConvolution, Op::kReduceWindow, Op::kSelectAndScatter,
+              Op::kReduceWindow, Op::kSelectAndScatter,
               Op::kMap, Op::kSort, Op::kTuple, Op::kGetTupleElement,
               Op::kCall, Op::kWhile, Op::kConditional, Op::kScan, Op::kTopK,
               Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
@@ -129,6 +130,8 @@ class GradientRules {
   // contraction_gradients.cc
   Result Handle(OpTag<Op::kDot>, const GradientContext& context);
   Result Handle(OpTag<Op::kReduce>, const GradientContext& context);
+  // convolution_gradients.cc
+  Result Handle(OpTag<Op::kConvolution>, const GradientContext& context);
 };
 
 template <HloOpcode op>

@@ -1,0 +1,143 @@
+// The convolution rule against central finite differences in f64 at seeded
+// random points, over dimension layouts, strides, padding (negative too),
+// dilations, feature groups (depthwise included) and batch groups; the JIT
+// against the interpreter on each gradient computation.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "builder/operators.h"
+#include "builder/xla_builder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "ir/convolution_dimension_numbers.h"
+#include "tests/testlib/gradient_check.h"
+#include "transforms/autodiff.h"
+
+namespace mxla {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ExpectGradientMatchesDifferences;
+using testing::F64Shape;
+using testing::RandomLiteral;
+using testing::Scalarized;
+
+struct ConvCase {
+  std::string name;
+  std::string labels;
+  Shape lhs, rhs;
+  std::vector<int64_t> strides;
+  std::vector<std::pair<int64_t, int64_t>> padding;
+  std::vector<int64_t> lhs_dilation, rhs_dilation;
+  int64_t feature_groups = 1, batch_groups = 1;
+};
+
+void ExpectConvGradientsMatchDifferences(const ConvCase& c, uint64_t seed) {
+  SCOPED_TRACE(c.name);
+  absl::StatusOr<ConvolutionDimensionNumbers> dnums =
+      ParseConvolutionDimLabels(c.labels);
+  ASSERT_TRUE(dnums.ok()) << dnums.status();
+  XlaComputation f = Scalarized(
+      c.name, {c.lhs, c.rhs}, [&](XlaBuilder&, const std::vector<XlaOp>& p) {
+        return Sin(ConvGeneralDilated(p[0], p[1], c.strides, c.padding,
+                                      c.lhs_dilation, c.rhs_dilation, *dnums,
+                                      c.feature_groups, c.batch_groups));
+      });
+  std::vector<Literal> args;
+  args.push_back(RandomLiteral(c.lhs, seed));
+  args.push_back(RandomLiteral(c.rhs, seed + 1));
+  ExpectGradientMatchesDifferences(f, std::move(args), {0, 1});
+}
+
+TEST(ConvolutionGradientTest, LayoutsStridesAndPadding) {
+  const std::vector<ConvCase> cases = {
+      {"nhwc_same", "b01f_01io->b01f", F64Shape({2, 5, 5, 3}),
+       F64Shape({3, 3, 3, 2}), {1, 1}, {{1, 1}, {1, 1}}, {}, {}},
+      {"nchw_stride2", "bf01_oi01->bf01", F64Shape({2, 3, 7, 6}),
+       F64Shape({4, 3, 3, 2}), {2, 2}, {{1, 0}, {0, 1}}, {}, {}},
+      // The stride does not divide the padded size: trailing rows unused.
+      {"stride3_unused_rows", "b01f_01io->b01f", F64Shape({1, 8, 7, 2}),
+       F64Shape({2, 3, 2, 3}), {3, 2}, {{0, 0}, {0, 0}}, {}, {}},
+      {"negative_padding", "bf01_oi01->bf01", F64Shape({1, 2, 7, 6}),
+       F64Shape({3, 2, 2, 3}), {1, 2}, {{-1, 2}, {2, -1}}, {}, {}},
+      // Dimensions in unusual places: features first, batch last.
+      {"odd_layout", "f01b_i01o->01fb", F64Shape({3, 5, 4, 2}),
+       F64Shape({3, 2, 2, 4}), {1, 2}, {{0, 1}, {1, 0}}, {}, {}},
+      {"conv1d", "bf0_oi0->bf0", F64Shape({2, 3, 9}), F64Shape({2, 3, 4}),
+       {2}, {{2, 1}}, {}, {}},
+  };
+  uint64_t seed = 1000;
+  for (const ConvCase& c : cases) {
+    ExpectConvGradientsMatchDifferences(c, seed);
+    seed += 2;
+  }
+}
+
+TEST(ConvolutionGradientTest, Dilations) {
+  const std::vector<ConvCase> cases = {
+      {"rhs_dilation", "b01f_01io->b01f", F64Shape({1, 7, 6, 2}),
+       F64Shape({2, 3, 2, 2}), {1, 1}, {{1, 1}, {0, 0}}, {}, {2, 2}},
+      // A transposed convolution: lhs dilation with a stride over it.
+      {"lhs_dilation_stride", "bf01_oi01->bf01", F64Shape({1, 2, 4, 3}),
+       F64Shape({3, 2, 3, 3}), {2, 1}, {{2, 2}, {1, 2}}, {2, 3}, {}},
+      {"both_dilations", "b0f_0io->b0f", F64Shape({2, 5, 2}),
+       F64Shape({3, 2, 3}), {2}, {{1, -1}}, {2}, {2}},
+  };
+  uint64_t seed = 1100;
+  for (const ConvCase& c : cases) {
+    ExpectConvGradientsMatchDifferences(c, seed);
+    seed += 2;
+  }
+}
+
+TEST(ConvolutionGradientTest, FeatureAndBatchGroups) {
+  const std::vector<ConvCase> cases = {
+      // Two groups of two input features, three outputs each.
+      {"feature_groups", "b01f_01io->b01f", F64Shape({2, 5, 4, 4}),
+       F64Shape({2, 2, 2, 6}), {1, 2}, {{1, 0}, {0, 1}}, {}, {}, 2},
+      // Depthwise with multiplier 2, strided, NCHW.
+      {"depthwise", "bf01_oi01->bf01", F64Shape({2, 3, 6, 6}),
+       F64Shape({6, 1, 3, 3}), {2, 2}, {{1, 1}, {1, 1}}, {}, {}, 3},
+      {"feature_groups_dilated", "b0f_0io->b0f", F64Shape({1, 7, 4}),
+       F64Shape({2, 2, 4}), {1}, {{0, 1}}, {}, {3}, 2},
+      // batch_group_count: the weight gradient's own form, differentiated.
+      {"batch_groups", "b01f_01io->b01f", F64Shape({4, 4, 4, 3}),
+       F64Shape({2, 2, 3, 4}), {1, 1}, {{0, 1}, {1, 0}}, {}, {}, 1, 2},
+      {"batch_groups_nchw_strided", "bf01_oi01->bf01", F64Shape({6, 2, 5, 5}),
+       F64Shape({3, 2, 3, 2}), {2, 2}, {{1, 1}, {0, 0}}, {}, {}, 1, 3},
+  };
+  uint64_t seed = 1200;
+  for (const ConvCase& c : cases) {
+    ExpectConvGradientsMatchDifferences(c, seed);
+    seed += 2;
+  }
+}
+
+TEST(ConvolutionGradientTest, WindowReversalIsRefusedByName) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule reversed
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+ENTRY e {
+  x = f64[1,5,1] parameter(0)
+  k = f64[3,1,1] parameter(1)
+  c = f64[1,3,1] convolution(x, k), window={size=3 rhs_reversal=1}, dim_labels=b0f_0io->b0f
+  zero = f64[] constant(0)
+  ROOT s = f64[] reduce(c, zero), dimensions={0,1,2}, to_apply=add
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::Status status = Gradient(XlaComputation(*std::move(module)), {0}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(status.message(),
+              HasSubstr("gradient: no rule for 'convolution' with window "
+                        "reversal yet (instruction 'c', window dimension 0)"));
+}
+
+}  // namespace
+}  // namespace mxla
