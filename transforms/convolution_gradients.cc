@@ -98,16 +98,6 @@ SpatialSizes SizesAt(const Shape& lhs, const Shape& rhs, const Shape& out,
           out.dimensions(d.output_spatial[i])};
 }
 
-// JAX's _conv_general_vjp_lhs_padding.
-std::pair<int64_t, int64_t> LhsPadding(const SpatialSizes& s,
-                                       const WindowDimension& w) {
-  const int64_t in = Dilated(s.in, w.base_dilation);
-  const int64_t kernel = Dilated(s.kernel, w.window_dilation);
-  const int64_t out = Dilated(s.out, w.stride);
-  const int64_t before = kernel - w.padding_low - 1;
-  return {before, in + kernel - 1 - out - before};
-}
-
 // JAX's _conv_general_vjp_rhs_padding.
 std::pair<int64_t, int64_t> RhsPadding(const SpatialSizes& s,
                                        const WindowDimension& w) {
@@ -137,7 +127,8 @@ XlaOp LhsCotangent(const ConvFacts& f, XlaOp g, XlaOp rhs) {
   Padding padding;
   for (size_t i = 0; i < f.window.size(); ++i) {
     const WindowDimension& w = f.window[i];
-    padding.push_back(LhsPadding(SizesAt(f.lhs, f.rhs, f.out, d, i), w));
+    const SpatialSizes sizes = SizesAt(f.lhs, f.rhs, f.out, d, i);
+    padding.push_back(TransposedWindowPadding(sizes.in, sizes.out, w));
     strides.push_back(w.base_dilation);
     lhs_dilation.push_back(w.stride);
     rhs_dilation.push_back(w.window_dilation);
@@ -174,6 +165,15 @@ XlaOp RhsCotangent(const ConvFacts& f, XlaOp g, XlaOp lhs) {
 
 }  // namespace
 
+std::pair<int64_t, int64_t> TransposedWindowPadding(int64_t in, int64_t out,
+                                                    const WindowDimension& w) {
+  const int64_t dilated_in = Dilated(in, w.base_dilation);
+  const int64_t window = Dilated(w.size, w.window_dilation);
+  const int64_t dilated_out = Dilated(out, w.stride);
+  const int64_t before = window - w.padding_low - 1;
+  return {before, dilated_in + window - 1 - dilated_out - before};
+}
+
 Result GradientRules::Handle(OpTag<Op::kConvolution>,
                              const GradientContext& context) {
   const HloInstruction& conv = context.instruction;
@@ -185,9 +185,8 @@ Result GradientRules::Handle(OpTag<Op::kConvolution>,
   if (facts.window.empty()) facts.window.resize(facts.dnums.input_spatial.size());
   for (size_t i = 0; i < facts.window.size(); ++i) {
     if (facts.window[i].reversal) {
-      return absl::UnimplementedError(absl::StrCat(
-          "gradient: no rule for 'convolution' with window reversal yet "
-          "(instruction '", conv.name(), "', window dimension ", i, ")"));
+      return NoRuleError(context, absl::StrCat("with window reversal (in "
+                                               "window dimension ", i, ")"));
     }
   }
   const XlaOp g = ConvertTo(context.cotangent, facts.lhs.element_type());

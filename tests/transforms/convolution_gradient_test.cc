@@ -136,7 +136,8 @@ ENTRY e {
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(status.message(),
               HasSubstr("gradient: no rule for 'convolution' with window "
-                        "reversal yet (instruction 'c', window dimension 0)"));
+                        "reversal (in window dimension 0) yet (instruction "
+                        "'c', f64[1,3,1])"));
 }
 
 }  // namespace
