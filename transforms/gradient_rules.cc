@@ -54,9 +54,9 @@ absl::StatusOr<XlaComputation> ScalarComputation(
     const std::function<XlaOp(XlaOp, XlaOp)>& body) {
   std::unique_ptr<XlaBuilder> sub = builder.CreateSubBuilder(name);
   const Shape scalar = ShapeUtil::MakeScalarShape(type);
-  body(Parameter(sub.get(), 0, scalar, "lhs"),
-       Parameter(sub.get(), 1, scalar, "rhs"));
-  return sub->Build();
+  const XlaOp lhs = Parameter(sub.get(), 0, scalar, "lhs");
+  const XlaOp rhs = Parameter(sub.get(), 1, scalar, "rhs");
+  return sub->Build(body(lhs, rhs));
 }
 
 }  // namespace gradient_rules

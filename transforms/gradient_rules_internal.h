@@ -1,7 +1,7 @@
 // The handler set behind OperandCotangentsOf, shared by the files that
 // define its rules by op family: elementwise_gradients.cc,
-// shape_gradients.cc, contraction_gradients.cc, convolution_gradients.cc
-// and window_gradients.cc.
+// shape_gradients.cc, contraction_gradients.cc, convolution_gradients.cc,
+// window_gradients.cc and gather_scatter_gradients.cc.
 #ifndef MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 
@@ -42,8 +42,7 @@ constexpr bool IsIdentityOp(HloOpcode op) {
 
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kGather, Op::kScatter,
-              Op::kSelectAndScatter,
+  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kSelectAndScatter,
               Op::kMap, Op::kSort, Op::kTuple, Op::kGetTupleElement,
               Op::kCall, Op::kWhile, Op::kConditional, Op::kScan, Op::kTopK,
               Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
@@ -144,6 +143,9 @@ class GradientRules {
   Result Handle(OpTag<Op::kConvolution>, const GradientContext& context);
   // window_gradients.cc
   Result Handle(OpTag<Op::kReduceWindow>, const GradientContext& context);
+  // gather_scatter_gradients.cc
+  Result Handle(OpTag<Op::kGather>, const GradientContext& context);
+  Result Handle(OpTag<Op::kScatter>, const GradientContext& context);
 };
 
 template <HloOpcode op>
