@@ -75,6 +75,41 @@ absl::flat_hash_set<const HloInstruction*> DependOnWrt(
   return depend;
 }
 
+// `cotangent` without what cannot flow into a value of `shape`: the
+// cotangents of its arrays that are not floating-point. Internal if its
+// structure is not the shape's (a rule's mistake).
+absl::StatusOr<Cotangent> Flowing(const Shape& shape, Cotangent cotangent) {
+  if (!cotangent.valid()) return Cotangent();
+  if (shape.IsTuple() != cotangent.is_tuple ||
+      (shape.IsTuple() &&
+       cotangent.elements.size() != shape.tuple_shapes().size())) {
+    return absl::InternalError(absl::StrCat(
+        "a cotangent of another structure than ", shape.ToString()));
+  }
+  if (!shape.IsTuple()) {
+    const bool floating =
+        primitive_util::IsFloatingPointType(shape.element_type());
+    return floating ? cotangent : Cotangent();
+  }
+  for (size_t i = 0; i < cotangent.elements.size(); ++i) {
+    ASSIGN_OR_RETURN(cotangent.elements[i],
+                     Flowing(shape.tuple_shapes(i), cotangent.elements[i]));
+  }
+  return cotangent;
+}
+
+// Two cotangents of one value added, element by element for a tuple.
+Cotangent Sum(const Cotangent& a, const Cotangent& b) {
+  if (!a.valid()) return b;
+  if (!b.valid()) return a;
+  if (!a.is_tuple) return a.array + b.array;
+  std::vector<Cotangent> elements;
+  for (size_t i = 0; i < a.elements.size(); ++i) {
+    elements.push_back(Sum(a.elements[i], b.elements[i]));
+  }
+  return Cotangent::OfTuple(std::move(elements));
+}
+
 // The reverse sweep: from the root's cotangent, each instruction's rule
 // adds to its operands' cotangents, latest instruction first.
 class ReverseSweep {
@@ -84,37 +119,47 @@ class ReverseSweep {
       : builder_(builder), values_(values), depend_(std::move(depend)) {}
 
   absl::Status Run(const std::vector<HloInstruction*>& post_order,
-                   XlaOp root_cotangent) {
-    Accumulate(post_order.back(), root_cotangent);
+                   const Cotangent& root_cotangent) {
+    RETURN_IF_ERROR(Accumulate(post_order.back(), root_cotangent));
     for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
       RETURN_IF_ERROR(Propagate(**it));
     }
     return builder_.first_error();
   }
 
-  // The cotangent that reached `instruction`, or an invalid op for none.
+  // The cotangent that reached the array `instruction`, or an invalid op
+  // for none.
   XlaOp CotangentOf(const HloInstruction* instruction) const {
     auto it = cotangents_.find(instruction);
-    return it == cotangents_.end() ? XlaOp() : it->second;
+    return it == cotangents_.end() ? XlaOp() : it->second.array;
   }
 
  private:
-  void Accumulate(const HloInstruction* instruction, XlaOp cotangent) {
-    if (!cotangent.valid() || !depend_.contains(instruction) ||
-        !primitive_util::IsFloatingPointType(instruction->shape().element_type())) {
-      return;
+  absl::Status Accumulate(const HloInstruction* instruction,
+                          const Cotangent& cotangent) {
+    if (!depend_.contains(instruction)) return absl::OkStatus();
+    absl::StatusOr<Cotangent> flowing =
+        Flowing(instruction->shape(), cotangent);
+    if (!flowing.ok()) {
+      return absl::InternalError(absl::StrCat(
+          "gradient: '", instruction->name(), "' got ",
+          flowing.status().message()));
     }
-    auto [it, inserted] = cotangents_.try_emplace(instruction, cotangent);
-    if (!inserted) it->second = it->second + cotangent;
+    if (!flowing->valid()) return absl::OkStatus();
+    auto [it, inserted] = cotangents_.try_emplace(instruction, *flowing);
+    if (!inserted) it->second = Sum(it->second, *flowing);
+    return absl::OkStatus();
   }
 
   absl::Status Propagate(const HloInstruction& instruction) {
-    const XlaOp cotangent = CotangentOf(&instruction);
-    if (!cotangent.valid() || instruction.operand_count() == 0) {
+    auto found = cotangents_.find(&instruction);
+    if (found == cotangents_.end() || instruction.operand_count() == 0) {
       return absl::OkStatus();
     }
-    GradientContext context{builder_, instruction, {}, values_.at(&instruction),
-                            cotangent};
+    const Cotangent cotangent = found->second;
+    GradientContext context{builder_, instruction, {},
+                            values_.at(&instruction), cotangent.array,
+                            cotangent.elements};
     for (const HloInstruction* operand : instruction.operands()) {
       context.operands.push_back(values_.at(operand));
     }
@@ -122,7 +167,8 @@ class ReverseSweep {
                      OperandCotangentsOf(context));
     for (int64_t i = 0; i < instruction.operand_count(); ++i) {
       if (i < static_cast<int64_t>(operand_cotangents.size())) {
-        Accumulate(instruction.operand(i), operand_cotangents[i]);
+        RETURN_IF_ERROR(
+            Accumulate(instruction.operand(i), operand_cotangents[i]));
       }
     }
     return builder_.first_error();
@@ -131,8 +177,19 @@ class ReverseSweep {
   XlaBuilder& builder_;
   const InlinedValues& values_;
   const absl::flat_hash_set<const HloInstruction*> depend_;
-  absl::flat_hash_map<const HloInstruction*, XlaOp> cotangents_;
+  absl::flat_hash_map<const HloInstruction*, Cotangent> cotangents_;
 };
+
+// The op `value` of `shape` as a cotangent: a tuple's element by element.
+Cotangent AsCotangent(XlaOp value, const Shape& shape) {
+  if (!shape.IsTuple()) return value;
+  std::vector<Cotangent> elements;
+  for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
+    elements.push_back(
+        AsCotangent(GetTupleElement(value, i), shape.tuple_shapes(i)));
+  }
+  return Cotangent::OfTuple(std::move(elements));
+}
 
 absl::StatusOr<std::vector<XlaOp>> Parameters(XlaBuilder& builder,
                                               const XlaComputation& f) {
@@ -166,11 +223,6 @@ absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
                                absl::Span<const int64_t> wrt) {
   RETURN_IF_ERROR(CheckWrt(f, wrt));
   const Shape result_shape = ResultShape(f);
-  if (!result_shape.IsArray()) {
-    return absl::UnimplementedError(absl::StrCat(
-        Prefix(f), "its result is ", result_shape.ToString(),
-        ": only array results are differentiated yet"));
-  }
   ASSIGN_OR_RETURN(Shape cotangent_shape, builder.GetShape(result_cotangent));
   if (cotangent_shape != result_shape) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -184,7 +236,8 @@ absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
   const std::vector<HloInstruction*> post_order =
       entry.MakeInstructionPostOrder();
   ReverseSweep sweep(builder, values, DependOnWrt(post_order, wrt));
-  RETURN_IF_ERROR(sweep.Run(post_order, result_cotangent));
+  RETURN_IF_ERROR(
+      sweep.Run(post_order, AsCotangent(result_cotangent, result_shape)));
   VjpOps ops{values.at(entry.root_instruction()), {}};
   for (int64_t number : wrt) {
     const HloInstruction* parameter = entry.parameter_instruction(number);

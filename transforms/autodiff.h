@@ -33,10 +33,10 @@ struct VjpOps {
 
 // In `builder`: `f` applied to `arguments` (inlined) and the cotangents of
 // the arguments numbered in `wrt`, given `result_cotangent` (the shape of
-// f's result). InvalidArgument if an argument count or shape is wrong, a
-// wrt number is out of range or repeated, or names a parameter that is not
-// a floating-point array; Unimplemented for a tuple result or an op with no
-// rule on the way.
+// f's result; a tuple result's cotangent is a tuple, element by element).
+// InvalidArgument if an argument count or shape is wrong, a wrt number is
+// out of range or repeated, or names a parameter that is not a
+// floating-point array; Unimplemented for an op with no rule on the way.
 absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
                                absl::Span<const XlaOp> arguments,
                                XlaOp result_cotangent,

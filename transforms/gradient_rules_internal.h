@@ -1,7 +1,7 @@
 // The handler set behind OperandCotangentsOf, shared by the files that
 // define its rules by op family: elementwise_gradients.cc,
 // shape_gradients.cc, contraction_gradients.cc, convolution_gradients.cc,
-// window_gradients.cc and gather_scatter_gradients.cc.
+// window_gradients.cc, gather_scatter_gradients.cc and sort_gradients.cc.
 #ifndef MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 
@@ -43,8 +43,7 @@ constexpr bool IsIdentityOp(HloOpcode op) {
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
   return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kSelectAndScatter,
-              Op::kMap, Op::kSort, Op::kTuple, Op::kGetTupleElement,
-              Op::kCall, Op::kWhile, Op::kConditional, Op::kScan, Op::kTopK,
+              Op::kMap, Op::kCall, Op::kWhile, Op::kConditional, Op::kScan, Op::kTopK,
               Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
               Op::kBatchNormInference, Op::kBatchNormGrad,
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
@@ -136,6 +135,8 @@ class GradientRules {
   Result Handle(OpTag<Op::kDynamicSlice>, const GradientContext& context);
   Result Handle(OpTag<Op::kDynamicUpdateSlice>,
                 const GradientContext& context);
+  Result Handle(OpTag<Op::kTuple>, const GradientContext& context);
+  Result Handle(OpTag<Op::kGetTupleElement>, const GradientContext& context);
   // contraction_gradients.cc
   Result Handle(OpTag<Op::kDot>, const GradientContext& context);
   Result Handle(OpTag<Op::kReduce>, const GradientContext& context);
@@ -146,6 +147,8 @@ class GradientRules {
   // gather_scatter_gradients.cc
   Result Handle(OpTag<Op::kGather>, const GradientContext& context);
   Result Handle(OpTag<Op::kScatter>, const GradientContext& context);
+  // sort_gradients.cc
+  Result Handle(OpTag<Op::kSort>, const GradientContext& context);
 };
 
 template <HloOpcode op>
