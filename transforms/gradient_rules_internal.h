@@ -82,6 +82,12 @@ constexpr bool IsDifferentiableBinaryOp(HloOpcode op) {
   Result BinaryCotangents(OpTag<Op::e>, const GradientContext& context);
 #include "ir/hlo_ops.def"
 
+// The cotangent of the instruction's result, an array's or a tuple's.
+inline Cotangent ResultCotangent(const GradientContext& context) {
+  if (!context.instruction.shape().IsTuple()) return context.cotangent;
+  return Cotangent::OfTuple(context.tuple_cotangent);
+}
+
 // A refusal naming the op and the instruction; with `what`, the form of
 // the op that has no rule ("with window dilation").
 absl::Status NoRuleError(const GradientContext& context);
@@ -102,7 +108,7 @@ class GradientRules {
     requires(IsIdentityOp(op))
   Result Handle(OpTag<op>, const GradientContext& context) {
     OperandCotangents cotangents(context.operands.size());
-    cotangents[0] = context.cotangent;
+    cotangents[0] = ResultCotangent(context);
     return cotangents;
   }
   template <HloOpcode op>

@@ -172,9 +172,7 @@ Result GradientRules::Handle(OpTag<Op::kGetTupleElement>,
   const HloInstruction& read = context.instruction;
   std::vector<Cotangent> elements(
       read.operand(0)->shape().tuple_shapes().size());
-  elements[read.tuple_index()] =
-      read.shape().IsTuple() ? Cotangent::OfTuple(context.tuple_cotangent)
-                             : Cotangent(context.cotangent);
+  elements[read.tuple_index()] = ResultCotangent(context);
   return OperandCotangents{Cotangent::OfTuple(std::move(elements))};
 }
 

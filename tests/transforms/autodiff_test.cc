@@ -17,6 +17,7 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "tests/testlib/gradient_check.h"
 #include "tests/testlib/literal_pointers.h"
@@ -469,6 +470,37 @@ TEST(AutodiffTest, TupleElementsCarryTheirOwnCotangents) {
   args.push_back(RandomLiteral(F64Shape({3}), 31));
   args.push_back(RandomLiteral(F64Shape({3}), 32));
   ExpectGradientMatchesDifferences(f, std::move(args), {0, 1});
+
+  // Through add-dependency of the tuple: an identity passes on the whole
+  // tuple's cotangent.
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule dependency
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+ENTRY e {
+  x = f64[3] parameter(0)
+  y = f64[3] parameter(1)
+  s = f64[3] sine(x)
+  m = f64[3] multiply(y, x)
+  t = (f64[3], f64[3]) tuple(s, m)
+  token = token[] after-all()
+  d = (f64[3], f64[3]) add-dependency(t, token)
+  a = f64[3] get-tuple-element(d), index=0
+  b = f64[3] get-tuple-element(d), index=1
+  p = f64[3] multiply(a, b)
+  zero = f64[] constant(0)
+  ROOT r = f64[] reduce(p, zero), dimensions={0}, to_apply=add
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  args.clear();
+  args.push_back(RandomLiteral(F64Shape({3}), 33));
+  args.push_back(RandomLiteral(F64Shape({3}), 34));
+  ExpectGradientMatchesDifferences(XlaComputation(*std::move(module)),
+                                   std::move(args), {0, 1});
 
   // A tuple inside a tuple (the interpreter's: the JIT takes flat tuples):
   // d/dx sum(((x, 3x), x)[0][1]) = 3.

@@ -67,6 +67,9 @@ TEST(ConvolutionGradientTest, LayoutsStridesAndPadding) {
        F64Shape({3, 2, 2, 4}), {1, 2}, {{0, 1}, {1, 0}}, {}, {}},
       {"conv1d", "bf0_oi0->bf0", F64Shape({2, 3, 9}), F64Shape({2, 3, 4}),
        {2}, {{2, 1}}, {}, {}},
+      // No spatial dimensions: a matrix product.
+      {"no_spatial", "bf_io->bf", F64Shape({3, 4}), F64Shape({4, 2}), {}, {},
+       {}, {}},
   };
   uint64_t seed = 1000;
   for (const ConvCase& c : cases) {
