@@ -12,6 +12,7 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "tests/testlib/gradient_check.h"
 #include "tests/testlib/literal_pointers.h"
@@ -95,7 +96,8 @@ TEST(GatherScatterGradientTest, GatherMatchesFiniteDifferences) {
 // sin(scatter(operand, indices, updates)) with `update` as the update
 // computation; gradients of operand and updates.
 void ExpectScatterGradientMatchesDifferences(
-    const std::string& name, Shape operand, Shape updates, Literal indices,
+    const std::string& name, Shape operand, Shape updates,
+    const Literal& indices,
     const ScatterDimensionNumbers& s, bool add, uint64_t seed) {
   SCOPED_TRACE(name);
   XlaComputation f = Scalarized(
@@ -186,6 +188,35 @@ TEST(GatherScatterGradientTest, TheOverwritingUpdateThatStayedGetsItAll) {
               stayed == 5 ? ElementsAre(2, 0) : ElementsAre(0, 2));
 }
 
+TEST(GatherScatterGradientTest, BatchingDimensionsMatchFiniteDifferences) {
+  // Batch b reads (and writes) row b of x at its own two columns.
+  Literal starts = LiteralUtil::CreateR3<int32_t>({{{4}, {0}}, {{2}, {2}},
+                                                   {{1}, {3}}});
+  GatherDimensionNumbers g;
+  g.collapsed_slice_dims = {1};
+  g.start_index_map = {1};
+  g.operand_batching_dims = {0};
+  g.start_indices_batching_dims = {0};
+  g.index_vector_dim = 2;
+  XlaComputation gather = Scalarized(
+      "batched_gather", {F64Shape({3, 5})}, [&](XlaBuilder& b, const auto& p) {
+        return Sin(Gather(p[0], ConstantLiteral(&b, starts), g, {1, 1}));
+      });
+  ExpectGradientMatchesDifferences(
+      gather, testing::OneRandom(F64Shape({3, 5}), 3300), {0});
+  ScatterDimensionNumbers s;
+  s.inserted_window_dims = {1};
+  s.scatter_dims_to_operand_dims = {1};
+  s.input_batching_dims = {0};
+  s.scatter_indices_batching_dims = {0};
+  s.index_vector_dim = 2;
+  for (bool add : {true, false}) {
+    ExpectScatterGradientMatchesDifferences(
+        add ? "batched_add" : "batched_overwrite", F64Shape({3, 5}),
+        F64Shape({3, 2}), starts, s, add, 3301);
+  }
+}
+
 TEST(GatherScatterGradientTest, OtherUpdateComputationsAreRefusedByName) {
   XlaComputation f = Scalarized(
       "scatter_mul", {F64Shape({5, 3}), F64Shape({2, 3})},
@@ -199,6 +230,42 @@ TEST(GatherScatterGradientTest, OtherUpdateComputationsAreRefusedByName) {
               HasSubstr("gradient: no rule for 'scatter' with an update "
                         "computation other than add or overwrite yet "
                         "(instruction"));
+  // A scatter of two operands at once.
+  absl::StatusOr<std::unique_ptr<HloModule>> variadic = ParseHloModule(R"(
+HloModule variadic
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+pair_add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  c = f64[] parameter(2)
+  d = f64[] parameter(3)
+  s = f64[] add(a, c)
+  t = f64[] add(b, d)
+  ROOT r = (f64[], f64[]) tuple(s, t)
+}
+ENTRY e {
+  x = f64[4] parameter(0)
+  y = f64[4] parameter(1)
+  i = s32[2] constant({0, 2})
+  u = f64[2] parameter(2)
+  v = f64[2] parameter(3)
+  scattered = (f64[4], f64[4]) scatter(x, y, i, u, v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=pair_add
+  first = f64[4] get-tuple-element(scattered), index=0
+  zero = f64[] constant(0)
+  ROOT r = f64[] reduce(first, zero), dimensions={0}, to_apply=add
+}
+)");
+  ASSERT_TRUE(variadic.ok()) << variadic.status();
+  status = Gradient(XlaComputation(*std::move(variadic)), {0}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(status.message(),
+              HasSubstr("gradient: no rule for 'scatter' with several "
+                        "operands yet (instruction 'scattered', "
+                        "(f64[4], f64[4]))"));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/gradient_check.h"
 #include "transforms/autodiff.h"
 
@@ -178,6 +179,38 @@ TEST(WindowGradientTest, FormsWithoutARuleAreRefusedByName) {
               HasSubstr("no rule for 'reduce-window' with a max or min "
                         "reducer and an initial value that is not a constant "
                         "yet"));
+  // Two operands reduced at once.
+  absl::StatusOr<std::unique_ptr<HloModule>> variadic = ParseHloModule(R"(
+HloModule variadic
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+pair_add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  c = f64[] parameter(2)
+  d = f64[] parameter(3)
+  s = f64[] add(a, c)
+  t = f64[] add(b, d)
+  ROOT r = (f64[], f64[]) tuple(s, t)
+}
+ENTRY e {
+  x = f64[4] parameter(0)
+  y = f64[4] parameter(1)
+  zero = f64[] constant(0)
+  w = (f64[3], f64[3]) reduce-window(x, y, zero, zero), window={size=2}, to_apply=pair_add
+  first = f64[3] get-tuple-element(w), index=0
+  ROOT r = f64[] reduce(first, zero), dimensions={0}, to_apply=add
+}
+)");
+  ASSERT_TRUE(variadic.ok()) << variadic.status();
+  absl::Status two = Gradient(XlaComputation(*std::move(variadic)), {0}).status();
+  EXPECT_EQ(two.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(two.message(),
+              HasSubstr("gradient: no rule for 'reduce-window' with several "
+                        "operands yet (instruction 'w', (f64[3], f64[3]))"));
 }
 
 }  // namespace
