@@ -2,10 +2,12 @@
 // random points, over dimension layouts, strides, padding (negative too),
 // dilations, feature groups (depthwise included) and batch groups; the JIT
 // against the interpreter on each gradient computation.
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "builder/arithmetic.h"
 #include "builder/operators.h"
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
@@ -116,6 +118,37 @@ TEST(ConvolutionGradientTest, FeatureAndBatchGroups) {
     ExpectConvGradientsMatchDifferences(c, seed);
     seed += 2;
   }
+}
+
+TEST(ConvolutionGradientTest, SmallCnnLossMatchesFiniteDifferences) {
+  // conv 3x3 SAME -> relu -> max pool 2x2/2 -> dense -> softmax
+  // cross-entropy against fixed labels; gradients of the image, the
+  // kernel and the dense weights.
+  absl::StatusOr<ConvolutionDimensionNumbers> nhwc =
+      ParseConvolutionDimLabels("b01f_01io->b01f");
+  ASSERT_TRUE(nhwc.ok());
+  XlaComputation loss = Scalarized(
+      "cnn", {F64Shape({2, 6, 6, 2}), F64Shape({3, 3, 2, 3}),
+              F64Shape({27, 4})},
+      [&](XlaBuilder& b, const std::vector<XlaOp>& p) {
+        XlaOp conv = ConvGeneralDilated(p[0], p[1], {1, 1}, {{1, 1}, {1, 1}},
+                                        {}, {}, *nhwc);
+        XlaOp relu = Max(conv, ConstantR0<double>(&b, 0));
+        XlaOp pooled = ReduceWindowWithGeneralPadding(
+            relu, ConstantR0<double>(&b, -INFINITY),
+            CreateScalarMaxComputation(F64, &b), {1, 2, 2, 1}, {1, 2, 2, 1},
+            {}, {}, {});
+        XlaOp logits = Dot(Reshape(pooled, {2, 27}), p[2]);
+        XlaOp log_sum = Log(Reduce(Exp(logits), ConstantR0<double>(&b, 0),
+                                   CreateScalarAddComputation(F64, &b), {1}));
+        XlaOp labels = ConstantR2<double>(&b, {{0, 1, 0, 0}, {0, 0, 0, 1}});
+        return labels * Sub(log_sum, logits, {0});
+      });
+  std::vector<Literal> args;
+  args.push_back(RandomLiteral(F64Shape({2, 6, 6, 2}), 1300));
+  args.push_back(RandomLiteral(F64Shape({3, 3, 2, 3}), 1301, -0.5, 0.5));
+  args.push_back(RandomLiteral(F64Shape({27, 4}), 1302, -0.5, 0.5));
+  ExpectGradientMatchesDifferences(loss, std::move(args), {0, 1, 2});
 }
 
 TEST(ConvolutionGradientTest, WindowReversalIsRefusedByName) {
