@@ -104,6 +104,23 @@ void ExpectGradientMatchesDifferences(const XlaComputation& f,
   EXPECT_TRUE(RunAndCompare(gradient->module(), Pointers(args), options));
 }
 
+void ExpectJitGradientMatchesInterpreter(const XlaComputation& f,
+                                         std::vector<int64_t> wrt,
+                                         double error, uint64_t seed) {
+  absl::StatusOr<XlaComputation> gradient = Gradient(f, wrt);
+  ASSERT_TRUE(gradient.ok()) << gradient.status();
+  const std::vector<Literal> args =
+      MakeSeededArguments(gradient->module(), seed);
+  RunAndCompareOptions options;
+  options.error = ErrorSpec{error, error};
+  EXPECT_TRUE(RunAndCompare(gradient->module(), Pointers(args), options))
+      << f.name();
+}
+
+Shape AsF32(const Shape& shape) {
+  return ShapeUtil::ChangeElementType(shape, F32);
+}
+
 absl::StatusOr<Literal> GradientAt(const XlaComputation& f,
                                    std::vector<Literal> args) {
   absl::StatusOr<XlaComputation> gradient = Gradient(f, {0});

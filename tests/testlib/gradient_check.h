@@ -48,6 +48,16 @@ void ExpectGradientMatchesDifferences(const XlaComputation& f,
                                       std::vector<int64_t> wrt,
                                       double tolerance = 1e-6);
 
+// The gradient of `f` (wrt) compiled by the JIT against the interpreter at
+// seeded arguments (MakeSeededArguments), within `error` absolute and
+// relative: for f32, where the two may sum in different orders.
+void ExpectJitGradientMatchesInterpreter(const XlaComputation& f,
+                                         std::vector<int64_t> wrt,
+                                         double error, uint64_t seed = 0);
+
+// `shape` with element type f32: the f32 form of an f64 case.
+Shape AsF32(const Shape& shape);
+
 // df/dx[0] of a scalar `f` at `args`, by the interpreter.
 absl::StatusOr<Literal> GradientAt(const XlaComputation& f,
                                    std::vector<Literal> args);

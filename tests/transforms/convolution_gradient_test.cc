@@ -36,25 +36,32 @@ struct ConvCase {
   int64_t feature_groups = 1, batch_groups = 1;
 };
 
-void ExpectConvGradientsMatchDifferences(const ConvCase& c, uint64_t seed) {
-  SCOPED_TRACE(c.name);
+// sum(sin(conv(lhs, rhs))), in the case's element type.
+XlaComputation ConvLoss(const ConvCase& c) {
   absl::StatusOr<ConvolutionDimensionNumbers> dnums =
       ParseConvolutionDimLabels(c.labels);
-  ASSERT_TRUE(dnums.ok()) << dnums.status();
-  XlaComputation f = Scalarized(
+  EXPECT_TRUE(dnums.ok()) << dnums.status();
+  return Scalarized(
       c.name, {c.lhs, c.rhs}, [&](XlaBuilder&, const std::vector<XlaOp>& p) {
         return Sin(ConvGeneralDilated(p[0], p[1], c.strides, c.padding,
-                                      c.lhs_dilation, c.rhs_dilation, *dnums,
+                                      c.lhs_dilation, c.rhs_dilation,
+                                      dnums.value_or(
+                                          ConvolutionDimensionNumbers()),
                                       c.feature_groups, c.batch_groups));
       });
+}
+
+void ExpectConvGradientsMatchDifferences(const ConvCase& c, uint64_t seed) {
+  SCOPED_TRACE(c.name);
+  XlaComputation f = ConvLoss(c);
   std::vector<Literal> args;
   args.push_back(RandomLiteral(c.lhs, seed));
   args.push_back(RandomLiteral(c.rhs, seed + 1));
   ExpectGradientMatchesDifferences(f, std::move(args), {0, 1});
 }
 
-TEST(ConvolutionGradientTest, LayoutsStridesAndPadding) {
-  const std::vector<ConvCase> cases = {
+std::vector<ConvCase> LayoutCases() {
+  return {
       {"nhwc_same", "b01f_01io->b01f", F64Shape({2, 5, 5, 3}),
        F64Shape({3, 3, 3, 2}), {1, 1}, {{1, 1}, {1, 1}}, {}, {}},
       {"nchw_stride2", "bf01_oi01->bf01", F64Shape({2, 3, 7, 6}),
@@ -73,15 +80,18 @@ TEST(ConvolutionGradientTest, LayoutsStridesAndPadding) {
       {"no_spatial", "bf_io->bf", F64Shape({3, 4}), F64Shape({4, 2}), {}, {},
        {}, {}},
   };
+}
+
+TEST(ConvolutionGradientTest, LayoutsStridesAndPadding) {
   uint64_t seed = 1000;
-  for (const ConvCase& c : cases) {
+  for (const ConvCase& c : LayoutCases()) {
     ExpectConvGradientsMatchDifferences(c, seed);
     seed += 2;
   }
 }
 
-TEST(ConvolutionGradientTest, Dilations) {
-  const std::vector<ConvCase> cases = {
+std::vector<ConvCase> DilationCases() {
+  return {
       {"rhs_dilation", "b01f_01io->b01f", F64Shape({1, 7, 6, 2}),
        F64Shape({2, 3, 2, 2}), {1, 1}, {{1, 1}, {0, 0}}, {}, {2, 2}},
       // A transposed convolution: lhs dilation with a stride over it.
@@ -90,15 +100,18 @@ TEST(ConvolutionGradientTest, Dilations) {
       {"both_dilations", "b0f_0io->b0f", F64Shape({2, 5, 2}),
        F64Shape({3, 2, 3}), {2}, {{1, -1}}, {2}, {2}},
   };
+}
+
+TEST(ConvolutionGradientTest, Dilations) {
   uint64_t seed = 1100;
-  for (const ConvCase& c : cases) {
+  for (const ConvCase& c : DilationCases()) {
     ExpectConvGradientsMatchDifferences(c, seed);
     seed += 2;
   }
 }
 
-TEST(ConvolutionGradientTest, FeatureAndBatchGroups) {
-  const std::vector<ConvCase> cases = {
+std::vector<ConvCase> GroupCases() {
+  return {
       // Two groups of two input features, three outputs each.
       {"feature_groups", "b01f_01io->b01f", F64Shape({2, 5, 4, 4}),
        F64Shape({2, 2, 2, 6}), {1, 2}, {{1, 0}, {0, 1}}, {}, {}, 2},
@@ -113,10 +126,28 @@ TEST(ConvolutionGradientTest, FeatureAndBatchGroups) {
       {"batch_groups_nchw_strided", "bf01_oi01->bf01", F64Shape({6, 2, 5, 5}),
        F64Shape({3, 2, 3, 2}), {2, 2}, {{1, 1}, {0, 0}}, {}, {}, 1, 3},
   };
+}
+
+TEST(ConvolutionGradientTest, FeatureAndBatchGroups) {
   uint64_t seed = 1200;
-  for (const ConvCase& c : cases) {
+  for (const ConvCase& c : GroupCases()) {
     ExpectConvGradientsMatchDifferences(c, seed);
     seed += 2;
+  }
+}
+
+// The JIT's own convolution kernels (grouped, depthwise, batch-grouped)
+// are chosen for f32: its gradients against the interpreter's.
+TEST(ConvolutionGradientTest, F32GradientsJitMatchesInterpreter) {
+  std::vector<ConvCase> cases = LayoutCases();
+  for (std::vector<ConvCase> more : {DilationCases(), GroupCases()}) {
+    cases.insert(cases.end(), more.begin(), more.end());
+  }
+  for (ConvCase c : cases) {
+    SCOPED_TRACE(c.name);
+    c.lhs = testing::AsF32(c.lhs);
+    c.rhs = testing::AsF32(c.rhs);
+    testing::ExpectJitGradientMatchesInterpreter(ConvLoss(c), {0, 1}, 1e-4);
   }
 }
 

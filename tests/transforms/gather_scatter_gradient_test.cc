@@ -217,6 +217,26 @@ TEST(GatherScatterGradientTest, BatchingDimensionsMatchFiniteDifferences) {
   }
 }
 
+TEST(GatherScatterGradientTest, F32GradientsJitMatchesInterpreter) {
+  XlaComputation f = Scalarized(
+      "lookup_scatter_f32",
+      {ShapeUtil::MakeShape(F32, {5, 3}), ShapeUtil::MakeShape(F32, {4, 3})},
+      [](XlaBuilder& b, const auto& p) {
+        XlaOp ids = ConstantR1<int32_t>(&b, {1, 3, 1, 7});
+        XlaOp rows = Gather(p[0], ids, RowLookup(), {1, 3});
+        XlaOp added = Scatter(p[0], ids, p[1],
+                              CreateScalarAddComputation(F32, &b),
+                              RowUpdates());
+        XlaBuilder overwrite("overwrite");
+        Parameter(&overwrite, 0, ShapeUtil::MakeShape(F32, {}), "old");
+        Parameter(&overwrite, 1, ShapeUtil::MakeShape(F32, {}), "new");
+        XlaOp written = Scatter(added, ids, p[1] * rows, *overwrite.Build(),
+                                RowUpdates());
+        return Sin(written);
+      });
+  testing::ExpectJitGradientMatchesInterpreter(f, {0, 1}, 1e-5);
+}
+
 TEST(GatherScatterGradientTest, OtherUpdateComputationsAreRefusedByName) {
   XlaComputation f = Scalarized(
       "scatter_mul", {F64Shape({5, 3}), F64Shape({2, 3})},

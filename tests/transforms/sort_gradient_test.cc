@@ -44,7 +44,7 @@ XlaOp ByPosition(XlaOp sorted) {
   XlaOp position = ConvertElementType(
       Iota(sorted.builder(), ShapeUtil::MakeShape(S32, shape->dimensions()),
            shape->dimensions().size() - 1),
-      F64);
+      shape->element_type());
   return Sin(sorted) * (position + 1.0);
 }
 
@@ -98,6 +98,18 @@ TEST(SortGradientTest, KeysAndValuesMatchFiniteDifferences) {
       });
   ExpectGradientMatchesDifferences(with_index,
                                    OneRandom(F64Shape({2, 5}), 4104), {0});
+}
+
+TEST(SortGradientTest, F32GradientsJitMatchesInterpreter) {
+  const Shape shape = ShapeUtil::MakeShape(F32, {3, 8});
+  XlaComputation f = Scalarized(
+      "keys_values_f32", {shape, shape},
+      [](XlaBuilder&, const std::vector<XlaOp>& p) {
+        XlaOp sorted = Sort({p[0], p[1]}, FirstOperandOrder({F32, F32}, false));
+        return ByPosition(GetTupleElement(sorted, 0)) *
+               GetTupleElement(sorted, 1);
+      });
+  testing::ExpectJitGradientMatchesInterpreter(f, {0, 1}, 1e-5);
 }
 
 TEST(SortGradientTest, TiedElementsKeepTheStableOrdersCotangents) {

@@ -38,19 +38,24 @@ struct PoolCase {
 
 XlaOp Pool(XlaOp x, Reducer reducer, double init, const PoolCase& c) {
   XlaBuilder* b = x.builder();
+  const PrimitiveType type = b->GetShape(x)->element_type();
   return ReduceWindowWithGeneralPadding(
-      x, ConstantR0<double>(b, init), reducer(F64, b), c.window, c.strides,
+      x, ScalarLike(x, init), reducer(type, b), c.window, c.strides,
       c.base_dilation, c.window_dilation, c.padding);
+}
+
+XlaComputation PoolLoss(const PoolCase& c, Reducer reducer, double init) {
+  return Scalarized(
+      c.name, {c.shape}, [&](XlaBuilder&, const std::vector<XlaOp>& p) {
+        return Sin(Pool(p[0], reducer, init, c));
+      });
 }
 
 void ExpectPoolGradientMatchesDifferences(const PoolCase& c, Reducer reducer,
                                           double init, uint64_t seed) {
   SCOPED_TRACE(c.name);
-  XlaComputation f = Scalarized(
-      c.name, {c.shape}, [&](XlaBuilder&, const std::vector<XlaOp>& p) {
-        return Sin(Pool(p[0], reducer, init, c));
-      });
-  ExpectGradientMatchesDifferences(f, OneRandom(c.shape, seed), {0});
+  ExpectGradientMatchesDifferences(PoolLoss(c, reducer, init),
+                                   OneRandom(c.shape, seed), {0});
 }
 
 const std::vector<PoolCase>& PoolCases() {
@@ -117,6 +122,19 @@ TEST(WindowGradientTest, MaxAndMinPoolingMatchFiniteDifferences) {
   // back, which the differences see as slope 0.
   ExpectPoolGradientMatchesDifferences(PoolCases()[0],
                                        CreateScalarMaxComputation, 0, seed++);
+}
+
+// The JIT's select-and-scatter and window kernels in f32 against the
+// interpreter on the gradients.
+TEST(WindowGradientTest, F32GradientsJitMatchesInterpreter) {
+  for (PoolCase c : PoolCases()) {
+    SCOPED_TRACE(c.name);
+    c.shape = testing::AsF32(c.shape);
+    testing::ExpectJitGradientMatchesInterpreter(
+        PoolLoss(c, CreateScalarAddComputation, 0), {0}, 1e-5);
+    testing::ExpectJitGradientMatchesInterpreter(
+        PoolLoss(c, CreateScalarMaxComputation, -INFINITY), {0}, 1e-5);
+  }
 }
 
 TEST(WindowGradientTest, TiesGoToTheFirstElementOfTheWindowAsInJax) {
