@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -118,9 +119,14 @@ class ReverseSweep {
                absl::flat_hash_set<const HloInstruction*> depend)
       : builder_(builder), values_(values), depend_(std::move(depend)) {}
 
-  absl::Status Run(const std::vector<HloInstruction*>& post_order,
-                   const Cotangent& root_cotangent) {
-    RETURN_IF_ERROR(Accumulate(post_order.back(), root_cotangent));
+  // `seeds`: the cotangents given for the result (the root's, or each
+  // element's of a root tuple).
+  absl::Status Run(
+      const std::vector<HloInstruction*>& post_order,
+      absl::Span<const std::pair<const HloInstruction*, Cotangent>> seeds) {
+    for (const auto& [instruction, cotangent] : seeds) {
+      RETURN_IF_ERROR(Accumulate(instruction, cotangent));
+    }
     for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
       RETURN_IF_ERROR(Propagate(**it));
     }
@@ -180,17 +186,6 @@ class ReverseSweep {
   absl::flat_hash_map<const HloInstruction*, Cotangent> cotangents_;
 };
 
-// The op `value` of `shape` as a cotangent: a tuple's element by element.
-Cotangent AsCotangent(XlaOp value, const Shape& shape) {
-  if (!shape.IsTuple()) return value;
-  std::vector<Cotangent> elements;
-  for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
-    elements.push_back(
-        AsCotangent(GetTupleElement(value, i), shape.tuple_shapes(i)));
-  }
-  return Cotangent::OfTuple(std::move(elements));
-}
-
 absl::StatusOr<std::vector<XlaOp>> Parameters(XlaBuilder& builder,
                                               const XlaComputation& f) {
   // By number: parameter_instructions() is in the order they were added.
@@ -215,20 +210,51 @@ Shape ResultShape(const XlaComputation& f) {
   return f.module().entry_computation()->root_instruction()->shape();
 }
 
+// A root tuple of arrays and one cotangent per element, each invalid (no
+// cotangent) or of the element's shape.
+absl::Status CheckTupleCotangents(XlaBuilder& builder, const XlaComputation& f,
+                                  absl::Span<const XlaOp> cotangents) {
+  const HloInstruction& root = *f.module().entry_computation()->root_instruction();
+  if (root.opcode() != HloOpcode::kTuple) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Prefix(f), "its result is ", root.shape().ToString(),
+        ", not a tuple: give one cotangent for it"));
+  }
+  if (root.operand_count() != static_cast<int64_t>(cotangents.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Prefix(f), "its result has ", root.operand_count(), " elements but ",
+        cotangents.size(), " cotangents were given"));
+  }
+  for (int64_t i = 0; i < root.operand_count(); ++i) {
+    const Shape& element = root.operand(i)->shape();
+    if (!element.IsArray()) {
+      return absl::UnimplementedError(absl::StrCat(
+          Prefix(f), "element ", i, " of its result is ", element.ToString(),
+          ": only arrays are differentiated yet"));
+    }
+    if (!cotangents[i].valid()) continue;
+    ASSIGN_OR_RETURN(Shape shape, builder.GetShape(cotangents[i]));
+    if (shape != element) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Prefix(f), "the cotangent of result element ", i, " is ",
+          shape.ToString(), " but the element is ", element.ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
-                               absl::Span<const XlaOp> arguments,
-                               XlaOp result_cotangent,
-                               absl::Span<const int64_t> wrt) {
+namespace {
+
+// f's lowered body inlined into `builder` and swept back from `seeds`,
+// which name instructions of the lowered entry (given by `choose_seeds`).
+template <typename ChooseSeeds>
+absl::StatusOr<VjpOps> SweepFrom(XlaBuilder& builder, const XlaComputation& f,
+                                 absl::Span<const XlaOp> arguments,
+                                 absl::Span<const int64_t> wrt,
+                                 ChooseSeeds choose_seeds) {
   RETURN_IF_ERROR(CheckWrt(f, wrt));
-  const Shape result_shape = ResultShape(f);
-  ASSIGN_OR_RETURN(Shape cotangent_shape, builder.GetShape(result_cotangent));
-  if (cotangent_shape != result_shape) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Prefix(f), "the result's cotangent is ", cotangent_shape.ToString(),
-        " but the result is ", result_shape.ToString()));
-  }
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> lowered, Lowered(f));
   const HloComputation& entry = *lowered->entry_computation();
   ASSIGN_OR_RETURN(InlinedValues values,
@@ -236,8 +262,7 @@ absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
   const std::vector<HloInstruction*> post_order =
       entry.MakeInstructionPostOrder();
   ReverseSweep sweep(builder, values, DependOnWrt(post_order, wrt));
-  RETURN_IF_ERROR(
-      sweep.Run(post_order, AsCotangent(result_cotangent, result_shape)));
+  RETURN_IF_ERROR(sweep.Run(post_order, choose_seeds(*entry.root_instruction())));
   VjpOps ops{values.at(entry.root_instruction()), {}};
   for (int64_t number : wrt) {
     const HloInstruction* parameter = entry.parameter_instruction(number);
@@ -249,16 +274,66 @@ absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
   return ops;
 }
 
+using Seeds = std::vector<std::pair<const HloInstruction*, Cotangent>>;
+
+}  // namespace
+
+absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
+                               absl::Span<const XlaOp> arguments,
+                               XlaOp result_cotangent,
+                               absl::Span<const int64_t> wrt) {
+  const Shape result_shape = ResultShape(f);
+  if (!result_shape.IsArray()) {
+    return absl::UnimplementedError(absl::StrCat(
+        Prefix(f), "its result is ", result_shape.ToString(),
+        ": use EmitTupleVjp, one cotangent per element, for a tuple result"));
+  }
+  ASSIGN_OR_RETURN(Shape cotangent_shape, builder.GetShape(result_cotangent));
+  if (cotangent_shape != result_shape) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Prefix(f), "the result's cotangent is ", cotangent_shape.ToString(),
+        " but the result is ", result_shape.ToString()));
+  }
+  return SweepFrom(builder, f, arguments, wrt, [&](const HloInstruction& root) {
+    return Seeds{{&root, result_cotangent}};
+  });
+}
+
+absl::StatusOr<VjpOps> EmitTupleVjp(XlaBuilder& builder,
+                                    const XlaComputation& f,
+                                    absl::Span<const XlaOp> arguments,
+                                    absl::Span<const XlaOp> element_cotangents,
+                                    absl::Span<const int64_t> wrt) {
+  RETURN_IF_ERROR(CheckTupleCotangents(builder, f, element_cotangents));
+  return SweepFrom(builder, f, arguments, wrt, [&](const HloInstruction& root) {
+    Seeds seeds;
+    for (size_t i = 0; i < element_cotangents.size(); ++i) {
+      seeds.emplace_back(root.operand(i), element_cotangents[i]);
+    }
+    return seeds;
+  });
+}
+
 absl::StatusOr<XlaComputation> Vjp(const XlaComputation& f,
                                    absl::Span<const int64_t> wrt) {
   XlaBuilder builder(absl::StrCat(f.name(), ".vjp"));
   ASSIGN_OR_RETURN(std::vector<XlaOp> parameters, Parameters(builder, f));
-  const XlaOp cotangent =
-      Parameter(&builder, parameters.size(), ResultShape(f), "cotangent");
-  ASSIGN_OR_RETURN(VjpOps ops,
-                   EmitVjp(builder, f, parameters, cotangent, wrt));
-  std::vector<XlaOp> results = {ops.value};
-  results.insert(results.end(), ops.cotangents.begin(), ops.cotangents.end());
+  const Shape result = ResultShape(f);
+  std::vector<XlaOp> cotangents;
+  const int64_t count = result.IsTuple() ? static_cast<int64_t>(result.tuple_shapes().size()) : 1;
+  for (int64_t i = 0; i < count; ++i) {
+    cotangents.push_back(Parameter(
+        &builder, parameters.size() + i,
+        result.IsTuple() ? result.tuple_shapes(i) : result,
+        result.IsTuple() ? absl::StrCat("cotangent.", i) : "cotangent"));
+  }
+  absl::StatusOr<VjpOps> ops =
+      result.IsTuple()
+          ? EmitTupleVjp(builder, f, parameters, cotangents, wrt)
+          : EmitVjp(builder, f, parameters, cotangents[0], wrt);
+  RETURN_IF_ERROR(ops.status());
+  std::vector<XlaOp> results = {ops->value};
+  results.insert(results.end(), ops->cotangents.begin(), ops->cotangents.end());
   return builder.Build(Tuple(&builder, results));
 }
 

@@ -33,18 +33,29 @@ struct VjpOps {
 
 // In `builder`: `f` applied to `arguments` (inlined) and the cotangents of
 // the arguments numbered in `wrt`, given `result_cotangent` (the shape of
-// f's result; a tuple result's cotangent is a tuple, element by element).
-// InvalidArgument if an argument count or shape is wrong, a wrt number is
-// out of range or repeated, or names a parameter that is not a
-// floating-point array; Unimplemented for an op with no rule on the way.
+// f's result). InvalidArgument if an argument count or shape is wrong, a
+// wrt number is out of range or repeated, or names a parameter that is not
+// a floating-point array; Unimplemented for a tuple result (see the
+// EmitTupleVjp) or an op with no rule on the way.
 absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
                                absl::Span<const XlaOp> arguments,
                                XlaOp result_cotangent,
                                absl::Span<const int64_t> wrt);
 
+// EmitVjp for an `f` whose result is a tuple of arrays: one cotangent per
+// element, an invalid XlaOp for an element that gets none (an auxiliary
+// output, an index). `value` is the whole tuple. InvalidArgument if the
+// result is not a tuple or a count or shape differs.
+absl::StatusOr<VjpOps> EmitTupleVjp(XlaBuilder& builder,
+                                    const XlaComputation& f,
+                                    absl::Span<const XlaOp> arguments,
+                                    absl::Span<const XlaOp> element_cotangents,
+                                    absl::Span<const int64_t> wrt);
+
 // A computation of f's parameters and then the result's cotangent
-// (parameter number n, for f's n parameters) that returns the tuple
-// (f(x), cotangent of wrt[0], ...).
+// (parameter number n, for f's n parameters; for a tuple result, one per
+// element from n on) that returns the tuple (f(x), cotangent of wrt[0],
+// ...).
 absl::StatusOr<XlaComputation> Vjp(const XlaComputation& f,
                                    absl::Span<const int64_t> wrt);
 

@@ -15,3 +15,6 @@ from mxla._mxla import *  # noqa: F401,F403
 from mxla._mxla import Error, Executable, XlaBuilder, XlaComputation, XlaOp, compile, compile_hlo  # noqa: F401
 from mxla import numpy  # noqa: E402,F401
 from mxla._jit import Lowered, jit  # noqa: E402,F401
+from mxla._autodiff import grad, value_and_grad, vjp  # noqa: E402,F401
+from mxla._hlo_files import load_hlo  # noqa: E402,F401
+from mxla import random  # noqa: E402,F401

@@ -3,13 +3,14 @@ signature (shapes and dtypes), compile it, and run it on NumPy arrays,
 as jax.jit does."""
 import functools
 import glob
+import inspect
 import os
 import tempfile
 import types
 
 import numpy as _np
 
-from mxla import _mxla
+from mxla import _mxla, _tree
 from mxla.numpy import Tracer
 
 # Stages of f.lower(...).as_text(stage): the builder's HLO, then the files
@@ -74,32 +75,149 @@ def _signature(arrays, weak):
     return tuple((a.shape, a.dtype.str, w) for a, w in zip(arrays, weak))
 
 
-def _trace(fn, arrays, weak=None):
-    """The computation of `fn` on parameters shaped like `arrays` (weak
-    where `weak` says int or float), and for each parameter the integer
-    dtypes that its weak int was converted to."""
-    builder = _mxla.XlaBuilder(getattr(fn, "__name__", "jit"))
-    weak = weak or [None] * len(arrays)
-    params = [Tracer(_mxla.Parameter(builder, i, a.dtype, a.shape, f"arg{i}"),
-                     weak=w)
-              for i, (a, w) in enumerate(zip(arrays, weak))]
+def call_traced(fn, args, kwargs):
+    """fn(*args, **kwargs) while tracing; an error points at the user's
+    line, as in jax.jit (MXLA_TRACEBACK_FILTERING=off keeps mxla's
+    frames)."""
     try:
-        out = fn(*params)
+        return fn(*args, **kwargs)
     except Exception as error:
-        # An error while tracing points at the user's line, as in jax.jit;
-        # MXLA_TRACEBACK_FILTERING=off keeps mxla's frames.
         filtered = _user_traceback(error.__traceback__)
         if filtered is None or os.environ.get("MXLA_TRACEBACK_FILTERING") == "off":
             raise
         raise error.with_traceback(filtered)
-    outs = out if isinstance(out, (tuple, list)) else (out,)
-    ops = []
-    for value in outs:
-        if not isinstance(value, Tracer):
-            value = Tracer(_mxla.Constant(builder, _np.asarray(value)))
-        ops.append(value.op)
-    root = _mxla.Tuple(ops) if isinstance(out, (tuple, list)) else ops[0]
-    return builder.build(root), [p.narrowed for p in params]
+
+
+def as_tracer(builder, value):
+    """`value` itself if it is a Tracer, else a constant of `builder`."""
+    if isinstance(value, Tracer):
+        return value
+    return Tracer(_mxla.Constant(builder, _np.asarray(value)))
+
+
+def identifier(name):
+    """A builder name for a function's name (lambdas have none)."""
+    return name if name.isidentifier() else "function"
+
+
+def _root(builder, out):
+    """The op for `out`, a pytree of Tracers and constants (the one op of
+    a single array, else the tuple of the leaves), out's treedef, and each
+    leaf's (shape, dtype)."""
+    leaves, treedef = _tree.flatten(out)
+    if not leaves:
+        raise TypeError(f"a traced function must return at least one array, "
+                        f"not {out!r}")
+    ops = [as_tracer(builder, value).op for value in leaves]
+    kinds = [(tuple(op.shape), op.dtype) for op in ops]
+    if treedef == _LEAF:
+        return ops[0], treedef, kinds
+    return _mxla.Tuple(ops), treedef, kinds
+
+
+_LEAF = ("leaf",)
+
+
+class _Traced:
+    """A function traced on parameters shaped like its dynamic leaves:
+    the builder, its root op, the output's treedef and the parameters."""
+
+    def __init__(self, fn, call, arrays, weak):
+        self.builder = _mxla.XlaBuilder(identifier(getattr(fn, "__name__", "jit")))
+        self.params = [
+            Tracer(_mxla.Parameter(self.builder, i, a.dtype, a.shape, f"arg{i}"),
+                   weak=w)
+            for i, (a, w) in enumerate(zip(arrays, weak))]
+        args, kwargs = call.merged(self.params)
+        out = call_traced(fn, args, kwargs)
+        self.root, self.out_treedef, self.out_kinds = _root(self.builder, out)
+
+    def alias_donated(self, donated):
+        """Aliases each donated parameter to the first output leaf of its
+        shape and dtype not taken yet; whether any was."""
+        taken = set()
+        for number in donated:
+            param = self.params[number]
+            for j, kind in enumerate(self.out_kinds):
+                if j not in taken and kind == (param.shape, param.dtype):
+                    index = () if self.out_treedef == _LEAF else (j,)
+                    self.builder.set_up_alias(index, number)
+                    taken.add(j)
+                    break
+        return bool(taken)
+
+    def computation(self):
+        return self.builder.build(self.root)
+
+
+class _Call:
+    """One call's arguments, split into the dynamic pytree (traced) and
+    the static values (part of the cache key, passed as they are)."""
+
+    def __init__(self, name, numbers, names, args, kwargs):
+        self.count = len(args)
+        self.static_args = tuple((i, a) for i, a in enumerate(args) if i in numbers)
+        self.static_kwargs = tuple(sorted((k, v) for k, v in kwargs.items()
+                                          if k in names))
+        self.dynamic = ([a for i, a in enumerate(args) if i not in numbers],
+                        {k: v for k, v in kwargs.items() if k not in names})
+        for where, value in self.static_args + self.static_kwargs:
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(
+                    f"{name}: static argument {where!r} of type "
+                    f"{type(value).__name__} is not hashable; static "
+                    f"arguments are part of the compile cache's key, as in "
+                    f"jax.jit") from None
+        self.static = (self.count, self.static_args, self.static_kwargs)
+
+    def merged(self, dynamic_leaves):
+        """The positional and keyword arguments with `dynamic_leaves` in
+        place of the dynamic ones."""
+        dynamic_args, dynamic_kwargs = _tree.unflatten(self.treedef,
+                                                       dynamic_leaves)
+        statics = dict(self.static_args)
+        it = iter(dynamic_args)
+        args = [statics[i] if i in statics else next(it)
+                for i in range(self.count)]
+        kwargs = dict(dynamic_kwargs)
+        kwargs.update(self.static_kwargs)
+        return args, kwargs
+
+    def flatten(self):
+        self.leaves, self.treedef = _tree.flatten(self.dynamic)
+        return self.leaves
+
+    def leaf_numbers_of(self, positions):
+        """The leaf numbers of the dynamic positional arguments at
+        `positions`."""
+        numbers, first = [], 0
+        dynamic_positions = [i for i in range(self.count)
+                             if i not in dict(self.static_args)]
+        for position, arg in zip(dynamic_positions, self.dynamic[0]):
+            count = len(_tree.flatten(arg)[0])
+            if position in positions:
+                numbers.extend(range(first, first + count))
+            first += count
+        return numbers
+
+
+def _static_positions_and_names(fn, static_argnums, static_argnames):
+    """Each of static_argnums and static_argnames completed from the other
+    through fn's signature, as jax.jit does."""
+    numbers = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
+    names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return numbers, names
+    positional = [p.name for p in parameters
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    numbers = {n + len(positional) if n < 0 else n for n in numbers}
+    names |= {positional[n] for n in numbers if n < len(positional)}
+    numbers |= {positional.index(n) for n in names if n in positional}
+    return numbers, names
 
 
 class Lowered:
@@ -126,33 +244,84 @@ class Lowered:
                 return f.read()
 
 
-def jit(fn):
-    """Compiles `fn` per input signature; call it on NumPy arrays."""
+def jit(fn=None, *, static_argnums=(), static_argnames=(),
+        donate_argnums=()):
+    """Compiles `fn` per input signature; call it on NumPy arrays, or on
+    pytrees (tuples, lists, dicts) of them, positionally or by keyword.
+
+    static_argnums / static_argnames: arguments passed to `fn` as they are
+    (hashable; each distinct value compiles anew). donate_argnums: the
+    positional arguments whose arrays may hold results: each donated array
+    is aliased to the first result of its shape and dtype and updated in
+    place, so the call returns it (do not read it afterwards for its old
+    value). Called inside another traced function, `fn` is traced into the
+    caller's computation (it inlines)."""
+    if fn is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums)
+    name = getattr(fn, "__name__", "jit")
+    numbers, names = _static_positions_and_names(fn, static_argnums,
+                                                 static_argnames)
+    donated = {donate_argnums} if isinstance(donate_argnums, int) else set(donate_argnums)
+    if donated & numbers:
+        raise ValueError(f"{name}: static arguments cannot be donated "
+                         f"({sorted(donated & numbers)})")
     cache = {}
 
-    def compiled(arrays, weak):
-        key = _signature(arrays, weak)
+    def compiled(call, arrays, weak):
+        key = (call.treedef, _signature(arrays, weak), call.static)
         if key not in cache:
-            computation, narrowed = _trace(fn, arrays, weak)
-            cache[key] = _mxla.compile(computation), narrowed
+            traced = _Traced(fn, call, arrays, weak)
+            donates = traced.alias_donated(
+                [n for n in call.leaf_numbers_of(donated)
+                 if weak[n] is None])
+            cache[key] = (_mxla.compile(traced.computation()), donates,
+                          traced.out_treedef, [p.narrowed for p in traced.params])
         return cache[key]
 
+    # Calls whose arguments are all ndarrays, positional, none static:
+    # (type, shape, dtype) of each -> (executable, donates, out treedef).
+    # A Tracer's key has its own type, so it never hits.
+    fast = {}
+
     @functools.wraps(fn)
-    def wrapper(*args):
-        arrays, weak = _arguments(args)
-        executable, narrowed = compiled(arrays, weak)
+    def wrapper(*args, **kwargs):
+        if not kwargs:
+            try:
+                entry = fast[tuple([(type(a), a.shape, a.dtype) for a in args])]
+            except (KeyError, AttributeError, TypeError):
+                entry = None
+            if entry is not None:
+                result = entry[0](*args, donate=True) if entry[1] else entry[0](*args)
+                return result if entry[2] == _LEAF else _tree.unflatten(entry[2], result)
+        call = _Call(name, numbers, names, args, kwargs)
+        leaves = call.flatten()
+        if any(isinstance(leaf, Tracer) for leaf in leaves):
+            return fn(*args, **kwargs)  # traced into the caller
+        arrays, weak = _arguments(leaves)
+        executable, donates, out_treedef, narrowed = compiled(call, arrays, weak)
         # A Python int argument must fit where it went, as a literal must.
         for i, dtypes in enumerate(narrowed):
             for dtype in dtypes:
-                if not _fits(args[i], dtype):
+                if not _fits(leaves[i], dtype):
                     raise OverflowError(
-                        f"{getattr(fn, '__name__', 'jit')}: argument {i}, "
-                        f"the Python int {args[i]}, is out of bounds for "
-                        f"{dtype}, the dtype it takes in the traced function")
-        return executable(*arrays)
+                        f"{name}: argument {i}, the Python int {leaves[i]}, "
+                        f"is out of bounds for {dtype}, the dtype it takes "
+                        f"in the traced function")
+        if (not kwargs and not numbers and not any(narrowed)
+                and all(type(a) is _np.ndarray for a in args)):
+            fast[tuple([(type(a), a.shape, a.dtype) for a in args])] = (
+                executable, donates, out_treedef)
+        result = executable(*arrays, donate=donates)
+        if out_treedef == _LEAF:
+            return result
+        return _tree.unflatten(out_treedef, result)
 
-    def lower(*args):
-        return Lowered(_trace(fn, *_arguments(args))[0])
+    def lower(*args, **kwargs):
+        call = _Call(name, numbers, names, args, kwargs)
+        arrays, weak = _arguments(call.flatten())
+        return Lowered(_Traced(fn, call, arrays, weak).computation())
 
     wrapper.lower = lower
     wrapper.cache_size = lambda: len(cache)

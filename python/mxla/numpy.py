@@ -18,7 +18,7 @@ import operator
 
 import numpy as _np
 
-from mxla import _mxla
+from mxla import _capture, _mxla
 from mxla._traced_protocols import TracedProtocols
 
 
@@ -30,7 +30,7 @@ class Tracer(TracedProtocols):
     __hash__ = None  # == is elementwise, as for NumPy arrays
 
     def __init__(self, op, weak=None):
-        self.op = op
+        self._op = op
         # int or float for a value that stands for a Python scalar (an
         # @mxla.jit argument): it promotes like one (see _kind).
         self.weak = weak
@@ -39,12 +39,19 @@ class Tracer(TracedProtocols):
         self.narrowed = []
 
     @property
+    def op(self):
+        """The traced op; inside a function that mxla.grad or mxla.vjp
+        traces, an enclosing function's value is an extra parameter of
+        that function's computation (mxla/_capture.py)."""
+        return _capture.op_in_active_trace(self, self._op)
+
+    @property
     def shape(self):
-        return tuple(self.op.shape)
+        return tuple(self._op.shape)
 
     @property
     def dtype(self):
-        return self.op.dtype
+        return self._op.dtype
 
     @property
     def ndim(self):

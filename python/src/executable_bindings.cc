@@ -52,7 +52,9 @@ class PyExecutable {
         program_shape_(std::move(program_shape)),
         aliases_(
             ValueOrThrow(ResolveInputOutputAliases(executable_->module()))),
-        passed_through_(PassedThroughParameters(executable_->module())) {}
+        passed_through_(PassedThroughParameters(executable_->module())),
+        parameter_dtypes_(ParameterDtypes(program_shape_)),
+        result_dtypes_(ResultDtypes(program_shape_)) {}
 
   py::object Call(const py::args& args, bool donate) const {
     return Run(args, {}, donate);
@@ -145,9 +147,9 @@ class PyExecutable {
         outputs.push_back(input);
         return;
       }
-      std::vector<py::ssize_t> dims(leaf.dimensions().begin(),
-                                    leaf.dimensions().end());
-      py::array output(DtypeOf(leaf.element_type()), dims);
+      py::array output(result_dtypes_[leaf_number - 1],
+                       std::vector<py::ssize_t>(leaf.dimensions().begin(),
+                                                leaf.dimensions().end()));
       result_data.push_back(output.mutable_data());
       result_sizes.push_back(output.nbytes());
       outputs.push_back(std::move(output));
@@ -173,14 +175,14 @@ class PyExecutable {
           "parameter ", i, " has tuple shape ", parameter.ToString(),
           "; Python calls take array parameters only")));
     }
-    const py::object numpy = py::module_::import("numpy");
-    py::array array = numpy.attr("asarray")(value);
-    std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
-    const bool same_type =
-        array.dtype().equal(DtypeOf(parameter.element_type()));
-    if (!same_type || dims != std::vector<int64_t>(
-                                  parameter.dimensions().begin(),
-                                  parameter.dimensions().end())) {
+    // An ndarray is taken as it is: numpy.asarray would return it anyway,
+    // and calling it costs as much as a small kernel.
+    py::array array = py::isinstance<py::array>(value)
+                          ? py::reinterpret_borrow<py::array>(value)
+                          : py::array(Numpy().attr("asarray")(value));
+    if (!HasShapeOf(array, parameter, parameter_dtypes_[i])) {
+      std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
+      const bool same_type = array.dtype().equal(parameter_dtypes_[i]);
       const std::string got =
           same_type ? ArrayShape(array.dtype(), dims).ToString()
                     : absl::StrCat(py::str(py::handle(array.dtype())).cast<std::string>(), "[",
@@ -188,12 +190,43 @@ class PyExecutable {
       ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
           "argument ", i, ": expected ", parameter.ToString(), ", got ", got)));
     }
-    const int flags = py::array::c_style;
-    if ((array.flags() & flags) == flags &&
-        py::bool_(array.attr("flags").attr("aligned"))) {
-      return array;
+    const int flags = py::array::c_style | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
+    if ((array.flags() & flags) == flags) return array;
+    return Numpy().attr("require")(array, py::arg("requirements") = "CA");
+  }
+
+  static bool HasShapeOf(const py::array& array, const Shape& parameter,
+                         const py::dtype& dtype) {
+    if (array.ndim() != static_cast<py::ssize_t>(parameter.dimensions().size())) {
+      return false;
     }
-    return numpy.attr("require")(array, py::arg("requirements") = "CA");
+    for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+      if (array.shape(d) != parameter.dimensions()[d]) return false;
+    }
+    return array.dtype().equal(dtype);
+  }
+
+  static const py::module_& Numpy() {
+    static const py::module_* numpy =
+        new py::module_(py::module_::import("numpy"));
+    return *numpy;
+  }
+
+  static std::vector<py::dtype> ResultDtypes(const ProgramShape& shape) {
+    std::vector<py::dtype> dtypes;
+    ForEachArrayLeaf(shape.result, [&](const Shape& leaf) {
+      dtypes.push_back(DtypeOf(leaf.element_type()));
+    });
+    return dtypes;
+  }
+
+  static std::vector<py::dtype> ParameterDtypes(const ProgramShape& shape) {
+    std::vector<py::dtype> dtypes;
+    for (const Shape& parameter : shape.parameters) {
+      dtypes.push_back(parameter.IsArray() ? DtypeOf(parameter.element_type())
+                                           : py::dtype("O"));
+    }
+    return dtypes;
   }
 
   // The result leaves `outputs` from `next` on, nested as `shape`.
@@ -250,6 +283,9 @@ class PyExecutable {
   ProgramShape program_shape_;
   std::vector<AliasedLeaf> aliases_;
   std::vector<int64_t> passed_through_;
+  // Per parameter and per result leaf, the NumPy dtype of its elements.
+  std::vector<py::dtype> parameter_dtypes_;
+  std::vector<py::dtype> result_dtypes_;
 };
 
 }  // namespace

@@ -11,5 +11,6 @@ PYBIND11_MODULE(_mxla, m) {
   mxla::python::DefineStructuredOpBindings(m);
   mxla::python::DefineWindowGatherBindings(m);
   mxla::python::DefineSystemOpBindings(m);
+  mxla::python::DefineTransformBindings(m);
   mxla::python::DefineExecutableBindings(m);
 }

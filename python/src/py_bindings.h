@@ -16,6 +16,8 @@ void DefineWindowGatherBindings(pybind11::module_& m);
 // Variadic reduce, random bits, scaled dot, custom calls, tokens and
 // feeds, the one-device collectives.
 void DefineSystemOpBindings(pybind11::module_& m);
+// Gradient, Vjp, EmitVjp and CallInline over built computations.
+void DefineTransformBindings(pybind11::module_& m);
 // compile and Executable.
 void DefineExecutableBindings(pybind11::module_& m);
 

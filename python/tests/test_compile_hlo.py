@@ -77,3 +77,36 @@ def test_errors_name_what_is_wrong():
         exe(np.zeros((1, 6, 5, 3), np.float32), np.zeros((3, 3, 4, 4), np.float32))
     with pytest.raises(mxla.Error, match="backend"):
         mxla.compile_hlo(CONV_RELU, backend="gpu")
+
+
+# What jax.jit(lambda x, y: jnp.tanh(x * y)).lower(x, y).as_text(dialect="hlo")
+# prints: layouts, metadata and JAX's instruction names.
+JAX_EXPORT = """HloModule jit__lambda_, entry_computation_layout={(f32[3]{0}, f32[3]{0})->f32[3]{0}}
+
+ENTRY main.5 {
+  Arg_0.1 = f32[3]{0} parameter(0), metadata={op_name="x"}
+  Arg_1.2 = f32[3]{0} parameter(1), metadata={op_name="y"}
+  multiply.3 = f32[3]{0} multiply(Arg_0.1, Arg_1.2), metadata={op_name="jit(<lambda>)/jit(main)/mul" source_file="<stdin>" source_line=1}
+  ROOT tanh.4 = f32[3]{0} tanh(multiply.3), metadata={op_name="jit(<lambda>)/jit(main)/tanh" source_file="<stdin>" source_line=1}
+}
+"""
+
+
+def test_load_hlo_runs_a_module_jax_exported(tmp_path):
+    path = tmp_path / "jit_lambda.hlo"
+    path.write_text(JAX_EXPORT)
+    exe = mxla.load_hlo(path)
+    x = RNG.uniform(-1, 1, 3).astype(np.float32)
+    y = RNG.uniform(-1, 1, 3).astype(np.float32)
+    np.testing.assert_allclose(exe(x, y), np.tanh(x * y), rtol=1e-6)
+    np.testing.assert_allclose(mxla.load_hlo(str(path), backend="interpreter")(x, y),
+                               np.tanh(x * y), rtol=1e-6)
+
+
+def test_load_hlo_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        mxla.load_hlo(tmp_path / "missing.hlo")
+    bad = tmp_path / "bad.hlo"
+    bad.write_text(JAX_EXPORT.replace("tanh(multiply.3)", "tanh(multiply.9)"))
+    with pytest.raises(mxla.Error, match="multiply.9"):
+        mxla.load_hlo(bad)

@@ -516,27 +516,6 @@ ENTRY e {
   EXPECT_THAT(g->data<double>(), ::testing::ElementsAre(3, 3));
 }
 
-TEST(AutodiffTest, VjpOfATupleResultTakesATupleCotangent) {
-  // f(x) = (x * x, sin(x)): the cotangent (c0, c1) gives 2x c0 + cos(x) c1.
-  XlaBuilder b("pair");
-  XlaOp x = Parameter(&b, 0, F64Shape({2}), "x");
-  Tuple(&b, {x * x, Sin(x)});
-  absl::StatusOr<XlaComputation> vjp = Vjp(*b.Build(), {0});
-  ASSERT_TRUE(vjp.ok()) << vjp.status();
-  std::vector<Literal> args;
-  args.push_back(LiteralUtil::CreateR1<double>({1.5, 0}));
-  std::vector<Literal> cotangent;
-  cotangent.push_back(LiteralUtil::CreateR1<double>({1, 10}));
-  cotangent.push_back(LiteralUtil::CreateR1<double>({100, 1000}));
-  args.push_back(LiteralUtil::MakeTuple(std::move(cotangent)));
-  absl::StatusOr<Literal> result =
-      EvaluateModule(vjp->module(), testing::Pointers(args));
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(result->tuple_element(1).data<double>(),
-              ::testing::ElementsAre(::testing::DoubleEq(3 + 100 * std::cos(1.5)),
-                                     1000));
-}
-
 // docs/autodiff.md's list of ops without a rule is the rules' own.
 TEST(AutodiffTest, TheDocsListTheOpsWithoutARule) {
   const std::string page = testing::ReadFile(MXLA_SOURCE_DIR "/docs/autodiff.md");

@@ -1,0 +1,122 @@
+// Transformations of built computations from Python: reverse-mode
+// gradients (transforms/autodiff.h) and inlining a computation into
+// another builder (builder/inline_computation.h), which mxla.grad,
+// mxla.vjp and a jitted call inside another jitted function are made of.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "builder/inline_computation.h"
+#include "builder/xla_builder.h"
+#include "python/src/py_bindings.h"
+#include "python/src/py_op.h"
+#include "python/src/py_status.h"
+#include "transforms/autodiff.h"
+
+namespace mxla::python {
+
+namespace py = pybind11;
+
+namespace {
+
+using Builder = std::shared_ptr<XlaBuilder>;
+
+// (value, [cotangent of wrt[0], ...]) as ops of `builder`, or mxla.Error
+// with the builder as it was.
+template <typename Emit>
+std::pair<PyOp, std::vector<PyOp>> EmitChecked(const Builder& builder,
+                                               Emit&& emit) {
+  OpAttempt attempt(builder);
+  absl::StatusOr<VjpOps> ops = emit();
+  if (!ops.ok()) ThrowStatus(ops.status());
+  attempt.Finish();
+  std::vector<PyOp> cotangents;
+  for (XlaOp op : ops->cotangents) cotangents.push_back(PyOp{builder, op});
+  return {PyOp{builder, ops->value}, std::move(cotangents)};
+}
+
+void DefineComputationTransforms(py::module_& m) {
+  m.def(
+      "Gradient",
+      [](const XlaComputation& f, const Ints& wrt) {
+        return ValueOrThrow(Gradient(f, wrt));
+      },
+      py::arg("computation"), py::arg("wrt"),
+      "For a computation returning a float scalar: the computation of its "
+      "parameters returning the tuple of its gradients with respect to the "
+      "parameters numbered in `wrt`.");
+  m.def(
+      "ValueAndGradient",
+      [](const XlaComputation& f, const Ints& wrt) {
+        return ValueOrThrow(ValueAndGradient(f, wrt));
+      },
+      py::arg("computation"), py::arg("wrt"),
+      "As Gradient, with the value first: (f(x), df/dx[wrt[0]], ...).");
+  m.def(
+      "Vjp",
+      [](const XlaComputation& f, const Ints& wrt) {
+        return ValueOrThrow(Vjp(f, wrt));
+      },
+      py::arg("computation"), py::arg("wrt"),
+      "The computation of f's parameters and then the result's cotangent "
+      "(one per element of a tuple result) returning (f(x), cotangent of "
+      "wrt[0], ...).");
+}
+
+void DefineInBuilderTransforms(py::module_& m) {
+  m.def(
+      "EmitVjp",
+      [](const Builder& builder, const XlaComputation& f,
+         const std::vector<PyOp>& arguments, const PyOp& cotangent,
+         const Ints& wrt) {
+        return EmitChecked(builder, [&] {
+          return EmitVjp(*builder, f, Ops(arguments), cotangent.op, wrt);
+        });
+      },
+      py::arg("builder"), py::arg("computation"), py::arg("arguments"),
+      py::arg("cotangent"), py::arg("wrt"),
+      "In `builder`: (f(arguments), [cotangent of arguments[wrt[0]], ...]) "
+      "given the result's cotangent.");
+  m.def(
+      "EmitTupleVjp",
+      [](const Builder& builder, const XlaComputation& f,
+         const std::vector<PyOp>& arguments,
+         const std::vector<std::optional<PyOp>>& cotangents, const Ints& wrt) {
+        std::vector<XlaOp> seeds;
+        for (const std::optional<PyOp>& c : cotangents) {
+          seeds.push_back(c ? c->op : XlaOp());
+        }
+        return EmitChecked(builder, [&] {
+          return EmitTupleVjp(*builder, f, Ops(arguments), seeds, wrt);
+        });
+      },
+      py::arg("builder"), py::arg("computation"), py::arg("arguments"),
+      py::arg("cotangents"), py::arg("wrt"),
+      "EmitVjp for a tuple result: one cotangent per element, None for an "
+      "element that gets none; the value is the whole tuple.");
+  m.def(
+      "CallInline",
+      [](const Builder& builder, const XlaComputation& f,
+         const std::vector<PyOp>& arguments) {
+        OpAttempt attempt(builder);
+        absl::StatusOr<XlaOp> root = CallInline(*builder, f, Ops(arguments));
+        if (!root.ok()) ThrowStatus(root.status());
+        return attempt.Finish(*root);
+      },
+      py::arg("builder"), py::arg("computation"), py::arg("arguments"),
+      "`computation`'s instructions added to `builder` with `arguments` in "
+      "place of its parameters; returns the op holding its result.");
+}
+
+}  // namespace
+
+void DefineTransformBindings(py::module_& m) {
+  DefineComputationTransforms(m);
+  DefineInBuilderTransforms(m);
+}
+
+}  // namespace mxla::python

@@ -1,0 +1,19 @@
+"""The training examples in python/examples, shortened: each loss falls
+as far as its docstring says a run of that length takes it."""
+import importlib.util
+import pathlib
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mlp_on_two_spirals_learns_them():
+    loss, accuracy = load("mlp_spirals").train(steps=400, verbose=False)
+    assert loss < 0.05
+    assert accuracy >= 0.99
