@@ -214,19 +214,20 @@ Shape ResultShape(const XlaComputation& f) {
 // cotangent) or of the element's shape.
 absl::Status CheckTupleCotangents(XlaBuilder& builder, const XlaComputation& f,
                                   absl::Span<const XlaOp> cotangents) {
-  const HloInstruction& root = *f.module().entry_computation()->root_instruction();
-  if (root.opcode() != HloOpcode::kTuple) {
+  const Shape result = ResultShape(f);
+  if (!result.IsTuple()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        Prefix(f), "its result is ", root.shape().ToString(),
+        Prefix(f), "its result is ", result.ToString(),
         ", not a tuple: give one cotangent for it"));
   }
-  if (root.operand_count() != static_cast<int64_t>(cotangents.size())) {
+  const int64_t count = result.tuple_shapes().size();
+  if (count != static_cast<int64_t>(cotangents.size())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        Prefix(f), "its result has ", root.operand_count(), " elements but ",
+        Prefix(f), "its result has ", count, " elements but ",
         cotangents.size(), " cotangents were given"));
   }
-  for (int64_t i = 0; i < root.operand_count(); ++i) {
-    const Shape& element = root.operand(i)->shape();
+  for (int64_t i = 0; i < count; ++i) {
+    const Shape& element = result.tuple_shapes(i);
     if (!element.IsArray()) {
       return absl::UnimplementedError(absl::StrCat(
           Prefix(f), "element ", i, " of its result is ", element.ToString(),
@@ -305,12 +306,12 @@ absl::StatusOr<VjpOps> EmitTupleVjp(XlaBuilder& builder,
                                     absl::Span<const XlaOp> element_cotangents,
                                     absl::Span<const int64_t> wrt) {
   RETURN_IF_ERROR(CheckTupleCotangents(builder, f, element_cotangents));
+  // The root's cotangent, element by element: a tuple op's rule hands
+  // each its operand, another op's (a sort's) takes them all.
+  std::vector<Cotangent> elements(element_cotangents.begin(),
+                                  element_cotangents.end());
   return SweepFrom(builder, f, arguments, wrt, [&](const HloInstruction& root) {
-    Seeds seeds;
-    for (size_t i = 0; i < element_cotangents.size(); ++i) {
-      seeds.emplace_back(root.operand(i), element_cotangents[i]);
-    }
-    return seeds;
+    return Seeds{{&root, Cotangent::OfTuple(elements)}};
   });
 }
 

@@ -10,7 +10,9 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "interpreter/hlo_evaluator.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/literal_pointers.h"
 #include "transforms/autodiff.h"
 
 namespace mxla {
@@ -110,6 +112,29 @@ TEST(SortGradientTest, F32GradientsJitMatchesInterpreter) {
                GetTupleElement(sorted, 1);
       });
   testing::ExpectJitGradientMatchesInterpreter(f, {0, 1}, 1e-5);
+}
+
+TEST(SortGradientTest, VjpOfASortResultTakesACotangentPerOutput) {
+  // The root is the sort itself: keys [3, 1, 2] move to [1, 2, 3], so
+  // key 0 gets the third output cotangent, key 1 the first, key 2 the
+  // second; the values move with them.
+  XlaBuilder b("sort_root");
+  XlaOp keys = Parameter(&b, 0, F64Shape({3}), "keys");
+  XlaOp values = Parameter(&b, 1, F64Shape({3}), "values");
+  Sort({keys, values}, FirstOperandOrder({F64, F64}, false));
+  absl::StatusOr<XlaComputation> vjp = Vjp(*b.Build(), {0, 1});
+  ASSERT_TRUE(vjp.ok()) << vjp.status();
+  std::vector<Literal> args;
+  args.push_back(LiteralUtil::CreateR1<double>({3, 1, 2}));
+  args.push_back(LiteralUtil::CreateR1<double>({10, 20, 30}));
+  args.push_back(LiteralUtil::CreateR1<double>({1, 2, 3}));
+  args.push_back(LiteralUtil::CreateR1<double>({100, 200, 300}));
+  absl::StatusOr<Literal> result =
+      EvaluateModule(vjp->module(), testing::Pointers(args));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(result->tuple_element(1).data<double>(), ElementsAre(3, 1, 2));
+  EXPECT_THAT(result->tuple_element(2).data<double>(),
+              ElementsAre(300, 100, 200));
 }
 
 TEST(SortGradientTest, TiedElementsKeepTheStableOrdersCotangents) {
