@@ -66,6 +66,41 @@ absl::flat_hash_set<const HloInstruction*> DependOnWrt(
   return depend;
 }
 
+// `cotangent` without what cannot flow into a value of `shape`: the
+// cotangents of its arrays that are not floating-point. Internal if its
+// structure is not the shape's (a rule's mistake).
+absl::StatusOr<Cotangent> Flowing(const Shape& shape, Cotangent cotangent) {
+  if (!cotangent.valid()) return Cotangent();
+  if (shape.IsTuple() != cotangent.is_tuple ||
+      (shape.IsTuple() &&
+       cotangent.elements.size() != shape.tuple_shapes().size())) {
+    return absl::InternalError(absl::StrCat(
+        "a cotangent of another structure than ", shape.ToString()));
+  }
+  if (!shape.IsTuple()) {
+    const bool floating =
+        primitive_util::IsFloatingPointType(shape.element_type());
+    return floating ? cotangent : Cotangent();
+  }
+  for (size_t i = 0; i < cotangent.elements.size(); ++i) {
+    ASSIGN_OR_RETURN(cotangent.elements[i],
+                     Flowing(shape.tuple_shapes(i), cotangent.elements[i]));
+  }
+  return cotangent;
+}
+
+// Two cotangents of one value added, element by element for a tuple.
+Cotangent Sum(const Cotangent& a, const Cotangent& b) {
+  if (!a.valid()) return b;
+  if (!b.valid()) return a;
+  if (!a.is_tuple) return a.array + b.array;
+  std::vector<Cotangent> elements;
+  for (size_t i = 0; i < a.elements.size(); ++i) {
+    elements.push_back(Sum(a.elements[i], b.elements[i]));
+  }
+  return Cotangent::OfTuple(std::move(elements));
+}
+
 // The reverse sweep: from the root's cotangent, each instruction's rule
 // adds to its operands' cotangents, latest instruction first.
 class ReverseSweep {
@@ -78,9 +113,9 @@ class ReverseSweep {
   // element's of a root tuple).
   absl::Status Run(
       const std::vector<HloInstruction*>& post_order,
-      absl::Span<const std::pair<const HloInstruction*, XlaOp>> seeds) {
+      absl::Span<const std::pair<const HloInstruction*, Cotangent>> seeds) {
     for (const auto& [instruction, cotangent] : seeds) {
-      Accumulate(instruction, cotangent);
+      RETURN_IF_ERROR(Accumulate(instruction, cotangent));
     }
     for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
       RETURN_IF_ERROR(Propagate(**it));
@@ -88,29 +123,39 @@ class ReverseSweep {
     return builder_.first_error();
   }
 
-  // The cotangent that reached `instruction`, or an invalid op for none.
+  // The cotangent that reached the array `instruction`, or an invalid op
+  // for none.
   XlaOp CotangentOf(const HloInstruction* instruction) const {
     auto it = cotangents_.find(instruction);
-    return it == cotangents_.end() ? XlaOp() : it->second;
+    return it == cotangents_.end() ? XlaOp() : it->second.array;
   }
 
  private:
-  void Accumulate(const HloInstruction* instruction, XlaOp cotangent) {
-    if (!cotangent.valid() || !depend_.contains(instruction) ||
-        !primitive_util::IsFloatingPointType(instruction->shape().element_type())) {
-      return;
+  absl::Status Accumulate(const HloInstruction* instruction,
+                          const Cotangent& cotangent) {
+    if (!depend_.contains(instruction)) return absl::OkStatus();
+    absl::StatusOr<Cotangent> flowing =
+        Flowing(instruction->shape(), cotangent);
+    if (!flowing.ok()) {
+      return absl::InternalError(absl::StrCat(
+          "gradient: '", instruction->name(), "' got ",
+          flowing.status().message()));
     }
-    auto [it, inserted] = cotangents_.try_emplace(instruction, cotangent);
-    if (!inserted) it->second = it->second + cotangent;
+    if (!flowing->valid()) return absl::OkStatus();
+    auto [it, inserted] = cotangents_.try_emplace(instruction, *flowing);
+    if (!inserted) it->second = Sum(it->second, *flowing);
+    return absl::OkStatus();
   }
 
   absl::Status Propagate(const HloInstruction& instruction) {
-    const XlaOp cotangent = CotangentOf(&instruction);
-    if (!cotangent.valid() || instruction.operand_count() == 0) {
+    auto found = cotangents_.find(&instruction);
+    if (found == cotangents_.end() || instruction.operand_count() == 0) {
       return absl::OkStatus();
     }
-    GradientContext context{builder_, instruction, {}, values_.at(&instruction),
-                            cotangent};
+    const Cotangent cotangent = found->second;
+    GradientContext context{builder_, instruction, {},
+                            values_.at(&instruction), cotangent.array,
+                            cotangent.elements};
     for (const HloInstruction* operand : instruction.operands()) {
       context.operands.push_back(values_.at(operand));
     }
@@ -118,7 +163,8 @@ class ReverseSweep {
                      OperandCotangentsOf(context));
     for (int64_t i = 0; i < instruction.operand_count(); ++i) {
       if (i < static_cast<int64_t>(operand_cotangents.size())) {
-        Accumulate(instruction.operand(i), operand_cotangents[i]);
+        RETURN_IF_ERROR(
+            Accumulate(instruction.operand(i), operand_cotangents[i]));
       }
     }
     return builder_.first_error();
@@ -127,7 +173,7 @@ class ReverseSweep {
   XlaBuilder& builder_;
   const InlinedValues& values_;
   const absl::flat_hash_set<const HloInstruction*> depend_;
-  absl::flat_hash_map<const HloInstruction*, XlaOp> cotangents_;
+  absl::flat_hash_map<const HloInstruction*, Cotangent> cotangents_;
 };
 
 absl::StatusOr<std::vector<XlaOp>> Parameters(XlaBuilder& builder,
@@ -158,19 +204,20 @@ Shape ResultShape(const XlaComputation& f) {
 // cotangent) or of the element's shape.
 absl::Status CheckTupleCotangents(XlaBuilder& builder, const XlaComputation& f,
                                   absl::Span<const XlaOp> cotangents) {
-  const HloInstruction& root = *f.module().entry_computation()->root_instruction();
-  if (root.opcode() != HloOpcode::kTuple) {
+  const Shape result = ResultShape(f);
+  if (!result.IsTuple()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        Prefix(f), "its result is ", root.shape().ToString(),
+        Prefix(f), "its result is ", result.ToString(),
         ", not a tuple: give one cotangent for it"));
   }
-  if (root.operand_count() != static_cast<int64_t>(cotangents.size())) {
+  const int64_t count = result.tuple_shapes().size();
+  if (count != static_cast<int64_t>(cotangents.size())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        Prefix(f), "its result has ", root.operand_count(), " elements but ",
+        Prefix(f), "its result has ", count, " elements but ",
         cotangents.size(), " cotangents were given"));
   }
-  for (int64_t i = 0; i < root.operand_count(); ++i) {
-    const Shape& element = root.operand(i)->shape();
+  for (int64_t i = 0; i < count; ++i) {
+    const Shape& element = result.tuple_shapes(i);
     if (!element.IsArray()) {
       return absl::UnimplementedError(absl::StrCat(
           Prefix(f), "element ", i, " of its result is ", element.ToString(),
@@ -218,7 +265,7 @@ absl::StatusOr<VjpOps> SweepFrom(XlaBuilder& builder, const XlaComputation& f,
   return ops;
 }
 
-using Seeds = std::vector<std::pair<const HloInstruction*, XlaOp>>;
+using Seeds = std::vector<std::pair<const HloInstruction*, Cotangent>>;
 
 }  // namespace
 
@@ -249,12 +296,12 @@ absl::StatusOr<VjpOps> EmitTupleVjp(XlaBuilder& builder,
                                     absl::Span<const XlaOp> element_cotangents,
                                     absl::Span<const int64_t> wrt) {
   RETURN_IF_ERROR(CheckTupleCotangents(builder, f, element_cotangents));
+  // The root's cotangent, element by element: a tuple op's rule hands
+  // each its operand, another op's (a sort's) takes them all.
+  std::vector<Cotangent> elements(element_cotangents.begin(),
+                                  element_cotangents.end());
   return SweepFrom(builder, f, arguments, wrt, [&](const HloInstruction& root) {
-    Seeds seeds;
-    for (size_t i = 0; i < element_cotangents.size(); ++i) {
-      seeds.emplace_back(root.operand(i), element_cotangents[i]);
-    }
-    return seeds;
+    return Seeds{{&root, Cotangent::OfTuple(elements)}};
   });
 }
 

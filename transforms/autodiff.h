@@ -42,7 +42,8 @@ absl::StatusOr<VjpOps> EmitVjp(XlaBuilder& builder, const XlaComputation& f,
                                XlaOp result_cotangent,
                                absl::Span<const int64_t> wrt);
 
-// EmitVjp for an `f` whose result is a tuple of arrays: one cotangent per
+// EmitVjp for an `f` whose result is a tuple of arrays (a tuple op's, or
+// another tuple-shaped op's, as a sort of several operands): one cotangent per
 // element, an invalid XlaOp for an element that gets none (an auxiliary
 // output, an index). `value` is the whole tuple. InvalidArgument if the
 // result is not a tuple or a count or shape differs.

@@ -1,5 +1,6 @@
 #include "transforms/gradient_rules.h"
 
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -35,12 +36,27 @@ Shape ShapeOf(XlaOp op) {
 }
 
 absl::Status NoRuleError(const GradientContext& context) {
+  return NoRuleError(context, "");
+}
+
+absl::Status NoRuleError(const GradientContext& context,
+                         absl::string_view what) {
   const HloInstruction& instruction = context.instruction;
   return absl::UnimplementedError(absl::StrCat(
-      "gradient: no rule for '", HloOpcodeString(instruction.opcode()),
-      "' yet (instruction '", instruction.name(), "', ",
-      instruction.shape().ToString(), "); docs/autodiff.md lists the ops "
-      "that have one"));
+      "gradient: no rule for '", HloOpcodeString(instruction.opcode()), "'",
+      what.empty() ? "" : " ", what, " yet (instruction '",
+      instruction.name(), "', ", instruction.shape().ToString(),
+      "); docs/autodiff.md lists the ops that have one"));
+}
+
+absl::StatusOr<XlaComputation> ScalarComputation(
+    XlaBuilder& builder, const std::string& name, PrimitiveType type,
+    const std::function<XlaOp(XlaOp, XlaOp)>& body) {
+  std::unique_ptr<XlaBuilder> sub = builder.CreateSubBuilder(name);
+  const Shape scalar = ShapeUtil::MakeScalarShape(type);
+  const XlaOp lhs = Parameter(sub.get(), 0, scalar, "lhs");
+  const XlaOp rhs = Parameter(sub.get(), 1, scalar, "rhs");
+  return sub->Build(body(lhs, rhs));
 }
 
 }  // namespace gradient_rules

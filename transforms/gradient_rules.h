@@ -8,6 +8,7 @@
 #ifndef MXLA_TRANSFORMS_GRADIENT_RULES_H_
 #define MXLA_TRANSFORMS_GRADIENT_RULES_H_
 
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -16,20 +17,49 @@
 
 namespace mxla {
 
+// The cotangent of one value: an array's (an invalid XlaOp where none
+// flows), or a tuple's, element by element (JAX's tuple of cotangents,
+// with nothing where no cotangent reached an element: a rule that needs
+// every element makes zeros of those).
+struct Cotangent {
+  Cotangent() = default;
+  Cotangent(XlaOp array) : array(array) {}  // an array's, implicitly
+  static Cotangent OfTuple(std::vector<Cotangent> elements) {
+    Cotangent tuple;
+    tuple.is_tuple = true;
+    tuple.elements = std::move(elements);
+    return tuple;
+  }
+  // Whether any cotangent flows in it.
+  bool valid() const {
+    if (!is_tuple) return array.valid();
+    for (const Cotangent& element : elements) {
+      if (element.valid()) return true;
+    }
+    return false;
+  }
+
+  bool is_tuple = false;
+  XlaOp array;                      // when !is_tuple
+  std::vector<Cotangent> elements;  // when is_tuple
+};
+
 // What a rule sees of one instruction, in the builder that holds the
 // gradient: its primal operand values and result, and the cotangent of its
-// result (same shape as the result).
+// result: `cotangent` (same shape as the result) for an array result,
+// `tuple_cotangent` (one per element) for a tuple result.
 struct GradientContext {
   XlaBuilder& builder;
   const HloInstruction& instruction;
   std::vector<XlaOp> operands;
   XlaOp result;
   XlaOp cotangent;
+  std::vector<Cotangent> tuple_cotangent = {};
 };
 
-// One cotangent per operand, in operand order; an invalid XlaOp where no
+// One cotangent per operand, in operand order; an invalid one where no
 // cotangent flows (an index, a predicate, a constant).
-using OperandCotangents = std::vector<XlaOp>;
+using OperandCotangents = std::vector<Cotangent>;
 
 // The cotangents of `context.instruction`'s operands. Unimplemented, naming
 // the op and the instruction, for an op with no rule yet; InvalidArgument

@@ -1,10 +1,18 @@
 // The handler set behind OperandCotangentsOf, shared by the files that
 // define its rules by op family: elementwise_gradients.cc,
-// shape_gradients.cc and contraction_gradients.cc.
+// shape_gradients.cc, contraction_gradients.cc, convolution_gradients.cc,
+// window_gradients.cc, gather_scatter_gradients.cc and sort_gradients.cc.
 #ifndef MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+
+#include "absl/strings/string_view.h"
 #include "ir/hlo_op_visitor.h"
+#include "ir/window.h"
 #include "transforms/gradient_rules.h"
 
 namespace mxla::gradient_rules {
@@ -34,10 +42,8 @@ constexpr bool IsIdentityOp(HloOpcode op) {
 
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kGather, Op::kScatter,
-              Op::kConvolution, Op::kReduceWindow, Op::kSelectAndScatter,
-              Op::kMap, Op::kSort, Op::kTuple, Op::kGetTupleElement,
-              Op::kCall, Op::kWhile, Op::kConditional, Op::kScan, Op::kTopK,
+  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kSelectAndScatter,
+              Op::kMap, Op::kCall, Op::kWhile, Op::kConditional, Op::kScan, Op::kTopK,
               Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
               Op::kBatchNormInference, Op::kBatchNormGrad,
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
@@ -76,8 +82,17 @@ constexpr bool IsDifferentiableBinaryOp(HloOpcode op) {
   Result BinaryCotangents(OpTag<Op::e>, const GradientContext& context);
 #include "ir/hlo_ops.def"
 
-// A refusal naming the op and the instruction.
+// The cotangent of the instruction's result, an array's or a tuple's.
+inline Cotangent ResultCotangent(const GradientContext& context) {
+  if (!context.instruction.shape().IsTuple()) return context.cotangent;
+  return Cotangent::OfTuple(context.tuple_cotangent);
+}
+
+// A refusal naming the op and the instruction; with `what`, the form of
+// the op that has no rule ("with window dilation").
 absl::Status NoRuleError(const GradientContext& context);
+absl::Status NoRuleError(const GradientContext& context,
+                         absl::string_view what);
 
 class GradientRules {
  public:
@@ -93,7 +108,7 @@ class GradientRules {
     requires(IsIdentityOp(op))
   Result Handle(OpTag<op>, const GradientContext& context) {
     OperandCotangents cotangents(context.operands.size());
-    cotangents[0] = context.cotangent;
+    cotangents[0] = ResultCotangent(context);
     return cotangents;
   }
   template <HloOpcode op>
@@ -126,9 +141,20 @@ class GradientRules {
   Result Handle(OpTag<Op::kDynamicSlice>, const GradientContext& context);
   Result Handle(OpTag<Op::kDynamicUpdateSlice>,
                 const GradientContext& context);
+  Result Handle(OpTag<Op::kTuple>, const GradientContext& context);
+  Result Handle(OpTag<Op::kGetTupleElement>, const GradientContext& context);
   // contraction_gradients.cc
   Result Handle(OpTag<Op::kDot>, const GradientContext& context);
   Result Handle(OpTag<Op::kReduce>, const GradientContext& context);
+  // convolution_gradients.cc
+  Result Handle(OpTag<Op::kConvolution>, const GradientContext& context);
+  // window_gradients.cc
+  Result Handle(OpTag<Op::kReduceWindow>, const GradientContext& context);
+  // gather_scatter_gradients.cc
+  Result Handle(OpTag<Op::kGather>, const GradientContext& context);
+  Result Handle(OpTag<Op::kScatter>, const GradientContext& context);
+  // sort_gradients.cc
+  Result Handle(OpTag<Op::kSort>, const GradientContext& context);
 };
 
 template <HloOpcode op>
@@ -158,6 +184,17 @@ XlaOp SumOver(XlaOp value, absl::Span<const int64_t> dimensions);
 XlaOp ConvertTo(XlaOp value, PrimitiveType type);
 // The shape of a valid op of the gradient's builder.
 Shape ShapeOf(XlaOp op);
+// A computation of two scalars of `type` returning body(lhs, rhs), built
+// in a sub-builder of `builder` (comparators, scatter's update).
+absl::StatusOr<XlaComputation> ScalarComputation(
+    XlaBuilder& builder, const std::string& name, PrimitiveType type,
+    const std::function<XlaOp(XlaOp, XlaOp)>& body);
+// JAX's _conv_general_vjp_lhs_padding for one window dimension: the
+// padding that, with the window's stride as lhs dilation, lays a window
+// op's result cotangent (`out` long) back over its `in` long operand
+// (convolution_gradients.cc).
+std::pair<int64_t, int64_t> TransposedWindowPadding(int64_t in, int64_t out,
+                                                    const WindowDimension& w);
 
 }  // namespace mxla::gradient_rules
 

@@ -158,4 +158,22 @@ Result GradientRules::Handle(OpTag<Op::kDynamicUpdateSlice>,
   return cotangents;
 }
 
+// Each element of a tuple gets its own cotangent (none where none came).
+Result GradientRules::Handle(OpTag<Op::kTuple>,
+                             const GradientContext& context) {
+  OperandCotangents cotangents = context.tuple_cotangent;
+  cotangents.resize(context.operands.size());
+  return cotangents;
+}
+
+// The element read gets the cotangent, the tuple's other elements none.
+Result GradientRules::Handle(OpTag<Op::kGetTupleElement>,
+                             const GradientContext& context) {
+  const HloInstruction& read = context.instruction;
+  std::vector<Cotangent> elements(
+      read.operand(0)->shape().tuple_shapes().size());
+  elements[read.tuple_index()] = ResultCotangent(context);
+  return OperandCotangents{Cotangent::OfTuple(std::move(elements))};
+}
+
 }  // namespace mxla::gradient_rules
