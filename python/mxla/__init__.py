@@ -19,4 +19,5 @@ from mxla._autodiff import grad, value_and_grad, vjp  # noqa: E402,F401
 from mxla._vmap import vmap  # noqa: E402,F401
 from mxla._hlo_files import load_hlo  # noqa: E402,F401
 from mxla import random  # noqa: E402,F401
+from mxla import lax  # noqa: E402,F401
 from mxla import nn  # noqa: E402,F401

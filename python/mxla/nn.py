@@ -60,3 +60,29 @@ def one_hot(x, num_classes, dtype=_np.float64, axis=-1):
 
 
 __all__ = ["relu", "gelu", "softmax", "log_softmax", "one_hot"]
+
+
+def _pool(name, x, computation, window_shape, strides, padding):
+    """A window reduction over the spatial dimensions of an NHWC (or N...C)
+    array, as flax.linen's pools take it."""
+    from mxla import lax
+    window = (1,) + tuple(window_shape) + (1,)
+    if len(window) != x.ndim:
+        raise ValueError(f"mxla.nn.{name}: window_shape {tuple(window_shape)} "
+                         f"needs an array of rank {len(window)} (N, spatial..., "
+                         f"C), not {x.shape}")
+    stride = (1,) + tuple(strides or window_shape) + (1,)
+    pads = padding if isinstance(padding, str) else [(0, 0)] + list(padding) + [(0, 0)]
+    return lax.reduce_window(x, computation, window, stride, pads)
+
+
+def max_pool(x, window_shape, strides=None, padding="VALID"):
+    """The maximum over each window of the spatial dimensions of an NHWC
+    array (strides default to the window: non-overlapping)."""
+    return _pool("max_pool", x, "max", window_shape, strides, padding)
+
+
+def avg_pool(x, window_shape, strides=None, padding="VALID"):
+    """The mean over each window (padding counts as zeros, as in flax)."""
+    total = _pool("avg_pool", x, "add", window_shape, strides, padding)
+    return total / float(_np.prod(window_shape))

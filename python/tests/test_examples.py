@@ -17,3 +17,9 @@ def test_mlp_on_two_spirals_learns_them():
     loss, accuracy = load("mlp_spirals").train(steps=400, verbose=False)
     assert loss < 0.05
     assert accuracy >= 0.99
+
+
+def test_cnn_on_bars_learns_them_with_adam():
+    loss, accuracy = load("cnn_bars").train(steps=100, verbose=False)
+    assert loss < 0.05
+    assert accuracy >= 0.98

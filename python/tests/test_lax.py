@@ -1,0 +1,88 @@
+"""mxla.lax's convolution and window reductions and mxla.nn's pools
+against NumPy loops, their gradients against central differences, and
+their refusals."""
+import numpy as np
+import pytest
+
+import mxla
+import mxla.lax as lax
+import mxla.nn as nn
+import mxla.numpy as mnp
+
+RNG = np.random.default_rng(386)
+
+
+def conv_nhwc(x, w, stride, pads):
+    """NumPy reference: x [N,H,W,C], w [KH,KW,C,O], pads ((lo,hi),(lo,hi))."""
+    x = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))
+    kh, kw = w.shape[:2]
+    oh = (x.shape[1] - kh) // stride[0] + 1
+    ow = (x.shape[2] - kw) // stride[1] + 1
+    out = np.zeros((x.shape[0], oh, ow, w.shape[3]))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, i * stride[0]:i * stride[0] + kh, j * stride[1]:j * stride[1] + kw]
+            out[:, i, j] = np.einsum("nhwc,hwco->no", patch, w)
+    return out
+
+
+@pytest.mark.parametrize("stride, padding, pads", [
+    ((1, 1), "SAME", ((1, 1), (1, 1))),
+    ((2, 2), "SAME", ((1, 1), (0, 1))),
+    ((1, 2), "VALID", ((0, 0), (0, 0))),
+    ((1, 1), [(2, 0), (0, 1)], ((2, 0), (0, 1))),
+])
+def test_convolution_matches_numpy(stride, padding, pads):
+    x, w = RNG.normal(size=(2, 7, 6, 3)), RNG.normal(size=(3, 3, 3, 4))
+    got = mxla.jit(lambda x, w: lax.conv_general_dilated(x, w, stride, padding))(x, w)
+    np.testing.assert_allclose(got, conv_nhwc(x, w, stride, pads), rtol=1e-12, atol=1e-12)
+    nchw = mxla.jit(lambda x, w: lax.conv_general_dilated(
+        x, w, stride, padding, dimension_numbers=("NCHW", "OIHW", "NCHW")))(
+        x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1))
+    np.testing.assert_allclose(nchw.transpose(0, 2, 3, 1), got, rtol=1e-12, atol=1e-12)
+
+
+def test_pools_and_reduce_window():
+    x = RNG.normal(size=(2, 6, 4, 3))
+    blocks = x.reshape(2, 3, 2, 2, 2, 3)
+    np.testing.assert_array_equal(mxla.jit(lambda x: nn.max_pool(x, (2, 2)))(x),
+                                  blocks.max(axis=(2, 4)))
+    np.testing.assert_allclose(mxla.jit(lambda x: nn.avg_pool(x, (2, 2)))(x),
+                               blocks.mean(axis=(2, 4)), rtol=1e-12)
+    sums = mxla.jit(lambda x: lax.reduce_window(x, "add", (1, 3, 1, 1), (1, 1, 1, 1),
+                                                "SAME"))(x)
+    padded = np.pad(x, ((0, 0), (1, 1), (0, 0), (0, 0)))
+    np.testing.assert_allclose(sums, padded[:, :-2] + padded[:, 1:-1] + padded[:, 2:],
+                               rtol=1e-12)
+
+
+def test_gradient_of_a_conv_relu_pool_layer():
+    x = RNG.normal(size=(2, 6, 6, 2))
+
+    def loss(w):
+        h = nn.max_pool(nn.relu(lax.conv_general_dilated(x, w, (1, 1), "SAME")), (2, 2))
+        return mnp.sum(h * h)
+
+    w = RNG.normal(size=(3, 3, 2, 3))
+    grad = mxla.grad(loss)(w)
+    f = mxla.jit(loss)
+    numeric = np.zeros_like(w)
+    for i in np.ndindex(*w.shape):
+        step = np.zeros_like(w)
+        step[i] = 1e-6
+        numeric[i] = (f(w + step) - f(w - step)) / 2e-6
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_refusals():
+    x = np.ones((1, 4, 4, 1))
+    with pytest.raises(ValueError, match="lhs spec 'NHHC' needs one 'N', one 'C'"):
+        mxla.jit(lambda x: lax.conv_general_dilated(
+            x, x, (1, 1), "SAME", dimension_numbers=("NHHC", "HWIO", "NHWC")))(x)
+    with pytest.raises(ValueError, match="padding 'FULL' is not 'SAME', 'VALID'"):
+        mxla.jit(lambda x: lax.reduce_window(x, "max", (1, 2, 2, 1), None, "FULL"))(x)
+    with pytest.raises(ValueError, match="computation 'mul' is not one of"):
+        mxla.jit(lambda x: lax.reduce_window(x, "mul", (1, 2, 2, 1)))(x)
+    with pytest.raises(ValueError, match="window_shape \\(2,\\) needs an array of "
+                                         "rank 3"):
+        mxla.jit(lambda x: nn.max_pool(x, (2,)))(x)
