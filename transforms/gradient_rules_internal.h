@@ -43,7 +43,7 @@ constexpr bool IsIdentityOp(HloOpcode op) {
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
   return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kSelectAndScatter,
-              Op::kMap, Op::kCall, Op::kWhile, Op::kConditional, Op::kScan, Op::kTopK,
+              Op::kMap, Op::kCall, Op::kConditional, Op::kScan, Op::kTopK,
               Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
               Op::kBatchNormInference, Op::kBatchNormGrad,
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
@@ -155,6 +155,8 @@ class GradientRules {
   Result Handle(OpTag<Op::kScatter>, const GradientContext& context);
   // sort_gradients.cc
   Result Handle(OpTag<Op::kSort>, const GradientContext& context);
+  // loop_gradients.cc
+  Result Handle(OpTag<Op::kWhile>, const GradientContext& context);
 };
 
 template <HloOpcode op>
