@@ -92,3 +92,18 @@ def test_refusals():
         mxla.vmap(lambda a, b: a, in_axes=(0,))(np.ones(3), np.ones(3))
     with pytest.raises(mxla.Error, match="no batching rule for 'sort'"):
         mxla.vmap(lambda a: mnp.sort(a))(np.ones((2, 3)))
+
+
+def test_a_convolution_per_example():
+    import mxla.lax as lax
+    import mxla.nn as nn
+    w = RNG.normal(size=(3, 3, 2, 4))
+    xs = RNG.normal(size=(5, 6, 6, 2))
+
+    def one(x):
+        return nn.max_pool(nn.relu(lax.conv_general_dilated(x[None], w, (1, 1), "SAME")),
+                           (2, 2))[0]
+
+    whole = mxla.jit(lambda xs: nn.max_pool(nn.relu(
+        lax.conv_general_dilated(xs, w, (1, 1), "SAME")), (2, 2)))(xs)
+    np.testing.assert_allclose(mxla.vmap(one)(xs), whole, rtol=1e-12, atol=1e-12)

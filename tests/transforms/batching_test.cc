@@ -188,6 +188,30 @@ TEST(BatchingTest, ReductionsAndPooling) {
   for (Dims dims : {Dims{0}, Dims{1}, Dims{2}}) ExpectBatchMatchesLoop(f, dims);
 }
 
+TEST(BatchingTest, ConvolutionsWithABatchedInput) {
+  XlaComputation nhwc = Build("conv", {F64Array({2, 5, 4, 3}), F64Array({3, 3, 3, 2})},
+                              [](XlaBuilder&, const std::vector<XlaOp>& p) {
+    ConvolutionDimensionNumbers numbers =
+        *ParseConvolutionDimLabels("b01f_01io->b01f");
+    ConvGeneralDilated(p[0], p[1], {2, 1}, {{1, 1}, {0, 1}}, {1, 1}, {1, 2},
+                       numbers, 1, 1);
+  });
+  for (Dims dims : {Dims{0, std::nullopt}, Dims{2, std::nullopt},
+                    Dims{4, std::nullopt}}) {
+    ExpectBatchMatchesLoop(nhwc, dims);
+  }
+  // Batch in the middle of the input, and feature groups.
+  XlaComputation grouped = Build("grouped", {F64Array({4, 2, 6}), F64Array({3, 2, 4})},
+                                 [](XlaBuilder&, const std::vector<XlaOp>& p) {
+    ConvolutionDimensionNumbers numbers = *ParseConvolutionDimLabels("fb0_0io->bf0");
+    ConvGeneralDilated(p[0], p[1], {1}, {{1, 1}}, {1}, {1}, numbers, 2, 1);
+  });
+  ExpectBatchMatchesLoop(grouped, Dims{1, std::nullopt});
+  EXPECT_THAT(Batch(nhwc, {std::nullopt, 0}, 2).status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("'convolution' with a batched kernel")));
+}
+
 TEST(BatchingTest, ResultsNoBatchedValueReachesAreBroadcast) {
   XlaComputation f = Build("partly", {F64Array({2}), F64Array({2})},
                            [](XlaBuilder& b, const std::vector<XlaOp>& p) {
