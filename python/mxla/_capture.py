@@ -27,6 +27,10 @@ class Capture:
         _ACTIVE.pop()
         return False
 
+    def parameters(self):
+        """The inner parameters standing for `captured`, in order."""
+        return [self._params[id(tracer)] for tracer in self.captured]
+
     def parameter_for(self, tracer, op):
         """The inner parameter standing for `tracer` (whose op is `op`)."""
         from mxla import _mxla

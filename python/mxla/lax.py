@@ -1,7 +1,9 @@
 """mxla.lax: the XLA ops that mxla.numpy has no NumPy name for, with
-jax.lax's signatures: convolution and windowed reductions, on traced
-arrays (inside @mxla.jit). Gradients and vmap reach them like any other
-op."""
+jax.lax's signatures: convolution, windowed reductions and fori_loop, on
+traced arrays (inside @mxla.jit). Gradients reach them like any other
+op; vmap reaches convolution and reduce_window."""
+import operator
+
 import numpy as _np
 
 from mxla import _mxla
@@ -91,3 +93,46 @@ def reduce_window(x, computation, window_dimensions, window_strides=None,
     return _mnp.Tracer(_mxla.ReduceWindow(
         x.op, _np.array(init, x.dtype), make(x.dtype, x.op.builder),
         list(window_dimensions), list(strides), None, None, pads))
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """jax.lax.fori_loop with Python int bounds: val = body_fun(i, val) for
+    i in range(lower, upper), as one XLA while loop (trip count known, so
+    mxla.grad differentiates through it). init_val is a pytree of arrays;
+    body_fun must return one of the same structure, shapes and dtypes. It
+    may close over traced values of the enclosing function."""
+    from mxla import _tree
+    from mxla._inner_trace import InnerTrace, as_tracers
+    lower, upper = operator.index(lower), operator.index(upper)
+    leaves, treedef = _tree.flatten(init_val)
+    builder = _mnp._current_builder("fori_loop")
+    leaves = as_tracers(builder, leaves)
+    counter = _mnp.Tracer(_mxla.Constant(builder, _np.int32(lower)))
+    kinds = [(leaf.shape, leaf.dtype) for leaf in leaves]
+
+    def body(i, *values):
+        out = body_fun(i, _tree.unflatten(treedef, values))
+        out_leaves, out_treedef = _tree.flatten(out)
+        if out_treedef != treedef:
+            raise TypeError(f"mxla.lax.fori_loop: body_fun returned structure "
+                            f"{out_treedef}, not init_val's {treedef}")
+        out_leaves = [_mnp._asarray("fori_loop", v) for v in out_leaves]
+        for n, (v, (shape, dtype)) in enumerate(zip(out_leaves, kinds)):
+            if (v.shape, v.dtype) != (shape, dtype):
+                raise TypeError(f"mxla.lax.fori_loop: body_fun's leaf {n} is "
+                                f"{v.dtype}{list(v.shape)}, not init_val's "
+                                f"{dtype}{list(shape)}")
+        return (i + 1, *out_leaves)
+
+    body.__name__ = getattr(body_fun, "__name__", "body")
+    inner = InnerTrace(body, [counter] + leaves, {})
+    ops = inner.ops_of(list(inner.out))
+    state = ops + inner.capture.parameters()
+    f, arguments = inner.finish(_mxla.Tuple(state))
+    condition = _mxla.XlaBuilder("fori_condition")
+    params = [_mxla.Parameter(condition, n, op.dtype, tuple(op.shape), f"e{n}")
+              for n, op in enumerate(arguments)]
+    below = _mxla.Lt(params[0], _mxla.Constant(condition, _np.int32(upper)))
+    loop = _mxla.WhileOfElements(condition.build(below), f, arguments)
+    return _tree.unflatten(treedef, [
+        _mnp.Tracer(_mxla.GetTupleElement(loop, 1 + n)) for n in range(len(leaves))])

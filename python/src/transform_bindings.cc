@@ -134,11 +134,52 @@ void DefineInBuilderTransforms(py::module_& m) {
       "place of its parameters; returns the op holding its result.");
 }
 
+// `f`, a computation of one parameter per element of `elements`, as a
+// computation of one tuple parameter (what a while loop's condition and
+// body take).
+absl::StatusOr<XlaComputation> OnTuple(const XlaComputation& f,
+                                       const std::vector<Shape>& elements) {
+  XlaBuilder builder(absl::StrCat(f.name(), ".on_tuple"));
+  const XlaOp state = Parameter(&builder, 0, Shape(elements), "state");
+  std::vector<XlaOp> arguments;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    arguments.push_back(GetTupleElement(state, i));
+  }
+  absl::StatusOr<XlaOp> root = CallInline(builder, f, arguments);
+  if (!root.ok()) return root.status();
+  return builder.Build(*root);
+}
+
+void DefineLoops(py::module_& m) {
+  m.def(
+      "WhileOfElements",
+      [](const XlaComputation& condition, const XlaComputation& body,
+         const std::vector<PyOp>& init) {
+        const Builder& builder = BuilderOf(init);
+        std::vector<Shape> elements;
+        for (const PyOp& value : init) elements.push_back(ShapeOf(value));
+        const XlaComputation on_condition =
+            ValueOrThrow(OnTuple(condition, elements));
+        const XlaComputation on_body = ValueOrThrow(OnTuple(body, elements));
+        return Checked(builder, [&] {
+          return While(on_condition, on_body,
+                       Tuple(builder.get(), Ops(init), BindingSite()),
+                       BindingSite());
+        });
+      },
+      py::arg("condition"), py::arg("body"), py::arg("init"),
+      "XLA's While over a state of arrays, with a condition and a body "
+      "written as computations of one parameter per element (the body "
+      "returning the tuple of the next elements); the result is the "
+      "final state's tuple.");
+}
+
 }  // namespace
 
 void DefineTransformBindings(py::module_& m) {
   DefineComputationTransforms(m);
   DefineInBuilderTransforms(m);
+  DefineLoops(m);
 }
 
 }  // namespace mxla::python

@@ -86,3 +86,44 @@ def test_refusals():
     with pytest.raises(ValueError, match="window_shape \\(2,\\) needs an array of "
                                          "rank 3"):
         mxla.jit(lambda x: nn.max_pool(x, (2,)))(x)
+
+
+def test_fori_loop_runs_a_recurrence_and_differentiates_through_it():
+    w = RNG.normal(size=(3, 3)) * 0.5
+    h0, xs = RNG.normal(size=3), RNG.normal(size=(6, 3))
+
+    def run(w, h0, xs):
+        state = {"h": h0, "total": 0.0 * h0[0]}
+
+        def step(i, s):
+            h = mnp.tanh(w @ s["h"] + xs[i])
+            return {"h": h, "total": s["total"] + mnp.sum(h)}
+
+        out = lax.fori_loop(1, 6, step, state)
+        return out["total"] + mnp.sum(out["h"] * out["h"])
+
+    h, total = h0, 0.0
+    for i in range(1, 6):
+        h = np.tanh(w @ h + xs[i])
+        total += h.sum()
+    f = mxla.jit(run)
+    np.testing.assert_allclose(f(w, h0, xs), total + (h * h).sum(), rtol=1e-12)
+    grads = mxla.grad(run, argnums=(0, 1, 2))(w, h0, xs)
+    for n, g in enumerate(grads):
+        args = [w, h0, xs]
+        numeric = np.zeros_like(args[n])
+        for i in np.ndindex(*args[n].shape):
+            up, down = [a.copy() for a in args], [a.copy() for a in args]
+            up[n][i] += 1e-6
+            down[n][i] -= 1e-6
+            numeric[i] = (f(*up) - f(*down)) / 2e-6
+        np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_fori_loop_refusals():
+    with pytest.raises(TypeError, match="body_fun's leaf 0 is float32\\[3\\], not "
+                                        "init_val's float64\\[3\\]"):
+        mxla.jit(lambda x: lax.fori_loop(0, 2, lambda i, v: v.astype(np.float32),
+                                         x))(np.ones(3))
+    with pytest.raises(TypeError, match="body_fun returned structure"):
+        mxla.jit(lambda x: lax.fori_loop(0, 2, lambda i, v: (v, v), x))(np.ones(3))
