@@ -1,6 +1,6 @@
 // The handler set behind BatchedValueOf, shared by the files that define
 // its rules by op family: elementwise_batching.cc, shape_batching.cc and
-// contraction_batching.cc and convolution_batching.cc.
+// contraction_batching.cc, convolution_batching.cc and gather_batching.cc.
 #ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 
@@ -36,7 +36,8 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kReverse, Op::kSlice, Op::kPad, Op::kConcatenate,
               Op::kDynamicSlice, Op::kDynamicUpdateSlice, Op::kDot,
               Op::kReduce, Op::kReduceWindow, Op::kTuple,
-              Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution>(op);
+              Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
+              Op::kGather>(op);
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
@@ -85,6 +86,8 @@ class BatchingRules {
   Result Handle(OpTag<Op::kReduceWindow>, const BatchContext& context);
   // convolution_batching.cc
   Result Handle(OpTag<Op::kConvolution>, const BatchContext& context);
+  // gather_batching.cc
+  Result Handle(OpTag<Op::kGather>, const BatchContext& context);
 
  private:
   static Result PerElement(const BatchContext& context);

@@ -107,3 +107,16 @@ def test_a_convolution_per_example():
     whole = mxla.jit(lambda xs: nn.max_pool(nn.relu(
         lax.conv_general_dilated(xs, w, (1, 1), "SAME")), (2, 2)))(xs)
     np.testing.assert_allclose(mxla.vmap(one)(xs), whole, rtol=1e-12, atol=1e-12)
+
+
+def test_indexing_per_example_is_a_batched_gather():
+    table = RNG.normal(size=(6, 3))
+    ids = np.array([[0, 5], [2, 2], [4, 1]], np.int32)
+    np.testing.assert_array_equal(mxla.vmap(lambda i: mnp.take(table, i, axis=0))(ids),
+                                  table[ids])
+    tables = RNG.normal(size=(3, 6, 3))
+    np.testing.assert_array_equal(mxla.vmap(lambda t, i: t[i])(tables, ids),
+                                  np.stack([t[i] for t, i in zip(tables, ids)]))
+    np.testing.assert_array_equal(
+        mxla.vmap(lambda t: mnp.take(t, np.array([1, 0]), axis=0))(tables),
+        tables[:, [1, 0]])

@@ -212,6 +212,25 @@ TEST(BatchingTest, ConvolutionsWithABatchedInput) {
                        HasSubstr("'convolution' with a batched kernel")));
 }
 
+// table[floor(|pos| * 2)] rows: indices computed from a batched or
+// unbatched f64 argument, from a batched or unbatched table.
+TEST(BatchingTest, GathersWithBatchedIndicesOperandOrBoth) {
+  XlaComputation lookup = Build("lookup", {F64Array({5, 3}), F64Array({2})},
+                                [](XlaBuilder&, const std::vector<XlaOp>& p) {
+    XlaOp index = ConvertElementType(Floor(Abs(p[1]) * 2.0), S32);
+    GatherDimensionNumbers numbers;
+    numbers.offset_dims = {1};
+    numbers.collapsed_slice_dims = {0};
+    numbers.start_index_map = {0};
+    numbers.index_vector_dim = 1;
+    Gather(p[0], Reshape(index, {2, 1}), numbers, {1, 3});
+  });
+  for (Dims dims : {Dims{std::nullopt, 0}, Dims{0, std::nullopt}, Dims{1, 1},
+                    Dims{2, 0}}) {
+    ExpectBatchMatchesLoop(lookup, dims);
+  }
+}
+
 TEST(BatchingTest, ResultsNoBatchedValueReachesAreBroadcast) {
   XlaComputation f = Build("partly", {F64Array({2}), F64Array({2})},
                            [](XlaBuilder& b, const std::vector<XlaOp>& p) {
