@@ -95,8 +95,38 @@ Result BatchingRules::Handle(OpTag<Op::kConcatenate>,
   });
 }
 
+// A dynamic slice at batched starts: a gather of one slice per example,
+// whose start indices are the starts stacked (clamped as the slice's are).
+Result DynamicSliceAsGather(const BatchContext& context) {
+  const HloInstruction& slice = context.instruction;
+  const int64_t rank = slice.operand(0)->shape().dimensions().size();
+  const PrimitiveType type = slice.operand(1)->shape().element_type();
+  std::vector<XlaOp> columns;
+  for (int64_t i = 1; i <= rank; ++i) {
+    columns.push_back(Reshape(ConvertElementType(BatchedOperand(context, i), type),
+                              {context.batch_size, 1}));
+  }
+  GatherDimensionNumbers numbers;
+  numbers.index_vector_dim = 1;
+  std::vector<int64_t> sizes = slice.dynamic_slice_sizes();
+  for (int64_t d = 0; d < rank; ++d) {
+    numbers.offset_dims.push_back(d + 1);
+    numbers.start_index_map.push_back(context.batched[0] ? d + 1 : d);
+  }
+  if (context.batched[0]) {
+    numbers.operand_batching_dims = {0};
+    numbers.start_indices_batching_dims = {0};
+    sizes.insert(sizes.begin(), 1);
+  }
+  return Gather(context.operands[0], ConcatInDim(&context.builder, columns, 1),
+                numbers, sizes);
+}
+
 Result BatchingRules::Handle(OpTag<Op::kDynamicSlice>,
                              const BatchContext& context) {
+  for (int64_t i = 1; i < context.instruction.operand_count(); ++i) {
+    if (context.batched[i]) return DynamicSliceAsGather(context);
+  }
   ASSIGN_OR_RETURN(std::vector<XlaOp> starts, StartsWithBatch(context, 1));
   std::vector<XlaOp> operands = {context.operands[0]};
   operands.insert(operands.end(), starts.begin(), starts.end());

@@ -231,6 +231,19 @@ TEST(BatchingTest, GathersWithBatchedIndicesOperandOrBoth) {
   }
 }
 
+// A dynamic slice at starts computed from a batched argument becomes a
+// gather (starts out of range clamp as the slice's do).
+TEST(BatchingTest, DynamicSlicesAtBatchedStarts) {
+  XlaComputation window = Build("window", {F64Array({6, 4}), F64Array({})},
+                                [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    XlaOp row = ConvertElementType(Floor(p[1] * 3.0), S32);  // -6 .. 5
+    DynamicSlice(p[0], {row, ConstantR0<int32_t>(&b, 1)}, {3, 2});
+  });
+  for (Dims dims : {Dims{std::nullopt, 0}, Dims{0, 0}, Dims{1, 0}}) {
+    ExpectBatchMatchesLoop(window, dims);
+  }
+}
+
 TEST(BatchingTest, ResultsNoBatchedValueReachesAreBroadcast) {
   XlaComputation f = Build("partly", {F64Array({2}), F64Array({2})},
                            [](XlaBuilder& b, const std::vector<XlaOp>& p) {
@@ -268,14 +281,15 @@ TEST(BatchingTest, BadRequestsAndOpsWithoutARuleAreRefusedByName) {
   EXPECT_THAT(Batch(sorts, {0}, 2).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("vmap: no batching rule for 'sort' yet")));
-  XlaComputation gathered = Build(
+  XlaComputation updated = Build(
       "starts", {F64Array({5}), ShapeUtil::MakeShape(S32, {})},
-      [](XlaBuilder&, const std::vector<XlaOp>& p) {
-        DynamicSlice(p[0], {p[1]}, {2});
+      [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+        DynamicUpdateSlice(p[0], ConstantR1<double>(&b, {1, 2}), {p[1]});
       });
-  EXPECT_THAT(Batch(gathered, {std::nullopt, 0}, 2).status(),
+  EXPECT_THAT(Batch(updated, {std::nullopt, 0}, 2).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("'dynamic-slice' with batched start indices")));
+                       HasSubstr("'dynamic-update-slice' with batched start "
+                                 "indices")));
 }
 
 // docs/vmap.md lists the ops with a rule between markers; the list must
