@@ -116,7 +116,8 @@ absl::Status BatchBody(XlaBuilder& builder, const HloComputation& entry,
 absl::StatusOr<std::vector<XlaOp>> EmitBatched(
     XlaBuilder& builder, const XlaComputation& f,
     absl::Span<const XlaOp> arguments,
-    absl::Span<const std::optional<int64_t>> in_dims, int64_t batch_size) {
+    absl::Span<const std::optional<int64_t>> in_dims, int64_t batch_size,
+    std::vector<bool>* reached) {
   RETURN_IF_ERROR(builder.first_error());
   const int64_t count = f.module().entry_computation()->num_parameters();
   if (static_cast<int64_t>(arguments.size()) != count ||
@@ -141,13 +142,14 @@ absl::StatusOr<std::vector<XlaOp>> EmitBatched(
   }
   RETURN_IF_ERROR(BatchBody(builder, entry, batch_size, values));
   const HloInstruction* root = entry.root_instruction();
-  std::vector<XlaOp> results;
+  std::vector<const HloInstruction*> elements = {root};
   if (root->opcode() == HloOpcode::kTuple) {
-    for (const HloInstruction* element : root->operands()) {
-      results.push_back(Batched(values.at(element), element->shape(), batch_size));
-    }
-  } else {
-    results.push_back(Batched(values.at(root), root->shape(), batch_size));
+    elements.assign(root->operands().begin(), root->operands().end());
+  }
+  std::vector<XlaOp> results;
+  for (const HloInstruction* element : elements) {
+    results.push_back(Batched(values.at(element), element->shape(), batch_size));
+    if (reached != nullptr) reached->push_back(values.at(element).batched);
   }
   RETURN_IF_ERROR(builder.first_error());
   return results;

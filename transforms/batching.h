@@ -27,12 +27,14 @@ namespace mxla {
 // (of size `batch_size`), or nullopt for an argument every element sees
 // whole. Returns one op per result (f's array result, or each element of
 // its root tuple), each with the batch at dimension 0; a result that no
-// batched argument reaches is broadcast along it. InvalidArgument, naming
-// the argument and both shapes, if a count, dimension or size disagrees.
+// batched argument reaches is broadcast along it (and, when `reached` is
+// given, marked false there). InvalidArgument, naming the argument and
+// both shapes, if a count, dimension or size disagrees.
 absl::StatusOr<std::vector<XlaOp>> EmitBatched(
     XlaBuilder& builder, const XlaComputation& f,
     absl::Span<const XlaOp> arguments,
-    absl::Span<const std::optional<int64_t>> in_dims, int64_t batch_size);
+    absl::Span<const std::optional<int64_t>> in_dims, int64_t batch_size,
+    std::vector<bool>* reached = nullptr);
 
 // A computation of f's parameters, parameter i with a dimension of
 // `batch_size` inserted at in_dims[i] (or as it is for nullopt), that

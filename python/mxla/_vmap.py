@@ -83,15 +83,24 @@ def _traced_vmap(fun, in_axes, out_axes, args, kwargs):
     ops = inner.ops_of(out_leaves)
     f, arguments = inner.finish(_mxla.Tuple(ops))
     in_dims = axes + [None] * (len(arguments) - len(axes))
-    results = _mxla.EmitBatched(builder, f, arguments, in_dims, size)
+    results, reached = _mxla.EmitBatched(builder, f, arguments, in_dims, size)
     outs = _axes_per_leaf(fun, out_axes, inner.out, "out_axes")
-    if any(a is None for a in outs):
-        raise NotImplementedError(f"vmap of {_name(fun)}: out_axes=None (an "
-                                  f"unmapped output) is not supported yet")
-    moved = [Tracer(_moved(op, _normalized(fun, a, len(op.shape), "out_axes"),
-                           len(op.shape)))
-             for op, a in zip(results, outs)]
+    moved = [_placed(fun, n, op, a, mapped)
+             for n, (op, a, mapped) in enumerate(zip(results, outs, reached))]
     return _tree.unflatten(out_treedef, moved)
+
+
+def _placed(fun, n, op, axis, mapped):
+    """Output leaf n (batch at 0) with the batch at `axis`; for None, the
+    one value every example shares, which it must be (as in JAX)."""
+    rank = len(op.shape)
+    if axis is not None:
+        return Tracer(_moved(op, _normalized(fun, axis, rank, "out_axes"), rank))
+    if mapped:
+        raise ValueError(f"vmap of {_name(fun)}: out_axes is None for output "
+                         f"leaf {n}, but it depends on the mapped inputs")
+    first = _mxla.Slice(op, [0] * rank, [1] + list(op.shape[1:]), [1] * rank)
+    return Tracer(_mxla.Reshape(first, tuple(op.shape[1:])))
 
 
 def vmap(fun, in_axes=0, out_axes=0):

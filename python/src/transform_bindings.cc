@@ -107,19 +107,21 @@ void DefineInBuilderTransforms(py::module_& m) {
          const std::vector<std::optional<int64_t>>& in_dims,
          int64_t batch_size) {
         OpAttempt attempt(builder);
-        absl::StatusOr<std::vector<XlaOp>> results =
-            EmitBatched(*builder, f, Ops(arguments), in_dims, batch_size);
+        std::vector<bool> reached;
+        absl::StatusOr<std::vector<XlaOp>> results = EmitBatched(
+            *builder, f, Ops(arguments), in_dims, batch_size, &reached);
         if (!results.ok()) ThrowStatus(results.status());
         attempt.Finish();
         std::vector<PyOp> ops;
         for (XlaOp op : *results) ops.push_back(PyOp{builder, op});
-        return ops;
+        return std::make_pair(ops, reached);
       },
       py::arg("builder"), py::arg("computation"), py::arg("arguments"),
       py::arg("in_dims"), py::arg("batch_size"),
       "In `builder`: `computation` over each batch element of `arguments` "
-      "(argument i batched along in_dims[i], or None for unbatched); one op "
-      "per result, each with the batch at dimension 0.");
+      "(argument i batched along in_dims[i], or None for unbatched): one op "
+      "per result, each with the batch at dimension 0, and for each whether "
+      "a batched argument reaches it (if not, it is broadcast).");
   m.def(
       "CallInline",
       [](const Builder& builder, const XlaComputation& f,

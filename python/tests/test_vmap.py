@@ -79,6 +79,17 @@ def test_per_example_gradients_and_composition():
     np.testing.assert_array_equal(table, np.arange(3.0)[:, None] * np.arange(4.0) + 1)
 
 
+def test_unmapped_outputs():
+    w, xs = RNG.normal(size=3), RNG.normal(size=(4, 3))
+    scaled, norm = mxla.vmap(lambda w, x: (x * w, mnp.sum(w * w)), in_axes=(None, 0),
+                             out_axes=(0, None))(w, xs)
+    np.testing.assert_allclose(scaled, xs * w, rtol=1e-12)
+    assert norm.shape == () and np.isclose(norm, (w * w).sum())
+    with pytest.raises(ValueError, match="out_axes is None for output leaf 0, "
+                                         "but it depends on the mapped inputs"):
+        mxla.vmap(lambda x: x * 2, out_axes=None)(xs)
+
+
 def test_refusals():
     with pytest.raises(ValueError, match="inconsistent sizes for the mapped "
                                          "axes: axis 0 of float64\\[3\\], axis 0 "
