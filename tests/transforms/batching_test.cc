@@ -244,6 +244,26 @@ TEST(BatchingTest, DynamicSlicesAtBatchedStarts) {
   }
 }
 
+// Keys with values, along either dimension, with a shared operand.
+TEST(BatchingTest, SortsOfEachExample) {
+  XlaComputation sorted = Build("sorted", {F64Array({3, 4}), F64Array({3, 4})},
+                                [](XlaBuilder&, const std::vector<XlaOp>& p) {
+    XlaBuilder less("less");
+    XlaOp lt = Lt(Parameter(&less, 0, F64Array({}), "a"),
+                  Parameter(&less, 1, F64Array({}), "b"));
+    Parameter(&less, 2, F64Array({}), "c");
+    Parameter(&less, 3, F64Array({}), "d");
+    XlaComputation comparator = *less.Build(lt);
+    XlaOp along_rows = Sort({p[0], p[1]}, comparator, 1, true);
+    XlaOp along_columns = Sort({p[1], p[0]}, comparator, 0, true);
+    Tuple(p[0].builder(), {GetTupleElement(along_rows, 1),
+                           GetTupleElement(along_columns, 0)});
+  });
+  for (Dims dims : {Dims{0, std::nullopt}, Dims{2, 1}, Dims{std::nullopt, 0}}) {
+    ExpectBatchMatchesLoop(sorted, dims);
+  }
+}
+
 TEST(BatchingTest, ResultsNoBatchedValueReachesAreBroadcast) {
   XlaComputation f = Build("partly", {F64Array({2}), F64Array({2})},
                            [](XlaBuilder& b, const std::vector<XlaOp>& p) {
@@ -272,15 +292,13 @@ TEST(BatchingTest, BadRequestsAndOpsWithoutARuleAreRefusedByName) {
                                  "f64[3], so with a batch of 4 at dimension 0 "
                                  "it must be f64[4,3]")));
 
-  XlaComputation sorts = Build("sorts", {F64Array({3})},
-                               [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-    XlaBuilder less("less");
-    Lt(Parameter(&less, 0, F64Array({}), "a"), Parameter(&less, 1, F64Array({}), "b"));
-    Sort({p[0]}, *less.Build(), 0, true);
+  XlaComputation factored = Build("factored", {F64Array({3, 3})},
+                                  [](XlaBuilder&, const std::vector<XlaOp>& p) {
+    Cholesky(p[0], true);
   });
-  EXPECT_THAT(Batch(sorts, {0}, 2).status(),
+  EXPECT_THAT(Batch(factored, {0}, 2).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("vmap: no batching rule for 'sort' yet")));
+                       HasSubstr("vmap: no batching rule for 'cholesky' yet")));
   XlaComputation updated = Build(
       "starts", {F64Array({5}), ShapeUtil::MakeShape(S32, {})},
       [](XlaBuilder& b, const std::vector<XlaOp>& p) {
