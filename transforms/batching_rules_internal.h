@@ -1,7 +1,7 @@
 // The handler set behind BatchedValueOf, shared by the files that define
 // its rules by op family: elementwise_batching.cc, shape_batching.cc and
-// contraction_batching.cc, convolution_batching.cc, gather_batching.cc and
-// sort_batching.cc.
+// contraction_batching.cc, convolution_batching.cc, gather_batching.cc,
+// scatter_batching.cc and sort_batching.cc.
 #ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 
@@ -38,7 +38,7 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kDynamicSlice, Op::kDynamicUpdateSlice, Op::kDot,
               Op::kReduce, Op::kReduceWindow, Op::kTuple,
               Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
-              Op::kGather, Op::kSort>(op);
+              Op::kGather, Op::kScatter, Op::kSort>(op);
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
@@ -89,6 +89,8 @@ class BatchingRules {
   Result Handle(OpTag<Op::kConvolution>, const BatchContext& context);
   // gather_batching.cc
   Result Handle(OpTag<Op::kGather>, const BatchContext& context);
+  // scatter_batching.cc
+  Result Handle(OpTag<Op::kScatter>, const BatchContext& context);
   // sort_batching.cc
   Result Handle(OpTag<Op::kSort>, const BatchContext& context);
 

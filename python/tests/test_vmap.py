@@ -79,6 +79,16 @@ def test_per_example_gradients_and_composition():
     np.testing.assert_array_equal(table, np.arange(3.0)[:, None] * np.arange(4.0) + 1)
 
 
+def test_index_updates_per_example():
+    xs = RNG.normal(size=(4, 5))
+    ids = np.array([[0, 0], [1, 4], [2, 3], [4, 4]], np.int32)
+    got = mxla.vmap(lambda x, i: x.at[i].add(10.0))(xs, ids)
+    want = xs.copy()
+    for row, i in zip(want, ids):
+        np.add.at(row, i, 10.0)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_sorts_per_example():
     xs = RNG.normal(size=(4, 5))
     np.testing.assert_array_equal(mxla.vmap(mnp.sort)(xs), np.sort(xs, axis=1))
@@ -108,8 +118,9 @@ def test_refusals():
         mxla.vmap(lambda a: a, in_axes=2)(np.ones((3, 2)))
     with pytest.raises(ValueError, match="in_axes has 1 entries but there are 2"):
         mxla.vmap(lambda a, b: a, in_axes=(0,))(np.ones(3), np.ones(3))
-    with pytest.raises(mxla.Error, match="no batching rule for 'scatter'"):
-        mxla.vmap(lambda a: a.at[0].add(1.0))(np.ones((2, 3)))
+    import mxla.lax as lax
+    with pytest.raises(mxla.Error, match="no batching rule for 'while'"):
+        mxla.vmap(lambda a: lax.fori_loop(0, 2, lambda i, v: v * 2, a))(np.ones((2, 3)))
 
 
 def test_a_convolution_per_example():

@@ -244,6 +244,27 @@ TEST(BatchingTest, DynamicSlicesAtBatchedStarts) {
   }
 }
 
+// table.at[floor(|pos| * 2)].add(rows): indices, table and rows batched
+// in every combination; repeated indices accumulate.
+TEST(BatchingTest, ScattersOfEachExample) {
+  XlaComputation add_rows = Build(
+      "add_rows", {F64Array({5, 3}), F64Array({4}), F64Array({4, 3})},
+      [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+        XlaOp index = ConvertElementType(Floor(Abs(p[1]) * 2.0), S32);
+        ScatterDimensionNumbers numbers;
+        numbers.update_window_dims = {1};
+        numbers.inserted_window_dims = {0};
+        numbers.scatter_dims_to_operand_dims = {0};
+        numbers.index_vector_dim = 1;
+        Scatter(p[0], Reshape(index, {4, 1}), p[2],
+                CreateScalarAddComputation(F64, &b), numbers);
+      });
+  for (Dims dims : {Dims{0, std::nullopt, std::nullopt}, Dims{std::nullopt, 0, std::nullopt},
+                    Dims{std::nullopt, std::nullopt, 1}, Dims{2, 1, 0}}) {
+    ExpectBatchMatchesLoop(add_rows, dims);
+  }
+}
+
 // Keys with values, along either dimension, with a shared operand.
 TEST(BatchingTest, SortsOfEachExample) {
   XlaComputation sorted = Build("sorted", {F64Array({3, 4}), F64Array({3, 4})},
