@@ -6,6 +6,7 @@
 
 #include "builder/inline_computation.h"
 #include "builder/operators.h"
+#include "ir/status_macros.h"
 #include "transforms/batching_rules_internal.h"
 
 namespace mxla::batching_rules {
@@ -65,8 +66,11 @@ Result BatchingRules::Handle(OpTag<Op::kDot>, const BatchContext& context) {
   return ToFront(value, position, shape.dimensions().size());
 }
 
-// Operands first, then as many initial values: the batch is never reduced.
-Result BatchingRules::Handle(OpTag<Op::kReduce>, const BatchContext& context) {
+namespace {
+
+// Operands first, then as many initial values (which must not be
+// batched): the operands batched, the initial values as they are.
+absl::StatusOr<std::vector<XlaOp>> OperandsThenInits(const BatchContext& context) {
   const int64_t count = context.instruction.operand_count() / 2;
   std::vector<XlaOp> operands;
   for (int64_t i = 0; i < count; ++i) operands.push_back(BatchedOperand(context, i));
@@ -76,6 +80,14 @@ Result BatchingRules::Handle(OpTag<Op::kReduce>, const BatchContext& context) {
     }
     operands.push_back(context.operands[i]);
   }
+  return operands;
+}
+
+}  // namespace
+
+// The batch is never reduced.
+Result BatchingRules::Handle(OpTag<Op::kReduce>, const BatchContext& context) {
+  ASSIGN_OR_RETURN(std::vector<XlaOp> operands, OperandsThenInits(context));
   return Reemit(context, operands, [&](HloInstruction& copy) {
     copy.set_dimensions(Shifted(context.instruction.dimensions()));
   });
@@ -84,15 +96,7 @@ Result BatchingRules::Handle(OpTag<Op::kReduce>, const BatchContext& context) {
 // A window of one over the batch dimension.
 Result BatchingRules::Handle(OpTag<Op::kReduceWindow>,
                              const BatchContext& context) {
-  const int64_t count = context.instruction.operand_count() / 2;
-  std::vector<XlaOp> operands;
-  for (int64_t i = 0; i < count; ++i) operands.push_back(BatchedOperand(context, i));
-  for (int64_t i = count; i < 2 * count; ++i) {
-    if (context.batched[i]) {
-      return NoRuleError(context, "with a batched initial value");
-    }
-    operands.push_back(context.operands[i]);
-  }
+  ASSIGN_OR_RETURN(std::vector<XlaOp> operands, OperandsThenInits(context));
   Window window = {WindowDimension{}};
   const Window own = context.instruction.window();
   window.insert(window.end(), own.begin(), own.end());

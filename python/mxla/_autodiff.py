@@ -9,7 +9,7 @@ import functools
 import numpy as _np
 
 from mxla import _jit, _mxla, _tree
-from mxla._inner_trace import InnerTrace, as_tracers, builder_of
+from mxla._inner_trace import InnerTrace, as_tracers, builder_of, traced_or_jitted
 from mxla.numpy import Tracer
 
 
@@ -101,15 +101,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         out, grads = _traced_value_and_grad(fun, numbers, has_aux, args, kwargs)
         return out, (grads[0] if isinstance(argnums, int) else tuple(grads))
 
-    traced.__name__ = _name(fun)
-    eager = _jit.jit(traced)
-
-    @functools.wraps(fun)
-    def wrapper(*args, **kwargs):
-        if builder_of(_tree.flatten((list(args), kwargs))[0]) is not None:
-            return traced(*args, **kwargs)
-        return eager(*args, **kwargs)
-    return wrapper
+    return traced_or_jitted(fun, traced)
 
 
 def grad(fun, argnums=0, has_aux=False):

@@ -2,6 +2,8 @@
 like the caller's values: what mxla.grad, mxla.vjp and mxla.vmap
 transform. Values of the enclosing trace that the function closes over
 become extra parameters (mxla/_capture.py)."""
+import functools
+
 import numpy as _np
 
 from mxla import _capture, _jit, _mxla, _tree
@@ -32,6 +34,21 @@ def builder_of(leaves):
         if isinstance(leaf, Tracer):
             return leaf.op.builder
     return None
+
+
+def traced_or_jitted(fun, traced):
+    """A function like `fun` that runs `traced` (a transformation of fun)
+    in the caller's computation when an argument is traced, and otherwise
+    through a jit of it, compiled once per input signature."""
+    traced.__name__ = getattr(fun, "__name__", "function")
+    eager = _jit.jit(traced)
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        if builder_of(_tree.flatten((list(args), kwargs))[0]) is not None:
+            return traced(*args, **kwargs)
+        return eager(*args, **kwargs)
+    return wrapper
 
 
 class InnerTrace:

@@ -2,11 +2,10 @@
 jax.vmap. The function is traced on one example's shapes and batched by
 the C++ rules (transforms/batching.h) in the caller's computation, so
 vmap composes with jit, grad and itself."""
-import functools
 import operator
 
-from mxla import _jit, _mxla, _tree
-from mxla._inner_trace import InnerTrace, as_tracers, builder_of
+from mxla import _mxla, _tree
+from mxla._inner_trace import InnerTrace, as_tracers, builder_of, traced_or_jitted
 from mxla.numpy import Tracer
 
 
@@ -111,12 +110,4 @@ def vmap(fun, in_axes=0, out_axes=0):
     def traced(*args, **kwargs):
         return _traced_vmap(fun, in_axes, out_axes, args, kwargs)
 
-    traced.__name__ = _name(fun)
-    eager = _jit.jit(traced)
-
-    @functools.wraps(fun)
-    def wrapper(*args, **kwargs):
-        if builder_of(_tree.flatten((list(args), kwargs))[0]) is not None:
-            return traced(*args, **kwargs)
-        return eager(*args, **kwargs)
-    return wrapper
+    return traced_or_jitted(fun, traced)

@@ -71,6 +71,18 @@ XlaComputation Scalarized(
   return *zero.Build();
 }
 
+double CentralDifference(const XlaComputation& f, std::vector<Literal>& args,
+                         int64_t parameter, int64_t element, double h) {
+  double& x = args[parameter].data<double>()[element];
+  const double saved = x;
+  x = saved + h;
+  const double up = Evaluate(f, args);
+  x = saved - h;
+  const double down = Evaluate(f, args);
+  x = saved;
+  return (up - down) / (2 * h);
+}
+
 void ExpectGradientMatchesDifferences(const XlaComputation& f,
                                       std::vector<Literal> args,
                                       std::vector<int64_t> wrt,
@@ -80,19 +92,12 @@ void ExpectGradientMatchesDifferences(const XlaComputation& f,
   absl::StatusOr<Literal> analytic =
       EvaluateModule(gradient->module(), Pointers(args));
   ASSERT_TRUE(analytic.ok()) << analytic.status();
-  const double h = 1e-6;
   for (size_t k = 0; k < wrt.size(); ++k) {
-    Literal& x = args[wrt[k]];
     const Literal& dfdx = analytic->tuple_element(k);
-    ASSERT_EQ(dfdx.shape(), x.shape());
-    for (int64_t i = 0; i < x.element_count(); ++i) {
-      const double saved = x.data<double>()[i];
-      x.data<double>()[i] = saved + h;
-      const double up = Evaluate(f, args);
-      x.data<double>()[i] = saved - h;
-      const double down = Evaluate(f, args);
-      x.data<double>()[i] = saved;
-      const double numeric = (up - down) / (2 * h);
+    ASSERT_EQ(dfdx.shape(), args[wrt[k]].shape());
+    for (int64_t i = 0; i < dfdx.element_count(); ++i) {
+      const double saved = args[wrt[k]].data<double>()[i];
+      const double numeric = CentralDifference(f, args, wrt[k], i);
       const double exact = dfdx.data<double>()[i];
       EXPECT_NEAR(exact, numeric, tolerance * (1 + std::abs(numeric)))
           << f.name() << ": d/dx" << wrt[k] << "[" << i << "] at " << saved;

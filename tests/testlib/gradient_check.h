@@ -40,6 +40,12 @@ XlaComputation Scalarized(
     const std::string& name, const std::vector<Shape>& shapes,
     const std::function<XlaOp(XlaBuilder&, const std::vector<XlaOp>&)>& body);
 
+// (f(x + h) - f(x - h)) / 2h for element `element` of argument
+// `parameter` of the scalar `f`, by the interpreter (NaN if it fails);
+// `args` is restored afterwards.
+double CentralDifference(const XlaComputation& f, std::vector<Literal>& args,
+                         int64_t parameter, int64_t element, double h = 1e-6);
+
 // Every element of df/dx[p], p in `wrt`, against (f(x + h) - f(x - h)) / 2h
 // in the interpreter, within tolerance * (1 + |difference|); then the
 // gradient computation compiled by the JIT against the interpreter.

@@ -75,16 +75,9 @@ void ExpectMatchesDifferences(const XlaComputation& f, std::vector<Literal> args
   // The differences' own rounding: f's ulps over 2h.
   const double noise = 8e-16 * std::abs(Evaluate(f, args)) / (2 * h);
   for (size_t k = 0; k < wrt.size(); ++k) {
-    Literal& x = args[wrt[k]];
     const Literal& exact = gradient.tuple_element(k);
-    for (int64_t i = 0; i < x.element_count(); ++i) {
-      const double saved = x.data<double>()[i];
-      x.data<double>()[i] = saved + h;
-      const double up = Evaluate(f, args);
-      x.data<double>()[i] = saved - h;
-      const double down = Evaluate(f, args);
-      x.data<double>()[i] = saved;
-      const double numeric = (up - down) / (2 * h);
+    for (int64_t i = 0; i < exact.element_count(); ++i) {
+      const double numeric = testing::CentralDifference(f, args, wrt[k], i, h);
       if (!std::isfinite(numeric) || std::abs(numeric) > 1e6) continue;
       EXPECT_NEAR(exact.data<double>()[i], numeric,
                   1e-5 * (1 + std::abs(numeric)) + noise)
