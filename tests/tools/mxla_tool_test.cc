@@ -75,9 +75,9 @@ TEST(MxlaToolTest, RunRepeatPrintsCompileAndRunTimes) {
       RunMxla(absl::StrCat("run ", slow, " --repeat 2 --backend interpreter"));
   EXPECT_EQ(oracle.exit_code, 0) << oracle.err;
   EXPECT_THAT(oracle.err,
-              ContainsRegex("^interpreter: compile [0-9.]+ (ns|µs|ms), run "
-                            "median [0-9.]+ ms \\(min [0-9.]+ ms\\) over 2 "
-                            "runs\n$"));
+              ContainsRegex("^interpreter: compile [0-9.]+ (ns|µs|ms|s), "
+                            "run median [0-9.]+ (ms|s) \\(min [0-9.]+ "
+                            "(ms|s)\\) over 2 runs\n$"));  // s under ASan
   // Only the last run's outfeeds are printed.
   std::string outfeed = WriteFile(
       "repeat_outfeed.hlo",
