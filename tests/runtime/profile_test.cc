@@ -314,8 +314,10 @@ TEST(ProfileTest, MachineLimits) {
   EXPECT_EQ(given->bytes_per_second, 43.5e9);
   ThreadPool pool(1);
   MachineLimits measured = MachineLimitsFor(pool, 1);
-  EXPECT_GT(measured.flops_per_second, 1e9);
-  EXPECT_GT(measured.bytes_per_second, 1e9);
+  // Bounds that catch a unit slip, loose enough for an instrumented build
+  // on a busy machine (ASan measured 0.9 GB/s there).
+  EXPECT_GT(measured.flops_per_second, 1e8);
+  EXPECT_GT(measured.bytes_per_second, 1e8);
   EXPECT_THAT(measured.source, Not(IsEmpty()));
 }
 
