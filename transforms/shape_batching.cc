@@ -137,8 +137,50 @@ Result BatchingRules::Handle(OpTag<Op::kDynamicSlice>,
                 [&](HloInstruction& copy) { copy.set_dynamic_slice_sizes(sizes); });
 }
 
+// The update's own value wins: what a dynamic-update-slice writes.
+XlaComputation Overwrite(PrimitiveType type) {
+  XlaBuilder builder("overwrite");
+  const Shape scalar = ShapeUtil::MakeShape(type, {});
+  Parameter(&builder, 0, scalar, "old");
+  const XlaOp update = Parameter(&builder, 1, scalar, "update");
+  return *builder.Build(update);
+}
+
+// A dynamic-update-slice at batched starts: a scatter of one update per
+// example into its own operand, at starts clamped first as the update
+// slice clamps them (a scatter would skip a window that does not fit).
+Result DynamicUpdateSliceAsScatter(const BatchContext& context) {
+  const HloInstruction& update = context.instruction;
+  const Shape& operand = update.operand(0)->shape();
+  const Shape& piece = update.operand(1)->shape();
+  const int64_t rank = operand.dimensions().size();
+  const PrimitiveType type = update.operand(2)->shape().element_type();
+  std::vector<XlaOp> columns;
+  for (int64_t i = 0; i < rank; ++i) {
+    const XlaOp start = ConvertElementType(BatchedOperand(context, i + 2), type);
+    const XlaOp clamped =
+        Clamp(ScalarLike(start, 0), start,
+              ScalarLike(start, operand.dimensions(i) - piece.dimensions(i)));
+    columns.push_back(Reshape(clamped, {context.batch_size, 1}));
+  }
+  ScatterDimensionNumbers numbers;
+  numbers.input_batching_dims = {0};
+  numbers.scatter_indices_batching_dims = {0};
+  numbers.index_vector_dim = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    numbers.update_window_dims.push_back(d + 1);
+    numbers.scatter_dims_to_operand_dims.push_back(d + 1);
+  }
+  return Scatter(BatchedOperand(context, 0), ConcatInDim(&context.builder, columns, 1),
+                 BatchedOperand(context, 1), Overwrite(operand.element_type()),
+                 numbers);
+}
+
 Result BatchingRules::Handle(OpTag<Op::kDynamicUpdateSlice>,
                              const BatchContext& context) {
+  for (int64_t i = 2; i < context.instruction.operand_count(); ++i) {
+    if (context.batched[i]) return DynamicUpdateSliceAsScatter(context);
+  }
   ASSIGN_OR_RETURN(std::vector<XlaOp> starts, StartsWithBatch(context, 2));
   std::vector<XlaOp> operands = {BatchedOperand(context, 0),
                                  BatchedOperand(context, 1)};

@@ -265,6 +265,20 @@ TEST(BatchingTest, ScattersOfEachExample) {
   }
 }
 
+// A dynamic-update-slice at starts computed from a batched argument
+// becomes a scatter at the clamped starts, into each example's operand.
+TEST(BatchingTest, DynamicUpdateSlicesAtBatchedStarts) {
+  XlaComputation write = Build("write", {F64Array({6, 4}), F64Array({}), F64Array({2, 3})},
+                               [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    XlaOp row = ConvertElementType(Floor(p[1] * 3.0), S32);  // -6 .. 5
+    DynamicUpdateSlice(p[0], p[2], {row, ConstantR0<int32_t>(&b, 2)});
+  });
+  for (Dims dims : {Dims{std::nullopt, 0, std::nullopt}, Dims{0, 0, std::nullopt},
+                    Dims{1, 0, 2}, Dims{std::nullopt, 0, 0}}) {
+    ExpectBatchMatchesLoop(write, dims);
+  }
+}
+
 // Keys with values, along either dimension, with a shared operand.
 TEST(BatchingTest, SortsOfEachExample) {
   XlaComputation sorted = Build("sorted", {F64Array({3, 4}), F64Array({3, 4})},
@@ -320,15 +334,21 @@ TEST(BatchingTest, BadRequestsAndOpsWithoutARuleAreRefusedByName) {
   EXPECT_THAT(Batch(factored, {0}, 2).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("vmap: no batching rule for 'cholesky' yet")));
-  XlaComputation updated = Build(
-      "starts", {F64Array({5}), ShapeUtil::MakeShape(S32, {})},
-      [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-        DynamicUpdateSlice(p[0], ConstantR1<double>(&b, {1, 2}), {p[1]});
-      });
-  EXPECT_THAT(Batch(updated, {std::nullopt, 0}, 2).status(),
+  XlaComputation inner = Build("inner", {F64Array({2})},
+                              [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    XlaOp state = Tuple(&b, {ConstantR0<int32_t>(&b, 0), p[0]});
+    XlaBuilder condition("condition");
+    XlaOp s = Parameter(&condition, 0, b.GetShape(state).value(), "s");
+    Lt(GetTupleElement(s, 0), ConstantR0<int32_t>(&condition, 3));
+    XlaBuilder body("body");
+    XlaOp t = Parameter(&body, 0, b.GetShape(state).value(), "t");
+    Tuple(&body, {GetTupleElement(t, 0) + ConstantR0<int32_t>(&body, 1),
+                  GetTupleElement(t, 1) * 2.0});
+    GetTupleElement(While(*condition.Build(), *body.Build(), state), 1);
+  });
+  EXPECT_THAT(Batch(inner, {0}, 2).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("'dynamic-update-slice' with batched start "
-                                 "indices")));
+                       HasSubstr("vmap: no batching rule for 'while' yet")));
 }
 
 // docs/vmap.md lists the ops with a rule between markers; the list must
