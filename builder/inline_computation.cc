@@ -89,6 +89,21 @@ absl::StatusOr<XlaOp> CallInline(XlaBuilder& builder,
   return values.at(entry.root_instruction());
 }
 
+absl::StatusOr<XlaComputation> ComputationOfElements(
+    const HloComputation& computation, const std::vector<Shape>& elements,
+    const std::string& name) {
+  XlaBuilder builder(name);
+  std::vector<XlaOp> parameters;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    parameters.push_back(
+        Parameter(&builder, i, elements[i], absl::StrCat("e", i)));
+  }
+  ASSIGN_OR_RETURN(InlinedValues values,
+                   InlineComputation(builder, computation,
+                                     {Tuple(&builder, parameters)}));
+  return builder.Build(values.at(computation.root_instruction()));
+}
+
 XlaOp EmitCopyOf(XlaBuilder& builder, const HloInstruction& instruction,
                  const Shape& shape, absl::Span<const XlaOp> operands,
                  ComputationCloneMap& callees,

@@ -4,6 +4,9 @@
 #ifndef MXLA_BUILDER_INLINE_COMPUTATION_H_
 #define MXLA_BUILDER_INLINE_COMPUTATION_H_
 
+#include <string>
+#include <vector>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
@@ -32,6 +35,13 @@ absl::StatusOr<InlinedValues> InlineComputation(
 absl::StatusOr<XlaOp> CallInline(XlaBuilder& builder,
                                  const XlaComputation& computation,
                                  absl::Span<const XlaOp> arguments);
+
+// `computation`, which takes one tuple parameter of `elements` (a while
+// loop's condition or body), as a computation of one parameter per
+// element, named `name`.
+absl::StatusOr<XlaComputation> ComputationOfElements(
+    const HloComputation& computation, const std::vector<Shape>& elements,
+    const std::string& name);
 
 // Adds a copy of `instruction` (of any module) to `builder` with `shape`
 // and `operands` in place of its own, after `adjust` changes its

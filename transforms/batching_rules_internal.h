@@ -1,7 +1,7 @@
 // The handler set behind BatchedValueOf, shared by the files that define
 // its rules by op family: elementwise_batching.cc, shape_batching.cc and
 // contraction_batching.cc, convolution_batching.cc, gather_batching.cc,
-// scatter_batching.cc and sort_batching.cc.
+// scatter_batching.cc, sort_batching.cc and loop_batching.cc.
 #ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 
@@ -38,7 +38,7 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kDynamicSlice, Op::kDynamicUpdateSlice, Op::kDot,
               Op::kReduce, Op::kReduceWindow, Op::kTuple,
               Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
-              Op::kGather, Op::kScatter, Op::kSort>(op);
+              Op::kGather, Op::kScatter, Op::kSort, Op::kWhile>(op);
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
@@ -93,6 +93,8 @@ class BatchingRules {
   Result Handle(OpTag<Op::kScatter>, const BatchContext& context);
   // sort_batching.cc
   Result Handle(OpTag<Op::kSort>, const BatchContext& context);
+  // loop_batching.cc
+  Result Handle(OpTag<Op::kWhile>, const BatchContext& context);
 
  private:
   static Result PerElement(const BatchContext& context);

@@ -49,21 +49,6 @@ std::vector<XlaOp> TripStarts(XlaBuilder& builder, XlaOp trip, const Shape& elem
   return starts;
 }
 
-// The body as a computation of the state's elements, one parameter each,
-// so that EmitTupleVjp can differentiate it element by element.
-absl::StatusOr<XlaComputation> BodyOfElements(const HloInstruction& loop,
-                                              const std::vector<Shape>& elements) {
-  XlaBuilder builder(absl::StrCat(loop.name(), ".body"));
-  std::vector<XlaOp> parameters;
-  for (size_t i = 0; i < elements.size(); ++i) {
-    parameters.push_back(Parameter(&builder, i, elements[i], absl::StrCat("e", i)));
-  }
-  ASSIGN_OR_RETURN(InlinedValues values,
-                   InlineComputation(builder, *while_loop::Body(loop),
-                                     {Tuple(&builder, parameters)}));
-  return builder.Build(values.at(while_loop::Body(loop)->root_instruction()));
-}
-
 absl::Status Refused(const GradientContext& context, absl::string_view why) {
   return absl::UnimplementedError(absl::StrCat(
       "gradient: no rule for a while loop ", why, " (instruction '",
@@ -91,7 +76,11 @@ absl::StatusOr<Loop> Analyze(const GradientContext& context) {
       floating.push_back(i);
     }
   }
-  ASSIGN_OR_RETURN(XlaComputation body, BodyOfElements(loop, elements));
+  // The body as a computation of the state's elements, one parameter
+  // each, so that EmitTupleVjp can differentiate it element by element.
+  ASSIGN_OR_RETURN(XlaComputation body,
+                   ComputationOfElements(*while_loop::Body(loop), elements,
+                                         absl::StrCat(loop.name(), ".body")));
   return Loop{loop, std::move(elements),
               while_loop::InvariantElements(*while_loop::Body(loop)),
               std::move(floating), *trips, std::move(body)};

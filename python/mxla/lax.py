@@ -1,7 +1,7 @@
 """mxla.lax: the XLA ops that mxla.numpy has no NumPy name for, with
 jax.lax's signatures: convolution, windowed reductions and fori_loop, on
-traced arrays (inside @mxla.jit). Gradients reach them like any other
-op; vmap reaches convolution and reduce_window."""
+traced arrays (inside @mxla.jit). Gradients and vmap reach them like any
+other op."""
 import operator
 
 import numpy as _np

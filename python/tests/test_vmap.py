@@ -89,6 +89,23 @@ def test_index_updates_per_example():
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+def test_a_loop_per_example():
+    import mxla.lax as lax
+    xs = RNG.normal(size=(4, 3))
+
+    def power_iteration(x):
+        return lax.fori_loop(0, 5, lambda i, v: mnp.tanh(v * 1.5) + x, x)
+
+    want = []
+    for x in xs:
+        v = x
+        for _ in range(5):
+            v = np.tanh(v * 1.5) + x
+        want.append(v)
+    np.testing.assert_allclose(mxla.vmap(power_iteration)(xs), np.stack(want),
+                               rtol=1e-12)
+
+
 def test_sorts_per_example():
     xs = RNG.normal(size=(4, 5))
     np.testing.assert_array_equal(mxla.vmap(mnp.sort)(xs), np.sort(xs, axis=1))
@@ -118,9 +135,10 @@ def test_refusals():
         mxla.vmap(lambda a: a, in_axes=2)(np.ones((3, 2)))
     with pytest.raises(ValueError, match="in_axes has 1 entries but there are 2"):
         mxla.vmap(lambda a, b: a, in_axes=(0,))(np.ones(3), np.ones(3))
-    import mxla.lax as lax
-    with pytest.raises(mxla.Error, match="no batching rule for 'while'"):
-        mxla.vmap(lambda a: lax.fori_loop(0, 2, lambda i, v: v * 2, a))(np.ones((2, 3)))
+    import mxla.nn as nn
+    pooled = mxla.grad(lambda x: mnp.sum(nn.max_pool(x[None], (2, 2))))
+    with pytest.raises(mxla.Error, match="no batching rule for 'select-and-scatter'"):
+        mxla.vmap(pooled)(np.ones((2, 4, 4, 1)))
 
 
 def test_a_convolution_per_example():

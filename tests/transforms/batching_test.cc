@@ -279,6 +279,36 @@ TEST(BatchingTest, DynamicUpdateSlicesAtBatchedStarts) {
   }
 }
 
+// A loop whose condition reads batched data runs each example its own
+// number of trips (0 to 8 here): the batched loop runs while any example's
+// condition holds and leaves the finished ones as they were.
+TEST(BatchingTest, WhileLoopsWithTripsThatDifferPerExample) {
+  XlaComputation grow = Build("grow", {F64Array({2}), F64Array({})},
+                              [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+    XlaOp state = Tuple(&b, {ConstantR0<int32_t>(&b, 0), p[0], p[1]});
+    const Shape shape = b.GetShape(state).value();
+    XlaBuilder condition("condition");
+    XlaOp s = Parameter(&condition, 0, shape, "s");
+    XlaOp x = GetTupleElement(s, 1);
+    XlaOp norm = Reduce(x * x, ConstantR0<double>(&condition, 0),
+                        CreateScalarAddComputation(F64, &condition), {0});
+    And(Lt(GetTupleElement(s, 0), ConstantR0<int32_t>(&condition, 8)),
+        Lt(norm, ConstantR0<double>(&condition, 6.0)));
+    XlaBuilder body("body");
+    XlaOp t = Parameter(&body, 0, shape, "t");
+    Tuple(&body, {GetTupleElement(t, 0) + ConstantR0<int32_t>(&body, 1),
+                  GetTupleElement(t, 1) * 1.4 + Add(GetTupleElement(t, 2), 
+                                                    ConstantR0<double>(&body, 0.1)),
+                  GetTupleElement(t, 2)});
+    XlaOp done = While(*condition.Build(), *body.Build(), state);
+    Tuple(&b, {GetTupleElement(done, 1),
+               ConvertElementType(GetTupleElement(done, 0), F64)});
+  });
+  for (Dims dims : {Dims{0, std::nullopt}, Dims{1, 0}, Dims{std::nullopt, 0}}) {
+    ExpectBatchMatchesLoop(grow, dims, /*size=*/5);
+  }
+}
+
 // Keys with values, along either dimension, with a shared operand.
 TEST(BatchingTest, SortsOfEachExample) {
   XlaComputation sorted = Build("sorted", {F64Array({3, 4}), F64Array({3, 4})},
@@ -334,21 +364,6 @@ TEST(BatchingTest, BadRequestsAndOpsWithoutARuleAreRefusedByName) {
   EXPECT_THAT(Batch(factored, {0}, 2).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("vmap: no batching rule for 'cholesky' yet")));
-  XlaComputation inner = Build("inner", {F64Array({2})},
-                              [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-    XlaOp state = Tuple(&b, {ConstantR0<int32_t>(&b, 0), p[0]});
-    XlaBuilder condition("condition");
-    XlaOp s = Parameter(&condition, 0, b.GetShape(state).value(), "s");
-    Lt(GetTupleElement(s, 0), ConstantR0<int32_t>(&condition, 3));
-    XlaBuilder body("body");
-    XlaOp t = Parameter(&body, 0, b.GetShape(state).value(), "t");
-    Tuple(&body, {GetTupleElement(t, 0) + ConstantR0<int32_t>(&body, 1),
-                  GetTupleElement(t, 1) * 2.0});
-    GetTupleElement(While(*condition.Build(), *body.Build(), state), 1);
-  });
-  EXPECT_THAT(Batch(inner, {0}, 2).status(),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("vmap: no batching rule for 'while' yet")));
 }
 
 // docs/vmap.md lists the ops with a rule between markers; the list must
