@@ -109,6 +109,7 @@ class ModuleParser {
   absl::Status ParseHeader();
   absl::Status SkipStackFrameTables();
   absl::Status ParseEntryLayout(const Token& name);
+  absl::StatusOr<int64_t> ParseDeviceCount(const Token& name);
   absl::Status ParseInputOutputAlias(const Token& name);
   absl::StatusOr<std::vector<int64_t>> ParseShapeIndex();
   absl::Status ParseComputation();
@@ -168,6 +169,12 @@ absl::Status ModuleParser::ParseHeader() {
       RETURN_IF_ERROR(ParseEntryLayout(attribute));
     } else if (attribute.text == "input_output_alias") {
       RETURN_IF_ERROR(ParseInputOutputAlias(attribute));
+    } else if (attribute.text == "replica_count") {
+      ASSIGN_OR_RETURN(int64_t count, ParseDeviceCount(attribute));
+      module_->set_replica_count(count);
+    } else if (attribute.text == "num_partitions") {
+      ASSIGN_OR_RETURN(int64_t count, ParseDeviceCount(attribute));
+      module_->set_num_partitions(count);
     } else {
       // Other XLA attributes, dropped; their values may hold any text
       // (frontend_attributes={xla.sdy.meshes={m = #sdy.mesh<[]>}}).
@@ -195,6 +202,19 @@ absl::Status ModuleParser::SkipStackFrameTables() {
     }
   }
   return absl::OkStatus();
+}
+
+// replica_count=N or num_partitions=N: a count of at least 1.
+absl::StatusOr<int64_t> ModuleParser::ParseDeviceCount(const Token& name) {
+  const Token value = cursor_.Peek();
+  ASSIGN_OR_RETURN(int64_t count,
+                   cursor_.ExpectNonNegativeInt("a device count"));
+  if (count < 1) {
+    return TokenCursor::ErrorAt(
+        value, absl::StrCat("module attribute '", name.text,
+                            "' must be at least 1; got ", count));
+  }
+  return count;
 }
 
 // `{(shape, ...)->shape}`, checked against the entry once it is parsed.

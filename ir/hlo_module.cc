@@ -156,6 +156,8 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
   clone->next_unique_id_ = next_unique_id_;
   clone->form_ = form_;
   clone->input_output_aliases_ = input_output_aliases_;
+  clone->replica_count_ = replica_count_;
+  clone->num_partitions_ = num_partitions_;
   return clone;
 }
 

@@ -86,6 +86,14 @@ class HloModule {
   }
   void set_entry_computation(HloComputation* entry) { entry_ = entry; }
 
+  // How many replicas and partitions the module runs on (XLA's
+  // replica_count and num_partitions, from HLO text's header); 1 and 1
+  // unless set. A run may name other counts (driver/compile_options.h).
+  int64_t replica_count() const { return replica_count_; }
+  int64_t num_partitions() const { return num_partitions_; }
+  void set_replica_count(int64_t count) { replica_count_ = count; }
+  void set_num_partitions(int64_t count) { num_partitions_ = count; }
+
   // The entry's input/output aliases (XLA's input_output_alias), in the
   // order given; the verifier checks them (ir/hlo_verifier.h).
   const std::vector<HloInputOutputAlias>& input_output_aliases() const {
@@ -144,6 +152,8 @@ class HloModule {
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
   int64_t next_unique_id_ = 0;
   std::vector<HloInputOutputAlias> input_output_aliases_;
+  int64_t replica_count_ = 1;
+  int64_t num_partitions_ = 1;
 };
 
 }  // namespace mxla

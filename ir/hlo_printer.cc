@@ -262,6 +262,12 @@ std::string HloPrinter::ComputationToString(const HloComputation& computation,
 std::string HloPrinter::ModuleToString(const HloModule& module,
                                        const HloPrintOptions& options) {
   std::string text = absl::StrCat("HloModule ", module.name());
+  if (module.replica_count() != 1) {
+    absl::StrAppend(&text, ", replica_count=", module.replica_count());
+  }
+  if (module.num_partitions() != 1) {
+    absl::StrAppend(&text, ", num_partitions=", module.num_partitions());
+  }
   if (!module.input_output_aliases().empty()) {
     // XLA's form: input_output_alias={ {1}: (0, {}, may-alias), ... }
     std::vector<std::string> entries;

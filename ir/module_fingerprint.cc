@@ -101,7 +101,8 @@ uint64_t FingerprintModule(const HloModule& module) {
   const std::vector<HloComputation*> computations = module.computations();
   Positions positions(computations);
   size_t hash = absl::HashOf(module.name(), computations.size(),
-                             positions.Of(module.entry_computation()));
+                             positions.Of(module.entry_computation()),
+                             module.replica_count(), module.num_partitions());
   for (const HloInputOutputAlias& alias : module.input_output_aliases()) {
     hash = absl::HashOf(hash, alias.output_index, alias.parameter_number,
                         alias.parameter_index, alias.must_alias);
@@ -131,7 +132,9 @@ bool IdenticalModules(const HloModule& a, const HloModule& b) {
   const std::vector<HloComputation*> ca = a.computations();
   const std::vector<HloComputation*> cb = b.computations();
   if (a.name() != b.name() || ca.size() != cb.size() ||
-      a.input_output_aliases() != b.input_output_aliases()) {
+      a.input_output_aliases() != b.input_output_aliases() ||
+      a.replica_count() != b.replica_count() ||
+      a.num_partitions() != b.num_partitions()) {
     return false;
   }
   Positions pa(ca), pb(cb);

@@ -38,7 +38,7 @@ add {
 ENTRY main {
   x = f32[4,6] parameter(0)
   y = f32[4,6] parameter(1)
-  ar = (f32[4,6], f32[4,6]) all-reduce(x, y), channel_id=1, replica_groups={}, use_global_device_ids=true, to_apply=add
+  ar = (f32[4,6], f32[4,6]) all-reduce(x, y), channel_id=1, replica_groups={{0}}, use_global_device_ids=true, to_apply=add
   ar0 = f32[4,6] get-tuple-element(ar), index=0
   ag = f32[4,6] all-gather(ar0), dimensions={1}, replica_groups={{0}}
   rs = (f32[4,6], f32[4,6]) reduce-scatter(ag, y), dimensions={0}, replica_groups=[1,1]<=[1], to_apply=add
@@ -63,8 +63,10 @@ TEST(CollectivesTest, TextFormsRoundTrip) {
                        ParseHloModule(kOneDevice));
   EXPECT_OK(VerifyModule(*module, VerifierMode::kLowered));
   const std::string text = module->ToString();
-  // channel_id and use_global_device_ids mean nothing on one device.
-  EXPECT_THAT(text, HasSubstr("all-reduce(x, y), replica_groups={}, "
+  // channel_id and use_global_device_ids choose the group mode: they
+  // read back.
+  EXPECT_THAT(text, HasSubstr("all-reduce(x, y), replica_groups={{0}}, "
+                              "channel_id=1, use_global_device_ids=true, "
                               "to_apply=add"));
   EXPECT_THAT(text, HasSubstr("reduce-scatter(ag, y), dimensions={0}, "
                               "replica_groups={{0}}, to_apply=add"));
