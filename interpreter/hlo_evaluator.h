@@ -53,6 +53,7 @@
 #include "ir/hlo_instruction.h"
 #include "ir/hlo_module.h"
 #include "ir/host_feed.h"
+#include "ir/run_device.h"
 #include "ir/literal.h"
 #include "ir/memory_budget.h"
 
@@ -72,6 +73,9 @@ struct EvaluatorOptions {
   // What infeed reads and outfeed writes (ir/host_feed.h), borrowed for
   // the run; null: an infeed or outfeed is FailedPrecondition.
   HostFeed* host_feed = nullptr;
+  // Which copy of a replicated program this run is (ir/run_device.h),
+  // borrowed for the run; null: device 0 of one replica of one partition.
+  const RunDevice* device = nullptr;
 };
 
 // "while 'w' went through its body more than N times (the limit of

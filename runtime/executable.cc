@@ -76,7 +76,8 @@ absl::StatusOr<Executable::RunContext> Executable::ResolveOptions(
                                          : &PooledHostAllocator();
   return RunContext{pool, threads, allocator,
                     MemoryLimitOr(options.memory_limit_bytes),
-                    options.max_loop_trips.value_or(-1), options.host_feed};
+                    options.max_loop_trips.value_or(-1), options.host_feed,
+                    /*profile=*/nullptr, options.device};
 }
 
 absl::Status Executable::DoRunBuffers(absl::Span<const void* const> arguments,

@@ -14,6 +14,7 @@
 #include "ir/buffer_allocator.h"
 #include "ir/hlo_module.h"
 #include "ir/host_feed.h"
+#include "ir/run_device.h"
 #include "ir/literal.h"
 
 namespace mxla {
@@ -62,6 +63,10 @@ struct RunOptions {
   bool profile = false;
   // Borrowed for the call; one run at a time.
   RunProfile* profile_sink = nullptr;
+  // Which copy of a replicated program this run is and how it reaches the
+  // others (ir/run_device.h), borrowed for the call. Null: device 0 of one
+  // replica of one partition. Executable::RunReplicated fills it in.
+  const RunDevice* device = nullptr;
 };
 
 class Executable {
@@ -138,6 +143,7 @@ class Executable {
     int64_t max_loop_trips;  // negative: none
     HostFeed* host_feed;
     RunProfile* profile = nullptr;  // set when the run is profiled
+    const RunDevice* device = nullptr;
   };
   // Run and RunBuffers after the options are checked.
   virtual absl::StatusOr<Literal> DoRun(

@@ -13,7 +13,8 @@ absl::StatusOr<Literal> InterpreterExecutable::DoRun(
       EvaluateModule(module(), arguments,
                      {.memory_limit_bytes = run.memory_limit_bytes,
                       .max_loop_trips = run.max_loop_trips,
-                      .host_feed = run.host_feed}));
+                      .host_feed = run.host_feed,
+                      .device = run.device}));
   // The evaluator's values use ir's allocator; the caller's result comes
   // from the run's.
   return Literal(result, *run.allocator);

@@ -1,9 +1,11 @@
 // How the devices of one replicated run exchange bytes: the small interface
-// every collective step goes through (runtime/collective_steps.h builds
-// XLA's collectives on it). One Communicator serves one device for one run.
-// Two implementations: in-process devices over shared memory
-// (runtime/in_process_communicator.h) and devices in other processes over
-// a transport library, built as a library of its own (distributed/).
+// every collective goes through, in the JIT's runtime and in the
+// interpreter alike (each builds XLA's collectives on it in its own way).
+// One Communicator serves one device for one run (ir/run_device.h). Two
+// implementations: devices in one process over shared memory
+// (runtime/in_process_communicator.h), and devices in other processes over
+// a transport library, built as a library of its own (distributed/). It
+// sits in ir/, as HostFeed does, so that the interpreter can use it.
 //
 // Matching. Every device runs the same program, so every device makes the
 // same collective calls in the same order; a call is matched with the
@@ -14,8 +16,8 @@
 // within the communicator's timeout, a size disagrees) returns an error
 // naming the op, and every later call on any device of the run fails
 // too, so that no device waits forever for one that gave up.
-#ifndef MXLA_RUNTIME_COMMUNICATOR_H_
-#define MXLA_RUNTIME_COMMUNICATOR_H_
+#ifndef MXLA_IR_COMMUNICATOR_H_
+#define MXLA_IR_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <functional>
@@ -97,4 +99,4 @@ ElementRange ChunkOf(int64_t elements, int64_t parts, int64_t k);
 
 }  // namespace mxla
 
-#endif  // MXLA_RUNTIME_COMMUNICATOR_H_
+#endif  // MXLA_IR_COMMUNICATOR_H_

@@ -1,4 +1,4 @@
-#include "runtime/communicator.h"
+#include "ir/communicator.h"
 
 #include <algorithm>
 #include <cstring>
