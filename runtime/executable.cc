@@ -4,12 +4,15 @@
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/host_buffer.h"
+#include "runtime/in_process_communicator.h"
 #include "runtime/machine_limits.h"
 #include "runtime/memory_limit.h"
 #include "runtime/profile.h"
@@ -128,6 +131,70 @@ absl::Status Executable::RunBuffers(
   RETURN_IF_ERROR(CheckSizedBuffers(*module().entry_computation(), arguments,
                                     argument_sizes, results, result_sizes));
   return RunBuffers(arguments, results, options);
+}
+
+absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
+    absl::Span<const std::vector<const Literal*>> arguments,
+    const DeviceAssignment& assignment, const RunOptions& options) const {
+  const int64_t devices = assignment.device_count();
+  if (options.device != nullptr) {
+    return absl::InvalidArgumentError(
+        "RunReplicated: RunOptions::device must be null (each device's is "
+        "made by the call)");
+  }
+  if (static_cast<int64_t>(arguments.size()) != devices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RunReplicated: ", arguments.size(), " argument lists for ", devices,
+        " devices (", assignment.replica_count(), " replicas x ",
+        assignment.partition_count(), " partitions)"));
+  }
+  ASSIGN_OR_RETURN(ThreadPool * pool, ResolvePool(options));
+  RETURN_IF_ERROR(ResolveOptions(options).status());
+  const int threads =
+      std::min(options.threads.value_or(pool->threads()), pool->threads());
+  const int per_device = std::max<int>(1, threads / devices);
+  auto rendezvous = std::make_shared<InProcessRendezvous>(
+      devices, options.collective_timeout);
+  std::vector<std::unique_ptr<InProcessCommunicator>> communicators;
+  std::vector<RunDevice> places(devices);
+  for (int64_t d = 0; d < devices; ++d) {
+    communicators.push_back(
+        std::make_unique<InProcessCommunicator>(rendezvous, d));
+    const DeviceCoordinates at = assignment.CoordinatesOf(d);
+    places[d] = {at.replica, at.partition, &assignment,
+                 communicators.back().get()};
+  }
+  std::vector<absl::StatusOr<Literal>> results(
+      devices, absl::InternalError("device did not run"));
+  absl::Mutex first_mutex;
+  absl::Status first_error;
+  auto run_device = [&](int64_t d) {
+    RunOptions mine = options;
+    mine.thread_pool = pool;
+    mine.threads = per_device;
+    mine.device = &places[d];
+    results[d] = Run(arguments[d], mine);
+    if (!results[d].ok()) {
+      const absl::Status error(
+          results[d].status().code(),
+          absl::StrCat("device ", d, ": ", results[d].status().message()));
+      {
+        absl::MutexLock lock(&first_mutex);
+        if (first_error.ok()) first_error = error;
+      }
+      rendezvous->Abort(error);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int64_t d = 1; d < devices; ++d) workers.emplace_back(run_device, d);
+  run_device(0);
+  for (std::thread& worker : workers) worker.join();
+  RETURN_IF_ERROR(first_error);
+  std::vector<Literal> values;
+  for (absl::StatusOr<Literal>& result : results) {
+    values.push_back(*std::move(result));
+  }
+  return values;
 }
 
 }  // namespace mxla

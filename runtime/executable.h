@@ -8,10 +8,13 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "ir/buffer_allocator.h"
+#include "ir/device_assignment.h"
 #include "ir/hlo_module.h"
 #include "ir/host_feed.h"
 #include "ir/run_device.h"
@@ -67,6 +70,11 @@ struct RunOptions {
   // others (ir/run_device.h), borrowed for the call. Null: device 0 of one
   // replica of one partition. Executable::RunReplicated fills it in.
   const RunDevice* device = nullptr;
+  // RunReplicated: how long a device waits at a collective for the others
+  // before the run fails (DeadlineExceeded naming the devices missing). A
+  // device that fails stops the others at once; this bounds only programs
+  // whose devices diverge.
+  absl::Duration collective_timeout = absl::Minutes(5);
 };
 
 class Executable {
@@ -127,6 +135,25 @@ class Executable {
                           absl::Span<void* const> results,
                           absl::Span<const int64_t> result_sizes,
                           const RunOptions& options = {}) const;
+
+  // Runs the program once on every device of `assignment` at once, each
+  // copy knowing its replica and partition (replica-id, partition-id) and
+  // exchanging through in-process communicators
+  // (runtime/in_process_communicator.h). `arguments[d]` are device d's
+  // arguments (d a global device id), as Run takes them; the results come
+  // back in device-id order. The devices run on threads of the options'
+  // pool, each kernel of a device on its share of `options.threads` (at
+  // least one each). options.device must be null. InvalidArgument when the
+  // argument lists are not one per device, or as Run for each device's
+  // arguments (naming the device); when a device fails, every device's
+  // run stops at its next collective and the first error is returned,
+  // naming the device. The pool is split evenly: with T threads and N
+  // devices each device runs its kernels on max(1, T / N) threads, its
+  // own thread among them.
+  absl::StatusOr<std::vector<Literal>> RunReplicated(
+      absl::Span<const std::vector<const Literal*>> arguments,
+      const DeviceAssignment& assignment,
+      const RunOptions& options = {}) const;
 
   // The module after the compile pipeline; valid while the executable
   // lives.
