@@ -2,8 +2,12 @@
 
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "ir/collective_groups.h"
+#include "ir/device_assignment.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_module.h"
+#include "ir/op_spec.h"
 #include "ir/replica_groups.h"
 #include "ir/status_macros.h"
 
@@ -126,6 +130,29 @@ class Lowering {
   HloComputation& computation_;
 };
 
+// The collective's groups on one device (a 1x1 assignment): every id past
+// 0 is InvalidArgument naming the op, the id and the one device.
+absl::Status CheckOneDevice(const HloInstruction& instruction) {
+  static const DeviceAssignment* const kOneDevice =
+      new DeviceAssignment(DeviceAssignment::Default(1, 1));
+  const HloAttributes& attributes = instruction.attributes();
+  absl::Status status;
+  if (attributes.Has(AttrId::kSourceTargetPairs)) {
+    status = PermutePeersOf(instruction, *kOneDevice, 0).status();
+  } else if (GetOpSpec(instruction.opcode()).FindAttribute(
+                 AttrId::kReplicaGroups) != nullptr) {
+    ASSIGN_OR_RETURN(CollectiveGroupMode mode,
+                     CollectiveGroupModeOf(instruction));
+    status = ParticipatingDeviceGroups(instruction, *kOneDevice,
+                                       ReplicaGroupsOf(instruction), mode)
+                 .status();
+  }
+  if (status.ok()) return status;
+  return absl::InvalidArgumentError(absl::StrCat(
+      status.message(), "; this program is compiled for one device (one "
+      "replica of one partition)"));
+}
+
 }  // namespace
 
 absl::StatusOr<bool> LowerCollectivesPass::Run(HloModule& module) {
@@ -133,6 +160,7 @@ absl::StatusOr<bool> LowerCollectivesPass::Run(HloModule& module) {
   for (HloComputation* computation : module.computations()) {
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
+      RETURN_IF_ERROR(CheckOneDevice(*instruction));
       ASSIGN_OR_RETURN(HloInstruction * lowered, Lowering(instruction).Lower());
       if (lowered == nullptr) continue;
       computation->ReplaceInstruction(instruction, lowered);

@@ -7,7 +7,9 @@
 // a tuple of the operands, a call of the computation and zeros for the
 // context (copy-start: the operand twice); get-tuple-elements for the
 // -done ops; add-dependency becomes its first operand (one device has no
-// side effects to order). The JIT runs it first; the interpreter evaluates them as they
+// side effects to order). It first checks that every group and pair names
+// only device 0: a program whose collectives need more devices is
+// InvalidArgument naming the op and the id. The JIT runs it first; the interpreter evaluates them as they
 // are. Any form.
 #ifndef MXLA_PASSES_LOWER_COLLECTIVES_H_
 #define MXLA_PASSES_LOWER_COLLECTIVES_H_
