@@ -68,12 +68,6 @@ class ElementalEmitter::ElementRules {
   Result Handle(OpTag<Op::kConstant>) {
     return e_.EmitConstant(instruction_, index_);
   }
-  // mxla runs one replica of one partition.
-  template <Op op>
-    requires(OpIn<Op::kReplicaId, Op::kPartitionId>(op))
-  Result Handle(OpTag<op>) {
-    return b_.getInt32(0);
-  }
   Result Handle(OpTag<Op::kIota>) {
     return e_.scalars_.Convert(S64, type_,
                                index_[instruction_.iota_dimension()]);

@@ -44,8 +44,7 @@ class ElementalEmitter::OperandIndexRules {
   Result Handle(OpTag<Op::kReduce>) { return NotFusible(instruction_); }
   // Generate never asks: they read no operand element.
   template <Op op>
-    requires(OpIn<Op::kIota, Op::kReplicaId, Op::kPartitionId,
-                  Op::kGetDimensionSize>(op))
+    requires(OpIn<Op::kIota, Op::kGetDimensionSize>(op))
   Result Handle(OpTag<op>) {
     return absl::InternalError(absl::StrCat(
         instruction_.ToString(), " reads no operand element"));

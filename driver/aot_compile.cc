@@ -67,8 +67,8 @@ AotBuffer ToAotBuffer(const BufferSlot& slot) {
   return {};
 }
 
-// Infeed and outfeed exchange values with the host feed, which only the
-// runtime has.
+// Infeed and outfeed exchange values with the host feed, and the device
+// steps with other devices, which only the runtime can.
 absl::Status CheckCompilable(const BufferAssignment& assignment) {
   for (const FusionStep& step : assignment.steps) {
     const HloInstruction& instruction = *step.fusion;
@@ -81,6 +81,13 @@ absl::Status CheckCompilable(const BufferAssignment& assignment) {
             "): it exchanges values with the host feed, which only the mxla "
             "runtime provides; compile the module with the jit instead"));
       default:
+        if (IsDeviceStepOp(instruction.opcode())) {
+          return absl::UnimplementedError(absl::StrCat(
+              "ahead-of-time compilation cannot compile '",
+              instruction.name(), "' (", HloOpcodeString(instruction.opcode()),
+              "): a program compiled for several devices reaches the others "
+              "through the mxla runtime; compile it with the jit instead"));
+        }
         break;
     }
   }

@@ -90,7 +90,17 @@ absl::StatusOr<std::unique_ptr<Executable>> CompileCached(
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Executable>> Compile(
-    const HloModule& module, const CompileOptions& options) {
+    const HloModule& module, const CompileOptions& given) {
+  // Several devices made explicit, so that the computations a subprogram
+  // compiles on their own (a loop's body) are compiled for them too. (One
+  // device is every module's default: the options, and so the cache keys,
+  // stay as given.)
+  CompileOptions options = given;
+  ASSIGN_OR_RETURN(const auto counts, DeviceCounts(module, given));
+  if (counts.first * counts.second > 1) {
+    options.replicas = counts.first;
+    options.partitions = counts.second;
+  }
   if (options.backend == Backend::kJit && options.use_cache &&
       DumpDirectory(options).empty()) {
     return CompileCached(module, options);

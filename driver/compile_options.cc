@@ -45,7 +45,22 @@ std::string CompileOptionsKey(const CompileOptions& options) {
       " reassociate=", options.codegen.reassociate_reductions,
       " streaming=", options.codegen.streaming_store_min_bytes,
       " opt=", options.codegen.optimization_level,
-      " native_loops=", options.native_loops);
+      " native_loops=", options.native_loops, " replicas=",
+      options.replicas.value_or(0), " partitions=",
+      options.partitions.value_or(0));
+}
+
+absl::StatusOr<std::pair<int64_t, int64_t>> DeviceCounts(
+    const HloModule& module, const CompileOptions& options) {
+  const int64_t replicas = options.replicas.value_or(module.replica_count());
+  const int64_t partitions =
+      options.partitions.value_or(module.num_partitions());
+  if (replicas < 1 || partitions < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        replicas < 1 ? "CompileOptions::replicas" : "CompileOptions::partitions",
+        " must be at least 1; got ", replicas < 1 ? replicas : partitions));
+  }
+  return std::make_pair(replicas, partitions);
 }
 
 }  // namespace mxla

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "codegen/codegen_options.h"
+#include "ir/hlo_module.h"
 #include "passes/pass_pipeline.h"
 
 namespace mxla {
@@ -55,7 +57,22 @@ struct CompileOptions {
   // cached. Unset: MemoryLimitBytes() (runtime/memory_limit.h). The
   // interpreter's budget is a run's (RunOptions::memory_limit_bytes).
   std::optional<int64_t> memory_limit_bytes;
+  // How many replicas and partitions the program runs on. Unset: the
+  // module's (HloModule::replica_count, num_partitions; 1 and 1 unless its
+  // text names them). On one device the jit lowers collectives to what one
+  // participant computes; on several it runs them as device steps, and the
+  // executable then runs only through Executable::RunReplicated with an
+  // assignment of exactly these counts. The interpreter takes any count at
+  // run time.
+  std::optional<int64_t> replicas;
+  std::optional<int64_t> partitions;
 };
+
+// options.replicas and options.partitions, or else the module's: what a
+// compile of `module` is for. InvalidArgument naming the option for a
+// count below 1.
+absl::StatusOr<std::pair<int64_t, int64_t>> DeviceCounts(
+    const HloModule& module, const CompileOptions& options);
 
 // The directory Compile dumps into: options.pipeline.dump_dir, else the
 // MXLA_DUMP_DIR environment variable, else none ("").

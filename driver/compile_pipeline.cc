@@ -265,12 +265,22 @@ absl::StatusOr<std::pair<size_t, size_t>> CompilePipeline::Find(
 
 absl::StatusOr<CompiledModule> CompilePipeline::Run(
     std::unique_ptr<HloModule> module, const StageRange& range) {
+  ASSIGN_OR_RETURN(const auto counts, DeviceCounts(*module, options_));
+  module->set_replica_count(counts.first);
+  module->set_num_partitions(counts.second);
   const HloModule* input = module.get();
   return RunStages(input, std::move(module), range);
 }
 
 absl::StatusOr<CompiledModule> CompilePipeline::Run(const HloModule& module,
                                                     const StageRange& range) {
+  // Options that name other device counts than the module's: the compile
+  // is of a copy with theirs, verified with them.
+  ASSIGN_OR_RETURN(const auto counts, DeviceCounts(module, options_));
+  if (counts.first != module.replica_count() ||
+      counts.second != module.num_partitions()) {
+    return Run(module.Clone(), range);
+  }
   // "verify" copies the module once it has checked it.
   const bool verifies = range.first.empty() || range.first == "verify";
   return RunStages(&module, verifies ? nullptr : module.Clone(), range);

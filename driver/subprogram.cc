@@ -1,5 +1,7 @@
 #include "driver/subprogram.h"
 
+#include <array>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +13,7 @@
 #include "ir/status_macros.h"
 #include "passes/sort_key_hoisting.h"
 #include "runtime/buffer_leaves.h"
+#include "runtime/collective_ops.h"
 #include "runtime/native_sort.h"
 #include "semantics/select_and_scatter_native.h"
 
@@ -201,6 +204,56 @@ absl::StatusOr<Program::Subprogram> MakeOutfeed(
   return outfeed;
 }
 
+// A reducer that is no single op: its compiled computation run on each
+// element pair (as a scatter's combiner is), into a scalar of its own.
+ElementCombiner CompiledCombiner(std::shared_ptr<const Executable> reducer,
+                                 int64_t element_bytes) {
+  return ElementCombiner{
+      element_bytes,
+      [reducer, element_bytes](char* accumulator, const char* other,
+                               int64_t elements) {
+        RunOptions options;
+        options.threads = 1;
+        std::array<char, 16> combined;
+        void* outputs[] = {combined.data()};
+        for (int64_t i = 0; i < elements; ++i) {
+          char* a = accumulator + i * element_bytes;
+          const void* arguments[] = {a, other + i * element_bytes};
+          RETURN_IF_ERROR(reducer->RunBuffers(arguments, outputs, options));
+          std::memcpy(a, combined.data(), element_bytes);
+        }
+        return absl::OkStatus();
+      }};
+}
+
+// A collective, replica-id or partition-id of a program compiled for
+// several devices; a reduction gets a combiner per operand.
+absl::StatusOr<Program::Subprogram> MakeDeviceStep(
+    const Computations& computations) {
+  const HloInstruction& instruction = computations.instruction();
+  Program::DeviceStep step;
+  step.instruction = &instruction;
+  if (instruction.opcode() != HloOpcode::kAllReduce &&
+      instruction.opcode() != HloOpcode::kReduceScatter) {
+    return step;
+  }
+  const HloComputation& reducer = *instruction.called_computations()[0];
+  std::shared_ptr<const Executable> compiled;
+  for (const HloInstruction* operand : instruction.operands()) {
+    const PrimitiveType type = operand->shape().element_type();
+    if (std::optional<ElementCombiner> native = NativeCombiner(reducer, type)) {
+      step.combiners.push_back(*std::move(native));
+      continue;
+    }
+    if (compiled == nullptr) {
+      ASSIGN_OR_RETURN(compiled, computations.Compile(0));
+    }
+    step.combiners.push_back(
+        CompiledCombiner(compiled, primitive_util::ByteWidth(type)));
+  }
+  return step;
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Program::Subprogram>> MakeSubprogram(
@@ -240,6 +293,9 @@ absl::StatusOr<std::shared_ptr<const Program::Subprogram>> MakeSubprogram(
       subprogram = MakeOutfeed(instruction);
       break;
     default:
+      if (IsDeviceStepOp(instruction.opcode())) {
+        subprogram = MakeDeviceStep(computations);
+      }
       break;
   }
   RETURN_IF_ERROR(subprogram.status());

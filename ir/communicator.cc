@@ -41,7 +41,11 @@ absl::Status Communicator::AllReduce(const CollectiveCall& call,
   }
   char* reduced = gathered.data();
   for (int64_t k = 1; k < members; ++k) {
-    combiner.combine(reduced, to_receive[k].data(), mine.size);
+    if (absl::Status status =
+            combiner.combine(reduced, to_receive[k].data(), mine.size);
+        !status.ok()) {
+      return status;
+    }
   }
   std::vector<MutableBytes> results;
   for (int64_t k = 0; k < members; ++k) {

@@ -42,10 +42,12 @@ struct CollectiveCall {
 };
 
 // An all-reduce's combiner on `element_bytes`-wide elements:
-// accumulator[i] = combine(accumulator[i], other[i]) for i < elements.
+// accumulator[i] = combine(accumulator[i], other[i]) for i < elements. An
+// error (a compiled reducer that failed) fails the collective.
 struct ElementCombiner {
   int64_t element_bytes = 1;
-  std::function<void(char* accumulator, const char* other, int64_t elements)>
+  std::function<absl::Status(char* accumulator, const char* other,
+                             int64_t elements)>
       combine;
 };
 

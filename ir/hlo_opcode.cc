@@ -87,7 +87,24 @@ bool IsSubprogramOp(HloOpcode opcode) {
   return opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
          opcode == HloOpcode::kSort || opcode == HloOpcode::kScatter ||
          opcode == HloOpcode::kSelectAndScatter ||
-         opcode == HloOpcode::kInfeed || opcode == HloOpcode::kOutfeed;
+         opcode == HloOpcode::kInfeed || opcode == HloOpcode::kOutfeed ||
+         IsDeviceStepOp(opcode);
+}
+
+bool IsDeviceStepOp(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool HasSideEffect(HloOpcode opcode) {

@@ -33,8 +33,14 @@ bool IsElementwise(HloOpcode opcode);
 // while, conditional, sort, scatter, select-and-scatter, infeed and
 // outfeed: ops the JIT runs as steps of their own outside any fusion, most
 // calling their compiled computations (a loop's condition and body, the
-// branches, the comparator); infeed and outfeed call the run's host feed.
+// branches, the comparator); infeed and outfeed call the run's host feed;
+// and the device steps below.
 bool IsSubprogramOp(HloOpcode opcode);
+// What a program compiled for several devices runs as steps that reach the
+// run's other devices (its communicator) or ask which device it is: the
+// synchronous collectives, replica-id and partition-id. Subprogram ops; a
+// one-device compile lowers them all (passes/lower_collectives.h).
+bool IsDeviceStepOp(HloOpcode opcode);
 // Ops whose effect is not only their result (infeed, outfeed): every pass
 // keeps them, and both backends run them even when nothing reads them.
 bool HasSideEffect(HloOpcode opcode);

@@ -9,6 +9,7 @@
 #include "ir/hlo_module.h"
 #include "ir/op_spec.h"
 #include "ir/replica_groups.h"
+#include "ir/shape_util.h"
 #include "ir/status_macros.h"
 
 namespace mxla {
@@ -16,13 +17,21 @@ namespace {
 
 class Lowering {
  public:
-  explicit Lowering(HloInstruction* collective)
-      : collective_(collective), computation_(*collective->parent()) {}
+  Lowering(HloInstruction* collective, int64_t devices)
+      : collective_(collective),
+        computation_(*collective->parent()),
+        devices_(devices) {}
 
-  // The plain HLO that replaces the collective.
+  // What replaces the collective: plain HLO on one device, its synchronous
+  // form on several; null when it stays.
   absl::StatusOr<HloInstruction*> Lower() {
+    if (devices_ > 1) return Synchronous();
     const auto operands = collective_->operands();
     switch (collective_->opcode()) {
+      case HloOpcode::kReplicaId:
+      case HloOpcode::kPartitionId:
+        return Add(HloInstruction::CreateConstant(
+            LiteralUtil::CreateR0<uint32_t>(0)));
       case HloOpcode::kAllReduce:
       case HloOpcode::kAllReduceStart:
       case HloOpcode::kAllGather:
@@ -77,6 +86,74 @@ class Lowering {
   }
 
  private:
+  // On several devices: a start and done pair as one synchronous
+  // collective, the wrappers as on one device, the rest kept.
+  absl::StatusOr<HloInstruction*> Synchronous() {
+    const auto operands = collective_->operands();
+    const std::vector<HloInstruction*> inputs(operands.begin(), operands.end());
+    const Shape& shape = collective_->shape();
+    switch (collective_->opcode()) {
+      case HloOpcode::kAllReduceStart:
+        return SameAs(HloOpcode::kAllReduce, shape, inputs);
+      case HloOpcode::kAllGatherStart: {
+        // (operands..., results...): the results from one all-gather.
+        const int64_t n = inputs.size();
+        std::vector<Shape> results(shape.tuple_shapes().begin() + n,
+                                   shape.tuple_shapes().end());
+        HloInstruction* gathered = SameAs(
+            HloOpcode::kAllGather,
+            n == 1 ? results[0] : ShapeUtil::MakeTupleShape(results), inputs);
+        std::vector<HloInstruction*> elements = inputs;
+        for (int64_t i = 0; i < n; ++i) {
+          elements.push_back(n == 1 ? gathered : Element(gathered, i));
+        }
+        return Add(HloInstruction::CreateTuple(elements));
+      }
+      case HloOpcode::kCollectivePermuteStart: {
+        std::vector<HloInstruction*> elements = {inputs[0]};
+        elements.push_back(SameAs(HloOpcode::kCollectivePermute,
+                                  inputs[0]->shape(), {inputs[0]}));
+        for (int64_t i = 2; i < shape.tuple_shapes().size(); ++i) {
+          elements.push_back(Add(
+              HloInstruction::CreateConstant(Literal(shape.tuple_shapes(i)))));
+        }
+        return Add(HloInstruction::CreateTuple(elements));
+      }
+      case HloOpcode::kAllReduceDone:
+        return collective_->mutable_operand(0);
+      case HloOpcode::kAllGatherDone: {
+        HloInstruction* start = collective_->mutable_operand(0);
+        const int64_t n = start->shape().tuple_shapes().size() / 2;
+        std::vector<HloInstruction*> results;
+        for (int64_t i = n; i < 2 * n; ++i) results.push_back(Element(start, i));
+        return OneOrTuple(results);
+      }
+      case HloOpcode::kCollectivePermuteDone:
+      case HloOpcode::kAsyncDone:
+      case HloOpcode::kCallDone:
+      case HloOpcode::kCopyDone:
+        return Element(collective_->mutable_operand(0), 1);
+      case HloOpcode::kAsyncUpdate:
+      case HloOpcode::kAddDependency:
+        return collective_->mutable_operand(0);
+      case HloOpcode::kAsyncStart:
+      case HloOpcode::kCallStart:
+      case HloOpcode::kCopyStart:
+        return Start();
+      default:
+        return nullptr;
+    }
+  }
+
+  // The collective's attributes and computations on another opcode.
+  HloInstruction* SameAs(HloOpcode opcode, const Shape& shape,
+                         const std::vector<HloInstruction*>& operands) {
+    auto copy = HloInstruction::CreateGeneric(opcode, shape, operands);
+    copy->mutable_attributes() = collective_->attributes();
+    copy->set_called_computations(collective_->called_computations());
+    return Add(std::move(copy));
+  }
+
   // (operands, value, context...): a call of the computation (or, for a
   // copy, the operand itself), then zeros for the context values.
   HloInstruction* Start() {
@@ -128,6 +205,7 @@ class Lowering {
 
   HloInstruction* collective_;
   HloComputation& computation_;
+  int64_t devices_;
 };
 
 // The collective's groups on one device (a 1x1 assignment): every id past
@@ -156,12 +234,14 @@ absl::Status CheckOneDevice(const HloInstruction& instruction) {
 }  // namespace
 
 absl::StatusOr<bool> LowerCollectivesPass::Run(HloModule& module) {
+  const int64_t devices = module.replica_count() * module.num_partitions();
   bool changed = false;
   for (HloComputation* computation : module.computations()) {
     for (HloInstruction* instruction :
          computation->MakeInstructionPostOrder()) {
-      RETURN_IF_ERROR(CheckOneDevice(*instruction));
-      ASSIGN_OR_RETURN(HloInstruction * lowered, Lowering(instruction).Lower());
+      if (devices == 1) RETURN_IF_ERROR(CheckOneDevice(*instruction));
+      ASSIGN_OR_RETURN(HloInstruction * lowered,
+                       Lowering(instruction, devices).Lower());
       if (lowered == nullptr) continue;
       computation->ReplaceInstruction(instruction, lowered);
       changed = true;

@@ -1,16 +1,25 @@
-// lower-collectives: a collective on mxla's one device (verified: one
-// participant per group) or an asynchronous wrapper becomes what it
-// computes there, in plain HLO: its operands (a tuple of them for several)
-// for all-reduce, all-gather, reduce-scatter, all-to-all and
+// lower-collectives, on a program compiled for one device (the module's
+// replica_count x num_partitions is 1, as unless its text or the compile's
+// options name more):
+// every group and pair must name device 0 only (else InvalidArgument naming
+// the op and the id), and a collective or an asynchronous wrapper becomes
+// what it computes there, in plain HLO: its operands (a tuple of them for
+// several) for all-reduce, all-gather, reduce-scatter, all-to-all and
 // collective-broadcast; a copy of the operand, or zeros when no pair
-// targets device 0, for collective-permute; for async-start and call-start
-// a tuple of the operands, a call of the computation and zeros for the
-// context (copy-start: the operand twice); get-tuple-elements for the
-// -done ops; add-dependency becomes its first operand (one device has no
-// side effects to order). It first checks that every group and pair names
-// only device 0: a program whose collectives need more devices is
-// InvalidArgument naming the op and the id. The JIT runs it first; the interpreter evaluates them as they
-// are. Any form.
+// targets device 0, for collective-permute; replica-id and partition-id
+// become the constant 0; for async-start and call-start a tuple of the
+// operands, a call of the computation and zeros for the context
+// (copy-start: the operand twice); get-tuple-elements for the -done ops;
+// add-dependency becomes its first operand (one device has no side
+// effects to order).
+//
+// On a program compiled for several devices the collectives stay, as the
+// runtime's device steps (IsDeviceStepOp), and only their asynchronous
+// forms are made synchronous: all-reduce-start and -done become one
+// all-reduce, all-gather-start a tuple of its operands and an all-gather,
+// collective-permute-start a tuple of its operand, a collective-permute
+// and zeros for the context; the wrappers lower as above. The JIT runs it
+// first; the interpreter evaluates them all as they are.
 #ifndef MXLA_PASSES_LOWER_COLLECTIVES_H_
 #define MXLA_PASSES_LOWER_COLLECTIVES_H_
 

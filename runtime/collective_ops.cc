@@ -74,6 +74,7 @@ std::optional<ElementCombiner> CombinerOf(HloOpcode opcode, bool swapped) {
             a[i] = store(swapped ? op(load(b[i]), load(a[i]))
                                  : op(load(a[i]), load(b[i])));
           }
+          return absl::OkStatus();
         }};
   };
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
@@ -161,7 +162,7 @@ absl::Status ReduceScatterAlong(Communicator& communicator,
   const int64_t elements = piece_bytes / combiner.element_bytes;
   std::memcpy(result.data, received.data(), piece_bytes);
   for (int64_t j = 1; j < members; ++j) {
-    combiner.combine(result.data, recv[j].data(), elements);
+    RETURN_IF_ERROR(combiner.combine(result.data, recv[j].data(), elements));
   }
   return absl::OkStatus();
 }

@@ -197,8 +197,8 @@ absl::Status InProcessCommunicator::AllReduce(const CollectiveCall& call,
           const int64_t bytes = count * width;
           std::memcpy(block.data(), all[0]->send[0].data() + offset, bytes);
           for (size_t j = 1; j < all.size(); ++j) {
-            combiner.combine(block.data(), all[j]->send[0].data() + offset,
-                             count);
+            RETURN_IF_ERROR(combiner.combine(
+                block.data(), all[j]->send[0].data() + offset, count));
           }
           for (const Contribution* member : all) {
             std::memcpy(member->recv[0].data() + offset, block.data(), bytes);

@@ -15,6 +15,7 @@
 #include "ir/status_macros.h"
 #include "passes/fusion_cost_model.h"
 #include "runtime/buffer_leaves.h"
+#include "runtime/device_steps.h"
 #include "runtime/native_loop.h"
 #include "runtime/native_sort.h"
 #include "runtime/profile.h"
@@ -222,6 +223,7 @@ struct SubprogramRun {
   int threads;
   int64_t max_loop_trips;
   HostFeed* host_feed;
+  const RunDevice* device;
 
   // The address of the step's buffer `i`.
   void* Buffer(size_t i) const { return where(step.buffers[i]); }
@@ -236,6 +238,7 @@ struct SubprogramRun {
     options.threads = computation_threads;
     if (max_loop_trips >= 0) options.max_loop_trips = max_loop_trips;
     options.host_feed = host_feed;
+    options.device = device;
     if (profiled) {
       options.profile = where.profile != nullptr;
       options.profile_sink = where.profile;
@@ -513,6 +516,16 @@ absl::Status RunSubprogram(const JitExecutable::Program::Outfeed& outfeed,
   return WriteOutfeed(outfeed.name, std::move(data), run.host_feed);
 }
 
+// A collective, replica-id or partition-id (runtime/device_steps.h).
+absl::Status RunSubprogram(const JitExecutable::Program::DeviceStep& step,
+                           const SubprogramRun& run) {
+  std::vector<void*> buffers;
+  for (size_t i = 0; i < run.step.buffers.size(); ++i) {
+    buffers.push_back(run.Buffer(i));
+  }
+  return RunDeviceStep(step, buffers, run.device);
+}
+
 // Result elements not computed in place: a parameter or constant returned
 // as is, or a value returned twice.
 void CopyResults(const SlotAddresses& where) {
@@ -530,25 +543,34 @@ void CopyResults(const SlotAddresses& where) {
 
 }  // namespace
 
-// The JIT compiles for one device so far: its collectives are lowered to
-// what one participant computes, so a copy of a replicated run would
-// silently compute device 0's values.
-static absl::Status CheckOneDevice(const RunDevice* device) {
-  if (device == nullptr || device->assignment->device_count() == 1) {
+// A run's device against the device counts the program was compiled for
+// (its module's): a program compiled for one device has its collectives
+// lowered to what one participant computes, so a copy of a replicated run
+// would silently compute device 0's values; one compiled for several
+// groups its devices by those counts. A run without a device is device 0
+// of one.
+static absl::Status CheckDevices(const HloModule& module,
+                                 const RunDevice* device) {
+  if (device == nullptr) return absl::OkStatus();
+  const DeviceAssignment& assignment = *device->assignment;
+  if (assignment.replica_count() == module.replica_count() &&
+      assignment.partition_count() == module.num_partitions()) {
     return absl::OkStatus();
   }
-  return absl::UnimplementedError(absl::StrCat(
-      "the jit backend runs one device; this run is device ",
-      device->device_id(), " of ", device->assignment->device_count(),
-      " (", device->assignment->replica_count(), " replicas x ",
-      device->assignment->partition_count(),
-      " partitions): run replicated programs on the interpreter backend"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "module '", module.name(), "' was compiled by the jit for ",
+      module.replica_count(), " replicas x ", module.num_partitions(),
+      " partitions, but this run is device ", device->device_id(), " of ",
+      assignment.replica_count(), " replicas x ",
+      assignment.partition_count(),
+      " partitions; compile it for those (CompileOptions::replicas and "
+      "partitions)"));
 }
 
 absl::Status JitExecutable::DoRunBuffers(
     absl::Span<const void* const> arguments, absl::Span<void* const> results,
     const RunContext& threads) const {
-  RETURN_IF_ERROR(CheckOneDevice(threads.device));
+  RETURN_IF_ERROR(CheckDevices(module(), threads.device));
   const BufferAssignment& plan = program_->assignment;
   RETURN_IF_ERROR(CheckBufferCounts(plan, arguments, results));
   // Leased, not allocated: a warm run makes no heap call (run_scratch.h).
@@ -586,9 +608,13 @@ absl::Status JitExecutable::DoRunBuffers(
   for (const Program::Step& step : program_->steps) {
     const RunProfile::StepScope timed(threads.profile, step.instruction);
     if (step.subprogram != nullptr) {
-      const SubprogramRun run{step,          where,
-                              *threads.pool, threads.threads,
-                              threads.max_loop_trips, threads.host_feed};
+      const SubprogramRun run{step,
+                              where,
+                              *threads.pool,
+                              threads.threads,
+                              threads.max_loop_trips,
+                              threads.host_feed,
+                              threads.device};
       RETURN_IF_ERROR(std::visit(
           [&](const auto& subprogram) { return RunSubprogram(subprogram, run); },
           *step.subprogram));
@@ -602,7 +628,7 @@ absl::Status JitExecutable::DoRunBuffers(
 
 absl::StatusOr<Literal> JitExecutable::DoRun(
     absl::Span<const Literal* const> arguments, const RunContext& run) const {
-  RETURN_IF_ERROR(CheckOneDevice(run.device));
+  RETURN_IF_ERROR(CheckDevices(module(), run.device));
   const HloComputation& entry = *module().entry_computation();
   RETURN_IF_ERROR(CheckArguments(entry, arguments));
   // A tuple argument passes its leaves' buffers, depth-first

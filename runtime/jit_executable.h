@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "codegen/compiler.h"
+#include "ir/communicator.h"
 #include "ir/scatter_dimension_numbers.h"
 #include "ir/window.h"
 #include "runtime/buffer_assignment.h"
@@ -127,8 +128,20 @@ class JitExecutable : public Executable {
       std::string name;  // the instruction's
       Shape data_shape;
     };
+    // A collective, replica-id or partition-id of a program compiled for
+    // several devices (IsDeviceStepOp), run through the run's device
+    // (RunOptions::device; a run without one is device 0 of one) by
+    // runtime/device_steps.h.
+    struct DeviceStep {
+      const HloInstruction* instruction = nullptr;  // in `module`
+      // all-reduce and reduce-scatter: each operand's combiner (its
+      // computation's op natively, or the computation compiled and run
+      // element by element).
+      std::vector<ElementCombiner> combiners;
+    };
     using Subprogram = std::variant<WhileLoop, Conditional, Sort, Scatter,
-                                    SelectAndScatter, Infeed, Outfeed>;
+                                    SelectAndScatter, Infeed, Outfeed,
+                                    DeviceStep>;
     struct Step {
       // Set for a subprogram's step (whose function is null): its buffers
       // are its operands' leaves, then the result's.

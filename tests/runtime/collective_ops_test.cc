@@ -179,8 +179,8 @@ ENTRY e {
   EXPECT_EQ(max->element_bytes, 2);
   BFloat16 a[2] = {BFloat16(1.5f), BFloat16(-2.0f)};
   const BFloat16 b[2] = {BFloat16(0.5f), BFloat16(3.0f)};
-  max->combine(reinterpret_cast<char*>(a), reinterpret_cast<const char*>(b),
-               2);
+  ASSERT_OK(max->combine(reinterpret_cast<char*>(a),
+                         reinterpret_cast<const char*>(b), 2));
   EXPECT_EQ(static_cast<float>(a[0]), 1.5f);
   EXPECT_EQ(static_cast<float>(a[1]), 3.0f);
 }

@@ -1,7 +1,8 @@
 // Executable::RunReplicated: one run per device of an assignment, each
 // with its own arguments, results in device-id order; its argument checks;
-// and the jit backend, which compiles for one device, refusing a
-// replicated run instead of computing device 0's values on every device.
+// and the jit backend refusing a replicated run on other device counts
+// than it compiled for (one device: its collectives are lowered, so every
+// copy would compute device 0's values).
 #include <memory>
 #include <vector>
 
@@ -69,17 +70,18 @@ TEST(RunReplicatedTest, ArgumentListsAreCheckedPerDevice) {
               HasSubstr("device 1: "));
 }
 
-TEST(RunReplicatedTest, TheJitRefusesToRunAsSeveralDevices) {
+TEST(RunReplicatedTest, TheJitRunsOnTheDeviceCountsItCompiledFor) {
   std::unique_ptr<Executable> executable = CompileFor(Backend::kJit);
   const Literal x = LiteralUtil::CreateR1<float>({1, 2, 3});
   std::vector<std::vector<const Literal*>> arguments = {{&x}, {&x}};
   const absl::Status status =
       executable->RunReplicated(arguments, DeviceAssignment::Default(1, 2))
           .status();
-  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(),
-              HasSubstr("the jit backend runs one device; this run is "
-                        "device"));
+              HasSubstr("module 'twice' was compiled by the jit for 1 "
+                        "replicas x 1 partitions, but this run is device 0 "
+                        "of 1 replicas x 2 partitions"));
   // One device is a plain run.
   std::vector<std::vector<const Literal*>> single = {{&x}};
   ASSERT_OK_AND_ASSIGN(
