@@ -530,9 +530,25 @@ void CopyResults(const SlotAddresses& where) {
 
 }  // namespace
 
+// The JIT compiles for one device so far: its collectives are lowered to
+// what one participant computes, so a copy of a replicated run would
+// silently compute device 0's values.
+static absl::Status CheckOneDevice(const RunDevice* device) {
+  if (device == nullptr || device->assignment->device_count() == 1) {
+    return absl::OkStatus();
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      "the jit backend runs one device; this run is device ",
+      device->device_id(), " of ", device->assignment->device_count(),
+      " (", device->assignment->replica_count(), " replicas x ",
+      device->assignment->partition_count(),
+      " partitions): run replicated programs on the interpreter backend"));
+}
+
 absl::Status JitExecutable::DoRunBuffers(
     absl::Span<const void* const> arguments, absl::Span<void* const> results,
     const RunContext& threads) const {
+  RETURN_IF_ERROR(CheckOneDevice(threads.device));
   const BufferAssignment& plan = program_->assignment;
   RETURN_IF_ERROR(CheckBufferCounts(plan, arguments, results));
   // Leased, not allocated: a warm run makes no heap call (run_scratch.h).
@@ -586,6 +602,7 @@ absl::Status JitExecutable::DoRunBuffers(
 
 absl::StatusOr<Literal> JitExecutable::DoRun(
     absl::Span<const Literal* const> arguments, const RunContext& run) const {
+  RETURN_IF_ERROR(CheckOneDevice(run.device));
   const HloComputation& entry = *module().entry_computation();
   RETURN_IF_ERROR(CheckArguments(entry, arguments));
   // A tuple argument passes its leaves' buffers, depth-first

@@ -1,0 +1,92 @@
+// Executable::RunReplicated: one run per device of an assignment, each
+// with its own arguments, results in device-id order; its argument checks;
+// and the jit backend, which compiles for one device, refusing a
+// replicated run instead of computing device 0's values on every device.
+#include <memory>
+#include <vector>
+
+#include "driver/compile.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "ir/literal.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kDouble[] = R"(
+HloModule twice
+ENTRY main {
+  x = f32[3] parameter(0)
+  ROOT y = f32[3] add(x, x)
+})";
+
+std::unique_ptr<Executable> CompileFor(Backend backend) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kDouble);
+  EXPECT_OK(module.status());
+  CompileOptions options;
+  options.backend = backend;
+  absl::StatusOr<std::unique_ptr<Executable>> executable =
+      Compile(**module, options);
+  EXPECT_OK(executable.status());
+  return *std::move(executable);
+}
+
+TEST(RunReplicatedTest, EachDeviceRunsOnItsOwnArguments) {
+  std::unique_ptr<Executable> executable = CompileFor(Backend::kInterpreter);
+  std::vector<Literal> inputs;
+  for (int d = 0; d < 4; ++d) {
+    inputs.push_back(LiteralUtil::CreateR1<float>({1.0f * d, 2, 3}));
+  }
+  std::vector<std::vector<const Literal*>> arguments;
+  for (const Literal& input : inputs) arguments.push_back({&input});
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Literal> results,
+      executable->RunReplicated(arguments, DeviceAssignment::Default(2, 2)));
+  ASSERT_EQ(results.size(), 4);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_EQ(results[d], LiteralUtil::CreateR1<float>({2.0f * d, 4, 6}));
+  }
+}
+
+TEST(RunReplicatedTest, ArgumentListsAreCheckedPerDevice) {
+  std::unique_ptr<Executable> executable = CompileFor(Backend::kInterpreter);
+  const Literal x = LiteralUtil::CreateR1<float>({1, 2, 3});
+  const Literal wrong = LiteralUtil::CreateR1<float>({1, 2});
+  std::vector<std::vector<const Literal*>> one = {{&x}};
+  EXPECT_THAT(executable->RunReplicated(one, DeviceAssignment::Default(2, 1))
+                  .status()
+                  .message(),
+              HasSubstr("1 argument lists for 2 devices (2 replicas x 1 "
+                        "partitions)"));
+  std::vector<std::vector<const Literal*>> bad = {{&x}, {&wrong}};
+  EXPECT_THAT(executable->RunReplicated(bad, DeviceAssignment::Default(2, 1))
+                  .status()
+                  .message(),
+              HasSubstr("device 1: "));
+}
+
+TEST(RunReplicatedTest, TheJitRefusesToRunAsSeveralDevices) {
+  std::unique_ptr<Executable> executable = CompileFor(Backend::kJit);
+  const Literal x = LiteralUtil::CreateR1<float>({1, 2, 3});
+  std::vector<std::vector<const Literal*>> arguments = {{&x}, {&x}};
+  const absl::Status status =
+      executable->RunReplicated(arguments, DeviceAssignment::Default(1, 2))
+          .status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(status.message(),
+              HasSubstr("the jit backend runs one device; this run is "
+                        "device"));
+  // One device is a plain run.
+  std::vector<std::vector<const Literal*>> single = {{&x}};
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Literal> results,
+      executable->RunReplicated(single, DeviceAssignment::Default(1, 1)));
+  EXPECT_EQ(results[0], LiteralUtil::CreateR1<float>({2, 4, 6}));
+}
+
+}  // namespace
+}  // namespace mxla
