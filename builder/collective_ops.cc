@@ -1,7 +1,9 @@
-// XLA's collective op functions. mxla runs one device, so a collective
-// records only where each replica group has one participant (shard and
-// split counts of 1, source_target_pairs {0,0}); otherwise the builder
-// keeps ShapeInference's error naming what the op needs.
+// XLA's collective op functions: the instruction XLA's builder records
+// (all-gather's dimension times shard_count, reduce-scatter's divided by
+// it, all-to-all along one dimension), checked by the collectives' shape
+// rule (shape_rules::Collective): the groups as XLA's verifier checks
+// them, and the group size against the shapes where the groups give it.
+// Which devices take part is decided when the module runs.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 #include "builder/op_helpers.h"
 #include "builder/ops.h"
 #include "ir/status_macros.h"
+#include "shape_inference/op_shape_rules.h"
 #include "shape_inference/shape_inference.h"
 
 namespace mxla {
@@ -28,8 +31,9 @@ struct CollectiveSpec {
   std::vector<int64_t> dimensions = {};
   IdGroups replica_groups = {};
   IdGroups source_target_pairs = {};
-  // The factor XLA's builder scales (all-gather, all-to-all) or divides
-  // (reduce-scatter) the dimension by: the participants it expects.
+  // The factor XLA's builder scales (all-gather) or divides
+  // (reduce-scatter) the dimension by, or splits all-to-all's in: the
+  // participants it expects.
   int64_t participants = 1;
   // A dimension that is only range-checked (all-to-all's concat dimension).
   std::optional<int64_t> checked_dimension = std::nullopt;
@@ -54,42 +58,58 @@ XlaOp RecordCollective(XlaOp operand, const CollectiveSpec& spec,
         }
         for (int64_t d : checked) {
           if (!declared.IsArray() || d < 0 || d >= declared.rank()) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                HloOpcodeString(spec.opcode), ": dimension ", d,
-                " is out of range for ", declared.ToString()));
+            return absl::InvalidArgumentError(
+                absl::StrCat(HloOpcodeString(spec.opcode), ": dimension ", d,
+                             " is out of range for ", declared.ToString()));
           }
         }
-        if (spec.participants != 1 && !spec.dimensions.empty()) {
+        if (spec.participants < 1) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(HloOpcodeString(spec.opcode),
+                           ": the shard count must be at "
+                           "least 1; got ",
+                           spec.participants));
+        }
+        if (spec.opcode == HloOpcode::kAllToAll && spec.participants != 1 &&
+            spec.checked_dimension != spec.dimensions[0]) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "all-to-all: split_dimension ", spec.dimensions[0],
+              " differs from concat_dimension ", *spec.checked_dimension,
+              " with split_count ", spec.participants,
+              "; mxla's builder records all-to-all only along one "
+              "dimension (split and concatenate along the same one)"));
+        }
+        if (spec.opcode == HloOpcode::kAllToAll) {
+          RETURN_IF_ERROR(ShapeInference::InferAllToAllShape(
+                              declared, spec.dimensions[0], spec.dimensions[0],
+                              spec.participants)
+                              .status());
+        } else if (spec.participants != 1) {
           // The shape XLA's builder gives: the dimension times (or, for
-          // reduce-scatter, divided by) the participant count.
+          // reduce-scatter, divided by) the shard count.
           std::vector<int64_t> dims(declared.dimensions().begin(),
                                     declared.dimensions().end());
           int64_t& size = dims[spec.dimensions[0]];
+          if (spec.opcode == HloOpcode::kReduceScatter &&
+              size % spec.participants != 0) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "reduce-scatter: operand ", declared.ToString(),
+                ": scatter dimension ", spec.dimensions[0], " size ", size,
+                " must be dividable by shard_count ", spec.participants, "."));
+          }
           size = spec.opcode == HloOpcode::kReduceScatter
-                     ? size / std::max<int64_t>(spec.participants, 1)
+                     ? size / spec.participants
                      : size * spec.participants;
           declared = ShapeUtil::MakeShape(declared.element_type(), dims);
         }
-        IdGroups groups = spec.replica_groups;
-        if (spec.participants > 1 && groups.empty()) {
-          groups.emplace_back();
-          for (int64_t i = 0; i < spec.participants; ++i) {
-            groups.back().push_back(i);
-          }
-        }
-        const Shape* operands[] = {&x->shape()};
-        ASSIGN_OR_RETURN(Shape shape,
-                         ShapeInference::InferSingleDeviceCollectiveShape(
-                             spec.opcode, operands, groups,
-                             spec.source_target_pairs, declared));
         auto instruction =
-            HloInstruction::CreateGeneric(spec.opcode, shape, {x});
+            HloInstruction::CreateGeneric(spec.opcode, declared, {x});
         if (!spec.dimensions.empty()) {
           instruction->set_dimensions(spec.dimensions);
         }
         if (spec.opcode != HloOpcode::kCollectivePermute) {
-          instruction->mutable_attributes().Set(AttrId::kReplicaGroups,
-                                                EncodeIdGroups(groups));
+          instruction->mutable_attributes().Set(
+              AttrId::kReplicaGroups, EncodeIdGroups(spec.replica_groups));
         } else {
           instruction->mutable_attributes().Set(
               AttrId::kSourceTargetPairs,
@@ -98,6 +118,14 @@ XlaOp RecordCollective(XlaOp operand, const CollectiveSpec& spec,
         if (spec.computation != nullptr) {
           instruction->set_called_computations(
               {builder->AddCalledComputation(*spec.computation)});
+        }
+        // The groups and the shard count, as the verifier checks them.
+        ASSIGN_OR_RETURN(Shape shape, InferInstructionShape(*instruction,
+                                                            HloForm::kBuilder));
+        if (shape != declared) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              HloOpcodeString(spec.opcode), ": the result would be ",
+              declared.ToString(), " but its rule gives ", shape.ToString()));
         }
         return builder->AddInstruction(std::move(instruction), spec.name,
                                        location);
@@ -144,8 +172,9 @@ XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation,
 XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
                int64_t concat_dimension, int64_t split_count,
                const IdGroups& replica_groups, SourceLocation location) {
-  // With one participant the split and the concatenation are the identity
-  // (XLA's text keeps only the split dimension; both are range-checked).
+  // XLA's text keeps only the split dimension; both are range-checked.
+  // Across several devices they must be one dimension here (XLA's builder
+  // adds a reshape and a transpose otherwise).
   return RecordCollective(operand,
                           {.opcode = HloOpcode::kAllToAll,
                            .name = "AllToAll",

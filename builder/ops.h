@@ -432,11 +432,11 @@ XlaOp Map(XlaBuilder* builder, absl::Span<const XlaOp> operands,
 XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator,
            int64_t dimension = -1, bool is_stable = false,
            SourceLocation location = SourceLocation::current());
-// XLA's collectives. mxla runs one device (one replica of one partition):
-// each records only when every replica group has one participant
-// (shard_count and split_count 1; no groups means one), where it is an
-// identity, and CollectivePermute only with no pairs (zeros) or {0, 0} (a
-// copy). Anything else is an error that names what it needs.
+// XLA's collectives, checked as the verifier checks them (the groups, and
+// the shard or split count against the groups' size where the groups give
+// it; with no groups, against the devices the module runs on, when it
+// runs). AllToAll splits and concatenates along one dimension when
+// split_count is not 1.
 XlaOp AllReduce(XlaOp operand, const XlaComputation& computation,
                 const IdGroups& replica_groups = {},
                 SourceLocation location = SourceLocation::current());

@@ -105,13 +105,17 @@ absl::StatusOr<Literal> InAccumulationType(
     absl::FunctionRef<absl::StatusOr<Literal>(const Literal&, const Literal&,
                                               const Shape&)>
         compute);
-// A collective on one device, verified (hlo_evaluator_collectives.cc):
-// the operands themselves, a start's (operands, results), a done's results;
-// collective-permute's result is the operand if `permutes_to_itself`, else
-// zeros.
-absl::StatusOr<Literal> EvaluateSingleDeviceCollective(
-    HloOpcode opcode, const Shape& shape, bool permutes_to_itself,
-    absl::Span<const Literal* const> operands);
+// A verified collective (all-reduce, all-gather, reduce-scatter,
+// all-to-all, collective-broadcast, collective-permute and the -start/-done
+// forms) as this run's device computes it (options.device: its group's
+// members contribute through its communicator; none: device 0 of one),
+// hlo_evaluator_collectives.cc.
+absl::StatusOr<Literal> EvaluateCollective(
+    const HloInstruction& op, absl::Span<const Literal* const> operands,
+    const EvaluatorOptions& options);
+// replica-id or partition-id: the device's replica or partition, as u32.
+absl::StatusOr<Literal> EvaluateDeviceId(const HloInstruction& op,
+                                         const EvaluatorOptions& options);
 // Row-major reinterpretation with the same element count.
 // HLO topk: (the k largest or smallest along the last dimension, their s32
 // indices), stable, floats in their total order.

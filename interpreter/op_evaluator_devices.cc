@@ -6,7 +6,6 @@
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "interpreter/op_evaluator.h"
 #include "ir/literal.h"
-#include "ir/replica_groups.h"
 #include "ir/status_macros.h"
 #include "semantics/bit_generators.h"
 #include "semantics/random_numbers.h"
@@ -42,19 +41,12 @@ OpEvaluator::Result OpEvaluator::Handle(OpTag<Op::kRngBitGenerator>) {
   return semantics::bit_generators::Generate(algorithm, operand(0), shape());
 }
 
-// mxla runs one replica of one partition.
 OpEvaluator::Result OpEvaluator::DeviceId() {
-  return LiteralUtil::CreateR0<uint32_t>(0);
+  return EvaluateDeviceId(instruction_, options_);
 }
 
 OpEvaluator::Result OpEvaluator::Collective() {
-  const bool has_pairs =
-      instruction_.attributes().Has(AttrId::kSourceTargetPairs) &&
-      !DecodeIdGroups(*instruction_.attributes().Get<std::vector<int64_t>>(
-                          AttrId::kSourceTargetPairs))
-           .empty();
-  return EvaluateSingleDeviceCollective(instruction_.opcode(), shape(),
-                                        has_pairs, operands_);
+  return EvaluateCollective(instruction_, operands_, options_);
 }
 
 // The verifier refuses them (shape_rules::Channel); an unverified module

@@ -1,15 +1,13 @@
-// Shape inference for the collectives and the asynchronous wrappers on
-// mxla's one device (one replica of one partition). A collective runs when each of its groups has a single
-// participant, where it is an identity (all-reduce, all-gather,
-// reduce-scatter, all-to-all, collective-broadcast) or a copy
-// (collective-permute from device 0 to itself); one that needs other
-// devices is InvalidArgument naming what it needs.
+// Shape inference for the collectives (XLA's rules; the group sizes are
+// the caller's, see shape_rules::Collective) and the asynchronous
+// wrappers.
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
 #include "shape_inference/shape_inference.h"
@@ -17,11 +15,10 @@
 
 namespace mxla {
 
+using shape_inference_internal::ExpectValidArray;
 using shape_inference_internal::OpError;
 
 namespace {
-
-constexpr absl::string_view kOneDevice = ShapeInference::kOneDevice;
 
 Shape TupleOrSingle(absl::Span<const Shape* const> shapes) {
   if (shapes.size() == 1) return *shapes[0];
@@ -34,91 +31,6 @@ std::string Shapes(absl::Span<const Shape* const> shapes) {
   std::vector<std::string> text;
   for (const Shape* shape : shapes) text.push_back(shape->ToString());
   return absl::StrJoin(text, ", ");
-}
-
-// The shape a start op's result has on one device, given its operands.
-absl::StatusOr<Shape> StartShape(HloOpcode opcode,
-                                 absl::Span<const Shape* const> operands,
-                                 const Shape& declared) {
-  std::vector<Shape> elements;
-  for (const Shape* shape : operands) elements.push_back(*shape);
-  if (opcode == HloOpcode::kAllGatherStart) {
-    for (const Shape* shape : operands) elements.push_back(*shape);
-    return ShapeUtil::MakeTupleShape(elements);
-  }
-  // collective-permute-start: (operand, result), then any u32[] context
-  // values XLA adds.
-  elements.push_back(*operands[0]);
-  if (declared.IsTuple()) {
-    for (size_t i = 2; i < declared.tuple_shapes().size(); ++i) {
-      elements.push_back(declared.tuple_shapes(i));
-    }
-  }
-  return ShapeUtil::MakeTupleShape(elements);
-}
-
-// Every replica group has one participant and every source-target pair
-// is {0,0}.
-absl::Status CheckOneParticipant(HloOpcode opcode,
-                                 const IdGroups& replica_groups,
-                                 const IdGroups& source_target_pairs) {
-  for (const std::vector<int64_t>& group : replica_groups) {
-    if (group.size() > 1) {
-      return OpError(opcode, "replica group {", absl::StrJoin(group, ","), "}",
-                     " has ", group.size(), " participants, but ", kOneDevice,
-                     ": a collective runs only when every group has one.");
-    }
-  }
-  for (const std::vector<int64_t>& pair : source_target_pairs) {
-    if (pair.size() != 2) {
-      return OpError(opcode, "each source_target_pair must have 2 ids; got ",
-                     "{", absl::StrJoin(pair, ","), "}.");
-    }
-    if (pair[0] != 0 || pair[1] != 0) {
-      return OpError(opcode, "source_target_pair {", absl::StrJoin(pair, ","),
-                     "}",
-                     " names another device, but ", kOneDevice,
-                     ": only {0,0} (a copy) can run.");
-    }
-  }
-  return absl::OkStatus();
-}
-
-// The result one participant makes of its operands: a done op's value out
-// of its start's tuple, a start's tuple, or the operands themselves.
-absl::StatusOr<Shape> OneParticipantResult(
-    HloOpcode opcode, absl::Span<const Shape* const> operands,
-    const Shape& declared) {
-  switch (opcode) {
-    case HloOpcode::kAllReduceDone:
-      return *operands[0];
-    case HloOpcode::kAllGatherDone: {
-      const Shape& start = *operands[0];
-      if (!start.IsTuple() || start.tuple_shapes().size() % 2 != 0 ||
-          start.tuple_shapes().size() == 0) {
-        return OpError(opcode, "expects an all-gather-start's result; got ",
-                       start.ToString(), ".");
-      }
-      const int64_t n = static_cast<int64_t>(start.tuple_shapes().size()) / 2;
-      std::vector<Shape> results(start.tuple_shapes().begin() + n,
-                                 start.tuple_shapes().end());
-      return n == 1 ? results[0] : ShapeUtil::MakeTupleShape(results);
-    }
-    case HloOpcode::kCollectivePermuteDone: {
-      const Shape& start = *operands[0];
-      if (!start.IsTuple() || start.tuple_shapes().size() < 2) {
-        return OpError(opcode,
-                       "expects a collective-permute-start's result; got ",
-                       start.ToString(), ".");
-      }
-      return start.tuple_shapes(1);
-    }
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kCollectivePermuteStart:
-      return StartShape(opcode, operands, declared);
-    default:
-      return TupleOrSingle(operands);
-  }
 }
 
 // An async done's or update's operand: the start's tuple, element `i` of
@@ -188,30 +100,161 @@ absl::StatusOr<Shape> AsyncStartValue(
 
 }  // namespace
 
-absl::StatusOr<Shape> ShapeInference::InferSingleDeviceCollectiveShape(
-    HloOpcode opcode, absl::Span<const Shape* const> operands,
-    const IdGroups& replica_groups, const IdGroups& source_target_pairs,
-    const Shape& declared) {
-  RETURN_IF_ERROR(
-      CheckOneParticipant(opcode, replica_groups, source_target_pairs));
+absl::StatusOr<Shape> ShapeInference::InferAllReduceShape(
+    HloOpcode opcode, absl::Span<const Shape* const> operands) {
   if (operands.empty()) return OpError(opcode, "expects an operand.");
-  ASSIGN_OR_RETURN(const Shape expected,
-                   OneParticipantResult(opcode, operands, declared));
-  for (const Shape* operand : operands) {
-    if (!operand->IsArray() && opcode != HloOpcode::kAllReduceDone &&
-        opcode != HloOpcode::kAllGatherDone &&
-        opcode != HloOpcode::kCollectivePermuteDone) {
-      return OpError(opcode, "expects array operands; got ",
-                     operand->ToString(), ".");
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(
+        ExpectValidArray(opcode, *operands[i], absl::StrCat("operand ", i)));
+  }
+  return TupleOrSingle(operands);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferAllGatherShape(
+    HloOpcode opcode, absl::Span<const Shape* const> operands,
+    int64_t dimension, int64_t shard_count) {
+  if (operands.empty()) return OpError(opcode, "expects an operand.");
+  if (shard_count < 1) {
+    return OpError(opcode, "the shard count must be at least 1; got ",
+                   shard_count, ".");
+  }
+  std::vector<Shape> results;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Shape& operand = *operands[i];
+    RETURN_IF_ERROR(
+        ExpectValidArray(opcode, operand, absl::StrCat("operand ", i)));
+    if (dimension < 0 || dimension >= operand.rank()) {
+      return OpError(opcode, "all_gather_dimension ", dimension,
+                     " is out of bounds for operand ", i, " ",
+                     operand.ToString(), ".");
+    }
+    std::vector<int64_t> dims(operand.dimensions().begin(),
+                              operand.dimensions().end());
+    dims[dimension] *= shard_count;
+    results.push_back(ShapeUtil::MakeShape(operand.element_type(), dims));
+  }
+  const Shape gathered = results.size() == 1
+                             ? results[0]
+                             : ShapeUtil::MakeTupleShape(results);
+  if (opcode != HloOpcode::kAllGatherStart) return gathered;
+  return ShapeUtil::MakeTupleShape({TupleOrSingle(operands), gathered});
+}
+
+absl::StatusOr<Shape> ShapeInference::InferReduceScatterShape(
+    absl::Span<const Shape* const> operands, int64_t dimension,
+    int64_t shard_count) {
+  constexpr HloOpcode kOp = HloOpcode::kReduceScatter;
+  if (operands.empty()) return OpError(kOp, "expects an operand.");
+  if (shard_count < 1) {
+    return OpError(kOp, "the shard count must be at least 1; got ",
+                   shard_count, ".");
+  }
+  std::vector<Shape> results;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Shape& operand = *operands[i];
+    RETURN_IF_ERROR(
+        ExpectValidArray(kOp, operand, absl::StrCat("operand ", i)));
+    if (dimension < 0 || dimension >= operand.rank()) {
+      return OpError(kOp, "scatter_dimension ", dimension,
+                     " is out of bounds for operand ", i, " ",
+                     operand.ToString(), ".");
+    }
+    std::vector<int64_t> dims(operand.dimensions().begin(),
+                              operand.dimensions().end());
+    if (dims[dimension] % shard_count != 0) {
+      return OpError(kOp, "operand ", i, " ", operand.ToString(),
+                     ": scatter dimension ", dimension, " size ",
+                     dims[dimension], " must be dividable by shard_count ",
+                     shard_count, ".");
+    }
+    dims[dimension] /= shard_count;
+    results.push_back(ShapeUtil::MakeShape(operand.element_type(), dims));
+  }
+  return results.size() == 1 ? results[0] : ShapeUtil::MakeTupleShape(results);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferAllToAllShape(
+    const Shape& operand, int64_t split_dimension, int64_t concat_dimension,
+    int64_t split_count) {
+  constexpr HloOpcode kOp = HloOpcode::kAllToAll;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
+  if (split_count < 1) {
+    return OpError(kOp, "the split count must be at least 1; got ",
+                   split_count, ".");
+  }
+  if (split_dimension < 0 || split_dimension >= operand.rank()) {
+    return OpError(kOp, "split_dimension ", split_dimension,
+                   " is out-of-bounds in shape ", operand.ToString(), ".");
+  }
+  if (concat_dimension < 0 || concat_dimension >= operand.rank()) {
+    return OpError(kOp, "concat_dimension ", concat_dimension,
+                   " is out-of-bounds in shape ", operand.ToString(), ".");
+  }
+  std::vector<int64_t> dims(operand.dimensions().begin(),
+                            operand.dimensions().end());
+  if (dims[split_dimension] % split_count != 0) {
+    return OpError(kOp, "split dimension ", split_dimension, " of ",
+                   operand.ToString(), " (size ", dims[split_dimension],
+                   ") must be dividable by split_count ", split_count, ".");
+  }
+  dims[split_dimension] /= split_count;
+  dims[concat_dimension] *= split_count;
+  return ShapeUtil::MakeShape(operand.element_type(), dims);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferAllToAllTupleShape(
+    absl::Span<const Shape* const> operands) {
+  constexpr HloOpcode kOp = HloOpcode::kAllToAll;
+  if (operands.empty()) return OpError(kOp, "expects an operand.");
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(
+        ExpectValidArray(kOp, *operands[i], absl::StrCat("operand ", i)));
+    if (*operands[i] != *operands[0]) {
+      return OpError(kOp, "has operands with different shapes: the 0th "
+                     "operand shape ", operands[0]->ToString(), ", but the ",
+                     i, "th operand has shape ", operands[i]->ToString(),
+                     ".");
     }
   }
-  if (declared != expected) {
-    return OpError(opcode, "the result ", declared.ToString(),
-                   " is not what one participant makes of its operands (",
-                   Shapes(operands), "): ", expected.ToString(),
-                   ". It needs more participants, and ", kOneDevice, ".");
+  std::vector<Shape> elements;
+  for (const Shape* shape : operands) elements.push_back(*shape);
+  return ShapeUtil::MakeTupleShape(elements);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferCollectiveBroadcastShape(
+    absl::Span<const Shape* const> operands) {
+  constexpr HloOpcode kOp = HloOpcode::kCollectiveBroadcast;
+  if (operands.size() != 1) {
+    return OpError(kOp, "expects one operand; got ", operands.size(), ".");
   }
-  return expected;
+  RETURN_IF_ERROR(ExpectValidArray(kOp, *operands[0], "operand"));
+  return *operands[0];
+}
+
+absl::StatusOr<Shape> ShapeInference::InferCollectivePermuteShape(
+    HloOpcode opcode, absl::Span<const Shape* const> operands,
+    absl::Span<const Shape> context) {
+  if (operands.size() != 1) {
+    return OpError(opcode, "expects one operand; got ", operands.size(), ".");
+  }
+  RETURN_IF_ERROR(ExpectValidArray(opcode, *operands[0], "operand"));
+  if (opcode != HloOpcode::kCollectivePermuteStart) return *operands[0];
+  std::vector<Shape> elements = {*operands[0], *operands[0]};
+  elements.insert(elements.end(), context.begin(), context.end());
+  return ShapeUtil::MakeTupleShape(elements);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferCollectiveDoneShape(
+    HloOpcode opcode, const Shape& start) {
+  if (opcode == HloOpcode::kAllReduceDone) return start;
+  if (!start.IsTuple() || start.tuple_shapes().size() < 2) {
+    return OpError(opcode, "expects the tuple of a ",
+                   opcode == HloOpcode::kAllGatherDone
+                       ? "all-gather-start"
+                       : "collective-permute-start",
+                   "; got ", start.ToString(), ".");
+  }
+  return start.tuple_shapes(1);
 }
 
 absl::StatusOr<Shape> ShapeInference::InferAsyncShape(

@@ -271,7 +271,7 @@ absl::StatusOr<Shape> CustomCall(const HloInstruction& instruction,
       instruction.shape());
 }
 
-// replica-id and partition-id: u32[], 0 on mxla's one device.
+// replica-id and partition-id: u32[] (the device's replica or partition).
 absl::StatusOr<Shape> DeviceId(const HloInstruction&, VerifierMode) {
   return ShapeUtil::MakeShape(U32, {});
 }
@@ -310,26 +310,6 @@ absl::StatusOr<Shape> Conditional(const HloInstruction& instruction,
   operands.erase(operands.begin());
   return ShapeInference::InferConditionalShape(OperandShape(instruction, 0),
                                                branches, operands);
-}
-
-absl::StatusOr<Shape> Collective(const HloInstruction& instruction,
-                                 VerifierMode) {
-  auto groups = [&](AttrId id) {
-    const auto* flat = instruction.attributes().Get<std::vector<int64_t>>(id);
-    return flat == nullptr ? IdGroups{} : DecodeIdGroups(*flat);
-  };
-  for (int64_t d : instruction.dimensions()) {
-    const Shape& operand = OperandShape(instruction, 0);
-    if (!operand.IsArray() || d < 0 || d >= operand.rank()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          HloOpcodeString(instruction.opcode()), ": dimension ", d,
-          " is out of range for ", operand.ToString()));
-    }
-  }
-  return ShapeInference::InferSingleDeviceCollectiveShape(
-      instruction.opcode(), OperandShapes(instruction),
-      groups(AttrId::kReplicaGroups), groups(AttrId::kSourceTargetPairs),
-      instruction.shape());
 }
 
 absl::StatusOr<Shape> Sort(const HloInstruction& instruction, VerifierMode) {

@@ -209,19 +209,49 @@ class ShapeInference {
                                                const ProgramShape& body,
                                                const Shape& init);
 
-  // A collective (all-reduce, all-gather, reduce-scatter, all-to-all,
-  // collective-broadcast, collective-permute and the -start/-done forms) on
-  // mxla's one device: every replica group has one participant and every
-  // source_target_pair is {0,0}, and the result (`declared`) is what one
-  // participant makes: the operands (a tuple of them for several), a
-  // start's (operands, results) tuple, a done's results.
-  // Every refusal of a collective that needs other devices says this.
+  // The collectives, XLA's rules. The group size (XLA's shard or split
+  // count) is the caller's: the verifier takes it from the declared shape
+  // or from the groups and the module's replica_count/num_partitions
+  // (shape_rules::Collective). Several operands give a tuple of results.
+  //   all-reduce(-start): the operands' shapes; all-reduce-done: its
+  //   operand's. all-gather: `dimension` times `shard_count`;
+  //   all-gather-start: (operands, results), each a tuple for several
+  //   operands; all-gather-done: element 1 of the start's.
+  //   reduce-scatter: `dimension` divided by `shard_count` (it must divide).
+  //   all-to-all, array form: `split_dimension` divided by `split_count`
+  //   (it must divide) and `concat_dimension` multiplied by it; tuple form:
+  //   operands of one shape, their tuple. collective-broadcast: its array
+  //   operand's shape. collective-permute: its array operand's shape;
+  //   collective-permute-start: (operand, result, context...);
+  //   collective-permute-done: element 1 of the start's.
+  static absl::StatusOr<Shape> InferAllReduceShape(
+      HloOpcode opcode, absl::Span<const Shape* const> operands);
+  static absl::StatusOr<Shape> InferAllGatherShape(
+      HloOpcode opcode, absl::Span<const Shape* const> operands,
+      int64_t dimension, int64_t shard_count);
+  static absl::StatusOr<Shape> InferReduceScatterShape(
+      absl::Span<const Shape* const> operands, int64_t dimension,
+      int64_t shard_count);
+  static absl::StatusOr<Shape> InferAllToAllShape(const Shape& operand,
+                                                  int64_t split_dimension,
+                                                  int64_t concat_dimension,
+                                                  int64_t split_count);
+  static absl::StatusOr<Shape> InferAllToAllTupleShape(
+      absl::Span<const Shape* const> operands);
+  static absl::StatusOr<Shape> InferCollectiveBroadcastShape(
+      absl::Span<const Shape* const> operands);
+  static absl::StatusOr<Shape> InferCollectivePermuteShape(
+      HloOpcode opcode, absl::Span<const Shape* const> operands,
+      absl::Span<const Shape> context);
+  // all-reduce-done, all-gather-done and collective-permute-done: the
+  // result a start's value holds.
+  static absl::StatusOr<Shape> InferCollectiveDoneShape(HloOpcode opcode,
+                                                        const Shape& start);
+  // Refusals of transfers between devices that mxla does not make (send
+  // and recv to another device, custom calls that change the shape) say
+  // this.
   static constexpr absl::string_view kOneDevice =
       "mxla runs one device (one replica of one partition)";
-  static absl::StatusOr<Shape> InferSingleDeviceCollectiveShape(
-      HloOpcode opcode, absl::Span<const Shape* const> operands,
-      const IdGroups& replica_groups, const IdGroups& source_target_pairs,
-      const Shape& declared);
 
   // gather(operand, start_indices): XLA's rule. The result has the batch
   // dimensions of start_indices (all but index_vector_dim) and, at

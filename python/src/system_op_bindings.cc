@@ -158,7 +158,7 @@ void DefineSystemOps(py::module_& m) {
       py::arg("builder"));
 }
 
-// mxla runs one device: these take replica groups of one participant.
+// XLA's collectives, checked as the C++ builder checks them (builder/ops.h).
 void DefineCollectives(py::module_& m) {
   m.def(
       "AllReduce",

@@ -213,8 +213,13 @@ def test_system_op_errors():
                                          r'custom_call_target "fancy" is not supported'):
         mxla.CustomCall(b, "fancy", [x], np.float32, (4,))
     b, x = builder_with_x("all_reduce")
-    with pytest.raises(mxla.Error, match="participants, but mxla runs one device"):
-        mxla.AllReduce(x, scalar_computation("add", mxla.Add), [[0, 1]])
+    # Two participants build (the groups are valid); one device cannot run them.
+    two = b.build(mxla.AllReduce(x, scalar_computation("add", mxla.Add), [[0, 1]]))
+    with pytest.raises(mxla.Error, match=r"replica id 1 in replica group \{0,1\} is outside \[0, 1\)"):
+        mxla.compile(two)
+    b, x = builder_with_x("all_gather")
+    with pytest.raises(mxla.Error, match="gathered 4 times along dimension 0, but each group has 2 devices"):
+        mxla.AllGather(x, 0, 4, [[0, 1]])
     b, x = builder_with_x("rng")
     with pytest.raises(mxla.Error, match="rng_fast"):
         mxla.RngBitGenerator("rng_fast", mxla.Constant(b, np.array([1, 2], np.uint64)),

@@ -1,8 +1,9 @@
-// The collectives on mxla's one device: their text forms (replica_groups
-// explicit or in XLA's iota form, source_target_pairs), the single-device
-// rule (a group of one participant runs: an identity or a copy; more
-// participants are refused by name), the builder, the evaluator, and the
-// JIT (which lowers them to plain HLO) against the interpreter.
+// The collectives' text forms (replica_groups explicit or in XLA's iota
+// form, source_target_pairs), on one device (a group of one participant
+// runs: an identity or a copy; a program whose collectives need more is
+// refused by name when it runs), the builder, the evaluator, and the JIT
+// (which lowers them to plain HLO on one device) against the interpreter.
+// Several devices: tests/interpreter/collectives_test.cc.
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,8 +131,13 @@ TEST(CollectivesTest, OneParticipantIsAnIdentityInBothBackends) {
   }
 }
 
-TEST(CollectivesTest, SeveralParticipantsAreRefusedByName) {
-  auto verify = [](const std::string& instruction) {
+// Collectives of several participants are valid HLO (the verifier checks
+// their groups and shapes as XLA's does), and a run on one device refuses
+// them by name: the interpreter when a group names a device past 0 or the
+// shapes need more participants than its group has, the JIT when it
+// compiles them for one device.
+TEST(CollectivesTest, SeveralParticipantsVerifyAndOneDeviceRefusesThem) {
+  auto parse = [](const std::string& instruction) {
     absl::StatusOr<std::unique_ptr<HloModule>> module =
         ParseHloModule(absl::StrCat(
             "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] "
@@ -139,26 +145,43 @@ TEST(CollectivesTest, SeveralParticipantsAreRefusedByName) {
             "f32[8] parameter(0)\n  ROOT r = ",
             instruction, "\n}\n"));
     EXPECT_OK(module.status());
-    if (!module.ok()) return std::string();
-    return std::string(
-        VerifyModule(**module, VerifierMode::kLowered).message());
+    if (module.ok()) EXPECT_OK(VerifyModule(**module, VerifierMode::kLowered));
+    return module;
   };
-  EXPECT_THAT(verify("f32[8] all-reduce(x), replica_groups={{0,1},{2,3}}, "
-                     "to_apply=add"),
-              HasSubstr("instruction 'r' (all-reduce): all-reduce: replica "
-                        "group {0,1} has 2 participants, but mxla runs one "
-                        "device (one replica of one partition)"));
-  EXPECT_THAT(verify("f32[16] all-gather(x), dimensions={0}, "
-                     "replica_groups={}"),
-              HasSubstr("all-gather: the result f32[16] is not what one "
-                        "participant makes of its operands (f32[8]): f32[8]. "
-                        "It needs more participants"));
-  EXPECT_THAT(verify("f32[8] collective-permute(x), "
-                     "source_target_pairs={{0,1},{1,0}}"),
-              HasSubstr("source_target_pair {0,1} names another device"));
-  EXPECT_THAT(verify("(f32[8], f32[16]) all-gather-start(x), dimensions={0}, "
-                     "replica_groups={}"),
-              HasSubstr("It needs more participants"));
+  const Literal x = LiteralUtil::CreateR1<float>({1, 2, 3, 4, 5, 6, 7, 8});
+  struct Case {
+    std::string instruction;
+    std::string interpreter_error;
+  };
+  const Case cases[] = {
+      {"f32[8] all-reduce(x), replica_groups={{0,1}}, to_apply=add",
+       "all-reduce 'r': replica id 1 in replica group {0,1} is outside "
+       "[0, 1) (cross-replica mode on 1 replicas x 1 partitions)"},
+      {"f32[8] collective-permute(x), source_target_pairs={{0,1},{1,0}}",
+       "collective-permute 'r': source_target_pair {0,1} names replica 1, "
+       "outside [0, 1)"},
+      {"f32[8] all-reduce(x), channel_id=1, replica_groups={{0,1}}, "
+       "to_apply=add",
+       "partition id 1 in replica group {0,1} is outside [0, 1)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.instruction);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                         parse(c.instruction));
+    EXPECT_THAT(EvaluateModule(*module, {&x}).status().message(),
+                HasSubstr(c.interpreter_error));
+    EXPECT_THAT(Compile(*module).status().message(),
+                HasSubstr("this program is compiled for one device"));
+  }
+  // With the default counts (1 and 1) and no groups, the shapes give the
+  // shard count: the module verifies, and one device cannot run it.
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<HloModule> gather,
+      parse("f32[16] all-gather(x), dimensions={0}, replica_groups={}"));
+  EXPECT_THAT(EvaluateModule(*gather, {&x}).status().message(),
+              HasSubstr("all-gather 'r': its group {0} has 1 devices, but the "
+                        "result f32[16] is not 1 times the operand f32[8] "
+                        "along dimension 0"));
 }
 
 // async-start/-update/-done, call-start/-done and copy-start/-done: on one
@@ -283,14 +306,32 @@ TEST(CollectivesTest, Builder) {
   EXPECT_EQ(result, LiteralUtil::CreateR1<float>({1, 2, 3}));
   EXPECT_TRUE(RunAndCompare(computation.module(), {}));
 
+  // Several participants: XLA's shapes, checked against the groups.
   XlaBuilder gather("gather");
   AllGather(ConstantR1<float>(&gather, {1, 2}), 0, 4);
-  EXPECT_THAT(gather.Build().status().message(),
-              HasSubstr("replica group {0,1,2,3} has 4 participants"));
+  ASSERT_OK_AND_ASSIGN(XlaComputation gathered, gather.Build());
+  EXPECT_EQ(gathered.module().entry_computation()->root_instruction()->shape(),
+            ShapeUtil::MakeShape(F32, {8}));
+  XlaBuilder mismatched("mismatched");
+  AllGather(ConstantR1<float>(&mismatched, {1, 2}), 0, 4, {{0, 1}});
+  EXPECT_THAT(mismatched.Build().status().message(),
+              HasSubstr("all-gather: the result f32[8] is the "
+                        "operand f32[2] gathered 4 times along dimension 0, "
+                        "but each group has 2 devices"));
+  XlaBuilder scatter("scatter");
+  ReduceScatter(ConstantR1<float>(&scatter, {1, 2, 3}), sum, 0, 2);
+  EXPECT_THAT(scatter.Build().status().message(),
+              HasSubstr("scatter dimension 0 size 3 must be dividable by "
+                        "shard_count 2"));
   XlaBuilder permute("permute");
-  CollectivePermute(ConstantR1<float>(&permute, {1, 2}), {{0, 1}});
+  CollectivePermute(ConstantR1<float>(&permute, {1, 2}), {{0, 1}, {2, 1}});
   EXPECT_THAT(permute.Build().status().message(),
-              HasSubstr("source_target_pair {0,1} names another device"));
+              HasSubstr("target 1 appears more than once"));
+  XlaBuilder transposing("transposing");
+  AllToAll(ConstantR2<float>(&transposing, {{1, 2}, {3, 4}}), 0, 1, 2);
+  EXPECT_THAT(transposing.Build().status().message(),
+              HasSubstr("split_dimension 0 differs from concat_dimension 1 "
+                        "with split_count 2"));
   XlaBuilder dimension("dimension");
   AllToAll(ConstantR1<float>(&dimension, {1, 2}), 0, 1, 1);
   EXPECT_THAT(dimension.Build().status().message(),
