@@ -3,7 +3,8 @@
 // order) against gloo's own gloo::allreduce (its ring) of the same buffer,
 // 1 KiB to 64 MiB, the median of repeated runs of each, interleaved.
 //
-//   mxla_distributed_bench [--processes N] [--repeat R] [--max-bytes B]
+//   mxla_distributed_bench [--processes N] [--repeat R] [--min-bytes B]
+//                          [--max-bytes B]
 //
 // starts N copies of itself (default 2) that meet through a fresh store
 // directory; device 0 prints the table. With 2 devices it also checks that
@@ -36,6 +37,7 @@ namespace {
 struct Flags {
   int64_t processes = 2;
   int64_t repeat = 20;
+  int64_t min_bytes = 1024;
   int64_t max_bytes = int64_t{64} << 20;
   int64_t rank = -1;  // a device's copy; -1: the launcher
   std::string directory;
@@ -90,7 +92,7 @@ int Device(const Flags& flags) {
                  "mxla GB/s");
   }
   bool all_equal = true;
-  for (int64_t bytes = 1024; bytes <= flags.max_bytes; bytes *= 4) {
+  for (int64_t bytes = flags.min_bytes; bytes <= flags.max_bytes; bytes *= 4) {
     const int64_t elements = bytes / 4;
     std::vector<float> send(elements), ours(elements), theirs(elements);
     for (int64_t i = 0; i < elements; ++i) {
@@ -159,7 +161,8 @@ int Launch(Flags flags, const char* program) {
   std::vector<std::vector<std::string>> arguments;
   for (int64_t d = 0; d < flags.processes; ++d) {
     arguments.push_back({"--processes", absl::StrCat(flags.processes),
-                         "--repeat", absl::StrCat(flags.repeat), "--max-bytes",
+                         "--repeat", absl::StrCat(flags.repeat), "--min-bytes",
+                         absl::StrCat(flags.min_bytes), "--max-bytes",
                          absl::StrCat(flags.max_bytes), "--rank",
                          absl::StrCat(d), "--directory", pattern});
   }
@@ -199,6 +202,8 @@ int main(int argc, char** argv) {
       flags.processes = std::atoll(value.c_str());
     } else if (flag == "--repeat") {
       flags.repeat = std::atoll(value.c_str());
+    } else if (flag == "--min-bytes") {
+      flags.min_bytes = std::atoll(value.c_str());
     } else if (flag == "--max-bytes") {
       flags.max_bytes = std::atoll(value.c_str());
     } else if (flag == "--rank") {
@@ -207,7 +212,8 @@ int main(int argc, char** argv) {
       flags.directory = value;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--processes N] [--repeat R] [--max-bytes B]\n",
+                   "usage: %s [--processes N] [--repeat R] [--min-bytes B] "
+                   "[--max-bytes B]\n",
                    argv[0]);
       return 2;
     }

@@ -132,19 +132,17 @@ TEST(GlooCommunicatorTest, ADeviceThatDiesFailsTheOtherAtOnce) {
 }
 
 TEST(GlooCommunicatorTest, ADeviceThatDiesFailsTheOthersAmongFour) {
-  const Launched run = Launch("exit", 4, 2000);
+  const Launched run = Launch("exit", 4, 5000);
   ASSERT_EQ(run.ends.size(), 4);
   EXPECT_EQ(run.ends[3].exit_code, gloo_test::kDiedCode);
   for (int d = 0; d < 3; ++d) {
     SCOPED_TRACE(absl::StrCat("device ", d, "; report:\n", run.reports[d]));
     EXPECT_EQ(run.ends[d].exit_code, 0);
-    // Device 3 or a device that already failed on it and closed its
-    // connections: either is named.
-    const std::string error = Field(run.reports[d], "error");
-    EXPECT_THAT(error, HasSubstr("all-gather.2: "));
-    EXPECT_TRUE(absl::StrContains(error, "the connection to device") ||
-                absl::StrContains(error, "did not take part"))
-        << error;
+    // Device 3, or a device that failed on it first and closed its
+    // connections: either is named, long before the 5 s timeout.
+    EXPECT_THAT(Field(run.reports[d], "error"),
+                StartsWith("UNAVAILABLE: all-gather.2: the connection to "
+                           "device "));
     EXPECT_LT(FieldMs(run.reports[d], "elapsed_ms"), 2500);
     EXPECT_LT(FieldMs(run.reports[d], "next_elapsed_ms"), 100);
   }
@@ -158,8 +156,9 @@ TEST(GlooCommunicatorTest, ADeviceThatStopsCallingTimesOut) {
   EXPECT_THAT(Field(report, "error"),
               StartsWith("DEADLINE_EXCEEDED: all-gather.1: device 1 did not "
                          "take part within the timeout of 1000 ms (gloo: "));
+  // The timeout, give or take a busy machine's scheduling.
   EXPECT_GE(FieldMs(report, "elapsed_ms"), 900);
-  EXPECT_LT(FieldMs(report, "elapsed_ms"), 2000);
+  EXPECT_LT(FieldMs(report, "elapsed_ms"), 2500);
   EXPECT_THAT(Field(report, "next"),
               HasSubstr("all-reduce.next: not run, an earlier collective "
                         "failed: all-gather.1: device 1 did not take part"));
@@ -175,7 +174,7 @@ TEST(GlooCommunicatorTest, ADeviceThatNeverStartsFailsTheRendezvous) {
                                  "'test-run' in '"),
                       HasSubstr(": device 2 did not arrive within 1500 ms")));
     EXPECT_GE(FieldMs(report, "connect_ms"), 1400);
-    EXPECT_LT(FieldMs(report, "connect_ms"), 2500);
+    EXPECT_LT(FieldMs(report, "connect_ms"), 3000);
   }
 }
 
