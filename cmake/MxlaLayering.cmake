@@ -16,7 +16,7 @@ endif()
 
 # Folders whose headers are mxla's (absl/, llvm/ and the standard are not).
 set(MXLA_LAYER_FOLDERS ir shape_inference hlo_text semantics interpreter
-    builder passes transforms codegen runtime driver tools tests)
+    builder passes transforms codegen runtime driver distributed tools tests)
 
 # Fails if a file in `folder`, other than those in `skipped` (the files of
 # the folder's other libraries), includes a layer folder outside `allowed`

@@ -22,6 +22,7 @@ build=${MXLA_BUILD_DIR:-$root/build}
 
 packages=(cmake ninja-build g++ lld-14 ccache llvm-19-dev llvm-19-tools
           libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
+          libgloo-dev
           graphviz clang-19 libclang-rt-19-dev
           pybind11-dev python3-dev python3-numpy python3-pytest)
 

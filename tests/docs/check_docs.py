@@ -24,7 +24,7 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`+[^`]*`+")
 SOURCE_PATH = re.compile(
     r"(?<![\w./-])((?:ir|hlo_text|semantics|interpreter|builder|passes|"
-    r"codegen|runtime|driver|tools|python|tests|cmake|docs)/[\w./-]*\w\."
+    r"codegen|runtime|driver|distributed|tools|python|tests|cmake|docs)/[\w./-]*\w\."
     r"(?:h|cc|py|def|sh|cmake|md|txt|inc|supp|in))\b")
 
 
