@@ -398,7 +398,7 @@ absl::Status GlooCommunicator::AllReduce(const CollectiveCall& call,
     for (int64_t k = 1; k < members; ++k) {
       const char* other = k == rank ? chunk_of(send, rank).data()
                                     : staging_.get() + k * chunk_bytes;
-      combiner.combine(reduced.data(), other, mine.size);
+      RETURN_IF_ERROR(combiner.combine(reduced.data(), other, mine.size));
     }
   }
   // Step 2: every member's reduced chunk, straight into its place.

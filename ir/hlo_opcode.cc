@@ -91,6 +91,19 @@ bool IsSubprogramOp(HloOpcode opcode) {
          IsDeviceStepOp(opcode);
 }
 
+bool DependsOnDevice(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kCallStart:
+      return true;
+    default:
+      return IsDeviceStepOp(opcode);
+  }
+}
+
 bool IsDeviceStepOp(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kAllReduce:

@@ -41,6 +41,11 @@ bool IsSubprogramOp(HloOpcode opcode);
 // synchronous collectives, replica-id and partition-id. Subprogram ops; a
 // one-device compile lowers them all (passes/lower_collectives.h).
 bool IsDeviceStepOp(HloOpcode opcode);
+// Ops whose value depends on which device runs them or on the other
+// devices: the device steps, the asynchronous collectives and the async
+// wrappers (which may call a collective). Constant folding, which
+// evaluates on no device, leaves them alone.
+bool DependsOnDevice(HloOpcode opcode);
 // Ops whose effect is not only their result (infeed, outfeed): every pass
 // keeps them, and both backends run them even when nothing reads them.
 bool HasSideEffect(HloOpcode opcode);

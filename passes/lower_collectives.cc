@@ -44,10 +44,9 @@ class Lowering {
       case HloOpcode::kCollectivePermute:
         return Permuted();
       case HloOpcode::kAllGatherStart: {
-        std::vector<HloInstruction*> elements(operands.begin(),
-                                              operands.end());
-        elements.insert(elements.end(), operands.begin(), operands.end());
-        return Add(HloInstruction::CreateTuple(elements));
+        // XLA's (operand, result), or ((operands...), (results...)).
+        HloInstruction* own = OneOrTuple({operands.begin(), operands.end()});
+        return Add(HloInstruction::CreateTuple({own, own}));
       }
       case HloOpcode::kCollectivePermuteStart: {
         const Shape& shape = collective_->shape();
@@ -61,13 +60,7 @@ class Lowering {
         }
         return Add(HloInstruction::CreateTuple(elements));
       }
-      case HloOpcode::kAllGatherDone: {
-        HloInstruction* start = collective_->mutable_operand(0);
-        const int64_t n = start->shape().tuple_shapes().size() / 2;
-        std::vector<HloInstruction*> results;
-        for (int64_t i = n; i < 2 * n; ++i) results.push_back(Element(start, i));
-        return OneOrTuple(results);
-      }
+      case HloOpcode::kAllGatherDone:
       case HloOpcode::kCollectivePermuteDone:
       case HloOpcode::kAsyncDone:
       case HloOpcode::kCallDone:
@@ -96,18 +89,12 @@ class Lowering {
       case HloOpcode::kAllReduceStart:
         return SameAs(HloOpcode::kAllReduce, shape, inputs);
       case HloOpcode::kAllGatherStart: {
-        // (operands..., results...): the results from one all-gather.
-        const int64_t n = inputs.size();
-        std::vector<Shape> results(shape.tuple_shapes().begin() + n,
-                                   shape.tuple_shapes().end());
-        HloInstruction* gathered = SameAs(
-            HloOpcode::kAllGather,
-            n == 1 ? results[0] : ShapeUtil::MakeTupleShape(results), inputs);
-        std::vector<HloInstruction*> elements = inputs;
-        for (int64_t i = 0; i < n; ++i) {
-          elements.push_back(n == 1 ? gathered : Element(gathered, i));
-        }
-        return Add(HloInstruction::CreateTuple(elements));
+        // XLA's (operand, result), or ((operands...), (results...)): the
+        // results from one all-gather.
+        HloInstruction* gathered =
+            SameAs(HloOpcode::kAllGather, shape.tuple_shapes(1), inputs);
+        return Add(
+            HloInstruction::CreateTuple({OneOrTuple(inputs), gathered}));
       }
       case HloOpcode::kCollectivePermuteStart: {
         std::vector<HloInstruction*> elements = {inputs[0]};
@@ -121,13 +108,7 @@ class Lowering {
       }
       case HloOpcode::kAllReduceDone:
         return collective_->mutable_operand(0);
-      case HloOpcode::kAllGatherDone: {
-        HloInstruction* start = collective_->mutable_operand(0);
-        const int64_t n = start->shape().tuple_shapes().size() / 2;
-        std::vector<HloInstruction*> results;
-        for (int64_t i = n; i < 2 * n; ++i) results.push_back(Element(start, i));
-        return OneOrTuple(results);
-      }
+      case HloOpcode::kAllGatherDone:
       case HloOpcode::kCollectivePermuteDone:
       case HloOpcode::kAsyncDone:
       case HloOpcode::kCallDone:
@@ -243,6 +224,16 @@ absl::StatusOr<bool> LowerCollectivesPass::Run(HloModule& module) {
       ASSIGN_OR_RETURN(HloInstruction * lowered,
                        Lowering(instruction, devices).Lower());
       if (lowered == nullptr) continue;
+      if (lowered->shape() != instruction->shape()) {
+        // A group of one verifies whatever the shapes say (as in XLA).
+        return absl::InvalidArgumentError(absl::StrCat(
+            HloOpcodeString(instruction->opcode()), " '",
+            instruction->name(), "': its groups have one device here, but "
+            "the result ", instruction->shape().ToString(),
+            " is not what one device makes of its operands: ",
+            lowered->shape().ToString(), "; this program is compiled for "
+            "one device (one replica of one partition)"));
+      }
       computation->ReplaceInstruction(instruction, lowered);
       changed = true;
     }

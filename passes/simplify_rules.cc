@@ -346,7 +346,8 @@ absl::StatusOr<HloInstruction*> FoldConstants(HloInstruction* instruction) {
     default:
       break;
   }
-  if (!instruction->shape().IsArray() ||
+  if (DependsOnDevice(instruction->opcode()) ||
+      !instruction->shape().IsArray() ||
       ShapeUtil::ElementsIn(instruction->shape()) >
           SimplifyPass::kMaxFoldedElements) {
     return nullptr;

@@ -288,7 +288,14 @@ ModuleOutcome EvaluateModuleFile(const std::string& path,
     jit = Compile(**module, compile);
     if (jit.ok()) return {path, CorpusStage::kTooLarge, ""};
   }
-  if (!jit.ok()) return Failed(path, CorpusStage::kCompile, jit.status());
+  if (!jit.ok()) {
+    // Collectives whose groups name more devices than the one it compiles
+    // for (lower-collectives says so).
+    const bool devices = absl::StrContains(jit.status().message(),
+                                           "compiled for one device");
+    return Failed(path, devices ? CorpusStage::kDevices : CorpusStage::kCompile,
+                  jit.status());
+  }
   return RunAndCompare(path, **module, **jit, options);
 }
 

@@ -49,10 +49,11 @@ double Median(std::vector<double> times) {
   return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
 }
 
-void AddF32(char* accumulator, const char* other, int64_t elements) {
+absl::Status AddF32(char* accumulator, const char* other, int64_t elements) {
   float* a = reinterpret_cast<float*>(accumulator);
   const float* b = reinterpret_cast<const float*>(other);
   for (int64_t i = 0; i < elements; ++i) a[i] = a[i] + b[i];
+  return absl::OkStatus();
 }
 
 std::shared_ptr<::gloo::Context> ConnectGloo(const Flags& flags) {

@@ -167,6 +167,7 @@ ElementCombiner AddF32() {
             float* a = reinterpret_cast<float*>(accumulator);
             const float* b = reinterpret_cast<const float*>(other);
             for (int64_t i = 0; i < elements; ++i) a[i] = a[i] + b[i];
+            return absl::OkStatus();
           }};
 }
 

@@ -220,6 +220,7 @@ TEST(GlooCommunicatorTest, OneDeviceRunsAlone) {
                           reinterpret_cast<float*>(a)[i] +=
                               reinterpret_cast<const float*>(b)[i];
                         }
+                        return absl::OkStatus();
                       }};
   EXPECT_THAT(
       (*comm)->AllReduce({"all-reduce", group, 0},

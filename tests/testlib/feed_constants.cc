@@ -26,7 +26,8 @@ bool FoldsWhenConstant(const HloInstruction& instruction) {
     case HloOpcode::kConditional:
       return false;
     default:
-      return instruction.shape().IsArray() &&
+      return !DependsOnDevice(instruction.opcode()) &&
+             instruction.shape().IsArray() &&
              ShapeUtil::ElementsIn(instruction.shape()) <=
                  SimplifyPass::kMaxFoldedElements;
   }

@@ -170,9 +170,11 @@ ENTRY main {
   EXPECT_THAT(outcomes[2].reason, HasSubstr("different element types"));
   EXPECT_EQ(outcomes[3].stage, CorpusStage::kTooLarge);
   EXPECT_EQ(outcomes[4].stage, CorpusStage::kDevices);
-  EXPECT_THAT(outcomes[4].reason, HasSubstr("replica group {N,N} has N "
-                                            "participants, but mxla runs one "
-                                            "device"));
+  EXPECT_THAT(outcomes[4].reason,
+              HasSubstr("replica id N in replica group {N,N} is outside "
+                        "[N, N) (cross-replica mode on N replicas x N "
+                        "partitions); this program is compiled for one "
+                        "device"));
   outcomes.pop_back();
 
   outcomes.push_back(outcomes[1]);  // a second module with the same reason

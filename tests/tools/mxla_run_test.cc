@@ -577,5 +577,49 @@ ENTRY main {
   }
 }
 
+// --replicas: the module on several in-process devices, inputs shared or
+// per device, each device's result printed or written, compared with the
+// other backend; and the errors.
+TEST(MxlaRunTest, RunsOnSeveralDevices) {
+  const std::string hlo = WriteTempFile("ar.hlo", R"(HloModule ar
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  y = f32[2] parameter(1)
+  ar = f32[2] all-reduce(x), replica_groups={}, to_apply=add
+  ROOT r = f32[2] add(ar, y)
+})");
+  const std::string one = NpyFile("one.npy", LiteralUtil::CreateR1<float>({1, 2}));
+  const std::string ten = NpyFile("ten.npy", LiteralUtil::CreateR1<float>({10, 20}));
+  const std::string zero = NpyFile("zero.npy", LiteralUtil::CreateR1<float>({0, 0}));
+  ToolResult result = RunMxla(absl::StrCat(
+      "run ", hlo, " --replicas 2 -i x=", one, " -i 1:x=", ten, " -i y=",
+      zero, " --compare"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "device 0 (replica 0, partition 0): f32[2] {11, 22}\n"
+            "device 1 (replica 1, partition 0): f32[2] {11, 22}\n");
+  const std::string dir = TempPath("devices_out") + "/";
+  std::filesystem::remove_all(dir);
+  result = RunMxla(absl::StrCat("run ", hlo, " --replicas 2 -i x=", one,
+                                " -i y=", zero, " -o ", dir));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "device1")) << dir;
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " --replicas 2 -i x=",
+                                       one, " -i 2:y=", zero)),
+                  "device 2 is not one of the run's 2 devices (0 to 1)");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " --replicas 2 -i x=",
+                                       one, " -i y=", zero, " --repeat 3")),
+                  "--repeat runs one device; this run has 2 replicas x 1 "
+                  "partitions");
+  ExpectUserError(RunMxla(absl::StrCat("run ", hlo, " --replicas 2 -i x=",
+                                       one)),
+                  "device 0: missing input for parameter 1");
+}
+
 }  // namespace
 }  // namespace mxla

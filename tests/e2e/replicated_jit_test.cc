@@ -1,0 +1,253 @@
+// The jit on several devices: every collective as a device step, in every
+// group mode, with its asynchronous forms and inside a loop, each checked
+// against values written out by hand and against the interpreter run on
+// the same devices; replica-id and partition-id per device; and the
+// errors: a run whose assignment is not the compile's, and a one-device
+// compile of a program whose groups name other devices.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "driver/compile.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
+#include "ir/literal.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace mxla {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Device d's argument: f32[4] of 10d + i, unless `values` gives them.
+struct Devices {
+  int64_t replicas;
+  int64_t partitions;
+  int64_t count() const { return replicas * partitions; }
+};
+
+std::vector<Literal> Inputs(const Devices& devices, int64_t length) {
+  std::vector<Literal> inputs;
+  for (int64_t d = 0; d < devices.count(); ++d) {
+    std::vector<float> values(length);
+    for (int64_t i = 0; i < length; ++i) values[i] = 10.0f * d + i;
+    inputs.push_back(LiteralUtil::CreateR1<float>(values));
+  }
+  return inputs;
+}
+
+// Runs `text` on `devices` with each backend; returns the jit's results
+// after checking that the interpreter's are the same.
+std::vector<Literal> RunBoth(const std::string& text, const Devices& devices,
+                             const std::vector<Literal>& inputs) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_OK(module.status());
+  if (!module.ok()) return {};
+  std::vector<std::vector<const Literal*>> arguments;
+  for (const Literal& input : inputs) arguments.push_back({&input});
+  const DeviceAssignment assignment =
+      DeviceAssignment::Default(devices.replicas, devices.partitions);
+  std::vector<std::vector<Literal>> results;
+  for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
+    CompileOptions options;
+    options.backend = backend;
+    options.replicas = devices.replicas;
+    options.partitions = devices.partitions;
+    absl::StatusOr<std::unique_ptr<Executable>> executable =
+        Compile(**module, options);
+    EXPECT_OK(executable.status()) << BackendName(backend);
+    if (!executable.ok()) return {};
+    absl::StatusOr<std::vector<Literal>> run =
+        (*executable)->RunReplicated(arguments, assignment);
+    EXPECT_OK(run.status()) << BackendName(backend);
+    if (!run.ok()) return {};
+    results.push_back(*std::move(run));
+  }
+  for (int64_t d = 0; d < devices.count(); ++d) {
+    EXPECT_EQ(results[0][d], results[1][d])
+        << "device " << d << ": jit " << results[0][d].ToString()
+        << " interpreter " << results[1][d].ToString();
+  }
+  return std::move(results[0]);
+}
+
+constexpr char kAdd[] = R"(
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+
+TEST(ReplicatedJitTest, AllReduceSumsEachGroupInRankOrder) {
+  const std::string text = absl::StrCat("HloModule m\n", kAdd, R"(
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT ar = f32[4] all-reduce(x), replica_groups={{0,2},{1,3}}, to_apply=add
+})");
+  const std::vector<Literal> results =
+      RunBoth(text, {4, 1}, Inputs({4, 1}, 4));
+  ASSERT_EQ(results.size(), 4);
+  // Devices 0 and 2: (0+i) + (20+i); 1 and 3: (10+i) + (30+i).
+  EXPECT_EQ(results[0], LiteralUtil::CreateR1<float>({20, 22, 24, 26}));
+  EXPECT_EQ(results[2], results[0]);
+  EXPECT_EQ(results[1], LiteralUtil::CreateR1<float>({40, 42, 44, 46}));
+}
+
+TEST(ReplicatedJitTest, AReducerOfSeveralOpsRunsCompiled) {
+  // r(a, b) = a * 2 + b: ((x0·2 + x1)·2 + x2) in rank order.
+  const std::string text = R"(
+HloModule m
+r {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  two = f32[] constant(2)
+  t = f32[] multiply(a, two)
+  ROOT s = f32[] add(t, b)
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  ROOT ar = f32[2] all-reduce(x), replica_groups={}, to_apply=r
+})";
+  const std::vector<Literal> results = RunBoth(text, {3, 1}, Inputs({3, 1}, 2));
+  ASSERT_EQ(results.size(), 3);
+  // Element 0: (0·2 + 10)·2 + 20 = 40; element 1: (1·2 + 11)·2 + 21 = 47.
+  EXPECT_EQ(results[1], LiteralUtil::CreateR1<float>({40, 47}));
+}
+
+TEST(ReplicatedJitTest, GatherScatterAndAllToAll) {
+  const std::string text = absl::StrCat("HloModule m\n", kAdd, R"(
+ENTRY main {
+  x = f32[4] parameter(0)
+  ag = f32[8] all-gather(x), dimensions={0}, replica_groups={{0,1}}
+  rs = f32[2] reduce-scatter(x), dimensions={0}, replica_groups={{0,1}}, to_apply=add
+  a2a = f32[4] all-to-all(x), dimensions={0}, replica_groups={{0,1}}
+  ROOT t = (f32[8], f32[2], f32[4]) tuple(ag, rs, a2a)
+})");
+  const std::vector<Literal> results = RunBoth(text, {2, 1}, Inputs({2, 1}, 4));
+  ASSERT_EQ(results.size(), 2);
+  const Literal& r1 = results[1];
+  auto device1 = [&](int i) -> const Literal& { return r1.tuple_element(i); };
+  EXPECT_EQ(device1(0),
+            LiteralUtil::CreateR1<float>({0, 1, 2, 3, 10, 11, 12, 13}));
+  // Rank 1's half of the sum: (2+12, 3+13).
+  EXPECT_EQ(device1(1), LiteralUtil::CreateR1<float>({14, 16}));
+  // Rank 1 receives the second halves: device 0's, then its own.
+  EXPECT_EQ(device1(2), LiteralUtil::CreateR1<float>({2, 3, 12, 13}));
+}
+
+TEST(ReplicatedJitTest, PermuteBroadcastAndDeviceIds) {
+  // 4 partitions; channel_id makes the pairs and groups partition ids.
+  const std::string text = R"(
+HloModule m, num_partitions=4
+ENTRY main {
+  x = f32[2] parameter(0)
+  cp = f32[2] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{1,2},{2,3}}
+  cb = f32[2] collective-broadcast(x), channel_id=2, replica_groups={{3,2,1,0}}
+  p = u32[] partition-id()
+  r = u32[] replica-id()
+  ROOT t = (f32[2], f32[2], u32[], u32[]) tuple(cp, cb, p, r)
+})";
+  const std::vector<Literal> results = RunBoth(text, {1, 4}, Inputs({1, 4}, 2));
+  ASSERT_EQ(results.size(), 4);
+  auto device0 = [&](int i) -> const Literal& { return results[0].tuple_element(i); };
+  auto device2 = [&](int i) -> const Literal& { return results[2].tuple_element(i); };
+  // Nobody sends to partition 0: zeros. Partition 2 gets partition 1's.
+  EXPECT_EQ(device0(0), LiteralUtil::CreateR1<float>({0, 0}));
+  EXPECT_EQ(device2(0), LiteralUtil::CreateR1<float>({10, 11}));
+  // The group's first member is partition 3.
+  EXPECT_EQ(device0(1), LiteralUtil::CreateR1<float>({30, 31}));
+  EXPECT_EQ(device2(2).ToString(), "u32[] 2");
+  EXPECT_EQ(device2(3).ToString(), "u32[] 0");
+}
+
+TEST(ReplicatedJitTest, AsyncFormsAndLoopsRunAsSteps) {
+  // A loop adds the all-reduce of its state 3 times; the async pairs are
+  // made synchronous.
+  const std::string text = absl::StrCat("HloModule m, replica_count=2\n", kAdd,
+                                        R"(
+cond {
+  s = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+body {
+  s = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[2] get-tuple-element(s), index=1
+  ars = f32[2] all-reduce-start(v), replica_groups={}, to_apply=add
+  ard = f32[2] all-reduce-done(ars)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], f32[2]) tuple(next, ard)
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[2]) tuple(zero, x)
+  w = (s32[], f32[2]) while(init), condition=cond, body=body
+  v = f32[2] get-tuple-element(w), index=1
+  ags = (f32[2], f32[4]) all-gather-start(v), dimensions={0}, replica_groups={}
+  agd = f32[4] all-gather-done(ags)
+  cps = (f32[4], f32[4], u32[], u32[]) collective-permute-start(agd), source_target_pairs={{0,1},{1,0}}
+  ROOT cpd = f32[4] collective-permute-done(cps)
+})");
+  const std::vector<Literal> results = RunBoth(text, {2, 1}, Inputs({2, 1}, 2));
+  ASSERT_EQ(results.size(), 2);
+  // After 3 all-reduces of (i, 10+i) over 2 devices: (10+2i)·4.
+  EXPECT_EQ(results[0],
+            LiteralUtil::CreateR1<float>({40, 48, 40, 48}));
+}
+
+// Constant folding evaluates on no device: it must leave a collective of
+// constants, and the device ids, to the devices.
+TEST(ReplicatedJitTest, ConstantsAreNotFoldedAcrossDevices) {
+  const std::string text = absl::StrCat("HloModule m\n", kAdd, R"(
+ENTRY main {
+  x = f32[2] parameter(0)
+  c = f32[2] constant({1, 2})
+  ar = f32[2] all-reduce(c), replica_groups={}, to_apply=add
+  r = u32[] replica-id()
+  rf = f32[] convert(r)
+  rb = f32[2] broadcast(rf), dimensions={}
+  ROOT s = f32[2] add(ar, rb)
+})");
+  const std::vector<Literal> results = RunBoth(text, {3, 1}, Inputs({3, 1}, 2));
+  ASSERT_EQ(results.size(), 3);
+  EXPECT_EQ(results[0], LiteralUtil::CreateR1<float>({3, 6}));
+  EXPECT_EQ(results[2], LiteralUtil::CreateR1<float>({5, 8}));
+}
+
+TEST(ReplicatedJitTest, RunsMustMatchTheCompiledDeviceCounts) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(absl::StrCat("HloModule m\n", kAdd, R"(
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT ar = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=add
+})"));
+  ASSERT_OK(module.status());
+  // On one device, the group names device 1.
+  CompileOptions one;
+  EXPECT_THAT(Compile(**module, one).status().message(),
+              HasSubstr("replica id 1 in replica group {0,1} is outside "
+                        "[0, 1)"));
+  CompileOptions two;
+  two.replicas = 2;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                       Compile(**module, two));
+  const std::vector<Literal> inputs = Inputs({4, 1}, 4);
+  std::vector<std::vector<const Literal*>> arguments;
+  for (const Literal& input : inputs) arguments.push_back({&input});
+  EXPECT_THAT(
+      executable->RunReplicated(arguments, DeviceAssignment::Default(4, 1))
+          .status()
+          .message(),
+      HasSubstr("compiled by the jit for 2 replicas x 1 partitions, but this "
+                "run is device"));
+}
+
+}  // namespace
+}  // namespace mxla
