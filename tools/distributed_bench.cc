@@ -69,6 +69,65 @@ std::shared_ptr<::gloo::Context> ConnectGloo(const Flags& flags) {
   return context;
 }
 
+// One buffer size: our all-reduce and gloo's, interleaved; the medians
+// printed by rank 0. Whether the two results are the same bits.
+bool MeasureOneSize(const Flags& flags, Communicator& comm,
+                    const std::shared_ptr<::gloo::Context>& gloo_context,
+                    const std::vector<int64_t>& group, int64_t bytes,
+                    uint32_t& tag) {
+  const ElementCombiner add{4, AddF32};
+  const int64_t elements = bytes / 4;
+  std::vector<float> send(elements), ours(elements), theirs(elements);
+  for (int64_t i = 0; i < elements; ++i) {
+    send[i] = static_cast<float>((i * 7 + flags.rank * 13) % 1000) * 0.37f;
+  }
+  auto run_ours = [&] {
+    const absl::Status status = comm.AllReduce(
+        {"all-reduce", group, flags.rank},
+        ConstBytes(reinterpret_cast<const char*>(send.data()), bytes),
+        MutableBytes(reinterpret_cast<char*>(ours.data()), bytes), add);
+    if (!status.ok()) {
+      std::fprintf(stderr, "%s\n", status.ToString().c_str());
+      std::exit(1);
+    }
+  };
+  auto run_theirs = [&] {
+    ::gloo::AllreduceOptions allreduce(gloo_context);
+    allreduce.setInput(send.data(), elements);
+    allreduce.setOutput(theirs.data(), elements);
+    allreduce.setReduceFunction(
+        static_cast<void (*)(void*, const void*, const void*, size_t)>(
+            &::gloo::sum<float>));
+    allreduce.setTag(tag++);
+    ::gloo::allreduce(allreduce);
+  };
+  const int64_t runs = bytes >= (int64_t{16} << 20)
+                           ? std::max<int64_t>(flags.repeat / 2, 5)
+                           : flags.repeat;
+  for (int warm = 0; warm < 3; ++warm) {
+    run_ours();
+    run_theirs();
+  }
+  std::vector<double> our_times, their_times;
+  for (int64_t r = 0; r < runs; ++r) {
+    Clock::time_point start = Clock::now();
+    run_ours();
+    our_times.push_back(SecondsSince(start));
+    start = Clock::now();
+    run_theirs();
+    their_times.push_back(SecondsSince(start));
+  }
+  const bool equal = flags.processes != 2 ||
+                     std::memcmp(ours.data(), theirs.data(), bytes) == 0;
+  if (flags.rank == 0) {
+    const double mine = Median(our_times), gloo = Median(their_times);
+    absl::PrintF("%10d %12s %12s %7.2f %11.2f\n", bytes, FormatDuration(mine),
+                 FormatDuration(gloo), mine / gloo, bytes / mine * 1e-9);
+    std::fflush(stdout);
+  }
+  return equal;
+}
+
 int Device(const Flags& flags) {
   const GlooOptions options{flags.directory, "mxla", "127.0.0.1",
                             std::chrono::seconds(60)};
@@ -82,7 +141,6 @@ int Device(const Flags& flags) {
   std::shared_ptr<::gloo::Context> gloo_context = ConnectGloo(flags);
   std::vector<int64_t> group(flags.processes);
   for (int64_t d = 0; d < flags.processes; ++d) group[d] = d;
-  const ElementCombiner add{4, AddF32};
   uint32_t tag = 0;
   if (flags.rank == 0) {
     absl::PrintF(
@@ -94,57 +152,7 @@ int Device(const Flags& flags) {
   }
   bool all_equal = true;
   for (int64_t bytes = flags.min_bytes; bytes <= flags.max_bytes; bytes *= 4) {
-    const int64_t elements = bytes / 4;
-    std::vector<float> send(elements), ours(elements), theirs(elements);
-    for (int64_t i = 0; i < elements; ++i) {
-      send[i] = static_cast<float>((i * 7 + flags.rank * 13) % 1000) * 0.37f;
-    }
-    auto run_ours = [&] {
-      const absl::Status status = (*comm)->AllReduce(
-          {"all-reduce", group, flags.rank},
-          ConstBytes(reinterpret_cast<const char*>(send.data()), bytes),
-          MutableBytes(reinterpret_cast<char*>(ours.data()), bytes), add);
-      if (!status.ok()) {
-        std::fprintf(stderr, "%s\n", status.ToString().c_str());
-        std::exit(1);
-      }
-    };
-    auto run_theirs = [&] {
-      ::gloo::AllreduceOptions allreduce(gloo_context);
-      allreduce.setInput(send.data(), elements);
-      allreduce.setOutput(theirs.data(), elements);
-      allreduce.setReduceFunction(
-          static_cast<void (*)(void*, const void*, const void*, size_t)>(
-              &::gloo::sum<float>));
-      allreduce.setTag(tag++);
-      ::gloo::allreduce(allreduce);
-    };
-    const int64_t runs = bytes >= (int64_t{16} << 20)
-                             ? std::max<int64_t>(flags.repeat / 2, 5)
-                             : flags.repeat;
-    for (int warm = 0; warm < 3; ++warm) {
-      run_ours();
-      run_theirs();
-    }
-    std::vector<double> our_times, their_times;
-    for (int64_t r = 0; r < runs; ++r) {
-      Clock::time_point start = Clock::now();
-      run_ours();
-      our_times.push_back(SecondsSince(start));
-      start = Clock::now();
-      run_theirs();
-      their_times.push_back(SecondsSince(start));
-    }
-    if (flags.processes == 2 &&
-        std::memcmp(ours.data(), theirs.data(), bytes) != 0) {
-      all_equal = false;
-    }
-    if (flags.rank == 0) {
-      const double mine = Median(our_times), gloo = Median(their_times);
-      absl::PrintF("%10d %12s %12s %7.2f %11.2f\n", bytes, FormatDuration(mine),
-                   FormatDuration(gloo), mine / gloo, bytes / mine * 1e-9);
-      std::fflush(stdout);
-    }
+    all_equal &= MeasureOneSize(flags, **comm, gloo_context, group, bytes, tag);
   }
   if (flags.processes == 2 && flags.rank == 0) {
     absl::PrintF("results bit-equal to gloo's: %s\n", all_equal ? "yes" : "NO");
