@@ -29,17 +29,20 @@ InProcessRendezvous::InProcessRendezvous(int64_t device_count,
     : device_count_(device_count), timeout_(timeout) {}
 
 void InProcessRendezvous::Abort(const absl::Status& error) {
-  absl::MutexLock lock(&mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   if (aborted_.ok()) aborted_ = error;
-  changed_.SignalAll();
+  changed_.notify_all();
 }
 
-absl::Status InProcessRendezvous::WaitFor(const std::function<bool()>& done,
+absl::Status InProcessRendezvous::WaitFor(std::unique_lock<std::mutex>& lock,
+                                          const std::function<bool()>& done,
                                           absl::Time deadline,
                                           const std::string& what) {
+  const auto until = absl::ToChronoTime(deadline);
   while (!done()) {
     if (!aborted_.ok()) return aborted_;
-    if (changed_.WaitWithDeadline(&mutex_, deadline) && !done()) {
+    if (changed_.wait_until(lock, until) == std::cv_status::timeout &&
+        !done()) {
       if (!aborted_.ok()) return aborted_;
       return absl::DeadlineExceededError(
           absl::StrCat(what, " within ", absl::FormatDuration(timeout_)));
@@ -59,15 +62,15 @@ absl::Status InProcessRendezvous::Meet(
   std::vector<const Contribution*> all;
   Call* call;
   {
-    absl::MutexLock lock(&mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
     if (!aborted_.ok()) return aborted_;
     call = &calls_[{sequence, group[0]}];
     if (call->members.empty()) call->members.resize(size);
     call->members[rank] = std::move(mine);
     ++call->arrived;
-    changed_.SignalAll();
+    changed_.notify_all();
     absl::Status arrived = WaitFor(
-        [&] { return call->arrived == size; }, deadline,
+        lock, [&] { return call->arrived == size; }, deadline,
         absl::StrCat(op, ": not every device arrived"));
     if (!arrived.ok() && absl::IsDeadlineExceeded(arrived)) {
       std::vector<int64_t> missing;
@@ -93,10 +96,10 @@ absl::Status InProcessRendezvous::Meet(
     }
   }
   absl::Status worked = work(all);
-  absl::MutexLock lock(&mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   ++call->finished;
-  changed_.SignalAll();
-  RETURN_IF_ERROR(WaitFor([&] { return call->finished == size; }, deadline,
+  changed_.notify_all();
+  RETURN_IF_ERROR(WaitFor(lock, [&] { return call->finished == size; }, deadline,
                           absl::StrCat(op, ": not every device finished")));
   if (++call->left == size) calls_.erase({sequence, group[0]});
   return worked;

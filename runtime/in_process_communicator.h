@@ -14,17 +14,17 @@
 #ifndef MXLA_RUNTIME_IN_PROCESS_COMMUNICATOR_H_
 #define MXLA_RUNTIME_IN_PROCESS_COMMUNICATOR_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ir/communicator.h"
 
@@ -66,19 +66,23 @@ class InProcessRendezvous {
     int64_t finished = 0;
     int64_t left = 0;
   };
-  // Waits until `done` holds, the abort or the deadline.
-  absl::Status WaitFor(const std::function<bool()>& done,
-                       absl::Time deadline, const std::string& what)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Waits, holding `lock` on mutex_, until `done` holds, the abort or the
+  // deadline.
+  absl::Status WaitFor(std::unique_lock<std::mutex>& lock,
+                       const std::function<bool()>& done,
+                       absl::Time deadline, const std::string& what);
 
   const int64_t device_count_;
   const absl::Duration timeout_;
-  absl::Mutex mutex_;
-  absl::CondVar changed_;
-  // Keyed by the sequence number and the group's first device.
-  absl::node_hash_map<std::pair<int64_t, int64_t>, Call> calls_
-      ABSL_GUARDED_BY(mutex_);
-  absl::Status aborted_ ABSL_GUARDED_BY(mutex_);
+  // A std::mutex rather than absl::Mutex: Debian's Abseil is not built
+  // with ThreadSanitizer, so its locking would be invisible to the TSan
+  // tests, while pthread's is intercepted.
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  // Keyed by the sequence number and the group's first device; guarded by
+  // mutex_, as is aborted_.
+  absl::node_hash_map<std::pair<int64_t, int64_t>, Call> calls_;
+  absl::Status aborted_;
 };
 
 class InProcessCommunicator : public Communicator {
