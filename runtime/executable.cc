@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"
 #include "runtime/host_buffer.h"
@@ -166,7 +166,7 @@ absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
   }
   std::vector<absl::StatusOr<Literal>> results(
       devices, absl::InternalError("device did not run"));
-  absl::Mutex first_mutex;
+  std::mutex first_mutex;  // std: visible to ThreadSanitizer
   absl::Status first_error;
   auto run_device = [&](int64_t d) {
     RunOptions mine = options;
@@ -179,7 +179,7 @@ absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
           results[d].status().code(),
           absl::StrCat("device ", d, ": ", results[d].status().message()));
       {
-        absl::MutexLock lock(&first_mutex);
+        std::lock_guard<std::mutex> lock(first_mutex);
         if (first_error.ok()) first_error = error;
       }
       rendezvous->Abort(error);

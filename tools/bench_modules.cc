@@ -32,6 +32,7 @@
 #include "runtime/machine_limits.h"
 #include "runtime/profile.h"
 #include "runtime/thread_pool.h"
+#include "tools/corpus_arguments.h"
 #include "tools/corpus_stats.h"
 #include "tools/file_util.h"
 

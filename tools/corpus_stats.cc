@@ -21,104 +21,12 @@
 #include "ir/shape_util.h"
 #include "shape_inference/shape_inference.h"
 #include "tools/compare_results.h"
+#include "tools/corpus_arguments.h"
+#include "tools/corpus_devices.h"
 #include "tools/file_util.h"
 
 namespace mxla::tools {
 namespace {
-
-// Deterministic arguments: floats in [-1, 1), small integers, alternating
-// booleans, so that every module runs the same way on every machine.
-void FillArray(Literal& literal, uint64_t& state) {
-  primitive_util::ArrayTypeSwitch(
-      literal.shape().element_type(), [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        T* data = static_cast<T*>(literal.untyped_data());
-        for (int64_t i = 0; i < literal.element_count(); ++i) {
-          state = state * 6364136223846793005u + 1442695040888963407u;
-          const uint32_t bits = static_cast<uint32_t>(state >> 33);
-          if constexpr (std::is_same_v<T, bool>) {
-            data[i] = (bits & 1) != 0;
-          } else if constexpr (std::is_floating_point_v<T> ||
-                               kIsNarrowFloat<T>) {
-            data[i] = static_cast<T>(static_cast<float>(bits / 2147483648.0 - 1.0));
-          } else if constexpr (std::is_unsigned_v<T>) {
-            data[i] = static_cast<T>(bits % 17);
-          } else {
-            data[i] = static_cast<T>(static_cast<int>(bits % 17) - 8);
-          }
-        }
-      });
-}
-
-void Fill(Literal& literal, uint64_t& state) {
-  if (literal.shape().IsTuple()) {
-    for (int64_t i = 0; i < literal.tuple_size(); ++i) {
-      Fill(literal.tuple_element(i), state);
-    }
-    return;
-  }
-  if (literal.shape().IsToken()) return;  // no data
-  FillArray(literal, state);
-}
-
-int64_t ElementsOf(const Shape& shape) {
-  if (!shape.IsTuple()) return ShapeUtil::ElementsIn(shape);
-  int64_t total = 0;
-  for (const Shape& element : shape.tuple_shapes()) total += ElementsOf(element);
-  return total;
-}
-
-// Element steps an instruction takes: per result element, the window taps
-// (times the input features of a convolution) or the contracted products
-// of a dot; a reduce's or sort's inputs; else its result's elements.
-int64_t WorkOf(const HloInstruction& instruction) {
-  const int64_t results = ElementsOf(instruction.shape());
-  int64_t per_result = 1;
-  switch (instruction.opcode()) {
-    case HloOpcode::kReduceWindow:
-    case HloOpcode::kConvolution:
-      for (const WindowDimension& d : instruction.window()) {
-        per_result *= d.size;
-      }
-      if (instruction.opcode() == HloOpcode::kConvolution) {
-        absl::StatusOr<ConvolutionDimensionNumbers> dnums =
-            instruction.convolution_dimension_numbers();
-        if (dnums.ok()) {
-          per_result *= instruction.operand(1)->shape().dimensions(
-              dnums->kernel_input_feature);
-        }
-      }
-      return results * per_result;
-    case HloOpcode::kDot:
-      for (int64_t d : instruction.dot_dimension_numbers().lhs_contracting) {
-        per_result *= instruction.operand(0)->shape().dimensions(d);
-      }
-      return results * per_result;
-    case HloOpcode::kReduce:
-    case HloOpcode::kSort: {
-      int64_t inputs = 0;
-      for (const HloInstruction* operand : instruction.operands()) {
-        inputs += ElementsOf(operand->shape());
-      }
-      return inputs;
-    }
-    default:
-      return results;
-  }
-}
-
-// The element steps of running every instruction of every computation
-// once (a loop body counts one trip; a reducer's scalar steps are counted
-// by its reduce).
-int64_t EstimatedWork(const HloModule& module) {
-  int64_t total = 0;
-  for (const HloComputation* computation : module.computations()) {
-    for (const HloInstruction* instruction : computation->instructions()) {
-      total += WorkOf(*instruction);
-    }
-  }
-  return total;
-}
 
 // Infeed values drawn like the arguments, the same sequence for each
 // backend; the outfeed values kept to compare.
@@ -126,7 +34,7 @@ class SeededHostFeed : public HostFeed {
  public:
   absl::StatusOr<Literal> Infeed(const Shape& shape) override {
     Literal value(shape);
-    Fill(value, state_);
+    FillDeterministic(value, state_);
     return value;
   }
   absl::Status Outfeed(Literal value) override {
@@ -143,23 +51,6 @@ class SeededHostFeed : public HostFeed {
 ModuleOutcome Failed(const std::string& path, CorpusStage stage,
                      const absl::Status& status) {
   return {path, stage, NormalizeReason(std::string(status.message()))};
-}
-
-// The entry's arguments, filled in parameter-number order (which need not
-// be the text's order) until `elements` (the result's to start with, then
-// each argument's added) passes `max_elements`.
-std::vector<Literal> ArgumentsWithin(const HloComputation& entry,
-                                     int64_t max_elements, int64_t& elements) {
-  std::vector<Literal> arguments;
-  uint64_t state = 1;
-  for (int64_t number = 0; number < entry.num_parameters(); ++number) {
-    const HloInstruction* parameter = entry.parameter_instruction(number);
-    elements += ElementsOf(parameter->shape());
-    if (elements > max_elements) break;
-    arguments.emplace_back(parameter->shape());
-    Fill(arguments.back(), state);
-  }
-  return arguments;
 }
 
 // Whether the JIT's result and outfeeds match the interpreter's within
@@ -263,14 +154,14 @@ std::string WithoutLocation(const std::string& message) {
 
 }  // namespace
 
-void FillDeterministic(Literal& literal, uint64_t& state) {
-  Fill(literal, state);
-}
-
 ModuleOutcome EvaluateModuleFile(const std::string& path,
                                  const CorpusOptions& options) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);
   if (!module.ok()) return Failed(path, CorpusStage::kParse, module.status());
+  const DeviceCountsNeeded counts = SmallestDeviceCounts(**module);
+  if (counts.devices() > 1) {
+    return RunOnDevicesAndCompare(path, **module, counts, options);
+  }
   absl::Status verified = VerifyModule(**module, VerifierMode::kBuilder);
   if (!verified.ok()) {
     const bool devices = absl::StrContains(verified.message(),
@@ -335,14 +226,46 @@ std::string NormalizeReason(const std::string& message) {
 
 namespace {
 
-// The count and share of modules at each stage, and how many of those
-// that need one device were accepted.
+bool IsAccepted(const ModuleOutcome& o) {
+  return o.stage == CorpusStage::kEndless || o.stage == CorpusStage::kTooLarge ||
+         o.stage == CorpusStage::kPassed;
+}
+
+// Whether the module needs several devices: it ran on them, or it needs
+// devices it does not say how to count.
+bool NeedsDevices(const ModuleOutcome& o) {
+  return o.devices > 1 || o.stage == CorpusStage::kDevices;
+}
+
+// "accepted: A of the N modules that ..." over the outcomes `in` holds.
+template <typename Predicate>
+void AppendAccepted(const std::vector<ModuleOutcome>& outcomes, Predicate in,
+                    const char* which, std::string& report) {
+  int64_t count = 0, accepted = 0, passed = 0;
+  for (const ModuleOutcome& o : outcomes) {
+    if (!in(o)) continue;
+    ++count;
+    accepted += IsAccepted(o);
+    passed += o.stage == CorpusStage::kPassed;
+  }
+  absl::StrAppendFormat(&report,
+                        "accepted: %d of the %d modules that %s (%.1f%%); "
+                        "%d ran and matched (%.1f%%)\n",
+                        accepted, count, which,
+                        100.0 * accepted / std::max<int64_t>(count, 1), passed,
+                        100.0 * passed / std::max<int64_t>(count, 1));
+}
+
+// The count and share of modules at each stage (and how many of them ran
+// on several devices), then how many were accepted, on one device and on
+// several.
 void AppendStageCounts(const std::vector<ModuleOutcome>& outcomes,
                        std::string& report) {
   static constexpr std::pair<CorpusStage, const char*> kStages[] = {
       {CorpusStage::kParse, "did not parse"},
       {CorpusStage::kVerify, "parsed, failed verification"},
-      {CorpusStage::kDevices, "parsed, needs several devices (refused)"},
+      {CorpusStage::kDevices,
+       "parsed, needs devices it does not name (refused)"},
       {CorpusStage::kCompile, "verified, failed to compile (JIT)"},
       {CorpusStage::kRun, "compiled, failed to run or to match"},
       {CorpusStage::kEndless,
@@ -351,28 +274,21 @@ void AppendStageCounts(const std::vector<ModuleOutcome>& outcomes,
       {CorpusStage::kPassed, "ran and matched the interpreter"},
   };
   const double total = std::max<size_t>(outcomes.size(), 1);
+  absl::StrAppend(&report, "   count  share  on several devices\n");
   for (const auto& [stage, label] : kStages) {
-    const int64_t count = std::count_if(
-        outcomes.begin(), outcomes.end(),
-        [stage = stage](const ModuleOutcome& o) { return o.stage == stage; });
-    absl::StrAppendFormat(&report, "  %6d  %5.1f%%  %s\n", count,
-                          100.0 * count / total, label);
+    int64_t count = 0, several = 0;
+    for (const ModuleOutcome& o : outcomes) {
+      if (o.stage != stage) continue;
+      ++count;
+      several += o.devices > 1;
+    }
+    absl::StrAppendFormat(&report, "  %6d  %5.1f%%  %6d  %s\n", count,
+                          100.0 * count / total, several, label);
   }
-  // Accepted: compiled, and ran and matched or could not be run to the
-  // end; out of the modules that need no other device.
-  const int64_t single_device = std::count_if(
-      outcomes.begin(), outcomes.end(),
-      [](const ModuleOutcome& o) { return o.stage != CorpusStage::kDevices; });
-  const int64_t accepted = std::count_if(
-      outcomes.begin(), outcomes.end(), [](const ModuleOutcome& o) {
-        return o.stage == CorpusStage::kEndless ||
-               o.stage == CorpusStage::kTooLarge ||
-               o.stage == CorpusStage::kPassed;
-      });
-  absl::StrAppendFormat(
-      &report, "accepted: %d of the %d modules that need one device (%.1f%%)\n",
-      accepted, single_device,
-      100.0 * accepted / std::max<int64_t>(single_device, 1));
+  AppendAccepted(
+      outcomes, [](const ModuleOutcome& o) { return !NeedsDevices(o); },
+      "need one device", report);
+  AppendAccepted(outcomes, NeedsDevices, "need several devices", report);
 }
 
 // The `most_reasons` most common failure reasons, with a count and an

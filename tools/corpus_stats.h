@@ -1,7 +1,9 @@
 // `mxla stats`: how much of a directory of HLO modules mxla accepts. Each
 // module goes through the stages a user's module does (parse, verify,
 // compile with the JIT, run on generated arguments against the
-// interpreter) and stops at its first failure, whose message, with the
+// interpreter; a module that names several devices, or whose collectives
+// need them, runs on that many: tools/corpus_devices.h) and stops at its
+// first failure, whose message, with the
 // places, names and numbers that vary taken out, is its reason. Reasons are
 // then counted across the modules, so one line says e.g. how many modules
 // first fail on `unknown opcode 'dot'`.
@@ -13,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "ir/literal.h"
 
 namespace mxla::tools {
 
@@ -51,13 +52,10 @@ struct ModuleOutcome {
   std::string path;
   CorpusStage stage = CorpusStage::kPassed;
   std::string reason;  // empty when passed
+  // How many devices it ran on: 1, or the count the module names (else the
+  // smallest its collectives need) when that is more.
+  int64_t devices = 1;
 };
-
-// Fills `literal` (an array, a tuple or a token) with deterministic
-// arguments as every module run here gets them: floats in [-1, 1), small
-// integers, alternating booleans; `state` carries the generator from one
-// literal to the next (start it at 1 for the arguments).
-void FillDeterministic(Literal& literal, uint64_t& state);
 
 // One module's outcome.
 ModuleOutcome EvaluateModuleFile(const std::string& path,

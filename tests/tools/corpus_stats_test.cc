@@ -169,22 +169,75 @@ ENTRY main {
   EXPECT_EQ(outcomes[2].stage, CorpusStage::kVerify);
   EXPECT_THAT(outcomes[2].reason, HasSubstr("different element types"));
   EXPECT_EQ(outcomes[3].stage, CorpusStage::kTooLarge);
-  EXPECT_EQ(outcomes[4].stage, CorpusStage::kDevices);
-  EXPECT_THAT(outcomes[4].reason,
-              HasSubstr("replica id N in replica group {N,N} is outside "
-                        "[N, N) (cross-replica mode on N replicas x N "
-                        "partitions); this program is compiled for one "
-                        "device"));
+  // Its groups name two replicas: it runs on two devices.
+  EXPECT_EQ(outcomes[4].stage, CorpusStage::kPassed);
+  EXPECT_EQ(outcomes[4].devices, 2);
   outcomes.pop_back();
 
   outcomes.push_back(outcomes[1]);  // a second module with the same reason
   const std::string report = FormatCorpusReport(outcomes, 10);
   EXPECT_THAT(report, HasSubstr("5 modules\n"));
-  EXPECT_THAT(report, HasSubstr("2   40.0%  did not parse"));
-  EXPECT_THAT(report, HasSubstr("1   20.0%  ran and matched the interpreter"));
+  EXPECT_THAT(report, HasSubstr("2   40.0%       0  did not parse"));
+  EXPECT_THAT(report,
+              HasSubstr("1   20.0%       0  ran and matched the interpreter"));
   EXPECT_THAT(report, HasSubstr("accepted: 2 of the 5 modules that need one "
-                                "device (40.0%)"));
+                                "device (40.0%); 1 ran and matched (20.0%)"));
   EXPECT_THAT(report, HasSubstr("2  unknown opcode 'frobnicate'  [unknown.hlo]"));
+}
+
+// Modules that name several devices, or whose collectives need them, run
+// on that many devices with both backends, each device on its own
+// arguments, and are compared device by device.
+TEST(CorpusStatsTest, ModulesOnSeveralDevicesRunOnTheCountsTheyNeed) {
+  // Partition ids in the pairs (a channel_id): two partitions.
+  const std::string permute = WriteModule("permute.hlo", R"(HloModule p
+ENTRY main {
+  x = f32[3] parameter(0)
+  ROOT p = f32[3] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{1,0}}
+})");
+  // Named counts win over what the groups need.
+  const std::string named = WriteModule("named.hlo", R"(HloModule n, replica_count=3
+ENTRY main {
+  r = u32[] replica-id()
+  x = f32[2] parameter(0)
+  ROOT t = (u32[], f32[2]) tuple(r, x)
+})");
+  // Flattened ids 0..5 on no named counts: six devices.
+  const std::string flattened = WriteModule("flattened.hlo", R"(HloModule f
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups={{0,1,2},{3,4,5}}, use_global_device_ids=true, to_apply=add
+})");
+  // Groups of different sizes in an all-gather: refused by the verifier on
+  // its devices.
+  const std::string uneven = WriteModule("uneven.hlo", R"(HloModule u
+ENTRY main {
+  x = f32[2] parameter(0)
+  ROOT g = f32[4] all-gather(x), replica_groups={{0,1},{2}}, dimensions={0}
+})");
+  CorpusOptions options;
+  std::vector<ModuleOutcome> outcomes;
+  for (const std::string& path : {permute, named, flattened, uneven}) {
+    outcomes.push_back(EvaluateModuleFile(path, options));
+  }
+  EXPECT_EQ(outcomes[0].stage, CorpusStage::kPassed) << outcomes[0].reason;
+  EXPECT_EQ(outcomes[0].devices, 2);
+  EXPECT_EQ(outcomes[1].stage, CorpusStage::kPassed) << outcomes[1].reason;
+  EXPECT_EQ(outcomes[1].devices, 3);
+  EXPECT_EQ(outcomes[2].stage, CorpusStage::kPassed) << outcomes[2].reason;
+  EXPECT_EQ(outcomes[2].devices, 6);
+  EXPECT_EQ(outcomes[3].stage, CorpusStage::kVerify);
+  EXPECT_EQ(outcomes[3].devices, 3);
+  EXPECT_THAT(outcomes[3].reason, HasSubstr("all-gather"));
+  const std::string report = FormatCorpusReport(outcomes, 10);
+  EXPECT_THAT(report, HasSubstr("3   75.0%       3  ran and matched"));
+  EXPECT_THAT(report, HasSubstr("accepted: 3 of the 4 modules that need "
+                                "several devices (75.0%); 3 ran and matched"));
 }
 
 }  // namespace

@@ -1,0 +1,137 @@
+#include "tools/corpus_devices.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "driver/compile.h"
+#include "ir/device_assignment.h"
+#include "ir/hlo_computation.h"
+#include "ir/hlo_verifier.h"
+#include "tools/compare_results.h"
+#include "tools/corpus_arguments.h"
+
+namespace mxla::tools {
+namespace {
+
+// Each device's arguments, drawn from a state of its own so that devices
+// differ (a collective that mixed up its members would show).
+std::vector<std::vector<Literal>> ArgumentsPerDevice(
+    const HloComputation& entry, int64_t devices, int64_t max_elements,
+    int64_t& elements) {
+  std::vector<std::vector<Literal>> arguments;
+  for (int64_t d = 0; d < devices && elements <= max_elements; ++d) {
+    elements += ElementsOf(entry.root_instruction()->shape());
+    arguments.push_back(ArgumentsWithin(entry, max_elements, elements,
+                                        /*state=*/1 + 7919 * d));
+  }
+  return arguments;
+}
+
+std::vector<std::vector<const Literal*>> Pointers(
+    const std::vector<std::vector<Literal>>& arguments) {
+  std::vector<std::vector<const Literal*>> pointers(arguments.size());
+  for (size_t d = 0; d < arguments.size(); ++d) {
+    for (const Literal& argument : arguments[d]) {
+      pointers[d].push_back(&argument);
+    }
+  }
+  return pointers;
+}
+
+ModuleOutcome Outcome(const std::string& path, const DeviceCountsNeeded& counts,
+                      CorpusStage stage, std::string reason) {
+  ModuleOutcome outcome{path, stage, NormalizeReason(reason)};
+  outcome.devices = counts.devices();
+  return outcome;
+}
+
+// The first device whose results differ beyond the tolerance, if any.
+absl::Status CompareDevices(const std::vector<Literal>& actual,
+                            const std::vector<Literal>& expected,
+                            double tolerance) {
+  for (size_t d = 0; d < actual.size(); ++d) {
+    absl::Status same = CompareResults(actual[d], expected[d], tolerance);
+    if (!same.ok()) {
+      return absl::InternalError(
+          absl::StrCat("device ", d, ": ", same.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ModuleOutcome RunOnDevicesAndCompare(const std::string& path,
+                                     const HloModule& module,
+                                     const DeviceCountsNeeded& counts,
+                                     const CorpusOptions& options) {
+  // Verified on its counts first, as the one-device path verifies, so that
+  // a module XLA's verifier refuses is told apart from one mxla cannot
+  // compile.
+  std::unique_ptr<HloModule> counted = module.Clone();
+  counted->set_replica_count(counts.replicas);
+  counted->set_num_partitions(counts.partitions);
+  absl::Status verified = VerifyModule(*counted, VerifierMode::kBuilder);
+  if (!verified.ok()) {
+    return Outcome(path, counts, CorpusStage::kVerify,
+                   std::string(verified.message()));
+  }
+  CompileOptions compile;
+  compile.replicas = counts.replicas;
+  compile.partitions = counts.partitions;
+  compile.backend = Backend::kJit;
+  absl::StatusOr<std::unique_ptr<Executable>> jit = Compile(module, compile);
+  if (!jit.ok()) {
+    return Outcome(path, counts, CorpusStage::kCompile,
+                   std::string(jit.status().message()));
+  }
+  compile.backend = Backend::kInterpreter;
+  absl::StatusOr<std::unique_ptr<Executable>> interpreter =
+      Compile(module, compile);
+  if (!interpreter.ok()) {
+    return Outcome(path, counts, CorpusStage::kCompile,
+                   absl::StrCat("interpreter: ",
+                                interpreter.status().message()));
+  }
+  const HloComputation& entry = *module.entry_computation();
+  int64_t elements = 0;
+  const std::vector<std::vector<Literal>> arguments = ArgumentsPerDevice(
+      entry, counts.devices(), options.max_run_elements, elements);
+  const int64_t work = EstimatedWork(module) * counts.devices();
+  if (elements > options.max_run_elements || work > options.max_run_work) {
+    return Outcome(path, counts, CorpusStage::kTooLarge, "");
+  }
+  RunOptions run;
+  run.max_loop_trips = std::min(
+      options.max_loop_trips, options.max_run_work / std::max<int64_t>(work, 1));
+  const DeviceAssignment assignment =
+      DeviceAssignment::Default(counts.replicas, counts.partitions);
+  const auto pointers = Pointers(arguments);
+  absl::StatusOr<std::vector<Literal>> expected =
+      (*interpreter)->RunReplicated(pointers, assignment, run);
+  absl::StatusOr<std::vector<Literal>> actual =
+      (*jit)->RunReplicated(pointers, assignment, run);
+  if (absl::IsResourceExhausted(expected.status()) &&
+      absl::IsResourceExhausted(actual.status())) {
+    return Outcome(path, counts, CorpusStage::kEndless, "");
+  }
+  if (!expected.ok()) {
+    return Outcome(path, counts, CorpusStage::kRun,
+                   absl::StrCat("interpreter: ", expected.status().message()));
+  }
+  if (!actual.ok()) {
+    return Outcome(path, counts, CorpusStage::kRun,
+                   std::string(actual.status().message()));
+  }
+  if (!CompareDevices(*actual, *expected, options.tolerance).ok()) {
+    return Outcome(path, counts, CorpusStage::kRun,
+                   "the JIT and the interpreter differ beyond the tolerance");
+  }
+  return Outcome(path, counts, CorpusStage::kPassed, "");
+}
+
+}  // namespace mxla::tools
