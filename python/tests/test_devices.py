@@ -208,3 +208,8 @@ def test_gradient_through_psum_is_refused_by_name():
     with pytest.raises(mxla.Error, match="gradient: no rule for 'all-reduce'"):
         mxla.pmap(mxla.grad(loss))(np.ones((2, 3), np.float32),
                                    np.ones((2, 3), np.float32))
+
+
+def test_vmap_of_psum_is_refused_by_name():
+    with pytest.raises(mxla.Error, match="no batching rule for 'all-reduce'"):
+        mxla.pmap(mxla.vmap(lambda x: lax.psum(x)))(np.ones((2, 3, 4), np.float32))
