@@ -201,13 +201,34 @@ def test_pmean_without_pmap_counts_the_devices_at_run_time():
         np.testing.assert_array_equal(result, np.float32([1.5, 15]))
 
 
-def test_gradient_through_psum_is_refused_by_name():
-    def loss(w, x):
-        return mnp.sum(lax.psum(w * x))
+def test_gradient_through_psum_is_psum_of_the_cotangent():
+    # Device e's loss is sum(sin(x_0 + ... + x_N-1) * w_e); device d's
+    # gradient is that of every device's loss summed (JAX's psum
+    # transpose): cos(y) * (w_0 + ... + w_N-1), for every d.
+    def loss(x, w):
+        return mnp.sum(mnp.sin(lax.psum(x, "i")) * w)
 
-    with pytest.raises(mxla.Error, match="gradient: no rule for 'all-reduce'"):
-        mxla.pmap(mxla.grad(loss))(np.ones((2, 3), np.float32),
-                                   np.ones((2, 3), np.float32))
+    x, w = RNG.standard_normal((2, 3, 3)), RNG.standard_normal((2, 3, 3))
+    grads = mxla.pmap(mxla.grad(loss), axis_name="i")(x, w)
+
+    def total(x):
+        return np.sum(np.sin(x.sum(0)) * w)
+    step, differences = 1e-6, np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        bump = np.zeros_like(x)
+        bump[index] = step
+        differences[index] = (total(x + bump) - total(x - bump)) / (2 * step)
+    np.testing.assert_allclose(grads, differences, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(grads[0], np.cos(x.sum(0)) * w.sum(0), rtol=1e-12)
+
+
+def test_gradient_through_pmax_is_refused_by_name():
+    def loss(x):
+        return mnp.sum(lax.pmax(x))
+
+    with pytest.raises(mxla.Error, match="gradient: no rule for 'all-reduce' "
+                       "with a reducer other than add yet"):
+        mxla.pmap(mxla.grad(loss))(np.ones((2, 3), np.float32))
 
 
 def test_vmap_of_psum_is_refused_by_name():
