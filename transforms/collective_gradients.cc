@@ -26,10 +26,9 @@ Result GradientRules::Handle(OpTag<Op::kAllReduce>,
     return NoRuleError(context, "across partitions (with a channel_id)");
   }
   const PrimitiveType type = ShapeOf(context.cotangent).element_type();
-  return OperandCotangents{
-      AllReduce(context.cotangent,
-                CreateScalarAddComputation(type, &context.builder),
-                ReplicaGroupsOf(all_reduce))};
+  return OperandCotangents{AllReduce(
+      context.cotangent, CreateScalarAddComputation(type, &context.builder),
+      ReplicaGroupsOf(all_reduce))};
 }
 
 }  // namespace mxla::gradient_rules

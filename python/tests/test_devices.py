@@ -234,3 +234,35 @@ def test_gradient_through_pmax_is_refused_by_name():
 def test_vmap_of_psum_is_refused_by_name():
     with pytest.raises(mxla.Error, match="no batching rule for 'all-reduce'"):
         mxla.pmap(mxla.vmap(lambda x: lax.psum(x)))(np.ones((2, 3, 4), np.float32))
+
+
+def test_devices_are_placed_partition_major():
+    b = mxla.XlaBuilder("where")
+    mxla.Parameter(b, 0, np.float32, (), "unused")
+    exe = mxla.compile(b.build(mxla.Tuple([mxla.ReplicaId(b), mxla.PartitionId(b)])),
+                       replicas=2, partitions=3)
+    results = exe.run_devices(shared=(np.float32(0),))
+    # Device p * 2 + r is replica r of partition p.
+    assert [(int(r), int(p)) for r, p in results] == [
+        (d % 2, d // 2) for d in range(6)]
+
+
+def test_pmap_on_the_interpreter():
+    f = mxla.pmap(lambda x: (lax.psum(x), lax.axis_index()), backend="interpreter")
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    total, index = f(x)
+    np.testing.assert_array_equal(total, np.stack([x.sum(0)] * 3))
+    np.testing.assert_array_equal(index, np.arange(3))
+
+
+def test_pmap_static_arguments_and_keywords():
+    @mxla.pmap(static_broadcasted_argnums=1)
+    def scaled_sum(x, times, *, y):
+        return lax.psum(x * times + y)
+
+    x = np.arange(4, dtype=np.float32).reshape(2, 2)
+    y = np.ones((2, 2), np.float32)  # keyword arguments are mapped
+    out = scaled_sum(x, 3, y=y)
+    np.testing.assert_array_equal(out, np.stack([(3 * x + y).sum(0)] * 2))
+    scaled_sum(x, 4, y=y)
+    assert scaled_sum.cache_size() == 2
