@@ -1,7 +1,8 @@
 // The handler set behind OperandCotangentsOf, shared by the files that
 // define its rules by op family: elementwise_gradients.cc,
 // shape_gradients.cc, contraction_gradients.cc, convolution_gradients.cc,
-// window_gradients.cc, gather_scatter_gradients.cc and sort_gradients.cc.
+// window_gradients.cc, gather_scatter_gradients.cc, sort_gradients.cc,
+// loop_gradients.cc and collective_gradients.cc.
 #ifndef MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 
@@ -49,7 +50,7 @@ constexpr bool HasNoRuleYet(HloOpcode op) {
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
               Op::kCholesky, Op::kTriangularSolve, Op::kSend, Op::kSendDone,
               Op::kRecv, Op::kRecvDone, Op::kInfeed, Op::kOutfeed,
-              Op::kOptimizationBarrier, Op::kAllReduce, Op::kAllReduceStart,
+              Op::kOptimizationBarrier, Op::kAllReduceStart,
               Op::kAllReduceDone, Op::kAllGather, Op::kAllGatherStart,
               Op::kAllGatherDone, Op::kReduceScatter, Op::kAllToAll,
               Op::kCollectiveBroadcast, Op::kCollectivePermute,
@@ -157,6 +158,8 @@ class GradientRules {
   Result Handle(OpTag<Op::kSort>, const GradientContext& context);
   // loop_gradients.cc
   Result Handle(OpTag<Op::kWhile>, const GradientContext& context);
+  // collective_gradients.cc
+  Result Handle(OpTag<Op::kAllReduce>, const GradientContext& context);
 };
 
 template <HloOpcode op>

@@ -17,6 +17,7 @@ from mxla import numpy  # noqa: E402,F401
 from mxla._jit import Lowered, jit  # noqa: E402,F401
 from mxla._autodiff import grad, value_and_grad, vjp  # noqa: E402,F401
 from mxla._vmap import vmap  # noqa: E402,F401
+from mxla._pmap import pmap  # noqa: E402,F401
 from mxla._hlo_files import load_hlo  # noqa: E402,F401
 from mxla import random  # noqa: E402,F401
 from mxla import lax  # noqa: E402,F401

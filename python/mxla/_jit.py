@@ -222,10 +222,12 @@ def _static_positions_and_names(fn, static_argnums, static_argnames):
 
 
 class Lowered:
-    """A traced computation: its text at each stage of the pipeline."""
+    """A traced computation: its text at each stage of the pipeline, for
+    `replicas` devices (mxla.pmap's; 1 for mxla.jit's)."""
 
-    def __init__(self, computation):
+    def __init__(self, computation, replicas=1):
         self.computation = computation
+        self.replicas = replicas
 
     def as_text(self, stage="hlo"):
         """'hlo' (as the builder recorded it), 'lowered' (explicit
@@ -237,7 +239,8 @@ class Lowered:
             raise ValueError(f"unknown stage {stage!r} (hlo, "
                              f"{', '.join(_STAGE_FILES)})")
         with tempfile.TemporaryDirectory() as directory:
-            _mxla.compile(self.computation, dump_dir=directory)
+            _mxla.compile(self.computation, dump_dir=directory,
+                          replicas=self.replicas)
             # A module with no implicit broadcast is the same once lowered.
             found = (sorted(glob.glob(os.path.join(directory, _STAGE_FILES[stage])))
                      or [os.path.join(directory, "00-input.hlo")])

@@ -1,13 +1,16 @@
 """mxla.lax: the XLA ops that mxla.numpy has no NumPy name for, with
 jax.lax's signatures: convolution, windowed reductions and fori_loop, on
-traced arrays (inside @mxla.jit). Gradients and vmap reach them like any
-other op."""
+traced arrays (inside @mxla.jit), and the collectives across devices
+(psum, pmean, pmax, pmin, all_gather, axis_index: mxla/_collectives.py).
+Gradients and vmap reach them like any other op."""
 import operator
 
 import numpy as _np
 
 from mxla import _mxla
 from mxla import numpy as _mnp
+from mxla._collectives import (  # noqa: F401
+    all_gather, axis_index, pmax, pmean, pmin, psum)
 
 
 def _labels(spec, batch, feature, what):

@@ -16,12 +16,21 @@
 // donated array holds the result, never its old value. An argument that
 // must be copied first (another dtype or layout) is not donated: the copy
 // is. Without donate=True arguments are never written.
+//
+// Several devices: compile(..., replicas=R, partitions=P) makes an
+// executable for R x P in-process devices, run with run_devices (one
+// argument list per device, or shared ones) through
+// Executable::RunReplicated; arguments and results are copied through
+// literals there, and the GIL is released while the devices run.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -29,6 +38,7 @@
 #include "builder/xla_builder.h"
 #include "driver/client.h"
 #include "hlo_text/hlo_parser.h"
+#include "ir/device_assignment.h"
 #include "ir/hlo_computation.h"
 #include "python/src/py_bindings.h"
 #include "python/src/py_status.h"
@@ -46,10 +56,14 @@ namespace {
 
 class PyExecutable {
  public:
+  // `devices`: the (replicas, partitions) it was compiled for.
   PyExecutable(std::unique_ptr<Executable> executable,
-               ProgramShape program_shape)
+               ProgramShape program_shape,
+               std::pair<int64_t, int64_t> devices)
       : executable_(std::move(executable)),
         program_shape_(std::move(program_shape)),
+        replicas_(devices.first),
+        partitions_(devices.second),
         aliases_(
             ValueOrThrow(ResolveInputOutputAliases(executable_->module()))),
         passed_through_(PassedThroughParameters(executable_->module())),
@@ -74,6 +88,56 @@ class PyExecutable {
 
   std::string HloText() const { return executable_->module().ToString(); }
 
+  int64_t replicas() const { return replicas_; }
+  int64_t partitions() const { return partitions_; }
+
+  // One run of the program on each of its devices at once (the default
+  // assignment: device p*R + r is replica r of partition p), with
+  // `per_device[d]` device d's arguments, or else `shared` every device's;
+  // one result per device, in device order.
+  py::list RunDevices(const py::object& per_device,
+                      const py::object& shared) const {
+    const int64_t devices = replicas_ * partitions_;
+    std::vector<std::vector<Literal>> owned;
+    owned.reserve(devices);  // arguments point into its elements
+    std::vector<std::vector<const Literal*>> arguments(devices);
+    if (per_device.is_none() == shared.is_none()) {
+      ThrowStatus(absl::InvalidArgumentError(
+          "run_devices: give either one argument list per device or "
+          "shared=(arguments of every device), not both or neither"));
+    }
+    if (!shared.is_none()) {
+      owned.push_back(Literals(shared, "run_devices: shared arguments"));
+      for (auto& device : arguments) device = Pointers(owned.back());
+    } else {
+      const py::sequence lists = ArgumentSequence(per_device, "run_devices");
+      if (static_cast<int64_t>(lists.size()) != devices) {
+        ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+            "run_devices: ", lists.size(), " argument lists for ", devices,
+            devices == 1 ? " device (" : " devices (", DeviceCountText(),
+            "); mxla.compile(..., "
+            "replicas=R, partitions=P) compiles for R x P devices")));
+      }
+      for (int64_t d = 0; d < devices; ++d) {
+        owned.push_back(Literals(lists[d], absl::StrCat("device ", d)));
+        arguments[d] = Pointers(owned.back());
+      }
+    }
+    const DeviceAssignment assignment =
+        DeviceAssignment::Default(replicas_, partitions_);
+    absl::StatusOr<std::vector<Literal>> results;
+    {
+      py::gil_scoped_release release;
+      results = executable_->RunReplicated(arguments, assignment);
+    }
+    ThrowIfError(results.status());
+    py::list values;
+    for (const Literal& result : *results) {
+      values.append(ValueFromLiteral(result));
+    }
+    return values;
+  }
+
   // (output index, parameter number, parameter index) per alias.
   py::list Aliases() const {
     py::list list;
@@ -89,6 +153,12 @@ class PyExecutable {
  private:
   py::object Run(const py::args& args, const RunOptions& options,
                  bool donate) const {
+    if (replicas_ * partitions_ > 1) {
+      ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+          "this executable is compiled for ", replicas_ * partitions_,
+          " devices (", DeviceCountText(), "); run it with run_devices, "
+          "one argument list per device")));
+    }
     const std::vector<Shape>& parameters = program_shape_.parameters;
     if (args.size() != parameters.size()) {
       ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
@@ -168,11 +238,14 @@ class PyExecutable {
   // Argument `i` as an array the kernels can read: its own buffer when it
   // has the parameter's dtype and shape and is C-contiguous and aligned,
   // else a contiguous copy. A wrong dtype or shape is an mxla.Error.
-  py::array Argument(const py::handle& value, size_t i) const {
+  // `where` ("device 1") prefixes the message.
+  py::array Argument(const py::handle& value, size_t i,
+                     const std::string& where = "") const {
+    const std::string prefix = where.empty() ? "" : absl::StrCat(where, ": ");
     const Shape& parameter = program_shape_.parameters[i];
     if (!parameter.IsArray()) {
       ThrowStatus(absl::UnimplementedError(absl::StrCat(
-          "parameter ", i, " has tuple shape ", parameter.ToString(),
+          prefix, "parameter ", i, " has tuple shape ", parameter.ToString(),
           "; Python calls take array parameters only")));
     }
     // An ndarray is taken as it is: numpy.asarray would return it anyway,
@@ -187,12 +260,57 @@ class PyExecutable {
           same_type ? ArrayShape(array.dtype(), dims).ToString()
                     : absl::StrCat(py::str(py::handle(array.dtype())).cast<std::string>(), "[",
                                    absl::StrJoin(dims, ","), "]");
-      ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
-          "argument ", i, ": expected ", parameter.ToString(), ", got ", got)));
+      ThrowStatus(absl::InvalidArgumentError(
+          absl::StrCat(prefix, "argument ", i, ": expected ",
+                       parameter.ToString(), ", got ", got)));
     }
     const int flags = py::array::c_style | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
     if ((array.flags() & flags) == flags) return array;
     return Numpy().attr("require")(array, py::arg("requirements") = "CA");
+  }
+
+  // `arguments` (a sequence, one per parameter) checked as a call checks
+  // them and copied into literals; `where` names them in errors.
+  std::vector<Literal> Literals(const py::handle& arguments,
+                                const std::string& where) const {
+    const py::sequence values = ArgumentSequence(arguments, where);
+    const size_t count = program_shape_.parameters.size();
+    if (values.size() != count) {
+      ThrowStatus(absl::InvalidArgumentError(
+          absl::StrCat(where, ": expected ", count,
+                       " arguments (one per parameter), got ", values.size())));
+    }
+    std::vector<Literal> literals;
+    for (size_t i = 0; i < count; ++i) {
+      literals.push_back(LiteralFromArray(Argument(values[i], i, where)));
+    }
+    return literals;
+  }
+
+  static py::sequence ArgumentSequence(const py::handle& value,
+                                       const std::string& where) {
+    // Not any sequence: an array given where its list belongs would be
+    // taken row by row.
+    if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value)) {
+      ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
+          where, ": expected a list or tuple, got ",
+          py::str(py::type::handle_of(value).attr("__name__"))
+              .cast<std::string>())));
+    }
+    return py::reinterpret_borrow<py::sequence>(value);
+  }
+
+  static std::vector<const Literal*> Pointers(
+      const std::vector<Literal>& literals) {
+    std::vector<const Literal*> pointers;
+    for (const Literal& literal : literals) pointers.push_back(&literal);
+    return pointers;
+  }
+
+  std::string DeviceCountText() const {
+    return absl::StrCat(replicas_, replicas_ == 1 ? " replica" : " replicas",
+                        " x ", partitions_,
+                        partitions_ == 1 ? " partition" : " partitions");
   }
 
   static bool HasShapeOf(const py::array& array, const Shape& parameter,
@@ -281,12 +399,35 @@ class PyExecutable {
 
   std::shared_ptr<Executable> executable_;
   ProgramShape program_shape_;
+  int64_t replicas_;
+  int64_t partitions_;
   std::vector<AliasedLeaf> aliases_;
   std::vector<int64_t> passed_through_;
   // Per parameter and per result leaf, the NumPy dtype of its elements.
   std::vector<py::dtype> parameter_dtypes_;
   std::vector<py::dtype> result_dtypes_;
 };
+
+CompileOptions Options(const std::string& backend, const std::string& dump_dir,
+                       const std::string& cache_dir,
+                       std::optional<int64_t> replicas,
+                       std::optional<int64_t> partitions) {
+  CompileOptions options;
+  options.backend = ValueOrThrow(ParseBackend(backend));
+  options.pipeline.dump_dir = dump_dir;
+  options.cache_dir = cache_dir;
+  options.replicas = replicas;
+  options.partitions = partitions;
+  return options;
+}
+
+PyExecutable Compiled(const HloModule& module, const CompileOptions& options,
+                      ProgramShape shape) {
+  const std::pair<int64_t, int64_t> devices =
+      ValueOrThrow(DeviceCounts(module, options));
+  return PyExecutable(ValueOrThrow(Compile(module, options)), std::move(shape),
+                      devices);
+}
 
 }  // namespace
 
@@ -307,30 +448,45 @@ void DefineExecutableBindings(py::module_& m) {
            "instructions (as `mxla run --profile` prints it). The results "
            "are dropped.")
       .def("as_hlo_text", &PyExecutable::HloText,
-           "The module the backend runs (for the jit: fused, with plans).");
+           "The module the backend runs (for the jit: fused, with plans).")
+      .def_property_readonly("replicas", &PyExecutable::replicas,
+                             "The replicas it was compiled for.")
+      .def_property_readonly("partitions", &PyExecutable::partitions,
+                             "The partitions it was compiled for.")
+      .def("run_devices", &PyExecutable::RunDevices,
+           py::arg("per_device") = py::none(), py::kw_only(),
+           py::arg("shared") = py::none(),
+           "Runs once on every device at once (replicas x partitions; "
+           "device p*replicas + r is replica r of partition p): "
+           "`per_device[d]` is device d's argument list, or `shared` every "
+           "device's. Returns one result per device, in device order. "
+           "Arguments and results are copies; the GIL is released while "
+           "the devices run.");
   m.def(
       "compile",
       [](const XlaComputation& computation, const std::string& backend,
-         const std::string& dump_dir, const std::string& cache_dir) {
-        CompileOptions options;
-        options.backend = ValueOrThrow(ParseBackend(backend));
-        options.pipeline.dump_dir = dump_dir;
-        options.cache_dir = cache_dir;
-        return PyExecutable(ValueOrThrow(Compile(computation, options)),
-                            computation.GetProgramShape());
+         const std::string& dump_dir, const std::string& cache_dir,
+         std::optional<int64_t> replicas, std::optional<int64_t> partitions) {
+        const CompileOptions options =
+            Options(backend, dump_dir, cache_dir, replicas, partitions);
+        return Compiled(computation.module(), options,
+                        computation.GetProgramShape());
       },
       py::arg("computation"), py::arg("backend") = "jit",
       py::arg("dump_dir") = "", py::arg("cache_dir") = "",
+      py::arg("replicas") = py::none(), py::arg("partitions") = py::none(),
       "Compiles `computation` for `backend` ('jit', LLVM; or "
       "'interpreter', the reference evaluator); with `dump_dir`, writes "
       "every stage there as `mxla run --dump-dir` does; with `cache_dir` "
       "(or the MXLA_CACHE_DIR environment variable), loads the jit's "
       "program from that persistent cache or stores it there for the next "
-      "process.");
+      "process. With `replicas` and `partitions` (default: the module's, 1 "
+      "and 1), for that many in-process devices: run it with run_devices.");
   m.def(
       "compile_hlo",
       [](const std::string& text, const std::string& backend,
-         const std::string& dump_dir, const std::string& cache_dir) {
+         const std::string& dump_dir, const std::string& cache_dir,
+         std::optional<int64_t> replicas, std::optional<int64_t> partitions) {
         std::unique_ptr<HloModule> module = ValueOrThrow(ParseHloModule(text));
         ProgramShape shape;
         const HloComputation& entry = *module->entry_computation();
@@ -338,17 +494,16 @@ void DefineExecutableBindings(py::module_& m) {
           shape.parameters.push_back(entry.parameter_instruction(i)->shape());
         }
         shape.result = entry.root_instruction()->shape();
-        CompileOptions options;
-        options.backend = ValueOrThrow(ParseBackend(backend));
-        options.pipeline.dump_dir = dump_dir;
-        options.cache_dir = cache_dir;
-        return PyExecutable(ValueOrThrow(Compile(*module, options)),
-                            std::move(shape));
+        const CompileOptions options =
+            Options(backend, dump_dir, cache_dir, replicas, partitions);
+        return Compiled(*module, options, std::move(shape));
       },
       py::arg("text"), py::arg("backend") = "jit", py::arg("dump_dir") = "",
-      py::arg("cache_dir") = "",
+      py::arg("cache_dir") = "", py::arg("replicas") = py::none(),
+      py::arg("partitions") = py::none(),
       "Parses an HLO text module (as `mxla run` reads it, XLA's "
-      "input_output_alias included) and compiles it like `compile`.");
+      "input_output_alias and replica_count included) and compiles it like "
+      "`compile`.");
 }
 
 }  // namespace mxla::python

@@ -89,4 +89,13 @@ py::array ArrayFromLiteral(const Literal& literal) {
   return array;
 }
 
+py::object ValueFromLiteral(const Literal& literal) {
+  if (!literal.shape().IsTuple()) return ArrayFromLiteral(literal);
+  py::tuple elements(literal.tuple_size());
+  for (int64_t i = 0; i < literal.tuple_size(); ++i) {
+    elements[i] = ValueFromLiteral(literal.tuple_element(i));
+  }
+  return elements;
+}
+
 }  // namespace mxla::python

@@ -32,6 +32,9 @@ Shape ArrayShape(const pybind11::dtype& dtype,
 Literal LiteralFromArray(const pybind11::array& array);
 // A new array holding a copy of the array literal `literal`.
 pybind11::array ArrayFromLiteral(const Literal& literal);
+// ArrayFromLiteral of an array literal; a tuple's as a tuple of its
+// elements' values (nested as the tuple nests).
+pybind11::object ValueFromLiteral(const Literal& literal);
 
 }  // namespace mxla::python
 

@@ -23,3 +23,17 @@ def test_cnn_on_bars_learns_them_with_adam():
     loss, accuracy = load("cnn_bars").train(steps=100, verbose=False)
     assert loss < 0.05
     assert accuracy >= 0.98
+
+
+def test_data_parallel_mlp_matches_one_device():
+    example = load("mlp_data_parallel")
+    loss, _, identical, difference = example.train(devices=2, steps=200,
+                                                   verbose=False)
+    assert identical  # bit for bit on every device
+    assert difference < example.TOLERANCE["float64"]
+    assert loss < 0.2
+    # float32: one ulp a step, before training amplifies it.
+    _, _, identical, difference = example.train(devices=4, steps=50,
+                                                dtype="float32", verbose=False)
+    assert identical
+    assert difference < 1e-5
