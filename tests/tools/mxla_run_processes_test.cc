@@ -344,37 +344,66 @@ TEST(MxlaRunProcessesTest, AProcessThatNeverArrivesIsNamed) {
   EXPECT_LT(launch.seconds, 10);
 }
 
-// The peer: joins run `argv[3]` in directory `argv[2]` as device 1 of 2,
-// waits until mxla is at its first collective, and is killed.
+// The peer: joins run `argv[3]` in directory `argv[2]` as the last device
+// of `argv[4]`, waits until mxla is at its first collective, and is killed.
 int PeerMain(char** argv) {
+  const int devices = std::atoi(argv[4]);
   absl::StatusOr<std::unique_ptr<GlooCommunicator>> communicator =
       GlooCommunicator::Connect(
-          1, 2, {argv[2], argv[3], "127.0.0.1", std::chrono::seconds(10)});
+          devices - 1, devices,
+          {argv[2], argv[3], "127.0.0.1", std::chrono::seconds(10)});
   if (!communicator.ok()) return 2;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   raise(SIGKILL);
   return 3;
 }
 
-TEST(MxlaRunProcessesTest, AKilledProcessFailsTheOtherAtOnce) {
+// Runs `processes` - 1 processes of mxla, one device each, and the peer as
+// the last; returns how the mxla processes ended.
+std::vector<Ended> KillTheLast(int processes) {
   TempDirectory dir;
-  const std::string run = WriteCase(dir, {2, 1});
+  const std::string run = WriteCase(dir, {processes, 1});
   std::filesystem::create_directory(dir / "meet");
-  // A timeout of 20 s: the error must come from the closed connection.
-  Launch launch = RunAll(
-      dir,
-      {ProcessCommand(run, 0, 2, dir / "meet", 20),
-       absl::StrCat(std::filesystem::read_symlink("/proc/self/exe").string(),
-                    " ", kPeerFlag, " ", dir / "meet", " mxla-run")});
-  ASSERT_EQ(launch.processes.size(), 2);
-  EXPECT_EQ(launch.processes[1].exit_code, -1) << "the peer was not killed";
-  const Ended& mxla = launch.processes[0];
-  EXPECT_EQ(mxla.exit_code, 1) << mxla.err;
-  EXPECT_THAT(mxla.err,
+  // A timeout of 20 s: the errors must come from the closed connections.
+  std::vector<std::string> commands;
+  for (int i = 0; i + 1 < processes; ++i) {
+    commands.push_back(ProcessCommand(run, i, processes, dir / "meet", 20));
+  }
+  commands.push_back(
+      absl::StrCat(std::filesystem::read_symlink("/proc/self/exe").string(),
+                   " ", kPeerFlag, " ", dir / "meet", " mxla-run ", processes));
+  Launch launch = RunAll(dir, commands);
+  EXPECT_LT(launch.seconds, 10);
+  if (launch.processes.size() != static_cast<size_t>(processes)) return {};
+  EXPECT_EQ(launch.processes.back().exit_code, -1) << "the peer was not killed";
+  launch.processes.pop_back();
+  return launch.processes;
+}
+
+TEST(MxlaRunProcessesTest, AKilledProcessFailsTheOtherAtOnce) {
+  const std::vector<Ended> ended = KillTheLast(2);
+  ASSERT_EQ(ended.size(), 1);
+  EXPECT_EQ(ended[0].exit_code, 1) << ended[0].err;
+  EXPECT_THAT(ended[0].err,
               AllOf(StartsWith("error: device 0 (process 0 of 2): "),
                     HasSubstr("the connection to device 1 closed or failed, "
                               "as when its process has failed or exited")));
-  EXPECT_LT(launch.seconds, 10);
+}
+
+TEST(MxlaRunProcessesTest, AKilledProcessFailsTheOthersAmongFour) {
+  const std::vector<Ended> ended = KillTheLast(4);
+  ASSERT_EQ(ended.size(), 3);
+  for (size_t i = 0; i < ended.size(); ++i) {
+    EXPECT_EQ(ended[i].exit_code, 1) << ended[i].err;
+    // Device 3, or a device that failed on it first and closed its
+    // connections: either is named.
+    EXPECT_THAT(ended[i].err,
+                AllOf(StartsWith(absl::StrCat("error: device ", i, " (process ",
+                                              i, " of 4): ")),
+                      HasSubstr("the connection to device "),
+                      HasSubstr(" closed or failed, as when its process has "
+                                "failed or exited")));
+  }
 }
 
 // One process's mxla, with `flags` after the case's run.
@@ -441,7 +470,7 @@ TEST(MxlaRunProcessesTest, FlagsThatCannotWorkAreRefusedByName) {
 }  // namespace mxla
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == mxla::kPeerFlag) {
+  if (argc == 5 && std::string(argv[1]) == mxla::kPeerFlag) {
     return mxla::PeerMain(argv);
   }
   ::testing::InitGoogleMock(&argc, argv);
