@@ -330,10 +330,14 @@ absl::Status CheckProcessFlags(const ProcessFlags& flags, int64_t devices,
                      "pass at most ",
                      devices, " processes, or more --replicas"));
   }
-  if (flags.timeout_seconds.has_value() && !(*flags.timeout_seconds > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--collective-timeout ", *flags.timeout_seconds,
-                     ": the timeout must be a positive number of seconds"));
+  // At most a million seconds (11 days), so that it fits in the
+  // milliseconds gloo counts.
+  if (flags.timeout_seconds.has_value() &&
+      !(*flags.timeout_seconds >= 0.001 && *flags.timeout_seconds <= 1e6)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--collective-timeout ", *flags.timeout_seconds,
+        ": the timeout must be a positive number of seconds, from 0.001 to "
+        "1000000"));
   }
   if (compare) {
     return absl::InvalidArgumentError(absl::StrCat(

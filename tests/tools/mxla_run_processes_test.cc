@@ -434,7 +434,9 @@ TEST(MxlaRunProcessesTest, FlagsThatCannotWorkAreRefusedByName) {
        "--process-id I and --rendezvous DIR with it"},
       {"--processes 2 --process-id 0 --collective-timeout 0 " + meet,
        "--collective-timeout 0: the timeout must be a positive number of "
-       "seconds"},
+       "seconds, from 0.001 to 1000000"},
+      {"--processes 2 --process-id 0 --collective-timeout 1e9 " + meet,
+       "--collective-timeout 1e+09: the timeout must be"},
       {"--processes 2 --process-id 0 --compare " + meet,
        "--compare: a run over processes is compared with nothing"},
       {"--processes 2 --process-id 0 --repeat 2 " + meet,
