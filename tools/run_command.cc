@@ -37,6 +37,8 @@
 #include "tools/file_util.h"
 #include "tools/run_devices.h"
 #include "tools/run_inputs.h"
+#include "tools/run_local_copies.h"
+#include "tools/run_processes.h"
 #include "tools/stopwatch.h"
 
 namespace mxla::tools {
@@ -59,6 +61,7 @@ struct RunOptions {
   bool donate = false;        // honour input_output_alias (--donate)
   std::optional<int64_t> replicas;    // --replicas: else the module's
   std::optional<int64_t> partitions;  // --partitions: else the module's
+  ProcessFlags process;               // --processes and its company
 };
 
 
@@ -268,9 +271,20 @@ absl::Status RunReplicatedFlags(const HloModule& module,
           " replicas x ", counts.second, " partitions"));
     }
   }
-  return RunOnDevices(module, compile_options,
-                      {options.bindings, options.output, options.compare,
-                       options.tolerance, options.print_full});
+  const DeviceRunFlags flags{options.bindings, options.output,
+                             options.compare, options.tolerance,
+                             options.print_full};
+  ASSIGN_OR_RETURN(const ProcessFlags process,
+                   WithLauncherEnvironment(options.process));
+  RETURN_IF_ERROR(CheckProcessFlags(process, counts.first * counts.second,
+                                    options.compare));
+  if (process.local_processes.has_value()) {
+    return RunLocalCopies(*process.local_processes);
+  }
+  if (process.any()) {
+    return RunProcessShare(module, compile_options, flags, process);
+  }
+  return RunOnDevices(module, compile_options, flags);
 }
 
 // --repeat with the flags that make repeated runs differ: --infeed, and
@@ -317,7 +331,7 @@ absl::Status Run(const RunOptions& options) {
   ASSIGN_OR_RETURN(const CompileOptions compile_options,
                    CompileOptionsOf(options));
   ASSIGN_OR_RETURN(const auto counts, DeviceCounts(**module, compile_options));
-  if (counts.first * counts.second > 1 ||
+  if (counts.first * counts.second > 1 || options.process.any() ||
       std::any_of(options.bindings.begin(), options.bindings.end(),
                   NamesDevice)) {
     return RunReplicatedFlags(**module, compile_options, options);
@@ -419,13 +433,15 @@ CommandRunner RegisterRunCommand(CLI::App& app) {
   run->add_option("--replicas", options->replicas,
                   "Run on this many replicas (default: the module's "
                   "replica_count); with --partitions, one device per "
-                  "replica x partition, all at once in this process. "
+                  "replica x partition, all at once in this process (or "
+                  "spread over processes: --processes). "
                   "--input D:I=PATH gives device D its own input")
       ->check(CLI::Range(1, 4096));
   run->add_option("--partitions", options->partitions,
                   "Run on this many partitions (default: the module's "
                   "num_partitions)")
       ->check(CLI::Range(1, 4096));
+  AddProcessFlags(*run, options->process);
   run->add_option("--cache-dir", options->cache_dir,
                   "Persistent compile cache: load the compiled program from "
                   "this directory, or store it there for the next run "

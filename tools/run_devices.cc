@@ -81,28 +81,57 @@ bool NamesDevice(const std::string& binding) {
   return colon != std::string::npos && colon < equal;
 }
 
-absl::Status RunOnDevices(const HloModule& module,
-                          const CompileOptions& options,
-                          const DeviceRunFlags& flags) {
-  const DeviceAssignment assignment =
-      DeviceAssignment::Default(*options.replicas, *options.partitions);
-  const int64_t devices = assignment.device_count();
-  if (!flags.output.empty() && !absl::EndsWith(flags.output, "/")) {
+absl::Status CheckDevicesOutput(const std::string& output, int64_t devices) {
+  if (!output.empty() && !absl::EndsWith(output, "/")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--output ", flags.output, ": a run on ", devices,
+        "--output ", output, ": a run on ", devices,
         " devices writes a directory per device: pass DIR/"));
   }
-  ASSIGN_OR_RETURN(auto bindings, BindingsPerDevice(flags.bindings, devices));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::vector<Literal>>> LoadDeviceInputs(
+    const HloModule& module, const std::vector<std::string>& bindings,
+    int64_t devices, absl::Span<const int64_t> which) {
+  ASSIGN_OR_RETURN(auto per_device, BindingsPerDevice(bindings, devices));
   std::vector<std::vector<Literal>> inputs;
-  for (int64_t d = 0; d < devices; ++d) {
+  for (int64_t d : which) {
     absl::StatusOr<std::vector<Literal>> loaded =
-        LoadInputs(*module.entry_computation(), bindings[d]);
+        LoadInputs(*module.entry_computation(), per_device[d]);
     if (!loaded.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("device ", d, ": ", loaded.status().message()));
     }
     inputs.push_back(*std::move(loaded));
   }
+  return inputs;
+}
+
+absl::Status ReportDeviceResult(const DeviceRunFlags& flags,
+                                const DeviceAssignment& assignment, int64_t d,
+                                const Literal& result) {
+  if (!flags.output.empty()) {
+    return WriteResult(absl::StrCat(flags.output, "device", d, "/"), result);
+  }
+  const DeviceCoordinates at = assignment.CoordinatesOf(d);
+  std::cout << "device " << d << " (replica " << at.replica << ", partition "
+            << at.partition << "): "
+            << (flags.print_full ? result.ToFullString() : result.ToString())
+            << "\n";
+  return absl::OkStatus();
+}
+
+absl::Status RunOnDevices(const HloModule& module,
+                          const CompileOptions& options,
+                          const DeviceRunFlags& flags) {
+  const DeviceAssignment assignment =
+      DeviceAssignment::Default(*options.replicas, *options.partitions);
+  const int64_t devices = assignment.device_count();
+  RETURN_IF_ERROR(CheckDevicesOutput(flags.output, devices));
+  std::vector<int64_t> all(devices);
+  for (int64_t d = 0; d < devices; ++d) all[d] = d;
+  ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> inputs,
+                   LoadDeviceInputs(module, flags.bindings, devices, all));
   ASSIGN_OR_RETURN(std::vector<Literal> results,
                    RunOn(module, options, inputs, assignment));
   if (flags.compare) {
@@ -124,17 +153,7 @@ absl::Status RunOnDevices(const HloModule& module,
     }
   }
   for (int64_t d = 0; d < devices; ++d) {
-    const DeviceCoordinates at = assignment.CoordinatesOf(d);
-    if (flags.output.empty()) {
-      std::cout << "device " << d << " (replica " << at.replica
-                << ", partition " << at.partition << "): "
-                << (flags.print_full ? results[d].ToFullString()
-                                     : results[d].ToString())
-                << "\n";
-      continue;
-    }
-    RETURN_IF_ERROR(WriteResult(
-        absl::StrCat(flags.output, "device", d, "/"), results[d]));
+    RETURN_IF_ERROR(ReportDeviceResult(flags, assignment, d, results[d]));
   }
   return absl::OkStatus();
 }

@@ -13,8 +13,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "driver/compile_options.h"
+#include "ir/device_assignment.h"
 #include "ir/hlo_module.h"
+#include "ir/literal.h"
 
 namespace mxla::tools {
 
@@ -28,6 +32,23 @@ struct DeviceRunFlags {
 
 // Whether a binding names a device ("D:I=PATH").
 bool NamesDevice(const std::string& binding);
+
+// InvalidArgument unless `output` is "" or a directory ("DIR/"), which a
+// run on `devices` devices needs.
+absl::Status CheckDevicesOutput(const std::string& output, int64_t devices);
+
+// The inputs of each device in `which` (global ids of a run of `devices`),
+// in that order, from `bindings`: InvalidArgument for a binding's device
+// out of range, or for any input error, naming the device.
+absl::StatusOr<std::vector<std::vector<Literal>>> LoadDeviceInputs(
+    const HloModule& module, const std::vector<std::string>& bindings,
+    int64_t devices, absl::Span<const int64_t> which);
+
+// Device d's result: printed as "device d (replica r, partition p): ..."
+// or written to flags.output's device<d>/.
+absl::Status ReportDeviceResult(const DeviceRunFlags& flags,
+                                const DeviceAssignment& assignment, int64_t d,
+                                const Literal& result);
 
 // Runs `module` on options.replicas x options.partitions devices (both
 // set). InvalidArgument for a device number out of range, an output that
