@@ -85,6 +85,19 @@ void FillDeterministic(Literal& literal, uint64_t& state) {
   FillArray(literal, state);
 }
 
+void RedrawFloats(Literal& literal, uint64_t& state) {
+  if (literal.shape().IsTuple()) {
+    for (int64_t i = 0; i < literal.tuple_size(); ++i) {
+      RedrawFloats(literal.tuple_element(i), state);
+    }
+    return;
+  }
+  if (literal.shape().IsArray() &&
+      primitive_util::IsFloatingPointType(literal.shape().element_type())) {
+    FillArray(literal, state);
+  }
+}
+
 int64_t ElementsOf(const Shape& shape) {
   if (!shape.IsTuple()) return ShapeUtil::ElementsIn(shape);
   int64_t total = 0;

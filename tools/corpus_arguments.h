@@ -20,6 +20,11 @@ namespace mxla::tools {
 // from one literal to the next (start it at 1 for the arguments).
 void FillDeterministic(Literal& literal, uint64_t& state);
 
+// Fills the floating-point arrays of `literal` anew from `state`, leaving
+// its integers and booleans (which, in a module, more often count, index or
+// decide than carry data) as they are.
+void RedrawFloats(Literal& literal, uint64_t& state);
+
 // The elements of an array or of every leaf of a tuple.
 int64_t ElementsOf(const Shape& shape);
 

@@ -17,16 +17,26 @@
 namespace mxla::tools {
 namespace {
 
-// Each device's arguments, drawn from a state of its own so that devices
-// differ (a collective that mixed up its members would show).
+// Each device's arguments: device 0's are the one-device run's, and every
+// other device redraws their floats from a state of its own, so that a
+// collective that mixed up its members would show. Integers and booleans
+// stay the same on every device: a loop's trip count or an index that
+// differed would make the devices' programs diverge (a deadlock in XLA,
+// a timeout here), which says nothing about the collectives.
 std::vector<std::vector<Literal>> ArgumentsPerDevice(
     const HloComputation& entry, int64_t devices, int64_t max_elements,
     int64_t& elements) {
   std::vector<std::vector<Literal>> arguments;
-  for (int64_t d = 0; d < devices && elements <= max_elements; ++d) {
-    elements += ElementsOf(entry.root_instruction()->shape());
-    arguments.push_back(ArgumentsWithin(entry, max_elements, elements,
-                                        /*state=*/1 + 7919 * d));
+  elements = ElementsOf(entry.root_instruction()->shape());
+  arguments.push_back(ArgumentsWithin(entry, max_elements, elements));
+  const int64_t per_device = elements;
+  elements = per_device * devices;
+  if (elements > max_elements) return arguments;
+  for (int64_t d = 1; d < devices; ++d) {
+    std::vector<Literal> mine(arguments[0].begin(), arguments[0].end());
+    uint64_t state = 1 + 7919 * d;
+    for (Literal& argument : mine) RedrawFloats(argument, state);
+    arguments.push_back(std::move(mine));
   }
   return arguments;
 }
@@ -106,6 +116,8 @@ ModuleOutcome RunOnDevicesAndCompare(const std::string& path,
     return Outcome(path, counts, CorpusStage::kTooLarge, "");
   }
   RunOptions run;
+  // Devices wait at a collective only for those that diverged.
+  run.collective_timeout = absl::Seconds(20);
   run.max_loop_trips = std::min(
       options.max_loop_trips, options.max_run_work / std::max<int64_t>(work, 1));
   const DeviceAssignment assignment =

@@ -1,6 +1,7 @@
 #include "tools/smallest_device_counts.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "ir/collective_groups.h"
@@ -8,6 +9,7 @@
 #include "ir/hlo_computation.h"
 #include "ir/hlo_instruction.h"
 #include "ir/replica_groups.h"
+#include "ir/shape.h"
 
 namespace mxla::tools {
 namespace {
@@ -21,8 +23,48 @@ int64_t IdsNamed(const IdGroups& groups) {
   return most;
 }
 
+// The array an all-gather(-start) or reduce-scatter makes (the second
+// element of an all-gather-start's (operand, result) pair), if it is one.
+const Shape* GatheredOrScattered(const HloInstruction& instruction) {
+  const Shape& shape = instruction.shape();
+  switch (instruction.opcode()) {
+    case HloOpcode::kAllGather:
+    case HloOpcode::kReduceScatter:
+      return shape.IsArray() ? &shape : nullptr;
+    case HloOpcode::kAllGatherStart:
+      return shape.IsTuple() && shape.tuple_shapes().size() == 2 &&
+                     shape.tuple_shapes()[1].IsArray()
+                 ? &shape.tuple_shapes()[1]
+                 : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+// The group size an all-gather's or reduce-scatter's shapes imply (the
+// ratio of its result's and operand's sizes along its dimension), or 1.
+int64_t GroupSizeOfShapes(const HloInstruction& instruction) {
+  const Shape* made = GatheredOrScattered(instruction);
+  const auto* dims =
+      instruction.attributes().Get<std::vector<int64_t>>(AttrId::kDimensions);
+  if (made == nullptr || dims == nullptr || dims->size() != 1 ||
+      instruction.operand_count() != 1 ||
+      !instruction.operand(0)->shape().IsArray()) {
+    return 1;
+  }
+  const Shape& operand = instruction.operand(0)->shape();
+  const int64_t d = (*dims)[0];
+  if (d < 0 || d >= operand.rank() || d >= made->rank()) return 1;
+  int64_t small = operand.dimensions(d), large = made->dimensions(d);
+  if (instruction.opcode() == HloOpcode::kReduceScatter) {
+    std::swap(small, large);
+  }
+  return small > 0 && large % small == 0 ? large / small : 1;
+}
+
 // What one collective needs, added to `needed` (flattened ids apart, since
-// they bound the product).
+// they bound the product). Empty groups span a whole count, which the
+// shapes of an all-gather or reduce-scatter tell.
 void AddNeeds(const HloInstruction& instruction, DeviceCountsNeeded& needed,
               int64_t& flattened) {
   const auto* pairs = instruction.attributes().Get<std::vector<int64_t>>(
@@ -38,11 +80,20 @@ void AddNeeds(const HloInstruction& instruction, DeviceCountsNeeded& needed,
   if (!instruction.attributes().Has(AttrId::kReplicaGroups)) return;
   absl::StatusOr<CollectiveGroupMode> mode = CollectiveGroupModeOf(instruction);
   if (!mode.ok()) return;
-  const int64_t ids = IdsNamed(ReplicaGroupsOf(instruction));
+  const IdGroups groups = ReplicaGroupsOf(instruction);
+  const int64_t ids =
+      groups.empty() ? GroupSizeOfShapes(instruction) : IdsNamed(groups);
   switch (*mode) {
     case CollectiveGroupMode::kCrossReplica:
-    case CollectiveGroupMode::kCrossReplicaAndPartition:
       needed.replicas = std::max(needed.replicas, ids);
+      break;
+    case CollectiveGroupMode::kCrossReplicaAndPartition:
+      // Empty groups: every device of every partition in one group.
+      if (groups.empty()) {
+        flattened = std::max(flattened, ids);
+      } else {
+        needed.replicas = std::max(needed.replicas, ids);
+      }
       break;
     case CollectiveGroupMode::kCrossPartition:
       needed.partitions = std::max(needed.partitions, ids);
@@ -56,10 +107,7 @@ void AddNeeds(const HloInstruction& instruction, DeviceCountsNeeded& needed,
 }  // namespace
 
 DeviceCountsNeeded SmallestDeviceCounts(const HloModule& module) {
-  if (module.replica_count() > 1 || module.num_partitions() > 1) {
-    return {module.replica_count(), module.num_partitions()};
-  }
-  DeviceCountsNeeded needed;
+  DeviceCountsNeeded needed{module.replica_count(), module.num_partitions()};
   int64_t flattened = 1;
   for (const HloComputation* computation : module.computations()) {
     for (const HloInstruction* instruction : computation->instructions()) {

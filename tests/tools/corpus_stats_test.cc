@@ -213,6 +213,12 @@ ENTRY main {
   x = f32[2] parameter(0)
   ROOT r = f32[2] all-reduce(x), channel_id=1, replica_groups={{0,1,2},{3,4,5}}, use_global_device_ids=true, to_apply=add
 })");
+  // Empty groups: the shapes say four replicas; named partitions stay.
+  const std::string gather_all = WriteModule("gather_all.hlo", R"(HloModule g, num_partitions=2
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  ROOT g = f32[8,3] all-gather(x), replica_groups={}, dimensions={0}
+})");
   // Groups of different sizes in an all-gather: refused by the verifier on
   // its devices.
   const std::string uneven = WriteModule("uneven.hlo", R"(HloModule u
@@ -222,7 +228,8 @@ ENTRY main {
 })");
   CorpusOptions options;
   std::vector<ModuleOutcome> outcomes;
-  for (const std::string& path : {permute, named, flattened, uneven}) {
+  for (const std::string& path :
+       {permute, named, flattened, uneven, gather_all}) {
     outcomes.push_back(EvaluateModuleFile(path, options));
   }
   EXPECT_EQ(outcomes[0].stage, CorpusStage::kPassed) << outcomes[0].reason;
@@ -234,6 +241,9 @@ ENTRY main {
   EXPECT_EQ(outcomes[3].stage, CorpusStage::kVerify);
   EXPECT_EQ(outcomes[3].devices, 3);
   EXPECT_THAT(outcomes[3].reason, HasSubstr("all-gather"));
+  EXPECT_EQ(outcomes[4].stage, CorpusStage::kPassed) << outcomes[4].reason;
+  EXPECT_EQ(outcomes[4].devices, 8);
+  outcomes.pop_back();
   const std::string report = FormatCorpusReport(outcomes, 10);
   EXPECT_THAT(report, HasSubstr("3   75.0%       3  ran and matched"));
   EXPECT_THAT(report, HasSubstr("accepted: 3 of the 4 modules that need "
