@@ -93,8 +93,7 @@ absl::Status CheckSum(absl::string_view what, const float* result,
   for (size_t i = 0; i < a.size(); ++i) {
     if (result[i] != a[i] + b[i]) {
       return absl::InternalError(absl::StrFormat(
-          "%s: element %d is %g, not %g + %g", what, i, result[i], a[i],
-          b[i]));
+          "%s: element %d is %g, not %g + %g", what, i, result[i], a[i], b[i]));
     }
   }
   return absl::OkStatus();
@@ -154,38 +153,39 @@ std::vector<Measurement> MemcpyMeasurements(Buffers& b, ThreadPair& pair) {
 // reducing operand d's half into both results, as under RunReplicated.
 Measurement CommunicatorMeasurement(Buffers& b, ThreadPair& pair,
                                     const ElementCombiner& combiner) {
-  auto rendezvous =
-      std::make_shared<InProcessRendezvous>(2, absl::Minutes(5));
-  auto devices = std::make_shared<
-      std::vector<std::unique_ptr<InProcessCommunicator>>>();
+  auto rendezvous = std::make_shared<InProcessRendezvous>(2, absl::Minutes(5));
+  auto devices =
+      std::make_shared<std::vector<std::unique_ptr<InProcessCommunicator>>>();
   for (int d = 0; d < 2; ++d) {
     devices->push_back(std::make_unique<InProcessCommunicator>(rendezvous, d));
   }
-  return {"all-reduce, communicator alone", 2, 2, 2,
-          [&b, &pair, combiner, devices] {
-            static constexpr int64_t kGroup[] = {0, 1};
-            absl::Status status[2];
-            pair.Run([&](int d) {
-              const int64_t bytes = b.in[d].size_bytes();
-              status[d] = (*devices)[d]->AllReduce(
-                  {"all-reduce", kGroup, d},
-                  ConstBytes(static_cast<const char*>(b.in[d].untyped_data()),
-                             bytes),
-                  MutableBytes(static_cast<char*>(b.out[d].untyped_data()),
-                               bytes),
-                  combiner);
-            });
-            RETURN_IF_ERROR(status[0]);
-            return status[1];
-          },
-          [&b] {
-            for (const Literal& out : b.out) {
-              RETURN_IF_ERROR(CheckSum("all-reduce, communicator",
-                                       out.data<float>().data(), b.in[0],
-                                       b.in[1]));
-            }
-            return absl::OkStatus();
-          }};
+  return {
+      "all-reduce, communicator alone",
+      2,
+      2,
+      2,
+      [&b, &pair, combiner, devices] {
+        static constexpr int64_t kGroup[] = {0, 1};
+        absl::Status status[2];
+        pair.Run([&](int d) {
+          const int64_t bytes = b.in[d].size_bytes();
+          status[d] = (*devices)[d]->AllReduce(
+              {"all-reduce", kGroup, d},
+              ConstBytes(static_cast<const char*>(b.in[d].untyped_data()),
+                         bytes),
+              MutableBytes(static_cast<char*>(b.out[d].untyped_data()), bytes),
+              combiner);
+        });
+        RETURN_IF_ERROR(status[0]);
+        return status[1];
+      },
+      [&b] {
+        for (const Literal& out : b.out) {
+          RETURN_IF_ERROR(CheckSum("all-reduce, communicator",
+                                   out.data<float>().data(), b.in[0], b.in[1]));
+        }
+        return absl::OkStatus();
+      }};
 }
 
 // The compiled module through RunReplicated on 2 threads: one per device.
@@ -194,16 +194,19 @@ Measurement CommunicatorMeasurement(Buffers& b, ThreadPair& pair,
 Measurement ModuleMeasurement(const Buffers& b,
                               std::shared_ptr<const Executable> executable) {
   auto last = std::make_shared<std::vector<Literal>>();
-  return {"all-reduce, compiled module (RunReplicated)", 2, 2, 2,
+  return {"all-reduce, compiled module (RunReplicated)",
+          2,
+          2,
+          2,
           [&b, executable, last]() -> absl::Status {
             const std::vector<const Literal*> arguments[] = {{&b.in[0]},
                                                              {&b.in[1]}};
             RunOptions options;
             options.threads = 2;
-            ASSIGN_OR_RETURN(*last, executable->RunReplicated(
-                                        arguments,
-                                        DeviceAssignment::Default(2, 1),
-                                        options));
+            ASSIGN_OR_RETURN(
+                *last,
+                executable->RunReplicated(
+                    arguments, DeviceAssignment::Default(2, 1), options));
             return absl::OkStatus();
           },
           [&b, last] {
@@ -241,8 +244,8 @@ absl::Status TimeInterleaved(std::vector<Measurement>& lines,
   return absl::OkStatus();
 }
 
-void PrintTable(const std::vector<Measurement>& lines, int64_t bytes,
-                int runs, std::vector<std::string>& json) {
+void PrintTable(const std::vector<Measurement>& lines, int64_t bytes, int runs,
+                std::vector<std::string>& json) {
   std::cout << absl::StrFormat(
       "\nin-process all-reduce (sum) of f32[%d] (%d bytes) across 2 devices "
       "(threads of this process) against memcpy\n"
@@ -290,8 +293,9 @@ absl::Status BenchInProcessAllReduce(const CollectiveBenchOptions& options,
   const int64_t elements = options.bytes / 4;
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
                    AllReduceModule(elements));
-  const HloComputation& reducer =
-      *module->entry_computation()->root_instruction()->called_computations()[0];
+  const HloComputation& reducer = *module->entry_computation()
+                                       ->root_instruction()
+                                       ->called_computations()[0];
   std::optional<ElementCombiner> combiner = NativeCombiner(reducer, F32);
   if (!combiner.has_value()) {
     return absl::InternalError("collectives: no native combiner for add");

@@ -23,7 +23,7 @@ struct GlooBenchFlags {
   int64_t repeat = 20;
   int64_t min_bytes = 1024;
   int64_t max_bytes = int64_t{64} << 20;
-  int64_t rank = -1;  // a device's copy; -1: the launcher
+  int64_t rank = -1;      // a device's copy; -1: the launcher
   std::string directory;  // the gloo store, made by the launcher
 };
 
