@@ -711,6 +711,20 @@ absl::Status RunBenchCommand(BenchOptions& options, bool threads_given) {
   return RunBench(options);
 }
 
+// The flags `mxla bench` passes to copies of itself, hidden from --help.
+void AddChildProcessOptions(CLI::App& bench, BenchOptions& options) {
+  // The child process of S's persistent-cache measurement.
+  bench.add_option("--cache-probe", options.cache_probe_layers)->group("");
+  bench.add_option("--cache-dir", options.cache_dir)->group("");
+  // The child process of one M module.
+  bench.add_option("--module-probe", options.module_probe)->group("");
+  bench.add_option("--profile-rows", options.profile_rows)->group("");
+  // A device's copy of X's all-reduce across processes.
+  bench.add_option("--gloo-rank", options.gloo_rank)->group("");
+  bench.add_option("--gloo-directory", options.gloo_directory)->group("");
+  bench.add_option("--gloo-min-bytes", options.gloo_min_bytes)->group("");
+}
+
 }  // namespace
 
 CommandRunner RegisterBenchCommand(CLI::App& app) {
@@ -762,17 +776,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
   bench->add_option("--streaming-min-bytes", options->streaming_min_bytes,
                     "Compile the workloads with streaming stores from this "
                     "many result bytes on (0: none; default 8 MiB)");
-  // The child process of S's persistent-cache measurement.
-  bench->add_option("--cache-probe", options->cache_probe_layers)
-      ->group("");
-  bench->add_option("--cache-dir", options->cache_dir)->group("");
-  // The child process of one M module.
-  bench->add_option("--module-probe", options->module_probe)->group("");
-  bench->add_option("--profile-rows", options->profile_rows)->group("");
-  // A device's copy of X's all-reduce across processes.
-  bench->add_option("--gloo-rank", options->gloo_rank)->group("");
-  bench->add_option("--gloo-directory", options->gloo_directory)->group("");
-  bench->add_option("--gloo-min-bytes", options->gloo_min_bytes)->group("");
+  AddChildProcessOptions(*bench, *options);
   bench->add_flag("--profile", options->profile,
                   "M: below each module's line, the profile of its first run "
                   "(mxla run --profile's table, its 20 slowest rows)");
