@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/status_macros.h"
+#include "runtime/streaming_copy.h"
 
 namespace mxla {
 namespace {
@@ -14,6 +15,13 @@ namespace {
 // An all-reduce block: small enough to stay in the first-level cache while
 // every member's elements are combined into it.
 constexpr int64_t kReduceBlockBytes = 16 << 10;
+
+// From this many bytes on, all-reduce writes its results with streaming
+// stores (the JIT's threshold for its own, ir/fusion_plan_options.h): a
+// result this large leaves the cache before its consumer reads it, so
+// reading its lines in before overwriting them would only add a third of
+// the op's memory traffic (2 devices: read 2 operands, write 2 results).
+constexpr int64_t kStreamingMinBytes = int64_t{8} << 20;
 
 absl::Status SizeMismatch(absl::string_view op, absl::string_view what,
                           int64_t rank, size_t got, size_t expected) {
@@ -192,6 +200,8 @@ absl::Status InProcessCommunicator::AllReduce(const CollectiveCall& call,
         const int64_t block_elements =
             std::max<int64_t>(1, kReduceBlockBytes / width);
         std::vector<char> block(block_elements * width);
+        const bool streaming =
+            static_cast<int64_t>(send.size()) >= kStreamingMinBytes;
         for (int64_t begin = chunk.begin; begin < chunk.begin + chunk.size;
              begin += block_elements) {
           const int64_t count =
@@ -204,9 +214,16 @@ absl::Status InProcessCommunicator::AllReduce(const CollectiveCall& call,
                 block.data(), all[j]->send[0].data() + offset, count));
           }
           for (const Contribution* member : all) {
-            std::memcpy(member->recv[0].data() + offset, block.data(), bytes);
+            char* to = member->recv[0].data() + offset;
+            if (streaming) {
+              StreamingCopy(to, block.data(), bytes);
+            } else {
+              std::memcpy(to, block.data(), bytes);
+            }
           }
         }
+        // Before Meet's barrier tells the members their results are done.
+        if (streaming) StreamingCopyFence();
         return absl::OkStatus();
       });
 }

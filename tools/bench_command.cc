@@ -4,7 +4,9 @@
 // all measured in this one run. Each timed run starts with the last-level
 // cache flushed (128 MiB touched). Also compile latency with its phase split
 // and the per-call overhead of both Run APIs on a tiny graph (W7). M runs
-// XLA's CPU benchmark modules whole (tools/bench_modules.h).
+// XLA's CPU benchmark modules whole (tools/bench_modules.h); X the
+// all-reduce across devices (tools/bench_collectives.h and, with gloo,
+// tools/gloo_allreduce_bench.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,11 +32,15 @@
 #include "runtime/host_buffer.h"
 #include "runtime/jit_executable.h"
 #include "runtime/thread_pool.h"
+#include "tools/bench_collectives.h"
 #include "tools/bench_modules.h"
 #include "tools/bench_reference.h"
 #include "tools/bench_scaling.h"
 #include "tools/bench_workloads.h"
 #include "tools/commands.h"
+#ifdef MXLA_HAVE_GLOO
+#include "tools/gloo_allreduce_bench.h"
+#endif
 #include "tools/model_stack.h"
 #include "tools/peak_rss.h"
 
@@ -64,6 +70,13 @@ struct BenchOptions {
   std::string module_probe;  // the child process of one module
   bool profile = false;        // M: each module's profile
   int64_t profile_rows = 0;    // the child's
+  // X: the all-reduce's buffer; the largest size across processes.
+  int64_t collective_bytes = int64_t{64} << 20;
+  // X: a device's copy of the all-reduce across processes (its rank, the
+  // launcher's store directory and the sizes it measures).
+  int64_t gloo_rank = -1;
+  std::string gloo_directory;
+  int64_t gloo_min_bytes = 0;
 };
 
 struct Stats {
@@ -481,18 +494,19 @@ absl::Status CheckBenchThreads(const BenchOptions& options) {
 }
 
 // --filter's ids, each a known workload (W1 to W10, G1 to G3), W7, G4, S,
-// M or M:TEXT.
+// X, M or M:TEXT.
 absl::StatusOr<std::vector<std::string>> ParseFilter(const std::string& text) {
   std::vector<std::string> filter =
       absl::StrSplit(text, ',', absl::SkipEmpty());
   for (const std::string& id : filter) {
-    bool known = id == "W7" || id == "G4" || id == "S" || id == "M" ||
+    bool known = id == "W7" || id == "G4" || id == "S" || id == "X" ||
+                 id == "M" ||
                  (absl::StartsWith(id, "M:") && id.size() > 2);
     for (const auto& factory : bench::Workloads()) known |= id == factory.id;
     if (!known) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--filter: unknown workload '", id,
-          "' (W1 to W10, G1 to G4, S, M, M:TEXT)"));
+          "' (W1 to W10, G1 to G4, S, X, M, M:TEXT)"));
     }
   }
   return filter;
@@ -570,6 +584,56 @@ absl::Status BenchNamedModules(const BenchOptions& options,
   return BenchModules(modules, report.json);
 }
 
+// X across processes: 2 processes, from collective_bytes / 256 (rounded
+// down to f32) up to collective_bytes by factors of 4.
+#ifdef MXLA_HAVE_GLOO
+GlooBenchFlags GlooFlagsOf(const BenchOptions& options) {
+  GlooBenchFlags flags;
+  flags.repeat = options.runs;
+  flags.max_bytes = options.collective_bytes;
+  flags.min_bytes = options.gloo_min_bytes > 0
+                        ? options.gloo_min_bytes
+                        : std::max<int64_t>(4, flags.max_bytes / 256 / 4 * 4);
+  flags.rank = options.gloo_rank;
+  flags.directory = options.gloo_directory;
+  return flags;
+}
+
+// The OSU-style comparison, in copies of this binary (`mxla bench
+// --gloo-rank d ...`); device 0 prints its table.
+absl::Status BenchAcrossProcesses(const BenchOptions& options) {
+  const GlooBenchFlags flags = GlooFlagsOf(options);
+  std::cout << "\nall-reduce across " << flags.processes
+            << " processes (gloo over loopback TCP), OSU-style:\n"
+            << std::flush;  // before the copies write to the same stdout
+  return LaunchGlooAllReduceBench(
+      flags, "/proc/self/exe", [&](int64_t rank, const std::string& directory) {
+        return std::vector<std::string>{
+            "bench", "--runs", absl::StrCat(flags.repeat),
+            "--collective-bytes", absl::StrCat(flags.max_bytes),
+            "--gloo-min-bytes", absl::StrCat(flags.min_bytes),
+            "--gloo-rank", absl::StrCat(rank),
+            "--gloo-directory", directory};
+      });
+}
+#else
+absl::Status BenchAcrossProcesses(const BenchOptions&) {
+  std::cout << "\nall-reduce across processes: not measured, this mxla was "
+               "built without gloo (Debian: libgloo-dev)\n";
+  return absl::OkStatus();
+}
+#endif
+
+// X: the in-process all-reduce against memcpy, then across processes.
+absl::Status BenchCollectives(const BenchOptions& options, Report& report) {
+  CollectiveBenchOptions in_process;
+  in_process.bytes = options.collective_bytes;
+  in_process.runs = options.runs;
+  in_process.before_each = FlushCache;
+  RETURN_IF_ERROR(BenchInProcessAllReduce(in_process, report.json));
+  return BenchAcrossProcesses(options);
+}
+
 // --json: the report's records as one JSON array.
 absl::Status WriteJson(const std::string& path, const Report& report) {
   std::ofstream out(path);
@@ -617,6 +681,9 @@ absl::Status RunBench(const BenchOptions& options) {
     codegen.optimization_level = options.opt_level;
     RETURN_IF_ERROR(BenchScaling(codegen, report));
   }
+  if (std::find(filter.begin(), filter.end(), "X") != filter.end()) {
+    RETURN_IF_ERROR(BenchCollectives(options, report));
+  }
   if (!options.json.empty()) RETURN_IF_ERROR(WriteJson(options.json, report));
   return absl::OkStatus();
 }
@@ -631,9 +698,31 @@ absl::Status RunBenchCommand(BenchOptions& options, bool threads_given) {
     return ProbeModule(options.module_probe, options.runs,
                        options.module_budget, options.profile_rows);
   }
+#ifdef MXLA_HAVE_GLOO
+  if (options.gloo_rank >= 0) {
+    const int exit_code = RunGlooAllReduceDevice(GlooFlagsOf(options));
+    if (exit_code == 0) return absl::OkStatus();
+    return absl::InternalError(
+        absl::StrCat("all-reduce device ", options.gloo_rank, " failed"));
+  }
+#endif
   if (threads_given) options.threads = options.threads_flag;
   RETURN_IF_ERROR(CheckBenchThreads(options));
   return RunBench(options);
+}
+
+// The flags `mxla bench` passes to copies of itself, hidden from --help.
+void AddChildProcessOptions(CLI::App& bench, BenchOptions& options) {
+  // The child process of S's persistent-cache measurement.
+  bench.add_option("--cache-probe", options.cache_probe_layers)->group("");
+  bench.add_option("--cache-dir", options.cache_dir)->group("");
+  // The child process of one M module.
+  bench.add_option("--module-probe", options.module_probe)->group("");
+  bench.add_option("--profile-rows", options.profile_rows)->group("");
+  // A device's copy of X's all-reduce across processes.
+  bench.add_option("--gloo-rank", options.gloo_rank)->group("");
+  bench.add_option("--gloo-directory", options.gloo_directory)->group("");
+  bench.add_option("--gloo-min-bytes", options.gloo_min_bytes)->group("");
 }
 
 }  // namespace
@@ -655,7 +744,19 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
                     "only run when named); M for XLA's CPU benchmark "
                     "modules of ../shared/real-hlo (compile ms, run ms, "
                     "GFLOP/s, GB/s, share of the machine's limit; only run "
-                    "when named), M:TEXT for those whose name contains TEXT");
+                    "when named), M:TEXT for those whose name contains TEXT; "
+                    "X for the all-reduce of --collective-bytes across 2 "
+                    "devices: in-process (communicator alone and a compiled "
+                    "module through RunReplicated) against memcpy at 1 and "
+                    "2 threads, and, when built with gloo, across 2 "
+                    "processes against gloo's own all-reduce (only run when "
+                    "named)");
+  bench->add_option("--collective-bytes", options->collective_bytes,
+                    "X: bytes of the all-reduced f32 buffer, a multiple of 8 "
+                    "(across processes: the largest of 5 sizes, each 4x the "
+                    "last)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   bench->add_option("--modules-dir", options->modules_dir,
                     "M: the real-HLO directory (SOURCES.md and modules/; "
                     "default: the first shared/real-hlo beside the working "
@@ -675,13 +776,7 @@ CommandRunner RegisterBenchCommand(CLI::App& app) {
   bench->add_option("--streaming-min-bytes", options->streaming_min_bytes,
                     "Compile the workloads with streaming stores from this "
                     "many result bytes on (0: none; default 8 MiB)");
-  // The child process of S's persistent-cache measurement.
-  bench->add_option("--cache-probe", options->cache_probe_layers)
-      ->group("");
-  bench->add_option("--cache-dir", options->cache_dir)->group("");
-  // The child process of one M module.
-  bench->add_option("--module-probe", options->module_probe)->group("");
-  bench->add_option("--profile-rows", options->profile_rows)->group("");
+  AddChildProcessOptions(*bench, *options);
   bench->add_flag("--profile", options->profile,
                   "M: below each module's line, the profile of its first run "
                   "(mxla run --profile's table, its 20 slowest rows)");

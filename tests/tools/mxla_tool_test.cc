@@ -255,7 +255,7 @@ TEST(MxlaToolTest, BenchMeasuresBandwidthAndDispatch) {
   EXPECT_THAT(result.out, HasSubstr("W7 small_dispatch (8x8 + 8): RunBuffers"));
   Result unknown = RunMxla("bench --filter W11");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W11' (W1 to W10, G1 to G4, S, M, M:TEXT)"));
+  EXPECT_THAT(unknown.err, HasSubstr("unknown workload 'W11' (W1 to W10, G1 to G4, S, X, M, M:TEXT)"));
   // W3 again without streaming stores (an A/B of the store kind).
   Result plain = RunMxla("bench --filter W3 --runs 1 --streaming-min-bytes 0");
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
@@ -289,7 +289,7 @@ TEST(MxlaToolTest, EachSubcommandsHelpIsCompleteAndUnknownFlagsFail) {
       {"demo", {"--example", "--list", "--dump-dir"}},
       {"bench", {"--threads", "--filter", "--runs", "--json",
                  "--streaming-min-bytes", "--modules-dir",
-                 "--module-budget"}},
+                 "--module-budget", "--collective-bytes"}},
   };
   for (const auto& [command, options] : commands) {
     Result help = RunMxla(std::string(command) + " --help");
