@@ -245,6 +245,16 @@ absl::StatusOr<Program::Subprogram> MakeDeviceStep(
       step.combiners.push_back(*std::move(native));
       continue;
     }
+    const Shape& takes = reducer.parameter_instruction(0)->shape();
+    if (!takes.IsArray() || takes.rank() != 0 || takes.element_type() != type) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          HloOpcodeString(instruction.opcode()), " '", instruction.name(),
+          "': its reducer '", reducer.name(), "' takes ", takes.ToString(),
+          " but the operand's elements are ",
+          primitive_util::LowercaseName(type),
+          "; a reducer of another type is run only when it is one op "
+          "(add, multiply, maximum, minimum, ...) of floating types"));
+    }
     if (compiled == nullptr) {
       ASSIGN_OR_RETURN(compiled, computations.Compile(0));
     }

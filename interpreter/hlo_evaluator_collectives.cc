@@ -42,6 +42,7 @@
 #include "ir/run_device.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "semantics/scalar_semantics.h"
 
 namespace mxla::hlo_evaluator_internal {
 namespace {
@@ -142,6 +143,20 @@ class Reducer {
   absl::StatusOr<Literal> Combine(const Literal& accumulator,
                                   const Literal& other) const {
     const PrimitiveType type = accumulator.shape().element_type();
+    const Shape& takes = op_.to_apply()->parameter_instruction(0)->shape();
+    if (takes.IsArray() && takes.rank() == 0 && takes.element_type() != type) {
+      // A reducer on another element type than the operand's (XLA's
+      // collective quantizer makes bf16 all-reduces of an f32 max): XLA
+      // runs it by its kind on the operand's type; here each element goes
+      // to the reducer's type and its result comes back, which is the same
+      // for the one-op reducers the JIT runs so.
+      ASSIGN_OR_RETURN(const Literal a,
+                       semantics::ApplyConvert(accumulator, takes.element_type()));
+      ASSIGN_OR_RETURN(const Literal b,
+                       semantics::ApplyConvert(other, takes.element_type()));
+      ASSIGN_OR_RETURN(const Literal combined, Combine(a, b));
+      return semantics::ApplyConvert(combined, type);
+    }
     const Shape scalar = ShapeUtil::MakeScalarShape(type);
     Literal a(scalar), b(scalar);
     const Literal* arguments[] = {&a, &b};

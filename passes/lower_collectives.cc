@@ -38,15 +38,20 @@ class Lowering {
       case HloOpcode::kReduceScatter:
       case HloOpcode::kAllToAll:
       case HloOpcode::kCollectiveBroadcast:
-        return OneOrTuple({operands.begin(), operands.end()});
+        return ShapedLike(collective_->shape(),
+                          {operands.begin(), operands.end()});
       case HloOpcode::kAllReduceDone:
         return collective_->mutable_operand(0);
       case HloOpcode::kCollectivePermute:
         return Permuted();
       case HloOpcode::kAllGatherStart: {
         // XLA's (operand, result), or ((operands...), (results...)).
-        HloInstruction* own = OneOrTuple({operands.begin(), operands.end()});
-        return Add(HloInstruction::CreateTuple({own, own}));
+        const Shape& shape = collective_->shape();
+        const std::vector<HloInstruction*> own(operands.begin(),
+                                               operands.end());
+        return Add(HloInstruction::CreateTuple(
+            {ShapedLike(shape.tuple_shapes(0), own),
+             ShapedLike(shape.tuple_shapes(1), own)}));
       }
       case HloOpcode::kCollectivePermuteStart: {
         const Shape& shape = collective_->shape();
@@ -93,8 +98,8 @@ class Lowering {
         // results from one all-gather.
         HloInstruction* gathered =
             SameAs(HloOpcode::kAllGather, shape.tuple_shapes(1), inputs);
-        return Add(
-            HloInstruction::CreateTuple({OneOrTuple(inputs), gathered}));
+        return Add(HloInstruction::CreateTuple(
+            {ShapedLike(shape.tuple_shapes(0), inputs), gathered}));
       }
       case HloOpcode::kCollectivePermuteStart: {
         std::vector<HloInstruction*> elements = {inputs[0]};
@@ -163,8 +168,11 @@ class Lowering {
     instruction->set_metadata(collective_->metadata());
     return computation_.AddInstruction(std::move(instruction));
   }
-  HloInstruction* OneOrTuple(const std::vector<HloInstruction*>& values) {
-    if (values.size() == 1) return values[0];
+  // `values` as one value of `shape`: a tuple of them for a tuple (even of
+  // one element: XLA's `(f32[8]) all-to-all(x)`), else the one value.
+  HloInstruction* ShapedLike(const Shape& shape,
+                             const std::vector<HloInstruction*>& values) {
+    if (!shape.IsTuple() && values.size() == 1) return values[0];
     return Add(HloInstruction::CreateTuple(values));
   }
   HloInstruction* Element(HloInstruction* tuple, int64_t i) {

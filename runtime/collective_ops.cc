@@ -236,10 +236,16 @@ absl::Status BroadcastFromFirst(Communicator& communicator,
 std::optional<ElementCombiner> NativeCombiner(const HloComputation& reducer,
                                               PrimitiveType type) {
   const HloInstruction* root = reducer.root_instruction();
+  // A one-op reducer of another floating type than the operand's (XLA's
+  // collective quantizer makes bf16 all-reduces of an f32 maximum) is run
+  // by its op on the operand's type, as XLA runs reducers by their kind.
+  const PrimitiveType takes = root->shape().element_type();
+  const bool same_kind = takes == type ||
+                         (primitive_util::IsFloatingPointType(takes) &&
+                          primitive_util::IsFloatingPointType(type));
   if (reducer.num_parameters() != 2 || root->operand_count() != 2 ||
       !root->shape().IsArray() || !root->shape().dimensions().empty() ||
-      root->shape().element_type() != type ||
-      root->opcode() == HloOpcode::kCompare) {
+      !same_kind || root->opcode() == HloOpcode::kCompare) {
     return std::nullopt;
   }
   const HloInstruction* lhs = root->operand(0);

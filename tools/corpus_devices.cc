@@ -73,6 +73,50 @@ absl::Status CompareDevices(const std::vector<Literal>& actual,
   return absl::OkStatus();
 }
 
+// Both backends run on every device; the outcome once they are compiled.
+ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
+                      const DeviceCountsNeeded& counts,
+                      const Executable& interpreter, const Executable& jit,
+                      const CorpusOptions& options) {
+  const HloComputation& entry = *module.entry_computation();
+  int64_t elements = 0;
+  const std::vector<std::vector<Literal>> arguments = ArgumentsPerDevice(
+      entry, counts.devices(), options.max_run_elements, elements);
+  const int64_t work = EstimatedWork(module) * counts.devices();
+  if (elements > options.max_run_elements || work > options.max_run_work) {
+    return Outcome(path, counts, CorpusStage::kTooLarge, "");
+  }
+  RunOptions run;
+  // Devices wait at a collective only for those that diverged.
+  run.collective_timeout = absl::Seconds(20);
+  run.max_loop_trips = std::min(
+      options.max_loop_trips, options.max_run_work / std::max<int64_t>(work, 1));
+  const DeviceAssignment assignment =
+      DeviceAssignment::Default(counts.replicas, counts.partitions);
+  const auto pointers = Pointers(arguments);
+  absl::StatusOr<std::vector<Literal>> expected =
+      interpreter.RunReplicated(pointers, assignment, run);
+  absl::StatusOr<std::vector<Literal>> actual =
+      jit.RunReplicated(pointers, assignment, run);
+  if (absl::IsResourceExhausted(expected.status()) &&
+      absl::IsResourceExhausted(actual.status())) {
+    return Outcome(path, counts, CorpusStage::kEndless, "");
+  }
+  if (!expected.ok()) {
+    return Outcome(path, counts, CorpusStage::kRun,
+                   absl::StrCat("interpreter: ", expected.status().message()));
+  }
+  if (!actual.ok()) {
+    return Outcome(path, counts, CorpusStage::kRun,
+                   std::string(actual.status().message()));
+  }
+  if (!CompareDevices(*actual, *expected, options.tolerance).ok()) {
+    return Outcome(path, counts, CorpusStage::kRun,
+                   "the JIT and the interpreter differ beyond the tolerance");
+  }
+  return Outcome(path, counts, CorpusStage::kPassed, "");
+}
+
 }  // namespace
 
 ModuleOutcome RunOnDevicesAndCompare(const std::string& path,
@@ -107,43 +151,7 @@ ModuleOutcome RunOnDevicesAndCompare(const std::string& path,
                    absl::StrCat("interpreter: ",
                                 interpreter.status().message()));
   }
-  const HloComputation& entry = *module.entry_computation();
-  int64_t elements = 0;
-  const std::vector<std::vector<Literal>> arguments = ArgumentsPerDevice(
-      entry, counts.devices(), options.max_run_elements, elements);
-  const int64_t work = EstimatedWork(module) * counts.devices();
-  if (elements > options.max_run_elements || work > options.max_run_work) {
-    return Outcome(path, counts, CorpusStage::kTooLarge, "");
-  }
-  RunOptions run;
-  // Devices wait at a collective only for those that diverged.
-  run.collective_timeout = absl::Seconds(20);
-  run.max_loop_trips = std::min(
-      options.max_loop_trips, options.max_run_work / std::max<int64_t>(work, 1));
-  const DeviceAssignment assignment =
-      DeviceAssignment::Default(counts.replicas, counts.partitions);
-  const auto pointers = Pointers(arguments);
-  absl::StatusOr<std::vector<Literal>> expected =
-      (*interpreter)->RunReplicated(pointers, assignment, run);
-  absl::StatusOr<std::vector<Literal>> actual =
-      (*jit)->RunReplicated(pointers, assignment, run);
-  if (absl::IsResourceExhausted(expected.status()) &&
-      absl::IsResourceExhausted(actual.status())) {
-    return Outcome(path, counts, CorpusStage::kEndless, "");
-  }
-  if (!expected.ok()) {
-    return Outcome(path, counts, CorpusStage::kRun,
-                   absl::StrCat("interpreter: ", expected.status().message()));
-  }
-  if (!actual.ok()) {
-    return Outcome(path, counts, CorpusStage::kRun,
-                   std::string(actual.status().message()));
-  }
-  if (!CompareDevices(*actual, *expected, options.tolerance).ok()) {
-    return Outcome(path, counts, CorpusStage::kRun,
-                   "the JIT and the interpreter differ beyond the tolerance");
-  }
-  return Outcome(path, counts, CorpusStage::kPassed, "");
+  return RunBoth(path, module, counts, **interpreter, **jit, options);
 }
 
 }  // namespace mxla::tools

@@ -154,6 +154,29 @@ std::string WithoutLocation(const std::string& message) {
 
 }  // namespace
 
+const char* CorpusStageName(CorpusStage stage) {
+  switch (stage) {
+    case CorpusStage::kParse: return "parse";
+    case CorpusStage::kVerify: return "verify";
+    case CorpusStage::kDevices: return "devices";
+    case CorpusStage::kCompile: return "compile";
+    case CorpusStage::kRun: return "run";
+    case CorpusStage::kEndless: return "endless";
+    case CorpusStage::kTooLarge: return "too large";
+    case CorpusStage::kPassed: return "passed";
+  }
+  return "?";
+}
+
+std::string DescribeOutcome(const ModuleOutcome& outcome) {
+  std::string text = CorpusStageName(outcome.stage);
+  if (outcome.devices > 1) {
+    absl::StrAppend(&text, " on ", outcome.devices, " devices");
+  }
+  if (!outcome.reason.empty()) absl::StrAppend(&text, ": ", outcome.reason);
+  return text;
+}
+
 ModuleOutcome EvaluateModuleFile(const std::string& path,
                                  const CorpusOptions& options) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);

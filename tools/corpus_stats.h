@@ -57,6 +57,14 @@ struct ModuleOutcome {
   int64_t devices = 1;
 };
 
+// "parse", "verify", "devices", "compile", "run", "endless", "too large",
+// "passed".
+const char* CorpusStageName(CorpusStage stage);
+
+// "passed", "too large on 4 devices", "compile: <reason>": one module's
+// outcome on one line (mxla stats --verbose).
+std::string DescribeOutcome(const ModuleOutcome& outcome);
+
 // One module's outcome.
 ModuleOutcome EvaluateModuleFile(const std::string& path,
                                  const CorpusOptions& options);

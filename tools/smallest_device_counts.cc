@@ -8,6 +8,7 @@
 #include "ir/hlo_attribute.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_instruction.h"
+#include "ir/op_spec.h"
 #include "ir/replica_groups.h"
 #include "ir/shape.h"
 
@@ -23,22 +24,28 @@ int64_t IdsNamed(const IdGroups& groups) {
   return most;
 }
 
-// The array an all-gather(-start) or reduce-scatter makes (the second
-// element of an all-gather-start's (operand, result) pair), if it is one.
+// The array an all-gather(-start) or reduce-scatter makes of its first
+// operand (XLA's forms: the result, a tuple of results, an all-gather-
+// start's (operand, result) or ((operands), (results))), if there is one.
 const Shape* GatheredOrScattered(const HloInstruction& instruction) {
-  const Shape& shape = instruction.shape();
+  const Shape* shape = &instruction.shape();
   switch (instruction.opcode()) {
     case HloOpcode::kAllGather:
     case HloOpcode::kReduceScatter:
-      return shape.IsArray() ? &shape : nullptr;
+      break;
     case HloOpcode::kAllGatherStart:
-      return shape.IsTuple() && shape.tuple_shapes().size() == 2 &&
-                     shape.tuple_shapes()[1].IsArray()
-                 ? &shape.tuple_shapes()[1]
-                 : nullptr;
+      if (!shape->IsTuple() || shape->tuple_shapes().size() != 2) {
+        return nullptr;
+      }
+      shape = &shape->tuple_shapes(1);
+      break;
     default:
       return nullptr;
   }
+  if (shape->IsTuple() && !shape->tuple_shapes().empty()) {
+    shape = &shape->tuple_shapes(0);
+  }
+  return shape->IsArray() ? shape : nullptr;
 }
 
 // The group size an all-gather's or reduce-scatter's shapes imply (the
@@ -48,7 +55,7 @@ int64_t GroupSizeOfShapes(const HloInstruction& instruction) {
   const auto* dims =
       instruction.attributes().Get<std::vector<int64_t>>(AttrId::kDimensions);
   if (made == nullptr || dims == nullptr || dims->size() != 1 ||
-      instruction.operand_count() != 1 ||
+      instruction.operand_count() < 1 ||
       !instruction.operand(0)->shape().IsArray()) {
     return 1;
   }
@@ -77,7 +84,11 @@ void AddNeeds(const HloInstruction& instruction, DeviceCountsNeeded& needed,
     count = std::max(count, ids);
     return;
   }
-  if (!instruction.attributes().Has(AttrId::kReplicaGroups)) return;
+  // An op that takes groups and has none: empty groups.
+  if (GetOpSpec(instruction.opcode()).FindAttribute(AttrId::kReplicaGroups) ==
+      nullptr) {
+    return;
+  }
   absl::StatusOr<CollectiveGroupMode> mode = CollectiveGroupModeOf(instruction);
   if (!mode.ok()) return;
   const IdGroups groups = ReplicaGroupsOf(instruction);

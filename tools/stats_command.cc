@@ -56,10 +56,7 @@ int RunStats(const StatsOptions& options) {
   for (const std::string& file : *files) {
     outcomes.push_back(EvaluateModuleFile(file, options.corpus));
     if (options.verbose) {
-      std::cerr << file << ": "
-                << (outcomes.back().reason.empty() ? "ok"
-                                                   : outcomes.back().reason)
-                << "\n";
+      std::cerr << file << ": " << DescribeOutcome(outcomes.back()) << "\n";
     }
   }
   std::cout << FormatCorpusReport(outcomes, options.most_reasons);

@@ -249,5 +249,49 @@ ENTRY main {
                 "run is device"));
 }
 
+// A reducer on another floating type than the operand (XLA's collective
+// quantizer makes bf16 all-reduces of an f32 maximum) runs by its op on
+// the operand's type, in both backends; one of several ops on another type
+// is refused by the jit by name (before, it read the operand's elements at
+// the reducer's width).
+TEST(ReplicatedJitTest, AReducerOfAnotherFloatTypeRunsByItsOp) {
+  const std::string text = R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  h = bf16[4] convert(x)
+  r = bf16[4] all-reduce(h), replica_groups={{0,1}}, to_apply=max
+  ROOT f = f32[4] convert(r)
+})";
+  const std::vector<Literal> results = RunBoth(text, {2, 1}, Inputs({2, 1}, 4));
+  ASSERT_EQ(results.size(), 2);
+  EXPECT_EQ(results[0], LiteralUtil::CreateR1<float>({10, 11, 12, 13}));
+  EXPECT_EQ(results[1], results[0]);
+
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(R"(HloModule m
+clipped_add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  s = f32[] add(a, b)
+  one = f32[] constant(1)
+  ROOT m = f32[] minimum(s, one)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  h = bf16[4] convert(x)
+  ROOT r = bf16[4] all-reduce(h), replica_groups={{0,1}}, to_apply=clipped_add
+})"));
+  CompileOptions two;
+  two.replicas = 2;
+  EXPECT_THAT(Compile(*module, two).status().message(),
+              HasSubstr("all-reduce 'r': its reducer 'clipped_add' takes f32[] "
+                        "but the operand's elements are bf16"));
+}
+
 }  // namespace
 }  // namespace mxla

@@ -243,6 +243,9 @@ ENTRY main {
   EXPECT_THAT(outcomes[3].reason, HasSubstr("all-gather"));
   EXPECT_EQ(outcomes[4].stage, CorpusStage::kPassed) << outcomes[4].reason;
   EXPECT_EQ(outcomes[4].devices, 8);
+  EXPECT_EQ(DescribeOutcome(outcomes[4]), "passed on 8 devices");
+  EXPECT_THAT(DescribeOutcome(outcomes[3]),
+              ::testing::StartsWith("verify on 3 devices: "));
   outcomes.pop_back();
   const std::string report = FormatCorpusReport(outcomes, 10);
   EXPECT_THAT(report, HasSubstr("3   75.0%       3  ran and matched"));
