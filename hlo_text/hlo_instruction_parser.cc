@@ -415,6 +415,49 @@ absl::Status ParseNameAttribute(TokenCursor& cursor, const OpSpec& spec,
   return absl::OkStatus();
 }
 
+// XLA's text gives the peers of a send or recv between devices as a
+// frontend attribute, _xla_send_recv_source_target_pairs="{{0,1},{1,2}}"
+// (or unquoted)
+// (in `text`, the attributes' raw `{...}`): kept as source_target_pairs,
+// unless that attribute is given itself.
+absl::Status KeepSendRecvPairs(const std::string& text, const Token& at,
+                               Attributes& attributes) {
+  constexpr absl::string_view kKey = "_xla_send_recv_source_target_pairs";
+  const size_t key = absl::string_view(text).find(kKey);
+  if (key == std::string::npos ||
+      attributes.seen.contains("source_target_pairs")) {
+    return absl::OkStatus();
+  }
+  // The value: quoted ("{{0,1}}"), or bare braces ({{0,1}}).
+  size_t open = text.find_first_not_of(" =", key + kKey.size());
+  size_t close = std::string::npos;
+  if (open != std::string::npos && text[open] == '"') {
+    close = text.find('"', open + 1);
+  } else if (open != std::string::npos && text[open] == '{') {
+    int depth = 0;
+    for (size_t i = open; i < text.size(); ++i) {
+      depth += text[i] == '{' ? 1 : text[i] == '}' ? -1 : 0;
+      if (depth == 0) {
+        close = i + 1;
+        break;
+      }
+    }
+    --open;  // the value keeps its braces
+  }
+  if (close == std::string::npos) {
+    return TokenCursor::ErrorAt(
+        at, absl::StrCat(kKey, " needs a list of pairs, {{0,1},...}"));
+  }
+  TokenCursor pairs(absl::string_view(text).substr(open + 1, close - open - 1));
+  absl::StatusOr<std::vector<int64_t>> groups = ParseIdGroupsAt(pairs);
+  if (!groups.ok()) {
+    return TokenCursor::ErrorAt(
+        at, absl::StrCat(kKey, ": ", groups.status().message()));
+  }
+  attributes.values.Set(AttrId::kSourceTargetPairs, *std::move(groups));
+  return absl::OkStatus();
+}
+
 // Parses the value of the op's attribute `id` by its type.
 absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
                                  AttrId id, const ModuleParseState& module,
@@ -500,6 +543,13 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
     attributes.seen[name.text] = cursor.Peek();
     if (name.text == "metadata") {
       ASSIGN_OR_RETURN(attributes.metadata, ParseMetadata(cursor));
+    } else if (name.text == "frontend_attributes" &&
+               (header.opcode == HloOpcode::kSend ||
+                header.opcode == HloOpcode::kRecv)) {
+      std::string text;
+      const Token at = cursor.Peek();
+      RETURN_IF_ERROR(cursor.SkipOpaqueValue(&text));
+      RETURN_IF_ERROR(KeepSendRecvPairs(text, at, attributes));
     } else if (name.text == "frontend_attributes" ||
                name.text == "backend_config") {
       // Opaque text to XLA too, and dropped: JAX writes MLIR attributes

@@ -537,7 +537,7 @@ absl::Status TokenCursor::SkipValue() {
   return absl::OkStatus();
 }
 
-absl::Status TokenCursor::SkipOpaqueValue() {
+absl::Status TokenCursor::SkipOpaqueValue(std::string* text) {
   if (!Is(TokenKind::kLBrace)) return SkipValue();
   const Token open = Peek();
   // Tokens lexed past the brace may be errors ('#' is no token): lex
@@ -548,6 +548,7 @@ absl::Status TokenCursor::SkipOpaqueValue() {
     return ErrorAt(open, "unclosed '{': the value runs to the end of the "
                          "input");
   }
+  if (text != nullptr) *text = std::string(lexer_.TextFrom(open.offset));
   return absl::OkStatus();
 }
 

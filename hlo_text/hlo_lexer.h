@@ -68,6 +68,10 @@ class HloLexer {
   // matching '}': braces nest, "strings" are skipped whole (`\` escapes),
   // and any other byte is skipped. False if the input ends first.
   bool SkipBracedText();
+  // The text from byte `begin` to where the lexer is now.
+  absl::string_view TextFrom(size_t begin) const {
+    return text_.substr(begin, pos_ - begin);
+  }
 
  private:
   bool AtEnd(size_t offset = 0) const { return pos_ + offset >= text_.size(); }
@@ -138,7 +142,8 @@ class TokenCursor {
   // Skips a value that is opaque text, as frontend_attributes' are (MLIR
   // attributes from JAX: `{mesh = #sdy.mesh<[]>}`): a `{...}` group is
   // skipped as raw text (SkipBracedText), any other value as SkipValue does.
-  absl::Status SkipOpaqueValue();
+  // With `text`, a skipped group's raw text (braces included) is kept there.
+  absl::Status SkipOpaqueValue(std::string* text = nullptr);
 
   // How deep braces and parentheses may nest anywhere in HLO text.
   static constexpr int kMaxNesting = 64;

@@ -26,6 +26,7 @@
 #include "passes/fusion_planning.h"
 #include "passes/lower_broadcasts.h"
 #include "passes/lower_collectives.h"
+#include "passes/pair_sends_and_recvs.h"
 #include "passes/map_inliner.h"
 #include "passes/row_fusion.h"
 #include "passes/simplify.h"
@@ -58,6 +59,7 @@ std::unique_ptr<HloPass> MakeExpander(const PassOptions& options) {
 constexpr PassFactory kPasses[] = {
     {"inline-calls", &Make<CallInlinerPass>},
     {"lower-collectives", &Make<LowerCollectivesPass>},
+    {"pair-sends-and-recvs", &Make<PairSendsAndRecvsPass>},
     {"conditional-to-select", &Make<ConditionalToSelectPass>},
     {"inline-maps", &Make<MapInlinerPass>},
     {"inline-unplannable-fusions",
@@ -122,6 +124,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> CreatePipeline(
 void AddDefaultPasses(PassPipeline& pipeline) {
   pipeline.AddPass(std::make_unique<RngExpanderPass>());
   pipeline.AddPass(std::make_unique<CallInlinerPass>());
+  pipeline.AddPass(std::make_unique<PairSendsAndRecvsPass>());
   pipeline.AddPass(std::make_unique<LowerBroadcastsPass>());
   std::vector<std::unique_ptr<HloPass>> fixed_point;
   fixed_point.push_back(std::make_unique<SimplifyPass>());

@@ -537,7 +537,15 @@ absl::StatusOr<Shape> Channel(const HloInstruction& instruction,
   const auto* host =
       instruction.attributes().Get<std::string>(AttrId::kIsHostTransfer);
   const bool to_host = host != nullptr && *host == "true";
-  return ShapeInference::RefuseChannelTransfer(instruction.opcode(), to_host);
+  if (to_host) {
+    return ShapeInference::RefuseChannelTransfer(instruction.opcode(), true);
+  }
+  std::vector<const Shape*> operands;
+  for (const HloInstruction* operand : instruction.operands()) {
+    operands.push_back(&operand->shape());
+  }
+  return ShapeInference::InferDeviceTransferShape(instruction.opcode(),
+                                                  operands, instruction.shape());
 }
 
 absl::StatusOr<Shape> Infeed(const HloInstruction& instruction, VerifierMode) {

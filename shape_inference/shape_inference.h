@@ -378,10 +378,17 @@ class ShapeInference {
   // leading dimensions; the result has b's shape.
   static absl::StatusOr<Shape> InferTriangularSolveShape(
       const Shape& a, const Shape& b, const TriangularSolveOptions& options);
-  // send, recv, their -done ops, infeed and outfeed: always an error that
-  // says what is missing: another device (a multi-device module, with
-  // kOneDevice in the message) or a host channel.
+  // send, recv and their -done ops over a host channel: always an error
+  // that says mxla has none.
   static absl::Status RefuseChannelTransfer(HloOpcode opcode, bool to_host);
+  // send, recv and their -done ops between devices (XLA's forms, the u32[]
+  // being a context value): send(data, token) -> (data, u32[], token[]);
+  // recv(token) -> (data, u32[], token[]) as declared, data an array;
+  // send-done of a send's tuple -> token[]; recv-done of a recv's tuple ->
+  // (data, token[]). `operands` are the operands' shapes.
+  static absl::StatusOr<Shape> InferDeviceTransferShape(
+      HloOpcode opcode, absl::Span<const Shape* const> operands,
+      const Shape& declared);
   // infeed(token) -> (data, token[]): `declared` is the result as written
   // (an infeed's data shape is its own declaration), a pair of a token-free
   // value and a token.

@@ -48,6 +48,54 @@ absl::Status ShapeInference::RefuseChannelTransfer(HloOpcode opcode,
 
 namespace {
 
+// XLA's (data, u32[] context, token[]) of a send or recv, data an array.
+bool IsTransferTuple(const Shape& shape) {
+  return shape.IsTuple() && shape.tuple_shapes().size() == 3 &&
+         shape.tuple_shapes(0).IsArray() &&
+         shape.tuple_shapes(1) == ShapeUtil::MakeScalarShape(U32) &&
+         shape.tuple_shapes(2).IsToken();
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferDeviceTransferShape(
+    HloOpcode opcode, absl::Span<const Shape* const> operands,
+    const Shape& declared) {
+  const Shape token(TOKEN, {});
+  const Shape context = ShapeUtil::MakeScalarShape(U32);
+  switch (opcode) {
+    case HloOpcode::kSend:
+      if (!operands[0]->IsArray() || !operands[1]->IsToken()) {
+        return OpError(opcode, "sends an array and a token; got ",
+                       operands[0]->ToString(), " and ",
+                       operands[1]->ToString(), ".");
+      }
+      return Shape(std::vector<Shape>{*operands[0], context, token});
+    case HloOpcode::kRecv:
+      if (!operands[0]->IsToken() || !IsTransferTuple(declared)) {
+        return OpError(opcode, "takes a token and gives (data, u32[], "
+                       "token[]) with data an array; got ",
+                       operands[0]->ToString(), " -> ", declared.ToString(),
+                       ".");
+      }
+      return declared;
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecvDone:
+      if (!IsTransferTuple(*operands[0])) {
+        return OpError(opcode, "takes a ",
+                       opcode == HloOpcode::kSendDone ? "send" : "recv",
+                       "'s (data, u32[], token[]); got ",
+                       operands[0]->ToString(), ".");
+      }
+      if (opcode == HloOpcode::kSendDone) return token;
+      return Shape(std::vector<Shape>{operands[0]->tuple_shapes(0), token});
+    default:
+      return OpError(opcode, "is no transfer between devices.");
+  }
+}
+
+namespace {
+
 bool HoldsToken(const Shape& shape) {
   if (shape.IsToken()) return true;
   if (!shape.IsTuple()) return false;

@@ -87,6 +87,7 @@ TEST(CompilePipelineTest, DefaultHloPassesLowerAndCleanUp) {
   // Nothing to clean up: the first round of the fixed point changes
   // nothing, which ends it.
   EXPECT_THAT(passes, ElementsAre("expand-rngs", "inline-calls",
+                                  "pair-sends-and-recvs",
                                   "lower-broadcasts", "simplify", "cse",
                                   "dce", "while-loop-invariant-code-motion",
                                   "while-loop-simplifier"));

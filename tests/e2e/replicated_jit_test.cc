@@ -293,5 +293,25 @@ ENTRY main {
                         "but the operand's elements are bf16"));
 }
 
+// A send and recv between devices (XLA's text, the peers in a frontend
+// attribute) run as the collective-permute they make: partition 1's value
+// reaches partition 0, and partition 1, which no pair targets, gets zeros.
+TEST(ReplicatedJitTest, SendAndRecvBetweenDevicesRunAsAPermute) {
+  const std::string text = R"(HloModule m, num_partitions=2
+ENTRY main {
+  x = f32[4] parameter(0)
+  token = token[] after-all()
+  send = (f32[4], u32[], token[]) send(x, token), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}
+  recv = (f32[4], u32[], token[]) recv(token), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}
+  send-done = token[] send-done(send), channel_id=1
+  recv-done = (f32[4], token[]) recv-done(recv), channel_id=1
+  ROOT data = f32[4] get-tuple-element(recv-done), index=0
+})";
+  const std::vector<Literal> results = RunBoth(text, {1, 2}, Inputs({1, 2}, 4));
+  ASSERT_EQ(results.size(), 2);
+  EXPECT_EQ(results[0], LiteralUtil::CreateR1<float>({10, 11, 12, 13}));
+  EXPECT_EQ(results[1], LiteralUtil::CreateR1<float>({0, 0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace mxla

@@ -10,6 +10,7 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "driver/compile.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
@@ -104,9 +105,10 @@ TEST(TokenTest, ShapeRulesAndMessages) {
                        HasSubstr("write after-all()")));
 }
 
-// Transfers over channels parse (with XLA's attributes) and are refused by
-// the verifier, naming the instruction and what is missing: another device
-// (counted with the multi-device modules) or a host channel.
+// Transfers over channels parse (with XLA's attributes). Between devices
+// the verifier checks their shapes, and a send with no recv to pair it
+// with is refused when compiled (pair-sends-and-recvs); a host channel is
+// refused by the verifier, naming the instruction.
 TEST(TokenTest, ChannelTransfersAreRefusedByName) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
                        ParseHloModule(R"(HloModule channels
@@ -116,11 +118,21 @@ ENTRY main {
   s = (f32[2], u32[], token[]) send(x, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
   ROOT d = token[] send-done(s), channel_id=1
 })"));
+  EXPECT_OK(VerifyModule(*module, VerifierMode::kBuilder));
+  EXPECT_THAT(Compile(*module, {}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("send 's' (channel_id 1, computation "
+                                 "'main'): no recv of its channel")));
+  ASSERT_OK_AND_ASSIGN(module, ParseHloModule(R"(HloModule shapes
+ENTRY main {
+  t = token[] after-all()
+  r = (f32[2], token[]) recv(t), channel_id=2
+  ROOT d = (f32[2], token[]) recv-done(r), channel_id=2
+})"));
   EXPECT_THAT(VerifyModule(*module, VerifierMode::kBuilder),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("instruction 's' (send): send: a transfer to "
-                                 "or from another device; " +
-                                 std::string(ShapeInference::kOneDevice))));
+                       HasSubstr("recv: takes a token and gives (data, u32[], "
+                                 "token[]) with data an array")));
   ASSERT_OK_AND_ASSIGN(module, ParseHloModule(R"(HloModule host
 ENTRY main {
   t = token[] after-all()

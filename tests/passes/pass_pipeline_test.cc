@@ -169,6 +169,7 @@ TEST(PassPipelineTest, UnwritableDumpDirectoryIsAnError) {
 TEST(PassPipelineTest, RegistryKnowsEveryPass) {
   EXPECT_THAT(AvailablePassNames(),
               ElementsAre("inline-calls", "lower-collectives",
+                          "pair-sends-and-recvs",
                           "conditional-to-select", "inline-maps",
                           "inline-unplannable-fusions",
                           "expand-reduce-windows", "expand-rngs",
@@ -188,6 +189,7 @@ TEST(PassPipelineTest, RegistryKnowsEveryPass) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown pass 'fuse' (available passes: "
                                  "inline-calls, lower-collectives, "
+                                 "pair-sends-and-recvs, "
                                  "conditional-to-select, inline-maps, "
                                  "inline-unplannable-fusions, "
                                  "expand-reduce-windows, expand-rngs, expand-scans, "

@@ -1,0 +1,34 @@
+// pair-sends-and-recvs: send and recv between devices (not over a host
+// channel) as the collective-permute they make together. In each
+// computation, the send and the recv of one channel_id are a pair: the
+// recv-done's data becomes a collective-permute of the send's data over
+// the pair's source_target_pairs, with the channel_id (so the ids are
+// partition ids, as XLA's send/recv are), and the recv-done's token the
+// recv's; the send-done becomes the send's token, and the four ops go.
+// Devices that no pair targets receive zeros, as from any permute.
+//
+// Both backends run it (it is one of the default passes), so that send and
+// recv mean one thing everywhere; the interpreter then computes the permute
+// itself. InvalidArgument, naming the op, the channel and the computation,
+// for what cannot be paired: a send or recv without a partner of its
+// channel in its computation, two of one kind on one channel, no pairs (or
+// a send and recv whose pairs or data shapes differ), a send or recv used
+// other than by its -done op, or a send whose data depends on its own
+// recv (a cycle once paired).
+#ifndef MXLA_PASSES_PAIR_SENDS_AND_RECVS_H_
+#define MXLA_PASSES_PAIR_SENDS_AND_RECVS_H_
+
+#include "absl/status/statusor.h"
+#include "passes/hlo_pass.h"
+
+namespace mxla {
+
+class PairSendsAndRecvsPass : public HloPass {
+ public:
+  absl::string_view name() const override { return "pair-sends-and-recvs"; }
+  absl::StatusOr<bool> Run(HloModule& module) override;
+};
+
+}  // namespace mxla
+
+#endif  // MXLA_PASSES_PAIR_SENDS_AND_RECVS_H_
