@@ -177,15 +177,29 @@ std::string DescribeOutcome(const ModuleOutcome& outcome) {
   return text;
 }
 
-ModuleOutcome EvaluateModuleFile(const std::string& path,
-                                 const CorpusOptions& options) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);
-  if (!module.ok()) return Failed(path, CorpusStage::kParse, module.status());
-  const DeviceCountsNeeded counts = SmallestDeviceCounts(**module);
-  if (counts.devices() > 1) {
-    return RunOnDevicesAndCompare(path, **module, counts, options);
+namespace {
+
+// A send or recv between devices (not over a host channel).
+bool HasDeviceTransfer(const HloModule& module) {
+  for (const HloComputation* computation : module.computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (instruction->opcode() != HloOpcode::kSend &&
+          instruction->opcode() != HloOpcode::kRecv) {
+        continue;
+      }
+      const auto* host =
+          instruction->attributes().Get<std::string>(AttrId::kIsHostTransfer);
+      if (host == nullptr || *host != "true") return true;
+    }
   }
-  absl::Status verified = VerifyModule(**module, VerifierMode::kBuilder);
+  return false;
+}
+
+// After parsing, on one device.
+ModuleOutcome EvaluateOnOneDevice(const std::string& path,
+                                  const HloModule& module,
+                                  const CorpusOptions& options) {
+  absl::Status verified = VerifyModule(module, VerifierMode::kBuilder);
   if (!verified.ok()) {
     const bool devices = absl::StrContains(verified.message(),
                                            ShapeInference::kOneDevice);
@@ -194,12 +208,12 @@ ModuleOutcome EvaluateModuleFile(const std::string& path,
   }
   CompileOptions compile;
   compile.backend = Backend::kJit;
-  absl::StatusOr<std::unique_ptr<Executable>> jit = Compile(**module, compile);
+  absl::StatusOr<std::unique_ptr<Executable>> jit = Compile(module, compile);
   if (IsOverMemoryBudget(jit.status())) {
     // Its buffers do not fit this machine's memory: accepted when the JIT
     // compiles it without a budget.
     compile.memory_limit_bytes = std::numeric_limits<int64_t>::max();
-    jit = Compile(**module, compile);
+    jit = Compile(module, compile);
     if (jit.ok()) return {path, CorpusStage::kTooLarge, ""};
   }
   if (!jit.ok()) {
@@ -210,7 +224,28 @@ ModuleOutcome EvaluateModuleFile(const std::string& path,
     return Failed(path, devices ? CorpusStage::kDevices : CorpusStage::kCompile,
                   jit.status());
   }
-  return RunAndCompare(path, **module, **jit, options);
+  return RunAndCompare(path, module, **jit, options);
+}
+
+}  // namespace
+
+ModuleOutcome EvaluateModuleFile(const std::string& path,
+                                 const CorpusOptions& options) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);
+  if (!module.ok()) return Failed(path, CorpusStage::kParse, module.status());
+  const DeviceCountsNeeded counts = SmallestDeviceCounts(**module);
+  if (counts.devices() > 1) {
+    return RunOnDevicesAndCompare(path, **module, counts, options);
+  }
+  ModuleOutcome outcome = EvaluateOnOneDevice(path, **module, options);
+  // A send or recv between devices that names no peers (or cannot be
+  // paired) is a multi-device module whose devices cannot be told.
+  if (HasDeviceTransfer(**module) && outcome.stage != CorpusStage::kPassed &&
+      outcome.stage != CorpusStage::kTooLarge &&
+      outcome.stage != CorpusStage::kEndless) {
+    outcome.stage = CorpusStage::kDevices;
+  }
+  return outcome;
 }
 
 std::string NormalizeReason(const std::string& message) {
