@@ -1,8 +1,9 @@
 // XLA's collective op functions: the instruction XLA's builder records
 // (all-gather's dimension times shard_count, reduce-scatter's divided by
-// it, all-to-all along one dimension), checked by the collectives' shape
-// rule (shape_rules::Collective): the groups as XLA's verifier checks
-// them, and the group size against the shapes where the groups give it.
+// it, all-to-all along one dimension or in its tuple form), checked by the
+// collectives' shape rule (shape_rules::Collective): the groups as XLA's
+// verifier checks them, and the group size against the shapes where the
+// groups give it.
 // Which devices take part is decided when the module runs.
 #include <algorithm>
 #include <optional>
@@ -19,6 +20,8 @@
 
 namespace mxla {
 
+using builder_internal::LookedUp;
+using builder_internal::LookUpAll;
 using builder_internal::PickBuilder;
 using builder_internal::RecordOp;
 
@@ -246,6 +249,40 @@ XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
                            .checked_dimension = concat_dimension,
                            .channel_id = channel_id},
                           location);
+}
+
+XlaOp AllToAllTuple(absl::Span<const XlaOp> operands,
+                    const IdGroups& replica_groups,
+                    std::optional<int64_t> channel_id,
+                    SourceLocation location) {
+  XlaBuilder* builder =
+      operands.empty() ? nullptr : PickBuilder({operands[0]});
+  std::string attributes =
+      absl::StrCat("replica_groups=", IdGroupsToString(replica_groups));
+  if (channel_id.has_value()) {
+    absl::StrAppend(&attributes, ", channel_id=", *channel_id);
+  }
+  return RecordOp(
+      builder, "AllToAllTuple", operands, attributes, location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, operands));
+        std::vector<Shape> shapes;
+        for (const Shape* shape : looked_up.shapes) shapes.push_back(*shape);
+        auto instruction = HloInstruction::CreateGeneric(
+            HloOpcode::kAllToAll, ShapeUtil::MakeTupleShape(shapes),
+            looked_up.instructions);
+        instruction->mutable_attributes().Set(AttrId::kReplicaGroups,
+                                              EncodeIdGroups(replica_groups));
+        if (channel_id.has_value()) {
+          instruction->mutable_attributes().Set(AttrId::kChannelId,
+                                                *channel_id);
+        }
+        // The groups, and one operand per member where they give it.
+        RETURN_IF_ERROR(
+            InferInstructionShape(*instruction, HloForm::kBuilder).status());
+        return builder->AddInstruction(std::move(instruction),
+                                       "AllToAllTuple", location);
+      });
 }
 
 XlaOp CollectivePermute(

@@ -485,6 +485,14 @@ XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
                const IdGroups& replica_groups,
                std::optional<int64_t> channel_id,
                SourceLocation location = SourceLocation::current());
+// XLA's AllToAllTuple: one operand per member of each group (at least
+// one); rank k sends operand j to rank j and gets a tuple of what each rank
+// sent it, in rank order. The operands must be as many as each group's
+// members: without groups, one (a builder's module runs on one device).
+XlaOp AllToAllTuple(absl::Span<const XlaOp> operands,
+                    const IdGroups& replica_groups = {},
+                    std::optional<int64_t> channel_id = std::nullopt,
+                    SourceLocation location = SourceLocation::current());
 XlaOp CollectivePermute(
     XlaOp operand,
     const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,

@@ -17,6 +17,7 @@
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "ir/collective_groups.h"
+#include "ir/device_assignment.h"
 #include "ir/hlo_verifier.h"
 #include "shape_inference/op_shape_rules.h"
 #include "shape_inference/shape_inference.h"
@@ -391,6 +392,57 @@ TEST(CollectivesTest, BuilderChannelsChooseTheGroupMode) {
   EXPECT_THAT(unchanneled.Build().status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("use_global_device_ids")));
+}
+
+// The tuple form: rank k's operand j goes to rank j, which gets a tuple of
+// what each rank sent it. Run on two replicas by both backends.
+TEST(CollectivesTest, BuilderAllToAllTuple) {
+  XlaBuilder b("tuple_all_to_all");
+  const Shape f32_2 = ShapeUtil::MakeShape(F32, {2});
+  XlaOp x = Parameter(&b, 0, f32_2, "x");
+  XlaOp y = Parameter(&b, 1, f32_2, "y");
+  AllToAllTuple({x, y}, {{1, 0}});
+  ASSERT_OK_AND_ASSIGN(XlaComputation built, b.Build());
+  EXPECT_THAT(built.ToString(),
+              HasSubstr("(f32[2]{0}, f32[2]{0}) all-to-all(x, y), "
+                        "replica_groups={{1,0}}"));
+  // Device d's x is {10d, 10d+1}, its y {10d+2, 10d+3}.
+  std::vector<std::vector<Literal>> inputs;
+  for (float d : {0.0f, 1.0f}) {
+    inputs.push_back({});
+    inputs.back().push_back(LiteralUtil::CreateR1<float>({10 * d, 10 * d + 1}));
+    inputs.back().push_back(
+        LiteralUtil::CreateR1<float>({10 * d + 2, 10 * d + 3}));
+  }
+  std::vector<std::vector<const Literal*>> arguments = {Pointers(inputs[0]),
+                                                        Pointers(inputs[1])};
+  for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
+    CompileOptions options;
+    options.backend = backend;
+    options.replicas = 2;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(built.module(), options));
+    ASSERT_OK_AND_ASSIGN(
+        std::vector<Literal> results,
+        executable->RunReplicated(arguments, DeviceAssignment::Default(2, 1)));
+    // Device 1 is rank 0: it gets operand 0 (x) of rank 0 (itself), then
+    // of rank 1 (device 0).
+    EXPECT_EQ(results[1].tuple_element(0),
+              LiteralUtil::CreateR1<float>({10, 11}))
+        << BackendName(backend);
+    EXPECT_EQ(results[1].tuple_element(1), LiteralUtil::CreateR1<float>({0, 1}))
+        << BackendName(backend);
+    EXPECT_EQ(results[0].tuple_element(0),
+              LiteralUtil::CreateR1<float>({12, 13}))
+        << BackendName(backend);
+  }
+
+  XlaBuilder three("three");
+  XlaOp z = ConstantR1<float>(&three, {1, 2});
+  AllToAllTuple({z, z, z}, {{0, 1}});
+  EXPECT_THAT(three.Build().status().message(),
+              HasSubstr("the tuple form takes one operand per member of its "
+                        "group: each group has 2 devices"));
 }
 
 }  // namespace
