@@ -194,6 +194,9 @@ TEST(ReplicatedDifferentialTest, SeedsReachEveryCollectiveAndMode) {
       ASSERT_OK_AND_ASSIGN(CollectiveGroupMode mode,
                            CollectiveGroupModeOf(*instruction));
       ++counts[std::string(CollectiveGroupModeName(mode))];
+      if (opcode == HloOpcode::kAllToAll && instruction->operand_count() > 1) {
+        ++counts["all-to-all tuple form"];
+      }
       const IdGroups groups = ReplicaGroupsOf(*instruction);
       if (groups.empty()) ++counts["empty groups"];
       for (const std::vector<int64_t>& group : groups) {
@@ -213,6 +216,7 @@ TEST(ReplicatedDifferentialTest, SeedsReachEveryCollectiveAndMode) {
   }
   for (const char* kind :
        {"all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+        "all-to-all tuple form",
         "collective-permute", "collective-broadcast", "replica-id",
         "partition-id", "cross-replica", "cross-partition",
         "cross-replica-and-partition", "flattened-id", "permute of replicas",

@@ -305,6 +305,7 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryAllGather, 3, collectives && options_.max_rank > 0},
       {&Generator::TryReduceScatter, 3, collectives && options_.max_rank > 0},
       {&Generator::TryAllToAll, 3, collectives && options_.max_rank > 0},
+      {&Generator::TryAllToAllTuple, 2, collectives},
       {&Generator::TryCollectivePermute, 3, collectives},
       {&Generator::TryCollectiveBroadcast, 2, collectives},
       {&Generator::TryDeviceId, 2, collectives},

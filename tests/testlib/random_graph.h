@@ -45,7 +45,7 @@
 //   * on several devices (replicas x partitions > 1) the graph also draws
 //     collectives: all-reduce and reduce-scatter (add, multiply, max, min
 //     or a + (b + b), which is not symmetric), all-gather, all-to-all
-//     (array form), collective-permute (some devices may receive nothing,
+//     (array and tuple forms), collective-permute (some devices may receive nothing,
 //     hence zeros), collective-broadcast, and replica-id / partition-id
 //     converted to an element type. Their groups are empty, contiguous,
 //     strided or random (of unequal sizes for all-reduce sometimes), in

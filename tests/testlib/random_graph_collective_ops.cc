@@ -1,14 +1,14 @@
 // The random-graph steps for collectives, drawn only when the graph runs
 // on several devices (RandomGraphOptions::replicas × partitions > 1):
 // all-reduce and reduce-scatter (add, multiply, max, min, or a reducer of
-// two ops), all-gather, all-to-all (array form), collective-permute (some
-// devices may receive nothing: zeros), collective-broadcast, and
-// replica-id / partition-id converted to an element type. Their groups are
-// drawn in every mode the device counts allow (ir/collective_groups.h):
-// empty, contiguous (XLA's iota form [n/g,g]<=[n]), strided (its
-// transposed form) or random, and for all-reduce sometimes of unequal
-// sizes. Ranges hold on every device, since every device's arguments obey
-// the same bounds.
+// two ops), all-gather, all-to-all (array and tuple forms),
+// collective-permute (some devices may receive nothing: zeros),
+// collective-broadcast, and replica-id / partition-id converted to an
+// element type. Their groups are drawn in every mode the device counts
+// allow (ir/collective_groups.h): empty, contiguous (XLA's iota form
+// [n/g,g]<=[n]), strided (its transposed form) or random, and for
+// all-reduce sometimes of unequal sizes. Ranges hold on every device,
+// since every device's arguments obey the same bounds.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -244,6 +244,45 @@ bool Generator::TryAllToAll(int64_t budget) {
   Record(AllToAll(op, dimension, dimension, groups.size, groups.groups,
                   groups.channel_id),
          range);
+  return true;
+}
+
+// The tuple form: one operand of one shape per member (the value, others
+// of its shape, or constants), every element of the result taken out.
+bool Generator::TryAllToAllTuple(int64_t budget) {
+  CollectiveGroups groups = RandomGroups(false, /*uniform=*/true);
+  // The builder checks the operand count against listed groups only.
+  if (groups.groups.empty()) {
+    groups.groups.emplace_back();
+    for (int64_t id = 0; id < groups.size; ++id) {
+      groups.groups[0].push_back(id);
+    }
+  }
+  const int64_t members = groups.size;
+  const int64_t a = PickValue([](const Value&) { return true; });
+  if (a < 0 || 1 + members > budget) return false;
+  const Shape shape = values_[a].shape;
+  std::vector<Source> sources = {ValueSource(a, shape.element_type())};
+  int64_t cost = 1 + members;
+  Range range = values_[a].range;
+  for (int64_t i = 1; i < members; ++i) {
+    Source source;
+    if (!SourceOfShape(shape, budget - cost, ValueStyle::kArgument,
+                       /*allow_iota=*/true, &source)) {
+      return false;
+    }
+    cost += source.Cost();
+    range = range.Union(source.range);
+    sources.push_back(std::move(source));
+  }
+  if (cost > budget) return false;
+  std::vector<XlaOp> operands;
+  for (const Source& source : sources) operands.push_back(Emit(source));
+  XlaOp tuple = AllToAllTuple(operands, groups.groups, groups.channel_id);
+  // Element j is rank j's operand for this device's rank: any of them.
+  for (int64_t j = 0; j < members; ++j) {
+    Record(GetTupleElement(tuple, j), range);
+  }
   return true;
 }
 

@@ -231,6 +231,7 @@ class Generator {
   bool TryAllGather(int64_t budget);
   bool TryReduceScatter(int64_t budget);
   bool TryAllToAll(int64_t budget);
+  bool TryAllToAllTuple(int64_t budget);
   bool TryCollectivePermute(int64_t budget);
   bool TryCollectiveBroadcast(int64_t budget);
   bool TryDeviceId(int64_t budget);  // replica-id or partition-id
