@@ -2,7 +2,8 @@
 // with collectives (tests/testlib/random_graph.h, replicas × partitions
 // from 2 to 8 devices), each device with its own arguments, run through
 // Executable::RunReplicated by the jit and by the interpreter (the oracle,
-// on the module as written), compared device by device bit for bit
+// on the module as written), on XLA's default placement or shuffled
+// devices, compared device by device bit for bit
 // (reductions are not reassociated, and a collective folds its members in
 // rank order in both backends). Another test checks that the seeds reach
 // every collective, group mode and group form.
@@ -13,7 +14,10 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -68,13 +72,35 @@ std::vector<const Literal*> Pointers(const std::vector<Literal>& literals,
   return pointers;
 }
 
+// XLA's default placement, or for every other round of kDevices the
+// devices shuffled (so that a group found by device id instead of by
+// replica or partition id shows).
+DeviceAssignment AssignmentFor(uint64_t seed, const HloModule& module) {
+  const int64_t replicas = module.replica_count();
+  const int64_t partitions = module.num_partitions();
+  if ((seed / std::size(kDevices)) % 2 == 0) {
+    return DeviceAssignment::Default(replicas, partitions);
+  }
+  std::vector<int64_t> ids(replicas * partitions);
+  std::iota(ids.begin(), ids.end(), 0);
+  std::mt19937_64 bits(seed);  // the same numbers everywhere
+  for (size_t i = ids.size() - 1; i > 0; --i) {
+    std::swap(ids[i], ids[bits() % (i + 1)]);
+  }
+  absl::StatusOr<DeviceAssignment> assignment =
+      DeviceAssignment::Create(replicas, partitions, ids);
+  EXPECT_OK(assignment.status());
+  return assignment.ok() ? *assignment
+                         : DeviceAssignment::Default(replicas, partitions);
+}
+
 // Compiles `module` for `options` and runs it on every device.
 absl::StatusOr<std::vector<Literal>> RunOnDevices(
     const HloModule& module, CompileOptions options, const RandomGraph& graph,
+    const DeviceAssignment& assignment,
     const std::vector<Literal>& fed_constants) {
-  const HloModule& counts = graph.computation.module();
-  options.replicas = counts.replica_count();
-  options.partitions = counts.num_partitions();
+  options.replicas = assignment.replica_count();
+  options.partitions = assignment.partition_count();
   absl::StatusOr<std::unique_ptr<Executable>> executable =
       Compile(module, options);
   if (!executable.ok()) return executable.status();
@@ -82,10 +108,7 @@ absl::StatusOr<std::vector<Literal>> RunOnDevices(
   for (const std::vector<Literal>& mine : graph.device_arguments) {
     arguments.push_back(Pointers(mine, fed_constants));
   }
-  return (*executable)
-      ->RunReplicated(arguments,
-                      DeviceAssignment::Default(*options.replicas,
-                                                *options.partitions));
+  return (*executable)->RunReplicated(arguments, assignment);
 }
 
 // Checks one seed; returns whether its devices' results differ (what lets
@@ -96,15 +119,15 @@ bool CheckSeed(uint64_t seed, bool full_pipeline) {
   EXPECT_OK(graph.status());
   if (!graph.ok()) return false;
   const HloModule& module = graph->computation.module();
-  const std::string context =
-      absl::StrCat(graph->description, full_pipeline ? " [full pipeline]\n"
-                                                     : " [no passes]\n",
-                   module.ToString());
+  const DeviceAssignment assignment = AssignmentFor(seed, module);
+  const std::string context = absl::StrCat(
+      graph->description, full_pipeline ? " [full pipeline]" : " [no passes]",
+      ", devices ", assignment.ToString(), "\n", module.ToString());
   CompileOptions interpreter;
   interpreter.backend = Backend::kInterpreter;
   interpreter.passes = std::vector<std::string>{};  // the module as written
   absl::StatusOr<std::vector<Literal>> expected =
-      RunOnDevices(module, interpreter, *graph, {});
+      RunOnDevices(module, interpreter, *graph, assignment, {});
   EXPECT_TRUE(expected.ok()) << expected.status() << "\n" << context;
   if (!expected.ok()) return false;
 
@@ -118,7 +141,7 @@ bool CheckSeed(uint64_t seed, bool full_pipeline) {
   if (!full_pipeline) jit.passes = std::vector<std::string>{};
   jit.codegen.reassociate_reductions = false;
   absl::StatusOr<std::vector<Literal>> actual =
-      RunOnDevices(*fed->module, jit, *graph, fed->constants);
+      RunOnDevices(*fed->module, jit, *graph, assignment, fed->constants);
   EXPECT_TRUE(actual.ok()) << actual.status() << "\n" << context;
   if (!actual.ok()) return false;
   EXPECT_EQ(actual->size(), expected->size());
