@@ -49,14 +49,14 @@ constexpr Devices kDevices[] = {{2, 1}, {1, 2}, {2, 2}, {4, 1}, {1, 4},
 RandomGraphOptions OptionsFor(uint64_t seed) {
   const Devices& devices = kDevices[seed % std::size(kDevices)];
   RandomGraphOptions options;
-  // Odd seeds: the other element types too, small floats among them. Not
-  // yet s2/s4/u2/u4: the interpreter's dot of them gives zeros (its
-  // product loop skips types that are not plain C++ integers).
+  // Odd seeds: every other element type too, sub-byte integers (packed
+  // in the collectives' buffers) and small floats among them.
   options.element_types = {F32, S32, PRED, F64, S64, S8, U8, U32, F16, BF16};
   if (seed % 2 == 1) {
     options.element_types.insert(
         options.element_types.end(),
-        {S16, U16, U64, F8E4M3FN, F8E5M2, F8E4M3FNUZ, F4E2M1FN, F8E8M0FNU});
+        {S16, U16, U64, S2, S4, U2, U4, F8E4M3FN, F8E5M2, F8E4M3FNUZ,
+         F4E2M1FN, F8E8M0FNU});
   }
   options.max_instructions = 14;
   options.replicas = devices.replicas;
@@ -178,11 +178,11 @@ void CheckSeeds(uint64_t count, bool full_pipeline) {
 }
 
 TEST(ReplicatedDifferentialTest, FullPipelineIsBitExactOnEveryDevice) {
-  CheckSeeds(240, true);
+  CheckSeeds(480, true);
 }
 
 TEST(ReplicatedDifferentialTest, NoPassesIsBitExactOnEveryDevice) {
-  CheckSeeds(120, false);
+  CheckSeeds(240, false);
 }
 
 // What the seeds above draw: every collective, every group mode, groups of

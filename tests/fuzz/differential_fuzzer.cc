@@ -12,14 +12,16 @@
 // draws collectives and gives each device its own arguments, and both
 // backends run it through Executable::RunReplicated, compared device by
 // device (without the scale tier, and without host feeds, which one
-// device's run alone can have). The graph's ops come from the
-// seed's PRNG, so the dictionary (fuzz_dictionaries.cc) holds the type
-// masks, the one choice a byte string can name.
+// device's run alone can have), on XLA's default placement or on devices
+// the bytes after shuffle. The graph's ops come from the seed's PRNG, so
+// the dictionary (fuzz_dictionaries.cc) holds the type masks, the one
+// choice a byte string can name.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -107,16 +109,16 @@ void CheckOneDevice(const RandomGraph& graph, const Config& config) {
   }
 }
 
-// Compiles `module` for the graph's devices and runs it on each, with the
-// fed constants after each device's arguments.
+// Compiles `module` for the assignment's devices and runs it on each,
+// with the fed constants after each device's arguments.
 std::vector<Literal> RunOnDevices(const HloModule& module,
                                   CompileOptions compile,
                                   const RandomGraph& graph,
+                                  const DeviceAssignment& assignment,
                                   const std::vector<Literal>& constants,
                                   const std::string& context) {
-  const HloModule& counts = graph.computation.module();
-  compile.replicas = counts.replica_count();
-  compile.partitions = counts.num_partitions();
+  compile.replicas = assignment.replica_count();
+  compile.partitions = assignment.partition_count();
   absl::StatusOr<std::unique_ptr<Executable>> executable =
       Compile(module, compile);
   FUZZ_CHECK(executable.ok(),
@@ -130,10 +132,7 @@ std::vector<Literal> RunOnDevices(const HloModule& module,
     }
   }
   absl::StatusOr<std::vector<Literal>> results =
-      (*executable)
-          ->RunReplicated(arguments,
-                          DeviceAssignment::Default(*compile.replicas,
-                                                    *compile.partitions));
+      (*executable)->RunReplicated(arguments, assignment);
   FUZZ_CHECK(results.ok(),
              absl::StrCat(results.status().ToString(), "\n", context));
   return *std::move(results);
@@ -141,20 +140,23 @@ std::vector<Literal> RunOnDevices(const HloModule& module,
 
 // Several devices: the interpreter on the module as written against the
 // jit, device by device.
-void CheckDevices(const RandomGraph& graph, const Config& config) {
+void CheckDevices(const RandomGraph& graph, const Config& config,
+                  const DeviceAssignment& assignment) {
   const HloModule& module = graph.computation.module();
-  const std::string context = Describe(graph, config);
+  const std::string context = absl::StrCat(
+      "devices ", assignment.ToString(), ": ", Describe(graph, config));
   CompileOptions interpreter;
   interpreter.backend = Backend::kInterpreter;
   interpreter.passes = std::vector<std::string>{};
   const std::vector<Literal> expected =
-      RunOnDevices(module, interpreter, graph, {}, context);
+      RunOnDevices(module, interpreter, graph, assignment, {}, context);
   std::vector<const Literal*> arguments;
   for (const Literal& argument : graph.arguments) arguments.push_back(&argument);
   absl::StatusOr<FedModule> fed = WithConstantsFed(module, arguments);
   FUZZ_CHECK(fed.ok(), fed.status().ToString());
-  const std::vector<Literal> actual = RunOnDevices(
-      *fed->module, CompileFor(config), graph, fed->constants, context);
+  const std::vector<Literal> actual =
+      RunOnDevices(*fed->module, CompileFor(config), graph, assignment,
+                   fed->constants, context);
   FUZZ_CHECK(expected.size() == actual.size(), context);
   for (size_t d = 0; d < expected.size(); ++d) {
     CheckSame(config, expected[d], actual[d],
@@ -165,7 +167,7 @@ void CheckDevices(const RandomGraph& graph, const Config& config) {
 // The device counts the last bytes choose: one input in four (and none
 // that ends before them) runs on 2 to 8 devices, split into replicas and
 // partitions by one of the count's divisors.
-void ReadDevices(fuzz::ByteReader& in, RandomGraphOptions& options) {
+void ReadDeviceCounts(fuzz::ByteReader& in, RandomGraphOptions& options) {
   if (in.Int(0, 3) != 3) return;
   const int64_t devices = in.Int(2, 8);
   std::vector<int64_t> partitions;
@@ -178,6 +180,24 @@ void ReadDevices(fuzz::ByteReader& in, RandomGraphOptions& options) {
   // cannot serve several devices.
   options.parameter_dimensions.clear();
   options.allow_host_feed = false;
+}
+
+// XLA's default placement, or (one byte, odd) the devices shuffled by the
+// next bytes.
+DeviceAssignment ReadAssignment(fuzz::ByteReader& in,
+                                const RandomGraphOptions& options) {
+  const int64_t replicas = options.replicas;
+  const int64_t partitions = options.partitions;
+  if (!in.Bool()) return DeviceAssignment::Default(replicas, partitions);
+  std::vector<int64_t> ids(replicas * partitions);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  for (size_t i = ids.size() - 1; i > 0; --i) {
+    std::swap(ids[i], ids[in.Int(0, i)]);
+  }
+  absl::StatusOr<DeviceAssignment> assignment =
+      DeviceAssignment::Create(replicas, partitions, ids);
+  FUZZ_CHECK(assignment.ok(), assignment.status().ToString());
+  return *std::move(assignment);
 }
 
 }  // namespace
@@ -233,14 +253,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         &options.allow_element_ops, &options.allow_transcendental}) {
     *allowed = in.Int(0, 3) != 3;
   }
-  ReadDevices(in, options);
+  ReadDeviceCounts(in, options);
 
   absl::StatusOr<RandomGraph> graph = GenerateRandomGraph(seed, options);
   FUZZ_CHECK(graph.ok(), graph.status().ToString());
   if (graph->device_arguments.empty()) {
     CheckOneDevice(*graph, config);
   } else {
-    CheckDevices(*graph, config);
+    CheckDevices(*graph, config, ReadAssignment(in, options));
   }
   return 0;
 }
