@@ -113,12 +113,6 @@ std::vector<int64_t> ParameterDimensions(Rng& rng,
   return dims;
 }
 
-// Device d's own argument stream (d >= 1; device 0 draws from the graph's).
-uint64_t DeviceSeed(uint64_t seed, int64_t device) {
-  Rng mix(seed ^ (0x9E3779B97F4A7C15u * static_cast<uint64_t>(device)));
-  return mix.Next();
-}
-
 // ConstantR0 of a scalar literal's value (the API users write).
 XlaOp ConstantScalar(XlaBuilder* builder, const Literal& literal) {
   return primitive_util::ArrayTypeSwitch(
@@ -174,29 +168,14 @@ absl::StatusOr<RandomGraph> Generator::Generate() {
                                             what, ": ", status.ToString()));
   };
   if (!computation.ok()) return internal("Build failed", computation.status());
-  const int64_t devices = options_.replicas * options_.partitions;
-  if (devices > 1) {  // the counts the groups are checked against
-    std::unique_ptr<HloModule> module = computation->CloneModule();
-    module->set_replica_count(options_.replicas);
-    module->set_num_partitions(options_.partitions);
-    computation = XlaComputation(std::move(module));
-  }
+  computation = WithDeviceCounts(*std::move(computation));
   absl::Status verified =
       VerifyModule(computation->module(), VerifierMode::kBuilder);
   if (!verified.ok()) return internal("verifier failed", verified);
 
   RandomGraph graph{*std::move(computation), {}, {}, std::move(infeed_), ""};
   graph.arguments = DrawArguments(rng_);
-  if (devices > 1) {
-    graph.device_arguments.emplace_back();
-    for (const Literal& argument : graph.arguments) {
-      graph.device_arguments[0].push_back(Literal(argument));
-    }
-    for (int64_t d = 1; d < devices; ++d) {
-      Rng device_rng(DeviceSeed(seed_, d));
-      graph.device_arguments.push_back(DrawArguments(device_rng));
-    }
-  }
+  graph.device_arguments = DeviceArguments(graph.arguments);
   graph.description = Describe(graph.computation);
   return graph;
 }

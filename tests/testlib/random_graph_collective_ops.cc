@@ -8,9 +8,11 @@
 // allow (ir/collective_groups.h): empty, contiguous (XLA's iota form
 // [n/g,g]<=[n]), strided (its transposed form) or random, and for
 // all-reduce sometimes of unequal sizes. Ranges hold on every device,
-// since every device's arguments obey the same bounds.
+// since every device's arguments obey the same bounds. Also the graph's
+// device counts and each device's arguments.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "builder/ops.h"
 #include "builder/xla_builder.h"
 #include "ir/collective_groups.h"
+#include "ir/hlo_module.h"
 #include "ir/primitive_type.h"
 #include "tests/testlib/random_graph_internal.h"
 
@@ -120,6 +123,31 @@ std::vector<int64_t> DivisibleDimensions(const Shape& shape, int64_t size) {
 }
 
 }  // namespace
+
+XlaComputation Generator::WithDeviceCounts(XlaComputation computation) const {
+  if (options_.replicas * options_.partitions == 1) return computation;
+  std::unique_ptr<HloModule> module = computation.CloneModule();
+  module->set_replica_count(options_.replicas);
+  module->set_num_partitions(options_.partitions);
+  return XlaComputation(std::move(module));
+}
+
+std::vector<std::vector<Literal>> Generator::DeviceArguments(
+    const std::vector<Literal>& arguments) const {
+  const int64_t devices = options_.replicas * options_.partitions;
+  if (devices == 1) return {};
+  std::vector<std::vector<Literal>> per_device(1);
+  for (const Literal& argument : arguments) {
+    per_device[0].push_back(Literal(argument));
+  }
+  for (int64_t d = 1; d < devices; ++d) {
+    // Its own stream: the graph's would change with the device count.
+    Rng mix(seed_ ^ (0x9E3779B97F4A7C15u * static_cast<uint64_t>(d)));
+    Rng device_rng(mix.Next());
+    per_device.push_back(DrawArguments(device_rng));
+  }
+  return per_device;
+}
 
 CollectiveGroups Generator::RandomGroups(bool global_modes, bool uniform) {
   using Mode = CollectiveGroupMode;

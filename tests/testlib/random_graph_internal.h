@@ -239,6 +239,13 @@ class Generator {
   // cross-replica-and-partition and flattened ids (ops with
   // use_global_device_ids); `uniform` off allows groups of unequal sizes.
   CollectiveGroups RandomGroups(bool global_modes, bool uniform);
+  // On several devices, `computation` with the device counts (which its
+  // groups are checked against), and each device's arguments: device 0's
+  // are `arguments`, the others drawn from streams of (seed, device). On
+  // one device, `computation` as it is and no device arguments.
+  XlaComputation WithDeviceCounts(XlaComputation computation) const;
+  std::vector<std::vector<Literal>> DeviceArguments(
+      const std::vector<Literal>& arguments) const;
   // random_graph_element_ops.cc, with allow_host_feed
   bool TryInfeed(int64_t budget);
   bool TryOutfeed(int64_t budget);
