@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "ir/collective_groups.h"
 #include "ir/device_assignment.h"
+#include "ir/shape_util.h"
 #include "tests/testlib/feed_constants.h"
 #include "tests/testlib/random_graph.h"
 #include "tests/testlib/status_matchers.h"
@@ -46,9 +47,22 @@ constexpr Devices kDevices[] = {{2, 1}, {1, 2}, {2, 2}, {4, 1}, {1, 4},
                                 {3, 1}, {2, 3}, {1, 8}, {8, 1}, {2, 4},
                                 {4, 2}, {3, 2}, {1, 5}, {7, 1}, {1, 6}};
 
-RandomGraphOptions OptionsFor(uint64_t seed) {
+// `large`: parameters of 41 x 97 elements (and values up to that size), so
+// that collectives move buffers of kilobytes, not a few elements.
+RandomGraphOptions OptionsFor(uint64_t seed, bool large = false) {
   const Devices& devices = kDevices[seed % std::size(kDevices)];
   RandomGraphOptions options;
+  options.replicas = devices.replicas;
+  options.partitions = devices.partitions;
+  if (large) {
+    options.element_types = {F32, S32, PRED, F16, U8};
+    options.max_rank = 3;
+    options.max_instructions = 10;
+    options.max_parameters = 2;
+    options.allow_zero_sizes = false;
+    options.parameter_dimensions = {41, 97};
+    return options;
+  }
   // Odd seeds: every other element type too, sub-byte integers (packed
   // in the collectives' buffers) and small floats among them.
   options.element_types = {F32, S32, PRED, F64, S64, S8, U8, U32, F16, BF16};
@@ -59,8 +73,6 @@ RandomGraphOptions OptionsFor(uint64_t seed) {
          F4E2M1FN, F8E8M0FNU});
   }
   options.max_instructions = 14;
-  options.replicas = devices.replicas;
-  options.partitions = devices.partitions;
   return options;
 }
 
@@ -113,9 +125,9 @@ absl::StatusOr<std::vector<Literal>> RunOnDevices(
 
 // Checks one seed; returns whether its devices' results differ (what lets
 // a mix-up of devices show), false on failure.
-bool CheckSeed(uint64_t seed, bool full_pipeline) {
+bool CheckSeed(uint64_t seed, bool full_pipeline, bool large) {
   absl::StatusOr<RandomGraph> graph =
-      GenerateRandomGraph(seed, OptionsFor(seed));
+      GenerateRandomGraph(seed, OptionsFor(seed, large));
   EXPECT_OK(graph.status());
   if (!graph.ok()) return false;
   const HloModule& module = graph->computation.module();
@@ -160,9 +172,9 @@ bool CheckSeed(uint64_t seed, bool full_pipeline) {
 // a good share of them to give their devices different results (the others
 // end in a collective that leaves every device the same value, or read no
 // argument).
-void CheckSeeds(uint64_t count, bool full_pipeline) {
+void CheckSeeds(uint64_t count, bool full_pipeline, bool large = false) {
   if (const char* seed = std::getenv("MXLA_REPLICATED_SEED")) {
-    CheckSeed(std::strtoull(seed, nullptr, 10), full_pipeline);
+    CheckSeed(std::strtoull(seed, nullptr, 10), full_pipeline, large);
     return;
   }
   if (const char* seeds = std::getenv("MXLA_REPLICATED_SEEDS")) {
@@ -170,7 +182,7 @@ void CheckSeeds(uint64_t count, bool full_pipeline) {
   }
   uint64_t differ = 0;
   for (uint64_t seed = 0; seed < count; ++seed) {
-    differ += CheckSeed(seed, full_pipeline) ? 1 : 0;
+    differ += CheckSeed(seed, full_pipeline, large) ? 1 : 0;
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(differ, count / 4) << "devices whose results differ";
@@ -185,14 +197,21 @@ TEST(ReplicatedDifferentialTest, NoPassesIsBitExactOnEveryDevice) {
   CheckSeeds(240, false);
 }
 
+TEST(ReplicatedDifferentialTest, LargerBuffersAreBitExactOnEveryDevice) {
+  CheckSeeds(60, true, /*large=*/true);
+}
+
 // What the seeds above draw: every collective, every group mode, groups of
 // every form, and the other ingredients a mix-up of members would need to
 // show. Counts by kind, printed for the record.
 TEST(ReplicatedDifferentialTest, SeedsReachEveryCollectiveAndMode) {
   std::map<std::string, int64_t> counts;
-  for (uint64_t seed = 0; seed < 240; ++seed) {
+  for (uint64_t i = 0; i < 240 + 60; ++i) {
+    // The first 240 seeds of the small graphs, then 60 of the larger.
+    const bool large = i >= 240;
+    const uint64_t seed = large ? i - 240 : i;
     ASSERT_OK_AND_ASSIGN(RandomGraph graph,
-                         GenerateRandomGraph(seed, OptionsFor(seed)));
+                         GenerateRandomGraph(seed, OptionsFor(seed, large)));
     const HloModule& module = graph.computation.module();
     const int64_t devices = module.replica_count() * module.num_partitions();
     ASSERT_EQ(graph.device_arguments.size(), devices) << graph.description;
@@ -204,6 +223,10 @@ TEST(ReplicatedDifferentialTest, SeedsReachEveryCollectiveAndMode) {
       const HloOpcode opcode = instruction->opcode();
       if (!IsDeviceStepOp(opcode)) continue;
       ++counts[std::string(HloOpcodeString(opcode))];
+      if (large && instruction->shape().IsArray() &&
+          ShapeUtil::ElementsIn(instruction->shape()) >= 1000) {
+        ++counts["collectives of 1000 elements or more"];
+      }
       if (opcode == HloOpcode::kReplicaId ||
           opcode == HloOpcode::kPartitionId) {
         continue;
@@ -244,7 +267,8 @@ TEST(ReplicatedDifferentialTest, SeedsReachEveryCollectiveAndMode) {
         "partition-id", "cross-replica", "cross-partition",
         "cross-replica-and-partition", "flattened-id", "permute of replicas",
         "permute of partitions", "empty groups", "uneven groups",
-        "reducer of several ops", "devices with their own arguments"}) {
+        "reducer of several ops", "devices with their own arguments",
+        "collectives of 1000 elements or more"}) {
     EXPECT_GT(counts[kind], 0) << kind;
   }
   for (const auto& [kind, count] : counts) {
