@@ -3,12 +3,12 @@
 // from 2 to 8 devices), each device with its own arguments, run through
 // Executable::RunReplicated by the jit and by the interpreter (the oracle,
 // on the module as written), on XLA's default placement or shuffled
-// devices, compared device by device bit for bit
-// (reductions are not reassociated, and a collective folds its members in
-// rank order in both backends). Another test checks that the seeds reach
-// every collective, group mode and group form.
+// devices, compared device by device bit for bit (reductions are not
+// reassociated, and a collective folds its members in rank order in both
+// backends); small graphs, and fewer over larger parameters. Another test
+// checks that the seeds reach every collective, group mode and group form.
 // A failure names the seed; MXLA_REPLICATED_SEED=<seed> reruns just that
-// one.
+// one, MXLA_REPLICATED_SEEDS=<n> runs seeds 0..n-1.
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
