@@ -141,7 +141,8 @@ std::vector<std::vector<Literal>> Generator::DeviceArguments(
     per_device[0].push_back(Literal(argument));
   }
   for (int64_t d = 1; d < devices; ++d) {
-    // Its own stream: the graph's would change with the device count.
+    // A stream of (seed, d): device d's values depend on the seed and the
+    // parameters' shapes, not on the device count or the others' draws.
     Rng mix(seed_ ^ (0x9E3779B97F4A7C15u * static_cast<uint64_t>(d)));
     Rng device_rng(mix.Next());
     per_device.push_back(DrawArguments(device_rng));
