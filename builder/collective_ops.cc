@@ -1,8 +1,9 @@
 // XLA's collective op functions: the instruction XLA's builder records
 // (all-gather's dimension times shard_count, reduce-scatter's divided by
-// it, all-to-all along one dimension), checked by the collectives' shape
-// rule (shape_rules::Collective): the groups as XLA's verifier checks
-// them, and the group size against the shapes where the groups give it.
+// it, all-to-all along one dimension or in its tuple form), checked by the
+// collectives' shape rule (shape_rules::Collective): the groups as XLA's
+// verifier checks them, and the group size against the shapes where the
+// groups give it.
 // Which devices take part is decided when the module runs.
 #include <algorithm>
 #include <optional>
@@ -19,6 +20,8 @@
 
 namespace mxla {
 
+using builder_internal::LookedUp;
+using builder_internal::LookUpAll;
 using builder_internal::PickBuilder;
 using builder_internal::RecordOp;
 
@@ -37,6 +40,9 @@ struct CollectiveSpec {
   int64_t participants = 1;
   // A dimension that is only range-checked (all-to-all's concat dimension).
   std::optional<int64_t> checked_dimension = std::nullopt;
+  // With use_global_device_ids, the group mode (ir/collective_groups.h).
+  std::optional<int64_t> channel_id = std::nullopt;
+  std::optional<bool> use_global_device_ids = std::nullopt;
 };
 
 XlaOp RecordCollective(XlaOp operand, const CollectiveSpec& spec,
@@ -46,6 +52,13 @@ XlaOp RecordCollective(XlaOp operand, const CollectiveSpec& spec,
       "replica_groups=", IdGroupsToString(spec.replica_groups));
   if (spec.participants != 1) {
     absl::StrAppend(&attributes, ", participants=", spec.participants);
+  }
+  if (spec.channel_id.has_value()) {
+    absl::StrAppend(&attributes, ", channel_id=", *spec.channel_id);
+  }
+  if (spec.use_global_device_ids.has_value()) {
+    absl::StrAppend(&attributes, ", use_global_device_ids=",
+                    *spec.use_global_device_ids ? "true" : "false");
   }
   return RecordOp(
       builder, spec.name, {operand}, attributes, location,
@@ -115,6 +128,16 @@ XlaOp RecordCollective(XlaOp operand, const CollectiveSpec& spec,
               AttrId::kSourceTargetPairs,
               EncodeIdGroups(spec.source_target_pairs));
         }
+        // Before the shape rule: they choose the mode it checks groups in.
+        if (spec.channel_id.has_value()) {
+          instruction->mutable_attributes().Set(AttrId::kChannelId,
+                                                *spec.channel_id);
+        }
+        if (spec.use_global_device_ids.has_value()) {
+          instruction->mutable_attributes().Set(
+              AttrId::kUseGlobalDeviceIds,
+              std::string(*spec.use_global_device_ids ? "true" : "false"));
+        }
         if (spec.computation != nullptr) {
           instruction->set_called_computations(
               {builder->AddCalledComputation(*spec.computation)});
@@ -136,42 +159,84 @@ XlaOp RecordCollective(XlaOp operand, const CollectiveSpec& spec,
 
 XlaOp AllReduce(XlaOp operand, const XlaComputation& computation,
                 const IdGroups& replica_groups, SourceLocation location) {
+  return AllReduce(operand, computation, replica_groups, std::nullopt,
+                   std::nullopt, location);
+}
+
+XlaOp AllReduce(XlaOp operand, const XlaComputation& computation,
+                const IdGroups& replica_groups,
+                std::optional<int64_t> channel_id,
+                std::optional<bool> use_global_device_ids,
+                SourceLocation location) {
   return RecordCollective(operand,
                           {.opcode = HloOpcode::kAllReduce,
                            .name = "AllReduce",
                            .computation = &computation,
-                           .replica_groups = replica_groups},
+                           .replica_groups = replica_groups,
+                           .channel_id = channel_id,
+                           .use_global_device_ids = use_global_device_ids},
                           location);
 }
 
 XlaOp AllGather(XlaOp operand, int64_t all_gather_dimension,
                 int64_t shard_count, const IdGroups& replica_groups,
                 SourceLocation location) {
+  return AllGather(operand, all_gather_dimension, shard_count, replica_groups,
+                   std::nullopt, std::nullopt, location);
+}
+
+XlaOp AllGather(XlaOp operand, int64_t all_gather_dimension,
+                int64_t shard_count, const IdGroups& replica_groups,
+                std::optional<int64_t> channel_id,
+                std::optional<bool> use_global_device_ids,
+                SourceLocation location) {
   return RecordCollective(operand,
                           {.opcode = HloOpcode::kAllGather,
                            .name = "AllGather",
                            .dimensions = {all_gather_dimension},
                            .replica_groups = replica_groups,
-                           .participants = shard_count},
+                           .participants = shard_count,
+                           .channel_id = channel_id,
+                           .use_global_device_ids = use_global_device_ids},
                           location);
 }
 
 XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation,
                     int64_t scatter_dimension, int64_t shard_count,
                     const IdGroups& replica_groups, SourceLocation location) {
+  return ReduceScatter(operand, computation, scatter_dimension, shard_count,
+                       replica_groups, std::nullopt, std::nullopt, location);
+}
+
+XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation,
+                    int64_t scatter_dimension, int64_t shard_count,
+                    const IdGroups& replica_groups,
+                    std::optional<int64_t> channel_id,
+                    std::optional<bool> use_global_device_ids,
+                    SourceLocation location) {
   return RecordCollective(operand,
                           {.opcode = HloOpcode::kReduceScatter,
                            .name = "ReduceScatter",
                            .computation = &computation,
                            .dimensions = {scatter_dimension},
                            .replica_groups = replica_groups,
-                           .participants = shard_count},
+                           .participants = shard_count,
+                           .channel_id = channel_id,
+                           .use_global_device_ids = use_global_device_ids},
                           location);
 }
 
 XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
                int64_t concat_dimension, int64_t split_count,
                const IdGroups& replica_groups, SourceLocation location) {
+  return AllToAll(operand, split_dimension, concat_dimension, split_count,
+                  replica_groups, std::nullopt, location);
+}
+
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
+               int64_t concat_dimension, int64_t split_count,
+               const IdGroups& replica_groups,
+               std::optional<int64_t> channel_id, SourceLocation location) {
   // XLA's text keeps only the split dimension; both are range-checked.
   // Across several devices they must be one dimension here (XLA's builder
   // adds a reshape and a transpose otherwise).
@@ -181,14 +246,57 @@ XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
                            .dimensions = {split_dimension},
                            .replica_groups = replica_groups,
                            .participants = split_count,
-                           .checked_dimension = concat_dimension},
+                           .checked_dimension = concat_dimension,
+                           .channel_id = channel_id},
                           location);
+}
+
+XlaOp AllToAllTuple(absl::Span<const XlaOp> operands,
+                    const IdGroups& replica_groups,
+                    std::optional<int64_t> channel_id,
+                    SourceLocation location) {
+  XlaBuilder* builder =
+      operands.empty() ? nullptr : PickBuilder({operands[0]});
+  std::string attributes =
+      absl::StrCat("replica_groups=", IdGroupsToString(replica_groups));
+  if (channel_id.has_value()) {
+    absl::StrAppend(&attributes, ", channel_id=", *channel_id);
+  }
+  return RecordOp(
+      builder, "AllToAllTuple", operands, attributes, location,
+      [&]() -> absl::StatusOr<XlaOp> {
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, operands));
+        std::vector<Shape> shapes;
+        for (const Shape* shape : looked_up.shapes) shapes.push_back(*shape);
+        auto instruction = HloInstruction::CreateGeneric(
+            HloOpcode::kAllToAll, ShapeUtil::MakeTupleShape(shapes),
+            looked_up.instructions);
+        instruction->mutable_attributes().Set(AttrId::kReplicaGroups,
+                                              EncodeIdGroups(replica_groups));
+        if (channel_id.has_value()) {
+          instruction->mutable_attributes().Set(AttrId::kChannelId,
+                                                *channel_id);
+        }
+        // The groups, and one operand per member where they give it.
+        RETURN_IF_ERROR(
+            InferInstructionShape(*instruction, HloForm::kBuilder).status());
+        return builder->AddInstruction(std::move(instruction),
+                                       "AllToAllTuple", location);
+      });
 }
 
 XlaOp CollectivePermute(
     XlaOp operand,
     const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
     SourceLocation location) {
+  return CollectivePermute(operand, source_target_pairs, std::nullopt,
+                           location);
+}
+
+XlaOp CollectivePermute(
+    XlaOp operand,
+    const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
+    std::optional<int64_t> channel_id, SourceLocation location) {
   IdGroups pairs;
   for (const auto& [source, target] : source_target_pairs) {
     pairs.push_back({source, target});
@@ -196,16 +304,24 @@ XlaOp CollectivePermute(
   return RecordCollective(operand,
                           {.opcode = HloOpcode::kCollectivePermute,
                            .name = "CollectivePermute",
-                           .source_target_pairs = pairs},
+                           .source_target_pairs = pairs,
+                           .channel_id = channel_id},
                           location);
 }
 
 XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
                           SourceLocation location) {
+  return CollectiveBroadcast(operand, replica_groups, std::nullopt, location);
+}
+
+XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
+                          std::optional<int64_t> channel_id,
+                          SourceLocation location) {
   return RecordCollective(operand,
                           {.opcode = HloOpcode::kCollectiveBroadcast,
                            .name = "CollectiveBroadcast",
-                           .replica_groups = replica_groups},
+                           .replica_groups = replica_groups,
+                           .channel_id = channel_id},
                           location);
 }
 

@@ -22,7 +22,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -456,6 +458,48 @@ XlaOp CollectivePermute(
     const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
     SourceLocation location = SourceLocation::current());
 XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
+                          SourceLocation location = SourceLocation::current());
+// The same with XLA's channel_id (ChannelHandle's handle), which with
+// use_global_device_ids chooses the group mode (ir/collective_groups.h):
+// none is cross-replica, a channel_id cross-partition, and with
+// use_global_device_ids false or true cross-replica-and-partition or
+// flattened ids (all-reduce, all-gather and reduce-scatter only).
+XlaOp AllReduce(XlaOp operand, const XlaComputation& computation,
+                const IdGroups& replica_groups,
+                std::optional<int64_t> channel_id,
+                std::optional<bool> use_global_device_ids = std::nullopt,
+                SourceLocation location = SourceLocation::current());
+XlaOp AllGather(XlaOp operand, int64_t all_gather_dimension,
+                int64_t shard_count, const IdGroups& replica_groups,
+                std::optional<int64_t> channel_id,
+                std::optional<bool> use_global_device_ids = std::nullopt,
+                SourceLocation location = SourceLocation::current());
+XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation,
+                    int64_t scatter_dimension, int64_t shard_count,
+                    const IdGroups& replica_groups,
+                    std::optional<int64_t> channel_id,
+                    std::optional<bool> use_global_device_ids = std::nullopt,
+                    SourceLocation location = SourceLocation::current());
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
+               int64_t concat_dimension, int64_t split_count,
+               const IdGroups& replica_groups,
+               std::optional<int64_t> channel_id,
+               SourceLocation location = SourceLocation::current());
+// XLA's AllToAllTuple: one operand per member of each group (at least
+// one); rank k sends operand j to rank j and gets a tuple of what each rank
+// sent it, in rank order. The operands must be as many as each group's
+// members: without groups, one (a builder's module runs on one device).
+XlaOp AllToAllTuple(absl::Span<const XlaOp> operands,
+                    const IdGroups& replica_groups = {},
+                    std::optional<int64_t> channel_id = std::nullopt,
+                    SourceLocation location = SourceLocation::current());
+XlaOp CollectivePermute(
+    XlaOp operand,
+    const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
+    std::optional<int64_t> channel_id,
+    SourceLocation location = SourceLocation::current());
+XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
+                          std::optional<int64_t> channel_id,
                           SourceLocation location = SourceLocation::current());
 // XLA's While: `init` through `body` while `condition` (init's shape ->
 // pred[]) holds; body maps init's shape to itself.

@@ -109,6 +109,13 @@ absl::StatusOr<Groups> CheckedGroups(const HloInstruction& instruction,
   RETURN_IF_ERROR(CheckIdCount(instruction, groups.ids, groups.mode, counts));
   groups.size =
       GroupSize(groups.ids, groups.mode, counts.replicas, counts.partitions);
+  // Outside a module (the builder's check) the partition count, which
+  // multiplies these groups, is not known yet: the module's verifier checks.
+  if (groups.mode == CollectiveGroupMode::kCrossReplicaAndPartition &&
+      (instruction.parent() == nullptr ||
+       instruction.parent()->parent() == nullptr)) {
+    groups.size = 1;
+  }
   return groups;
 }
 

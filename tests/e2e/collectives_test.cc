@@ -16,6 +16,8 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
+#include "ir/collective_groups.h"
+#include "ir/device_assignment.h"
 #include "ir/hlo_verifier.h"
 #include "shape_inference/op_shape_rules.h"
 #include "shape_inference/shape_inference.h"
@@ -29,6 +31,7 @@ namespace {
 using ::mxla::testing::Pointers;
 using ::mxla::testing::RunAndCompare;
 using ::testing::HasSubstr;
+using ::mxla::testing::StatusIs;
 
 constexpr char kOneDevice[] = R"(HloModule one_device
 add {
@@ -336,6 +339,110 @@ TEST(CollectivesTest, Builder) {
   AllToAll(ConstantR1<float>(&dimension, {1, 2}), 0, 1, 1);
   EXPECT_THAT(dimension.Build().status().message(),
               HasSubstr("all-to-all: dimension 1 is out of range for f32[2]"));
+}
+
+// channel_id and use_global_device_ids choose the group mode; the groups
+// of cross-replica-and-partition mode are checked once the module knows its
+// partition count (the builder's shard count of 4 is 2 replicas x 2).
+TEST(CollectivesTest, BuilderChannelsChooseTheGroupMode) {
+  XlaBuilder add("add");
+  Add(Parameter(&add, 0, ShapeUtil::MakeShape(F32, {}), "a"),
+      Parameter(&add, 1, ShapeUtil::MakeShape(F32, {}), "b"));
+  ASSERT_OK_AND_ASSIGN(XlaComputation sum, add.Build());
+  XlaBuilder b("modes");
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {2}), "x");
+  XlaOp partitions = AllReduce(x, sum, {}, /*channel_id=*/1);
+  XlaOp both = AllGather(partitions, 0, 4, {{0, 1}}, 2, false);
+  XlaOp flat = ReduceScatter(both, sum, 0, 2, {{0, 3}, {1, 2}}, 3, true);
+  XlaOp split = AllToAll(flat, 0, 0, 1, {{0}, {1}}, 4);
+  XlaOp moved = CollectivePermute(split, {{0, 1}}, 5);
+  CollectiveBroadcast(moved, {{1, 0}}, 6);
+  ASSERT_OK_AND_ASSIGN(XlaComputation built, b.Build());
+  std::unique_ptr<HloModule> module = built.CloneModule();
+  module->set_replica_count(2);
+  module->set_num_partitions(2);
+  ASSERT_OK(VerifyModule(*module, VerifierMode::kBuilder));
+  const std::string text = module->ToString();
+  EXPECT_THAT(text, HasSubstr("all-reduce(x), replica_groups={}, "
+                              "channel_id=1, to_apply="));
+  EXPECT_THAT(text, HasSubstr("f32[8]{0} all-gather(all-reduce), "
+                              "dimensions={0}, replica_groups={{0,1}}, "
+                              "channel_id=2, use_global_device_ids=false"));
+  EXPECT_THAT(text, HasSubstr("channel_id=3, use_global_device_ids=true"));
+  EXPECT_THAT(text, HasSubstr("source_target_pairs={{0,1}}, channel_id=5"));
+  std::vector<std::string> modes;
+  for (const HloInstruction* instruction :
+       module->entry_computation()->instructions()) {
+    if (instruction->opcode() == HloOpcode::kParameter ||
+        instruction->opcode() == HloOpcode::kCollectivePermute) {
+      continue;
+    }
+    ASSERT_OK_AND_ASSIGN(CollectiveGroupMode mode,
+                         CollectiveGroupModeOf(*instruction));
+    modes.emplace_back(CollectiveGroupModeName(mode));
+  }
+  EXPECT_THAT(modes, ::testing::ElementsAre(
+                         "cross-partition", "cross-replica-and-partition",
+                         "flattened-id", "cross-partition", "cross-partition"));
+
+  // As XLA: flattened ids need a channel_id.
+  XlaBuilder unchanneled("unchanneled");
+  AllReduce(ConstantR1<float>(&unchanneled, {1, 2}), sum, {{0}}, std::nullopt,
+            true);
+  EXPECT_THAT(unchanneled.Build().status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("use_global_device_ids")));
+}
+
+// The tuple form: rank k's operand j goes to rank j, which gets a tuple of
+// what each rank sent it. Run on two replicas by both backends.
+TEST(CollectivesTest, BuilderAllToAllTuple) {
+  XlaBuilder b("tuple_all_to_all");
+  const Shape f32_2 = ShapeUtil::MakeShape(F32, {2});
+  XlaOp x = Parameter(&b, 0, f32_2, "x");
+  XlaOp y = Parameter(&b, 1, f32_2, "y");
+  AllToAllTuple({x, y}, {{1, 0}});
+  ASSERT_OK_AND_ASSIGN(XlaComputation built, b.Build());
+  EXPECT_THAT(built.ToString(),
+              HasSubstr("(f32[2]{0}, f32[2]{0}) all-to-all(x, y), "
+                        "replica_groups={{1,0}}"));
+  // Device d's x is {10d, 10d+1}, its y {10d+2, 10d+3}.
+  std::vector<std::vector<Literal>> inputs;
+  for (float d : {0.0f, 1.0f}) {
+    inputs.push_back({});
+    inputs.back().push_back(LiteralUtil::CreateR1<float>({10 * d, 10 * d + 1}));
+    inputs.back().push_back(
+        LiteralUtil::CreateR1<float>({10 * d + 2, 10 * d + 3}));
+  }
+  std::vector<std::vector<const Literal*>> arguments = {Pointers(inputs[0]),
+                                                        Pointers(inputs[1])};
+  for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
+    CompileOptions options;
+    options.backend = backend;
+    options.replicas = 2;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
+                         Compile(built.module(), options));
+    ASSERT_OK_AND_ASSIGN(
+        std::vector<Literal> results,
+        executable->RunReplicated(arguments, DeviceAssignment::Default(2, 1)));
+    // Device 1 is rank 0: it gets operand 0 (x) of rank 0 (itself), then
+    // of rank 1 (device 0).
+    EXPECT_EQ(results[1].tuple_element(0),
+              LiteralUtil::CreateR1<float>({10, 11}))
+        << BackendName(backend);
+    EXPECT_EQ(results[1].tuple_element(1), LiteralUtil::CreateR1<float>({0, 1}))
+        << BackendName(backend);
+    EXPECT_EQ(results[0].tuple_element(0),
+              LiteralUtil::CreateR1<float>({12, 13}))
+        << BackendName(backend);
+  }
+
+  XlaBuilder three("three");
+  XlaOp z = ConstantR1<float>(&three, {1, 2});
+  AllToAllTuple({z, z, z}, {{0, 1}});
+  EXPECT_THAT(three.Build().status().message(),
+              HasSubstr("the tuple form takes one operand per member of its "
+                        "group: each group has 2 devices"));
 }
 
 }  // namespace

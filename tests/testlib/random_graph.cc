@@ -52,6 +52,16 @@ absl::Status ValidateOptions(const RandomGraphOptions& options) {
         "] must have rank <= max_rank (", options.max_rank,
         ") and sizes >= 1"));
   }
+  if (options.replicas < 1 || options.partitions < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("replicas (", options.replicas, ") and partitions (",
+                     options.partitions, ") must be >= 1"));
+  }
+  if (options.replicas * options.partitions > 1 && options.allow_host_feed) {
+    return absl::InvalidArgumentError(
+        "allow_host_feed needs one device: the devices would share one "
+        "host feed");
+  }
   if (options.max_parameters == 0 && options.max_instructions == 0) {
     return absl::InvalidArgumentError(
         "no parameters and no instructions: nothing to build");
@@ -158,25 +168,31 @@ absl::StatusOr<RandomGraph> Generator::Generate() {
                                             what, ": ", status.ToString()));
   };
   if (!computation.ok()) return internal("Build failed", computation.status());
+  computation = WithDeviceCounts(*std::move(computation));
   absl::Status verified =
       VerifyModule(computation->module(), VerifierMode::kBuilder);
   if (!verified.ok()) return internal("verifier failed", verified);
 
-  RandomGraph graph{*std::move(computation), {}, std::move(infeed_), ""};
+  RandomGraph graph{*std::move(computation), {}, {}, std::move(infeed_), ""};
+  graph.arguments = DrawArguments(rng_);
+  graph.device_arguments = DeviceArguments(graph.arguments);
+  graph.description = Describe(graph.computation);
+  return graph;
+}
+
+std::vector<Literal> Generator::DrawArguments(Rng& rng) const {
   std::vector<Literal> leaves;
   for (int64_t i = 0; i < parameter_values_; ++i) {
     leaves.push_back(
-        RandomLiteral(rng_, values_[i].shape, ValueStyle::kArgument));
+        RandomLiteral(rng, values_[i].shape, ValueStyle::kArgument));
   }
-  if (preamble_instructions_ == num_parameters_) {  // no tuple parameter
-    graph.arguments = std::move(leaves);
-  } else {  // "t1" holds every leaf after the first.
-    graph.arguments.push_back(std::move(leaves[0]));
-    leaves.erase(leaves.begin());
-    graph.arguments.push_back(LiteralUtil::MakeTuple(std::move(leaves)));
-  }
-  graph.description = Describe(graph.computation);
-  return graph;
+  if (preamble_instructions_ == num_parameters_) return leaves;
+  // "t1" holds every leaf after the first.
+  std::vector<Literal> arguments;
+  arguments.push_back(std::move(leaves[0]));
+  leaves.erase(leaves.begin());
+  arguments.push_back(LiteralUtil::MakeTuple(std::move(leaves)));
+  return arguments;
 }
 
 void Generator::AddParameters() {
@@ -221,6 +237,7 @@ bool Generator::RunStep(int64_t budget) {
     bool enabled;
   };
   const bool index_ops = options_.allow_index_ops && options_.max_rank > 0;
+  const bool collectives = options_.replicas * options_.partitions > 1;
   const Step steps[] = {
       {&Generator::TryBinary, 30, true},
       {&Generator::TryUnary, 14, true},
@@ -262,6 +279,15 @@ bool Generator::RunStep(int64_t budget) {
       {&Generator::TryTriangularSolve, 1, index_ops},
       {&Generator::TryCholesky, 1, index_ops},
       {&Generator::TryScaledDot, 1, index_ops},
+      // Several devices only: one device draws the graphs it always drew.
+      {&Generator::TryAllReduce, 4, collectives},
+      {&Generator::TryAllGather, 3, collectives && options_.max_rank > 0},
+      {&Generator::TryReduceScatter, 3, collectives && options_.max_rank > 0},
+      {&Generator::TryAllToAll, 3, collectives && options_.max_rank > 0},
+      {&Generator::TryAllToAllTuple, 2, collectives},
+      {&Generator::TryCollectivePermute, 3, collectives},
+      {&Generator::TryCollectiveBroadcast, 2, collectives},
+      {&Generator::TryDeviceId, 2, collectives},
       {&Generator::TryInfeed, 1, options_.allow_host_feed},
       {&Generator::TryOutfeed, 1, options_.allow_host_feed},
   };
@@ -310,9 +336,15 @@ std::string Generator::Describe(const XlaComputation& computation) const {
       ops.push_back(std::string(HloOpcodeString(instruction->opcode())));
     }
   }
-  return absl::StrCat("seed ", seed_, ": (", absl::StrJoin(parameters, ", "),
-                      ") -> ", entry->root_instruction()->shape().ToString(),
-                      " via ", ops.size(), " ops: ", absl::StrJoin(ops, ","));
+  std::string devices;
+  if (options_.replicas * options_.partitions > 1) {
+    devices = absl::StrCat(" on ", options_.replicas, "x", options_.partitions,
+                           " devices");
+  }
+  return absl::StrCat("seed ", seed_, devices, ": (",
+                      absl::StrJoin(parameters, ", "), ") -> ",
+                      entry->root_instruction()->shape().ToString(), " via ",
+                      ops.size(), " ops: ", absl::StrJoin(ops, ","));
 }
 
 int64_t Generator::Emitted() const {

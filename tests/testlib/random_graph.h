@@ -41,7 +41,23 @@
 //     divisor that may be 0, -inf as a max-reduce init over 0 elements);
 //   * parameters, iota, constants of non-pred type and convert targets use
 //     `element_types`; pred values also come from compares (and flow into
-//     select, and/or/xor/not, convert and the other pred-typed ops).
+//     select, and/or/xor/not, convert and the other pred-typed ops);
+//   * on several devices (replicas x partitions > 1) the graph also draws
+//     collectives: all-reduce and reduce-scatter (add, multiply, max, min
+//     or a + (b + b), which is not symmetric), all-gather, all-to-all
+//     (array and tuple forms), collective-permute (some devices may receive nothing,
+//     hence zeros), collective-broadcast, and replica-id / partition-id
+//     converted to an element type. Their groups are empty, contiguous,
+//     strided or random (of unequal sizes for all-reduce sometimes), in
+//     every mode the counts allow: cross-replica, and with partitions > 1
+//     cross-partition, cross-replica-and-partition and flattened ids
+//     (ir/collective_groups.h); gathered, scattered and split dimensions
+//     fit the group size. The module then carries the counts
+//     (replica_count, num_partitions), and each device has its own
+//     arguments (RandomGraph::device_arguments, device 0's being
+//     `arguments`), drawn by the same rules from a stream of (seed,
+//     device), so that a collective mixing up its members shows. One
+//     device (the default) draws exactly the graphs it drew before.
 #ifndef MXLA_TESTS_TESTLIB_RANDOM_GRAPH_H_
 #define MXLA_TESTS_TESTLIB_RANDOM_GRAPH_H_
 
@@ -94,11 +110,19 @@ struct RandomGraphOptions {
   // its argument is a tuple literal. Shapes and argument values are those
   // the seed gives without packing.
   bool tuple_parameter = false;
+  // The devices the graph runs on (see the contract): both 1 draws no
+  // collective. Several devices and allow_host_feed are exclusive.
+  int64_t replicas = 1;
+  int64_t partitions = 1;
 };
 
 struct RandomGraph {
   XlaComputation computation;
   std::vector<Literal> arguments;  // one per parameter (a tuple for "t1")
+  // On several devices, one argument list per device id, as
+  // Executable::RunReplicated takes them (device 0's equal `arguments`);
+  // empty on one device.
+  std::vector<std::vector<Literal>> device_arguments;
   std::vector<Literal> infeed;     // what the infeeds read, in order
   std::string description;         // seed + a one-line summary
 
@@ -107,7 +131,8 @@ struct RandomGraph {
 };
 
 // Invalid options (no element types, max_dimension_size < 1, rank 0 without
-// scalars, nothing to build) are InvalidArgument.
+// scalars, nothing to build, device counts below 1, host feeds on several
+// devices) are InvalidArgument.
 absl::StatusOr<RandomGraph> GenerateRandomGraph(
     uint64_t seed, const RandomGraphOptions& options);
 

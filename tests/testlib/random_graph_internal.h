@@ -15,6 +15,7 @@
 #include "builder/xla_builder.h"
 #include "ir/hlo_opcode.h"
 #include "ir/literal.h"
+#include "ir/replica_groups.h"
 #include "ir/shape.h"
 #include "tests/testlib/random_graph.h"
 
@@ -157,6 +158,16 @@ struct PredPlan {
   }
 };
 
+// Which devices a collective joins (ir/collective_groups.h): the mode's
+// attributes, the groups, and how many devices each group has (the
+// largest group's count for all-reduce's uneven groups).
+struct CollectiveGroups {
+  IdGroups groups;
+  std::optional<int64_t> channel_id;
+  std::optional<bool> use_global_device_ids;
+  int64_t size = 1;
+};
+
 class Generator {
  public:
   Generator(uint64_t seed, const RandomGraphOptions& options);
@@ -215,6 +226,26 @@ class Generator {
   bool TryTriangularSolve(int64_t budget);
   bool TryCholesky(int64_t budget);
   bool TryScaledDot(int64_t budget);
+  // random_graph_collective_ops.cc, on several devices only.
+  bool TryAllReduce(int64_t budget);
+  bool TryAllGather(int64_t budget);
+  bool TryReduceScatter(int64_t budget);
+  bool TryAllToAll(int64_t budget);
+  bool TryAllToAllTuple(int64_t budget);
+  bool TryCollectivePermute(int64_t budget);
+  bool TryCollectiveBroadcast(int64_t budget);
+  bool TryDeviceId(int64_t budget);  // replica-id or partition-id
+  // A random mode and groups of it: `global_modes` adds
+  // cross-replica-and-partition and flattened ids (ops with
+  // use_global_device_ids); `uniform` off allows groups of unequal sizes.
+  CollectiveGroups RandomGroups(bool global_modes, bool uniform);
+  // On several devices, `computation` with the device counts (which its
+  // groups are checked against), and each device's arguments: device 0's
+  // are `arguments`, the others drawn from streams of (seed, device). On
+  // one device, `computation` as it is and no device arguments.
+  XlaComputation WithDeviceCounts(XlaComputation computation) const;
+  std::vector<std::vector<Literal>> DeviceArguments(
+      const std::vector<Literal>& arguments) const;
   // random_graph_element_ops.cc, with allow_host_feed
   bool TryInfeed(int64_t budget);
   bool TryOutfeed(int64_t budget);
@@ -240,6 +271,8 @@ class Generator {
 
   // The driver and the pool (random_graph.cc).
   void AddParameters();
+  // One argument per parameter (a tuple for "t1"), drawn from `rng`.
+  std::vector<Literal> DrawArguments(Rng& rng) const;
   bool RunStep(int64_t budget);
   XlaOp MakeRoot(bool tuple);
   std::string Describe(const XlaComputation& computation) const;
@@ -282,6 +315,7 @@ class Generator {
   int64_t preamble_instructions_ = 0;  // parameters and get-tuple-elements
   std::optional<XlaOp> token_;         // the host feeds' chain
   std::vector<Literal> infeed_;        // what the infeeds read, in order
+  int64_t next_channel_id_ = 1;        // collectives' channel_ids, unique
 };
 
 }  // namespace mxla::random_graph_internal
