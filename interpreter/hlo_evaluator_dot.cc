@@ -1,5 +1,6 @@
 // dot in the interpreter: each result element sums, in the accumulation
-// type (DotAccumulationType: the element type, f32 for f16 and bf16),
+// type (DotAccumulationType: the element type, f32 for f16 and bf16; s32
+// or u32 for sub-byte integers, whose wrapped sums it then converts to),
 // the products of its contracted pairs in row-major order of the lhs's
 // contracting dimensions, starting from 0. That is the order and rounding
 // of the reduce the JIT expands dot into (passes/dot_expander.h), so the
@@ -33,6 +34,18 @@ std::vector<int64_t> Offsets(const Walk& walk) {
   return StridedOffsets(walk.sizes, walk.strides);
 }
 
+// The type the interpreter computes a product of `lhs` and `rhs` into
+// `result` in: the accumulation type, but 32 bits wide for a sub-byte
+// integer one (s2, s4, u2, u4 have no C++ arithmetic here). Their sums and
+// products wrap modulo 2^bits, so computing wide and converting the sum
+// back gives the bits that wrapping at each step does.
+PrimitiveType EvaluationType(PrimitiveType lhs, PrimitiveType rhs,
+                             PrimitiveType result) {
+  const PrimitiveType type = DotAccumulationType(lhs, rhs, result);
+  if (!primitive_util::IsSubByteIntType(type)) return type;
+  return primitive_util::IsSignedIntegralType(type) ? S32 : U32;
+}
+
 }  // namespace
 
 bool NeedsAccumulationType(const Literal& lhs, const Literal& rhs,
@@ -40,7 +53,7 @@ bool NeedsAccumulationType(const Literal& lhs, const Literal& rhs,
   const PrimitiveType type = shape.element_type();
   return lhs.shape().element_type() != type ||
          rhs.shape().element_type() != type ||
-         DotAccumulationType(type, type, type) != type;
+         EvaluationType(type, type, type) != type;
 }
 
 absl::StatusOr<Literal> InAccumulationType(
@@ -48,7 +61,7 @@ absl::StatusOr<Literal> InAccumulationType(
     absl::FunctionRef<absl::StatusOr<Literal>(const Literal&, const Literal&,
                                               const Shape&)>
         compute) {
-  const PrimitiveType accumulate = DotAccumulationType(
+  const PrimitiveType accumulate = EvaluationType(
       lhs.shape().element_type(), rhs.shape().element_type(),
       shape.element_type());
   ASSIGN_OR_RETURN(Literal wide_lhs, semantics::ApplyConvert(lhs, accumulate));

@@ -203,6 +203,47 @@ TEST(ElementTypesTest, SubByteIntegersWrapAtTheirOwnWidth) {
   Unary("u2[3]", "{3, 2, 1}", "bitcast-convert", SubByte<Int2>({-1, -2, 1}));
 }
 
+// Products of sub-byte integers wrap at their own width too, in dots and
+// convolutions (the interpreter computes them 32 bits wide and converts:
+// it gave zeros before).
+TEST(ElementTypesTest, SubByteDotsAndConvolutionsWrapAtTheirOwnWidth) {
+  const std::string dot = R"(HloModule d
+ENTRY main {
+  a = T[2,2] parameter(0)
+  b = T[2,2] parameter(1)
+  ROOT d = T[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  auto with_type = [](std::string text, const std::string& type) {
+    for (size_t at = text.find("T["); at != std::string::npos;
+         at = text.find("T[", at)) {
+      text.replace(at, 1, type);
+    }
+    return text;
+  };
+  std::vector<Literal> s4;
+  s4.push_back(Parse("s4[2,2]", "{{7, 5}, {-3, 2}}"));
+  s4.push_back(Parse("s4[2,2]", "{{3, 1}, {2, -8}}"));
+  ExpectModule(with_type(dot, "s4"), s4, Parse("s4[2,2]", "{{-1, -1}, {-5, -3}}"));
+  std::vector<Literal> u4;
+  u4.push_back(Parse("u4[2,2]", "{{15, 9}, {3, 2}}"));
+  u4.push_back(Parse("u4[2,2]", "{{3, 1}, {2, 8}}"));
+  ExpectModule(with_type(dot, "u4"), u4, Parse("u4[2,2]", "{{15, 7}, {13, 3}}"));
+  std::vector<Literal> s2;
+  s2.push_back(Parse("s2[2,2]", "{{1, -2}, {-1, 1}}"));
+  s2.push_back(Parse("s2[2,2]", "{{1, 1}, {-2, 1}}"));
+  ExpectModule(with_type(dot, "s2"), s2, Parse("s2[2,2]", "{{1, -1}, {1, 0}}"));
+  std::vector<Literal> conv;
+  conv.push_back(Parse("s4[1,3,1]", "{{{7}, {7}, {-8}}}"));
+  conv.push_back(Parse("s4[2,1,1]", "{{{3}}, {{1}}}"));
+  ExpectModule(R"(HloModule c
+ENTRY main {
+  x = s4[1,3,1] parameter(0)
+  k = s4[2,1,1] parameter(1)
+  ROOT c = s4[1,2,1] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f
+})",
+               conv, Parse("s4[1,2,1]", "{{{-4}, {-3}}}"));
+}
+
 TEST(ElementTypesTest, SubByteLiteralsAndBitcastsStayInRange) {
   EXPECT_THAT(ParseHloModule("HloModule c\nENTRY main {\n"
                              "  ROOT c = s4[2] constant({7, 8})\n}\n")
