@@ -56,8 +56,8 @@ absl::Status CheckSends(const HloInstruction& op,
     const int64_t size = m.send_sizes[e];
     if (!InRows(m.input_offsets[e], size, input_rows)) {
       return RunError(op, "device ", devices[i], " sends device ", peer,
-                      " (update ", e % k, ") input rows from input_offsets[",
-                      e, "]=", m.input_offsets[e], " with send_sizes[", e,
+                      " (update ", e % k, ") input rows from input_offsets[", e,
+                      "]=", m.input_offsets[e], " with send_sizes[", e,
                       "]=", size, ", out of range for its input of ",
                       input_rows, " rows");
     }
@@ -110,10 +110,9 @@ absl::StatusOr<Literal> EvaluateRaggedAllToAll(
   const int64_t output_rows = output.shape().dimensions(0);
   std::vector<Metadata> all;
   for (const std::vector<Literal>& member : members) {
-    all.push_back({Integers(member[kInputOffsets]),
-                   Integers(member[kSendSizes]),
-                   Integers(member[kOutputOffsets]),
-                   Integers(member[kRecvSizes])});
+    all.push_back(
+        {Integers(member[kInputOffsets]), Integers(member[kSendSizes]),
+         Integers(member[kOutputOffsets]), Integers(member[kRecvSizes])});
   }
   for (int64_t i = 0; i < n; ++i) {
     RETURN_IF_ERROR(

@@ -69,15 +69,17 @@ struct Check {
       const int64_t size = m.send_size(e);
       if (!InRows(m.input_offset(e), size, input_rows)) {
         return Error("device ", device, " sends device ", peer, " (update ",
-                     e % k, ") input rows from input_offsets[", e, "]=",
-                     m.input_offset(e), " with send_sizes[", e, "]=", size,
-                     ", out of range for its input of ", input_rows, " rows");
+                     e % k, ") input rows from input_offsets[", e,
+                     "]=", m.input_offset(e), " with send_sizes[", e,
+                     "]=", size, ", out of range for its input of ", input_rows,
+                     " rows");
       }
       if (!InRows(m.output_offset(e), size, output_rows)) {
         return Error("device ", device, " sends device ", peer, " (update ",
-                     e % k, ") rows for output_offsets[", e, "]=",
-                     m.output_offset(e), " with send_sizes[", e, "]=", size,
-                     ", out of range for an output of ", output_rows, " rows");
+                     e % k, ") rows for output_offsets[", e,
+                     "]=", m.output_offset(e), " with send_sizes[", e,
+                     "]=", size, ", out of range for an output of ",
+                     output_rows, " rows");
       }
     }
     return absl::OkStatus();
@@ -179,10 +181,10 @@ absl::Status RaggedAllToAll(Communicator& communicator,
   const int64_t n = call.group.size();
   const int64_t count = Elements(b.send_sizes);
   if (count % n != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        prefix, "the offsets and sizes have ", count,
-        " elements, not a multiple of the group size ", n, " of group {",
-        absl::StrJoin(call.group, ","), "}"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(prefix, "the offsets and sizes have ", count,
+                     " elements, not a multiple of the group size ", n,
+                     " of group {", absl::StrJoin(call.group, ","), "}"));
   }
   std::vector<std::vector<int64_t>> gathered;
   RETURN_IF_ERROR(GatherTables(communicator, call, b, count, gathered));

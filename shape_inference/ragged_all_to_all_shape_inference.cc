@@ -22,9 +22,9 @@ using shape_inference_internal::OpError;
 namespace {
 
 constexpr HloOpcode kOp = HloOpcode::kRaggedAllToAll;
-constexpr const char* kOperandNames[] = {
-    "input", "output", "input_offsets", "send_sizes", "output_offsets",
-    "recv_sizes"};
+constexpr const char* kOperandNames[] = {"input",          "output",
+                                         "input_offsets",  "send_sizes",
+                                         "output_offsets", "recv_sizes"};
 
 // Rows of the same kind: input and output differ at most in dimension 0.
 absl::Status CheckRows(const Shape& input, const Shape& output) {
@@ -57,8 +57,9 @@ absl::Status CheckMetadata(absl::Span<const Shape* const> operands,
     RETURN_IF_ERROR(ExpectValidArray(
         kOp, shape, absl::StrCat("operand ", i, " (", kOperandNames[i], ")")));
     if (shape.rank() != 1 && shape.rank() != 2) {
-      return OpError(kOp, "RaggedAllToAll operand ", i, " must be rank 1 or 2: ",
-                     kOperandNames[i], " is ", shape.ToString(), ".");
+      return OpError(kOp, "RaggedAllToAll operand ", i,
+                     " must be rank 1 or 2: ", kOperandNames[i], " is ",
+                     shape.ToString(), ".");
     }
     if (i > 2 && shape != *operands[i - 1]) {
       return OpError(kOp, "RaggedAllToAll operands have different shapes (",
@@ -90,13 +91,16 @@ absl::Status CheckMetadata(absl::Span<const Shape* const> operands,
 absl::StatusOr<Shape> ShapeInference::InferRaggedAllToAllShape(
     absl::Span<const Shape* const> operands, int64_t group_size) {
   if (operands.size() != 6) {
-    return OpError(kOp, "expects 6 operands (input, output, input_offsets, "
+    return OpError(kOp,
+                   "expects 6 operands (input, output, input_offsets, "
                    "send_sizes, output_offsets, recv_sizes); got ",
                    operands.size(), ".");
   }
   if (!operands[1]->IsArray()) {
-    return OpError(kOp, "Expected array argument for operand 1 of "
-                   "ragged-all-to-all, but got ", operands[1]->ToString(), ".");
+    return OpError(kOp,
+                   "Expected array argument for operand 1 of "
+                   "ragged-all-to-all, but got ",
+                   operands[1]->ToString(), ".");
   }
   RETURN_IF_ERROR(ExpectValidArray(kOp, *operands[0], "operand 0 (input)"));
   RETURN_IF_ERROR(ExpectValidArray(kOp, *operands[1], "operand 1 (output)"));
