@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "driver/aot_compile.h"
 #include "driver/compile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -279,6 +280,20 @@ TEST(RaggedAllToAllTest, OneDeviceRefusesGroupsNamingOthers) {
               ::mxla::testing::StatusIs(
                   absl::StatusCode::kInvalidArgument,
                   HasSubstr("replica id 1 in replica group {0,1} is outside")));
+}
+
+TEST(RaggedAllToAllTest, AheadOfTimeCompilationRefusesIt) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(
+      Module("", "f32[5]", "f32[6]", "s64[2]", "replica_groups={}"));
+  ASSERT_OK(module.status());
+  AotOptions options;
+  options.function = "ragged";
+  EXPECT_THAT(CompileAheadOfTime(**module, options).status(),
+              ::mxla::testing::StatusIs(
+                  absl::StatusCode::kUnimplemented,
+                  HasSubstr("cannot compile 'r' (ragged-all-to-all): it runs "
+                            "as a step of the mxla runtime, which checks its "
+                            "offsets and sizes")));
 }
 
 TEST(RaggedAllToAllTest, OneDeviceChecksRanges) {
