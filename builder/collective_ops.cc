@@ -1,6 +1,7 @@
 // XLA's collective op functions: the instruction XLA's builder records
 // (all-gather's dimension times shard_count, reduce-scatter's divided by
-// it, all-to-all along one dimension), checked by the collectives' shape
+// it, all-to-all along one dimension, ragged-all-to-all of output's
+// shape), checked by the collectives' shape
 // rule (shape_rules::Collective): the groups as XLA's verifier checks
 // them, and the group size against the shapes where the groups give it.
 // Which devices take part is decided when the module runs.
@@ -207,6 +208,34 @@ XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
                            .name = "CollectiveBroadcast",
                            .replica_groups = replica_groups},
                           location);
+}
+
+XlaOp RaggedAllToAll(XlaOp input, XlaOp input_offsets, XlaOp send_sizes,
+                     XlaOp output, XlaOp output_offsets, XlaOp recv_sizes,
+                     const IdGroups& replica_groups, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({input, input_offsets, send_sizes, output,
+                                     output_offsets, recv_sizes});
+  const XlaOp arguments[] = {input,  input_offsets,  send_sizes,
+                             output, output_offsets, recv_sizes};
+  return RecordOp(
+      builder, "RaggedAllToAll", arguments,
+      absl::StrCat("replica_groups=", IdGroupsToString(replica_groups)),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        std::vector<HloInstruction*> operands;
+        for (XlaOp op : {input, output, input_offsets, send_sizes,
+                         output_offsets, recv_sizes}) {
+          ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(op));
+          operands.push_back(x);
+        }
+        auto instruction = HloInstruction::CreateGeneric(
+            HloOpcode::kRaggedAllToAll, operands[1]->shape(), operands);
+        instruction->mutable_attributes().Set(AttrId::kReplicaGroups,
+                                              EncodeIdGroups(replica_groups));
+        RETURN_IF_ERROR(
+            InferInstructionShape(*instruction, HloForm::kBuilder).status());
+        return builder->AddInstruction(std::move(instruction),
+                                       "RaggedAllToAll", location);
+      });
 }
 
 }  // namespace mxla

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "builder/xla_builder.h"
 #include "driver/aot_compile.h"
 #include "driver/compile.h"
 #include "gmock/gmock.h"
@@ -280,6 +281,39 @@ TEST(RaggedAllToAllTest, OneDeviceRefusesGroupsNamingOthers) {
               ::mxla::testing::StatusIs(
                   absl::StatusCode::kInvalidArgument,
                   HasSubstr("replica id 1 in replica group {0,1} is outside")));
+}
+
+TEST(RaggedAllToAllTest, TheBuilderRecordsIt) {
+  // XLA's argument order: input, input_offsets, send_sizes, output,
+  // output_offsets, recv_sizes.
+  XlaBuilder b("ragged");
+  RaggedAllToAll(ConstantR1<float>(&b, {1, 2, 3}),
+                 ConstantR1<int32_t>(&b, {1}), ConstantR1<int32_t>(&b, {2}),
+                 ConstantR1<float>(&b, {0, 0, 0, 0}),
+                 ConstantR1<int32_t>(&b, {1}), ConstantR1<int32_t>(&b, {2}),
+                 {{0}});
+  absl::StatusOr<XlaComputation> computation = b.Build();
+  ASSERT_OK(computation.status());
+  for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
+    CompileOptions options;
+    options.backend = backend;
+    absl::StatusOr<std::unique_ptr<Executable>> executable =
+        Compile(computation->module(), options);
+    ASSERT_OK(executable.status());
+    absl::StatusOr<Literal> run = (*executable)->Run({});
+    ASSERT_OK(run.status()) << BackendName(backend);
+    EXPECT_EQ(*run, F32({0, 2, 3, 0})) << BackendName(backend);
+  }
+  XlaBuilder mismatched("mismatched");
+  RaggedAllToAll(ConstantR1<float>(&mismatched, {1, 2}),
+                 ConstantR1<int32_t>(&mismatched, {0}),
+                 ConstantR1<int32_t>(&mismatched, {0}),
+                 ConstantR1<int32_t>(&mismatched, {0, 0}),
+                 ConstantR1<int32_t>(&mismatched, {0}),
+                 ConstantR1<int32_t>(&mismatched, {0}));
+  EXPECT_THAT(mismatched.Build().status().message(),
+              HasSubstr("ragged-all-to-all: the input f32[2] and the output "
+                        "s32[2] have different element types"));
 }
 
 TEST(RaggedAllToAllTest, AheadOfTimeCompilationRefusesIt) {
