@@ -1,9 +1,9 @@
 // XLA's collective op functions: the instruction XLA's builder records
 // (all-gather's dimension times shard_count, reduce-scatter's divided by
-// it, all-to-all along one dimension or in its tuple form), checked by the
-// collectives' shape rule (shape_rules::Collective): the groups as XLA's
-// verifier checks them, and the group size against the shapes where the
-// groups give it.
+// it, all-to-all along one dimension or in its tuple form,
+// ragged-all-to-all of output's shape), checked by the collectives' shape
+// rule (shape_rules::Collective): the groups as XLA's verifier checks
+// them, and the group size against the shapes where the groups give it.
 // Which devices take part is decided when the module runs.
 #include <algorithm>
 #include <optional>
@@ -323,6 +323,34 @@ XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
                            .replica_groups = replica_groups,
                            .channel_id = channel_id},
                           location);
+}
+
+XlaOp RaggedAllToAll(XlaOp input, XlaOp input_offsets, XlaOp send_sizes,
+                     XlaOp output, XlaOp output_offsets, XlaOp recv_sizes,
+                     const IdGroups& replica_groups, SourceLocation location) {
+  XlaBuilder* builder = PickBuilder({input, input_offsets, send_sizes, output,
+                                     output_offsets, recv_sizes});
+  const XlaOp arguments[] = {input,  input_offsets,  send_sizes,
+                             output, output_offsets, recv_sizes};
+  return RecordOp(
+      builder, "RaggedAllToAll", arguments,
+      absl::StrCat("replica_groups=", IdGroupsToString(replica_groups)),
+      location, [&]() -> absl::StatusOr<XlaOp> {
+        std::vector<HloInstruction*> operands;
+        for (XlaOp op : {input, output, input_offsets, send_sizes,
+                         output_offsets, recv_sizes}) {
+          ASSIGN_OR_RETURN(HloInstruction * x, builder->LookUp(op));
+          operands.push_back(x);
+        }
+        auto instruction = HloInstruction::CreateGeneric(
+            HloOpcode::kRaggedAllToAll, operands[1]->shape(), operands);
+        instruction->mutable_attributes().Set(AttrId::kReplicaGroups,
+                                              EncodeIdGroups(replica_groups));
+        RETURN_IF_ERROR(
+            InferInstructionShape(*instruction, HloForm::kBuilder).status());
+        return builder->AddInstruction(std::move(instruction),
+                                       "RaggedAllToAll", location);
+      });
 }
 
 }  // namespace mxla

@@ -501,6 +501,14 @@ XlaOp CollectivePermute(
 XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
                           std::optional<int64_t> channel_id,
                           SourceLocation location = SourceLocation::current());
+// XLA's RaggedAllToAll, in its argument order (the instruction's operands
+// are input, output, input_offsets, send_sizes, output_offsets,
+// recv_sizes): `output` with the rows each member of the group sends this
+// one written in (docs/hlo.md); the result has output's shape.
+XlaOp RaggedAllToAll(XlaOp input, XlaOp input_offsets, XlaOp send_sizes,
+                     XlaOp output, XlaOp output_offsets, XlaOp recv_sizes,
+                     const IdGroups& replica_groups = {},
+                     SourceLocation location = SourceLocation::current());
 // XLA's While: `init` through `body` while `condition` (init's shape ->
 // pred[]) holds; body maps init's shape to itself.
 XlaOp While(const XlaComputation& condition, const XlaComputation& body,

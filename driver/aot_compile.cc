@@ -85,8 +85,13 @@ absl::Status CheckCompilable(const BufferAssignment& assignment) {
           return absl::UnimplementedError(absl::StrCat(
               "ahead-of-time compilation cannot compile '",
               instruction.name(), "' (", HloOpcodeString(instruction.opcode()),
-              "): a program compiled for several devices reaches the others "
-              "through the mxla runtime; compile it with the jit instead"));
+              "): ",
+              instruction.opcode() == HloOpcode::kRaggedAllToAll
+                  ? "it runs as a step of the mxla runtime, which checks its "
+                    "offsets and sizes"
+                  : "a program compiled for several devices reaches the "
+                    "others through the mxla runtime",
+              "; compile it with the jit instead"));
         }
         break;
     }

@@ -16,6 +16,9 @@
 //                    along the split dimension) goes to rank k, and the
 //                    received pieces are concatenated in rank order; tuple
 //                    form: result element j is member j's operand `rank`;
+//   ragged-all-to-all     the members' input rows each sends this rank,
+//                    written into this device's output
+//                    (hlo_evaluator_ragged_all_to_all.cc);
 //   collective-broadcast  rank 0's operand;
 //   collective-permute    the source's operand, zeros without a source.
 //
@@ -429,6 +432,15 @@ absl::StatusOr<Literal> EvaluateCollective(
     return *std::move(value);
   }
   ASSIGN_OR_RETURN(const DeviceGroup group, GroupOf(op, place));
+  if (op.opcode() == HloOpcode::kRaggedAllToAll) {
+    // Every member's input and metadata; the output stays here.
+    const Literal* shared[] = {operands[0], operands[2], operands[3],
+                               operands[4], operands[5]};
+    ASSIGN_OR_RETURN(const Members members,
+                     GatherMembers(op, place, group, shared));
+    return EvaluateRaggedAllToAll(op, group.devices, group.rank, members,
+                                  *operands[1]);
+  }
   RETURN_IF_ERROR(CheckGroupFitsShapes(op, group, operands));
   ASSIGN_OR_RETURN(const Members members,
                    GatherMembers(op, place, group, operands));

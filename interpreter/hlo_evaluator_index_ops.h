@@ -113,6 +113,15 @@ absl::StatusOr<Literal> InAccumulationType(
 absl::StatusOr<Literal> EvaluateCollective(
     const HloInstruction& op, absl::Span<const Literal* const> operands,
     const EvaluatorOptions& options);
+// ragged-all-to-all for the member at `rank` of the group `devices` (global
+// ids in rank order): members[j] is member j's (input, input_offsets,
+// send_sizes, output_offsets, recv_sizes), `output` this device's output
+// operand. InvalidArgument naming the op, the devices and the numbers for
+// metadata out of range or disagreeing between peers
+// (hlo_evaluator_ragged_all_to_all.cc).
+absl::StatusOr<Literal> EvaluateRaggedAllToAll(
+    const HloInstruction& op, absl::Span<const int64_t> devices, int64_t rank,
+    const std::vector<std::vector<Literal>>& members, const Literal& output);
 // replica-id or partition-id: the device's replica or partition, as u32.
 absl::StatusOr<Literal> EvaluateDeviceId(const HloInstruction& op,
                                          const EvaluatorOptions& options);

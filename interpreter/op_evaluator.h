@@ -133,7 +133,7 @@ class OpEvaluator {
   template <Op op>
     requires(OpIn<Op::kAllReduce, Op::kAllReduceStart, Op::kAllReduceDone,
                   Op::kAllGather, Op::kAllGatherStart, Op::kAllGatherDone,
-                  Op::kReduceScatter, Op::kAllToAll,
+                  Op::kReduceScatter, Op::kAllToAll, Op::kRaggedAllToAll,
                   Op::kCollectiveBroadcast, Op::kCollectivePermute,
                   Op::kCollectivePermuteStart,
                   Op::kCollectivePermuteDone>(op))

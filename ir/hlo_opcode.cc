@@ -24,8 +24,6 @@ absl::string_view UnsupportedReason(absl::string_view text) {
         {"rng-get-and-update-state",
          "mxla's rng keeps no generator state: its numbers are a function "
          "of the instruction"},
-        {"ragged-all-to-all",
-         "an all-to-all between devices; mxla runs one device"},
         {"fft", "complex types are not in mxla yet"},
         {"real", "complex types are not in mxla yet"},
         {"imag", "complex types are not in mxla yet"},
@@ -110,6 +108,7 @@ bool IsDeviceStepOp(HloOpcode opcode) {
     case HloOpcode::kAllGather:
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectiveBroadcast:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kReplicaId:

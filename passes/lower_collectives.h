@@ -11,7 +11,9 @@
 // operands, a call of the computation and zeros for the context
 // (copy-start: the operand twice); get-tuple-elements for the -done ops;
 // add-dependency becomes its first operand (one device has no side
-// effects to order).
+// effects to order). ragged-all-to-all stays, a device step of one
+// device, because its offsets and sizes must be range-checked when it
+// runs (runtime/ragged_all_to_all.h), which plain HLO cannot do.
 //
 // On a program compiled for several devices the collectives stay, as the
 // runtime's device steps (IsDeviceStepOp), and only their asynchronous

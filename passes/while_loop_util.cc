@@ -46,6 +46,7 @@ bool IsPureOpcode(HloOpcode opcode) {
     case HloOpcode::kAllGatherDone:
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
     case HloOpcode::kCollectiveBroadcast:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectivePermuteStart:

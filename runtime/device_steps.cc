@@ -12,6 +12,7 @@
 #include "runtime/buffer_leaves.h"
 #include "runtime/collective_ops.h"
 #include "runtime/in_process_communicator.h"
+#include "runtime/ragged_all_to_all.h"
 
 namespace mxla {
 namespace {
@@ -111,6 +112,10 @@ absl::Status RunGrouped(const DeviceStep& step, const StepArrays& arrays,
       }
       return communicator.AllToAll(call, send, recv);
     }
+    case HloOpcode::kRaggedAllToAll:
+      return RaggedAllToAll(communicator, call, HloOpcodeString(op.opcode()),
+                            {in[0], in[1], in[2], in[3], in[4], in[5],
+                             out[0]});
     case HloOpcode::kCollectiveBroadcast:
       return BroadcastFromFirst(communicator, call, in[0], out[0]);
     default:

@@ -5,7 +5,9 @@
 // groups and the module's counts, must agree with the shapes: an
 // all-gather's result dimension is the operand's times the group size, a
 // reduce-scatter's the operand's divided by it, an all-to-all's split
-// dimension divides by it and its tuple form has one operand per member.
+// dimension divides by it and its tuple form has one operand per member,
+// and a ragged-all-to-all's offsets and sizes hold the same number of
+// updates for each member.
 // As in XLA, a group size of 1 (the default counts of 1 with empty
 // groups, or groups of one id) checks nothing: the shard count is then
 // read from the shapes, and a run whose groups disagree with them is
@@ -319,6 +321,11 @@ absl::StatusOr<Shape> Collective(const HloInstruction& instruction,
       return ReduceScatter(instruction);
     case HloOpcode::kAllToAll:
       return AllToAll(instruction);
+    case HloOpcode::kRaggedAllToAll: {
+      ASSIGN_OR_RETURN(const Groups groups, CheckedGroups(instruction, true));
+      return ShapeInference::InferRaggedAllToAllShape(
+          OperandShapes(instruction), groups.size);
+    }
     case HloOpcode::kCollectiveBroadcast:
       // XLA's verifier checks only the operand here; the groups are
       // checked when it runs.

@@ -243,6 +243,13 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferCollectivePermuteShape(
       HloOpcode opcode, absl::Span<const Shape* const> operands,
       absl::Span<const Shape> context);
+  // ragged-all-to-all(input, output, input_offsets, send_sizes,
+  // output_offsets, recv_sizes): the output's shape. input and output of
+  // one element type and rank (>= 1), equal past dimension 0; the other
+  // four one rank-1 s32 or s64 shape whose length is a multiple of
+  // `group_size` (1 where the size is not known).
+  static absl::StatusOr<Shape> InferRaggedAllToAllShape(
+      absl::Span<const Shape* const> operands, int64_t group_size);
   // all-reduce-done, all-gather-done and collective-permute-done: the
   // result a start's value holds.
   static absl::StatusOr<Shape> InferCollectiveDoneShape(HloOpcode opcode,

@@ -53,6 +53,7 @@ constexpr bool HasNoRuleYet(HloOpcode op) {
               Op::kOptimizationBarrier, Op::kAllReduceStart,
               Op::kAllReduceDone, Op::kAllGather, Op::kAllGatherStart,
               Op::kAllGatherDone, Op::kReduceScatter, Op::kAllToAll,
+              Op::kRaggedAllToAll,
               Op::kCollectiveBroadcast, Op::kCollectivePermute,
               Op::kCollectivePermuteStart, Op::kCollectivePermuteDone,
               Op::kAsyncStart, Op::kAsyncUpdate, Op::kAsyncDone,

@@ -270,7 +270,8 @@ ENTRY main {
   agd = f32[2]{0} all-gather-done(ags)
   rs = f32[2]{0} reduce-scatter(agd), dimensions={0}, replica_groups={}, to_apply=add_f32
   a2a = f32[2]{0} all-to-all(rs), dimensions={0}, replica_groups={}
-  cb = f32[2]{0} collective-broadcast(a2a), replica_groups={{0}}
+  ra2a = f32[2]{0} ragged-all-to-all(a2a, a2a, i, i, i, i), replica_groups={}
+  cb = f32[2]{0} collective-broadcast(ra2a), replica_groups={{0}}
   perm = f32[2]{0} collective-permute(cb), source_target_pairs={{0,0}}
   cps = (f32[2]{0}, f32[2]{0}) collective-permute-start(perm), source_target_pairs={{0,0}}
   cpd = f32[2]{0} collective-permute-done(cps)

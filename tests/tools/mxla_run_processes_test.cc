@@ -128,7 +128,7 @@ add {
 )";
 
 // all-reduce, all-gather, collective-permute around a ring of replicas,
-// replica-id; with partitions, an all-reduce over all devices
+// replica-id, a ragged-all-to-all of one row per pair of replicas; with partitions, an all-reduce over all devices
 // (use_global_device_ids), a permute between partitions and partition-id.
 std::string ModuleText(const Case& c) {
   std::vector<std::string> ring;
@@ -146,9 +146,18 @@ ENTRY main {
       absl::StrJoin(ring, ","), R"(}
   r = u32[] replica-id()
 )");
+  // ragged-all-to-all: replica s sends each replica j its row j, which
+  // lands at row s of j's copy of ar (replicas <= 4).
+  absl::StrAppend(&text, "  one = s32[] constant(1)\n  ones = s32[",
+                  c.replicas, "] broadcast(one), dimensions={}\n  rows = s32[",
+                  c.replicas, "] iota(), iota_dimension=0\n",
+                  "  rank = s32[] convert(r)\n  at = s32[", c.replicas,
+                  "] broadcast(rank), dimensions={}\n",
+                  "  ra = f32[4] ragged-all-to-all(x, ar, rows, ones, at, "
+                  "ones), replica_groups={}\n");
   if (c.partitions == 1) {
     absl::StrAppend(&text, "  ROOT t = (f32[4], f32[", 4 * c.replicas,
-                    "], f32[4], u32[]) tuple(ar, ag, cp, r)\n}\n");
+                    "], f32[4], u32[], f32[4]) tuple(ar, ag, cp, r, ra)\n}\n");
     return text;
   }
   std::vector<std::string> all;
@@ -159,8 +168,8 @@ ENTRY main {
       "  pp = f32[4] collective-permute(g), channel_id=2, "
       "source_target_pairs={{0,1},{1,0}}\n",
       "  p = u32[] partition-id()\n", "  ROOT t = (f32[4], f32[",
-      4 * c.replicas, "], f32[4], u32[], f32[4], f32[4], u32[]) ",
-      "tuple(ar, ag, cp, r, g, pp, p)\n}\n");
+      4 * c.replicas, "], f32[4], u32[], f32[4], f32[4], u32[], f32[4]) ",
+      "tuple(ar, ag, cp, r, g, pp, p, ra)\n}\n");
   return text;
 }
 
