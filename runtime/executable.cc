@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
 #include "runtime/buffer_leaves.h"
@@ -133,6 +134,30 @@ absl::Status Executable::RunBuffers(
   return RunBuffers(arguments, results, options);
 }
 
+namespace {
+
+// Which device's error a failed replicated run reports: the lowest-numbered
+// device that failed on its own, rather than by the abort that the first
+// failure (`first_error`, in time) sent the others, so that devices that
+// fail alike at one op report the same error from run to run.
+absl::Status OwnErrorOfFirstDevice(
+    const std::vector<absl::StatusOr<Literal>>& results,
+    const absl::Status& first_error) {
+  if (first_error.ok()) return first_error;
+  for (size_t d = 0; d < results.size(); ++d) {
+    const absl::Status& status = results[d].status();
+    if (status.ok() ||
+        absl::StrContains(status.message(), first_error.message())) {
+      continue;
+    }
+    return absl::Status(status.code(),
+                        absl::StrCat("device ", d, ": ", status.message()));
+  }
+  return first_error;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
     absl::Span<const std::vector<const Literal*>> arguments,
     const DeviceAssignment& assignment, const RunOptions& options) const {
@@ -189,7 +214,7 @@ absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
   for (int64_t d = 1; d < devices; ++d) workers.emplace_back(run_device, d);
   run_device(0);
   for (std::thread& worker : workers) worker.join();
-  RETURN_IF_ERROR(first_error);
+  RETURN_IF_ERROR(OwnErrorOfFirstDevice(results, first_error));
   std::vector<Literal> values;
   for (absl::StatusOr<Literal>& result : results) {
     values.push_back(*std::move(result));

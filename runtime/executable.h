@@ -146,8 +146,9 @@ class Executable {
   // least one each). options.device must be null. InvalidArgument when the
   // argument lists are not one per device, or as Run for each device's
   // arguments (naming the device); when a device fails, every device's
-  // run stops at its next collective and the first error is returned,
-  // naming the device. The pool is split evenly: with T threads and N
+  // run stops at its next collective and an error is returned, naming the
+  // device: that of the lowest-numbered device that failed on its own
+  // (not by being stopped). The pool is split evenly: with T threads and N
   // devices each device runs its kernels on max(1, T / N) threads, its
   // own thread among them.
   absl::StatusOr<std::vector<Literal>> RunReplicated(

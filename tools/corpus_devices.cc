@@ -103,8 +103,14 @@ ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
     return Outcome(path, counts, CorpusStage::kEndless, "");
   }
   if (!expected.ok()) {
-    return Outcome(path, counts, CorpusStage::kRun,
-                   absl::StrCat("interpreter: ", expected.status().message()));
+    if (RefusedAlike(expected.status(), actual.status())) {
+      return Outcome(path, counts, CorpusStage::kRefused, "");
+    }
+    return Outcome(
+        path, counts, CorpusStage::kRun,
+        absl::StrCat("interpreter: ", expected.status().message(),
+                     actual.ok() ? "" : "; jit: ",
+                     actual.ok() ? "" : actual.status().message()));
   }
   if (!actual.ok()) {
     return Outcome(path, counts, CorpusStage::kRun,

@@ -70,6 +70,33 @@ bool SameRuns(const Literal& actual, const SeededHostFeed& jit_feed,
   return same.ok();
 }
 
+// `message` without a leading "device N: " (RunReplicated's).
+absl::string_view WithoutDevice(absl::string_view message) {
+  if (!absl::StartsWith(message, "device ")) return message;
+  const size_t colon = message.find(": ");
+  return colon == absl::string_view::npos ? message
+                                          : message.substr(colon + 2);
+}
+
+}  // namespace
+
+bool RefusedAlike(const absl::Status& interpreter, const absl::Status& jit) {
+  if (interpreter.ok() || jit.ok() || absl::IsResourceExhausted(jit) ||
+      interpreter.code() != jit.code()) {
+    return false;
+  }
+  // Numbers aside: on several devices, which device reports first (and so
+  // which ids and sizes the message names) is a race.
+  const std::string jit_text =
+      NormalizeReason(std::string(WithoutDevice(jit.message())));
+  return !jit_text.empty() &&
+         absl::EndsWith(
+             NormalizeReason(std::string(WithoutDevice(interpreter.message()))),
+             jit_text);
+}
+
+namespace {
+
 ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
                             const Executable& jit,
                             const CorpusOptions& options) {
@@ -110,12 +137,15 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
     return {path, CorpusStage::kRun,
             "the interpreter stopped at the loop-trip limit, the JIT did not"};
   }
+  absl::StatusOr<Literal> actual = jit.Run(pointers, run);
   if (!expected.ok()) {
+    if (RefusedAlike(expected.status(), actual.status())) {
+      return {path, CorpusStage::kRefused, ""};
+    }
     return Failed(path, CorpusStage::kRun,
                   absl::InternalError(absl::StrCat(
                       "interpreter: ", expected.status().message())));
   }
-  absl::StatusOr<Literal> actual = jit.Run(pointers, run);
   if (!actual.ok()) return Failed(path, CorpusStage::kRun, actual.status());
   if (!SameRuns(*actual, jit_feed, *expected, interpreter_feed,
                 options.tolerance)) {
@@ -161,6 +191,7 @@ const char* CorpusStageName(CorpusStage stage) {
     case CorpusStage::kDevices: return "devices";
     case CorpusStage::kCompile: return "compile";
     case CorpusStage::kRun: return "run";
+    case CorpusStage::kRefused: return "refused alike";
     case CorpusStage::kEndless: return "endless";
     case CorpusStage::kTooLarge: return "too large";
     case CorpusStage::kPassed: return "passed";
@@ -242,7 +273,8 @@ ModuleOutcome EvaluateModuleFile(const std::string& path,
   // paired) is a multi-device module whose devices cannot be told.
   if (HasDeviceTransfer(**module) && outcome.stage != CorpusStage::kPassed &&
       outcome.stage != CorpusStage::kTooLarge &&
-      outcome.stage != CorpusStage::kEndless) {
+      outcome.stage != CorpusStage::kEndless &&
+      outcome.stage != CorpusStage::kRefused) {
     outcome.stage = CorpusStage::kDevices;
   }
   return outcome;
@@ -285,7 +317,8 @@ std::string NormalizeReason(const std::string& message) {
 namespace {
 
 bool IsAccepted(const ModuleOutcome& o) {
-  return o.stage == CorpusStage::kEndless || o.stage == CorpusStage::kTooLarge ||
+  return o.stage == CorpusStage::kEndless || o.stage == CorpusStage::kRefused ||
+         o.stage == CorpusStage::kTooLarge ||
          o.stage == CorpusStage::kPassed;
 }
 
@@ -326,6 +359,8 @@ void AppendStageCounts(const std::vector<ModuleOutcome>& outcomes,
        "parsed, needs devices it does not name (refused)"},
       {CorpusStage::kCompile, "verified, failed to compile (JIT)"},
       {CorpusStage::kRun, "compiled, failed to run or to match"},
+      {CorpusStage::kRefused,
+       "compiled, both backends refuse the generated arguments alike"},
       {CorpusStage::kEndless,
        "compiled, a loop passed the trip limit in both backends"},
       {CorpusStage::kTooLarge, "compiled, too large or costly to run"},

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 
 namespace mxla::tools {
 
@@ -25,6 +27,7 @@ enum class CorpusStage {
   kDevices,  // parsed, refused: a collective needs several devices
   kCompile,  // verified, the JIT could not compile it
   kRun,      // compiled, running failed or the JIT and interpreter differ
+  kRefused,  // compiled; both backends refuse the generated arguments alike
   kEndless,  // compiled; a while loop passed the trip limit in both backends
   kTooLarge, // compiled; not run: too many elements or too much work
   kPassed,   // ran, and the JIT matched the interpreter
@@ -64,6 +67,15 @@ const char* CorpusStageName(CorpusStage stage);
 // "passed", "too large on 4 devices", "compile: <reason>": one module's
 // outcome on one line (mxla stats --verbose).
 std::string DescribeOutcome(const ModuleOutcome& outcome);
+
+// Whether both backends failed a run alike: the same code (not a loop
+// limit), and the interpreter's message, which names the instruction it
+// was evaluating, ends with the JIT's, numbers and names aside
+// (NormalizeReason: on several devices, which device reports first is a
+// race), each without a leading "device N: ". Arguments drawn at random can be invalid for an op that
+// checks them at run time (ragged-all-to-all's offsets): the module is
+// then accepted, apart, when both refuse them with the same error.
+bool RefusedAlike(const absl::Status& interpreter, const absl::Status& jit);
 
 // One module's outcome.
 ModuleOutcome EvaluateModuleFile(const std::string& path,

@@ -265,5 +265,35 @@ ENTRY main {
                                 "several devices (75.0%); 3 ran and matched"));
 }
 
+// A run both backends refuse with the same error (an op that checks its
+// operands at run time) is accepted apart; different errors are not.
+TEST(CorpusStatsTest, RunsRefusedAlikeAreAcceptedApart) {
+  EXPECT_TRUE(RefusedAlike(
+      absl::InvalidArgumentError("device 1: evaluating r (op): op 'r': bad"),
+      absl::InvalidArgumentError("device 0: op 'r': bad")));
+  EXPECT_FALSE(RefusedAlike(absl::InvalidArgumentError("op 'r': bad"),
+                            absl::InvalidArgumentError("op 'r': worse")));
+  // Other devices may report first, naming other numbers.
+  EXPECT_TRUE(RefusedAlike(
+      absl::InvalidArgumentError("device 4: op 'r': device 0 sends 3 rows"),
+      absl::InvalidArgumentError("device 3: op 'r': device 1 sends 5 rows")));
+  EXPECT_FALSE(RefusedAlike(absl::InvalidArgumentError("op 'r': bad"),
+                            absl::InternalError("op 'r': bad")));
+  EXPECT_FALSE(RefusedAlike(absl::InvalidArgumentError("op 'r': bad"),
+                            absl::OkStatus()));
+  // Offsets past the input: both backends refuse the run.
+  const std::string ragged = WriteModule("ragged.hlo", R"(HloModule r
+ENTRY main {
+  input = f32[4] parameter(0)
+  output = f32[4] parameter(1)
+  offset = s32[1] constant({3})
+  size = s32[1] constant({2})
+  ROOT r = f32[4] ragged-all-to-all(input, output, offset, size, offset, size), replica_groups={}
+})");
+  const ModuleOutcome outcome = EvaluateModuleFile(ragged, CorpusOptions());
+  EXPECT_EQ(outcome.stage, CorpusStage::kRefused) << outcome.reason;
+  EXPECT_EQ(DescribeOutcome(outcome), "refused alike");
+}
+
 }  // namespace
 }  // namespace mxla::tools
