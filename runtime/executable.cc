@@ -134,6 +134,10 @@ absl::Status Executable::RunBuffers(
   return RunBuffers(arguments, results, options);
 }
 
+int ThreadsPerDevice(int threads, int64_t devices) {
+  return static_cast<int>(std::max<int64_t>(1, threads / devices));
+}
+
 namespace {
 
 // Which device's error a failed replicated run reports: the lowest-numbered
@@ -177,7 +181,7 @@ absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
   RETURN_IF_ERROR(ResolveOptions(options).status());
   const int threads =
       std::min(options.threads.value_or(pool->threads()), pool->threads());
-  const int per_device = std::max<int>(1, threads / devices);
+  const int per_device = ThreadsPerDevice(threads, devices);
   auto rendezvous = std::make_shared<InProcessRendezvous>(
       devices, options.collective_timeout);
   std::vector<std::unique_ptr<InProcessCommunicator>> communicators;

@@ -77,6 +77,11 @@ struct RunOptions {
   absl::Duration collective_timeout = absl::Minutes(5);
 };
 
+// How Executable::RunReplicated splits its threads between devices: each
+// of `devices` runs its kernels on max(1, threads / devices) threads, its
+// own among them.
+int ThreadsPerDevice(int threads, int64_t devices);
+
 class Executable {
  public:
   // Shares `module`, which must be non-null with an entry computation.

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "driver/compile.h"
 #include "ir/status_macros.h"
+#include "runtime/thread_pool.h"
 #include "tools/compare_results.h"
 #include "tools/run_inputs.h"
 
@@ -70,6 +71,11 @@ absl::StatusOr<std::vector<Literal>> RunOn(
   for (size_t d = 0; d < inputs.size(); ++d) {
     for (const Literal& input : inputs[d]) arguments[d].push_back(&input);
   }
+  const int threads = ThreadPool::Default().threads();
+  const int64_t devices = assignment.device_count();
+  std::cerr << devices << " devices in this process on " << threads
+            << " threads: " << ThreadsPerDevice(threads, devices)
+            << " each\n";
   return executable->RunReplicated(arguments, assignment);
 }
 

@@ -603,6 +603,10 @@ ENTRY main {
   EXPECT_EQ(result.out,
             "device 0 (replica 0, partition 0): f32[2] {11, 22}\n"
             "device 1 (replica 1, partition 0): f32[2] {11, 22}\n");
+  // It says how the threads are split between the devices.
+  EXPECT_THAT(result.err,
+              ::testing::ContainsRegex(
+                  "2 devices in this process on [0-9]+ threads: [0-9]+ each"));
   const std::string dir = TempPath("devices_out") + "/";
   std::filesystem::remove_all(dir);
   result = RunMxla(absl::StrCat("run ", hlo, " --replicas 2 -i x=", one,
