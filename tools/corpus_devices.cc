@@ -1,6 +1,7 @@
 #include "tools/corpus_devices.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "ir/device_assignment.h"
 #include "ir/hlo_computation.h"
 #include "ir/hlo_verifier.h"
+#include "ir/memory_budget.h"
 #include "tools/compare_results.h"
 #include "tools/corpus_arguments.h"
 
@@ -145,6 +147,14 @@ ModuleOutcome RunOnDevicesAndCompare(const std::string& path,
   compile.partitions = counts.partitions;
   compile.backend = Backend::kJit;
   absl::StatusOr<std::unique_ptr<Executable>> jit = Compile(module, compile);
+  if (IsOverMemoryBudget(jit.status())) {
+    // Its devices' buffers do not fit this machine's memory: accepted when
+    // the JIT compiles it without a budget, as on one device.
+    compile.memory_limit_bytes = std::numeric_limits<int64_t>::max();
+    if (Compile(module, compile).ok()) {
+      return Outcome(path, counts, CorpusStage::kTooLarge, "");
+    }
+  }
   if (!jit.ok()) {
     return Outcome(path, counts, CorpusStage::kCompile,
                    std::string(jit.status().message()));
