@@ -126,34 +126,84 @@ absl::Status Rewrite(HloComputation& computation, const Pair& pair,
       {send_done, recv_done, pair.send, pair.recv});
 }
 
-absl::StatusOr<bool> PairIn(HloComputation& computation) {
-  std::map<int64_t, Pair> channels;
-  for (HloInstruction* instruction : computation.instructions()) {
-    if (!IsDeviceTransfer(*instruction)) continue;
-    const auto* id = instruction->attributes().Get<int64_t>(AttrId::kChannelId);
-    const int64_t channel = id == nullptr ? 0 : *id;
-    Pair& pair = channels[channel];
-    HloInstruction*& slot =
-        instruction->opcode() == HloOpcode::kSend ? pair.send : pair.recv;
-    if (slot != nullptr) {
-      return Error(*instruction, channel,
-                   absl::StrCat("a second ",
-                                HloOpcodeString(instruction->opcode()),
-                                " of the channel, after '", slot->name(),
-                                "'; mxla pairs one send with one recv"));
-    }
-    slot = instruction;
+// The sends and recvs of one channel in one computation.
+struct Channel {
+  std::vector<HloInstruction*> sends, recvs;
+};
+
+const std::vector<int64_t>* PeersOf(const HloInstruction& op) {
+  return op.attributes().Get<std::vector<int64_t>>(AttrId::kSourceTargetPairs);
+}
+
+// A channel's pairs: its send and recv when it has one of each, else each
+// send with the recv of the same source_target_pairs (XLA's pipelined
+// loops use one channel for transfers to different peers).
+absl::StatusOr<std::vector<Pair>> PairsOfChannel(int64_t channel,
+                                                 const Channel& ops) {
+  if (ops.sends.empty() || ops.recvs.empty()) {
+    const bool sends = !ops.sends.empty();
+    const HloInstruction& alone = sends ? *ops.sends[0] : *ops.recvs[0];
+    return Error(alone, channel,
+                 absl::StrCat("no ", sends ? "recv" : "send",
+                              " of its channel in its computation; mxla "
+                              "runs a send and a recv between devices as "
+                              "one collective-permute"));
   }
-  for (const auto& [channel, pair] : channels) {
+  if (ops.sends.size() == 1 && ops.recvs.size() == 1) {
+    return std::vector<Pair>{{ops.sends[0], ops.recvs[0]}};
+  }
+  std::map<std::vector<int64_t>, Pair> by_peers;
+  for (const std::vector<HloInstruction*>* kind : {&ops.sends, &ops.recvs}) {
+    for (HloInstruction* op : *kind) {
+      const std::vector<int64_t>* peers = PeersOf(*op);
+      if (peers == nullptr) {
+        return Error(*op, channel,
+                     "one of several sends and recvs of the channel, with "
+                     "no source_target_pairs to match it to its partner by");
+      }
+      Pair& pair = by_peers[*peers];
+      HloInstruction*& slot =
+          op->opcode() == HloOpcode::kSend ? pair.send : pair.recv;
+      if (slot != nullptr) {
+        return Error(*op, channel,
+                     absl::StrCat("a second ", HloOpcodeString(op->opcode()),
+                                  " of the channel to the peers ",
+                                  IdGroupsToString(DecodeIdGroups(*peers)),
+                                  ", after '", slot->name(), "'"));
+      }
+      slot = op;
+    }
+  }
+  std::vector<Pair> pairs;
+  for (const auto& [peers, pair] : by_peers) {
     if (pair.send == nullptr || pair.recv == nullptr) {
       const HloInstruction& alone = pair.send ? *pair.send : *pair.recv;
       return Error(alone, channel,
                    absl::StrCat("no ", pair.send ? "recv" : "send",
-                                " of its channel in its computation; mxla "
-                                "runs a send and a recv between devices as "
-                                "one collective-permute"));
+                                " of its channel to the peers ",
+                                IdGroupsToString(DecodeIdGroups(peers)),
+                                " in its computation"));
     }
-    RETURN_IF_ERROR(Rewrite(computation, pair, channel));
+    pairs.push_back(pair);
+  }
+  return pairs;
+}
+
+absl::StatusOr<bool> PairIn(HloComputation& computation) {
+  std::map<int64_t, Channel> channels;
+  for (HloInstruction* instruction : computation.instructions()) {
+    if (!IsDeviceTransfer(*instruction)) continue;
+    const auto* id = instruction->attributes().Get<int64_t>(AttrId::kChannelId);
+    Channel& ops = channels[id == nullptr ? 0 : *id];
+    (instruction->opcode() == HloOpcode::kSend ? ops.sends : ops.recvs)
+        .push_back(instruction);
+  }
+  for (const auto& [channel, ops] : channels) {
+    ASSIGN_OR_RETURN(const std::vector<Pair> pairs,
+                     PairsOfChannel(channel, ops));
+    for (const Pair& pair : pairs) {
+      RETURN_IF_ERROR(Rewrite(computation, pair, channel));
+    }
   }
   return !channels.empty();
 }

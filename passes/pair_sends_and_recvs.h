@@ -1,6 +1,8 @@
 // pair-sends-and-recvs: send and recv between devices (not over a host
 // channel) as the collective-permute they make together. In each
-// computation, the send and the recv of one channel_id are a pair: the
+// computation, the send and the recv of one channel_id are a pair (when a
+// channel has several, as XLA's pipelined loops use, each send pairs with
+// the recv of the same source_target_pairs): the
 // recv-done's data becomes a collective-permute of the send's data over
 // the pair's source_target_pairs, with the channel_id (so the ids are
 // partition ids, as XLA's send/recv are), and the recv-done's token the
@@ -11,8 +13,9 @@
 // recv mean one thing everywhere; the interpreter then computes the permute
 // itself. InvalidArgument, naming the op, the channel and the computation,
 // for what cannot be paired: a send or recv without a partner of its
-// channel in its computation, two of one kind on one channel, no pairs (or
-// a send and recv whose pairs or data shapes differ), a send or recv used
+// channel in its computation, several on one channel without pairs or two
+// of one kind to the same peers, no pairs (or a send and recv whose pairs
+// or data shapes differ), a send or recv used
 // other than by its -done op, or a send whose data depends on its own
 // recv (a cycle once paired).
 #ifndef MXLA_PASSES_PAIR_SENDS_AND_RECVS_H_

@@ -101,6 +101,40 @@ ENTRY main {
                         "pairs"));
 }
 
+// Several sends and recvs on one channel (XLA's pipelined loops): each
+// send pairs with the recv to the same peers.
+TEST(PairSendsAndRecvsTest, SeveralOnOneChannelPairByTheirPeers) {
+  const std::string text = R"(HloModule m, num_partitions=2
+ENTRY main {
+  x = f32[2] parameter(0)
+  y = f32[2] parameter(1)
+  t = token[] after-all()
+  r0 = (f32[2], u32[], token[]) recv(t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}
+  s1 = (f32[2], u32[], token[]) send(y, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,0}}"}
+  s0 = (f32[2], u32[], token[]) send(x, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}
+  r1 = (f32[2], u32[], token[]) recv(t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1},{1,0}}"}
+  d0 = token[] send-done(s0), channel_id=1
+  d1 = token[] send-done(s1), channel_id=1
+  e0 = (f32[2], token[]) recv-done(r0), channel_id=1
+  e1 = (f32[2], token[]) recv-done(r1), channel_id=1
+  a = f32[2] get-tuple-element(e0), index=0
+  b = f32[2] get-tuple-element(e1), index=0
+  ROOT s = f32[2] add(a, b)
+})";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, Paired(text));
+  const std::string paired = module->ToString();
+  EXPECT_THAT(paired, HasSubstr("collective-permute(x), "
+                                "source_target_pairs={{1,0}}, channel_id=1"));
+  EXPECT_THAT(paired, HasSubstr("collective-permute(y), "
+                                "source_target_pairs={{0,1},{1,0}}, "
+                                "channel_id=1"));
+  // Two sends to the same peers cannot be told apart.
+  std::string twice = text;
+  twice.replace(twice.find("{{0,1},{1,0}}"), 13, "{{1,0}}");
+  EXPECT_THAT(Paired(twice).status().message(),
+              HasSubstr("a second send of the channel to the peers {{1,0}}"));
+}
+
 TEST(PairSendsAndRecvsTest, WhatCannotBePairedIsRefusedByName) {
   EXPECT_THAT(Paired(Module("", "")).status().message(),
               HasSubstr("send 'send' (channel_id 3, computation 'main'): no "
