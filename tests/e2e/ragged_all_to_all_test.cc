@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/literal.h"
+#include "tests/testlib/replicated_runs.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -26,11 +27,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct Devices {
-  int64_t replicas;
-  int64_t partitions;
-  int64_t count() const { return replicas * partitions; }
-};
+using ::mxla::testing::Devices;
+using ::mxla::testing::RunBothBackends;
+using ::mxla::testing::RunOnDevices;
 
 // One device's six arguments: input, output, input_offsets, send_sizes,
 // output_offsets, recv_sizes.
@@ -52,54 +51,13 @@ Literal Iota(int64_t n, float start) {
   return LiteralUtil::CreateR1<float>(values);
 }
 
-// The run on `devices` with `backend`: each device's result, or the error.
-absl::StatusOr<std::vector<Literal>> RunWith(
-    Backend backend, const std::string& text, const Devices& devices,
-    const std::vector<Arguments>& arguments) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  if (!module.ok()) return module.status();
-  CompileOptions options;
-  options.backend = backend;
-  options.replicas = devices.replicas;
-  options.partitions = devices.partitions;
-  absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Compile(**module, options);
-  if (!executable.ok()) return executable.status();
-  std::vector<std::vector<const Literal*>> pointers;
-  for (const Arguments& device : arguments) {
-    pointers.emplace_back();
-    for (const Literal& argument : device) pointers.back().push_back(&argument);
-  }
-  return (*executable)->RunReplicated(
-      pointers, DeviceAssignment::Default(devices.replicas, devices.partitions));
-}
-
-// The jit's results after checking that the interpreter's are the same.
-std::vector<Literal> RunBoth(const std::string& text, const Devices& devices,
-                             const std::vector<Arguments>& arguments) {
-  std::vector<std::vector<Literal>> results;
-  for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
-    absl::StatusOr<std::vector<Literal>> run =
-        RunWith(backend, text, devices, arguments);
-    EXPECT_OK(run.status()) << BackendName(backend);
-    if (!run.ok()) return {};
-    results.push_back(*std::move(run));
-  }
-  for (int64_t d = 0; d < devices.count(); ++d) {
-    EXPECT_EQ(results[0][d], results[1][d])
-        << "device " << d << ": jit " << results[0][d].ToString()
-        << " interpreter " << results[1][d].ToString();
-  }
-  return std::move(results[0]);
-}
-
 // Both backends fail, with `message` in their errors.
 void ExpectBothFail(const std::string& text, const Devices& devices,
                     const std::vector<Arguments>& arguments,
                     const std::string& message) {
   for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
     absl::StatusOr<std::vector<Literal>> run =
-        RunWith(backend, text, devices, arguments);
+        RunOnDevices(backend, text, devices, arguments);
     EXPECT_THAT(run.status(), ::mxla::testing::StatusIs(
                                   absl::StatusCode::kInvalidArgument,
                                   HasSubstr(message)))
@@ -155,7 +113,7 @@ TEST(RaggedAllToAllTest, TwoDevicesUnevenAndZeroSizes) {
       Module(", replica_count=2", "f32[6]", "f32[6]", "s32[2]",
              "replica_groups={{0,1}}");
   const std::vector<Literal> results =
-      RunBoth(text, {2, 1}, TwoDeviceArguments());
+      RunBothBackends(text, {2, 1}, TwoDeviceArguments());
   ASSERT_EQ(results.size(), 2);
   EXPECT_EQ(results[0], F32({0, -1, -1, 10, 11, -1}));
   EXPECT_EQ(results[1], F32({-1, -1, 1, 2, 3, -1}));
@@ -184,7 +142,7 @@ TEST(RaggedAllToAllTest, ThreeDevicesTwoDimensionalRowsAndS64) {
         Ints<int64_t>({d, d, d}),
         d == 0 ? Ints<int64_t>({1, 1, 0}) : Ints<int64_t>({1, 1, 1})));
   }
-  const std::vector<Literal> results = RunBoth(text, {3, 1}, arguments);
+  const std::vector<Literal> results = RunBothBackends(text, {3, 1}, arguments);
   ASSERT_EQ(results.size(), 3);
   EXPECT_EQ(results[0], *LiteralUtil::CreateFromFlatChecked<float>(
                             {5, 2}, {0, 1, 100, 101, 7, 7, 7, 7, 7, 7}));
@@ -209,7 +167,7 @@ TEST(RaggedAllToAllTest, FourDevicesInGroupsWithTwoUpdatesPerPeer) {
                                               4 * s + 1}),
                                Ints<int32_t>({1, 2, 1, 2})));
   }
-  const std::vector<Literal> results = RunBoth(text, {4, 1}, arguments);
+  const std::vector<Literal> results = RunBothBackends(text, {4, 1}, arguments);
   ASSERT_EQ(results.size(), 4);
   EXPECT_EQ(results[0], F32({0, 2, 3, -1, 20, 22, 23, -1}));
   EXPECT_EQ(results[2], F32({4, 6, 7, -1, 24, 26, 27, -1}));
@@ -231,7 +189,7 @@ TEST(RaggedAllToAllTest, ChannelIdGroupsReplicasAcrossPartitions) {
   arguments.push_back(Device(Iota(4, 10), Filled(4, 0), Ints<int32_t>({0, 0}),
                              Ints<int32_t>({0, 2}), Ints<int32_t>({0, 1}),
                              Ints<int32_t>({0, 2})));
-  const std::vector<Literal> results = RunBoth(text, {1, 2}, arguments);
+  const std::vector<Literal> results = RunBothBackends(text, {1, 2}, arguments);
   ASSERT_EQ(results.size(), 2);
   EXPECT_EQ(results[0], F32({0, 10, 11, 0}));
   EXPECT_EQ(results[1], F32({0, 0, 1, 0}));
@@ -251,7 +209,7 @@ TEST(RaggedAllToAllTest, OneDeviceRunsItsGroupOfOne) {
   const std::string text =
       Module("", "f32[5]", "f32[6]", "s64[2]", "replica_groups={}");
   const std::vector<Literal> results =
-      RunBoth(text, {1, 1}, OneDeviceArguments());
+      RunBothBackends(text, {1, 1}, OneDeviceArguments());
   ASSERT_EQ(results.size(), 1);
   EXPECT_EQ(results[0], F32({4, 5, 0, 0, 0, 1}));
   // And without a device (Executable::Run), on each backend.

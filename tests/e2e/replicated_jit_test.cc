@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "ir/literal.h"
+#include "tests/testlib/replicated_runs.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -21,13 +22,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Device d's argument: f32[4] of 10d + i, unless `values` gives them.
-struct Devices {
-  int64_t replicas;
-  int64_t partitions;
-  int64_t count() const { return replicas * partitions; }
-};
+using ::mxla::testing::Devices;
 
+// Device d's argument: f32[length] of 10d + i.
 std::vector<Literal> Inputs(const Devices& devices, int64_t length) {
   std::vector<Literal> inputs;
   for (int64_t d = 0; d < devices.count(); ++d) {
@@ -38,39 +35,17 @@ std::vector<Literal> Inputs(const Devices& devices, int64_t length) {
   return inputs;
 }
 
-// Runs `text` on `devices` with each backend; returns the jit's results
-// after checking that the interpreter's are the same.
+// Runs `text` on `devices` with each backend, device d on inputs[d];
+// returns the jit's results after checking that the interpreter's are the
+// same.
 std::vector<Literal> RunBoth(const std::string& text, const Devices& devices,
                              const std::vector<Literal>& inputs) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_OK(module.status());
-  if (!module.ok()) return {};
-  std::vector<std::vector<const Literal*>> arguments;
-  for (const Literal& input : inputs) arguments.push_back({&input});
-  const DeviceAssignment assignment =
-      DeviceAssignment::Default(devices.replicas, devices.partitions);
-  std::vector<std::vector<Literal>> results;
-  for (Backend backend : {Backend::kJit, Backend::kInterpreter}) {
-    CompileOptions options;
-    options.backend = backend;
-    options.replicas = devices.replicas;
-    options.partitions = devices.partitions;
-    absl::StatusOr<std::unique_ptr<Executable>> executable =
-        Compile(**module, options);
-    EXPECT_OK(executable.status()) << BackendName(backend);
-    if (!executable.ok()) return {};
-    absl::StatusOr<std::vector<Literal>> run =
-        (*executable)->RunReplicated(arguments, assignment);
-    EXPECT_OK(run.status()) << BackendName(backend);
-    if (!run.ok()) return {};
-    results.push_back(*std::move(run));
+  ::mxla::testing::DeviceArguments arguments;
+  for (const Literal& input : inputs) {
+    arguments.emplace_back();
+    arguments.back().push_back(input);
   }
-  for (int64_t d = 0; d < devices.count(); ++d) {
-    EXPECT_EQ(results[0][d], results[1][d])
-        << "device " << d << ": jit " << results[0][d].ToString()
-        << " interpreter " << results[1][d].ToString();
-  }
-  return std::move(results[0]);
+  return ::mxla::testing::RunBothBackends(text, devices, arguments);
 }
 
 constexpr char kAdd[] = R"(
