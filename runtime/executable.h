@@ -146,9 +146,12 @@ class Executable {
   // exchanging through in-process communicators
   // (runtime/in_process_communicator.h). `arguments[d]` are device d's
   // arguments (d a global device id), as Run takes them; the results come
-  // back in device-id order. The devices run on threads of the options'
-  // pool, each kernel of a device on its share of `options.threads` (at
-  // least one each). options.device must be null. InvalidArgument when the
+  // back in device-id order. Each device runs on a thread of its own (the
+  // caller's for device 0, the others started for the call: a device that
+  // waits at a collective must not hold a pool worker that another
+  // device's kernels need), and its kernels on its share of the options'
+  // pool and `options.threads` (at least one each). options.device must be
+  // null. InvalidArgument when the
   // argument lists are not one per device, or as Run for each device's
   // arguments (naming the device); when a device fails, every device's
   // run stops at its next collective and an error is returned, naming the
