@@ -1,6 +1,7 @@
 """Collectives on traced arrays, with jax.lax's names (re-exported by
-mxla.lax): psum, pmean, pmax, pmin, all_gather and axis_index. They
-record XLA's all-reduce, all-gather and replica-id over every replica of
+mxla.lax): psum, pmean, pmax, pmin, all_gather, ragged_all_to_all and
+axis_index. They record XLA's all-reduce, all-gather, ragged-all-to-all
+and replica-id over every replica of
 the program, and mean something when it runs on several devices: under
 mxla.pmap, or compiled with mxla.compile(..., replicas=N) and run with
 Executable.run_devices. On one device they are what one device computes
@@ -118,6 +119,23 @@ def all_gather(x, axis_name=None, *, axis=0, tiled=False):
             leaf = _mnp.expand_dims(leaf, where)
         return _mnp.Tracer(_mxla.AllGather(leaf.op, where, size))
     return _tree.tree_map(one, x)
+
+
+def ragged_all_to_all(operand, output, input_offsets, send_sizes,
+                      output_offsets, recv_sizes, *, axis_name=None):
+    """jax.lax.ragged_all_to_all: device i sends device j the rows
+    operand[input_offsets[j] : input_offsets[j] + send_sizes[j]], which land
+    in j's copy of `output` from row output_offsets[j] (offsets the sender
+    gives, in the receiver's output); recv_sizes[j] is how many rows come
+    from device j. Rows nobody writes keep `output`'s values. The four
+    offset and size arrays are int32 or int64 vectors with one entry per
+    device; offsets or sizes out of range, or recv_sizes that disagree
+    with what a peer sends, fail the run naming them."""
+    _axis_size("ragged_all_to_all", axis_name)
+    args = [_mnp._asarray("ragged_all_to_all", a)
+            for a in (operand, input_offsets, send_sizes, output,
+                      output_offsets, recv_sizes)]
+    return _mnp.Tracer(_mxla.RaggedAllToAll(*(a.op for a in args)))
 
 
 def axis_index(axis_name=None):

@@ -1,7 +1,8 @@
 """mxla.lax: the XLA ops that mxla.numpy has no NumPy name for, with
 jax.lax's signatures: convolution, windowed reductions and fori_loop, on
 traced arrays (inside @mxla.jit), and the collectives across devices
-(psum, pmean, pmax, pmin, all_gather, axis_index: mxla/_collectives.py).
+(psum, pmean, pmax, pmin, all_gather, ragged_all_to_all, axis_index:
+mxla/_collectives.py).
 Gradients and vmap reach them like any other op."""
 import operator
 
@@ -10,7 +11,7 @@ import numpy as _np
 from mxla import _mxla
 from mxla import numpy as _mnp
 from mxla._collectives import (  # noqa: F401
-    all_gather, axis_index, pmax, pmean, pmin, psum)
+    all_gather, axis_index, pmax, pmean, pmin, psum, ragged_all_to_all)
 
 
 def _labels(spec, batch, feature, what):

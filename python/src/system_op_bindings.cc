@@ -213,6 +213,20 @@ void DefineCollectives(py::module_& m) {
       },
       py::arg("operand"), py::arg("source_target_pairs"));
   m.def(
+      "RaggedAllToAll",
+      [](const PyOp& input, const PyOp& input_offsets, const PyOp& send_sizes,
+         const PyOp& output, const PyOp& output_offsets,
+         const PyOp& recv_sizes, const IdGroups& replica_groups) {
+        return Checked(input.builder, [&] {
+          return RaggedAllToAll(input.op, input_offsets.op, send_sizes.op,
+                                output.op, output_offsets.op, recv_sizes.op,
+                                replica_groups, BindingSite());
+        });
+      },
+      py::arg("input"), py::arg("input_offsets"), py::arg("send_sizes"),
+      py::arg("output"), py::arg("output_offsets"), py::arg("recv_sizes"),
+      py::arg("replica_groups") = IdGroups{});
+  m.def(
       "CollectiveBroadcast",
       [](const PyOp& x, const IdGroups& replica_groups) {
         return Checked(x.builder, [&] {

@@ -144,6 +144,33 @@ def test_pmap_pmax_pmin_all_gather_and_pytrees():
     np.testing.assert_array_equal(out["tiled"], np.stack([a.reshape(6)] * 3))
 
 
+def test_ragged_all_to_all_moves_each_peers_rows():
+    # Device i sends device j its rows [off[i][j], off[i][j] + size[i][j]),
+    # landing in j's output from row out_off[i][j].
+    @mxla.pmap
+    def f(x, output, input_offsets, send_sizes, output_offsets, recv_sizes):
+        return lax.ragged_all_to_all(x, output, input_offsets, send_sizes,
+                                     output_offsets, recv_sizes)
+
+    x = (np.arange(12).reshape(2, 6) + [[0], [100]]).astype(np.float32)
+    output = np.full((2, 5), -1, np.float32)
+    input_offsets = np.array([[0, 2], [1, 3]], np.int32)
+    send_sizes = np.array([[2, 1], [2, 3]], np.int32)
+    output_offsets = np.array([[0, 0], [2, 1]], np.int32)
+    recv_sizes = send_sizes.T.copy()
+    got = f(x, output, input_offsets, send_sizes, output_offsets, recv_sizes)
+    expected = output.copy()
+    for i in range(2):
+        for j in range(2):
+            rows = x[i, input_offsets[i, j]:input_offsets[i, j] + send_sizes[i, j]]
+            start = output_offsets[i, j]
+            expected[j, start:start + len(rows)] = rows
+    np.testing.assert_array_equal(got, expected)
+    # A peer that sends other sizes than recv_sizes says fails the run.
+    with pytest.raises(mxla.Error, match="ragged-all-to-all .*recv_sizes"):
+        f(x, output, input_offsets, send_sizes, output_offsets, send_sizes)
+
+
 def test_pmap_in_axes_none_passes_an_argument_whole():
     @mxla.pmap(in_axes=(0, None))
     def scale(x, s):
