@@ -19,16 +19,43 @@
 #include "llvm/Support/MathExtras.h"
 
 namespace mxla::codegen {
+namespace {
 
-GemmTile HostGemmTile(PrimitiveType type) {
+int64_t CeilDivInt(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+GemmTile HostGemmTile(PrimitiveType type, int64_t n) {
   GemmTile tile;
-  const int64_t vector_bytes = HostVectorBytes();
-  tile.lanes = vector_bytes / primitive_util::ByteWidth(type);
+  const int64_t register_bytes = HostVectorBytes();
+  const int64_t element_bytes = primitive_util::ByteWidth(type);
+  const int64_t register_lanes = register_bytes / element_bytes;
   // 4 x mr accumulators, 4 rhs vectors and a broadcast: 6 rows fill 29 of
   // AVX-512's 32 registers; AVX's 16 take 2 vectors of 6 rows (15).
-  const int64_t vectors = vector_bytes >= 64 ? 4 : 2;
-  tile.nr = vectors * tile.lanes;
-  tile.mr = 6;
+  const int64_t vectors = register_bytes >= 64 ? 4 : 2;
+  const int64_t needed = std::max<int64_t>(1, CeilDivInt(n, register_lanes));
+  if (needed >= vectors) {
+    tile.lanes = register_lanes;
+    tile.vector_bytes = register_bytes;
+    tile.nr = vectors * tile.lanes;
+    tile.mr = 6;
+    return tile;
+  }
+  // Fewer columns than the full tile: as many vectors as they need (one
+  // vector as narrow as a power of two that holds them, down to 16 bytes,
+  // where they fit one register), and 12 rows, so that each rhs vector
+  // loaded serves twice the multiply-adds: at most 2 x 12 accumulators
+  // with their rhs vectors and a broadcast fit AVX-512's registers, and
+  // 1 x 12 fit AVX's 16.
+  if (needed == 1) {
+    tile.lanes = std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(n, 1)),
+                                     16 / element_bytes, register_lanes);
+  } else {
+    tile.lanes = register_lanes;
+  }
+  tile.vector_bytes = tile.lanes * element_bytes;
+  tile.nr = needed * tile.lanes;
+  tile.mr = needed <= 2 ? 12 : 8;
   return tile;
 }
 
@@ -45,7 +72,6 @@ constexpr int64_t kSmallVectors = 4;
 // blocks are this size where k allows).
 constexpr int64_t kPipelinedRhsBlockBytes = 256 << 10;
 
-int64_t CeilDivInt(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Everything the kernel's loops share.
 class GemmEmitter {
@@ -70,7 +96,7 @@ class GemmEmitter {
         out_(result),
         type_(dot.shape().element_type()),
         flat_(FlattenProduct(dot)),
-        tile_(HostGemmTile(type_)),
+        tile_(HostGemmTile(type_, flat_.n)),
         element_type_(RegisterType(type_, b.getContext())),
         vector_type_(llvm::FixedVectorType::get(element_type_, tile_.lanes)) {}
 
@@ -838,7 +864,7 @@ absl::Status GemmEmitter::EmitStreamedEpilogue(const EpilogueTile& t) {
       llvm::BasicBlock::Create(context, "epilogue_stream", function);
   auto* stored = llvm::BasicBlock::Create(context, "epilogue_plain", function);
   auto* done = llvm::BasicBlock::Create(context, "epilogue_done", function);
-  const int64_t vector_bytes = HostVectorBytes();
+  const int64_t vector_bytes = tile_.vector_bytes;
   llvm::Value* address =
       b_.CreatePtrToInt(At(result_, t.offset), b_.getInt64Ty());
   b_.CreateCondBr(
@@ -867,7 +893,7 @@ absl::Status GemmEmitter::EmitStreamedEpilogue(const EpilogueTile& t) {
 }
 
 absl::Status GemmEmitter::StreamTileBuffer(const EpilogueTile& t) {
-  const int64_t vector_bytes = HostVectorBytes();
+  const int64_t vector_bytes = tile_.vector_bytes;
   llvm::MDNode* nontemporal = llvm::MDNode::get(
       b_.getContext(), llvm::ConstantAsMetadata::get(b_.getInt32(1)));
   return EmitForLoop(
@@ -893,7 +919,7 @@ bool GemmEmitter::StreamsEpilogue() const {
   // long.
   return epilogue_ && plan_.store == StoreKind::kStreaming &&
          root_.shape().element_type() == type_ &&
-         flat_.n * primitive_util::ByteWidth(type_) % HostVectorBytes() == 0;
+         flat_.n * primitive_util::ByteWidth(type_) % tile_.vector_bytes == 0;
 }
 
 bool GemmEmitter::LhsInPlace() const {
@@ -1083,7 +1109,7 @@ void GemmEmitter::MultiplyAddStep(
   for (int64_t v = 0; v < vectors; ++v) {
     rhs.push_back(b_.CreateAlignedLoad(vector_type_,
                                        At(rhs_row, I64(v * tile_.lanes)),
-                                       llvm::Align(HostVectorBytes())));
+                                       llvm::Align(tile_.vector_bytes)));
   }
   for (int64_t i = 0; i < rows; ++i) {
     llvm::Value* splat = b_.CreateVectorSplat(tile_.lanes, lhs(i));

@@ -38,7 +38,8 @@
 // with the dot read from the block. With one k slice, the unit packs rhs
 // once for all its row blocks.
 //
-// mr and nr follow the host's vector registers (GemmTile).
+// mr and nr follow the host's vector registers and the product's width
+// (GemmTile).
 #ifndef MXLA_CODEGEN_GEMM_EMITTER_H_
 #define MXLA_CODEGEN_GEMM_EMITTER_H_
 
@@ -54,15 +55,20 @@
 
 namespace mxla::codegen {
 
-// The micro-kernel's register tile for `type` (F32 or F64) on this host:
-// nr is 4 vectors of lanes with AVX-512 (2 otherwise), mr the 6 rows whose
-// accumulators still leave registers for the rhs vectors and a broadcast.
+// The micro-kernel's register tile for a product of `type` (F32 or F64)
+// with `n` columns on this host: nr is 4 vectors of lanes with AVX-512 (2
+// otherwise), mr the 6 rows whose accumulators still leave registers for
+// the rhs vectors and a broadcast. Narrower products take fewer or
+// narrower vectors and more rows (NarrowGemmTile), so that n = 8 (a
+// convolution's 8 features, its weight gradient) does not multiply 56 of
+// every 64 lanes by zero padding.
 struct GemmTile {
-  int64_t lanes = 0;  // elements per vector register
+  int64_t lanes = 0;  // elements per vector (register or a narrower one)
+  int64_t vector_bytes = 0;
   int64_t mr = 0;
   int64_t nr = 0;
 };
-GemmTile HostGemmTile(PrimitiveType type);
+GemmTile HostGemmTile(PrimitiveType type, int64_t n);
 
 // Emits the units [begin, end) of the dot fusion `fused` (FusedDot: its
 // root, or its epilogue's dot; or with plan.rows its RowDot; everything

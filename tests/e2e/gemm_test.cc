@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "codegen/compiler.h"
@@ -564,11 +565,78 @@ TEST(GemmTest, DotsStayAloneWhereNoEpilogueFits) {
   }
 }
 
+// Products narrower than the full tile take as few vectors as hold their
+// columns, one as narrow as 16 bytes, and 12 rows (8 with 3 vectors): n
+// = 8 computes 8 lanes, not 64.
+TEST(GemmTest, NarrowProductsTakeNarrowTiles) {
+  const int64_t register_lanes = codegen::HostVectorBytes() / 4;
+  const int64_t full = (register_lanes == 16 ? 4 : 2) * register_lanes;
+  struct Expected {
+    int64_t n, lanes, nr, mr;
+  };
+  std::vector<Expected> expected = {{1, 4, 4, 12}, {3, 4, 4, 12},
+                                    {4, 4, 4, 12}, {5, 8, 8, 12},
+                                    {8, 8, 8, 12}, {full, register_lanes, full, 6},
+                                    {1000, register_lanes, full, 6}};
+  if (register_lanes == 16) {
+    expected.push_back({9, 16, 16, 12});
+    expected.push_back({17, 16, 32, 12});
+    expected.push_back({33, 16, 48, 8});
+  } else {
+    expected.push_back({9, 8, 16, 6});
+  }
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(e.n);
+    const codegen::GemmTile tile = codegen::HostGemmTile(F32, e.n);
+    EXPECT_EQ(tile.lanes, e.lanes);
+    EXPECT_EQ(tile.vector_bytes, 4 * e.lanes);
+    EXPECT_EQ(tile.nr, e.nr);
+    EXPECT_EQ(tile.mr, e.mr);
+  }
+  const codegen::GemmTile f64 = codegen::HostGemmTile(F64, 2);
+  EXPECT_EQ(f64.lanes, 2);
+  EXPECT_EQ(f64.vector_bytes, 16);
+}
+
+// Narrow products against the interpreter, the same bits at 1, 2 and 3
+// threads: columns around each narrow width, rows around 12 (an lhs read
+// in place with a last partial panel, and a packed one), several k
+// slices, an epilogue (bias + ReLU) and f64.
+TEST(GemmTest, NarrowProductsMatchTheInterpreter) {
+  const char* relu =
+      "  bb = f32[MROWS,NCOLS] broadcast(b), dimensions={1}\n"
+      "  s = f32[MROWS,NCOLS] add(d, bb)\n  z = f32[] constant(0)\n"
+      "  zb = f32[MROWS,NCOLS] broadcast(z), dimensions={}\n"
+      "  ROOT r = f32[MROWS,NCOLS] maximum(s, zb)\n";
+  int seed = 0;
+  for (const char* n : {"1", "3", "4", "5", "8", "9", "16", "17", "24", "33"}) {
+    for (const char* m : {"1", "11", "12", "25", "300"}) {
+      const absl::flat_hash_map<std::string, std::string> sizes = {
+          {"MROWS", m}, {"NCOLS", n}};
+      const std::string plain = absl::StrReplaceAll(
+          DotModule("f32[MROWS,700]", "f32[700,NCOLS]", "f32[MROWS,NCOLS]", kMatmul), sizes);
+      const std::string transposed = absl::StrReplaceAll(
+          DotModule("f32[700,MROWS]", "f32[700,NCOLS]", "f32[MROWS,NCOLS]",
+                    "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+          sizes);
+      const std::string epilogue = absl::StrReplaceAll(
+          EpilogueModule(m, "130", n, "  b = f32[NCOLS] parameter(2)\n", relu),
+          sizes);
+      for (const std::string& text : {plain, transposed, epilogue}) {
+        EXPECT_THAT(Fused(text)->ToString(), HasSubstr("kind=dot")) << text;
+        ExpectSameBitsAtEveryThreadCount(text, ++seed);
+      }
+    }
+  }
+  EXPECT_TRUE(RunAndCompare(
+      DotModule("f64[29,300]", "f64[300,3]", "f64[29,3]", kMatmul), Close()));
+}
+
 // The register tile follows the JIT target's vectors: 6 x 64 with
 // AVX-512, 6 x 16 where MXLA_CPU_FEATURES=-avx512f makes the JIT emit AVX2
 // (ctest runs this file both ways), and then no kernel uses a zmm register.
 TEST(GemmTest, TileFollowsTheTargetsVectors) {
-  const codegen::GemmTile tile = codegen::HostGemmTile(F32);
+  const codegen::GemmTile tile = codegen::HostGemmTile(F32, 1024);
   const int64_t vector_bytes = codegen::HostVectorBytes();
   EXPECT_EQ(tile.lanes * 4, vector_bytes);
   EXPECT_EQ(tile.nr, (vector_bytes >= 64 ? 4 : 2) * tile.lanes);
