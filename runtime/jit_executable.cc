@@ -426,8 +426,9 @@ void RunNativeSelectAndScatter(
   const int64_t dimension =
       semantics::IndependentDimension(program.dims, program.window,
                                       run.threads);
-  const int64_t chunks =
-      std::min<int64_t>(run.threads, program.result_bytes / kMinBytesPerChunk);
+  // Its traffic: the operand read, the result filled and updated.
+  const int64_t chunks = std::min<int64_t>(
+      run.threads, 3 * program.result_bytes / kMinBytesPerChunk);
   if (dimension < 0 || chunks <= 1) {
     semantics::RunNativeSelectAndScatter(form, program.dims, program.window,
                                          operand, source, result, -1, 0, 0);

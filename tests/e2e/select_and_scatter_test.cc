@@ -260,9 +260,17 @@ std::vector<Literal> TiedArguments(const HloModule& module, uint64_t seed) {
 // f64) and those it leaves to the compiled computations (an equality
 // select, a multiplying scatter, an integer type), over padding, base and
 // window dilation and overlapping windows: all bit for bit the
-// interpreter's.
-TEST(SelectAndScatterTest, NativeAndCompiledFormsMatchTheInterpreter) {
-  const std::vector<int64_t> dims = {3, 9, 11, 5};  // NHWC
+// interpreter's. 5 features take the scalar rows; 8 the f32 rows of four
+// lanes (SelectFloatRow), windows inside the operand their shared taps.
+class SelectAndScatterForms
+    : public ::testing::TestWithParam<std::vector<int64_t>> {};
+
+INSTANTIATE_TEST_SUITE_P(Features, SelectAndScatterForms,
+                         ::testing::Values(std::vector<int64_t>{3, 9, 11, 5},
+                                           std::vector<int64_t>{2, 9, 11, 8}));
+
+TEST_P(SelectAndScatterForms, NativeAndCompiledFormsMatchTheInterpreter) {
+  const std::vector<int64_t> dims = GetParam();  // NHWC
   const Window windows[] = {
       {Dim(1), Dim(3, 2, 1, 1), Dim(3, 2, 1, 1), Dim(1)},
       {Dim(1), Dim(2, 1, 0, 1), Dim(3, 2, 2, 0), Dim(1)},
