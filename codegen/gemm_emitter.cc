@@ -137,6 +137,8 @@ class GemmEmitter {
     std::vector<llvm::Value*> positions;
     llvm::Value* valid;
     llvm::Value* on_input;
+    // valid, but along the window's dimensions other than the last.
+    llvm::Value* valid_before_last;
   };
   TapPosition ConvTap(const IrIndex& row_index, const IrIndex& tap);
   // One step of the micro-kernel: the nr rhs elements at `rhs_row` times
@@ -158,6 +160,12 @@ class GemmEmitter {
   // with its slice's first step k0.
   struct ConvTile {
     std::vector<IrIndex> rows;
+    // Whether the tile's rows are mr consecutive positions of one output
+    // row, all in the matrix (ContiguousRowsOk): row i's taps then read
+    // at row 0's plus i * row_step, in bounds where row 0's are shifted
+    // by i * stride along the last dimension.
+    llvm::Value* contiguous = nullptr;
+    int64_t row_step = 0;
     std::vector<llvm::Value*> in_matrix;
     std::vector<int64_t> strides;
     std::vector<int64_t> tap_sizes;
@@ -167,6 +175,26 @@ class GemmEmitter {
   };
   ConvTile ConvTileAt(llvm::Value* rhs_panel, llvm::Value* row,
                       llvm::Value* k0);
+  // Whether tiles may take the contiguous rows' path: a window with a last
+  // dimension undilated in the base, and no input pad (whose zeros would
+  // need their own bounds per row).
+  bool ContiguousRowsOk() const;
+  // Per tile row, where tap `tap` reads (its run of input features, or
+  // the zero row) and whether its products count (in the window, or a
+  // row past m), and whether every row's tap is on the input: through
+  // row 0's position alone where the rows are contiguous, else row by row.
+  struct TapRows {
+    std::vector<llvm::Value*> pointers;
+    std::vector<llvm::Value*> keep;
+    llvm::Value* all_on_input;
+  };
+  TapRows ConvTapRows(const ConvTile& tile, const IrIndex& tap);
+  TapRows GeneralTapRows(const ConvTile& tile, const IrIndex& tap);
+  TapRows ContiguousTapRows(const ConvTile& tile, const IrIndex& tap);
+  // One of two ways of finding a tile's tap rows, chosen at run time.
+  TapRows StoredTapRows(llvm::Value* condition,
+                        absl::FunctionRef<TapRows()> then,
+                        absl::FunctionRef<TapRows()> otherwise);
   // The input offset of row i's tap `at`.
   llvm::Value* ConvTapOffset(const ConvTile& tile, int64_t i,
                              const TapPosition& at);
@@ -504,7 +532,7 @@ IrIndex GemmEmitter::ConvRowIndex(llvm::Value* row) {
 
 GemmEmitter::TapPosition GemmEmitter::ConvTap(const IrIndex& row_index,
                                               const IrIndex& tap) {
-  TapPosition at{{}, b_.getTrue(), b_.getTrue()};
+  TapPosition at{{}, b_.getTrue(), b_.getTrue(), b_.getTrue()};
   const bool padded = conv_input_ != dot_.operand(0);
   const PaddingConfig input_pad =
       padded ? dot_.operand(0)->padding_config() : PaddingConfig{};
@@ -525,6 +553,7 @@ GemmEmitter::TapPosition GemmEmitter::ConvTap(const IrIndex& row_index,
     const int64_t dimension = conv_->dnums.input_spatial[i];
     const int64_t size = conv_->input_dims[dimension];
     valid = b_.CreateAnd(valid, b_.CreateICmpSLT(p, I64(size)));
+    if (i + 1 == conv_->window.size()) at.valid_before_last = at.valid;
     at.valid = b_.CreateAnd(at.valid, valid);
     if (padded && (input_pad[dimension].low != 0 ||
                    input_pad[dimension].high != 0)) {
@@ -1173,7 +1202,114 @@ GemmEmitter::ConvTile GemmEmitter::ConvTileAt(llvm::Value* rhs_panel,
   for (const WindowDimension& d : conv_->window) {
     tile.tap_sizes.push_back(d.size);
   }
+  if (ContiguousRowsOk()) {
+    const size_t last = conv_->window.size() - 1;
+    tile.row_step = conv_->window[last].stride *
+                    tile.strides[conv_->dnums.input_spatial[last]];
+    tile.contiguous = b_.CreateAnd(
+        b_.CreateICmpSLE(b_.CreateAdd(row, I64(tile_.mr)), I64(flat_.m)),
+        b_.CreateICmpSLT(b_.CreateAdd(tile.rows[0][1 + last],
+                                      I64(tile_.mr - 1)),
+                         I64(conv_->positions[last])));
+  }
   return tile;
+}
+
+bool GemmEmitter::ContiguousRowsOk() const {
+  return !conv_->window.empty() &&
+         conv_->window.back().base_dilation == 1 &&
+         conv_input_ == dot_.operand(0) && tile_.mr > 1;
+}
+
+GemmEmitter::TapRows GemmEmitter::GeneralTapRows(const ConvTile& tile,
+                                                 const IrIndex& tap) {
+  TapRows rows{{}, {}, b_.getTrue()};
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    const TapPosition at = ConvTap(tile.rows[i], tap);
+    llvm::Value* offset = ConvTapOffset(tile, i, at);
+    // Rows past m read zeros (never stored); taps off the input too: in
+    // an input pad they are multiplied, in the window's padding their
+    // products are then skipped.
+    llvm::Value* valid = b_.CreateAnd(at.on_input, tile.in_matrix[i]);
+    rows.keep.push_back(b_.CreateOr(at.valid, b_.CreateNot(tile.in_matrix[i])));
+    rows.all_on_input = b_.CreateAnd(rows.all_on_input, rows.keep.back());
+    rows.pointers.push_back(b_.CreateSelect(
+        valid, b_.CreateGEP(element_type_, tile.input, offset), zero_row_));
+  }
+  return rows;
+}
+
+GemmEmitter::TapRows GemmEmitter::ContiguousTapRows(const ConvTile& tile,
+                                                    const IrIndex& tap) {
+  // Every row is in the matrix and shares row 0's position but the last;
+  // with no input pad, on the input means in the window.
+  const TapPosition at = ConvTap(tile.rows[0], tap);
+  const size_t last = conv_->window.size() - 1;
+  const int64_t stride = conv_->window[last].stride;
+  const int64_t size = conv_->input_dims[conv_->dnums.input_spatial[last]];
+  llvm::Value* first = b_.CreateGEP(element_type_, tile.input,
+                                    ConvTapOffset(tile, 0, at));
+  TapRows rows{{}, {}, b_.getTrue()};
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    llvm::Value* p = b_.CreateAdd(at.positions[last], I64(i * stride));
+    llvm::Value* valid = b_.CreateAnd(
+        at.valid_before_last, b_.CreateAnd(b_.CreateICmpSGE(p, I64(0)),
+                                           b_.CreateICmpSLT(p, I64(size))));
+    rows.keep.push_back(valid);
+    rows.pointers.push_back(b_.CreateSelect(
+        valid, b_.CreateGEP(element_type_, first, I64(i * tile.row_step)),
+        zero_row_));
+  }
+  // The rows' positions along the last dimension increase with i.
+  llvm::Value* final_p =
+      b_.CreateAdd(at.positions[last], I64((tile_.mr - 1) * stride));
+  rows.all_on_input = b_.CreateAnd(
+      at.valid_before_last,
+      b_.CreateAnd(b_.CreateICmpSGE(at.positions[last], I64(0)),
+                   b_.CreateICmpSLT(final_p, I64(size))));
+  return rows;
+}
+
+GemmEmitter::TapRows GemmEmitter::ConvTapRows(const ConvTile& tile,
+                                              const IrIndex& tap) {
+  if (tile.contiguous == nullptr) return GeneralTapRows(tile, tap);
+  return StoredTapRows(
+      tile.contiguous, [&] { return ContiguousTapRows(tile, tap); },
+      [&] { return GeneralTapRows(tile, tap); });
+}
+
+GemmEmitter::TapRows GemmEmitter::StoredTapRows(
+    llvm::Value* condition, absl::FunctionRef<TapRows()> then,
+    absl::FunctionRef<TapRows()> otherwise) {
+  // Both ways store into the same slots, so that the multiply-adds after
+  // them are emitted once (LLVM turns the slots back into values).
+  llvm::Value* pointers = EntryArray(b_.getPtrTy(), tile_.mr, "tap_pointers");
+  llvm::Value* keeps = EntryArray(b_.getInt1Ty(), tile_.mr, "tap_keeps");
+  llvm::Value* all = EntryArray(b_.getInt1Ty(), 1, "tap_all_on_input");
+  auto store = [&](const TapRows& rows) {
+    for (int64_t i = 0; i < tile_.mr; ++i) {
+      b_.CreateStore(rows.pointers[i],
+                     b_.CreateConstGEP1_64(b_.getPtrTy(), pointers, i));
+      b_.CreateStore(rows.keep[i],
+                     b_.CreateConstGEP1_64(b_.getInt1Ty(), keeps, i));
+    }
+    b_.CreateStore(rows.all_on_input, all);
+    return absl::OkStatus();
+  };
+  // Neither way fails: they only emit arithmetic and stores.
+  absl::Status stored = EmitBranch(
+      condition, "rows_contiguous", [&] { return store(then()); },
+      [&] { return store(otherwise()); });
+  stored.IgnoreError();
+  TapRows rows;
+  for (int64_t i = 0; i < tile_.mr; ++i) {
+    rows.pointers.push_back(b_.CreateLoad(
+        b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), pointers, i)));
+    rows.keep.push_back(b_.CreateLoad(
+        b_.getInt1Ty(), b_.CreateConstGEP1_64(b_.getInt1Ty(), keeps, i)));
+  }
+  rows.all_on_input = b_.CreateLoad(b_.getInt1Ty(), all);
+  return rows;
 }
 
 llvm::Value* GemmEmitter::ConvTapOffset(const ConvTile& tile, int64_t i,
@@ -1234,26 +1370,13 @@ absl::Status GemmEmitter::EmitBranch(
 
 absl::Status GemmEmitter::ConvTapSteps(const ConvTile& tile, llvm::Value* t) {
   const IrIndex tap = ElementalEmitter::Delinearize(b_, tile.tap_sizes, t);
-  std::vector<llvm::Value*> pointers, on_input;
-  llvm::Value* all_on_input = b_.getTrue();
-  for (int64_t i = 0; i < tile_.mr; ++i) {
-    const TapPosition at = ConvTap(tile.rows[i], tap);
-    llvm::Value* offset = ConvTapOffset(tile, i, at);
-    // Rows past m read zeros (never stored); taps off the input too: in
-    // an input pad they are multiplied, in the window's padding their
-    // products are then skipped.
-    llvm::Value* valid = b_.CreateAnd(at.on_input, tile.in_matrix[i]);
-    on_input.push_back(b_.CreateOr(at.valid, b_.CreateNot(tile.in_matrix[i])));
-    all_on_input = b_.CreateAnd(all_on_input, on_input.back());
-    pointers.push_back(b_.CreateSelect(
-        valid, b_.CreateGEP(element_type_, tile.input, offset), zero_row_));
-  }
+  const TapRows rows = ConvTapRows(tile, tap);
   llvm::Value* rhs_tap = ConvRhsAt(tile, t);
   const int64_t c = conv_->features;
   return EmitBranch(
-      all_on_input, "tap_inside",
-      [&] { return ConvStepLoop(rhs_tap, pointers, c, nullptr); },
-      [&] { return ConvStepLoop(rhs_tap, pointers, c, &on_input); });
+      rows.all_on_input, "tap_inside",
+      [&] { return ConvStepLoop(rhs_tap, rows.pointers, c, nullptr); },
+      [&] { return ConvStepLoop(rhs_tap, rows.pointers, c, &rows.keep); });
 }
 
 int64_t GemmEmitter::ConvRunTaps() const {
@@ -1283,16 +1406,30 @@ absl::Status GemmEmitter::ConvRunSteps(const ConvTile& tile, int64_t run_taps,
   const IrIndex first = ElementalEmitter::Delinearize(b_, tile.tap_sizes, t0);
   const IrIndex final_tap = ElementalEmitter::Delinearize(
       b_, tile.tap_sizes, b_.CreateAdd(t0, I64(run_taps - 1)));
-  std::vector<llvm::Value*> pointers;
-  llvm::Value* all_on_input = b_.getTrue();
-  for (int64_t i = 0; i < tile_.mr; ++i) {
-    const TapPosition at = ConvTap(tile.rows[i], first);
-    const TapPosition end = ConvTap(tile.rows[i], final_tap);
-    all_on_input =
-        b_.CreateAnd(all_on_input, b_.CreateAnd(at.on_input, end.on_input));
-    pointers.push_back(
-        b_.CreateGEP(element_type_, tile.input, ConvTapOffset(tile, i, at)));
-  }
+  auto general = [&] {
+    TapRows rows{{}, {}, b_.getTrue()};
+    for (int64_t i = 0; i < tile_.mr; ++i) {
+      const TapPosition at = ConvTap(tile.rows[i], first);
+      const TapPosition end = ConvTap(tile.rows[i], final_tap);
+      rows.all_on_input = b_.CreateAnd(rows.all_on_input,
+                                       b_.CreateAnd(at.on_input, end.on_input));
+      rows.pointers.push_back(
+          b_.CreateGEP(element_type_, tile.input, ConvTapOffset(tile, i, at)));
+      rows.keep.push_back(b_.getTrue());
+    }
+    return rows;
+  };
+  auto contiguous = [&] {
+    TapRows rows = ContiguousTapRows(tile, first);
+    rows.all_on_input = b_.CreateAnd(
+        rows.all_on_input, ContiguousTapRows(tile, final_tap).all_on_input);
+    return rows;
+  };
+  const TapRows rows = tile.contiguous == nullptr
+                           ? general()
+                           : StoredTapRows(tile.contiguous, contiguous, general);
+  const std::vector<llvm::Value*>& pointers = rows.pointers;
+  llvm::Value* all_on_input = rows.all_on_input;
   llvm::Value* rhs_run = ConvRhsAt(tile, t0);
   return EmitBranch(
       all_on_input, "run_inside",

@@ -695,6 +695,57 @@ TEST(ConvolutionGemmTest, DepthwiseInputAtAnyAlignment) {
 // Seeded random convolutions: random ranks, sizes, windows and layouts,
 // dense or depthwise, each drawn so that the result is non-empty or empty
 // by chance.
+// Tiles whose rows are consecutive positions of one output row read each
+// tap through row 0's position (ContiguousTapRows): output rows a whole
+// number of tiles wide and not, the 6-row and the 12-row tiles (64 and 8
+// features out), one and three input features, stride 2, window
+// dilation, padding on both sides wider than a tap, an infinite weight
+// that the window's padding must skip, and batches. The same bits at 1, 2
+// and 3 threads, near the interpreter's.
+TEST(ConvolutionGemmTest, ContiguousRowsMatchTheInterpreter) {
+  const std::string windows[] = {
+      "window={size=3x3 pad=1_1x1_1}",
+      "window={size=3x3 stride=2x2 pad=1_1x2_2}",
+      "window={size=2x3 pad=0_1x2_1 rhs_dilate=1x2}",
+      "window={size=5x5 pad=2_2x3_3}",
+  };
+  int seed = 0;
+  for (const char* width : {"12", "13", "24", "7"}) {
+    for (const char* in : {"1", "3"}) {
+      for (const char* out : {"8", "64"}) {
+        for (const std::string& window : windows) {
+          ExpectSameBitsAtEveryThreadCount(
+              ConvModule(absl::StrCat("f32[3,6,", width, ",", in, "]"),
+                         absl::StrCat("f32[", window.find("size=2x3") !=
+                                                      std::string::npos
+                                                  ? "2,3"
+                                                  : window.find("size=5x5") !=
+                                                            std::string::npos
+                                                        ? "5,5"
+                                                        : "3,3",
+                                      ",", in, ",", out, "]"),
+                         window + ", dim_labels=b01f_01io->b01f"),
+              ++seed);
+        }
+      }
+    }
+  }
+  // An infinite weight under the window's padding adds nothing, in a
+  // tile of 12 contiguous rows: position 0 stays finite, position 1 not.
+  const std::string text =
+      ConvModule("f32[1,12,1]", "f32[2,1,8]",
+                 "window={size=2 pad=1_0}, dim_labels=b0f_0io->b0f");
+  std::unique_ptr<HloModule> module = ParseHloModule(text).value();
+  std::vector<Literal> arguments = MakeSeededArguments(*module, 2);
+  arguments[1].data<float>()[0] = std::numeric_limits<float>::infinity();
+  for (float& x : arguments[0].data<float>()) x = std::abs(x) + 1;
+  EXPECT_TRUE(RunAndCompare(*module, Pointers(arguments), Close()));
+  ASSERT_OK_AND_ASSIGN(Literal expected,
+                       EvaluateModule(*module, Pointers(arguments)));
+  EXPECT_TRUE(std::isfinite(expected.data<float>()[0]));  // position 0
+  EXPECT_TRUE(std::isinf(expected.data<float>()[8]));     // position 1
+}
+
 TEST(ConvolutionGemmTest, RandomConvolutionsMatchTheInterpreter) {
   std::mt19937 rng(20261128);
   auto draw = [&](int lo, int hi) {
