@@ -43,8 +43,7 @@ constexpr bool IsIdentityOp(HloOpcode op) {
 
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kSelectAndScatter,
-              Op::kMap, Op::kCall, Op::kConditional, Op::kScan, Op::kTopK,
+  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kMap, Op::kCall, Op::kConditional, Op::kScan, Op::kTopK,
               Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
               Op::kBatchNormInference, Op::kBatchNormGrad,
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
@@ -159,6 +158,8 @@ class GradientRules {
   Result Handle(OpTag<Op::kSort>, const GradientContext& context);
   // loop_gradients.cc
   Result Handle(OpTag<Op::kWhile>, const GradientContext& context);
+  // window_select_gradients.cc
+  Result Handle(OpTag<Op::kSelectAndScatter>, const GradientContext& context);
   // collective_gradients.cc
   Result Handle(OpTag<Op::kAllReduce>, const GradientContext& context);
 };
