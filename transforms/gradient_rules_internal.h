@@ -43,7 +43,7 @@ constexpr bool IsIdentityOp(HloOpcode op) {
 
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kCall, Op::kConditional, Op::kScan, Op::kTopK,
+  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kCall, Op::kScan, Op::kTopK,
               Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
               Op::kBatchNormInference, Op::kBatchNormGrad,
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
@@ -162,6 +162,8 @@ class GradientRules {
   Result Handle(OpTag<Op::kSelectAndScatter>, const GradientContext& context);
   // map_gradients.cc
   Result Handle(OpTag<Op::kMap>, const GradientContext& context);
+  // conditional_gradients.cc
+  Result Handle(OpTag<Op::kConditional>, const GradientContext& context);
   // collective_gradients.cc
   Result Handle(OpTag<Op::kAllReduce>, const GradientContext& context);
 };
