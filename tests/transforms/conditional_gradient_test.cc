@@ -4,7 +4,8 @@
 // with each branch taken, branches whose operands differ in shape and
 // structure (a tuple with an integer element), the index form with three
 // branches and an index out of range (the last branch), one operand shared
-// by both branches, and a tuple result with an integer element.
+// by both branches, a tuple result with an integer element, and a branch
+// operand nesting a tuple refused by name.
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,11 +16,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/status_matchers.h"
 #include "transforms/autodiff.h"
 
 namespace mxla {
 namespace {
 
+using ::mxla::testing::StatusIs;
+using ::testing::HasSubstr;
 using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
 using testing::RandomLiteral;
@@ -152,6 +156,23 @@ TEST(ConditionalGradientTest, OneOperandSharedByBothBranches) {
     ExpectGradientMatchesDifferences(f, std::move(args), {0});
   }
   EXPECT_TRUE(seen[0] && seen[1]) << "both branches taken";
+}
+
+TEST(ConditionalGradientTest, ABranchOperandNestingATupleIsRefusedByName) {
+  const Shape nested = ShapeUtil::MakeTupleShape(
+      {kVector3, ShapeUtil::MakeTupleShape({kVector3})});
+  auto first = [](XlaBuilder&, XlaOp p) { return GetTupleElement(p, 0); };
+  XlaComputation a = Branch("a", nested, first);
+  XlaComputation b = Branch("b", nested, first);
+  XlaBuilder builder("nested");
+  const XlaOp x = Parameter(&builder, 0, kVector3, "x");
+  const XlaOp p = Parameter(&builder, 1, ShapeUtil::MakeScalarShape(PRED), "p");
+  const XlaOp operand = Tuple(&builder, {x, Tuple(&builder, {x})});
+  SumAll(Conditional(p, operand, a, operand, b));
+  EXPECT_THAT(Gradient(*builder.Build(), {0}).status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("gradient: no rule for 'conditional' whose "
+                                 "branch operand nests a tuple")));
 }
 
 }  // namespace

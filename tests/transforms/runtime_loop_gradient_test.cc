@@ -93,9 +93,17 @@ TEST(RuntimeLoopGradientTest, AGrowingLoopMatchesDifferences) {
   for (uint64_t seed : {7100, 7110, 7120}) {
     SCOPED_TRACE(seed);
     std::vector<Literal> args = GrowingArguments(seed, 0.2, 1);
-    // Several trips, and the same count a step of 1e-6 away.
+    // Several trips, and the same count a step of 1e-6 away (the loss adds
+    // the count, so a change would show in the differences too).
     const int32_t trips = Trips(GrowingArguments(seed, 0.2, 1));
     EXPECT_GE(trips, 3);
+    for (double step : {-1e-6, 1e-6}) {
+      std::vector<Literal> moved = GrowingArguments(seed, 0.2, 1);
+      for (Literal& arg : moved) {
+        for (double& v : arg.data<double>()) v += step;
+      }
+      EXPECT_EQ(Trips(std::move(moved)), trips);
+    }
     ExpectGradientMatchesDifferences(f, std::move(args), {0, 1, 2});
   }
 }
