@@ -23,9 +23,9 @@ namespace mxla {
 namespace {
 
 using ::mxla::testing::StatusIs;
-using ::testing::HasSubstr;
 using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
+using ::testing::HasSubstr;
 using testing::RandomLiteral;
 using testing::SumAll;
 
