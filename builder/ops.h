@@ -407,6 +407,17 @@ XlaOp ReduceWindowWithGeneralPadding(
     Dims window_dilations,
     absl::Span<const std::pair<int64_t, int64_t>> padding,
     SourceLocation location = SourceLocation::current());
+// Variadic reduce-window: N >= 1 operands of equal dimensions, N inits, a
+// reducer of 2N scalars (accumulators, then elements) returning an N-tuple,
+// folded over each window's taps in row-major order; the result is an
+// N-tuple. Errors go to `builder`.
+XlaOp ReduceWindowWithGeneralPadding(
+    XlaBuilder* builder, absl::Span<const XlaOp> operands,
+    absl::Span<const XlaOp> init_values, const XlaComputation& computation,
+    Dims window_dimensions, Dims window_strides, Dims base_dilations,
+    Dims window_dilations,
+    absl::Span<const std::pair<int64_t, int64_t>> padding,
+    SourceLocation location = SourceLocation::current());
 // XLA's SelectAndScatterWithGeneralPadding: for each window position over
 // `operand` (window sizes, strides, (low, high) padding per dimension), the
 // element `select` prefers (select(a, b) true keeps a) receives the source

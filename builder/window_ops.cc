@@ -1,5 +1,6 @@
 // The builder functions of the windowed ops, XLA's ConvGeneralDilated,
-// ReduceWindowWithGeneralPadding and SelectAndScatterWithGeneralPadding: the window is built from per-dimension
+// ReduceWindowWithGeneralPadding (one operand or several) and
+// SelectAndScatterWithGeneralPadding: the window is built from per-dimension
 // lists (their lengths checked here, the rest by shape inference).
 #include <utility>
 #include <vector>
@@ -99,13 +100,32 @@ XlaOp ReduceWindowWithGeneralPadding(
     Dims window_dilations,
     absl::Span<const std::pair<int64_t, int64_t>> padding,
     SourceLocation location) {
-  XlaBuilder* builder = PickBuilder({operand, init_value});
+  return ReduceWindowWithGeneralPadding(
+      PickBuilder({operand, init_value}), {operand}, {init_value}, computation,
+      window_dimensions, window_strides, base_dilations, window_dilations,
+      padding, location);
+}
+
+XlaOp ReduceWindowWithGeneralPadding(
+    XlaBuilder* builder, absl::Span<const XlaOp> operands,
+    absl::Span<const XlaOp> init_values, const XlaComputation& computation,
+    Dims window_dimensions, Dims window_strides, Dims base_dilations,
+    Dims window_dilations,
+    absl::Span<const std::pair<int64_t, int64_t>> padding,
+    SourceLocation location) {
+  std::vector<XlaOp> all(operands.begin(), operands.end());
+  all.insert(all.end(), init_values.begin(), init_values.end());
   return RecordOp(
-      builder, "ReduceWindowWithGeneralPadding", {operand, init_value},
+      builder, "ReduceWindowWithGeneralPadding", all,
       absl::StrCat("to_apply=", computation.name()), location,
       [&]() -> absl::StatusOr<XlaOp> {
-        ASSIGN_OR_RETURN(LookedUp looked_up,
-                         LookUpAll(builder, {operand, init_value}));
+        if (operands.size() != init_values.size() || operands.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "reduce-window needs as many init values as operands (at least "
+              "one), got ", operands.size(), " operands and ",
+              init_values.size(), " init values"));
+        }
+        ASSIGN_OR_RETURN(LookedUp looked_up, LookUpAll(builder, all));
         const auto& [instructions, shapes] = looked_up;
         RETURN_IF_ERROR(CheckCalledComputation(computation, "reducer"));
         const int64_t rank = shapes[0]->IsArray() ? shapes[0]->rank() : 0;

@@ -1,8 +1,10 @@
 // The handler set behind OperandCotangentsOf, shared by the files that
 // define its rules by op family: elementwise_gradients.cc,
 // shape_gradients.cc, contraction_gradients.cc, convolution_gradients.cc,
-// window_gradients.cc, gather_scatter_gradients.cc, sort_gradients.cc,
-// loop_gradients.cc and collective_gradients.cc.
+// window_gradients.cc, window_select_gradients.cc,
+// gather_scatter_gradients.cc, sort_gradients.cc, map_gradients.cc,
+// conditional_gradients.cc, loop_gradients.cc, runtime_loop_gradients.cc
+// and collective_gradients.cc.
 #ifndef MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 
@@ -43,8 +45,8 @@ constexpr bool IsIdentityOp(HloOpcode op) {
 
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kSelectAndScatter,
-              Op::kMap, Op::kCall, Op::kConditional, Op::kScan, Op::kTopK,
+  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kCall, Op::kScan,
+              Op::kTopK,
               Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
               Op::kBatchNormInference, Op::kBatchNormGrad,
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
@@ -157,8 +159,15 @@ class GradientRules {
   Result Handle(OpTag<Op::kScatter>, const GradientContext& context);
   // sort_gradients.cc
   Result Handle(OpTag<Op::kSort>, const GradientContext& context);
-  // loop_gradients.cc
+  // loop_gradients.cc (runtime_loop_gradients.cc when the trip count is
+  // known only at run time)
   Result Handle(OpTag<Op::kWhile>, const GradientContext& context);
+  // window_select_gradients.cc
+  Result Handle(OpTag<Op::kSelectAndScatter>, const GradientContext& context);
+  // map_gradients.cc
+  Result Handle(OpTag<Op::kMap>, const GradientContext& context);
+  // conditional_gradients.cc
+  Result Handle(OpTag<Op::kConditional>, const GradientContext& context);
   // collective_gradients.cc
   Result Handle(OpTag<Op::kAllReduce>, const GradientContext& context);
 };
@@ -201,6 +210,10 @@ absl::StatusOr<XlaComputation> ScalarComputation(
 // (convolution_gradients.cc).
 std::pair<int64_t, int64_t> TransposedWindowPadding(int64_t in, int64_t out,
                                                     const WindowDimension& w);
+// The cotangent of a while loop's init whose trip count is known only at
+// run time, by rematerializing each trip's state
+// (runtime_loop_gradients.cc).
+Result RuntimeLoopCotangents(const GradientContext& context);
 
 }  // namespace mxla::gradient_rules
 

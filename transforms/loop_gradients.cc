@@ -3,7 +3,8 @@
 // the state each trip starts from, then a backward loop walks the trips
 // latest first, each taking the vector-Jacobian product of the body at
 // its saved state. Elements the body returns unchanged are not saved:
-// every trip sees their initial value.
+// every trip sees their initial value. A loop whose trip count is known
+// only at run time goes to runtime_loop_gradients.cc.
 #include <string>
 #include <vector>
 
@@ -59,11 +60,8 @@ absl::Status Refused(const GradientContext& context, absl::string_view why) {
 absl::StatusOr<Loop> Analyze(const GradientContext& context) {
   const HloInstruction& loop = context.instruction;
   const std::optional<int64_t> trips = while_loop::KnownTripCount(loop, kMaxTrips);
-  if (!trips.has_value() || !loop.shape().IsTuple()) {
-    return Refused(context, "whose trip count is not known (the rule covers "
-                            "scans: a counter from a constant, stepped by a "
-                            "constant, compared with one)");
-  }
+  // Handle sends the others to RuntimeLoopCotangents.
+  RET_CHECK(trips.has_value() && loop.shape().IsTuple(), loop.name());
   std::vector<Shape> elements;
   std::vector<int64_t> floating;
   for (int64_t i = 0; i < static_cast<int64_t>(loop.shape().tuple_shapes().size()); ++i) {
@@ -215,6 +213,9 @@ Result Backward(const GradientContext& context, const Loop& loop,
 }  // namespace
 
 Result GradientRules::Handle(OpTag<Op::kWhile>, const GradientContext& context) {
+  if (!while_loop::KnownTripCount(context.instruction, kMaxTrips).has_value()) {
+    return RuntimeLoopCotangents(context);
+  }
   ASSIGN_OR_RETURN(Loop loop, Analyze(context));
   if (loop.trips == 0) {  // the loop returns its init
     return OperandCotangents{Cotangent::OfTuple(context.tuple_cotangent)};

@@ -2,7 +2,9 @@
 // gradients (transforms/autodiff.h), batching (transforms/batching.h) and
 // inlining a computation into another builder
 // (builder/inline_computation.h), which mxla.grad, mxla.vjp, mxla.vmap
-// and a jitted call inside another are made of.
+// and a jitted call inside another are made of; loops and conditionals
+// whose bodies are such computations (mxla.lax's fori_loop, while_loop
+// and cond).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -176,12 +178,49 @@ void DefineLoops(py::module_& m) {
       "final state's tuple.");
 }
 
+void DefineConditionals(py::module_& m) {
+  m.def(
+      "ConditionalOfElements",
+      [](const PyOp& index, const std::vector<XlaComputation>& branches,
+         const std::vector<std::vector<PyOp>>& operands) {
+        if (branches.size() != operands.size()) {
+          throw py::value_error("ConditionalOfElements: one operand list per "
+                                "branch");
+        }
+        std::vector<XlaComputation> on_tuples;
+        for (size_t i = 0; i < branches.size(); ++i) {
+          std::vector<Shape> elements;
+          for (const PyOp& value : operands[i]) {
+            elements.push_back(ShapeOf(value));
+          }
+          on_tuples.push_back(ValueOrThrow(OnTuple(branches[i], elements)));
+        }
+        std::vector<const XlaComputation*> pointers;
+        for (const XlaComputation& branch : on_tuples) {
+          pointers.push_back(&branch);
+        }
+        return Checked(index.builder, [&] {
+          std::vector<XlaOp> tuples;
+          for (const std::vector<PyOp>& values : operands) {
+            tuples.push_back(
+                Tuple(index.builder.get(), Ops(values), BindingSite()));
+          }
+          return Conditional(index.op, pointers, tuples, BindingSite());
+        });
+      },
+      py::arg("index"), py::arg("branches"), py::arg("operands"),
+      "XLA's Conditional on a pred (two branches: true, false) or an s32 "
+      "index, with each branch written as a computation of one parameter "
+      "per element of its operands (operands[i], a list of arrays).");
+}
+
 }  // namespace
 
 void DefineTransformBindings(py::module_& m) {
   DefineComputationTransforms(m);
   DefineInBuilderTransforms(m);
   DefineLoops(m);
+  DefineConditionals(m);
 }
 
 }  // namespace mxla::python

@@ -127,3 +127,29 @@ def test_fori_loop_refusals():
                                          x))(np.ones(3))
     with pytest.raises(TypeError, match="body_fun returned structure"):
         mxla.jit(lambda x: lax.fori_loop(0, 2, lambda i, v: (v, v), x))(np.ones(3))
+
+
+def test_max_pool_gradient_differentiates_again():
+    # The pool's vjp is a select-and-scatter; its own gradient gathers the
+    # cotangent at each window's choice (docs/autodiff.md).
+    x, c = RNG.normal(size=(1, 5, 6, 2)), RNG.normal(size=(1, 3, 3, 2))
+
+    def pool_vjp(x, c):
+        _, vjp = mxla.vjp(lambda x: lax.reduce_window(x, "max", (1, 3, 2, 1),
+                                                      (1, 2, 2, 1), "SAME"), x)
+        return vjp(c)[0]
+
+    def loss(x, c):
+        return mnp.sum(mnp.sin(x * pool_vjp(x, c)))
+
+    f = mxla.jit(loss)
+    grads = mxla.grad(loss, argnums=(0, 1))(x, c)
+    for n, g in enumerate(grads):
+        args = [x, c]
+        numeric = np.zeros_like(args[n])
+        for i in np.ndindex(*args[n].shape):
+            up, down = [a.copy() for a in args], [a.copy() for a in args]
+            up[n][i] += 1e-6
+            down[n][i] -= 1e-6
+            numeric[i] = (f(*up) - f(*down)) / 2e-6
+        np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-7)

@@ -217,6 +217,37 @@ TEST(XlaBuilderTest, VariadicReduceReturnsATuple) {
   EXPECT_OK(VerifyModule(computation.module(), VerifierMode::kLowered));
 }
 
+TEST(XlaBuilderTest, VariadicReduceWindowReturnsATuple) {
+  XlaBuilder b("pool_with_index");
+  XlaOp x = Parameter(&b, 0, F32({4, 5}), "x");
+  XlaOp i = Iota(&b, ShapeUtil::MakeShape(S32, {4, 5}), 1);
+  std::unique_ptr<XlaBuilder> sub = b.CreateSubBuilder("max_and_index");
+  XlaOp av = Parameter(sub.get(), 0, F32({}), "av");
+  XlaOp ai = Parameter(sub.get(), 1, ShapeUtil::MakeShape(S32, {}), "ai");
+  XlaOp bv = Parameter(sub.get(), 2, F32({}), "bv");
+  XlaOp bi = Parameter(sub.get(), 3, ShapeUtil::MakeShape(S32, {}), "bi");
+  XlaOp take_a = Ge(av, bv);
+  Tuple(sub.get(), {Select(take_a, av, bv), Select(take_a, ai, bi)});
+  ASSERT_OK_AND_ASSIGN(XlaComputation reducer, sub->Build());
+  const std::vector<XlaOp> inits = {ConstantR0<float>(&b, -1e30f),
+                                    ConstantR0<int32_t>(&b, 0)};
+  ReduceWindowWithGeneralPadding(&b, {x, i}, inits, reducer, {2, 3}, {2, 1},
+                                 {}, {}, {{0, 0}, {1, 1}});
+  ASSERT_OK_AND_ASSIGN(XlaComputation computation, b.Build());
+  EXPECT_EQ(Root(computation)->shape().ToString(), "(f32[2,5], s32[2,5])");
+  EXPECT_OK(VerifyModule(computation.module(), VerifierMode::kLowered));
+
+  XlaBuilder c("uneven");
+  XlaOp y = Parameter(&c, 0, F32({4}), "y");
+  ReduceWindowWithGeneralPadding(&c, {y, y}, {ConstantR0<float>(&c, 0)},
+                                 reducer, {2}, {1}, {}, {}, {});
+  EXPECT_THAT(c.Build().status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("reduce-window needs as many init values as "
+                                 "operands (at least one), got 2 operands and "
+                                 "1 init values")));
+}
+
 TEST(XlaBuilderTest, SelectConvertReshapeTransposeTuple) {
   XlaBuilder b("misc");
   XlaOp x = Parameter(&b, 0, F32({2, 3}), "x");

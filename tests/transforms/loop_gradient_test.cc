@@ -1,25 +1,21 @@
 // Gradients through while loops with a known trip count (scans), against
 // central differences in f64 and the JIT against the interpreter: a
 // recurrent cell with its weights carried unchanged, a state whose every
-// element changes each trip, a loop that never runs, and the refusal of a
-// loop whose trip count is not known.
+// element changes each trip and a loop that never runs. Loops whose trip
+// count is known only at run time: runtime_loop_gradient_test.cc.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "tests/testlib/gradient_check.h"
-#include "tests/testlib/status_matchers.h"
 #include "transforms/autodiff.h"
 
 namespace mxla {
 namespace {
 
-using ::mxla::testing::StatusIs;
-using ::testing::HasSubstr;
 
 XlaComputation Parsed(const std::string& text) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
@@ -29,14 +25,14 @@ XlaComputation Parsed(const std::string& text) {
 
 // h <- tanh(W h + b), acc <- acc + sum(h), `trips` times; the loss is
 // acc + sum(h) at the end. W and b are carried unchanged.
-std::string RecurrentCell(int trips, const std::string& limit = "") {
+std::string RecurrentCell(int trips) {
   return absl::StrCat(R"(HloModule rnn
 add { a = f64[] parameter(0)
       b = f64[] parameter(1)
       ROOT s = f64[] add(a, b) }
 cond { s = (s32[], f64[3], f64[3,3], f64[3], f64[]) parameter(0)
        i = s32[] get-tuple-element(s), index=0
-       n = s32[] )", limit.empty() ? absl::StrCat("constant(", trips, ")") : limit, R"(
+       n = s32[] constant()", trips, R"()
        ROOT lt = pred[] compare(i, n), direction=LT }
 body { s = (s32[], f64[3], f64[3,3], f64[3], f64[]) parameter(0)
        i = s32[] get-tuple-element(s), index=0
@@ -127,20 +123,6 @@ ENTRY e {
   args.push_back(testing::RandomLiteral(testing::F64Shape({2}), 5, -1, 1));
   args.push_back(testing::RandomLiteral(testing::F64Shape({2}), 6, -1, 1));
   testing::ExpectGradientMatchesDifferences(f, std::move(args), {0, 1});
-}
-
-TEST(LoopGradientTest, ALoopWithoutAKnownTripCountIsRefusedByName) {
-  // The limit is a parameter's value: the trip count is not known.
-  std::string text = RecurrentCell(0, "get-tuple-element(s), index=0");
-  text.replace(text.find("n = s32[] get-tuple-element(s), index=0"),
-               std::string("n = s32[] get-tuple-element(s), index=0").size(),
-               "n = s32[] constant(3)\n       m = s32[] multiply(i, i)");
-  text.replace(text.find("compare(i, n)"), std::string("compare(i, n)").size(),
-               "compare(m, n)");
-  EXPECT_THAT(Gradient(Parsed(text), {0}).status(),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("gradient: no rule for a while loop whose "
-                                 "trip count is not known")));
 }
 
 }  // namespace
