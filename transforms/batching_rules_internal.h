@@ -1,7 +1,10 @@
 // The handler set behind BatchedValueOf, shared by the files that define
 // its rules by op family: elementwise_batching.cc, shape_batching.cc and
 // contraction_batching.cc, convolution_batching.cc, gather_batching.cc,
-// scatter_batching.cc, sort_batching.cc and loop_batching.cc.
+// scatter_batching.cc, sort_batching.cc, loop_batching.cc,
+// select_and_scatter_batching.cc, linear_algebra_batching.cc,
+// rng_batching.cc, and
+// rng_bit_generator_batching.cc.
 #ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 
@@ -19,6 +22,7 @@ using Result = absl::StatusOr<XlaOp>;
 constexpr bool IsLeafOp(HloOpcode op) {
   return OpIn<Op::kParameter, Op::kConstant, Op::kIota>(op);
 }
+
 
 // Ops computed element by element from operands of the result's
 // dimensions (or scalars, for clamp's bounds): batched by running them on
@@ -38,7 +42,8 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kDynamicSlice, Op::kDynamicUpdateSlice, Op::kDot,
               Op::kReduce, Op::kReduceWindow, Op::kTuple,
               Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
-              Op::kGather, Op::kScatter, Op::kSort, Op::kWhile>(op);
+              Op::kGather, Op::kScatter, Op::kSort, Op::kWhile,
+              Op::kSelectAndScatter, Op::kCholesky, Op::kTriangularSolve>(op);
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
@@ -95,6 +100,11 @@ class BatchingRules {
   Result Handle(OpTag<Op::kSort>, const BatchContext& context);
   // loop_batching.cc
   Result Handle(OpTag<Op::kWhile>, const BatchContext& context);
+  // select_and_scatter_batching.cc
+  Result Handle(OpTag<Op::kSelectAndScatter>, const BatchContext& context);
+  // linear_algebra_batching.cc
+  Result Handle(OpTag<Op::kCholesky>, const BatchContext& context);
+  Result Handle(OpTag<Op::kTriangularSolve>, const BatchContext& context);
 
  private:
   static Result PerElement(const BatchContext& context);
