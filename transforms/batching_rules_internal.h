@@ -43,7 +43,8 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kReduce, Op::kReduceWindow, Op::kTuple,
               Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
               Op::kGather, Op::kScatter, Op::kSort, Op::kWhile,
-              Op::kSelectAndScatter, Op::kCholesky, Op::kTriangularSolve>(op);
+              Op::kSelectAndScatter, Op::kCholesky, Op::kTriangularSolve,
+              Op::kRng, Op::kRngBitGenerator>(op);
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
@@ -105,6 +106,10 @@ class BatchingRules {
   // linear_algebra_batching.cc
   Result Handle(OpTag<Op::kCholesky>, const BatchContext& context);
   Result Handle(OpTag<Op::kTriangularSolve>, const BatchContext& context);
+  // rng_batching.cc
+  Result Handle(OpTag<Op::kRng>, const BatchContext& context);
+  // rng_bit_generator_batching.cc
+  Result Handle(OpTag<Op::kRngBitGenerator>, const BatchContext& context);
 
  private:
   static Result PerElement(const BatchContext& context);
