@@ -3,8 +3,8 @@
 // contraction_batching.cc, convolution_batching.cc, gather_batching.cc,
 // scatter_batching.cc, sort_batching.cc, loop_batching.cc,
 // select_and_scatter_batching.cc, linear_algebra_batching.cc,
-// rng_batching.cc, and
-// rng_bit_generator_batching.cc.
+// rng_batching.cc, rng_bit_generator_batching.cc and
+// collective_batching.cc.
 #ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 
@@ -20,9 +20,25 @@ using Result = absl::StatusOr<XlaOp>;
 
 // Ops with no operands: nothing of theirs is ever batched.
 constexpr bool IsLeafOp(HloOpcode op) {
-  return OpIn<Op::kParameter, Op::kConstant, Op::kIota>(op);
+  return OpIn<Op::kParameter, Op::kConstant, Op::kIota, Op::kReplicaId,
+              Op::kPartitionId>(op);
 }
 
+// Collectives whose batched form is the collective over operands with the
+// batch at dimension 0, dimension attributes moved past it
+// (collective_batching.cc).
+constexpr bool IsBatchedCollective(HloOpcode op) {
+  return OpIn<Op::kAllReduce, Op::kAllGather, Op::kReduceScatter,
+              Op::kAllToAll, Op::kCollectivePermute,
+              Op::kCollectiveBroadcast>(op);
+}
+
+// Collectives refused by name, with the reason (collective_batching.cc).
+constexpr bool IsRefusedCollective(HloOpcode op) {
+  return OpIn<Op::kRaggedAllToAll, Op::kAllReduceStart, Op::kAllReduceDone,
+              Op::kAllGatherStart, Op::kAllGatherDone,
+              Op::kCollectivePermuteStart, Op::kCollectivePermuteDone>(op);
+}
 
 // Ops computed element by element from operands of the result's
 // dimensions (or scalars, for clamp's bounds): batched by running them on
@@ -44,11 +60,13 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
               Op::kGather, Op::kScatter, Op::kSort, Op::kWhile,
               Op::kSelectAndScatter, Op::kCholesky, Op::kTriangularSolve,
-              Op::kRng, Op::kRngBitGenerator>(op);
+              Op::kRng, Op::kRngBitGenerator>(op) ||
+         IsBatchedCollective(op);
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op);
+  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op) &&
+         !IsRefusedCollective(op);
 }
 
 absl::Status NoRuleError(const BatchContext& context, absl::string_view why = "");
@@ -65,6 +83,16 @@ class BatchingRules {
     requires(IsPerElementOp(op))
   Result Handle(OpTag<op>, const BatchContext& context) {
     return PerElement(context);
+  }
+  template <HloOpcode op>
+    requires(IsBatchedCollective(op))
+  Result Handle(OpTag<op>, const BatchContext& context) {
+    return Collective(context);
+  }
+  template <HloOpcode op>
+    requires(IsRefusedCollective(op))
+  Result Handle(OpTag<op>, const BatchContext& context) {
+    return RefusedCollective(context);
   }
   template <HloOpcode op>
     requires(HasNoRuleYet(op))
@@ -113,6 +141,9 @@ class BatchingRules {
 
  private:
   static Result PerElement(const BatchContext& context);
+  // collective_batching.cc
+  static Result Collective(const BatchContext& context);
+  static Result RefusedCollective(const BatchContext& context);
 };
 
 // Helpers the rules share (batching_rules.cc).
