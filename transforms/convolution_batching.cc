@@ -68,29 +68,32 @@ XlaOp ToFront(XlaOp value, int64_t from) {
   return Transpose(value, permutation);
 }
 
-// `group`'s example-batch axis (at 0 of a batched operand) folded into
-// its dimension `dim` (of the unbatched operand) inside each of `groups`
-// groups: [B, ..., G * K, ...] -> [..., G * B * K, ...].
+// A batched operand's batch (its dimension 0) folded into its dimension
+// `dim` (numbered as in the unbatched operand) inside each of `groups`
+// groups, so each group keeps its own slice of every example:
+// [B, ..., G * K, ...] -> [..., G * B * K, ...].
 XlaOp FoldInsideGroups(XlaOp batched, int64_t dim, int64_t groups) {
   if (groups == 1) return ReshapeAxisInto(batched, 0, dim);
-  XlaOp split = ReshapeAxisOutOf(batched, dim + 1, groups);  // [B, .., G, K, ..]
-  XlaOp inner = ReshapeAxisInto(split, 0, dim + 1);          // [.., G, B*K, ..]
+  XlaOp split =
+      ReshapeAxisOutOf(batched, dim + 1, groups);    // [B, .., G, K, ..]
+  XlaOp inner = ReshapeAxisInto(split, 0, dim + 1);  // [.., G, B*K, ..]
   return ReshapeAxisInto(inner, dim, dim);
 }
 
 // The convolution copied with new operands and group counts, its shape
 // inferred.
-absl::StatusOr<XlaOp> Convolve(const BatchContext& context, XlaOp lhs, XlaOp rhs,
-                               int64_t feature_groups, int64_t batch_groups) {
+absl::StatusOr<XlaOp> Convolve(const BatchContext& context, XlaOp lhs,
+                               XlaOp rhs, int64_t feature_groups,
+                               int64_t batch_groups) {
   const HloInstruction& conv = context.instruction;
   ASSIGN_OR_RETURN(ConvolutionDimensionNumbers numbers,
                    conv.convolution_dimension_numbers());
   ASSIGN_OR_RETURN(Shape lhs_shape, context.builder.GetShape(lhs));
   ASSIGN_OR_RETURN(Shape rhs_shape, context.builder.GetShape(rhs));
-  ASSIGN_OR_RETURN(Shape shape, ShapeInference::InferConvolveShape(
-                                    lhs_shape, rhs_shape, feature_groups,
-                                    batch_groups, conv.window(), numbers,
-                                    conv.shape().element_type()));
+  ASSIGN_OR_RETURN(Shape shape,
+                   ShapeInference::InferConvolveShape(
+                       lhs_shape, rhs_shape, feature_groups, batch_groups,
+                       conv.window(), numbers, conv.shape().element_type()));
   return EmitCopyOf(context.builder, conv, shape, {lhs, rhs}, context.callees,
                     [&](HloInstruction& copy) {
                       copy.mutable_attributes().Set(AttrId::kFeatureGroupCount,
@@ -115,17 +118,20 @@ Result BatchingRules::Handle(OpTag<Op::kConvolution>,
     const bool by_batch = batch_groups > 1;
     ASSIGN_OR_RETURN(
         XlaOp value,
-        Convolve(context,
-                 ReshapeAxisInto(lhs, 0, by_batch ? n.input_batch : n.input_feature),
-                 ReshapeAxisInto(rhs, 0, n.kernel_output_feature),
-                 by_batch ? feature_groups : feature_groups * b,
-                 by_batch ? batch_groups * b : batch_groups));
-    return ToFront(ReshapeAxisOutOf(value, n.output_feature, b), n.output_feature);
+        Convolve(
+            context,
+            ReshapeAxisInto(lhs, 0, by_batch ? n.input_batch : n.input_feature),
+            ReshapeAxisInto(rhs, 0, n.kernel_output_feature),
+            by_batch ? feature_groups : feature_groups * b,
+            by_batch ? batch_groups * b : batch_groups));
+    return ToFront(ReshapeAxisOutOf(value, n.output_feature, b),
+                   n.output_feature);
   }
   if (context.batched[0]) {
-    ASSIGN_OR_RETURN(XlaOp value,
-                     Convolve(context, FoldInsideGroups(lhs, n.input_batch, batch_groups),
-                              rhs, feature_groups, batch_groups));
+    ASSIGN_OR_RETURN(
+        XlaOp value,
+        Convolve(context, FoldInsideGroups(lhs, n.input_batch, batch_groups),
+                 rhs, feature_groups, batch_groups));
     return ToFront(ReshapeAxisOutOf(value, n.output_batch, b), n.output_batch);
   }
   // Only the kernel: its output features are cut into groups (feature or
@@ -134,7 +140,8 @@ Result BatchingRules::Handle(OpTag<Op::kConvolution>,
   const int64_t groups = feature_groups > 1 ? feature_groups : batch_groups;
   ASSIGN_OR_RETURN(
       XlaOp value,
-      Convolve(context, lhs, FoldInsideGroups(rhs, n.kernel_output_feature, groups),
+      Convolve(context, lhs,
+               FoldInsideGroups(rhs, n.kernel_output_feature, groups),
                feature_groups, batch_groups));
   const int64_t f = n.output_feature;
   if (groups == 1) return ToFront(ReshapeAxisOutOf(value, f, b), f);

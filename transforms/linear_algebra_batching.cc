@@ -6,13 +6,15 @@
 
 namespace mxla::batching_rules {
 
-Result BatchingRules::Handle(OpTag<Op::kCholesky>, const BatchContext& context) {
+Result BatchingRules::Handle(OpTag<Op::kCholesky>,
+                             const BatchContext& context) {
   return Reemit(context, {BatchedOperand(context, 0)});
 }
 
 Result BatchingRules::Handle(OpTag<Op::kTriangularSolve>,
                              const BatchContext& context) {
-  return Reemit(context, {BatchedOperand(context, 0), BatchedOperand(context, 1)});
+  return Reemit(context,
+                {BatchedOperand(context, 0), BatchedOperand(context, 1)});
 }
 
 }  // namespace mxla::batching_rules

@@ -20,7 +20,9 @@ namespace {
 
 namespace random = semantics::random;
 
-XlaOp Word(XlaBuilder* b, uint64_t value) { return ConstantR0<uint64_t>(b, value); }
+XlaOp Word(XlaBuilder* b, uint64_t value) {
+  return ConstantR0<uint64_t>(b, value);
+}
 
 XlaOp XorShift(XlaOp x, int shift) {
   return Xor(x, ShiftRightLogical(x, Word(x.builder(), shift)));
@@ -38,9 +40,9 @@ XlaOp Bits(uint64_t key, XlaOp index, uint64_t stream) {
 
 // random::Unit(bits), f64.
 XlaOp Unit(XlaOp bits) {
-  return ConvertElementType(ShiftRightLogical(bits, Word(bits.builder(),
-                                                        random::kUnitShift)),
-                            F64) *
+  return ConvertElementType(
+             ShiftRightLogical(bits, Word(bits.builder(), random::kUnitShift)),
+             F64) *
          ConstantR0<double>(bits.builder(), random::kUnitScale);
 }
 
@@ -64,7 +66,8 @@ XlaOp UniformInteger(XlaOp low, XlaOp high, XlaOp bits, PrimitiveType type) {
   return ConvertElementType(low64 + Rem(bits, range), type);
 }
 
-XlaOp Normal(XlaOp mu, XlaOp sigma, XlaOp bits0, XlaOp bits1, PrimitiveType type) {
+XlaOp Normal(XlaOp mu, XlaOp sigma, XlaOp bits0, XlaOp bits1,
+             PrimitiveType type) {
   XlaBuilder* b = mu.builder();
   XlaOp radius = Sqrt(ConstantR0<double>(b, -2.0) *
                       Log(ConstantR0<double>(b, 1.0) - Unit(bits0)));
@@ -88,8 +91,9 @@ Result BatchingRules::Handle(OpTag<Op::kRng>, const BatchContext& context) {
   XlaBuilder* b = &context.builder;
   // Each example's row-major element index, the same for every example.
   const XlaOp index = BroadcastInDim(
-      Reshape(Iota(b, ShapeUtil::MakeShape(U64, {ShapeUtil::ElementsIn(shape)}), 0),
-              shape.dimensions()),
+      Reshape(
+          Iota(b, ShapeUtil::MakeShape(U64, {ShapeUtil::ElementsIn(shape)}), 0),
+          shape.dimensions()),
       all, example_dims);
   // Each example's parameters over its elements.
   const XlaOp p = BroadcastInDim(BatchedOperand(context, 0), all, {0});

@@ -20,15 +20,18 @@ namespace {
 // (b, states, new states, bits): the loop's carried tuple.
 std::vector<Shape> Carried(const BatchContext& context) {
   const Shape& shape = context.instruction.shape();
-  return {ShapeUtil::MakeShape(S32, {}),
-          WithBatch(context.instruction.operand(0)->shape(), context.batch_size),
-          WithBatch(shape.tuple_shapes()[0], context.batch_size),
-          WithBatch(shape.tuple_shapes()[1], context.batch_size)};
+  return {
+      ShapeUtil::MakeShape(S32, {}),
+      WithBatch(context.instruction.operand(0)->shape(), context.batch_size),
+      WithBatch(shape.tuple_shapes()[0], context.batch_size),
+      WithBatch(shape.tuple_shapes()[1], context.batch_size)};
 }
 
 absl::StatusOr<XlaComputation> Condition(const BatchContext& context) {
-  XlaBuilder builder(absl::StrCat(context.instruction.name(), ".batch_condition"));
-  const XlaOp carried = Parameter(&builder, 0, Shape(Carried(context)), "carried");
+  XlaBuilder builder(
+      absl::StrCat(context.instruction.name(), ".batch_condition"));
+  const XlaOp carried =
+      Parameter(&builder, 0, Shape(Carried(context)), "carried");
   Lt(GetTupleElement(carried, 0),
      ConstantR0<int32_t>(&builder, static_cast<int32_t>(context.batch_size)));
   return builder.Build();
@@ -37,17 +40,20 @@ absl::StatusOr<XlaComputation> Condition(const BatchContext& context) {
 // Row b of `batched` written with `value` (one example's shape).
 XlaOp WriteRow(XlaOp batched, XlaOp value, XlaOp b, const Shape& example) {
   std::vector<int64_t> row = {1};
-  row.insert(row.end(), example.dimensions().begin(), example.dimensions().end());
+  row.insert(row.end(), example.dimensions().begin(),
+             example.dimensions().end());
   std::vector<XlaOp> starts = {b};
   const XlaOp zero = ConstantR0<int32_t>(batched.builder(), 0);
-  for (size_t d = 0; d < example.dimensions().size(); ++d) starts.push_back(zero);
+  for (size_t d = 0; d < example.dimensions().size(); ++d)
+    starts.push_back(zero);
   return DynamicUpdateSlice(batched, Reshape(value, row), starts);
 }
 
 absl::StatusOr<XlaComputation> Body(const BatchContext& context) {
   const HloInstruction& generator = context.instruction;
   XlaBuilder builder(absl::StrCat(generator.name(), ".batch_body"));
-  const XlaOp carried = Parameter(&builder, 0, Shape(Carried(context)), "carried");
+  const XlaOp carried =
+      Parameter(&builder, 0, Shape(Carried(context)), "carried");
   const XlaOp b = GetTupleElement(carried, 0);
   const Shape& state = generator.operand(0)->shape();
   std::vector<XlaOp> starts = {b};
@@ -56,10 +62,12 @@ absl::StatusOr<XlaComputation> Body(const BatchContext& context) {
     starts.push_back(ConstantR0<int32_t>(&builder, 0));
     sizes.push_back(size);
   }
-  const XlaOp own = Reshape(DynamicSlice(GetTupleElement(carried, 1), starts, sizes),
-                            state.dimensions());
+  const XlaOp own =
+      Reshape(DynamicSlice(GetTupleElement(carried, 1), starts, sizes),
+              state.dimensions());
   ComputationCloneMap callees;
-  const XlaOp drawn = EmitCopyOf(builder, generator, generator.shape(), {own}, callees);
+  const XlaOp drawn =
+      EmitCopyOf(builder, generator, generator.shape(), {own}, callees);
   const Shape& shape = generator.shape();
   Tuple(&builder,
         {b + ConstantR0<int32_t>(&builder, 1), GetTupleElement(carried, 1),
@@ -71,9 +79,9 @@ absl::StatusOr<XlaComputation> Body(const BatchContext& context) {
 }
 
 XlaOp Zeros(XlaBuilder* builder, const Shape& shape) {
-  return Broadcast(ConvertElementType(ConstantR0<int32_t>(builder, 0),
-                                      shape.element_type()),
-                   shape.dimensions());
+  return Broadcast(
+      ConvertElementType(ConstantR0<int32_t>(builder, 0), shape.element_type()),
+      shape.dimensions());
 }
 
 }  // namespace
@@ -84,9 +92,9 @@ Result BatchingRules::Handle(OpTag<Op::kRngBitGenerator>,
   ASSIGN_OR_RETURN(XlaComputation body, Body(context));
   const std::vector<Shape> carried = Carried(context);
   XlaBuilder* builder = &context.builder;
-  const XlaOp init = Tuple(builder, {ConstantR0<int32_t>(builder, 0), context.operands[0],
-                                     Zeros(builder, carried[2]),
-                                     Zeros(builder, carried[3])});
+  const XlaOp init =
+      Tuple(builder, {ConstantR0<int32_t>(builder, 0), context.operands[0],
+                      Zeros(builder, carried[2]), Zeros(builder, carried[3])});
   const XlaOp done = While(condition, body, init);
   return Tuple(builder, {GetTupleElement(done, 2), GetTupleElement(done, 3)});
 }

@@ -18,7 +18,8 @@ namespace {
 
 int64_t ElementBytes(const Literal& literal) {
   return literal.element_count() == 0
-             ? 0 : literal.size_bytes() / literal.element_count();
+             ? 0
+             : literal.size_bytes() / literal.element_count();
 }
 
 // Each element's index, row-major, advanced in place; false past the end.
@@ -30,7 +31,8 @@ bool Next(std::vector<int64_t>& index, absl::Span<const int64_t> dims) {
   return false;
 }
 
-int64_t Linear(absl::Span<const int64_t> index, absl::Span<const int64_t> dims) {
+int64_t Linear(absl::Span<const int64_t> index,
+               absl::Span<const int64_t> dims) {
   int64_t linear = 0;
   for (size_t d = 0; d < dims.size(); ++d) linear = linear * dims[d] + index[d];
   return linear;
@@ -46,12 +48,14 @@ void ExpectClose(const Literal& got, const Literal& want, double tolerance,
   }
   for (int64_t k = 0; k < got.element_count(); ++k) {
     const double g = type == F64 ? got.data<double>()[k] : got.data<float>()[k];
-    const double w = type == F64 ? want.data<double>()[k] : want.data<float>()[k];
+    const double w =
+        type == F64 ? want.data<double>()[k] : want.data<float>()[k];
     if (std::isnan(w)) {
       EXPECT_TRUE(std::isnan(g)) << where << ", index " << k;
       continue;
     }
-    EXPECT_NEAR(g, w, tolerance * (1 + std::abs(w))) << where << ", index " << k;
+    EXPECT_NEAR(g, w, tolerance * (1 + std::abs(w)))
+        << where << ", index " << k;
   }
 }
 
@@ -83,9 +87,11 @@ Literal SliceAt(const Literal& batched, int64_t dimension, int64_t b) {
   do {
     std::vector<int64_t> full = index;
     full.insert(full.begin() + dimension, b);
-    std::memcpy(static_cast<char*>(slice.untyped_data()) + Linear(index, dims) * bytes,
-                static_cast<const char*>(batched.untyped_data()) + Linear(full, all) * bytes,
-                bytes);
+    std::memcpy(
+        static_cast<char*>(slice.untyped_data()) + Linear(index, dims) * bytes,
+        static_cast<const char*>(batched.untyped_data()) +
+            Linear(full, all) * bytes,
+        bytes);
   } while (Next(index, dims));
   return slice;
 }
@@ -97,19 +103,22 @@ void ExpectBatchMatchesLoop(const XlaComputation& f, const BatchDims& in_dims,
   std::vector<Literal> args;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
     const Shape& shape = entry.parameter_instruction(i)->shape();
-    std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
+    std::vector<int64_t> dims(shape.dimensions().begin(),
+                              shape.dimensions().end());
     if (in_dims[i]) dims.insert(dims.begin() + *in_dims[i], check.size);
-    args.push_back(RandomLiteral(ShapeUtil::MakeShape(shape.element_type(), dims),
-                                 check.seed + i));
+    args.push_back(RandomLiteral(
+        ShapeUtil::MakeShape(shape.element_type(), dims), check.seed + i));
   }
   absl::StatusOr<XlaComputation> batched = Batch(f, in_dims, check.size);
   ASSERT_TRUE(batched.ok()) << batched.status();
-  absl::StatusOr<Literal> all = EvaluateModule(batched->module(), Pointers(args));
+  absl::StatusOr<Literal> all =
+      EvaluateModule(batched->module(), Pointers(args));
   ASSERT_TRUE(all.ok()) << all.status();
   for (int64_t b = 0; b < check.size; ++b) {
     std::vector<Literal> one;
     for (size_t i = 0; i < args.size(); ++i) {
-      one.push_back(in_dims[i] ? SliceAt(args[i], *in_dims[i], b) : Literal(args[i]));
+      one.push_back(in_dims[i] ? SliceAt(args[i], *in_dims[i], b)
+                               : Literal(args[i]));
     }
     absl::StatusOr<Literal> want = EvaluateModule(f.module(), Pointers(one));
     ASSERT_TRUE(want.ok()) << want.status();

@@ -33,10 +33,13 @@ using ::testing::HasSubstr;
 constexpr Devices kTwo = {2, 1};
 constexpr int64_t kBatch = 3;
 
-Shape F64Array(std::vector<int64_t> dims) { return ShapeUtil::MakeShape(F64, dims); }
+Shape F64Array(std::vector<int64_t> dims) {
+  return ShapeUtil::MakeShape(F64, dims);
+}
 
 template <typename Body>
-XlaComputation Build(const std::string& name, std::vector<Shape> shapes, Body body) {
+XlaComputation Build(const std::string& name, std::vector<Shape> shapes,
+                     Body body) {
   XlaBuilder b(name);
   std::vector<XlaOp> p;
   for (size_t i = 0; i < shapes.size(); ++i) {
@@ -59,14 +62,16 @@ std::vector<Literal> Elements(const Literal& result) {
 }
 
 // On 2 devices, each with its own random arguments batched at in_dims.
-void ExpectBatchMatchesLoopOnDevices(const XlaComputation& f, const BatchDims& in_dims) {
+void ExpectBatchMatchesLoopOnDevices(const XlaComputation& f,
+                                     const BatchDims& in_dims) {
   SCOPED_TRACE(f.name());
   const HloComputation& entry = *f.module().entry_computation();
   DeviceArguments batched_args(kTwo.count());
   for (int64_t d = 0; d < kTwo.count(); ++d) {
     for (int64_t i = 0; i < entry.num_parameters(); ++i) {
       const Shape& shape = entry.parameter_instruction(i)->shape();
-      std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
+      std::vector<int64_t> dims(shape.dimensions().begin(),
+                                shape.dimensions().end());
       if (in_dims[i]) dims.insert(dims.begin() + *in_dims[i], kBatch);
       batched_args[d].push_back(RandomLiteral(
           ShapeUtil::MakeShape(shape.element_type(), dims), 10 * d + i + 1));
@@ -82,12 +87,13 @@ void ExpectBatchMatchesLoopOnDevices(const XlaComputation& f, const BatchDims& i
     DeviceArguments args(kTwo.count());
     for (int64_t d = 0; d < kTwo.count(); ++d) {
       for (size_t i = 0; i < in_dims.size(); ++i) {
-        args[d].push_back(in_dims[i] ? SliceAt(batched_args[d][i], *in_dims[i], b)
-                                     : Literal(batched_args[d][i]));
+        args[d].push_back(in_dims[i]
+                              ? SliceAt(batched_args[d][i], *in_dims[i], b)
+                              : Literal(batched_args[d][i]));
       }
     }
-    absl::StatusOr<std::vector<Literal>> want =
-        ::mxla::testing::RunOnDevices(Backend::kInterpreter, per_example, kTwo, args);
+    absl::StatusOr<std::vector<Literal>> want = ::mxla::testing::RunOnDevices(
+        Backend::kInterpreter, per_example, kTwo, args);
     ASSERT_TRUE(want.ok()) << want.status();
     for (int64_t d = 0; d < kTwo.count(); ++d) {
       const std::vector<Literal> got = Elements(all[d]);
@@ -102,16 +108,15 @@ void ExpectBatchMatchesLoopOnDevices(const XlaComputation& f, const BatchDims& i
 }
 
 TEST(CollectiveBatchingTest, EachCollectiveOnTwoDevices) {
-  XlaComputation f = Build("collectives", {F64Array({2, 4})},
-                           [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-    const XlaComputation add = CreateScalarAddComputation(F64, &b);
-    Tuple(&b, {AllReduce(p[0], add),
-               AllGather(p[0], 1, 2),
-               ReduceScatter(p[0], add, 1, 2),
-               AllToAll(p[0], 1, 1, 2),
-               CollectivePermute(p[0], {{0, 1}, {1, 0}}),
-               CollectiveBroadcast(p[0], {{1, 0}})});
-  });
+  XlaComputation f = Build(
+      "collectives", {F64Array({2, 4})},
+      [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+        const XlaComputation add = CreateScalarAddComputation(F64, &b);
+        Tuple(&b, {AllReduce(p[0], add), AllGather(p[0], 1, 2),
+                   ReduceScatter(p[0], add, 1, 2), AllToAll(p[0], 1, 1, 2),
+                   CollectivePermute(p[0], {{0, 1}, {1, 0}}),
+                   CollectiveBroadcast(p[0], {{1, 0}})});
+      });
   for (const BatchDims& dims : {BatchDims{0}, BatchDims{1}, BatchDims{2}}) {
     ExpectBatchMatchesLoopOnDevices(f, dims);
   }
@@ -120,40 +125,43 @@ TEST(CollectiveBatchingTest, EachCollectiveOnTwoDevices) {
 // The tuple form of all-to-all, with one operand batched and one not
 // (broadcast along the batch), and collectives along dimension 0.
 TEST(CollectiveBatchingTest, TupleAllToAllAndLeadingDimensions) {
-  XlaComputation f = Build("tuple_all_to_all", {F64Array({3}), F64Array({3})},
-                           [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-    XlaOp exchanged = AllToAllTuple({p[0] * 2.0, p[1]}, {{0, 1}});
-    Tuple(&b, {GetTupleElement(exchanged, 0), GetTupleElement(exchanged, 1),
-               AllGather(p[0], 0, 2),
-               ReduceScatter(ConcatInDim(&b, {p[0], p[1]}, 0),
-                             CreateScalarMaxComputation(F64, &b), 0, 2)});
-  });
-  for (const BatchDims& dims : {BatchDims{0, std::nullopt}, BatchDims{std::nullopt, 1},
-                                BatchDims{1, 0}}) {
+  XlaComputation f = Build(
+      "tuple_all_to_all", {F64Array({3}), F64Array({3})},
+      [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+        XlaOp exchanged = AllToAllTuple({p[0] * 2.0, p[1]}, {{0, 1}});
+        Tuple(&b, {GetTupleElement(exchanged, 0), GetTupleElement(exchanged, 1),
+                   AllGather(p[0], 0, 2),
+                   ReduceScatter(ConcatInDim(&b, {p[0], p[1]}, 0),
+                                 CreateScalarMaxComputation(F64, &b), 0, 2)});
+      });
+  for (const BatchDims& dims : {BatchDims{0, std::nullopt},
+                                BatchDims{std::nullopt, 1}, BatchDims{1, 0}}) {
     ExpectBatchMatchesLoopOnDevices(f, dims);
   }
 }
 
 TEST(CollectiveBatchingTest, ReplicaIdIsNeverBatched) {
-  XlaComputation f = Build("ids", {F64Array({2})},
-                           [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-    Add(p[0], ConvertElementType(ReplicaId(&b), F64), {});
-  });
+  XlaComputation f = Build(
+      "ids", {F64Array({2})}, [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+        Add(p[0], ConvertElementType(ReplicaId(&b), F64), {});
+      });
   ExpectBatchMatchesLoopOnDevices(f, BatchDims{0});
 }
 
 TEST(CollectiveBatchingTest, RaggedAllToAllIsRefusedByName) {
-  XlaComputation f = Build(
-      "ragged", {F64Array({4}), ShapeUtil::MakeShape(S64, {2})},
-      [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-        RaggedAllToAll(p[0], p[1], p[1], Broadcast(ConstantR0<double>(&b, 0), {4}),
-                       p[1], p[1], {{0, 1}});
-      });
-  EXPECT_THAT(Batch(f, {0, std::nullopt}, 2).status(),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("vmap: no batching rule for 'ragged-all-to-all' "
-                                 "(its offsets and sizes count rows of one "
-                                 "example's input)")));
+  XlaComputation f =
+      Build("ragged", {F64Array({4}), ShapeUtil::MakeShape(S64, {2})},
+            [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+              RaggedAllToAll(p[0], p[1], p[1],
+                             Broadcast(ConstantR0<double>(&b, 0), {4}), p[1],
+                             p[1], {{0, 1}});
+            });
+  EXPECT_THAT(
+      Batch(f, {0, std::nullopt}, 2).status(),
+      StatusIs(absl::StatusCode::kUnimplemented,
+               HasSubstr("vmap: no batching rule for 'ragged-all-to-all' "
+                         "(its offsets and sizes count rows of one "
+                         "example's input)")));
 }
 
 }  // namespace
