@@ -28,16 +28,16 @@ constexpr bool IsLeafOp(HloOpcode op) {
 // batch at dimension 0, dimension attributes moved past it
 // (collective_batching.cc).
 constexpr bool IsBatchedCollective(HloOpcode op) {
-  return OpIn<Op::kAllReduce, Op::kAllGather, Op::kReduceScatter,
-              Op::kAllToAll, Op::kCollectivePermute,
+  return OpIn<Op::kAllReduce, Op::kAllReduceStart, Op::kAllReduceDone,
+              Op::kAllGather, Op::kAllGatherStart, Op::kAllGatherDone,
+              Op::kReduceScatter, Op::kAllToAll, Op::kCollectivePermute,
               Op::kCollectiveBroadcast>(op);
 }
 
 // Collectives refused by name, with the reason (collective_batching.cc).
 constexpr bool IsRefusedCollective(HloOpcode op) {
-  return OpIn<Op::kRaggedAllToAll, Op::kAllReduceStart, Op::kAllReduceDone,
-              Op::kAllGatherStart, Op::kAllGatherDone,
-              Op::kCollectivePermuteStart, Op::kCollectivePermuteDone>(op);
+  return OpIn<Op::kRaggedAllToAll, Op::kCollectivePermuteStart,
+              Op::kCollectivePermuteDone>(op);
 }
 
 // Ops computed element by element from operands of the result's

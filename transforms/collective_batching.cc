@@ -3,13 +3,15 @@
 // others: a collective over operands with the batch at dimension 0 is the
 // per-example collective, provided its own dimension attributes (the
 // gather, scatter or split dimension) move past the batch. An unbatched
-// operand of a variadic collective is broadcast along the batch.
+// operand of a variadic collective is broadcast along the batch. The
+// asynchronous all-reduce and all-gather pairs batch alike: every element
+// of a start's value is an array of the operand's or the result's shape.
 //
 // Refused by name: ragged-all-to-all (its offsets and sizes count rows of
 // one example's input; batching it means folding the batch into them) and
-// the asynchronous start/done pairs (their context tuples carry
-// per-device scalars the batch must not reach; batch the synchronous op,
-// which the jit splits itself).
+// collective-permute-start/done (the start's value carries two u32[]
+// context scalars, which must not get the batch; batch the synchronous
+// collective-permute, which the jit splits itself).
 #include <vector>
 
 #include "transforms/batching_rules_internal.h"
@@ -40,8 +42,8 @@ Result BatchingRules::RefusedCollective(const BatchContext& context) {
                        "input)");
   }
   return NoRuleError(context,
-                     "(an asynchronous collective: vmap the synchronous one, "
-                     "which the jit splits itself)");
+                     "(its start carries u32[] context scalars the batch must "
+                     "not reach: vmap the synchronous collective-permute)");
 }
 
 }  // namespace mxla::batching_rules

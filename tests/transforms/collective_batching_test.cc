@@ -13,6 +13,7 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_printer.h"
 #include "tests/testlib/batching_check.h"
 #include "tests/testlib/replicated_runs.h"
@@ -146,6 +147,69 @@ TEST(CollectiveBatchingTest, ReplicaIdIsNeverBatched) {
         Add(p[0], ConvertElementType(ReplicaId(&b), F64), {});
       });
   ExpectBatchMatchesLoopOnDevices(f, BatchDims{0});
+}
+
+XlaComputation Parsed(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return XlaComputation(*std::move(module));
+}
+
+constexpr char kAdd[] = R"(
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+)";
+
+// The asynchronous all-reduce and all-gather pairs, one inside a loop
+// whose state is batched.
+TEST(CollectiveBatchingTest, AsynchronousAllReduceAndAllGather) {
+  const XlaComputation f = Parsed(absl::StrCat("HloModule async\n", kAdd, R"(
+cond {
+  s = (s32[], f64[2,2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(i, two), direction=LT
+}
+body {
+  s = (s32[], f64[2,2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f64[2,2] get-tuple-element(s), index=1
+  ars = f64[2,2] all-reduce-start(v), replica_groups={}, to_apply=add
+  ard = f64[2,2] all-reduce-done(ars)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], f64[2,2]) tuple(next, ard)
+}
+ENTRY main {
+  x = f64[2,2] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f64[2,2]) tuple(zero, x)
+  w = (s32[], f64[2,2]) while(init), condition=cond, body=body
+  v = f64[2,2] get-tuple-element(w), index=1
+  ags = (f64[2,2], f64[2,4]) all-gather-start(v), dimensions={1}, replica_groups={}
+  ROOT agd = f64[2,4] all-gather-done(ags)
+})"));
+  for (const BatchDims& dims : {BatchDims{0}, BatchDims{1}, BatchDims{2}}) {
+    ExpectBatchMatchesLoopOnDevices(f, dims);
+  }
+}
+
+TEST(CollectiveBatchingTest, AsynchronousCollectivePermuteIsRefusedByName) {
+  const XlaComputation f = Parsed(R"(
+HloModule permute
+ENTRY main {
+  x = f64[2] parameter(0)
+  cps = (f64[2], f64[2], u32[], u32[]) collective-permute-start(x), source_target_pairs={{0,1},{1,0}}
+  ROOT cpd = f64[2] collective-permute-done(cps)
+})");
+  EXPECT_THAT(Batch(f, {0}, 2).status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("vmap: no batching rule for "
+                                 "'collective-permute-start' (its start "
+                                 "carries u32[] context scalars")));
 }
 
 TEST(CollectiveBatchingTest, RaggedAllToAllIsRefusedByName) {
