@@ -81,3 +81,21 @@ def test_collectives_inside_pmap_per_example():
     np.testing.assert_array_equal(
         gathered, np.broadcast_to(np.concatenate([xs[0], xs[1]], axis=2),
                                   (2, 3, 2, 8)))
+
+
+def test_per_example_weight_gradients_of_a_grouped_convolution():
+    # The kernel's gradient is a convolution of the batched input and the
+    # batched output cotangent (batch groups when the forward has feature
+    # groups).
+    def loss(w, x):
+        y = lax.conv_general_dilated(x[None], w, (1, 1), "SAME",
+                                     feature_group_count=2)
+        return mnp.sum(mnp.tanh(y) ** 2)
+
+    w = RNG.normal(size=(3, 3, 2, 4))
+    xs = RNG.normal(size=(3, 5, 4, 4))
+    per_example = mxla.grad(loss)
+    got = mxla.vmap(per_example, in_axes=(None, 0))(w, xs)
+    for b in range(3):
+        np.testing.assert_allclose(got[b], per_example(w, xs[b]),
+                                   rtol=1e-12, atol=1e-12)
