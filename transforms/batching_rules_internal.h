@@ -50,8 +50,8 @@ constexpr bool IsPerElementOp(HloOpcode op) {
               Op::kClamp, Op::kReducePrecision, Op::kDomain, Op::kMap>(op);
 }
 
-// Ops that have their own rule (shape_batching.cc, contraction_batching.cc,
-// elementwise_batching.cc for bitcast-convert).
+// Ops that have their own rule: the Handle overloads below (each under
+// the name of its file), and the batched collectives.
 constexpr bool HasOwnRule(HloOpcode op) {
   return OpIn<Op::kBroadcast, Op::kReshape, Op::kBitcast, Op::kTranspose,
               Op::kReverse, Op::kSlice, Op::kPad, Op::kConcatenate,
