@@ -98,8 +98,8 @@ absl::StatusOr<XlaOp> BatchedValueOf(const BatchContext& context) {
 }
 
 bool HasBatchingRule(HloOpcode opcode) {
-  return !batching_rules::HasNoRuleYet(opcode) &&
-         !batching_rules::IsLeafOp(opcode);
+  return batching_rules::IsPerElementOp(opcode) ||
+         batching_rules::HasOwnRule(opcode);
 }
 
 }  // namespace mxla

@@ -1,7 +1,10 @@
 // The handler set behind BatchedValueOf, shared by the files that define
 // its rules by op family: elementwise_batching.cc, shape_batching.cc and
 // contraction_batching.cc, convolution_batching.cc, gather_batching.cc,
-// scatter_batching.cc, sort_batching.cc and loop_batching.cc.
+// scatter_batching.cc, sort_batching.cc, loop_batching.cc,
+// select_and_scatter_batching.cc, linear_algebra_batching.cc,
+// rng_batching.cc, rng_bit_generator_batching.cc and
+// collective_batching.cc.
 #ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 
@@ -17,7 +20,24 @@ using Result = absl::StatusOr<XlaOp>;
 
 // Ops with no operands: nothing of theirs is ever batched.
 constexpr bool IsLeafOp(HloOpcode op) {
-  return OpIn<Op::kParameter, Op::kConstant, Op::kIota>(op);
+  return OpIn<Op::kParameter, Op::kConstant, Op::kIota, Op::kReplicaId,
+              Op::kPartitionId>(op);
+}
+
+// Collectives whose batched form is the collective over operands with the
+// batch at dimension 0, dimension attributes moved past it
+// (collective_batching.cc).
+constexpr bool IsBatchedCollective(HloOpcode op) {
+  return OpIn<Op::kAllReduce, Op::kAllReduceStart, Op::kAllReduceDone,
+              Op::kAllGather, Op::kAllGatherStart, Op::kAllGatherDone,
+              Op::kReduceScatter, Op::kAllToAll, Op::kCollectivePermute,
+              Op::kCollectiveBroadcast>(op);
+}
+
+// Collectives refused by name, with the reason (collective_batching.cc).
+constexpr bool IsRefusedCollective(HloOpcode op) {
+  return OpIn<Op::kRaggedAllToAll, Op::kCollectivePermuteStart,
+              Op::kCollectivePermuteDone>(op);
 }
 
 // Ops computed element by element from operands of the result's
@@ -30,19 +50,23 @@ constexpr bool IsPerElementOp(HloOpcode op) {
               Op::kClamp, Op::kReducePrecision, Op::kDomain, Op::kMap>(op);
 }
 
-// Ops that have their own rule (shape_batching.cc, contraction_batching.cc,
-// elementwise_batching.cc for bitcast-convert).
+// Ops that have their own rule: the Handle overloads below (each under
+// the name of its file), and the batched collectives.
 constexpr bool HasOwnRule(HloOpcode op) {
   return OpIn<Op::kBroadcast, Op::kReshape, Op::kBitcast, Op::kTranspose,
               Op::kReverse, Op::kSlice, Op::kPad, Op::kConcatenate,
               Op::kDynamicSlice, Op::kDynamicUpdateSlice, Op::kDot,
               Op::kReduce, Op::kReduceWindow, Op::kTuple,
               Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
-              Op::kGather, Op::kScatter, Op::kSort, Op::kWhile>(op);
+              Op::kGather, Op::kScatter, Op::kSort, Op::kWhile,
+              Op::kSelectAndScatter, Op::kCholesky, Op::kTriangularSolve,
+              Op::kRng, Op::kRngBitGenerator>(op) ||
+         IsBatchedCollective(op);
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op);
+  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op) &&
+         !IsRefusedCollective(op);
 }
 
 absl::Status NoRuleError(const BatchContext& context, absl::string_view why = "");
@@ -59,6 +83,16 @@ class BatchingRules {
     requires(IsPerElementOp(op))
   Result Handle(OpTag<op>, const BatchContext& context) {
     return PerElement(context);
+  }
+  template <HloOpcode op>
+    requires(IsBatchedCollective(op))
+  Result Handle(OpTag<op>, const BatchContext& context) {
+    return Collective(context);
+  }
+  template <HloOpcode op>
+    requires(IsRefusedCollective(op))
+  Result Handle(OpTag<op>, const BatchContext& context) {
+    return RefusedCollective(context);
   }
   template <HloOpcode op>
     requires(HasNoRuleYet(op))
@@ -95,9 +129,21 @@ class BatchingRules {
   Result Handle(OpTag<Op::kSort>, const BatchContext& context);
   // loop_batching.cc
   Result Handle(OpTag<Op::kWhile>, const BatchContext& context);
+  // select_and_scatter_batching.cc
+  Result Handle(OpTag<Op::kSelectAndScatter>, const BatchContext& context);
+  // linear_algebra_batching.cc
+  Result Handle(OpTag<Op::kCholesky>, const BatchContext& context);
+  Result Handle(OpTag<Op::kTriangularSolve>, const BatchContext& context);
+  // rng_batching.cc
+  Result Handle(OpTag<Op::kRng>, const BatchContext& context);
+  // rng_bit_generator_batching.cc
+  Result Handle(OpTag<Op::kRngBitGenerator>, const BatchContext& context);
 
  private:
   static Result PerElement(const BatchContext& context);
+  // collective_batching.cc
+  static Result Collective(const BatchContext& context);
+  static Result RefusedCollective(const BatchContext& context);
 };
 
 // Helpers the rules share (batching_rules.cc).

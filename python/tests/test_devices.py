@@ -258,9 +258,10 @@ def test_gradient_through_pmax_is_refused_by_name():
         mxla.pmap(mxla.grad(loss))(np.ones((2, 3), np.float32))
 
 
-def test_vmap_of_psum_is_refused_by_name():
-    with pytest.raises(mxla.Error, match="no batching rule for 'all-reduce'"):
-        mxla.pmap(mxla.vmap(lambda x: lax.psum(x)))(np.ones((2, 3, 4), np.float32))
+def test_vmap_of_psum_sums_each_example_over_devices():
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    got = mxla.pmap(mxla.vmap(lambda x: lax.psum(x)))(x)
+    np.testing.assert_allclose(got, np.broadcast_to(x.sum(0), x.shape), rtol=1e-6)
 
 
 def test_devices_are_placed_partition_major():

@@ -135,10 +135,6 @@ def test_refusals():
         mxla.vmap(lambda a: a, in_axes=2)(np.ones((3, 2)))
     with pytest.raises(ValueError, match="in_axes has 1 entries but there are 2"):
         mxla.vmap(lambda a, b: a, in_axes=(0,))(np.ones(3), np.ones(3))
-    import mxla.nn as nn
-    pooled = mxla.grad(lambda x: mnp.sum(nn.max_pool(x[None], (2, 2))))
-    with pytest.raises(mxla.Error, match="no batching rule for 'select-and-scatter'"):
-        mxla.vmap(pooled)(np.ones((2, 4, 4, 1)))
 
 
 def test_a_convolution_per_example():

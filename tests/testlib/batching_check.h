@@ -1,0 +1,42 @@
+// The check of a vmap rule against the definition of vmap
+// (transforms/batching.h): slice b of the batched computation's result
+// equals the function evaluated on slice b of the arguments, for every b,
+// and the JIT agrees with the interpreter on the batched computation.
+// Arguments of any array type: floats drawn from [-2, 2), integers as
+// random bits, from a fixed seed.
+#ifndef MXLA_TESTS_TESTLIB_BATCHING_CHECK_H_
+#define MXLA_TESTS_TESTLIB_BATCHING_CHECK_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "builder/xla_builder.h"
+#include "ir/literal.h"
+
+namespace mxla::testing {
+
+using BatchDims = std::vector<std::optional<int64_t>>;
+
+// A literal of `shape` (an array of a byte-sized type) from `seed`.
+Literal RandomLiteral(const Shape& shape, uint64_t seed);
+
+// Element b of `batched` along `dimension`.
+Literal SliceAt(const Literal& batched, int64_t dimension, int64_t b);
+
+struct BatchCheck {
+  int64_t size = 3;
+  uint64_t seed = 1;
+  // Floating-point elements agree within this (absolute and relative);
+  // others are equal.
+  double tolerance = 1e-12;
+};
+
+// Batch(f, in_dims, check.size) against f run on each example (as test
+// failures), its parameters batched at in_dims with random arguments.
+void ExpectBatchMatchesLoop(const XlaComputation& f, const BatchDims& in_dims,
+                            const BatchCheck& check = {});
+
+}  // namespace mxla::testing
+
+#endif  // MXLA_TESTS_TESTLIB_BATCHING_CHECK_H_
