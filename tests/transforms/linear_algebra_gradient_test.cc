@@ -177,5 +177,29 @@ TEST(LinearAlgebraGradientTest, TriangularSolveInEveryForm) {
   }
 }
 
+// The cholesky rule is written with triangular solves, whose rule then
+// gives its second derivative: h(a) = sum(v * d/da sum(w * chol(a))).
+TEST(LinearAlgebraGradientTest, SecondDerivativeOfCholeskyThroughItsSolves) {
+  const Shape square = F64Shape({2, 3, 3});
+  for (bool lower : {true, false}) {
+    SCOPED_TRACE(lower ? "lower" : "upper");
+    XlaComputation f = Scalarized(
+        "cholesky", {square}, [&](XlaBuilder&, const std::vector<XlaOp>& p) {
+          return Weighted(Cholesky(p[0], lower), square, 7600);
+        });
+    XlaBuilder b("second");
+    const XlaOp a = Parameter(&b, 0, square, "a");
+    absl::StatusOr<VjpOps> inner =
+        EmitVjp(b, f, {a}, ConstantR0<double>(&b, 1.0), {0});
+    ASSERT_TRUE(inner.ok()) << inner.status();
+    testing::SumAll(Weighted(inner->cotangents[0], square, 7601));
+    absl::StatusOr<XlaComputation> h = b.Build();
+    ASSERT_TRUE(h.ok()) << h.status();
+    std::vector<Literal> args;
+    args.push_back(PositiveDefinite(square, 7602));
+    ExpectGradientMatchesDifferences(*h, std::move(args), {0});
+  }
+}
+
 }  // namespace
 }  // namespace mxla

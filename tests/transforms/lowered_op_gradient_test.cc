@@ -4,6 +4,7 @@
 // the JIT against the interpreter: every floating-point operand, every
 // element of a tuple result, and an integer operand (group sizes, topk's
 // indices) carrying none.
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -119,17 +120,27 @@ TEST(LoweredOpGradientTest, BatchNormGradEveryOperand) {
   }
 }
 
+// Random sizes and blocks; each scale a scalar or one per block.
 TEST(LoweredOpGradientTest, ScaledDotOperandsAndScales) {
-  const Shape l = F64Shape({2, 4}), r = F64Shape({4, 3});
-  const Shape ls = F64Shape({2, 2}), rs = F64Shape({});
-  XlaComputation loss =
-      Scalarized("scaled_dot", {l, r, ls, rs},
-                 [&](XlaBuilder&, const std::vector<XlaOp>& p) {
-                   DotDimensionNumbers dnums{{}, {1}, {}, {0}};
-                   return Sin(ScaledDot(p[0], p[1], p[2], p[3], dnums));
-                 });
-  ExpectGradientMatchesDifferences(loss, RandomArgs({l, r, ls, rs}, 8700),
-                                   {0, 1, 2, 3});
+  std::mt19937_64 rng(8700);
+  for (int trial = 0; trial < 6; ++trial) {
+    std::uniform_int_distribution<int64_t> size(1, 3), blocks(1, 2);
+    const int64_t m = size(rng), n = size(rng), kb = blocks(rng);
+    const int64_t k = kb * size(rng);
+    const Shape l = F64Shape({m, k}), r = F64Shape({k, n});
+    const Shape ls = trial % 2 == 0 ? F64Shape({m, kb}) : F64Shape({});
+    const Shape rs = trial % 3 == 0 ? F64Shape({}) : F64Shape({kb, n});
+    SCOPED_TRACE(absl::StrCat(l.ToString(), " ", r.ToString(), " ",
+                              ls.ToString(), " ", rs.ToString()));
+    XlaComputation loss =
+        Scalarized("scaled_dot", {l, r, ls, rs},
+                   [&](XlaBuilder&, const std::vector<XlaOp>& p) {
+                     DotDimensionNumbers dnums{{}, {1}, {}, {0}};
+                     return Sin(ScaledDot(p[0], p[1], p[2], p[3], dnums));
+                   });
+    ExpectGradientMatchesDifferences(
+        loss, RandomArgs({l, r, ls, rs}, 8710 + 4 * trial), {0, 1, 2, 3});
+  }
 }
 
 // sum(sin(d)) of `op` (text of the root's operands and attributes) in a
@@ -158,39 +169,76 @@ std::string Dims(int64_t rank) {
   return absl::StrJoin(all, ",");
 }
 
-// Group sizes are a constant, so the groups are fixed; row 4 of the
-// non-contracting form is in no group (its result is 0, its cotangent
-// none).
+struct RaggedMode {
+  std::string lhs, rhs, result, sizes, attributes;
+};
+
+// `groups` sizes (one to three groups) that sum to at most `total`, so
+// some rows (or contracted elements) may be in no group.
+std::string RandomGroupSizes(std::mt19937_64& rng, int64_t total,
+                             int64_t& groups) {
+  groups = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+  std::vector<int64_t> sizes(groups);
+  int64_t left = total;
+  for (int64_t& size : sizes) {
+    size = std::uniform_int_distribution<int64_t>(0, left)(rng);
+    left -= size;
+  }
+  return absl::StrCat("{", absl::StrJoin(sizes, ", "), "}");
+}
+
+std::string F64(const std::vector<int64_t>& dims) {
+  return absl::StrCat("f64[", absl::StrJoin(dims, ","), "]");
+}
+
+// Random sizes in the non-contracting mode (rows by group) and the
+// contracting one (the contracted dimension by group); the batch mode is
+// a dot.
+std::vector<RaggedMode> RandomRaggedModes(std::mt19937_64& rng) {
+  std::uniform_int_distribution<int64_t> size(1, 3), rows(2, 6);
+  std::vector<RaggedMode> modes;
+  int64_t g = 0;
+  const int64_t m = rows(rng), k = size(rng), n = size(rng);
+  std::string sizes = RandomGroupSizes(rng, m, g);
+  modes.push_back({F64({m, k}), F64({g, k, n}), F64({m, n}), sizes,
+                   "lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
+                   "lhs_ragged_dims={0}, rhs_group_dims={0}"});
+  const int64_t m2 = size(rng), k2 = rows(rng), n2 = size(rng);
+  sizes = RandomGroupSizes(rng, k2, g);
+  modes.push_back({F64({m2, k2}), F64({k2, n2}), F64({g, m2, n2}), sizes,
+                   "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+                   "lhs_ragged_dims={1}"});
+  modes.push_back({"f64[2,3,2]", "f64[2,2,2]", "f64[2,3,2]", "{1, 1}",
+                   "lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                   "rhs_batch_dims={0}, rhs_contracting_dims={1}, "
+                   "lhs_ragged_dims={0}"});
+  return modes;
+}
+
+// Group sizes are a constant, so the groups are fixed; a row in no group
+// has a result of 0 and gives its operands no cotangent.
 TEST(LoweredOpGradientTest, RaggedDotInEachMode) {
-  struct Mode {
-    std::string lhs, rhs, result, sizes, attributes;
-  };
-  const std::vector<Mode> modes = {
-      {"f64[5,2]", "f64[2,2,3]", "f64[5,3]", "{2, 2}",
-       "lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
-       "lhs_ragged_dims={0}, rhs_group_dims={0}"},
-      {"f64[2,4]", "f64[4,3]", "f64[2,2,3]", "{1, 3}",
-       "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
-       "lhs_ragged_dims={1}"},
-      {"f64[2,3,2]", "f64[2,2,2]", "f64[2,3,2]", "{1, 1}",
-       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
-       "rhs_contracting_dims={1}, lhs_ragged_dims={0}"},
-  };
-  uint64_t seed = 8800;
-  for (const Mode& mode : modes) {
-    SCOPED_TRACE(mode.attributes);
-    std::string text =
-        SinSumModule({mode.lhs, mode.rhs}, mode.result,
-                     absl::StrCat("ragged-dot(p0, p1, g), ", mode.attributes));
-    text = absl::StrReplaceAll(
-        text, {{"  d = ", absl::StrCat("  g = s32[2] constant(", mode.sizes,
-                                       ")\n  d = ")},
-               {"$DIMS", Dims(ParseShape(mode.result)->rank())}});
-    ExpectGradientMatchesDifferences(
-        Parsed(text),
-        RandomArgs({*ParseShape(mode.lhs), *ParseShape(mode.rhs)}, seed),
-        {0, 1});
-    seed += 2;
+  std::mt19937_64 rng(8800);
+  uint64_t seed = 8810;
+  for (int trial = 0; trial < 3; ++trial) {
+    for (const RaggedMode& mode : RandomRaggedModes(rng)) {
+      SCOPED_TRACE(absl::StrCat(mode.lhs, " ", mode.rhs, " ", mode.sizes, " ",
+                                mode.attributes));
+      const int64_t groups =
+          std::count(mode.sizes.begin(), mode.sizes.end(), ',') + 1;
+      std::string text = SinSumModule(
+          {mode.lhs, mode.rhs}, mode.result,
+          absl::StrCat("ragged-dot(p0, p1, g), ", mode.attributes));
+      text = absl::StrReplaceAll(
+          text, {{"  d = ", absl::StrCat("  g = s32[", groups, "] constant(",
+                                         mode.sizes, ")\n  d = ")},
+                 {"$DIMS", Dims(ParseShape(mode.result)->rank())}});
+      ExpectGradientMatchesDifferences(
+          Parsed(text),
+          RandomArgs({*ParseShape(mode.lhs), *ParseShape(mode.rhs)}, seed),
+          {0, 1});
+      seed += 2;
+    }
   }
 }
 

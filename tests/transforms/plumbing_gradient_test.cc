@@ -164,6 +164,29 @@ TEST(PlumbingGradientTest, BitcastConvertCarriesNoCotangent) {
   }
 }
 
+// EmitVjp takes arrays: a tuple operand of a call is refused by name
+// rather than left without its cotangent.
+TEST(PlumbingGradientTest, ACallOfATupleIsRefusedByName) {
+  XlaComputation f = Parsed(R"(HloModule tuple_call
+add { a = f64[] parameter(0)
+      b = f64[] parameter(1)
+      ROOT s = f64[] add(a, b) }
+first { t = (f64[2], f64[2]) parameter(0)
+        ROOT x = f64[2] get-tuple-element(t), index=0 }
+ENTRY e {
+  x = f64[2] parameter(0)
+  t = (f64[2], f64[2]) tuple(x, x)
+  c = f64[2] call(t), to_apply=first
+  zero = f64[] constant(0)
+  ROOT r = f64[] reduce(c, zero), dimensions={0}, to_apply=add
+})");
+  EXPECT_THAT(Gradient(f, {0}).status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("gradient: no rule for 'call' with a tuple "
+                                 "operand (0, (f64[2], f64[2])) yet "
+                                 "(instruction 'c'")));
+}
+
 TEST(PlumbingGradientTest, AnAsynchronousPairIsRefusedByName) {
   XlaComputation f = Parsed(R"(HloModule async
 add { a = f64[] parameter(0)
