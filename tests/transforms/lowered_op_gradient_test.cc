@@ -264,30 +264,34 @@ TEST(LoweredOpGradientTest, TopKValuesGoBackToTheChosenElements) {
   }
 }
 
-// A reverse scan of a carried product: the scan becomes a while loop of
-// known trip count, whose rule takes it from there.
+// A scan (forward and reverse, seeded random length and width) of a
+// carried product: it becomes a while loop of known trip count, whose rule
+// takes it from there.
 TEST(LoweredOpGradientTest, ScanThroughItsWhileLoop) {
-  const std::string step = R"(step {
-  x = f64[3] parameter(0)
-  c = f64[3] parameter(1)
-  y = f64[3] multiply(x, c)
-  next = f64[3] sine(y)
-  ROOT t = (f64[3], f64[3]) tuple(y, next)
-}
-)";
-  for (bool reverse : {false, true}) {
-    SCOPED_TRACE(reverse ? "reverse" : "forward");
-    std::string text = SinSumModule({"f64[4,3]", "f64[3]"}, "f64[4,3]",
-                                    "get-tuple-element(t), index=0", step);
+  std::mt19937_64 rng(9100);
+  for (int trial = 0; trial < 4; ++trial) {
+    const int64_t length = std::uniform_int_distribution<int64_t>(1, 5)(rng);
+    const int64_t width = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+    const bool reverse = trial % 2 == 1;
+    const std::string row = F64({width}), rows = F64({length, width});
+    SCOPED_TRACE(absl::StrCat(rows, reverse ? " reverse" : " forward"));
+    const std::string step = absl::StrCat(
+        "step {\n  x = ", row, " parameter(0)\n  c = ", row,
+        " parameter(1)\n  y = ", row, " multiply(x, c)\n  next = ", row,
+        " sine(y)\n  ROOT t = (", row, ", ", row, ") tuple(y, next)\n}\n");
+    std::string text =
+        SinSumModule({rows, row}, rows, "get-tuple-element(t), index=0", step);
     text = absl::StrReplaceAll(
-        text,
-        {{"  d = ",
-          absl::StrCat("  t = (f64[4,3], f64[3]) scan(p0, p1), "
-                       "dimensions={0}, num_carries=1, is_reverse=",
-                       reverse ? "true" : "false", ", to_apply=step\n  d = ")},
-         {"$DIMS", "0,1"}});
+        text, {{"  d = ", absl::StrCat("  t = (", rows, ", ", row,
+                                       ") scan(p0, p1), dimensions={0}, "
+                                       "num_carries=1, is_reverse=",
+                                       reverse ? "true" : "false",
+                                       ", to_apply=step\n  d = ")},
+               {"$DIMS", "0,1"}});
     ExpectGradientMatchesDifferences(
-        Parsed(text), RandomArgs({F64Shape({4, 3}), F64Shape({3})}, 9100),
+        Parsed(text),
+        RandomArgs({F64Shape({length, width}), F64Shape({width})},
+                   9110 + 2 * trial),
         {0, 1});
   }
 }
