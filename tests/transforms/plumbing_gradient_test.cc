@@ -2,8 +2,8 @@
 // opt-barrier, copy-start/copy-done, an identity custom-call) and of rng's
 // parameters against central finite differences in f64, the JIT against
 // the interpreter; bitcast-convert's zero cotangent (JAX's choice) by
-// hand; and the refusals (asynchronous pairs, a foreign custom-call)
-// checked by message.
+// hand; and the refusals (asynchronous pairs, a call of a tuple, a
+// foreign custom-call) checked by message.
 #include <memory>
 #include <string>
 #include <utility>
@@ -162,6 +162,29 @@ TEST(PlumbingGradientTest, BitcastConvertCarriesNoCotangent) {
   for (int64_t i = 0; i < 3; ++i) {
     EXPECT_DOUBLE_EQ(gradient->data<double>()[i], x.data<double>()[i] + 1);
   }
+}
+
+// A foreign target never reaches the rule: the verifier that runs as the
+// function is lowered refuses it first, naming the target (the rule's own
+// refusal guards modules built around the verifier).
+TEST(PlumbingGradientTest, AForeignCustomCallIsRefusedByName) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule foreign
+add { a = f64[] parameter(0)
+      b = f64[] parameter(1)
+      ROOT s = f64[] add(a, b) }
+ENTRY e {
+  x = f64[4] parameter(0)
+  k = f64[4] custom-call(x), custom_call_target="my_kernel"
+  zero = f64[] constant(0)
+  ROOT r = f64[] reduce(k, zero), dimensions={0}, to_apply=add
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_THAT(
+      std::string(
+          Gradient(XlaComputation(*std::move(module)), {0}).status().message()),
+      HasSubstr("instruction 'k' (custom-call): custom-call: "
+                "custom_call_target \"my_kernel\" is not supported by mxla"));
 }
 
 // EmitVjp takes arrays: a tuple operand of a call is refused by name
