@@ -306,6 +306,22 @@ TEST(GemmTest, ThreadCountsGiveTheSameBits) {
 // and a last, narrower n block), and a last panel of m % 6 rows reads lhs in
 // place: any split over threads gives the bits of one thread, near the
 // interpreter's.
+// A dot of few rows (a transformer's sequence of 128) with too few column
+// blocks for the units splits its columns finer rather than its rows, so
+// that the weights are packed once; many rows still split the rows.
+TEST(GemmTest, FewRowsSplitTheColumns) {
+  EXPECT_THAT(Fused(DotModule("f32[128,3072]", "f32[3072,768]",
+                              "f32[128,768]", kMatmul))
+                  ->ToString(),
+              HasSubstr("units=6, m_block=128, n_block=128, k_block=256"));
+  EXPECT_THAT(Fused(DotModule("f32[1024,3072]", "f32[3072,768]",
+                              "f32[1024,768]", kMatmul))
+                  ->ToString(),
+              HasSubstr("units=9, m_block=384, n_block=256, k_block=256"));
+  ExpectSameBitsAtEveryThreadCount(
+      DotModule("f32[100,700]", "f32[700,300]", "f32[100,300]", kMatmul), 4);
+}
+
 TEST(GemmTest, PipelinedPackingAndPartialRowPanels) {
   const std::string batched = DotModule(
       "f32[3,97,600]", "f32[3,600,130]", "f32[3,97,130]",
@@ -319,8 +335,10 @@ TEST(GemmTest, PipelinedPackingAndPartialRowPanels) {
       "  s = f32[301,200] add(d, bb)\n  z = f32[] constant(0)\n"
       "  zb = f32[301,200] broadcast(z), dimensions={}\n"
       "  ROOT r = f32[301,200] maximum(s, zb)\n}\n");
+  // Few rows: each unit takes all 97, and the columns split into 64, 64
+  // and 2, so that rhs is packed once.
   EXPECT_THAT(Fused(batched)->ToString(),
-              HasSubstr("units=9, m_block=48, n_block=130, k_block=256"));
+              HasSubstr("units=9, m_block=97, n_block=64, k_block=256"));
   EXPECT_THAT(Fused(epilogue)->ToString(),
               HasSubstr("units=8, m_block=192, n_block=64, k_block=1024"));
   ExpectSameBitsAtEveryThreadCount(batched, 3);
