@@ -52,12 +52,7 @@ constexpr bool HasNoRuleYet(HloOpcode op) {
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
               Op::kCholesky, Op::kTriangularSolve, Op::kSend, Op::kSendDone,
               Op::kRecv, Op::kRecvDone, Op::kInfeed, Op::kOutfeed,
-              Op::kOptimizationBarrier, Op::kAllReduceStart,
-              Op::kAllReduceDone, Op::kAllGather, Op::kAllGatherStart,
-              Op::kAllGatherDone, Op::kReduceScatter, Op::kAllToAll,
-              Op::kRaggedAllToAll,
-              Op::kCollectiveBroadcast, Op::kCollectivePermute,
-              Op::kCollectivePermuteStart, Op::kCollectivePermuteDone,
+              Op::kOptimizationBarrier, Op::kRaggedAllToAll,
               Op::kAsyncStart, Op::kAsyncUpdate, Op::kAsyncDone,
               Op::kCallStart, Op::kCallDone, Op::kCopyStart, Op::kCopyDone,
               Op::kFusion>(op);
@@ -170,6 +165,20 @@ class GradientRules {
   Result Handle(OpTag<Op::kConditional>, const GradientContext& context);
   // collective_gradients.cc
   Result Handle(OpTag<Op::kAllReduce>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllReduceStart>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllReduceDone>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllGather>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllGatherStart>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllGatherDone>, const GradientContext& context);
+  Result Handle(OpTag<Op::kReduceScatter>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllToAll>, const GradientContext& context);
+  Result Handle(OpTag<Op::kCollectivePermute>, const GradientContext& context);
+  Result Handle(OpTag<Op::kCollectivePermuteStart>,
+                const GradientContext& context);
+  Result Handle(OpTag<Op::kCollectivePermuteDone>,
+                const GradientContext& context);
+  Result Handle(OpTag<Op::kCollectiveBroadcast>,
+                const GradientContext& context);
 };
 
 template <HloOpcode op>
