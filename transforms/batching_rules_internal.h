@@ -3,8 +3,8 @@
 // contraction_batching.cc, convolution_batching.cc, gather_batching.cc,
 // scatter_batching.cc, sort_batching.cc, loop_batching.cc,
 // select_and_scatter_batching.cc, linear_algebra_batching.cc,
-// rng_batching.cc, rng_bit_generator_batching.cc and
-// collective_batching.cc.
+// rng_batching.cc, rng_bit_generator_batching.cc, collective_batching.cc,
+// call_batching.cc and expanded_batching.cc.
 #ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 
@@ -36,8 +36,7 @@ constexpr bool IsBatchedCollective(HloOpcode op) {
 
 // Collectives refused by name, with the reason (collective_batching.cc).
 constexpr bool IsRefusedCollective(HloOpcode op) {
-  return OpIn<Op::kRaggedAllToAll, Op::kCollectivePermuteStart,
-              Op::kCollectivePermuteDone>(op);
+  return OpIn<Op::kRaggedAllToAll>(op);
 }
 
 // Ops computed element by element from operands of the result's
@@ -47,7 +46,8 @@ constexpr bool IsPerElementOp(HloOpcode op) {
   return OpCategory(op) == HloOpcodeCategory::kUnary ||
          OpCategory(op) == HloOpcodeCategory::kBinary ||
          OpIn<Op::kCompare, Op::kSelect, Op::kConvert, Op::kIsFinite,
-              Op::kClamp, Op::kReducePrecision, Op::kDomain, Op::kMap>(op);
+              Op::kClamp, Op::kReducePrecision, Op::kDomain, Op::kMap,
+              Op::kStochasticConvert>(op);
 }
 
 // Ops that have their own rule: the Handle overloads below (each under
@@ -60,7 +60,11 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
               Op::kGather, Op::kScatter, Op::kSort, Op::kWhile,
               Op::kSelectAndScatter, Op::kCholesky, Op::kTriangularSolve,
-              Op::kRng, Op::kRngBitGenerator>(op) ||
+              Op::kRng, Op::kRngBitGenerator, Op::kCollectivePermuteStart,
+              Op::kCollectivePermuteDone, Op::kCall, Op::kConditional,
+              Op::kOptimizationBarrier, Op::kTopK, Op::kBatchNormTraining,
+              Op::kBatchNormInference, Op::kBatchNormGrad, Op::kRaggedDot,
+              Op::kScaledDot, Op::kScan>(op) ||
          IsBatchedCollective(op);
 }
 
@@ -138,6 +142,23 @@ class BatchingRules {
   Result Handle(OpTag<Op::kRng>, const BatchContext& context);
   // rng_bit_generator_batching.cc
   Result Handle(OpTag<Op::kRngBitGenerator>, const BatchContext& context);
+  // collective_batching.cc
+  Result Handle(OpTag<Op::kCollectivePermuteStart>,
+                const BatchContext& context);
+  Result Handle(OpTag<Op::kCollectivePermuteDone>,
+                const BatchContext& context);
+  // call_batching.cc
+  Result Handle(OpTag<Op::kCall>, const BatchContext& context);
+  Result Handle(OpTag<Op::kConditional>, const BatchContext& context);
+  Result Handle(OpTag<Op::kOptimizationBarrier>, const BatchContext& context);
+  Result Handle(OpTag<Op::kTopK>, const BatchContext& context);
+  // expanded_batching.cc
+  Result Handle(OpTag<Op::kBatchNormTraining>, const BatchContext& context);
+  Result Handle(OpTag<Op::kBatchNormInference>, const BatchContext& context);
+  Result Handle(OpTag<Op::kBatchNormGrad>, const BatchContext& context);
+  Result Handle(OpTag<Op::kRaggedDot>, const BatchContext& context);
+  Result Handle(OpTag<Op::kScaledDot>, const BatchContext& context);
+  Result Handle(OpTag<Op::kScan>, const BatchContext& context);
 
  private:
   static Result PerElement(const BatchContext& context);

@@ -197,19 +197,38 @@ ENTRY main {
   }
 }
 
-TEST(CollectiveBatchingTest, AsynchronousCollectivePermuteIsRefusedByName) {
+// The start's u32[] context scalars keep no batch; its arrays do.
+TEST(CollectiveBatchingTest, AsynchronousCollectivePermute) {
+  const XlaComputation f = Parsed(R"(
+HloModule permute
+ENTRY main {
+  x = f64[2,3] parameter(0)
+  cps = (f64[2,3], f64[2,3], u32[], u32[]) collective-permute-start(x), source_target_pairs={{0,1}}
+  cpd = f64[2,3] collective-permute-done(cps)
+  passed = f64[2,3] get-tuple-element(cps), index=0
+  ROOT sum = f64[2,3] add(cpd, passed)
+})");
+  for (const BatchDims& dims : {BatchDims{0}, BatchDims{1}, BatchDims{2}}) {
+    ExpectBatchMatchesLoopOnDevices(f, dims);
+  }
+}
+
+TEST(CollectiveBatchingTest, ReadingPermuteContextIsRefusedByName) {
   const XlaComputation f = Parsed(R"(
 HloModule permute
 ENTRY main {
   x = f64[2] parameter(0)
   cps = (f64[2], f64[2], u32[], u32[]) collective-permute-start(x), source_target_pairs={{0,1},{1,0}}
-  ROOT cpd = f64[2] collective-permute-done(cps)
+  cpd = f64[2] collective-permute-done(cps)
+  context = u32[] get-tuple-element(cps), index=2
+  ROOT t = (f64[2], u32[]) tuple(cpd, context)
 })");
   EXPECT_THAT(Batch(f, {0}, 2).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("vmap: no batching rule for "
-                                 "'collective-permute-start' (its start "
-                                 "carries u32[] context scalars")));
+                                 "'collective-permute-start' whose u32[] "
+                                 "context scalars 'context' reads (they must "
+                                 "not get the batch)")));
 }
 
 TEST(CollectiveBatchingTest, RaggedAllToAllIsRefusedByName) {
