@@ -59,8 +59,8 @@ absl::StatusOr<XlaComputation> Flattened(const BatchContext& context,
     std::vector<XlaOp> arrays;
     for (const Shape& array :
          shape.IsArray() ? std::vector<Shape>{shape} : shape.tuple_shapes()) {
-      arrays.push_back(Parameter(&builder, number, array,
-                                 absl::StrCat("p", number)));
+      arrays.push_back(
+          Parameter(&builder, number, array, absl::StrCat("p", number)));
       ++number;
     }
     arguments.push_back(shape.IsArray() ? arrays[0] : Tuple(&builder, arrays));
@@ -73,8 +73,7 @@ absl::StatusOr<XlaComputation> Flattened(const BatchContext& context,
   }
   const XlaOp result = values.at(root);
   if (root->shape().IsArray()) return builder.Build(result);
-  return builder.Build(
-      Tuple(&builder, ArraysOfValue(result, root->shape())));
+  return builder.Build(Tuple(&builder, ArraysOfValue(result, root->shape())));
 }
 
 // The arrays of operand i and their batch dimensions (0 or none).
@@ -96,11 +95,12 @@ absl::StatusOr<XlaOp> EmitBatchedValue(XlaBuilder& builder,
                                        const XlaComputation& flat,
                                        const FlatOperand& operand,
                                        int64_t batch_size) {
-  ASSIGN_OR_RETURN(std::vector<XlaOp> results,
-                   EmitBatched(builder, flat, operand.arrays, operand.in_dims,
-                               batch_size));
-  const bool tuple = flat.module().entry_computation()->root_instruction()
-                         ->opcode() == HloOpcode::kTuple;
+  ASSIGN_OR_RETURN(
+      std::vector<XlaOp> results,
+      EmitBatched(builder, flat, operand.arrays, operand.in_dims, batch_size));
+  const bool tuple =
+      flat.module().entry_computation()->root_instruction()->opcode() ==
+      HloOpcode::kTuple;
   return tuple ? Tuple(&builder, results) : results[0];
 }
 
@@ -113,10 +113,10 @@ absl::StatusOr<XlaComputation> BatchedBranch(const BatchContext& context,
   ASSIGN_OR_RETURN(XlaComputation flat, Flattened(context, branch));
   XlaBuilder builder(absl::StrCat(branch.name(), ".vmap"));
   const XlaOp parameter = Parameter(&builder, 0, operand, "operand");
-  ASSIGN_OR_RETURN(
-      XlaOp result,
-      EmitBatchedValue(builder, flat, FlatOperandOf(parameter, operand, batched),
-                       context.batch_size));
+  ASSIGN_OR_RETURN(XlaOp result,
+                   EmitBatchedValue(builder, flat,
+                                    FlatOperandOf(parameter, operand, batched),
+                                    context.batch_size));
   return builder.Build(result);
 }
 
@@ -130,9 +130,9 @@ Result BatchedBranches(const BatchContext& context) {
   for (size_t i = 0; i < branches.size(); ++i) {
     const XlaOp operand = context.operands[1 + i];
     ASSIGN_OR_RETURN(const Shape shape, context.builder.GetShape(operand));
-    ASSIGN_OR_RETURN(XlaComputation branch,
-                     BatchedBranch(context, *branches[i], shape,
-                                   context.batched[1 + i]));
+    ASSIGN_OR_RETURN(
+        XlaComputation branch,
+        BatchedBranch(context, *branches[i], shape, context.batched[1 + i]));
     batched.push_back(std::move(branch));
     operands.push_back(operand);
   }
@@ -157,7 +157,8 @@ XlaOp BranchOfEachExample(const BatchContext& context, int64_t count) {
   if (context.instruction.operand(0)->shape().element_type() == PRED) {
     return Select(selector, filled(0), filled(1));
   }
-  const XlaOp outside = Or(Lt(selector, filled(0)), Ge(selector, filled(count)));
+  const XlaOp outside =
+      Or(Lt(selector, filled(0)), Ge(selector, filled(count)));
   return Select(outside, filled(count - 1), selector);
 }
 
@@ -170,10 +171,9 @@ Result EveryBranchSelected(const BatchContext& context) {
   std::vector<std::vector<XlaOp>> results;
   for (int64_t i = 0; i < count; ++i) {
     ASSIGN_OR_RETURN(XlaComputation flat, Flattened(context, *branches[i]));
-    const FlatOperand operand =
-        FlatOperandOf(context.operands[1 + i],
-                      conditional.operand(1 + i)->shape(),
-                      context.batched[1 + i]);
+    const FlatOperand operand = FlatOperandOf(
+        context.operands[1 + i], conditional.operand(1 + i)->shape(),
+        context.batched[1 + i]);
     ASSIGN_OR_RETURN(results.emplace_back(),
                      EmitBatched(context.builder, flat, operand.arrays,
                                  operand.in_dims, context.batch_size));
@@ -185,9 +185,9 @@ Result EveryBranchSelected(const BatchContext& context) {
     const Shape& array = batched.IsArray() ? batched : batched.tuple_shapes(k);
     XlaOp value = results[count - 1][k];
     for (int64_t i = count - 2; i >= 0; --i) {
-      const XlaOp takes = Eq(which, Broadcast(ConstantR0<int32_t>(
-                                                  &context.builder, i),
-                                              {context.batch_size}));
+      const XlaOp takes =
+          Eq(which, Broadcast(ConstantR0<int32_t>(&context.builder, i),
+                              {context.batch_size}));
       value = Select(BroadcastInDim(takes, array.dimensions(), {0}),
                      results[i][k], value);
     }

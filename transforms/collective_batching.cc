@@ -52,11 +52,10 @@ Result BatchingRules::Handle(OpTag<Op::kCollectivePermuteStart>,
     const bool reads_array = user->opcode() == HloOpcode::kGetTupleElement &&
                              user->tuple_index() < 2;
     if (user->opcode() != HloOpcode::kCollectivePermuteDone && !reads_array) {
-      return NoRuleError(context,
-                         absl::StrCat("whose u32[] context scalars '",
-                                      user->name(),
-                                      "' reads (they must not get the "
-                                      "batch)"));
+      return NoRuleError(
+          context, absl::StrCat("whose u32[] context scalars '", user->name(),
+                                "' reads (they must not get the "
+                                "batch)"));
     }
   }
   std::vector<Shape> elements = start.shape().tuple_shapes();

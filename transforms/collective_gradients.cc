@@ -23,6 +23,17 @@
 // value, and the start's rule is the synchronous op's (plus the cotangent
 // of the operand the start passes through in its tuple).
 //
+// ragged-all-to-all transposes to a ragged-all-to-all the other way:
+// each receiver sends the cotangent of the rows it received back to the
+// rows they came from, its recv_sizes as send_sizes and its send_sizes
+// as recv_sizes. The offsets are the sender's (where its rows start in
+// its input, and where they land in the receiver's output), so the
+// receiver learns them by an all-to-all of each offsets array over the
+// same groups. A sender may send one row in several updates, so update e
+// comes back into a block of its own (rows e·R.. of an [L·R, ...] array,
+// for L metadata entries and R input rows) and the blocks are summed.
+// Rows of `output` that nobody writes keep its cotangent.
+//
 // Refused by name: all-reduce and reduce-scatter with a max or min reducer
 // (JAX defines no derivative of pmax and pmin: neither has a JVP rule in
 // jax/_src/lax/parallel.py), and all-reduce of several operands.
@@ -33,6 +44,7 @@
 
 #include "builder/arithmetic.h"
 #include "builder/inline_computation.h"
+#include "builder/operators.h"
 #include "ir/collective_groups.h"
 #include "ir/fusion_plan.h"
 #include "ir/hlo_clone.h"
@@ -64,10 +76,9 @@ GroupAttributes GroupAttributesOf(const HloInstruction& collective) {
 
 XlaOp SumOverGroups(XlaOp cotangent, const GroupAttributes& groups) {
   const PrimitiveType type = ShapeOf(cotangent).element_type();
-  return AllReduce(cotangent,
-                   CreateScalarAddComputation(type, cotangent.builder()),
-                   groups.groups, groups.channel_id,
-                   groups.use_global_device_ids);
+  return AllReduce(
+      cotangent, CreateScalarAddComputation(type, cotangent.builder()),
+      groups.groups, groups.channel_id, groups.use_global_device_ids);
 }
 
 // The cotangent of an all-reduce's (or all-reduce-start's) operand.
@@ -91,9 +102,8 @@ XlaOp GatherTranspose(const HloInstruction& gather, XlaOp cotangent,
                       int64_t i) {
   const int64_t dimension = gather.dimensions(0);
   const Shape& gathered = ShapeOf(cotangent);
-  const int64_t shard_count =
-      gathered.dimensions(dimension) /
-      gather.operand(i)->shape().dimensions(dimension);
+  const int64_t shard_count = gathered.dimensions(dimension) /
+                              gather.operand(i)->shape().dimensions(dimension);
   const GroupAttributes groups = GroupAttributesOf(gather);
   return ReduceScatter(
       cotangent,
@@ -125,9 +135,9 @@ XlaOp Summed(XlaOp a, XlaOp b) {
 
 XlaOp InversePermute(const HloInstruction& permute, XlaOp cotangent) {
   std::vector<std::pair<int64_t, int64_t>> inverse;
-  for (const std::vector<int64_t>& pair : DecodeIdGroups(
-           *permute.attributes().Get<std::vector<int64_t>>(
-               AttrId::kSourceTargetPairs))) {
+  for (const std::vector<int64_t>& pair :
+       DecodeIdGroups(*permute.attributes().Get<std::vector<int64_t>>(
+           AttrId::kSourceTargetPairs))) {
     inverse.emplace_back(pair[1], pair[0]);
   }
   return CollectivePermute(cotangent, inverse,
@@ -148,11 +158,70 @@ XlaOp IsBroadcastSource(XlaBuilder& builder, const HloInstruction& broadcast) {
   const Shape id = ShapeUtil::MakeScalarShape(U32);
   const XlaOp replica = ReplicaId(&builder);
   const XlaOp partition = PartitionId(&builder);
-  return And(Eq(replica, SameCollective(builder, broadcast, id, {replica})),
-             Eq(partition, SameCollective(builder, broadcast, id, {partition})));
+  return And(
+      Eq(replica, SameCollective(builder, broadcast, id, {replica})),
+      Eq(partition, SameCollective(builder, broadcast, id, {partition})));
 }
 
+// Entry j·k + u of this device's `metadata` (n·k entries for a group of
+// n) sent to rank j, where it lands at entry (this device's rank)·k + u.
+XlaOp ExchangedMetadata(const HloInstruction& ragged, XlaOp metadata) {
+  const GroupAttributes groups = GroupAttributesOf(ragged);
+  // Without groups, the run's device count splits it.
+  const int64_t split_count =
+      groups.groups.empty() ? 1 : groups.groups[0].size();
+  return AllToAll(metadata, 0, 0, split_count, groups.groups,
+                  groups.channel_id);
+}
+
+// Operands of ragged-all-to-all, in the instruction's order.
+enum RaggedOperand : int64_t {
+  kInput,
+  kOutput,
+  kInputOffsets,
+  kSendSizes,
+  kOutputOffsets,
+  kRecvSizes
+};
+
 }  // namespace
+
+Result GradientRules::Handle(OpTag<Op::kRaggedAllToAll>,
+                             const GradientContext& context) {
+  const HloInstruction& ragged = context.instruction;
+  const std::vector<XlaOp>& x = context.operands;
+  const Shape& input = ragged.operand(kInput)->shape();
+  const Shape& metadata = ragged.operand(kInputOffsets)->shape();
+  const int64_t entries = metadata.dimensions(0);
+  const int64_t rows = input.dimensions(0);
+  // Update e's rows go back to block e: input_offsets[e] + e·R.
+  const XlaOp block_starts =
+      Mul(Iota(&context.builder, metadata, 0),
+          Broadcast(ScalarLike(x[kInputOffsets], rows), {entries}));
+  std::vector<int64_t> blocks(input.dimensions().begin(),
+                              input.dimensions().end());
+  blocks[0] = entries * rows;
+  const Shape returned = ShapeUtil::MakeShape(input.element_type(), blocks);
+  const XlaOp back = SameCollective(
+      context.builder, ragged, returned,
+      {context.cotangent, Broadcast(ScalarLike(x[kInput], 0), blocks),
+       ExchangedMetadata(ragged, x[kOutputOffsets]), x[kRecvSizes],
+       ExchangedMetadata(ragged, Add(x[kInputOffsets], block_starts)),
+       x[kSendSizes]});
+  std::vector<int64_t> split = {entries};
+  split.insert(split.end(), input.dimensions().begin(),
+               input.dimensions().end());
+  // 1 where a row was written, 0 where `output` shows through.
+  const XlaOp written = SameCollective(
+      context.builder, ragged, ragged.shape(),
+      {Filled(x[kInput], 1), Filled(x[kOutput], 0), x[kInputOffsets],
+       x[kSendSizes], x[kOutputOffsets], x[kRecvSizes]});
+  OperandCotangents cotangents(ragged.operand_count());
+  cotangents[kInput] = SumOver(Reshape(back, split), {0});
+  cotangents[kOutput] = Select(Eq(written, Filled(written, 0)),
+                               context.cotangent, Filled(written, 0));
+  return cotangents;
+}
 
 Result GradientRules::Handle(OpTag<Op::kAllReduce>,
                              const GradientContext& context) {
@@ -216,8 +285,9 @@ Result GradientRules::Handle(OpTag<Op::kReduceScatter>,
                        "derivative of a max or min scatter either)");
   }
   const int64_t dimension = scatter.dimensions(0);
-  const int64_t shard_count = scatter.operand(0)->shape().dimensions(dimension) /
-                              scatter.shape().dimensions(dimension);
+  const int64_t shard_count =
+      scatter.operand(0)->shape().dimensions(dimension) /
+      scatter.shape().dimensions(dimension);
   const GroupAttributes groups = GroupAttributesOf(scatter);
   return OperandCotangents{AllGather(context.cotangent, dimension, shard_count,
                                      groups.groups, groups.channel_id,
@@ -228,21 +298,19 @@ Result GradientRules::Handle(OpTag<Op::kAllToAll>,
                              const GradientContext& context) {
   const HloInstruction& exchange = context.instruction;
   if (!exchange.shape().IsTuple()) {
-    return OperandCotangents{SameCollective(context.builder, exchange,
-                                            exchange.shape(),
-                                            {context.cotangent})};
+    return OperandCotangents{SameCollective(
+        context.builder, exchange, exchange.shape(), {context.cotangent})};
   }
   // Rank k's result j is rank j's operand k: sending the cotangents the
   // same way brings each back to the operand it came from.
   std::vector<XlaOp> cotangents;
   for (int64_t j = 0; j < exchange.operand_count(); ++j) {
     const XlaOp cotangent = context.tuple_cotangent[j].array;
-    cotangents.push_back(cotangent.valid()
-                             ? cotangent
-                             : Filled(context.operands[j], 0));
+    cotangents.push_back(cotangent.valid() ? cotangent
+                                           : Filled(context.operands[j], 0));
   }
-  const XlaOp back = SameCollective(context.builder, exchange,
-                                    exchange.shape(), cotangents);
+  const XlaOp back =
+      SameCollective(context.builder, exchange, exchange.shape(), cotangents);
   OperandCotangents result;
   for (int64_t j = 0; j < exchange.operand_count(); ++j) {
     result.push_back(GetTupleElement(back, j));
@@ -260,10 +328,10 @@ Result GradientRules::Handle(OpTag<Op::kCollectivePermute>,
 Result GradientRules::Handle(OpTag<Op::kCollectivePermuteStart>,
                              const GradientContext& context) {
   const XlaOp received = context.tuple_cotangent[1].array;
-  return OperandCotangents{Summed(
-      received.valid() ? InversePermute(context.instruction, received)
-                       : XlaOp(),
-      context.tuple_cotangent[0].array)};
+  return OperandCotangents{
+      Summed(received.valid() ? InversePermute(context.instruction, received)
+                              : XlaOp(),
+             context.tuple_cotangent[0].array)};
 }
 
 Result GradientRules::Handle(OpTag<Op::kCollectiveBroadcast>,

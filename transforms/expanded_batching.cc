@@ -62,14 +62,15 @@ Result EmitExpanded(const BatchContext& context, HloPass& expander) {
   ASSIGN_OR_RETURN(std::vector<XlaOp> results,
                    EmitBatched(context.builder, expanded, context.operands,
                                in_dims, context.batch_size));
-  const HloInstruction* root = expanded.module().entry_computation()
-                                   ->root_instruction();
+  const HloInstruction* root =
+      expanded.module().entry_computation()->root_instruction();
   if (root->opcode() == HloOpcode::kTuple) {
     return Tuple(&context.builder, results);
   }
   if (!root->shape().IsArray()) {
-    return NoRuleError(context, "(its expansion returns a tuple it does not "
-                                "build)");
+    return NoRuleError(context,
+                       "(its expansion returns a tuple it does not "
+                       "build)");
   }
   return results[0];
 }

@@ -52,7 +52,7 @@ constexpr bool HasNoRuleYet(HloOpcode op) {
               Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
               Op::kCholesky, Op::kTriangularSolve, Op::kSend, Op::kSendDone,
               Op::kRecv, Op::kRecvDone, Op::kInfeed, Op::kOutfeed,
-              Op::kOptimizationBarrier, Op::kRaggedAllToAll,
+              Op::kOptimizationBarrier,
               Op::kAsyncStart, Op::kAsyncUpdate, Op::kAsyncDone,
               Op::kCallStart, Op::kCallDone, Op::kCopyStart, Op::kCopyDone,
               Op::kFusion>(op);
@@ -179,6 +179,7 @@ class GradientRules {
                 const GradientContext& context);
   Result Handle(OpTag<Op::kCollectiveBroadcast>,
                 const GradientContext& context);
+  Result Handle(OpTag<Op::kRaggedAllToAll>, const GradientContext& context);
 };
 
 template <HloOpcode op>

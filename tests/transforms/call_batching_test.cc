@@ -60,8 +60,7 @@ std::vector<BatchDims> EveryPlacement(int64_t count, int64_t rank) {
   for (int64_t i = 0; i < count; ++i) {
     std::vector<BatchDims> next;
     for (const BatchDims& dims : all) {
-      for (std::optional<int64_t> d :
-           BatchDims{0, rank, kNone}) {
+      for (std::optional<int64_t> d : BatchDims{0, rank, kNone}) {
         BatchDims more = dims;
         more.push_back(d);
         next.push_back(more);
@@ -82,12 +81,12 @@ XlaComputation SineAndProduct() {
 }
 
 TEST(CallBatchingTest, CallBatchesItsCallee) {
-  XlaComputation f = Build(
-      "call", {F64Array({2, 3}), F64Array({2, 3})},
-      [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-        const XlaOp called = Call(&b, SineAndProduct(), {p[0], p[1]});
-        GetTupleElement(called, 0) + GetTupleElement(called, 1);
-      });
+  XlaComputation f =
+      Build("call", {F64Array({2, 3}), F64Array({2, 3})},
+            [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+              const XlaOp called = Call(&b, SineAndProduct(), {p[0], p[1]});
+              GetTupleElement(called, 0) + GetTupleElement(called, 1);
+            });
   for (const BatchDims& dims : EveryPlacement(2, 2)) {
     ExpectBatchMatchesLoop(f, dims);
   }
@@ -147,8 +146,8 @@ ENTRY main {
 })"));
   for (const BatchDims& dims :
        {BatchDims{0, kNone, kNone}, BatchDims{kNone, 1, kNone},
-        BatchDims{kNone, kNone, 0}, BatchDims{0, 0, 0},
-        BatchDims{0, kNone, 0}, BatchDims{kNone, 0, 0}}) {
+        BatchDims{kNone, kNone, 0}, BatchDims{0, 0, 0}, BatchDims{0, kNone, 0},
+        BatchDims{kNone, 0, 0}}) {
     ExpectBatchMatchesLoop(f, dims);
   }
 }

@@ -46,9 +46,9 @@ XlaComputation DeviceLoss(
   for (size_t i = 0; i < shapes.size(); ++i) {
     p.push_back(Parameter(&b, i, shapes[i], absl::StrCat("p", i)));
   }
-  const XlaOp id = Add(ConvertElementType(ReplicaId(&b), F64),
-                       Mul(ConvertElementType(PartitionId(&b), F64),
-                           ConstantR0<double>(&b, 2)));
+  const XlaOp id = Add(
+      ConvertElementType(ReplicaId(&b), F64),
+      Mul(ConvertElementType(PartitionId(&b), F64), ConstantR0<double>(&b, 2)));
   const XlaOp k = Add(id, ConstantR0<double>(&b, 1));
   SumAll(Sin(Mul(body(b, p), k)));
   absl::StatusOr<XlaComputation> f = b.Build();
@@ -65,8 +65,8 @@ XlaComputation Parsed(const std::string& text) {
 // The sum over devices of each device's loss, by the interpreter.
 double TotalLoss(const std::string& text, const Devices& devices,
                  const DeviceArguments& args) {
-  absl::StatusOr<std::vector<Literal>> losses = ::mxla::testing::RunOnDevices(
-      Backend::kInterpreter, text, devices, args);
+  absl::StatusOr<std::vector<Literal>> losses =
+      ::mxla::testing::RunOnDevices(Backend::kInterpreter, text, devices, args);
   EXPECT_TRUE(losses.ok()) << losses.status();
   if (!losses.ok()) return NAN;
   double total = 0;
@@ -74,10 +74,32 @@ double TotalLoss(const std::string& text, const Devices& devices,
   return total;
 }
 
-// d(sum of the devices' losses)/d(parameter 0 of device d), element by
-// element, against the gradient each device computes.
+// Each element of `dfdx` (device d's cotangent of its parameter p)
+// against central differences of the total loss.
+void ExpectElementsMatch(const Literal& dfdx, const std::string& loss,
+                         const Devices& devices, DeviceArguments& args,
+                         int64_t d, int64_t p) {
+  ASSERT_EQ(dfdx.shape(), args[d][p].shape());
+  constexpr double kH = 1e-6;
+  for (int64_t i = 0; i < dfdx.element_count(); ++i) {
+    double& x = args[d][p].data<double>()[i];
+    const double saved = x;
+    x = saved + kH;
+    const double up = TotalLoss(loss, devices, args);
+    x = saved - kH;
+    const double down = TotalLoss(loss, devices, args);
+    x = saved;
+    const double numeric = (up - down) / (2 * kH);
+    EXPECT_NEAR(dfdx.data<double>()[i], numeric, 1e-6 * (1 + std::abs(numeric)))
+        << "device " << d << ", parameter " << p << ", element " << i;
+  }
+}
+
+// d(sum of the devices' losses)/d(parameter p of device d), for p in
+// `wrt`, element by element, against the gradient each device computes.
 void ExpectDeviceGradientsMatchDifferences(const XlaComputation& f,
-                                           const Devices& devices) {
+                                           const Devices& devices,
+                                           std::vector<int64_t> wrt = {0}) {
   SCOPED_TRACE(f.name());
   const HloComputation& entry = *f.module().entry_computation();
   DeviceArguments args(devices.count());
@@ -87,27 +109,16 @@ void ExpectDeviceGradientsMatchDifferences(const XlaComputation& f,
                                       10 * d + i + 1));
     }
   }
-  absl::StatusOr<XlaComputation> gradient = Gradient(f, {0});
+  absl::StatusOr<XlaComputation> gradient = Gradient(f, wrt);
   ASSERT_TRUE(gradient.ok()) << gradient.status();
   const std::vector<Literal> grads = ::mxla::testing::RunBothBackends(
       HloPrinter::ModuleToString(gradient->module()), devices, args);
   ASSERT_EQ(grads.size(), devices.count());
   const std::string loss = HloPrinter::ModuleToString(f.module());
-  constexpr double kH = 1e-6;
-  for (int64_t d = 0; d < devices.count(); ++d) {
-    const Literal& dfdx = grads[d].tuple_element(0);
-    ASSERT_EQ(dfdx.shape(), args[d][0].shape());
-    for (int64_t i = 0; i < dfdx.element_count(); ++i) {
-      double& x = args[d][0].data<double>()[i];
-      const double saved = x;
-      x = saved + kH;
-      const double up = TotalLoss(loss, devices, args);
-      x = saved - kH;
-      const double down = TotalLoss(loss, devices, args);
-      x = saved;
-      const double numeric = (up - down) / (2 * kH);
-      EXPECT_NEAR(dfdx.data<double>()[i], numeric, 1e-6 * (1 + std::abs(numeric)))
-          << "device " << d << ", element " << i;
+  for (size_t k = 0; k < wrt.size(); ++k) {
+    for (int64_t d = 0; d < devices.count(); ++d) {
+      ExpectElementsMatch(grads[d].tuple_element(k), loss, devices, args, d,
+                          wrt[k]);
     }
   }
 }
@@ -287,6 +298,33 @@ ENTRY main {
   ROOT sum = f64[] reduce(e, c), dimensions={0,1}, to_apply=add
 })"),
                                         kTwo);
+}
+
+// Two devices, one update per peer, input rows 4 and output rows 5.
+// Device 0 sends row 0 to itself (at row 2) and rows 1..3 to device 1 (at
+// rows 0..2); device 1 sends rows 2..3 to device 0 (at rows 3..4) and
+// rows 1..2 to itself (at rows 3..4), so its row 2 goes to both and its
+// cotangent sums both. Rows 0..1 of device 0's output show through.
+// With groups and without (the run's devices then make the group).
+TEST(CollectiveGradientTest, RaggedAllToAllSendsTheRowsBack) {
+  for (const IdGroups& groups : {IdGroups{{0, 1}}, IdGroups{}}) {
+    ExpectDeviceGradientsMatchDifferences(
+        DeviceLoss("ragged", {F64Shape({4, 2}), F64Shape({5, 2})},
+                   [&](XlaBuilder& b, const std::vector<XlaOp>& p) {
+                     const XlaOp first = Broadcast(
+                         Eq(ReplicaId(&b), ConstantR0<uint32_t>(&b, 0)), {2});
+                     auto per_device = [&](std::initializer_list<int32_t> zero,
+                                           std::initializer_list<int32_t> one) {
+                       return Select(first, ConstantR1<int32_t>(&b, zero),
+                                     ConstantR1<int32_t>(&b, one));
+                     };
+                     return RaggedAllToAll(p[0], per_device({0, 1}, {2, 1}),
+                                           per_device({1, 3}, {2, 2}), p[1],
+                                           per_device({2, 0}, {3, 3}),
+                                           per_device({1, 2}, {3, 2}), groups);
+                   }),
+        kTwo, {0, 1});
+  }
 }
 
 TEST(CollectiveGradientTest, MaxAndMinReducersAreRefusedByName) {
