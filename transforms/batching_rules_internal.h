@@ -34,11 +34,6 @@ constexpr bool IsBatchedCollective(HloOpcode op) {
               Op::kCollectiveBroadcast>(op);
 }
 
-// Collectives refused by name, with the reason (collective_batching.cc).
-constexpr bool IsRefusedCollective(HloOpcode op) {
-  return OpIn<Op::kRaggedAllToAll>(op);
-}
-
 // Ops computed element by element from operands of the result's
 // dimensions (or scalars, for clamp's bounds): batched by running them on
 // operands with a leading batch dimension.
@@ -61,7 +56,7 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kGather, Op::kScatter, Op::kSort, Op::kWhile,
               Op::kSelectAndScatter, Op::kCholesky, Op::kTriangularSolve,
               Op::kRng, Op::kRngBitGenerator, Op::kCollectivePermuteStart,
-              Op::kCollectivePermuteDone, Op::kCall, Op::kConditional,
+              Op::kCollectivePermuteDone, Op::kRaggedAllToAll, Op::kCall, Op::kConditional,
               Op::kOptimizationBarrier, Op::kTopK, Op::kBatchNormTraining,
               Op::kBatchNormInference, Op::kBatchNormGrad, Op::kRaggedDot,
               Op::kScaledDot, Op::kScan>(op) ||
@@ -69,8 +64,7 @@ constexpr bool HasOwnRule(HloOpcode op) {
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op) &&
-         !IsRefusedCollective(op);
+  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op);
 }
 
 absl::Status NoRuleError(const BatchContext& context, absl::string_view why = "");
@@ -92,11 +86,6 @@ class BatchingRules {
     requires(IsBatchedCollective(op))
   Result Handle(OpTag<op>, const BatchContext& context) {
     return Collective(context);
-  }
-  template <HloOpcode op>
-    requires(IsRefusedCollective(op))
-  Result Handle(OpTag<op>, const BatchContext& context) {
-    return RefusedCollective(context);
   }
   template <HloOpcode op>
     requires(HasNoRuleYet(op))
@@ -147,6 +136,7 @@ class BatchingRules {
                 const BatchContext& context);
   Result Handle(OpTag<Op::kCollectivePermuteDone>,
                 const BatchContext& context);
+  Result Handle(OpTag<Op::kRaggedAllToAll>, const BatchContext& context);
   // call_batching.cc
   Result Handle(OpTag<Op::kCall>, const BatchContext& context);
   Result Handle(OpTag<Op::kConditional>, const BatchContext& context);
@@ -164,7 +154,6 @@ class BatchingRules {
   static Result PerElement(const BatchContext& context);
   // collective_batching.cc
   static Result Collective(const BatchContext& context);
-  static Result RefusedCollective(const BatchContext& context);
 };
 
 // Helpers the rules share (batching_rules.cc).
