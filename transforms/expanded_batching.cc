@@ -3,9 +3,11 @@
 // scaled-dot and scan. The instruction alone, on parameters of its
 // operands' shapes, goes through its expander pass (the very expansion
 // the JIT runs, so the meaning is the same), and the expanded computation
-// is batched op by op. This is exact where folding the batch into the op
-// is not: batch-norm-training's statistics must not mix examples, and a
-// ragged-dot's group sizes and a scaled-dot's scales are per example.
+// is batched op by op (batch-norm-inference with only its operand
+// batched keeps the op, the batch one more non-feature dimension). This
+// is exact where folding the batch into the op is not: batch-norm-training's
+// statistics must not mix examples, and a ragged-dot's group sizes and a
+// scaled-dot's scales are per example.
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,8 +85,22 @@ Result BatchingRules::Handle(OpTag<Op::kBatchNormTraining>,
   return EmitExpanded(context, expander);
 }
 
+// With only the operand batched, inference normalizes each element by its
+// feature's statistics, so the batch is one more non-feature dimension
+// and the op stays whole; batched statistics go through the expander.
 Result BatchingRules::Handle(OpTag<Op::kBatchNormInference>,
                              const BatchContext& context) {
+  const HloInstruction& norm = context.instruction;
+  bool statistics_batched = false;
+  for (size_t i = 1; i < context.batched.size(); ++i) {
+    statistics_batched = statistics_batched || context.batched[i];
+  }
+  if (!statistics_batched) {
+    return Reemit(context, context.operands, [&](HloInstruction& copy) {
+      copy.mutable_attributes().Set(AttrId::kFeatureIndex,
+                                    norm.feature_index() + 1);
+    });
+  }
   BatchNormExpanderPass expander;
   return EmitExpanded(context, expander);
 }

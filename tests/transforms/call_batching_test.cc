@@ -235,6 +235,28 @@ TEST(ExpandedBatchingTest, BatchNorms) {
   }
 }
 
+// With only its operand batched, inference stays one op, its feature
+// dimension one past the batch; batched statistics expand it.
+TEST(ExpandedBatchingTest, InferenceKeepsTheOpWhenOnlyItsOperandIsBatched) {
+  XlaComputation f =
+      Build("inference", {F64Array({2, 3}), F64Array({3})},
+            [](XlaBuilder&, const std::vector<XlaOp>& p) {
+              BatchNormInference(p[0], p[1], p[1], p[1], Exp(p[1]), 0.5, 1);
+            });
+  absl::StatusOr<XlaComputation> operand_only = Batch(f, {0, kNone}, 4);
+  ASSERT_TRUE(operand_only.ok()) << operand_only.status();
+  EXPECT_THAT(operand_only->ToString(),
+              HasSubstr("f64[4,2,3]{2,1,0} batch-norm-inference("));
+  EXPECT_THAT(operand_only->ToString(), HasSubstr("feature_index=2"));
+  absl::StatusOr<XlaComputation> statistics = Batch(f, {kNone, 0}, 4);
+  ASSERT_TRUE(statistics.ok()) << statistics.status();
+  EXPECT_THAT(statistics->ToString(),
+              ::testing::Not(HasSubstr("batch-norm-inference")));
+  for (const BatchDims& dims : EveryPlacement(2, 1)) {
+    ExpectBatchMatchesLoop(f, dims);
+  }
+}
+
 // Group sizes of 1 or 2 (the random bits masked), over 5 rows.
 TEST(ExpandedBatchingTest, RaggedDot) {
   XlaComputation f = Parsed(R"(
