@@ -36,7 +36,7 @@
 //
 // Refused by name: all-reduce and reduce-scatter with a max or min reducer
 // (JAX defines no derivative of pmax and pmin: neither has a JVP rule in
-// jax/_src/lax/parallel.py), and all-reduce of several operands.
+// jax/_src/lax/parallel.py).
 #include <optional>
 #include <string>
 #include <utility>
@@ -84,16 +84,22 @@ XlaOp SumOverGroups(XlaOp cotangent, const GroupAttributes& groups) {
 // The cotangent of an all-reduce's (or all-reduce-start's) operand.
 Result AllReduceCotangents(const GradientContext& context) {
   const HloInstruction& all_reduce = context.instruction;
-  if (context.operands.size() != 1 || !all_reduce.shape().IsArray()) {
-    return NoRuleError(context, "of several operands");
-  }
   if (!IsPlainBinaryReducer(*all_reduce.to_apply(), Op::kAdd)) {
     return NoRuleError(context,
                        "with a reducer other than add (JAX defines no "
                        "derivative of pmax or pmin either)");
   }
-  return OperandCotangents{
-      SumOverGroups(context.cotangent, GroupAttributesOf(all_reduce))};
+  // Several operands are reduced each on its own (the result is their
+  // tuple).
+  const Cotangent result = ResultCotangent(context);
+  OperandCotangents cotangents(all_reduce.operand_count());
+  for (int64_t i = 0; i < all_reduce.operand_count(); ++i) {
+    const Cotangent& own = result.is_tuple ? result.elements[i] : result;
+    if (own.array.valid()) {
+      cotangents[i] = SumOverGroups(own.array, GroupAttributesOf(all_reduce));
+    }
+  }
+  return cotangents;
 }
 
 // Operand i's cotangent from the cotangent of the gathered operand i: each
@@ -276,22 +282,25 @@ Result GradientRules::Handle(OpTag<Op::kCollectivePermuteDone>,
 Result GradientRules::Handle(OpTag<Op::kReduceScatter>,
                              const GradientContext& context) {
   const HloInstruction& scatter = context.instruction;
-  if (context.operands.size() != 1 || !scatter.shape().IsArray()) {
-    return NoRuleError(context, "of several operands");
-  }
   if (!IsPlainBinaryReducer(*scatter.to_apply(), Op::kAdd)) {
     return NoRuleError(context,
                        "with a reducer other than add (JAX defines no "
                        "derivative of a max or min scatter either)");
   }
   const int64_t dimension = scatter.dimensions(0);
-  const int64_t shard_count =
-      scatter.operand(0)->shape().dimensions(dimension) /
-      scatter.shape().dimensions(dimension);
   const GroupAttributes groups = GroupAttributesOf(scatter);
-  return OperandCotangents{AllGather(context.cotangent, dimension, shard_count,
-                                     groups.groups, groups.channel_id,
-                                     groups.use_global_device_ids)};
+  const Cotangent result = ResultCotangent(context);
+  OperandCotangents cotangents(scatter.operand_count());
+  for (int64_t i = 0; i < scatter.operand_count(); ++i) {
+    const Cotangent& own = result.is_tuple ? result.elements[i] : result;
+    if (!own.array.valid()) continue;
+    const int64_t shard_count =
+        scatter.operand(i)->shape().dimensions(dimension) /
+        ShapeOf(own.array).dimensions(dimension);
+    cotangents[i] = AllGather(own.array, dimension, shard_count, groups.groups,
+                              groups.channel_id, groups.use_global_device_ids);
+  }
+  return cotangents;
 }
 
 Result GradientRules::Handle(OpTag<Op::kAllToAll>,

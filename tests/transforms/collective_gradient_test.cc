@@ -327,6 +327,43 @@ TEST(CollectiveGradientTest, RaggedAllToAllSendsTheRowsBack) {
   }
 }
 
+// Several operands in one all-reduce, reduce-scatter or all-gather: each
+// is transposed on its own; the second scatter result is unused.
+TEST(CollectiveGradientTest, VariadicCollectives) {
+  ExpectDeviceGradientsMatchDifferences(Parsed(R"(
+HloModule variadic
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+ENTRY main {
+  x = f64[4] parameter(0)
+  sx = f64[4] sine(x)
+  cx = f64[4] cosine(x)
+  r = (f64[4], f64[4]) all-reduce(sx, cx), replica_groups={}, to_apply=add
+  r0 = f64[4] get-tuple-element(r), index=0
+  r1 = f64[4] get-tuple-element(r), index=1
+  s = (f64[2], f64[2]) reduce-scatter(r0, x), dimensions={0}, replica_groups={{1,0}}, to_apply=add
+  s0 = f64[2] get-tuple-element(s), index=0
+  g = (f64[4], f64[4]) all-gather(s0, s0), dimensions={0}, replica_groups={{0,1}}
+  g0 = f64[4] get-tuple-element(g), index=0
+  g1 = f64[4] get-tuple-element(g), index=1
+  id = u32[] replica-id()
+  fid = f64[] convert(id)
+  one = f64[] constant(1)
+  k = f64[] add(fid, one)
+  ks = f64[4] broadcast(k), dimensions={}
+  m = f64[4] multiply(g0, ks)
+  e = f64[4] multiply(m, r1)
+  sg = f64[4] sine(g1)
+  total = f64[4] add(e, sg)
+  c = f64[] constant(0)
+  ROOT sum = f64[] reduce(total, c), dimensions={0}, to_apply=add
+})"),
+                                        kTwo);
+}
+
 TEST(CollectiveGradientTest, MaxAndMinReducersAreRefusedByName) {
   for (bool max : {true, false}) {
     XlaBuilder b("pmax");
