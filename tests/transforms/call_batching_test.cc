@@ -173,6 +173,40 @@ ENTRY main {
   }
 }
 
+// Branches returning a tuple: the select is per element.
+TEST(CallBatchingTest, ConditionalWithATupleResult) {
+  XlaComputation f = Parsed(R"(
+HloModule tuple_result
+swap {
+  t = (f64[3], f64[2]) parameter(0)
+  a = f64[3] get-tuple-element(t), index=0
+  b = f64[2] get-tuple-element(t), index=1
+  sa = f64[3] sine(a)
+  ROOT r = (f64[2], f64[3]) tuple(b, sa)
+}
+keep {
+  t = (f64[3], f64[2]) parameter(0)
+  a = f64[3] get-tuple-element(t), index=0
+  b = f64[2] get-tuple-element(t), index=1
+  nb = f64[2] negate(b)
+  ROOT r = (f64[2], f64[3]) tuple(nb, a)
+}
+ENTRY main {
+  p = f64[] parameter(0)
+  x = f64[3] parameter(1)
+  y = f64[2] parameter(2)
+  zero = f64[] constant(0)
+  neg = pred[] compare(p, zero), direction=LT
+  t = (f64[3], f64[2]) tuple(x, y)
+  ROOT c = (f64[2], f64[3]) conditional(neg, t, t), true_computation=swap, false_computation=keep
+})");
+  for (const BatchDims& dims :
+       {BatchDims{0, kNone, kNone}, BatchDims{kNone, 1, kNone},
+        BatchDims{0, 0, 1}, BatchDims{kNone, kNone, 0}}) {
+    ExpectBatchMatchesLoop(f, dims);
+  }
+}
+
 TEST(CallBatchingTest, OptBarrierAndTopK) {
   XlaComputation f = Parsed(R"(
 HloModule barrier
