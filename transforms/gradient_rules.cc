@@ -35,6 +35,30 @@ Shape ShapeOf(XlaOp op) {
   return shape.ok() ? *shape : Shape();
 }
 
+absl::string_view NoRuleReason(HloOpcode op) {
+  switch (op) {
+    case Op::kCustomCall:
+      return "(its target is a foreign kernel whose derivative mxla cannot "
+             "know; JAX's custom_vjp attaches one to a function, not to a "
+             "custom-call)";
+    case Op::kInfeed:
+    case Op::kOutfeed:
+      return "(a value handed to or from the host is a side effect, not a "
+             "function of the parameters; JAX's io_callback has no "
+             "derivative either)";
+    case Op::kAsyncStart:
+    case Op::kAsyncUpdate:
+    case Op::kAsyncDone:
+    case Op::kCallStart:
+    case Op::kCallDone:
+      return "(an asynchronous pair is a schedule of its wrapped "
+             "computation, which the JIT runs as one op: differentiate the "
+             "synchronous form)";
+    default:
+      return "";
+  }
+}
+
 absl::Status NoRuleError(const GradientContext& context) {
   return NoRuleError(context, "");
 }

@@ -62,9 +62,10 @@ struct GradientContext {
 using OperandCotangents = std::vector<Cotangent>;
 
 // The cotangents of `context.instruction`'s operands. Unimplemented, naming
-// the op and the instruction, for an op with no rule yet; InvalidArgument
-// for one that has no derivative (a bitcast between types). Errors the
-// rule's ops record stay in the builder.
+// the op and the instruction (and why, where there is a reason), for an op
+// or a form with no rule; an op whose derivative is zero as JAX decides (a
+// bitcast between types) gives its operands none. Errors the rule's ops
+// record stay in the builder.
 absl::StatusOr<OperandCotangents> OperandCotangentsOf(
     const GradientContext& context);
 

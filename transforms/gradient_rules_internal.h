@@ -3,8 +3,9 @@
 // shape_gradients.cc, contraction_gradients.cc, convolution_gradients.cc,
 // window_gradients.cc, window_select_gradients.cc,
 // gather_scatter_gradients.cc, sort_gradients.cc, map_gradients.cc,
-// conditional_gradients.cc, loop_gradients.cc, runtime_loop_gradients.cc
-// and collective_gradients.cc.
+// conditional_gradients.cc, loop_gradients.cc, runtime_loop_gradients.cc,
+// collective_gradients.cc, call_gradients.cc, lowered_op_gradients.cc,
+// rng_gradients.cc and linear_algebra_gradients.cc.
 #ifndef MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_GRADIENT_RULES_INTERNAL_H_
 
@@ -12,8 +13,10 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/string_view.h"
+#include "ir/hlo_module.h"
 #include "ir/hlo_op_visitor.h"
 #include "ir/window.h"
 #include "transforms/gradient_rules.h"
@@ -40,23 +43,29 @@ constexpr bool IsLeafOp(HloOpcode op) {
 // Ops that pass their first operand's value through unchanged.
 constexpr bool IsIdentityOp(HloOpcode op) {
   return OpIn<Op::kCopy, Op::kDomain, Op::kReducePrecision,
-              Op::kAddDependency>(op);
+              Op::kAddDependency, Op::kOptimizationBarrier>(op);
+}
+
+// Ops whose operands get no cotangent, as JAX decides: bitcast-convert
+// (JAX's defjvp_zero: its bits mean another number), and the ops whose
+// values are integers (rng-bit-generator's state and bits,
+// stochastic-convert's result), which no cotangent reaches anyway.
+constexpr bool HasZeroDerivative(HloOpcode op) {
+  return OpIn<Op::kBitcastConvert, Op::kRngBitGenerator,
+              Op::kStochasticConvert>(op);
 }
 
 // Ops without a rule yet: Gradient refuses them by name.
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return OpIn<Op::kBitcastConvert, Op::kCustomCall, Op::kCall, Op::kScan,
-              Op::kTopK,
-              Op::kRaggedDot, Op::kScaledDot, Op::kBatchNormTraining,
-              Op::kBatchNormInference, Op::kBatchNormGrad,
-              Op::kStochasticConvert, Op::kRng, Op::kRngBitGenerator,
-              Op::kCholesky, Op::kTriangularSolve, Op::kSend, Op::kSendDone,
+  return OpIn<Op::kSend, Op::kSendDone,
               Op::kRecv, Op::kRecvDone, Op::kInfeed, Op::kOutfeed,
-              Op::kOptimizationBarrier,
               Op::kAsyncStart, Op::kAsyncUpdate, Op::kAsyncDone,
-              Op::kCallStart, Op::kCallDone, Op::kCopyStart, Op::kCopyDone,
-              Op::kFusion>(op);
+              Op::kCallStart, Op::kCallDone>(op);
 }
+
+// Why an op of HasNoRuleYet has none, for its refusal; empty where the
+// rule is simply not written yet (gradient_rules.cc).
+absl::string_view NoRuleReason(HloOpcode op);
 
 constexpr bool IsDifferentiableUnaryOp(HloOpcode op) {
   return OpCategory(op) == HloOpcodeCategory::kUnary &&
@@ -111,9 +120,14 @@ class GradientRules {
     return cotangents;
   }
   template <HloOpcode op>
+    requires(HasZeroDerivative(op))
+  Result Handle(OpTag<op>, const GradientContext& context) {
+    return OperandCotangents(context.operands.size());
+  }
+  template <HloOpcode op>
     requires(HasNoRuleYet(op))
   Result Handle(OpTag<op>, const GradientContext& context) {
-    return NoRuleError(context);
+    return NoRuleError(context, NoRuleReason(op));
   }
   template <HloOpcode op>
     requires(IsDifferentiableUnaryOp(op))
@@ -180,6 +194,26 @@ class GradientRules {
   Result Handle(OpTag<Op::kCollectiveBroadcast>,
                 const GradientContext& context);
   Result Handle(OpTag<Op::kRaggedAllToAll>, const GradientContext& context);
+  // call_gradients.cc
+  Result Handle(OpTag<Op::kCall>, const GradientContext& context);
+  Result Handle(OpTag<Op::kCustomCall>, const GradientContext& context);
+  Result Handle(OpTag<Op::kFusion>, const GradientContext& context);
+  Result Handle(OpTag<Op::kCopyStart>, const GradientContext& context);
+  Result Handle(OpTag<Op::kCopyDone>, const GradientContext& context);
+  // lowered_op_gradients.cc
+  Result Handle(OpTag<Op::kBatchNormTraining>, const GradientContext& context);
+  Result Handle(OpTag<Op::kBatchNormInference>,
+                const GradientContext& context);
+  Result Handle(OpTag<Op::kBatchNormGrad>, const GradientContext& context);
+  Result Handle(OpTag<Op::kRaggedDot>, const GradientContext& context);
+  Result Handle(OpTag<Op::kScaledDot>, const GradientContext& context);
+  Result Handle(OpTag<Op::kTopK>, const GradientContext& context);
+  Result Handle(OpTag<Op::kScan>, const GradientContext& context);
+  // rng_gradients.cc
+  Result Handle(OpTag<Op::kRng>, const GradientContext& context);
+  // linear_algebra_gradients.cc
+  Result Handle(OpTag<Op::kCholesky>, const GradientContext& context);
+  Result Handle(OpTag<Op::kTriangularSolve>, const GradientContext& context);
 };
 
 template <HloOpcode op>
@@ -220,6 +254,18 @@ absl::StatusOr<XlaComputation> ScalarComputation(
 // (convolution_gradients.cc).
 std::pair<int64_t, int64_t> TransposedWindowPadding(int64_t in, int64_t out,
                                                     const WindowDimension& w);
+// The cotangents of `context.instruction`'s floating-point array operands
+// through the ops it lowers to: the instruction alone in a computation of
+// its operands, rewritten by `lower` (passes that expand it), then that
+// computation's vector-Jacobian product, taken with those ops' rules (as
+// the JIT runs the op, so the gradient is of what runs). A failure of
+// `lower` is refused naming the op (lowered_op_gradients.cc).
+Result LoweredOpCotangents(
+    const GradientContext& context,
+    const std::function<absl::Status(HloModule&)>& lower);
+// The same with `lower` the pipeline of `passes` (pass_registry names).
+Result LoweredOpCotangents(const GradientContext& context,
+                           const std::vector<std::string>& passes);
 // The cotangent of a while loop's init whose trip count is known only at
 // run time, by rematerializing each trip's state
 // (runtime_loop_gradients.cc).
