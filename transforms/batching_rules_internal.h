@@ -3,8 +3,8 @@
 // contraction_batching.cc, convolution_batching.cc, gather_batching.cc,
 // scatter_batching.cc, sort_batching.cc, loop_batching.cc,
 // select_and_scatter_batching.cc, linear_algebra_batching.cc,
-// rng_batching.cc, rng_bit_generator_batching.cc and
-// collective_batching.cc.
+// rng_batching.cc, rng_bit_generator_batching.cc, collective_batching.cc,
+// call_batching.cc and expanded_batching.cc.
 #ifndef MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 #define MXLA_TRANSFORMS_BATCHING_RULES_INTERNAL_H_
 
@@ -34,12 +34,6 @@ constexpr bool IsBatchedCollective(HloOpcode op) {
               Op::kCollectiveBroadcast>(op);
 }
 
-// Collectives refused by name, with the reason (collective_batching.cc).
-constexpr bool IsRefusedCollective(HloOpcode op) {
-  return OpIn<Op::kRaggedAllToAll, Op::kCollectivePermuteStart,
-              Op::kCollectivePermuteDone>(op);
-}
-
 // Ops computed element by element from operands of the result's
 // dimensions (or scalars, for clamp's bounds): batched by running them on
 // operands with a leading batch dimension.
@@ -47,7 +41,8 @@ constexpr bool IsPerElementOp(HloOpcode op) {
   return OpCategory(op) == HloOpcodeCategory::kUnary ||
          OpCategory(op) == HloOpcodeCategory::kBinary ||
          OpIn<Op::kCompare, Op::kSelect, Op::kConvert, Op::kIsFinite,
-              Op::kClamp, Op::kReducePrecision, Op::kDomain, Op::kMap>(op);
+              Op::kClamp, Op::kReducePrecision, Op::kDomain, Op::kMap,
+              Op::kStochasticConvert>(op);
 }
 
 // Ops that have their own rule: the Handle overloads below (each under
@@ -60,13 +55,16 @@ constexpr bool HasOwnRule(HloOpcode op) {
               Op::kGetTupleElement, Op::kBitcastConvert, Op::kConvolution,
               Op::kGather, Op::kScatter, Op::kSort, Op::kWhile,
               Op::kSelectAndScatter, Op::kCholesky, Op::kTriangularSolve,
-              Op::kRng, Op::kRngBitGenerator>(op) ||
+              Op::kRng, Op::kRngBitGenerator, Op::kCollectivePermuteStart,
+              Op::kCollectivePermuteDone, Op::kRaggedAllToAll, Op::kCall, Op::kConditional,
+              Op::kOptimizationBarrier, Op::kTopK, Op::kBatchNormTraining,
+              Op::kBatchNormInference, Op::kBatchNormGrad, Op::kRaggedDot,
+              Op::kScaledDot, Op::kScan>(op) ||
          IsBatchedCollective(op);
 }
 
 constexpr bool HasNoRuleYet(HloOpcode op) {
-  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op) &&
-         !IsRefusedCollective(op);
+  return !IsLeafOp(op) && !IsPerElementOp(op) && !HasOwnRule(op);
 }
 
 absl::Status NoRuleError(const BatchContext& context, absl::string_view why = "");
@@ -88,11 +86,6 @@ class BatchingRules {
     requires(IsBatchedCollective(op))
   Result Handle(OpTag<op>, const BatchContext& context) {
     return Collective(context);
-  }
-  template <HloOpcode op>
-    requires(IsRefusedCollective(op))
-  Result Handle(OpTag<op>, const BatchContext& context) {
-    return RefusedCollective(context);
   }
   template <HloOpcode op>
     requires(HasNoRuleYet(op))
@@ -138,12 +131,29 @@ class BatchingRules {
   Result Handle(OpTag<Op::kRng>, const BatchContext& context);
   // rng_bit_generator_batching.cc
   Result Handle(OpTag<Op::kRngBitGenerator>, const BatchContext& context);
+  // collective_batching.cc
+  Result Handle(OpTag<Op::kCollectivePermuteStart>,
+                const BatchContext& context);
+  Result Handle(OpTag<Op::kCollectivePermuteDone>,
+                const BatchContext& context);
+  Result Handle(OpTag<Op::kRaggedAllToAll>, const BatchContext& context);
+  // call_batching.cc
+  Result Handle(OpTag<Op::kCall>, const BatchContext& context);
+  Result Handle(OpTag<Op::kConditional>, const BatchContext& context);
+  Result Handle(OpTag<Op::kOptimizationBarrier>, const BatchContext& context);
+  Result Handle(OpTag<Op::kTopK>, const BatchContext& context);
+  // expanded_batching.cc
+  Result Handle(OpTag<Op::kBatchNormTraining>, const BatchContext& context);
+  Result Handle(OpTag<Op::kBatchNormInference>, const BatchContext& context);
+  Result Handle(OpTag<Op::kBatchNormGrad>, const BatchContext& context);
+  Result Handle(OpTag<Op::kRaggedDot>, const BatchContext& context);
+  Result Handle(OpTag<Op::kScaledDot>, const BatchContext& context);
+  Result Handle(OpTag<Op::kScan>, const BatchContext& context);
 
  private:
   static Result PerElement(const BatchContext& context);
   // collective_batching.cc
   static Result Collective(const BatchContext& context);
-  static Result RefusedCollective(const BatchContext& context);
 };
 
 // Helpers the rules share (batching_rules.cc).

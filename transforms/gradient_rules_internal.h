@@ -59,12 +59,6 @@ constexpr bool HasZeroDerivative(HloOpcode op) {
 constexpr bool HasNoRuleYet(HloOpcode op) {
   return OpIn<Op::kSend, Op::kSendDone,
               Op::kRecv, Op::kRecvDone, Op::kInfeed, Op::kOutfeed,
-              Op::kAllReduceStart,
-              Op::kAllReduceDone, Op::kAllGather, Op::kAllGatherStart,
-              Op::kAllGatherDone, Op::kReduceScatter, Op::kAllToAll,
-              Op::kRaggedAllToAll,
-              Op::kCollectiveBroadcast, Op::kCollectivePermute,
-              Op::kCollectivePermuteStart, Op::kCollectivePermuteDone,
               Op::kAsyncStart, Op::kAsyncUpdate, Op::kAsyncDone,
               Op::kCallStart, Op::kCallDone>(op);
 }
@@ -185,6 +179,21 @@ class GradientRules {
   Result Handle(OpTag<Op::kConditional>, const GradientContext& context);
   // collective_gradients.cc
   Result Handle(OpTag<Op::kAllReduce>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllReduceStart>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllReduceDone>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllGather>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllGatherStart>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllGatherDone>, const GradientContext& context);
+  Result Handle(OpTag<Op::kReduceScatter>, const GradientContext& context);
+  Result Handle(OpTag<Op::kAllToAll>, const GradientContext& context);
+  Result Handle(OpTag<Op::kCollectivePermute>, const GradientContext& context);
+  Result Handle(OpTag<Op::kCollectivePermuteStart>,
+                const GradientContext& context);
+  Result Handle(OpTag<Op::kCollectivePermuteDone>,
+                const GradientContext& context);
+  Result Handle(OpTag<Op::kCollectiveBroadcast>,
+                const GradientContext& context);
+  Result Handle(OpTag<Op::kRaggedAllToAll>, const GradientContext& context);
   // call_gradients.cc
   Result Handle(OpTag<Op::kCall>, const GradientContext& context);
   Result Handle(OpTag<Op::kCustomCall>, const GradientContext& context);

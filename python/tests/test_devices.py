@@ -240,21 +240,61 @@ def test_gradient_through_psum_is_psum_of_the_cotangent():
 
     def total(x):
         return np.sum(np.sin(x.sum(0)) * w)
-    step, differences = 1e-6, np.zeros_like(x)
+    np.testing.assert_allclose(grads, central_differences(total, x),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(grads[0], np.cos(x.sum(0)) * w.sum(0), rtol=1e-12)
+
+
+def central_differences(total, x, step=1e-6):
+    """d total / dx by central differences, element by element."""
+    differences = np.zeros_like(x)
     for index in np.ndindex(x.shape):
         bump = np.zeros_like(x)
         bump[index] = step
         differences[index] = (total(x + bump) - total(x - bump)) / (2 * step)
-    np.testing.assert_allclose(grads, differences, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(grads[0], np.cos(x.sum(0)) * w.sum(0), rtol=1e-12)
+    return differences
 
 
-def test_gradient_through_pmax_is_refused_by_name():
+@pytest.mark.parametrize("tiled", [False, True])
+def test_gradient_through_all_gather_is_psum_scatter(tiled):
+    # Device e's loss is sum(sin(gather(x)) * w_e): device d's gradient is
+    # that of every device's loss summed (JAX transposes all_gather to
+    # psum_scatter), d/dx_d = cos(x_d) * (w_0 + ... + w_N-1)[slice d].
+    def loss(x, w):
+        return mnp.sum(mnp.sin(lax.all_gather(x, "i", axis=1, tiled=tiled)) * w)
+
+    x = RNG.standard_normal((3, 2, 2))
+    gathered = (2, 6) if tiled else (2, 3, 2)
+    w = RNG.standard_normal((3,) + gathered)
+    grads = mxla.pmap(mxla.grad(loss), axis_name="i")(x, w)
+
+    def total(x):
+        stacked = np.concatenate(list(x), 1) if tiled else np.stack(list(x), 1)
+        return np.sum(np.sin(stacked) * w)
+    np.testing.assert_allclose(grads, central_differences(total, x),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_gradient_of_all_gather_in_f32():
+    # f32 on the JIT: the mean of the gathered squares, d/dx_d = 2 x_d / N
+    # summed over the N devices' losses: 2 x_d.
     def loss(x):
-        return mnp.sum(lax.pmax(x))
+        return mnp.mean(lax.all_gather(x) ** 2) * x.size
 
-    with pytest.raises(mxla.Error, match="gradient: no rule for 'all-reduce' "
-                       "with a reducer other than add yet"):
+    x = RNG.standard_normal((4, 3)).astype(np.float32)
+    grads = mxla.pmap(mxla.grad(loss))(x)
+    np.testing.assert_allclose(grads, 2 * x, rtol=1e-5)
+
+
+@pytest.mark.parametrize("reduce", [lax.pmax, lax.pmin])
+def test_gradient_through_pmax_and_pmin_is_refused_by_name(reduce):
+    # JAX defines no derivative of pmax or pmin (neither has a JVP rule).
+    def loss(x):
+        return mnp.sum(reduce(x))
+
+    with pytest.raises(mxla.Error, match=r"gradient: no rule for 'all-reduce' "
+                       r"with a reducer other than add \(JAX defines no "
+                       r"derivative of pmax or pmin either\)"):
         mxla.pmap(mxla.grad(loss))(np.ones((2, 3), np.float32))
 
 

@@ -197,35 +197,82 @@ ENTRY main {
   }
 }
 
-TEST(CollectiveBatchingTest, AsynchronousCollectivePermuteIsRefusedByName) {
+// The start's u32[] context scalars keep no batch; its arrays do.
+TEST(CollectiveBatchingTest, AsynchronousCollectivePermute) {
+  const XlaComputation f = Parsed(R"(
+HloModule permute
+ENTRY main {
+  x = f64[2,3] parameter(0)
+  cps = (f64[2,3], f64[2,3], u32[], u32[]) collective-permute-start(x), source_target_pairs={{0,1}}
+  cpd = f64[2,3] collective-permute-done(cps)
+  passed = f64[2,3] get-tuple-element(cps), index=0
+  ROOT sum = f64[2,3] add(cpd, passed)
+})");
+  for (const BatchDims& dims : {BatchDims{0}, BatchDims{1}, BatchDims{2}}) {
+    ExpectBatchMatchesLoopOnDevices(f, dims);
+  }
+}
+
+TEST(CollectiveBatchingTest, ReadingPermuteContextIsRefusedByName) {
   const XlaComputation f = Parsed(R"(
 HloModule permute
 ENTRY main {
   x = f64[2] parameter(0)
   cps = (f64[2], f64[2], u32[], u32[]) collective-permute-start(x), source_target_pairs={{0,1},{1,0}}
-  ROOT cpd = f64[2] collective-permute-done(cps)
+  cpd = f64[2] collective-permute-done(cps)
+  context = u32[] get-tuple-element(cps), index=2
+  ROOT t = (f64[2], u32[]) tuple(cpd, context)
 })");
   EXPECT_THAT(Batch(f, {0}, 2).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("vmap: no batching rule for "
-                                 "'collective-permute-start' (its start "
-                                 "carries u32[] context scalars")));
+                                 "'collective-permute-start' whose u32[] "
+                                 "context scalars 'context' reads (they must "
+                                 "not get the batch)")));
 }
 
-TEST(CollectiveBatchingTest, RaggedAllToAllIsRefusedByName) {
-  XlaComputation f =
-      Build("ragged", {F64Array({4}), ShapeUtil::MakeShape(S64, {2})},
-            [](XlaBuilder& b, const std::vector<XlaOp>& p) {
-              RaggedAllToAll(p[0], p[1], p[1],
-                             Broadcast(ConstantR0<double>(&b, 0), {4}), p[1],
-                             p[1], {{0, 1}});
-            });
+// Two devices, one update per peer. t (0 or 1 per example, the same on
+// both devices: a max over them) sets how many rows each device sends
+// rank 0 and from which row, so the sizes and an offset differ by
+// example; device r writes at rows 2r of each receiver.
+XlaComputation RaggedExchange(const IdGroups& groups) {
+  return Build(
+      "ragged",
+      {F64Array({4, 2}), F64Array({5, 2}), ShapeUtil::MakeShape(S32, {})},
+      [&](XlaBuilder& b, const std::vector<XlaOp>& p) {
+        const XlaOp r = ConvertElementType(ReplicaId(&b), S32);
+        const XlaOp t = AllReduce(And(p[2], ConstantR0<int32_t>(&b, 1)),
+                                  CreateScalarMaxComputation(S32, &b));
+        const XlaOp input_offsets =
+            ConcatInDim(&b, {Reshape(t, {1}), ConstantR1<int32_t>(&b, {2})}, 0);
+        const XlaOp send_sizes = ConcatInDim(
+            &b, {Reshape(t + 1, {1}), ConstantR1<int32_t>(&b, {1})}, 0);
+        const XlaOp output_offsets = Broadcast(r * 2, {2});
+        const XlaOp recv_sizes =
+            Select(Broadcast(Eq(r, ConstantR0<int32_t>(&b, 0)), {2}),
+                   Broadcast(t + 1, {2}), ConstantR1<int32_t>(&b, {1, 1}));
+        RaggedAllToAll(p[0], input_offsets, send_sizes, p[1], output_offsets,
+                       recv_sizes, groups);
+      });
+}
+
+TEST(CollectiveBatchingTest, RaggedAllToAllFoldsTheBatchIntoItsUpdates) {
+  const XlaComputation f = RaggedExchange({{0, 1}});
+  for (const BatchDims& dims :
+       {BatchDims{0, 0, 0}, BatchDims{1, std::nullopt, 0},
+        BatchDims{std::nullopt, 1, 0}, BatchDims{2, 0, std::nullopt}}) {
+    ExpectBatchMatchesLoopOnDevices(f, dims);
+  }
+}
+
+TEST(CollectiveBatchingTest, RaggedAllToAllWithoutGroupsIsRefusedByName) {
   EXPECT_THAT(
-      Batch(f, {0, std::nullopt}, 2).status(),
+      Batch(RaggedExchange({}), {0, std::nullopt, std::nullopt}, 2).status(),
       StatusIs(absl::StatusCode::kUnimplemented,
                HasSubstr("vmap: no batching rule for 'ragged-all-to-all' "
-                         "(its offsets and sizes count rows of one "
-                         "example's input)")));
+                         "without replica_groups (its offsets and sizes are "
+                         "laid out by the group size, known only when it "
+                         "runs)")));
 }
 
 }  // namespace
