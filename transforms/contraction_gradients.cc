@@ -97,7 +97,7 @@ Result GradientRules::Handle(OpTag<Op::kDot>, const GradientContext& context) {
 }
 
 // Sum: every reduced element gets the cotangent of its sum, and so does the
-// initial value. Max and min: the elements that attain the extremum share
+// initial value. Product: ProductReduceCotangents. Max and min: the elements that attain the extremum share
 // its cotangent evenly (JAX's chooser rule); the initial value must be a
 // constant (it has no cotangent then).
 Result GradientRules::Handle(OpTag<Op::kReduce>,
@@ -112,6 +112,9 @@ Result GradientRules::Handle(OpTag<Op::kReduce>,
     std::iota(all.begin(), all.end(), 0);
     return OperandCotangents{Unreduce(context.cotangent, operand, reduced),
                              SumOver(context.cotangent, all)};
+  }
+  if (IsPlainBinaryReducer(reducer, Op::kMultiply)) {
+    return ProductReduceCotangents(context);
   }
   const bool chooser = IsPlainBinaryReducer(reducer, Op::kMaximum) ||
                        IsPlainBinaryReducer(reducer, Op::kMinimum);

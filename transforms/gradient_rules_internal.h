@@ -270,6 +270,8 @@ Result LoweredOpCotangents(const GradientContext& context,
 // run time, by rematerializing each trip's state
 // (runtime_loop_gradients.cc).
 Result RuntimeLoopCotangents(const GradientContext& context);
+// A reduce with a multiply reducer (product_gradients.cc).
+Result ProductReduceCotangents(const GradientContext& context);
 
 }  // namespace mxla::gradient_rules
 

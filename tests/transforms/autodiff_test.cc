@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -380,14 +381,16 @@ TEST(AutodiffTest, ValueAndGradientAndVjpReturnTheValueFirst) {
 }
 
 TEST(AutodiffTest, ParametersOffThePathGetZerosAndOpsOffThePathNeedNoRule) {
-  // y only feeds a product reduce, which has no rule: asking for x's
-  // gradient works.
+  // y only feeds a reduce whose reducer (a power) has no rule: asking for
+  // x's gradient works.
   XlaBuilder b("mixed");
   XlaOp x = Parameter(&b, 0, F64Shape({3}), "x");
   XlaOp y = Parameter(&b, 1, F64Shape({3}), "y");
+  std::unique_ptr<XlaBuilder> power = b.CreateSubBuilder("power");
+  Pow(Parameter(power.get(), 0, F64Shape({}), "a"),
+      Parameter(power.get(), 1, F64Shape({}), "b"));
   XlaOp product = BroadcastInDim(
-      Reduce(y, ConstantR0<double>(&b, 1), CreateScalarMulComputation(F64, &b),
-             {0}),
+      Reduce(y, ConstantR0<double>(&b, 1), power->Build().value(), {0}),
       {3}, {});
   SumAll(x * x + product * 0.0);
   absl::StatusOr<XlaComputation> f = b.Build();

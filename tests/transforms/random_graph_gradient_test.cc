@@ -128,7 +128,7 @@ TEST(RandomGraphGradientTest, GradientsOfRandomGraphsMatchDifferences) {
                              graph->description);
     ++checked;
   }
-  EXPECT_GE(checked, 700) << refused << " refused";
+  EXPECT_GE(checked, 720) << refused << " refused";
   RecordProperty("checked", checked);
   RecordProperty("refused", refused);
 }
