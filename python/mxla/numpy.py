@@ -130,6 +130,9 @@ class Tracer(TracedProtocols):
     def min(self, axis=None, keepdims=False, initial=None, where=None):
         return min(self, axis, keepdims=keepdims, initial=initial, where=where)
 
+    def prod(self, axis=None, keepdims=False, dtype=None):
+        return prod(self, axis=axis, keepdims=keepdims, dtype=dtype)
+
     def mean(self, axis=None, keepdims=False):
         return mean(self, axis=axis, keepdims=keepdims)
 
@@ -513,6 +516,21 @@ def sum(x, axis=None, keepdims=False):
     work = _np.dtype(_np.float32) if dtype == _np.float16 else dtype
     out = _reduce(_cast(x, work), axis, keepdims, 0,
                   _mxla.CreateScalarAddComputation)
+    return _cast(out, dtype)
+
+
+def prod(x, axis=None, keepdims=False, dtype=None):
+    """NumPy's prod: bool and integers narrower than 64 bits multiply as
+    int64 (unsigned ones as uint64), or as `dtype`; float16 accumulates in
+    float32. Its gradient is the product of the other elements (exact
+    where some are zero)."""
+    x = _asarray("prod", x)
+    if dtype is None:
+        dtype = _np.prod(_np.ones(1, x.dtype)).dtype
+    dtype = _np.dtype(dtype)
+    work = _np.dtype(_np.float32) if dtype == _np.float16 else dtype
+    out = _reduce(_cast(x, work), axis, keepdims, 1,
+                  _mxla.CreateScalarMulComputation)
     return _cast(out, dtype)
 
 

@@ -20,6 +20,7 @@ LOSSES = {
     "einsum": lambda w: mnp.einsum("ij,jk,k->", X, w, w[0]),
     "negative step and None": lambda w: (w[::-1, None, 1:] ** 2).sum(),
     "cumsum cumprod": lambda w: (mnp.cumsum(w, 1) + mnp.cumprod(w, 0)).sum(),
+    "prod": lambda w: mnp.prod(w, 1).sum() + (w[:3].prod(0) * X[0]).sum(),
     "var std": lambda w: mnp.var(w) + mnp.std(w, 0, ddof=1).sum(),
     "concatenate stack": lambda w: (mnp.concatenate([w, w.T], 1)
                                     * mnp.stack([w, w], 1).reshape(5, 10)).sum(),

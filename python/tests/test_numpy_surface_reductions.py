@@ -1,4 +1,4 @@
-"""mxla.numpy's argmax/argmin, cumsum/cumprod, var/std, max/min with
+"""mxla.numpy's argmax/argmin, prod, cumsum/cumprod, var/std, max/min with
 initial= and where=, logsumexp and log_softmax against NumPy over every
 dtype, and their errors."""
 import numpy as np
@@ -46,6 +46,21 @@ def test_argmax_of_nan_and_ties_pinned():
     np.testing.assert_array_equal(small, [3, 0, 0, 2])
     np.testing.assert_array_equal(big, np.argmax(x, 1))
     np.testing.assert_array_equal(small, np.argmin(x, 1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=ids(DTYPES))
+def test_prod_follows_numpy(dtype):
+    x = sample(dtype, (4, 6))
+    if dtype.kind == "f":
+        x = np.where(np.isfinite(x), x, 1).astype(dtype)
+    cases = [
+        ("prod", lambda a: lib(a).prod(a)),
+        ("prod 0", lambda a: lib(a).prod(a, axis=0)),
+        ("prod 1 keepdims", lambda a: lib(a).prod(a, axis=1, keepdims=True)),
+        ("prod (0, 1) float64", lambda a: lib(a).prod(a, (0, 1), dtype=np.float64)),
+        ("method prod", lambda a: a.prod(axis=0)),
+    ]
+    check(cases, (x,), sums=[label for label, _ in cases])
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids(DTYPES))
