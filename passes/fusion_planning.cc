@@ -277,6 +277,23 @@ constexpr int64_t kFewConvRows = 512;
 // takes them all in each unit and splits its columns finer instead.
 constexpr int64_t kFewDotRows = 256;
 
+// Too few n blocks for the units, and few rows (a transformer's
+// sequence): narrower n blocks instead of splitting the rows, so that each
+// unit takes all the rows and rhs is packed once in all rather than once
+// per row block (GPT-2's [128,3072] x [3072,768] packed its 9.4 MB of
+// weights three times).
+void SplitColumnsForFewRows(const FlatDot& flat, DotPlan& plan) {
+  if (plan.m_block >= flat.m || flat.m > kFewDotRows) return;
+  const int64_t wanted = CeilDiv(8, std::max<int64_t>(1, flat.batch));
+  const int64_t narrower = std::max<int64_t>(
+      kColumnQuantum,
+      CeilDiv(CeilDiv(flat.n, wanted), kColumnQuantum) * kColumnQuantum);
+  if (narrower < plan.n_block) {
+    plan.n_block = narrower;
+    plan.m_block = flat.m;
+  }
+}
+
 // A dot kernel's blocks: k slices of 256 (whole taps for a convolution),
 // or all of k under an epilogue,
 // n blocks of at most 256 KiB of packed rhs (the kernel keeps two on its
@@ -317,22 +334,7 @@ DotPlan PlanDot(const HloInstruction& dot, bool epilogue, bool streams) {
                                                       fitting / kColumnQuantum *
                                                           kColumnQuantum)));
   plan.m_block = RowsPerUnit(flat, plan.n_block);
-  if (!AsConvProduct(dot) && plan.m_block < flat.m &&
-      flat.m <= kFewDotRows) {
-    // Too few n blocks for the units, and few rows (a transformer's
-    // sequence): narrower n blocks instead of splitting the rows, so that
-    // each unit takes all the rows and rhs is packed once in all rather
-    // than once per row block (GPT-2's [128,3072] x [3072,768] packed its
-    // 9.4 MB of weights three times).
-    const int64_t wanted = CeilDiv(8, std::max<int64_t>(1, flat.batch));
-    const int64_t narrower = std::max<int64_t>(
-        kColumnQuantum,
-        CeilDiv(CeilDiv(flat.n, wanted), kColumnQuantum) * kColumnQuantum);
-    if (narrower < plan.n_block) {
-      plan.n_block = narrower;
-      plan.m_block = flat.m;
-    }
-  }
+  if (!AsConvProduct(dot)) SplitColumnsForFewRows(flat, plan);
   if (std::optional<ConvProduct> conv = AsConvProduct(dot);
       conv && flat.m <= kFewConvRows && flat.n >= 2 * kColumnQuantum &&
       flat.k > 0) {
