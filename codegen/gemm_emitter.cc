@@ -115,6 +115,12 @@ class GemmEmitter {
   }
   // An alloca in the function's entry block, 64-byte aligned.
   llvm::Value* EntryArray(llvm::Type* type, int64_t count, const char* name);
+  // An i64 in the function's entry block, `initial` on each call.
+  llvm::Value* EntryVariable(int64_t initial, const char* name);
+  // Which rhs slice unit `unit`'s k slice kb packs: the same number for
+  // units that share their batch element and n block (they differ in m
+  // only, and consecutive units do), so a call packs such a slice once.
+  llvm::Value* SliceKey(llvm::Value* unit, llvm::Value* kb);
 
   // The operand index of `operand` (0: lhs, 1: rhs) at batch `batch`,
   // free position `free` (an m or n) and contracting position `k`; for a
@@ -341,9 +347,9 @@ class GemmEmitter {
   };
   RhsSlice SliceOf(const UnitBlock& unit, llvm::Value* kb);
   // The slice after (unit, kb) in the order this kernel call takes them,
-  // and whether it is still in [unit, end).
+  // whether it is still in [unit, end), and its SliceKey.
   RhsSlice NextSlice(llvm::Value* unit, llvm::Value* kb, llvm::Value* end,
-                     llvm::Value** exists);
+                     llvm::Value** exists, llvm::Value** key);
   absl::Status PackRhs(const RhsSlice& slice, llvm::Value* packed,
                        llvm::Value* k_from = nullptr,
                        llvm::Value* k_to = nullptr);
@@ -467,11 +473,23 @@ class GemmEmitter {
   };
   std::optional<NextRhs> next_rhs_;
   llvm::Value* tile_counter_ = nullptr;
+  // The SliceKey of the rhs slice last packed in this call, and (with two
+  // blocks) the block it is in.
+  llvm::Value* packed_key_ = nullptr;
+  llvm::Value* packed_block_ = nullptr;
   // A convolution's zero row, read by taps in padding.
   llvm::Value* zero_row_ = nullptr;
   // The dot's element the epilogue is generating from (EpilogueElement).
   llvm::Value* epilogue_sum_ = nullptr;
 };
+
+llvm::Value* GemmEmitter::EntryVariable(int64_t initial, const char* name) {
+  llvm::Value* variable = EntryArray(b_.getInt64Ty(), 1, name);
+  llvm::IRBuilder<>::InsertPointGuard guard(b_);
+  b_.SetInsertPoint(llvm::cast<llvm::Instruction>(variable)->getNextNode());
+  b_.CreateStore(I64(initial), variable);
+  return variable;
+}
 
 llvm::Value* GemmEmitter::EntryArray(llvm::Type* type, int64_t count,
                                      const char* name) {
@@ -1653,6 +1671,8 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
       2 * block_bytes + plan_.k_block * 144 * bytes <= kMaxDotPackedBytes;
   AllocatePacking(chunk, pipelined ? 2 : 1);
   if (pipelined) tile_counter_ = EntryArray(b_.getInt64Ty(), 1, "tile_counter");
+  packed_key_ = EntryVariable(-1, "packed_key");
+  packed_block_ = EntryVariable(0, "packed_block");
   absl::Status status = EmitForLoop(b_, begin, end, "unit", [&](llvm::Value* unit) {
     const UnitBlock u = Unit(unit);
     return EmitForLoop(b_, I64(0), I64(KBlocks()), "k_block",
@@ -1661,7 +1681,13 @@ absl::Status GemmEmitter::Emit(llvm::Value* begin, llvm::Value* end) {
       if (pipelined) {
         RETURN_IF_ERROR(StartPipelinedSlice(unit, kb, begin, end, u, slice));
       } else {
-        RETURN_IF_ERROR(PackRhs(slice, rhs_block_));
+        llvm::Value* key = SliceKey(unit, kb);
+        RETURN_IF_ERROR(EmitIf(
+            b_, b_.CreateICmpNE(key, b_.CreateLoad(b_.getInt64Ty(), packed_key_)),
+            [&] {
+              b_.CreateStore(key, packed_key_);
+              return PackRhs(slice, rhs_block_);
+            }));
       }
       llvm::Value* first = b_.CreateICmpEQ(kb, I64(0));
       RETURN_IF_ERROR(EmitForLoop(b_, I64(0), CeilDiv(u.mc, chunk), "m_chunk",
@@ -1686,20 +1712,31 @@ absl::Status GemmEmitter::StartPipelinedSlice(llvm::Value* unit,
                                               llvm::Value* end,
                                               const UnitBlock& u,
                                               const RhsSlice& slice) {
-  // Slice j of this call reads block j % 2 and packs slice j + 1 into the
-  // other; only the call's first slice is packed before its tiles.
-  llvm::Value* j = b_.CreateAdd(
-      b_.CreateMul(b_.CreateSub(unit, begin), I64(KBlocks())), kb);
-  llvm::Value* parity = b_.CreateAnd(j, I64(1));
-  rhs_block_ =
-      At(packed_rhs_, b_.CreateMul(parity, I64(rhs_block_elements_)));
+  // Each slice of this call reads one block and packs the next slice
+  // into the other, which the next slice then reads; only the call's
+  // first slice is packed before its tiles. A next slice equal to this
+  // one (SliceKey) is not packed again, and reads this block.
+  llvm::Value* first = b_.CreateAnd(b_.CreateICmpEQ(unit, begin),
+                                    b_.CreateICmpEQ(kb, I64(0)));
+  llvm::Value* key = SliceKey(unit, kb);
+  llvm::Value* changed = b_.CreateICmpNE(
+      key, b_.CreateLoad(b_.getInt64Ty(), packed_key_));
+  llvm::Value* previous = b_.CreateLoad(b_.getInt64Ty(), packed_block_);
+  llvm::Value* block = b_.CreateSelect(
+      first, I64(0),
+      b_.CreateSelect(changed, b_.CreateXor(previous, I64(1)), previous));
+  b_.CreateStore(block, packed_block_);
+  b_.CreateStore(key, packed_key_);
+  rhs_block_ = At(packed_rhs_, b_.CreateMul(block, I64(rhs_block_elements_)));
   llvm::Value* other = At(
       packed_rhs_,
-      b_.CreateMul(b_.CreateXor(parity, I64(1)), I64(rhs_block_elements_)));
-  RETURN_IF_ERROR(EmitIf(b_, b_.CreateICmpEQ(j, I64(0)),
-                         [&] { return PackRhs(slice, rhs_block_); }));
+      b_.CreateMul(b_.CreateXor(block, I64(1)), I64(rhs_block_elements_)));
+  RETURN_IF_ERROR(
+      EmitIf(b_, first, [&] { return PackRhs(slice, rhs_block_); }));
   llvm::Value* exists;
-  const RhsSlice next = NextSlice(unit, kb, end, &exists);
+  llvm::Value* next_key;
+  const RhsSlice next = NextSlice(unit, kb, end, &exists, &next_key);
+  exists = b_.CreateAnd(exists, b_.CreateICmpNE(next_key, key));
   // Each tile's share of the next slice's steps; the shares of all the
   // slice's tiles cover them.
   llvm::Value* tiles =
@@ -1719,15 +1756,23 @@ GemmEmitter::RhsSlice GemmEmitter::SliceOf(const UnitBlock& unit,
                   Min(I64(plan_.k_block), b_.CreateSub(I64(flat_.k), k0))};
 }
 
+llvm::Value* GemmEmitter::SliceKey(llvm::Value* unit, llvm::Value* kb) {
+  const int64_t m_blocks = CeilDivInt(flat_.m, plan_.m_block);
+  return b_.CreateAdd(
+      b_.CreateMul(b_.CreateUDiv(unit, I64(m_blocks)), I64(KBlocks())), kb);
+}
+
 GemmEmitter::RhsSlice GemmEmitter::NextSlice(llvm::Value* unit,
                                              llvm::Value* kb, llvm::Value* end,
-                                             llvm::Value** exists) {
+                                             llvm::Value** exists,
+                                             llvm::Value** key) {
   llvm::Value* last = b_.CreateICmpEQ(kb, I64(KBlocks() - 1));
   llvm::Value* next_unit =
       b_.CreateSelect(last, b_.CreateAdd(unit, I64(1)), unit);
   llvm::Value* next_kb =
       b_.CreateSelect(last, I64(0), b_.CreateAdd(kb, I64(1)));
   *exists = b_.CreateICmpULT(next_unit, end);
+  *key = SliceKey(next_unit, next_kb);
   // Past the call's last slice, a valid one (its share of steps is empty).
   return SliceOf(Unit(b_.CreateSelect(*exists, next_unit, unit)), next_kb);
 }

@@ -22,7 +22,9 @@
 //     slice the kernel packs its share of the next slice's steps into the
 //     other block, prefetching the share after it into L2 (a parameter
 //     rhs read row by row). Only a call's first slice is packed before
-//     its tiles; the rest load rhs while the FMAs run.
+//     its tiles; the rest load rhs while the FMAs run. Consecutive units
+//     that differ in m only need the same rhs slice: a call packs it once
+//     for all of them (SliceKey).
 //   * Then every mr x nr tile of the block is updated by the micro-kernel:
 //     the tile lives in mr x (nr / lanes) vector accumulators; per k it
 //     loads nr / lanes rhs vectors and broadcasts one lhs element per row
