@@ -42,6 +42,13 @@ std::vector<Literal> OneRandom(const Shape& shape, uint64_t seed) {
   return args;
 }
 
+std::vector<Literal> RandomArgs(const std::vector<Shape>& shapes,
+                                uint64_t seed) {
+  std::vector<Literal> args;
+  for (const Shape& shape : shapes) args.push_back(RandomLiteral(shape, seed++));
+  return args;
+}
+
 XlaOp SumAll(XlaOp x) {
   if (!x.valid()) return x;  // the builder holds the error
   absl::StatusOr<Shape> shape = x.builder()->GetShape(x);

@@ -30,6 +30,10 @@ Literal RandomLiteral(const Shape& shape, uint64_t seed, double lo = -2,
 // One random argument of `shape`.
 std::vector<Literal> OneRandom(const Shape& shape, uint64_t seed);
 
+// One random argument per shape, the i-th from seed + i.
+std::vector<Literal> RandomArgs(const std::vector<Shape>& shapes,
+                                uint64_t seed);
+
 // The sum of every element of `x` (x itself when invalid: the builder
 // holds the error).
 XlaOp SumAll(XlaOp x);

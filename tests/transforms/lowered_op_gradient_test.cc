@@ -19,8 +19,8 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "transforms/autodiff.h"
 
 namespace mxla {
@@ -28,23 +28,10 @@ namespace {
 
 using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
-using testing::RandomLiteral;
+using testing::Parsed;
+using testing::RandomArgs;
 using testing::Scalarized;
 using testing::SumAll;
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status() << "\n" << text;
-  return XlaComputation(*std::move(module));
-}
-
-std::vector<Literal> RandomArgs(const std::vector<Shape>& shapes,
-                                uint64_t seed) {
-  std::vector<Literal> args;
-  for (const Shape& shape : shapes)
-    args.push_back(RandomLiteral(shape, seed++));
-  return args;
-}
 
 // Rank 2 to 4, sizes 1 to 3 (at least 2 elements per feature), and a
 // random feature dimension.

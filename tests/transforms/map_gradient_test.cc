@@ -12,8 +12,8 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/autodiff.h"
 
@@ -24,6 +24,7 @@ using ::mxla::testing::StatusIs;
 using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
 using ::testing::HasSubstr;
+using testing::Parsed;
 using testing::RandomLiteral;
 using testing::Scalarized;
 
@@ -84,12 +85,6 @@ TEST(MapGradientTest, AnIntegerOperandCarriesNoCotangent) {
       });
   ExpectGradientMatchesDifferences(
       f, testing::OneRandom(F64Shape({2, 3}), 5300), {0});
-}
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return XlaComputation(*std::move(module));
 }
 
 // The mapped computation branches per element (conditional-to-select
