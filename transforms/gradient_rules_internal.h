@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -254,6 +255,13 @@ absl::StatusOr<XlaComputation> ScalarComputation(
 // (convolution_gradients.cc).
 std::pair<int64_t, int64_t> TransposedWindowPadding(int64_t in, int64_t out,
                                                     const WindowDimension& w);
+// `context.instruction` alone in a module of its own, named its name plus
+// `suffix`, whose entry's parameters ("operand.i") have its operands'
+// shapes and whose root is a copy of it (its called computations cloned):
+// what an op is rewritten in before its vector-Jacobian product is taken
+// (lowered_op_gradients.cc).
+absl::StatusOr<std::unique_ptr<HloModule>> InstructionAlone(
+    const GradientContext& context, absl::string_view suffix);
 // The cotangents of `context.instruction`'s floating-point array operands
 // through the ops it lowers to: the instruction alone in a computation of
 // its operands, rewritten by `lower` (passes that expand it), then that

@@ -22,14 +22,11 @@
 #include "transforms/gradient_rules_internal.h"
 
 namespace mxla::gradient_rules {
-namespace {
 
-// (operands) -> the instruction, after `lower`.
-absl::StatusOr<XlaComputation> LoweredAlone(
-    const GradientContext& context,
-    const std::function<absl::Status(HloModule&)>& lower) {
+absl::StatusOr<std::unique_ptr<HloModule>> InstructionAlone(
+    const GradientContext& context, absl::string_view suffix) {
   const HloInstruction& op = context.instruction;
-  XlaBuilder builder(absl::StrCat(op.name(), ".lowered"));
+  XlaBuilder builder(absl::StrCat(op.name(), suffix));
   std::vector<XlaOp> parameters;
   for (size_t i = 0; i < context.operands.size(); ++i) {
     parameters.push_back(Parameter(&builder, i, ShapeOf(context.operands[i]),
@@ -38,7 +35,17 @@ absl::StatusOr<XlaComputation> LoweredAlone(
   ComputationCloneMap callees;
   const XlaOp copy = EmitCopyOf(builder, op, op.shape(), parameters, callees);
   ASSIGN_OR_RETURN(XlaComputation alone, builder.Build(copy));
-  std::unique_ptr<HloModule> module = alone.CloneModule();
+  return alone.CloneModule();
+}
+
+namespace {
+
+// (operands) -> the instruction, after `lower`.
+absl::StatusOr<XlaComputation> LoweredAlone(
+    const GradientContext& context,
+    const std::function<absl::Status(HloModule&)>& lower) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                   InstructionAlone(context, ".lowered"));
   absl::Status lowered = lower(*module);
   if (!lowered.ok()) {
     return NoRuleError(context, absl::StrCat("that its expansion refuses (",

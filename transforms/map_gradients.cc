@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "builder/inline_computation.h"
 #include "ir/hlo_module.h"
 #include "ir/status_macros.h"
 #include "passes/pass_registry.h"
@@ -26,22 +25,14 @@ namespace {
 // (operands) -> the map, written as elementwise ops on whole arrays.
 absl::StatusOr<XlaComputation> ElementwiseGraph(
     const GradientContext& context) {
-  const HloInstruction& map = context.instruction;
-  XlaBuilder builder(absl::StrCat(map.name(), ".elementwise"));
-  std::vector<XlaOp> parameters;
-  for (size_t i = 0; i < context.operands.size(); ++i) {
-    parameters.push_back(Parameter(&builder, i, ShapeOf(context.operands[i]),
-                                   absl::StrCat("operand.", i)));
-  }
-  ComputationCloneMap callees;
-  const XlaOp copy = EmitCopyOf(builder, map, map.shape(), parameters, callees);
-  ASSIGN_OR_RETURN(XlaComputation alone, builder.Build(copy));
-  std::unique_ptr<HloModule> module = alone.CloneModule();
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                   InstructionAlone(context, ".elementwise"));
   ASSIGN_OR_RETURN(
       std::unique_ptr<PassPipeline> pipeline,
       CreatePipeline({"conditional-to-select", "inline-maps", "dce"}, {}));
   absl::Status lifted = pipeline->Run(*module).status();
   if (!lifted.ok()) {
+    const HloInstruction& map = context.instruction;
     return NoRuleError(
         context, absl::StrCat("whose computation '", map.to_apply()->name(),
                               "' is not elementwise (", lifted.message(), ")"));
