@@ -12,6 +12,18 @@ import mxla.numpy as mnp
 RNG = np.random.default_rng(386)
 
 
+def assert_grads_match_differences(f, grads, args, h=1e-6):
+    """grads[n], the gradient of f wrt args[n], against central differences."""
+    for n, g in enumerate(grads):
+        numeric = np.zeros_like(args[n])
+        for i in np.ndindex(*args[n].shape):
+            up, down = [a.copy() for a in args], [a.copy() for a in args]
+            up[n][i] += h
+            down[n][i] -= h
+            numeric[i] = (f(*up) - f(*down)) / (2 * h)
+        np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-7)
+
+
 def conv_nhwc(x, w, stride, pads):
     """NumPy reference: x [N,H,W,C], w [KH,KW,C,O], pads ((lo,hi),(lo,hi))."""
     x = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))
@@ -109,15 +121,7 @@ def test_fori_loop_runs_a_recurrence_and_differentiates_through_it():
     f = mxla.jit(run)
     np.testing.assert_allclose(f(w, h0, xs), total + (h * h).sum(), rtol=1e-12)
     grads = mxla.grad(run, argnums=(0, 1, 2))(w, h0, xs)
-    for n, g in enumerate(grads):
-        args = [w, h0, xs]
-        numeric = np.zeros_like(args[n])
-        for i in np.ndindex(*args[n].shape):
-            up, down = [a.copy() for a in args], [a.copy() for a in args]
-            up[n][i] += 1e-6
-            down[n][i] -= 1e-6
-            numeric[i] = (f(*up) - f(*down)) / 2e-6
-        np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-7)
+    assert_grads_match_differences(f, grads, [w, h0, xs])
 
 
 def test_fori_loop_refusals():
@@ -144,12 +148,4 @@ def test_max_pool_gradient_differentiates_again():
 
     f = mxla.jit(loss)
     grads = mxla.grad(loss, argnums=(0, 1))(x, c)
-    for n, g in enumerate(grads):
-        args = [x, c]
-        numeric = np.zeros_like(args[n])
-        for i in np.ndindex(*args[n].shape):
-            up, down = [a.copy() for a in args], [a.copy() for a in args]
-            up[n][i] += 1e-6
-            down[n][i] -= 1e-6
-            numeric[i] = (f(*up) - f(*down)) / 2e-6
-        np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-7)
+    assert_grads_match_differences(f, grads, [x, c])
