@@ -14,8 +14,8 @@
 #include "gtest/gtest.h"
 #include "interpreter/hlo_evaluator.h"
 #include "tests/testlib/gradient_check.h"
-#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/autodiff.h"
 
