@@ -30,6 +30,7 @@ using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
 using testing::Parsed;
 using testing::RandomArgs;
+using testing::RandomDims;
 using testing::Scalarized;
 using testing::SumAll;
 
@@ -41,10 +42,8 @@ struct NormCase {
 };
 
 NormCase RandomNormCase(std::mt19937_64& rng) {
-  std::uniform_int_distribution<int64_t> rank(2, 4), size(1, 3);
   NormCase c;
-  c.dims.resize(rank(rng));
-  for (int64_t& d : c.dims) d = size(rng);
+  c.dims = RandomDims(rng, /*min_rank=*/2, /*max_rank=*/4, /*max_size=*/3);
   c.feature = std::uniform_int_distribution<int64_t>(0, c.dims.size() - 1)(rng);
   c.dims[(c.feature + 1) % c.dims.size()] = 3;  // several per feature
   return c;

@@ -25,6 +25,7 @@ using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
 using ::testing::HasSubstr;
 using testing::Parsed;
+using testing::RandomDims;
 using testing::RandomLiteral;
 using testing::Scalarized;
 
@@ -39,13 +40,6 @@ XlaComputation MappedScalarFunction() {
   return *b.Build();
 }
 
-std::vector<int64_t> RandomDims(std::mt19937_64& rng) {
-  std::uniform_int_distribution<int64_t> rank(0, 3), size(1, 4);
-  std::vector<int64_t> dims(rank(rng));
-  for (int64_t& d : dims) d = size(rng);
-  return dims;
-}
-
 std::vector<int64_t> AllDimensions(const std::vector<int64_t>& dims) {
   std::vector<int64_t> all(dims.size());
   for (size_t d = 0; d < all.size(); ++d) all[d] = d;
@@ -56,7 +50,8 @@ TEST(MapGradientTest, ABinaryMapMatchesFiniteDifferencesAtRandomShapes) {
   const XlaComputation fn = MappedScalarFunction();
   std::mt19937_64 rng(5100);
   for (int trial = 0; trial < 5; ++trial) {
-    const std::vector<int64_t> dims = RandomDims(rng);
+    const std::vector<int64_t> dims =
+        RandomDims(rng, /*min_rank=*/0, /*max_rank=*/3, /*max_size=*/4);
     SCOPED_TRACE(ShapeUtil::MakeShape(F64, dims).ToString());
     XlaComputation f =
         Scalarized("map", {F64Shape(dims), F64Shape(dims)},
