@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -255,25 +254,21 @@ absl::StatusOr<XlaComputation> ScalarComputation(
 // (convolution_gradients.cc).
 std::pair<int64_t, int64_t> TransposedWindowPadding(int64_t in, int64_t out,
                                                     const WindowDimension& w);
-// `context.instruction` alone in a module of its own, named its name plus
-// `suffix`, whose entry's parameters ("operand.i") have its operands'
-// shapes and whose root is a copy of it (its called computations cloned):
-// what an op is rewritten in before its vector-Jacobian product is taken
-// (lowered_op_gradients.cc).
-absl::StatusOr<std::unique_ptr<HloModule>> InstructionAlone(
-    const GradientContext& context, absl::string_view suffix);
 // The cotangents of `context.instruction`'s floating-point array operands
 // through the ops it lowers to: the instruction alone in a computation of
 // its operands, rewritten by `lower` (passes that expand it), then that
 // computation's vector-Jacobian product, taken with those ops' rules (as
 // the JIT runs the op, so the gradient is of what runs). A failure of
-// `lower` is refused naming the op (lowered_op_gradients.cc).
+// `lower` is refused naming the op, as `refusal` followed by the failure's
+// message in parentheses (lowered_op_gradients.cc).
 Result LoweredOpCotangents(
     const GradientContext& context,
-    const std::function<absl::Status(HloModule&)>& lower);
+    const std::function<absl::Status(HloModule&)>& lower,
+    absl::string_view refusal = "that its expansion refuses");
 // The same with `lower` the pipeline of `passes` (pass_registry names).
-Result LoweredOpCotangents(const GradientContext& context,
-                           const std::vector<std::string>& passes);
+Result LoweredOpCotangents(
+    const GradientContext& context, const std::vector<std::string>& passes,
+    absl::string_view refusal = "that its expansion refuses");
 // The cotangent of a while loop's init whose trip count is known only at
 // run time, by rematerializing each trip's state
 // (runtime_loop_gradients.cc).
