@@ -259,13 +259,16 @@ std::pair<int64_t, int64_t> TransposedWindowPadding(int64_t in, int64_t out,
 // its operands, rewritten by `lower` (passes that expand it), then that
 // computation's vector-Jacobian product, taken with those ops' rules (as
 // the JIT runs the op, so the gradient is of what runs). A failure of
-// `lower` is refused naming the op (lowered_op_gradients.cc).
+// `lower` is refused naming the op, as `refusal` followed by the failure's
+// message in parentheses (lowered_op_gradients.cc).
 Result LoweredOpCotangents(
     const GradientContext& context,
-    const std::function<absl::Status(HloModule&)>& lower);
+    const std::function<absl::Status(HloModule&)>& lower,
+    absl::string_view refusal = "that its expansion refuses");
 // The same with `lower` the pipeline of `passes` (pass_registry names).
-Result LoweredOpCotangents(const GradientContext& context,
-                           const std::vector<std::string>& passes);
+Result LoweredOpCotangents(
+    const GradientContext& context, const std::vector<std::string>& passes,
+    absl::string_view refusal = "that its expansion refuses");
 // The cotangent of a while loop's init whose trip count is known only at
 // run time, by rematerializing each trip's state
 // (runtime_loop_gradients.cc).

@@ -6,7 +6,8 @@
 // scaled-dot its dequantizing products and dot, topk a sort and two
 // slices (the values' cotangent goes back to the chosen elements; the
 // indices carry none), and scan a while loop of known trip count (the
-// while rule). The map rule (map_gradients.cc) works the same way.
+// while rule). The map rule (map_gradients.cc) is this with the passes
+// that lift a map's computation to whole arrays.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,10 +25,12 @@
 namespace mxla::gradient_rules {
 namespace {
 
-// (operands) -> the instruction, after `lower`.
+// (operands) -> the instruction, after `lower`; refused as `refusal` when
+// `lower` fails.
 absl::StatusOr<XlaComputation> LoweredAlone(
     const GradientContext& context,
-    const std::function<absl::Status(HloModule&)>& lower) {
+    const std::function<absl::Status(HloModule&)>& lower,
+    absl::string_view refusal) {
   const HloInstruction& op = context.instruction;
   XlaBuilder builder(absl::StrCat(op.name(), ".lowered"));
   std::vector<XlaOp> parameters;
@@ -41,8 +44,8 @@ absl::StatusOr<XlaComputation> LoweredAlone(
   std::unique_ptr<HloModule> module = alone.CloneModule();
   absl::Status lowered = lower(*module);
   if (!lowered.ok()) {
-    return NoRuleError(context, absl::StrCat("that its expansion refuses (",
-                                             lowered.message(), ")"));
+    return NoRuleError(context,
+                       absl::StrCat(refusal, " (", lowered.message(), ")"));
   }
   return XlaComputation(std::move(module));
 }
@@ -63,9 +66,9 @@ absl::StatusOr<std::vector<XlaOp>> ElementCotangents(
 
 }  // namespace
 
-Result LoweredOpCotangents(
-    const GradientContext& context,
-    const std::function<absl::Status(HloModule&)>& lower) {
+Result LoweredOpCotangents(const GradientContext& context,
+                           const std::function<absl::Status(HloModule&)>& lower,
+                           absl::string_view refusal) {
   std::vector<int64_t> wrt;
   for (size_t i = 0; i < context.operands.size(); ++i) {
     const Shape shape = ShapeOf(context.operands[i]);
@@ -79,7 +82,7 @@ Result LoweredOpCotangents(
   }
   OperandCotangents cotangents(context.operands.size());
   if (wrt.empty()) return cotangents;
-  ASSIGN_OR_RETURN(XlaComputation graph, LoweredAlone(context, lower));
+  ASSIGN_OR_RETURN(XlaComputation graph, LoweredAlone(context, lower, refusal));
   absl::StatusOr<VjpOps> vjp;
   if (context.instruction.shape().IsTuple()) {
     ASSIGN_OR_RETURN(std::vector<XlaOp> elements, ElementCotangents(context));
@@ -96,12 +99,16 @@ Result LoweredOpCotangents(
 }
 
 Result LoweredOpCotangents(const GradientContext& context,
-                           const std::vector<std::string>& passes) {
-  return LoweredOpCotangents(context, [&](HloModule& module) -> absl::Status {
-    ASSIGN_OR_RETURN(std::unique_ptr<PassPipeline> pipeline,
-                     CreatePipeline(passes, {}));
-    return pipeline->Run(module).status();
-  });
+                           const std::vector<std::string>& passes,
+                           absl::string_view refusal) {
+  return LoweredOpCotangents(
+      context,
+      [&](HloModule& module) -> absl::Status {
+        ASSIGN_OR_RETURN(std::unique_ptr<PassPipeline> pipeline,
+                         CreatePipeline(passes, {}));
+        return pipeline->Run(module).status();
+      },
+      refusal);
 }
 
 Result GradientRules::Handle(OpTag<Op::kBatchNormTraining>,

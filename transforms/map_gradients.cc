@@ -3,69 +3,22 @@
 // each constant broadcast), so its vector-Jacobian product is that of the
 // equivalent elementwise graph, taken with the rules the graph's ops
 // already have. The graph is what the JIT runs for a map: the map alone in
-// a computation of its operands, after conditional-to-select and
-// inline-maps (passes/map_inliner.h), so a map the JIT can run has a
-// gradient, and one whose computation holds an op without an elementwise
-// meaning (a reduce, a loop) is refused by name.
-#include <memory>
-#include <string>
-#include <utility>
-#include <vector>
-
+// a computation of its operands (LoweredOpCotangents), after
+// conditional-to-select and inline-maps (passes/map_inliner.h), so a map
+// the JIT can run has a gradient, and one whose computation holds an op
+// without an elementwise meaning (a reduce, a loop) is refused by name.
 #include "absl/strings/str_cat.h"
-#include "builder/inline_computation.h"
 #include "ir/hlo_module.h"
-#include "ir/status_macros.h"
-#include "passes/pass_registry.h"
-#include "transforms/autodiff.h"
 #include "transforms/gradient_rules_internal.h"
 
 namespace mxla::gradient_rules {
-namespace {
-
-// (operands) -> the map, written as elementwise ops on whole arrays.
-absl::StatusOr<XlaComputation> ElementwiseGraph(
-    const GradientContext& context) {
-  const HloInstruction& map = context.instruction;
-  XlaBuilder builder(absl::StrCat(map.name(), ".elementwise"));
-  std::vector<XlaOp> parameters;
-  for (size_t i = 0; i < context.operands.size(); ++i) {
-    parameters.push_back(Parameter(&builder, i, ShapeOf(context.operands[i]),
-                                   absl::StrCat("operand.", i)));
-  }
-  ComputationCloneMap callees;
-  const XlaOp copy = EmitCopyOf(builder, map, map.shape(), parameters, callees);
-  ASSIGN_OR_RETURN(XlaComputation alone, builder.Build(copy));
-  std::unique_ptr<HloModule> module = alone.CloneModule();
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<PassPipeline> pipeline,
-      CreatePipeline({"conditional-to-select", "inline-maps", "dce"}, {}));
-  absl::Status lifted = pipeline->Run(*module).status();
-  if (!lifted.ok()) {
-    return NoRuleError(
-        context, absl::StrCat("whose computation '", map.to_apply()->name(),
-                              "' is not elementwise (", lifted.message(), ")"));
-  }
-  return XlaComputation(std::move(module));
-}
-
-}  // namespace
 
 Result GradientRules::Handle(OpTag<Op::kMap>, const GradientContext& context) {
-  std::vector<int64_t> wrt;
-  for (size_t i = 0; i < context.operands.size(); ++i) {
-    const PrimitiveType type = ShapeOf(context.operands[i]).element_type();
-    if (primitive_util::IsFloatingPointType(type)) wrt.push_back(i);
-  }
-  OperandCotangents cotangents(context.operands.size());
-  if (wrt.empty()) return cotangents;
-  ASSIGN_OR_RETURN(XlaComputation graph, ElementwiseGraph(context));
-  ASSIGN_OR_RETURN(VjpOps vjp, EmitVjp(context.builder, graph, context.operands,
-                                       context.cotangent, wrt));
-  for (size_t j = 0; j < wrt.size(); ++j) {
-    cotangents[wrt[j]] = vjp.cotangents[j];
-  }
-  return cotangents;
+  return LoweredOpCotangents(
+      context, {"conditional-to-select", "inline-maps", "dce"},
+      absl::StrCat("whose computation '",
+                   context.instruction.to_apply()->name(),
+                   "' is not elementwise"));
 }
 
 }  // namespace mxla::gradient_rules

@@ -8,18 +8,9 @@ import pytest
 import mxla
 import mxla.lax as lax
 import mxla.numpy as mnp
+from central_differences import numeric_gradient
 
 RNG = np.random.default_rng(1738)
-
-
-def numeric_gradient(f, args, n, h=1e-6):
-    numeric = np.zeros_like(args[n])
-    for i in np.ndindex(*args[n].shape):
-        up, down = [a.copy() for a in args], [a.copy() for a in args]
-        up[n][i] += h
-        down[n][i] -= h
-        numeric[i] = (f(*up) - f(*down)) / (2 * h)
-    return numeric
 
 
 def grow(x, w, b):

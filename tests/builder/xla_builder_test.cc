@@ -197,10 +197,9 @@ TEST(XlaBuilderTest, CallEmbedsTheComputationAndChecksItsArguments) {
                                  "f32[2].")));
 }
 
-TEST(XlaBuilderTest, VariadicReduceReturnsATuple) {
-  XlaBuilder b("argmax_like");
-  XlaOp x = Parameter(&b, 0, F32({2, 3}), "x");
-  XlaOp i = Iota(&b, ShapeUtil::MakeShape(S32, {2, 3}), 1);
+// (value, index) pairs to the larger value and its index: an argmax's
+// reducer, for the variadic reduce and reduce-window, built under `b`.
+absl::StatusOr<XlaComputation> MaxAndIndex(XlaBuilder& b) {
   std::unique_ptr<XlaBuilder> sub = b.CreateSubBuilder("max_and_index");
   XlaOp av = Parameter(sub.get(), 0, F32({}), "av");
   XlaOp ai = Parameter(sub.get(), 1, ShapeUtil::MakeShape(S32, {}), "ai");
@@ -208,7 +207,14 @@ TEST(XlaBuilderTest, VariadicReduceReturnsATuple) {
   XlaOp bi = Parameter(sub.get(), 3, ShapeUtil::MakeShape(S32, {}), "bi");
   XlaOp take_a = Ge(av, bv);
   Tuple(sub.get(), {Select(take_a, av, bv), Select(take_a, ai, bi)});
-  ASSERT_OK_AND_ASSIGN(XlaComputation reducer, sub->Build());
+  return sub->Build();
+}
+
+TEST(XlaBuilderTest, VariadicReduceReturnsATuple) {
+  XlaBuilder b("argmax_like");
+  XlaOp x = Parameter(&b, 0, F32({2, 3}), "x");
+  XlaOp i = Iota(&b, ShapeUtil::MakeShape(S32, {2, 3}), 1);
+  ASSERT_OK_AND_ASSIGN(XlaComputation reducer, MaxAndIndex(b));
   Reduce(&b, {x, i},
          {ConstantR0<float>(&b, -1e30f), ConstantR0<int32_t>(&b, 0)}, reducer,
          {1});
@@ -221,14 +227,7 @@ TEST(XlaBuilderTest, VariadicReduceWindowReturnsATuple) {
   XlaBuilder b("pool_with_index");
   XlaOp x = Parameter(&b, 0, F32({4, 5}), "x");
   XlaOp i = Iota(&b, ShapeUtil::MakeShape(S32, {4, 5}), 1);
-  std::unique_ptr<XlaBuilder> sub = b.CreateSubBuilder("max_and_index");
-  XlaOp av = Parameter(sub.get(), 0, F32({}), "av");
-  XlaOp ai = Parameter(sub.get(), 1, ShapeUtil::MakeShape(S32, {}), "ai");
-  XlaOp bv = Parameter(sub.get(), 2, F32({}), "bv");
-  XlaOp bi = Parameter(sub.get(), 3, ShapeUtil::MakeShape(S32, {}), "bi");
-  XlaOp take_a = Ge(av, bv);
-  Tuple(sub.get(), {Select(take_a, av, bv), Select(take_a, ai, bi)});
-  ASSERT_OK_AND_ASSIGN(XlaComputation reducer, sub->Build());
+  ASSERT_OK_AND_ASSIGN(XlaComputation reducer, MaxAndIndex(b));
   const std::vector<XlaOp> inits = {ConstantR0<float>(&b, -1e30f),
                                     ConstantR0<int32_t>(&b, 0)};
   ReduceWindowWithGeneralPadding(&b, {x, i}, inits, reducer, {2, 3}, {2, 1},

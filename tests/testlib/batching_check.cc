@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -60,6 +61,20 @@ void ExpectClose(const Literal& got, const Literal& want, double tolerance,
 }
 
 }  // namespace
+
+XlaComputation Build(
+    const std::string& name, const std::vector<Shape>& shapes,
+    const std::function<void(XlaBuilder&, const std::vector<XlaOp>&)>& body) {
+  XlaBuilder b(name);
+  std::vector<XlaOp> p;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    p.push_back(Parameter(&b, i, shapes[i], absl::StrCat("p", i)));
+  }
+  body(b, p);
+  absl::StatusOr<XlaComputation> f = b.Build();
+  EXPECT_TRUE(f.ok()) << f.status();
+  return *std::move(f);
+}
 
 Literal RandomLiteral(const Shape& shape, uint64_t seed) {
   Literal literal(shape);

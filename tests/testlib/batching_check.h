@@ -8,7 +8,9 @@
 #define MXLA_TESTS_TESTLIB_BATCHING_CHECK_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "builder/xla_builder.h"
@@ -17,6 +19,12 @@
 namespace mxla::testing {
 
 using BatchDims = std::vector<std::optional<int64_t>>;
+
+// The computation `name` of parameters p0, p1, ... of `shapes`, whose
+// root is the last op `body` adds; a test failure if it does not build.
+XlaComputation Build(
+    const std::string& name, const std::vector<Shape>& shapes,
+    const std::function<void(XlaBuilder&, const std::vector<XlaOp>&)>& body);
 
 // A literal of `shape` (an array of a byte-sized type) from `seed`.
 Literal RandomLiteral(const Shape& shape, uint64_t seed);

@@ -36,9 +36,26 @@ Literal RandomLiteral(const Shape& shape, uint64_t seed, double lo,
   return literal;
 }
 
+std::vector<int64_t> RandomDims(std::mt19937_64& rng, int64_t min_rank,
+                                int64_t max_rank, int64_t max_size) {
+  std::uniform_int_distribution<int64_t> rank(min_rank, max_rank),
+      size(1, max_size);
+  std::vector<int64_t> dims(rank(rng));
+  for (int64_t& d : dims) d = size(rng);
+  return dims;
+}
+
 std::vector<Literal> OneRandom(const Shape& shape, uint64_t seed) {
   std::vector<Literal> args;
   args.push_back(RandomLiteral(shape, seed));
+  return args;
+}
+
+std::vector<Literal> RandomArgs(const std::vector<Shape>& shapes,
+                                uint64_t seed) {
+  std::vector<Literal> args;
+  for (const Shape& shape : shapes)
+    args.push_back(RandomLiteral(shape, seed++));
   return args;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,17 @@ Shape F64Shape(std::vector<int64_t> dims);
 Literal RandomLiteral(const Shape& shape, uint64_t seed, double lo = -2,
                       double hi = 2);
 
+// Dimensions of a random rank in [min_rank, max_rank], each of a random
+// size in [1, max_size]: the shapes of the randomized gradient cases.
+std::vector<int64_t> RandomDims(std::mt19937_64& rng, int64_t min_rank,
+                                int64_t max_rank, int64_t max_size);
+
 // One random argument of `shape`.
 std::vector<Literal> OneRandom(const Shape& shape, uint64_t seed);
+
+// One random argument per shape, the i-th from seed + i.
+std::vector<Literal> RandomArgs(const std::vector<Shape>& shapes,
+                                uint64_t seed);
 
 // The sum of every element of `x` (x itself when invalid: the builder
 // holds the error).

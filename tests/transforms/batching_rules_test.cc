@@ -20,26 +20,13 @@ namespace mxla {
 namespace {
 
 using ::mxla::testing::BatchDims;
+using ::mxla::testing::Build;
 using ::mxla::testing::ExpectBatchMatchesLoop;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
 
 Shape F64Array(std::vector<int64_t> dims) {
   return ShapeUtil::MakeShape(F64, dims);
-}
-
-template <typename Body>
-XlaComputation Build(const std::string& name, std::vector<Shape> shapes,
-                     Body body) {
-  XlaBuilder b(name);
-  std::vector<XlaOp> p;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    p.push_back(Parameter(&b, i, shapes[i], absl::StrCat("p", i)));
-  }
-  body(b, p);
-  absl::StatusOr<XlaComputation> f = b.Build();
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
 }
 
 // A convolution of lhs and rhs with `labels`, strides 2 and 1 (or 1),

@@ -2,12 +2,11 @@
 // its definition: the batched computation's slice b equals the function
 // evaluated on the arguments' slice b, for every b, with the batch at
 // every dimension of the arguments; and the JIT agrees with the
-// interpreter on the batched computations.
+// interpreter on the batched computations (tests/testlib/batching_check.h).
 #include "transforms/batching.h"
 
 #include <cmath>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -17,9 +16,7 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "interpreter/hlo_evaluator.h"
-#include "tests/testlib/hlo_test_base.h"
-#include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/batching_check.h"
 #include "tests/testlib/read_file.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/batching_rules.h"
@@ -27,94 +24,13 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::Build;
+using ::mxla::testing::ExpectBatchMatchesLoop;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
-using Dims = std::vector<std::optional<int64_t>>;
+using Dims = ::mxla::testing::BatchDims;
 
 Shape F64Array(std::vector<int64_t> dims) { return ShapeUtil::MakeShape(F64, dims); }
-
-Literal Random(const Shape& shape, uint64_t seed) {
-  Literal literal(shape);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-2, 2);
-  for (double& x : literal.data<double>()) x = value(rng);
-  return literal;
-}
-
-// Element b of `batched` along `dimension`.
-Literal SliceAt(const Literal& batched, int64_t dimension, int64_t b) {
-  std::vector<int64_t> dims(batched.shape().dimensions().begin(),
-                            batched.shape().dimensions().end());
-  dims.erase(dims.begin() + dimension);
-  Literal slice(ShapeUtil::MakeShape(batched.shape().element_type(), dims));
-  std::vector<int64_t> index(dims.size(), 0);
-  for (int64_t i = 0; i < slice.element_count(); ++i) {
-    std::vector<int64_t> full = index;
-    full.insert(full.begin() + dimension, b);
-    slice.Set<double>(index, batched.Get<double>(full));
-    for (int64_t d = dims.size() - 1; d >= 0 && ++index[d] == dims[d]; --d) {
-      index[d] = 0;
-    }
-  }
-  return slice;
-}
-
-// Every b: Batch(f)(args)[b] == f(args sliced at b). `shapes` are f's
-// parameter shapes; each batched one gets a batch of `size` at its dim.
-void ExpectBatchMatchesLoop(const XlaComputation& f, const Dims& in_dims,
-                            int64_t size = 3, uint64_t seed = 1) {
-  SCOPED_TRACE(f.name());
-  const HloComputation& entry = *f.module().entry_computation();
-  std::vector<Literal> args;
-  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
-    std::vector<int64_t> dims(
-        entry.parameter_instruction(i)->shape().dimensions().begin(),
-        entry.parameter_instruction(i)->shape().dimensions().end());
-    if (in_dims[i]) dims.insert(dims.begin() + *in_dims[i], size);
-    args.push_back(Random(F64Array(dims), seed + i));
-  }
-  absl::StatusOr<XlaComputation> batched = Batch(f, in_dims, size);
-  ASSERT_TRUE(batched.ok()) << batched.status();
-  absl::StatusOr<Literal> all =
-      EvaluateModule(batched->module(), testing::Pointers(args));
-  ASSERT_TRUE(all.ok()) << all.status();
-  for (int64_t b = 0; b < size; ++b) {
-    std::vector<Literal> one;
-    for (size_t i = 0; i < args.size(); ++i) {
-      one.push_back(in_dims[i] ? SliceAt(args[i], *in_dims[i], b) : Literal(args[i]));
-    }
-    absl::StatusOr<Literal> want = EvaluateModule(f.module(), testing::Pointers(one));
-    ASSERT_TRUE(want.ok()) << want.status();
-    const bool tuple = want->shape().IsTuple();
-    for (int64_t e = 0; e < (tuple ? want->tuple_size() : 1); ++e) {
-      const Literal& expected = tuple ? want->tuple_element(e) : *want;
-      const Literal got = SliceAt(tuple ? all->tuple_element(e) : *all, 0, b);
-      ASSERT_EQ(got.shape(), expected.shape());
-      for (int64_t k = 0; k < got.element_count(); ++k) {
-        EXPECT_NEAR(got.data<double>()[k], expected.data<double>()[k], 1e-12)
-            << "element " << e << " of batch " << b << ", index " << k;
-      }
-    }
-  }
-  testing::RunAndCompareOptions options;
-  options.error = testing::ErrorSpec{1e-12, 1e-12};
-  EXPECT_TRUE(testing::RunAndCompare(batched->module(), testing::Pointers(args),
-                                     options));
-}
-
-template <typename Body>
-XlaComputation Build(const std::string& name, std::vector<Shape> shapes,
-                     Body body) {
-  XlaBuilder b(name);
-  std::vector<XlaOp> p;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    p.push_back(Parameter(&b, i, shapes[i], absl::StrCat("p", i)));
-  }
-  body(b, p);
-  absl::StatusOr<XlaComputation> f = b.Build();
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
-}
 
 TEST(BatchingTest, ElementwiseOpsWithEveryBatchDimension) {
   XlaComputation f = Build("elementwise", {F64Array({3, 2}), F64Array({2})},
@@ -302,7 +218,7 @@ TEST(BatchingTest, WhileLoopsWithTripsThatDifferPerExample) {
                ConvertElementType(GetTupleElement(done, 0), F64)});
   });
   for (Dims dims : {Dims{0, std::nullopt}, Dims{1, 0}, Dims{std::nullopt, 0}}) {
-    ExpectBatchMatchesLoop(grow, dims, /*size=*/5);
+    ExpectBatchMatchesLoop(grow, dims, {.size = 5});
   }
 }
 

@@ -14,8 +14,8 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/batching_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/batching.h"
 
@@ -23,7 +23,9 @@ namespace mxla {
 namespace {
 
 using ::mxla::testing::BatchDims;
+using ::mxla::testing::Build;
 using ::mxla::testing::ExpectBatchMatchesLoop;
+using ::mxla::testing::Parsed;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -31,26 +33,6 @@ constexpr std::nullopt_t kNone = std::nullopt;
 
 Shape F64Array(std::vector<int64_t> dims) {
   return ShapeUtil::MakeShape(F64, dims);
-}
-
-template <typename Body>
-XlaComputation Build(const std::string& name, std::vector<Shape> shapes,
-                     Body body) {
-  XlaBuilder b(name);
-  std::vector<XlaOp> p;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    p.push_back(Parameter(&b, i, shapes[i], absl::StrCat("p", i)));
-  }
-  body(b, p);
-  absl::StatusOr<XlaComputation> f = b.Build();
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
-}
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return XlaComputation(*std::move(module));
 }
 
 // Every combination of the batch at dimension 0, at the last dimension

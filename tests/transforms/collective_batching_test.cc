@@ -13,9 +13,9 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_printer.h"
 #include "tests/testlib/batching_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/replicated_runs.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/batching.h"
@@ -24,8 +24,10 @@ namespace mxla {
 namespace {
 
 using ::mxla::testing::BatchDims;
+using ::mxla::testing::Build;
 using ::mxla::testing::DeviceArguments;
 using ::mxla::testing::Devices;
+using ::mxla::testing::Parsed;
 using ::mxla::testing::RandomLiteral;
 using ::mxla::testing::SliceAt;
 using ::mxla::testing::StatusIs;
@@ -36,20 +38,6 @@ constexpr int64_t kBatch = 3;
 
 Shape F64Array(std::vector<int64_t> dims) {
   return ShapeUtil::MakeShape(F64, dims);
-}
-
-template <typename Body>
-XlaComputation Build(const std::string& name, std::vector<Shape> shapes,
-                     Body body) {
-  XlaBuilder b(name);
-  std::vector<XlaOp> p;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    p.push_back(Parameter(&b, i, shapes[i], absl::StrCat("p", i)));
-  }
-  body(b, p);
-  absl::StatusOr<XlaComputation> f = b.Build();
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
 }
 
 // The elements of a device's result (itself for an array).
@@ -147,12 +135,6 @@ TEST(CollectiveBatchingTest, ReplicaIdIsNeverBatched) {
         Add(p[0], ConvertElementType(ReplicaId(&b), F64), {});
       });
   ExpectBatchMatchesLoopOnDevices(f, BatchDims{0});
-}
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return XlaComputation(*std::move(module));
 }
 
 constexpr char kAdd[] = R"(

@@ -16,9 +16,9 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "ir/hlo_printer.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/replicated_runs.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/autodiff.h"
@@ -29,6 +29,7 @@ namespace {
 using ::mxla::testing::DeviceArguments;
 using ::mxla::testing::Devices;
 using ::mxla::testing::F64Shape;
+using ::mxla::testing::Parsed;
 using ::mxla::testing::RandomLiteral;
 using ::mxla::testing::StatusIs;
 using ::mxla::testing::SumAll;
@@ -54,12 +55,6 @@ XlaComputation DeviceLoss(
   absl::StatusOr<XlaComputation> f = b.Build();
   EXPECT_TRUE(f.ok()) << f.status();
   return *std::move(f);
-}
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return XlaComputation(*std::move(module));
 }
 
 // The sum over devices of each device's loss, by the interpreter.

@@ -24,15 +24,13 @@ namespace {
 
 using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
+using testing::RandomDims;
 using testing::RandomLiteral;
 using testing::Scalarized;
 
 // [batch..., n, n] with `batch` of rank 0 to 2, sizes 1 to 3.
 std::vector<int64_t> RandomBatch(std::mt19937_64& rng) {
-  std::uniform_int_distribution<int64_t> rank(0, 2), size(1, 3);
-  std::vector<int64_t> batch(rank(rng));
-  for (int64_t& d : batch) d = size(rng);
-  return batch;
+  return RandomDims(rng, /*min_rank=*/0, /*max_rank=*/2, /*max_size=*/3);
 }
 
 std::vector<int64_t> With(std::vector<int64_t> dims, int64_t rows,

@@ -9,19 +9,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "transforms/autodiff.h"
 
 namespace mxla {
 namespace {
 
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return XlaComputation(*std::move(module));
-}
+using testing::Parsed;
 
 // h <- tanh(W h + b), acc <- acc + sum(h), `trips` times; the loss is
 // acc + sum(h) at the end. W and b are carried unchanged.

@@ -19,8 +19,8 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "transforms/autodiff.h"
 
 namespace mxla {
@@ -28,23 +28,11 @@ namespace {
 
 using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
-using testing::RandomLiteral;
+using testing::Parsed;
+using testing::RandomArgs;
+using testing::RandomDims;
 using testing::Scalarized;
 using testing::SumAll;
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status() << "\n" << text;
-  return XlaComputation(*std::move(module));
-}
-
-std::vector<Literal> RandomArgs(const std::vector<Shape>& shapes,
-                                uint64_t seed) {
-  std::vector<Literal> args;
-  for (const Shape& shape : shapes)
-    args.push_back(RandomLiteral(shape, seed++));
-  return args;
-}
 
 // Rank 2 to 4, sizes 1 to 3 (at least 2 elements per feature), and a
 // random feature dimension.
@@ -54,10 +42,8 @@ struct NormCase {
 };
 
 NormCase RandomNormCase(std::mt19937_64& rng) {
-  std::uniform_int_distribution<int64_t> rank(2, 4), size(1, 3);
   NormCase c;
-  c.dims.resize(rank(rng));
-  for (int64_t& d : c.dims) d = size(rng);
+  c.dims = RandomDims(rng, /*min_rank=*/2, /*max_rank=*/4, /*max_size=*/3);
   c.feature = std::uniform_int_distribution<int64_t>(0, c.dims.size() - 1)(rng);
   c.dims[(c.feature + 1) % c.dims.size()] = 3;  // several per feature
   return c;

@@ -12,8 +12,8 @@
 #include "builder/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/autodiff.h"
 
@@ -24,6 +24,8 @@ using ::mxla::testing::StatusIs;
 using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
 using ::testing::HasSubstr;
+using testing::Parsed;
+using testing::RandomDims;
 using testing::RandomLiteral;
 using testing::Scalarized;
 
@@ -38,13 +40,6 @@ XlaComputation MappedScalarFunction() {
   return *b.Build();
 }
 
-std::vector<int64_t> RandomDims(std::mt19937_64& rng) {
-  std::uniform_int_distribution<int64_t> rank(0, 3), size(1, 4);
-  std::vector<int64_t> dims(rank(rng));
-  for (int64_t& d : dims) d = size(rng);
-  return dims;
-}
-
 std::vector<int64_t> AllDimensions(const std::vector<int64_t>& dims) {
   std::vector<int64_t> all(dims.size());
   for (size_t d = 0; d < all.size(); ++d) all[d] = d;
@@ -55,7 +50,8 @@ TEST(MapGradientTest, ABinaryMapMatchesFiniteDifferencesAtRandomShapes) {
   const XlaComputation fn = MappedScalarFunction();
   std::mt19937_64 rng(5100);
   for (int trial = 0; trial < 5; ++trial) {
-    const std::vector<int64_t> dims = RandomDims(rng);
+    const std::vector<int64_t> dims =
+        RandomDims(rng, /*min_rank=*/0, /*max_rank=*/3, /*max_size=*/4);
     SCOPED_TRACE(ShapeUtil::MakeShape(F64, dims).ToString());
     XlaComputation f =
         Scalarized("map", {F64Shape(dims), F64Shape(dims)},
@@ -84,12 +80,6 @@ TEST(MapGradientTest, AnIntegerOperandCarriesNoCotangent) {
       });
   ExpectGradientMatchesDifferences(
       f, testing::OneRandom(F64Shape({2, 3}), 5300), {0});
-}
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return XlaComputation(*std::move(module));
 }
 
 // The mapped computation branches per element (conditional-to-select

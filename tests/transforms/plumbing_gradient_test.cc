@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "hlo_text/hlo_parser.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/autodiff.h"
 
@@ -27,22 +28,11 @@ using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
 using ::testing::HasSubstr;
 using testing::OneRandom;
+using testing::Parsed;
+using testing::RandomArgs;
 using testing::RandomLiteral;
 using testing::Scalarized;
 using testing::SumAll;
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return XlaComputation(*std::move(module));
-}
-
-std::vector<Literal> Args(const std::vector<Shape>& shapes, uint64_t seed) {
-  std::vector<Literal> args;
-  for (const Shape& shape : shapes)
-    args.push_back(RandomLiteral(shape, seed++));
-  return args;
-}
 
 // (w, x) -> (sin(w x), w + x), with a call of its own inside.
 XlaComputation Callee() {
@@ -68,7 +58,7 @@ TEST(PlumbingGradientTest, CallIsItsComputationInlined) {
                           SumAll(GetTupleElement(t, 1) * GetTupleElement(t, 1));
                  });
   ExpectGradientMatchesDifferences(
-      f, Args({F64Shape({2, 3}), F64Shape({3})}, 9500), {0, 1});
+      f, RandomArgs({F64Shape({2, 3}), F64Shape({3})}, 9500), {0, 1});
 }
 
 TEST(PlumbingGradientTest, FusionIsItsFusedComputationInlined) {
@@ -88,7 +78,7 @@ ENTRY e {
   ROOT r = f64[] reduce(f, zero), dimensions={0}, to_apply=add
 })");
   ExpectGradientMatchesDifferences(
-      f, Args({F64Shape({4}), F64Shape({4})}, 9600), {0, 1});
+      f, RandomArgs({F64Shape({4}), F64Shape({4})}, 9600), {0, 1});
 }
 
 TEST(PlumbingGradientTest, OptBarrierAndCopyStartDonePassTheCotangent) {
@@ -115,7 +105,7 @@ ENTRY e {
   ROOT r = f64[] reduce(sum, zero), dimensions={0,1}, to_apply=add
 })");
   ExpectGradientMatchesDifferences(
-      f, Args({F64Shape({2, 3}), F64Shape({2, 3})}, 9700), {0, 1});
+      f, RandomArgs({F64Shape({2, 3}), F64Shape({2, 3})}, 9700), {0, 1});
 }
 
 TEST(PlumbingGradientTest, AnIdentityCustomCallPassesTheCotangent) {

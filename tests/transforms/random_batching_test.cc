@@ -19,24 +19,11 @@ namespace mxla {
 namespace {
 
 using ::mxla::testing::BatchDims;
+using ::mxla::testing::Build;
 using ::mxla::testing::ExpectBatchMatchesLoop;
 
 Shape Array(PrimitiveType type, std::vector<int64_t> dims) {
   return ShapeUtil::MakeShape(type, dims);
-}
-
-template <typename Body>
-XlaComputation Build(const std::string& name, std::vector<Shape> shapes,
-                     Body body) {
-  XlaBuilder b(name);
-  std::vector<XlaOp> p;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    p.push_back(Parameter(&b, i, shapes[i], absl::StrCat("p", i)));
-  }
-  body(b, p);
-  absl::StatusOr<XlaComputation> f = b.Build();
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
 }
 
 // Uniform floats in [a, a + |s| + 0.5) and normals of mean a, deviation s,

@@ -12,10 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
 #include "tests/testlib/gradient_check.h"
 #include "tests/testlib/literal_pointers.h"
+#include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/status_matchers.h"
 #include "transforms/autodiff.h"
 
@@ -26,13 +26,8 @@ using ::mxla::testing::StatusIs;
 using testing::ExpectGradientMatchesDifferences;
 using testing::F64Shape;
 using ::testing::HasSubstr;
+using testing::Parsed;
 using testing::RandomLiteral;
-
-XlaComputation Parsed(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return XlaComputation(*std::move(module));
-}
 
 // while (sum(|x|) < bound) { x = x * w + b; n += 1 }; the loss is
 // sum(sin(x)) + n. Returns the loss and, as a second result, the trips.
