@@ -700,9 +700,6 @@ TEST(ConvolutionGemmTest, DepthwiseInputAtAnyAlignment) {
   }
 }
 
-// Seeded random convolutions: random ranks, sizes, windows and layouts,
-// dense or depthwise, each drawn so that the result is non-empty or empty
-// by chance.
 // Tiles whose rows are consecutive positions of one output row read each
 // tap through row 0's position (ContiguousTapRows): output rows a whole
 // number of tiles wide and not, the 6-row and the 12-row tiles (64 and 8
@@ -743,6 +740,9 @@ TEST(ConvolutionGemmTest, ContiguousRowsMatchTheInterpreter) {
   ExpectInfiniteWeightInPaddingSkipped("f32[1,12,1]", "f32[2,1,8]");
 }
 
+// Seeded random convolutions: random ranks, sizes, windows and layouts,
+// dense or depthwise, each drawn so that the result is non-empty or empty
+// by chance.
 TEST(ConvolutionGemmTest, RandomConvolutionsMatchTheInterpreter) {
   std::mt19937 rng(20261128);
   auto draw = [&](int lo, int hi) {
