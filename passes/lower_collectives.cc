@@ -11,6 +11,7 @@
 #include "ir/replica_groups.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "passes/inplace_permute_lowering.h"
 
 namespace mxla {
 namespace {
@@ -25,6 +26,11 @@ class Lowering {
   // What replaces the collective: plain HLO on one device, its synchronous
   // form on several; null when it stays.
   absl::StatusOr<HloInstruction*> Lower() {
+    if ((collective_->opcode() == HloOpcode::kCollectivePermute ||
+         collective_->opcode() == HloOpcode::kCollectivePermuteStart) &&
+        collective_->operand_count() == 4) {
+      return LowerInPlacePermute(collective_, devices_);
+    }
     if (devices_ > 1) return Synchronous();
     const auto operands = collective_->operands();
     switch (collective_->opcode()) {
