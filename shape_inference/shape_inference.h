@@ -261,8 +261,9 @@ class ShapeInference {
   // ragged-all-to-all(input, output, input_offsets, send_sizes,
   // output_offsets, recv_sizes): the output's shape. input and output of
   // one element type and rank (>= 1), equal past dimension 0; the other
-  // four one rank-1 s32 or s64 shape whose length is a multiple of
-  // `group_size` (1 where the size is not known).
+  // four one rank-1 or rank-2 s32 or s64 shape (rank 2 is XLA's [peers,
+  // updates per peer], the rank-1 list row-major) whose element count is
+  // a multiple of `group_size` (1 where the size is not known).
   static absl::StatusOr<Shape> InferRaggedAllToAllShape(
       absl::Span<const Shape* const> operands, int64_t group_size);
   // all-reduce-done, all-gather-done and collective-permute-done: the
