@@ -16,6 +16,13 @@
 namespace mxla {
 namespace {
 
+// XLA's in-place collective-permute (or its start): four operands.
+bool IsInPlacePermute(const HloInstruction& op) {
+  return (op.opcode() == HloOpcode::kCollectivePermute ||
+          op.opcode() == HloOpcode::kCollectivePermuteStart) &&
+         op.operand_count() == 4;
+}
+
 class Lowering {
  public:
   Lowering(HloInstruction* collective, int64_t devices)
@@ -26,9 +33,7 @@ class Lowering {
   // What replaces the collective: plain HLO on one device, its synchronous
   // form on several; null when it stays.
   absl::StatusOr<HloInstruction*> Lower() {
-    if ((collective_->opcode() == HloOpcode::kCollectivePermute ||
-         collective_->opcode() == HloOpcode::kCollectivePermuteStart) &&
-        collective_->operand_count() == 4) {
+    if (IsInPlacePermute(*collective_)) {
       return LowerInPlacePermute(collective_, devices_);
     }
     if (devices_ > 1) return Synchronous();
