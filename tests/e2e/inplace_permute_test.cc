@@ -2,7 +2,8 @@
 // output_start_indices) with slice_sizes: on 2 and 4 devices (partitions
 // with a channel_id, replicas without), jit against the interpreter and
 // against values computed here from the definition; the tuple-of-buffers
-// form through -start/-done; start indices out of range, clamped as
+// form through -start/-done; a ring in a while loop (XLA's pipelined
+// use); start indices out of range, clamped as
 // dynamic-slice clamps; one device; print/parse round trip; and the
 // verifier's messages for what does not fit.
 #include <algorithm>
@@ -176,6 +177,67 @@ ENTRY main {
     elements.push_back(LiteralUtil::CreateR1<float>(b));
     EXPECT_EQ(results[d], LiteralUtil::MakeTuple(std::move(elements)))
         << "device " << d;
+  }
+}
+
+// XLA's pipelined use: in a loop, each step passes one row of a ring's
+// buffer on, writing it at the row the step counter names; after n-1
+// steps every device holds every device's row.
+TEST(InPlacePermuteTest, ARingInALoopGathersEveryRow) {
+  for (const int64_t n : {2, 4}) {
+    SCOPED_TRACE(absl::StrCat(n, " devices"));
+    std::string ring = "{";
+    for (int64_t d = 0; d < n; ++d) {
+      absl::StrAppend(&ring, d == 0 ? "" : ",", "{", d, ",", (d + 1) % n,
+                      "}");
+    }
+    ring += "}";
+    const std::string rows = absl::StrCat("f32[", n, ",2]");
+    const std::string state = absl::StrCat("(s32[], ", rows, ")");
+    const std::string text = absl::StrCat(
+        "HloModule m, num_partitions=", n, "\ncond {\n  p = ", state,
+        " parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+        "  last = s32[] constant(", n - 1, ")\n"
+        "  ROOT lt = pred[] compare(i, last), direction=LT\n}\n"
+        "body {\n  p = ", state, " parameter(0)\n"
+        "  i = s32[] get-tuple-element(p), index=0\n"
+        "  buffer = ", rows, " get-tuple-element(p), index=1\n"
+        "  id = u32[] partition-id()\n  me = s32[] convert(id)\n"
+        "  count = s32[] constant(", n, ")\n"
+        "  shifted = s32[] subtract(me, i)\n  wrapped = s32[] add(shifted, count)\n"
+        "  from = s32[] remainder(wrapped, count)\n"
+        "  one = s32[] constant(1)\n  to0 = s32[] subtract(wrapped, one)\n"
+        "  to = s32[] remainder(to0, count)\n  zero = s32[] constant(0)\n"
+        "  in_start = (s32[], s32[]) tuple(from, zero)\n"
+        "  out_start = (s32[], s32[]) tuple(to, zero)\n"
+        "  moved = ", rows, " collective-permute(buffer, buffer, in_start, "
+        "out_start), channel_id=1, source_target_pairs=", ring,
+        ", slice_sizes={{1,2}}\n"
+        "  next = s32[] add(i, one)\n"
+        "  ROOT r = ", state, " tuple(next, moved)\n}\n"
+        "ENTRY main {\n  x = ", rows, " parameter(0)\n"
+        "  zero = s32[] constant(0)\n  init = ", state,
+        " tuple(zero, x)\n  w = ", state,
+        " while(init), condition=cond, body=body\n"
+        "  ROOT out = ", rows, " get-tuple-element(w), index=1\n}\n");
+    // Device d starts with only its own row d = {d, -d}, -1 elsewhere.
+    DeviceArguments arguments(n);
+    std::vector<float> all;
+    for (int64_t d = 0; d < n; ++d) {
+      std::vector<float> mine(2 * n, -1.0f);
+      mine[2 * d] = static_cast<float>(d);
+      mine[2 * d + 1] = -static_cast<float>(d);
+      all.push_back(static_cast<float>(d));
+      all.push_back(-static_cast<float>(d));
+      arguments[d].push_back(LiteralUtil::CreateFromFlat<float>({n, 2}, mine));
+    }
+    const std::vector<Literal> results =
+        ::mxla::testing::RunBothBackends(text, {1, n}, arguments);
+    ASSERT_EQ(results.size(), n);
+    for (int64_t d = 0; d < n; ++d) {
+      EXPECT_EQ(results[d], LiteralUtil::CreateFromFlat<float>({n, 2}, all))
+          << "device " << d;
+    }
   }
 }
 
