@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -303,8 +305,54 @@ bool SendsToNobody(const HloInstruction& op, int64_t channel,
   return true;
 }
 
+// The channels each computation transfers on, itself or through the
+// computations it calls.
+using ChannelReach = std::map<const HloComputation*, std::set<int64_t>>;
+
+const std::set<int64_t>& ChannelsReached(const HloComputation& computation,
+                                         ChannelReach& reach) {
+  if (auto it = reach.find(&computation); it != reach.end()) return it->second;
+  std::set<int64_t> channels;
+  for (const HloInstruction* op : computation.instructions()) {
+    if (IsDeviceTransfer(*op)) channels.insert(ChannelOf(*op));
+    for (const HloComputation* callee : op->called_computations()) {
+      const std::set<int64_t>& inner = ChannelsReached(*callee, reach);
+      channels.insert(inner.begin(), inner.end());
+    }
+  }
+  return reach[&computation] = std::move(channels);
+}
+
+// XLA matches a channel's sends and recvs in the order they are issued. A
+// pair issued together in one computation is one permute only if every op
+// there that runs other transfers of the channel (a loop, a call) comes
+// after both or before both; otherwise which send meets which recv
+// depends on that order, and the pair is refused.
+absl::Status CheckIssuedTogether(const HloComputation& computation,
+                                 const Pair& pair, int64_t channel,
+                                 ChannelReach& reach) {
+  for (const HloInstruction* op : computation.instructions()) {
+    bool transfers = false;
+    for (const HloComputation* callee : op->called_computations()) {
+      transfers = transfers || ChannelsReached(*callee, reach).contains(channel);
+    }
+    if (!transfers) continue;
+    const bool after = DependsOn(op, pair.send) && DependsOn(op, pair.recv);
+    const bool before = DependsOn(pair.send, op) && DependsOn(pair.recv, op);
+    if (!after && !before) {
+      return Error(*pair.send, channel,
+                   absl::StrCat("its recv '", pair.recv->name(),
+                                "' and it are not both before or both after '",
+                                op->name(), "', which transfers on the same "
+                                "channel; XLA matches sends and recvs in the "
+                                "order they are issued"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> PairIn(HloComputation& computation,
-                            const ChannelIndex& index) {
+                            const ChannelIndex& index, ChannelReach& reach) {
   std::map<int64_t, Channel> channels;
   bool changed = false;
   for (HloInstruction* instruction : computation.instructions()) {
@@ -323,12 +371,17 @@ absl::StatusOr<bool> PairIn(HloComputation& computation,
     (instruction->opcode() == HloOpcode::kSend ? ops.sends : ops.recvs)
         .push_back(instruction);
   }
+  std::vector<std::pair<int64_t, Pair>> pairs;
   for (const auto& [channel, ops] : channels) {
-    ASSIGN_OR_RETURN(const std::vector<Pair> pairs,
+    ASSIGN_OR_RETURN(const std::vector<Pair> of_channel,
                      PairsOfChannel(channel, ops, index));
-    for (const Pair& pair : pairs) {
-      RETURN_IF_ERROR(Rewrite(computation, pair, channel));
+    for (const Pair& pair : of_channel) {
+      RETURN_IF_ERROR(CheckIssuedTogether(computation, pair, channel, reach));
+      pairs.push_back({channel, pair});
     }
+  }
+  for (const auto& [channel, pair] : pairs) {
+    RETURN_IF_ERROR(Rewrite(computation, pair, channel));
   }
   return changed || !channels.empty();
 }
@@ -371,8 +424,12 @@ absl::StatusOr<bool> PairSendsAndRecvsPass::Run(HloModule& module) {
     }
   }
   if (index.empty() && !changed) return false;
+  ChannelReach reach;
   for (HloComputation* computation : computations) {
-    RETURN_IF_ERROR(PairIn(*computation, index).status());
+    ChannelsReached(*computation, reach);  // before any transfer goes
+  }
+  for (HloComputation* computation : computations) {
+    RETURN_IF_ERROR(PairIn(*computation, index, reach).status());
   }
   for (HloComputation* computation : computations) {
     RETURN_IF_ERROR(ReplaceDones(*computation));

@@ -23,8 +23,11 @@
 // if any), several on one channel without pairs or two of one kind to the
 // same peers, no pairs (or a send and recv whose pairs or data shapes
 // differ), a send whose data depends on its own recv (a cycle once
-// paired), or a wrapping async-start used other than by its -update and
-// -done ops.
+// paired), a pair with an op that runs other transfers of its channel (a
+// loop, a call) after one of the two and not after the other (XLA matches
+// sends and recvs in the order they are issued, so which send meets which
+// recv would depend on that order), or a wrapping async-start used other
+// than by its -update and -done ops.
 #ifndef MXLA_PASSES_PAIR_SENDS_AND_RECVS_H_
 #define MXLA_PASSES_PAIR_SENDS_AND_RECVS_H_
 

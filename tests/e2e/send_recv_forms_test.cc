@@ -235,5 +235,60 @@ ENTRY main {
   }
 }
 
+// A pair whose send and recv sit on either side of a loop that transfers
+// on the same channel: which send meets which recv depends on the order
+// they are issued (the loop's recv would take the entry's send), so it is
+// not one permute, and it is refused rather than run another way.
+TEST(SendRecvFormsTest, APairAroundALoopOnItsChannelIsRefused) {
+  const std::string attribute =
+      "frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1}}\"}";
+  const std::string text = absl::StrCat(R"(HloModule m, num_partitions=2
+body {
+  p = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[2] get-tuple-element(p), index=1
+  t = token[] after-all()
+  r = (f32[2], u32[], token[]) recv(t), channel_id=1, )", attribute, R"(
+  s = (f32[2], u32[], token[]) send(x, t), channel_id=1, )", attribute, R"(
+  rd = (f32[2], token[]) recv-done(r), channel_id=1
+  sd = token[] send-done(s), channel_id=1
+  got = f32[2] get-tuple-element(rd), index=0
+  c1 = s32[] constant(1)
+  i1 = s32[] add(i, c1)
+  ROOT out = (s32[], f32[2]) tuple(i1, got)
+}
+cond {
+  p = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(i, two), direction=LT
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  t = token[] after-all()
+  s0 = (f32[2], u32[], token[]) send(x, t), channel_id=1, )", attribute, R"(
+  sd0 = token[] send-done(s0), channel_id=1
+  zero = s32[] constant(0)
+  init = (s32[], f32[2]) tuple(zero, x)
+  w = (s32[], f32[2]) while(init), condition=cond, body=body
+  y = f32[2] get-tuple-element(w), index=1
+  t1 = token[] after-all(sd0)
+  rN = (f32[2], u32[], token[]) recv(t1), channel_id=1, )", attribute, R"(
+  rdN = (f32[2], token[]) recv-done(rN), channel_id=1
+  last = f32[2] get-tuple-element(rdN), index=0
+  ROOT sum = f32[2] add(y, last)
+})");
+  for (const Backend backend : {Backend::kInterpreter, Backend::kJit}) {
+    const std::string message(
+        ::mxla::testing::RunOnDevices(backend, text, {1, 2}, Arguments(2))
+            .status()
+            .message());
+    EXPECT_THAT(message,
+                HasSubstr("send 's0' (channel_id 1, computation 'main'): its "
+                          "recv 'rN' and it are not both before or both "
+                          "after 'w', which transfers on the same channel"));
+  }
+}
+
 }  // namespace
 }  // namespace mxla

@@ -184,8 +184,9 @@ ENTRY main {
 }
 
 // The -done ops read the contexts wherever they are: here one in a loop
-// body on a context the entry made. A send with no peers on a channel
-// nothing receives from keeps only its context.
+// body on a context the entry made (the loop, which transfers on the
+// channel too, comes after the entry's pair). A send with no peers on a
+// channel nothing receives from keeps only its context.
 TEST(PairSendsAndRecvsTest, DonesReadContextsAndASendToNobodyStays) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, Paired(R"(HloModule m, num_partitions=2
 body {
@@ -204,8 +205,9 @@ cond {
 ENTRY main {
   x = f32[2] parameter(0)
   t = token[] after-all()
-  r = (f32[2], u32[], token[]) recv(t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
   s = (f32[2], u32[], token[]) send(x, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  sd = token[] send-done(s), channel_id=1
+  r = (f32[2], u32[], token[]) recv(sd), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
   lost = (f32[2], u32[], token[]) send(x, t), channel_id=9
   lost-done = token[] send-done(lost), channel_id=9
   w = (f32[2], u32[], token[]) while(r), condition=cond, body=body
