@@ -515,6 +515,16 @@ absl::Status ParseAttributeValue(TokenCursor& cursor, const OpSpec& spec,
   return cursor.SkipValue();
 }
 
+// The attribute of that text name, the op's own first (two attributes may
+// share a name, as gather's and collective-permute's slice_sizes do).
+std::optional<AttrId> AttributeNamed(const OpSpec& spec,
+                                     absl::string_view name) {
+  for (const AttrSlot& slot : spec.attributes) {
+    if (GetAttrInfo(slot.id).name == name) return slot.id;
+  }
+  return AttrIdFromName(name);
+}
+
 // `, key=value` pairs after the operands.
 absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
                                            const Header& header,
@@ -524,7 +534,7 @@ absl::StatusOr<Attributes> ParseAttributes(TokenCursor& cursor,
   while (cursor.TryConsume(TokenKind::kComma)) {
     const Token name = cursor.Peek();
     RETURN_IF_ERROR(cursor.ExpectName("an attribute name").status());
-    std::optional<AttrId> id = AttrIdFromName(name.text);
+    std::optional<AttrId> id = AttributeNamed(spec, name.text);
     const AttrSlot* slot = id.has_value() ? spec.FindAttribute(*id) : nullptr;
     // `<op>-start` takes <op>'s attributes and its own thread name.
     const bool common =

@@ -20,7 +20,9 @@
 //                    written into this device's output
 //                    (hlo_evaluator_ragged_all_to_all.cc);
 //   collective-broadcast  rank 0's operand;
-//   collective-permute    the source's operand, zeros without a source.
+//   collective-permute    the source's operand, zeros without a source;
+//                    in-place form: the source's slices written into this
+//                    device's output (hlo_evaluator_inplace_permute.cc).
 //
 // Without a RunDevice the run is device 0 of one replica of one partition,
 // and there is no communicator: a group or pair naming another device is
@@ -359,11 +361,16 @@ absl::StatusOr<Literal> AllToAll(const HloInstruction& op,
   return EvaluateConcatenate(parts, operand, *split);
 }
 
-// The value a collective-permute gives this device.
+// The value a collective-permute gives this device (of its operand, or of
+// the four of the in-place form).
 absl::StatusOr<Literal> Permuted(const HloInstruction& op, const Place& place,
-                                 const Literal& operand) {
+                                 absl::Span<const Literal* const> operands) {
   ASSIGN_OR_RETURN(const PermutePeers peers,
                    PermutePeersOf(op, *place.assignment, place.device));
+  if (operands.size() != 1) {
+    return EvaluateInPlacePermute(op, peers, place.communicator, operands);
+  }
+  const Literal& operand = *operands[0];
   Literal result(operand.shape());  // zeros without a source
   if (place.communicator == nullptr) {
     if (peers.source.has_value()) result = operand;
@@ -402,11 +409,11 @@ std::optional<absl::StatusOr<Literal>> EvaluateWithoutGroup(
     case HloOpcode::kCollectivePermuteDone:
       return operands[0]->tuple_element(1);
     case HloOpcode::kCollectivePermute:
-      return Permuted(op, place, *operands[0]);
+      return Permuted(op, place, operands);
     case HloOpcode::kCollectivePermuteStart: {
       std::vector<Literal> elements;
       elements.push_back(*operands[0]);
-      absl::StatusOr<Literal> permuted = Permuted(op, place, *operands[0]);
+      absl::StatusOr<Literal> permuted = Permuted(op, place, operands);
       if (!permuted.ok()) return permuted.status();
       elements.push_back(*std::move(permuted));
       for (size_t i = 2; i < op.shape().tuple_shapes().size(); ++i) {

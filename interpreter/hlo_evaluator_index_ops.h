@@ -11,6 +11,8 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ir/collective_groups.h"
+#include "ir/communicator.h"
 #include "ir/convolution_dimension_numbers.h"
 #include "ir/dot_dimension_numbers.h"
 #include "ir/gather_dimension_numbers.h"
@@ -122,6 +124,14 @@ absl::StatusOr<Literal> EvaluateCollective(
 absl::StatusOr<Literal> EvaluateRaggedAllToAll(
     const HloInstruction& op, absl::Span<const int64_t> devices, int64_t rank,
     const std::vector<std::vector<Literal>>& members, const Literal& output);
+// XLA's in-place collective-permute (four operands, slice_sizes; verified)
+// for this device: `peers` its source and targets, `communicator` null on
+// one device (the source, if any, is itself). The output with the
+// source's slice written in, or as it is without a source
+// (hlo_evaluator_inplace_permute.cc).
+absl::StatusOr<Literal> EvaluateInPlacePermute(
+    const HloInstruction& op, const PermutePeers& peers,
+    Communicator* communicator, absl::Span<const Literal* const> operands);
 // replica-id or partition-id: the device's replica or partition, as u32.
 absl::StatusOr<Literal> EvaluateDeviceId(const HloInstruction& op,
                                          const EvaluatorOptions& options);

@@ -1,3 +1,4 @@
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -49,9 +50,29 @@ OpEvaluator::Result OpEvaluator::Collective() {
   return EvaluateCollective(instruction_, operands_, options_);
 }
 
-// The verifier refuses them (shape_rules::Channel); an unverified module
-// gets the same answer here instead of a value.
+// The verifier refuses host transfers (shape_rules::Channel), and
+// pair-sends-and-recvs makes every other transfer a permute before a run.
+// Evaluated as they are (an unpassed module), a send between devices with
+// no peers sends to no device, as XLA's does (its context holds its data,
+// its send-done gives the token); anything else gets the refusal.
 OpEvaluator::Result OpEvaluator::Channel() {
+  const auto* host =
+      instruction_.attributes().Get<std::string>(AttrId::kIsHostTransfer);
+  const bool device = host == nullptr || *host != "true";
+  if (device && instruction_.opcode() == HloOpcode::kSend &&
+      !instruction_.attributes().Has(AttrId::kSourceTargetPairs)) {
+    std::vector<Literal> context;
+    context.push_back(Literal(operand(0)));
+    context.push_back(Literal(shape().tuple_shapes(1)));
+    context.push_back(Literal(operand(1)));
+    return LiteralUtil::MakeTuple(std::move(context));
+  }
+  if (device && instruction_.opcode() == HloOpcode::kSendDone &&
+      instruction_.operand(0)->opcode() == HloOpcode::kSend &&
+      !instruction_.operand(0)->attributes().Has(
+          AttrId::kSourceTargetPairs)) {
+    return Literal(operand(0).tuple_element(2));
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       HloOpcodeString(instruction_.opcode()), " '", instruction_.name(),
       "' transfers between devices or to the host; mxla runs one device "

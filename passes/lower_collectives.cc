@@ -11,9 +11,17 @@
 #include "ir/replica_groups.h"
 #include "ir/shape_util.h"
 #include "ir/status_macros.h"
+#include "passes/inplace_permute_lowering.h"
 
 namespace mxla {
 namespace {
+
+// XLA's in-place collective-permute (or its start): four operands.
+bool IsInPlacePermute(const HloInstruction& op) {
+  return (op.opcode() == HloOpcode::kCollectivePermute ||
+          op.opcode() == HloOpcode::kCollectivePermuteStart) &&
+         op.operand_count() == 4;
+}
 
 class Lowering {
  public:
@@ -25,6 +33,9 @@ class Lowering {
   // What replaces the collective: plain HLO on one device, its synchronous
   // form on several; null when it stays.
   absl::StatusOr<HloInstruction*> Lower() {
+    if (IsInPlacePermute(*collective_)) {
+      return LowerInPlacePermute(collective_, devices_);
+    }
     if (devices_ > 1) return Synchronous();
     const auto operands = collective_->operands();
     switch (collective_->opcode()) {

@@ -20,7 +20,10 @@
 // forms are made synchronous: all-reduce-start and -done become one
 // all-reduce, all-gather-start a tuple of its operands and an all-gather,
 // collective-permute-start a tuple of its operand, a collective-permute
-// and zeros for the context; the wrappers lower as above. The JIT runs it
+// and zeros for the context; the wrappers lower as above. XLA's in-place
+// collective-permute (four operands) becomes a dynamic-slice, a plain
+// permute and a dynamic-update-slice on any count (passes/
+// inplace_permute_lowering.h). The JIT runs it
 // first; the interpreter evaluates them all as they are.
 #ifndef MXLA_PASSES_LOWER_COLLECTIVES_H_
 #define MXLA_PASSES_LOWER_COLLECTIVES_H_

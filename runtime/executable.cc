@@ -144,12 +144,11 @@ namespace {
 // device that failed on its own, rather than by the abort that the first
 // failure (`first_error`, in time) sent the others, so that devices that
 // fail alike at one op report the same error from run to run.
-absl::Status OwnErrorOfFirstDevice(
-    const std::vector<absl::StatusOr<Literal>>& results,
-    const absl::Status& first_error) {
+absl::Status OwnErrorOfFirstDevice(const std::vector<absl::Status>& results,
+                                   const absl::Status& first_error) {
   if (first_error.ok()) return first_error;
   for (size_t d = 0; d < results.size(); ++d) {
-    const absl::Status& status = results[d].status();
+    const absl::Status& status = results[d];
     if (status.ok() ||
         absl::StrContains(status.message(), first_error.message())) {
       continue;
@@ -162,21 +161,10 @@ absl::Status OwnErrorOfFirstDevice(
 
 }  // namespace
 
-absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
-    absl::Span<const std::vector<const Literal*>> arguments,
-    const DeviceAssignment& assignment, const RunOptions& options) const {
+absl::Status Executable::RunEachDevice(
+    const DeviceAssignment& assignment, const RunOptions& options,
+    absl::FunctionRef<absl::Status(int64_t, const RunOptions&)> run) const {
   const int64_t devices = assignment.device_count();
-  if (options.device != nullptr) {
-    return absl::InvalidArgumentError(
-        "RunReplicated: RunOptions::device must be null (each device's is "
-        "made by the call)");
-  }
-  if (static_cast<int64_t>(arguments.size()) != devices) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "RunReplicated: ", arguments.size(), " argument lists for ", devices,
-        " devices (", assignment.replica_count(), " replicas x ",
-        assignment.partition_count(), " partitions)"));
-  }
   ASSIGN_OR_RETURN(ThreadPool * pool, ResolvePool(options));
   RETURN_IF_ERROR(ResolveOptions(options).status());
   const int threads =
@@ -193,8 +181,8 @@ absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
     places[d] = {at.replica, at.partition, &assignment,
                  communicators.back().get()};
   }
-  std::vector<absl::StatusOr<Literal>> results(
-      devices, absl::InternalError("device did not run"));
+  std::vector<absl::Status> results(devices,
+                                    absl::InternalError("device did not run"));
   std::mutex first_mutex;  // std: visible to ThreadSanitizer
   absl::Status first_error;
   auto run_device = [&](int64_t d) {
@@ -202,11 +190,11 @@ absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
     mine.thread_pool = pool;
     mine.threads = per_device;
     mine.device = &places[d];
-    results[d] = Run(arguments[d], mine);
+    results[d] = run(d, mine);
     if (!results[d].ok()) {
       const absl::Status error(
-          results[d].status().code(),
-          absl::StrCat("device ", d, ": ", results[d].status().message()));
+          results[d].code(),
+          absl::StrCat("device ", d, ": ", results[d].message()));
       {
         std::lock_guard<std::mutex> lock(first_mutex);
         if (first_error.ok()) first_error = error;
@@ -218,12 +206,66 @@ absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
   for (int64_t d = 1; d < devices; ++d) workers.emplace_back(run_device, d);
   run_device(0);
   for (std::thread& worker : workers) worker.join();
-  RETURN_IF_ERROR(OwnErrorOfFirstDevice(results, first_error));
-  std::vector<Literal> values;
-  for (absl::StatusOr<Literal>& result : results) {
-    values.push_back(*std::move(result));
+  return OwnErrorOfFirstDevice(results, first_error);
+}
+
+absl::StatusOr<std::vector<Literal>> Executable::RunReplicated(
+    absl::Span<const std::vector<const Literal*>> arguments,
+    const DeviceAssignment& assignment, const RunOptions& options) const {
+  const int64_t devices = assignment.device_count();
+  if (options.device != nullptr) {
+    return absl::InvalidArgumentError(
+        "RunReplicated: RunOptions::device must be null (each device's is "
+        "made by the call)");
   }
+  if (static_cast<int64_t>(arguments.size()) != devices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RunReplicated: ", arguments.size(), " argument lists for ", devices,
+        " devices (", assignment.replica_count(), " replicas x ",
+        assignment.partition_count(), " partitions)"));
+  }
+  std::vector<Literal> values(devices);
+  RETURN_IF_ERROR(RunEachDevice(
+      assignment, options, [&](int64_t d, const RunOptions& mine) {
+        absl::StatusOr<Literal> result = Run(arguments[d], mine);
+        if (!result.ok()) return result.status();
+        values[d] = *std::move(result);
+        return absl::OkStatus();
+      }));
   return values;
+}
+
+absl::Status Executable::RunReplicatedBuffers(
+    absl::Span<const DeviceBuffers> devices,
+    const DeviceAssignment& assignment, const RunOptions& options) const {
+  if (options.device != nullptr) {
+    return absl::InvalidArgumentError(
+        "RunReplicatedBuffers: RunOptions::device must be null (each "
+        "device's is made by the call)");
+  }
+  if (static_cast<int64_t>(devices.size()) != assignment.device_count()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RunReplicatedBuffers: ", devices.size(), " buffer lists for ",
+        assignment.device_count(), " devices (", assignment.replica_count(),
+        " replicas x ", assignment.partition_count(), " partitions)"));
+  }
+  // Every device's buffers are checked before any device runs, so that a
+  // mistake in one never leaves the others waiting at a collective.
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const DeviceBuffers& mine = devices[d];
+    absl::Status checked = CheckSizedBuffers(
+        *module().entry_computation(), mine.arguments, mine.argument_sizes,
+        mine.results, mine.result_sizes);
+    if (!checked.ok()) {
+      return absl::Status(checked.code(), absl::StrCat("device ", d, ": ",
+                                                       checked.message()));
+    }
+  }
+  return RunEachDevice(assignment, options,
+                       [&](int64_t d, const RunOptions& mine) {
+                         return RunBuffers(devices[d].arguments,
+                                           devices[d].results, mine);
+                       });
 }
 
 }  // namespace mxla

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -164,6 +165,23 @@ class Executable {
       const DeviceAssignment& assignment,
       const RunOptions& options = {}) const;
 
+  // One device's buffers for RunReplicatedBuffers, as the sized
+  // RunBuffers takes them.
+  struct DeviceBuffers {
+    std::vector<const void*> arguments;
+    std::vector<int64_t> argument_sizes;
+    std::vector<void*> results;
+    std::vector<int64_t> result_sizes;
+  };
+  // RunReplicated on caller-owned buffers, without literals: device d
+  // reads `devices[d]`'s arguments and writes its results in place, with
+  // RunBuffers' donation and checks (every device's buffers are checked
+  // before any device runs; InvalidArgument naming the device). Errors as
+  // RunReplicated's.
+  absl::Status RunReplicatedBuffers(absl::Span<const DeviceBuffers> devices,
+                                    const DeviceAssignment& assignment,
+                                    const RunOptions& options = {}) const;
+
   // The module after the compile pipeline; valid while the executable
   // lives.
   const HloModule& module() const { return *module_; }
@@ -192,6 +210,12 @@ class Executable {
 
  private:
   static absl::StatusOr<RunContext> ResolveOptions(const RunOptions& options);
+  // Runs `run(d, options_d)` for every device of `assignment` at once, each
+  // on a thread of its own with its RunDevice and share of the threads;
+  // the first device's own error, naming it (RunReplicated's rules).
+  absl::Status RunEachDevice(
+      const DeviceAssignment& assignment, const RunOptions& options,
+      absl::FunctionRef<absl::Status(int64_t, const RunOptions&)> run) const;
   // `run` (DoRun or DoRunBuffers on `context`) timed into the options'
   // profile sink, or into a new profile printed afterwards.
   template <typename Result, typename Fn>

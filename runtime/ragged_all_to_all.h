@@ -27,8 +27,9 @@
 namespace mxla {
 
 // The op's buffers: `input` and `output` of one element width and rows
-// of one size (dimension 0 counts rows), the four metadata arrays rank 1
-// of one length with 4- or 8-byte signed elements, and the `result`
+// of one size (dimension 0 counts rows), the four metadata arrays of one
+// shape (rank 1, or XLA's rank 2 read row-major as one list) with 4- or
+// 8-byte signed elements, and the `result`
 // shaped as `output`.
 struct RaggedBuffers {
   ArrayBytes input;

@@ -299,8 +299,26 @@ absl::StatusOr<Shape> CollectivePermute(const HloInstruction& instruction) {
       context.push_back(declared.tuple_shapes(i));
     }
   }
-  return ShapeInference::InferCollectivePermuteShape(
-      instruction.opcode(), OperandShapes(instruction), context);
+  const auto* slice_sizes = instruction.attributes().Get<std::vector<int64_t>>(
+      AttrId::kPermuteSliceSizes);
+  if (instruction.operand_count() == 1) {
+    if (slice_sizes != nullptr) {
+      return Error(instruction, "slice_sizes is only for the in-place form "
+                   "of four operands (input, output, input_start_indices, "
+                   "output_start_indices)");
+    }
+    return ShapeInference::InferCollectivePermuteShape(
+        instruction.opcode(), OperandShapes(instruction), context);
+  }
+  if (slice_sizes == nullptr && instruction.operand_count() == 4) {
+    return Error(instruction, "the in-place form (input, output, "
+                 "input_start_indices, output_start_indices) needs "
+                 "slice_sizes");
+  }
+  return ShapeInference::InferInPlaceCollectivePermuteShape(
+      instruction.opcode(), OperandShapes(instruction),
+      slice_sizes == nullptr ? IdGroups() : DecodeIdGroups(*slice_sizes),
+      context);
 }
 
 }  // namespace

@@ -72,12 +72,10 @@ absl::Status CheckMetadata(absl::Span<const Shape* const> operands,
     return OpError(kOp, "the offsets and sizes must be s32 or s64; got ",
                    metadata.ToString(), ".");
   }
-  if (metadata.rank() == 2) {
-    return OpError(kOp, "offsets and sizes of rank 2 (", metadata.ToString(),
-                   ") are not in mxla yet; give them as rank 1, the updates "
-                   "for each peer one after the other.");
-  }
-  const int64_t count = metadata.dimensions(0);
+  // Rank 2 ([peers, updates per peer]) is XLA's other spelling of the
+  // same row-major list: entry [j, u] is flat entry j·k + u.
+  int64_t count = 1;
+  for (int64_t size : metadata.dimensions()) count *= size;
   if (group_size > 1 && count % group_size != 0) {
     return OpError(kOp, "the offsets and sizes have ", count,
                    " elements, not a multiple of the group size ", group_size,

@@ -243,11 +243,27 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferCollectivePermuteShape(
       HloOpcode opcode, absl::Span<const Shape* const> operands,
       absl::Span<const Shape> context);
+  // XLA's in-place collective-permute(input, output, input_start_indices,
+  // output_start_indices) and its start: input and output both arrays or
+  // both tuples of as many arrays (buffers); each buffer's start indices a
+  // tuple of one integer scalar per dimension (for tuple buffers, a tuple
+  // of those); `slice_sizes` one list per buffer, each size within both
+  // buffers' dimension, buffers of one element type. The result is the
+  // output's shape; the start's (input, output, context...). XLA's
+  // messages ("Buffer offset index should have the same number of
+  // elements as the buffer's rank.", "Unmatching input buffers and output
+  // buffers.", ...); several slices per buffer (an array buffer's start
+  // indices a tuple of tuples) are refused by name.
+  static absl::StatusOr<Shape> InferInPlaceCollectivePermuteShape(
+      HloOpcode opcode, absl::Span<const Shape* const> operands,
+      absl::Span<const std::vector<int64_t>> slice_sizes,
+      absl::Span<const Shape> context);
   // ragged-all-to-all(input, output, input_offsets, send_sizes,
   // output_offsets, recv_sizes): the output's shape. input and output of
   // one element type and rank (>= 1), equal past dimension 0; the other
-  // four one rank-1 s32 or s64 shape whose length is a multiple of
-  // `group_size` (1 where the size is not known).
+  // four one rank-1 or rank-2 s32 or s64 shape (rank 2 is XLA's [peers,
+  // updates per peer], the rank-1 list row-major) whose element count is
+  // a multiple of `group_size` (1 where the size is not known).
   static absl::StatusOr<Shape> InferRaggedAllToAllShape(
       absl::Span<const Shape* const> operands, int64_t group_size);
   // all-reduce-done, all-gather-done and collective-permute-done: the

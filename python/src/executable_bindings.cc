@@ -20,13 +20,17 @@
 // Several devices: compile(..., replicas=R, partitions=P) makes an
 // executable for R x P in-process devices, run with run_devices (one
 // argument list per device, or shared ones) through
-// Executable::RunReplicated; arguments and results are copied through
-// literals there, and the GIL is released while the devices run.
+// Executable::RunReplicatedBuffers: arguments are taken and results made
+// as a one-device call takes and makes them (shared arrays are read by
+// every device; a result forwarded from an aliased parameter is the
+// argument's array only when no other device reads it), and the GIL is
+// released while the devices run.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -98,17 +102,17 @@ class PyExecutable {
   py::list RunDevices(const py::object& per_device,
                       const py::object& shared) const {
     const int64_t devices = replicas_ * partitions_;
-    std::vector<std::vector<Literal>> owned;
-    owned.reserve(devices);  // arguments point into its elements
-    std::vector<std::vector<const Literal*>> arguments(devices);
     if (per_device.is_none() == shared.is_none()) {
       ThrowStatus(absl::InvalidArgumentError(
           "run_devices: give either one argument list per device or "
           "shared=(arguments of every device), not both or neither"));
     }
+    std::vector<Buffers> calls;
     if (!shared.is_none()) {
-      owned.push_back(Literals(shared, "run_devices: shared arguments"));
-      for (auto& device : arguments) device = Pointers(owned.back());
+      // One set of arrays read by every device; each gets its results.
+      const Buffers arguments =
+          Inputs(shared, "run_devices: shared arguments");
+      for (int64_t d = 0; d < devices; ++d) calls.push_back(arguments);
     } else {
       const py::sequence lists = ArgumentSequence(per_device, "run_devices");
       if (static_cast<int64_t>(lists.size()) != devices) {
@@ -119,21 +123,38 @@ class PyExecutable {
             "replicas=R, partitions=P) compiles for R x P devices")));
       }
       for (int64_t d = 0; d < devices; ++d) {
-        owned.push_back(Literals(lists[d], absl::StrCat("device ", d)));
-        arguments[d] = Pointers(owned.back());
+        calls.push_back(Inputs(lists[d], absl::StrCat("device ", d)));
       }
+    }
+    // A result the entry returns unchanged from an aliased parameter is
+    // the argument's own array, as in a one-device call, unless another
+    // device reads that array too.
+    std::map<const void*, int> readers;
+    for (const Buffers& call : calls) {
+      for (const void* data : call.argument_data) ++readers[data];
+    }
+    std::vector<Executable::DeviceBuffers> buffers;
+    for (Buffers& call : calls) {
+      std::vector<bool> forwardable;
+      for (size_t i = 0; i < call.inputs.size(); ++i) {
+        forwardable.push_back(readers[call.argument_data[i]] == 1);
+      }
+      AddOutputs(call, NoDonors(), forwardable);
+      buffers.push_back({call.argument_data, call.argument_sizes,
+                         call.result_data, call.result_sizes});
     }
     const DeviceAssignment assignment =
         DeviceAssignment::Default(replicas_, partitions_);
-    absl::StatusOr<std::vector<Literal>> results;
+    absl::Status status;
     {
       py::gil_scoped_release release;
-      results = executable_->RunReplicated(arguments, assignment);
+      status = executable_->RunReplicatedBuffers(buffers, assignment);
     }
-    ThrowIfError(results.status());
+    ThrowIfError(status);
     py::list values;
-    for (const Literal& result : *results) {
-      values.append(ValueFromLiteral(result));
+    for (Buffers& call : calls) {
+      size_t next = 0;
+      values.append(Nest(program_shape_.result, call.outputs, next));
     }
     return values;
   }
@@ -165,20 +186,15 @@ class PyExecutable {
           "expected ", parameters.size(),
           " arguments (one per parameter), got ", args.size())));
     }
-    std::vector<py::array> inputs;
-    std::vector<const void*> argument_data;
-    std::vector<int64_t> argument_sizes;
+    Buffers call;
     for (size_t i = 0; i < parameters.size(); ++i) {
-      py::array input = Argument(args[i], i);
-      argument_data.push_back(input.data());
-      argument_sizes.push_back(input.nbytes());
-      inputs.push_back(std::move(input));
+      call.Add(Argument(args[i], i));
     }
     // Parameters are arrays here: argument leaf a is parameter a.
-    std::vector<int64_t> donor(CountArrayLeaves(program_shape_.result), -1);
+    std::vector<int64_t> donor = NoDonors();
     if (donate) {
       for (const AliasedLeaf& alias : aliases_) {
-        py::array& input = inputs[alias.argument_leaf];
+        py::array& input = call.inputs[alias.argument_leaf];
         if (!input.is(args[alias.argument_leaf])) continue;  // a copy
         if (!input.writeable()) {
           ThrowStatus(absl::InvalidArgumentError(absl::StrCat(
@@ -188,51 +204,76 @@ class PyExecutable {
         donor[alias.result_leaf] = alias.argument_leaf;
       }
     }
-    // A result aliased to a parameter that the entry returns there
-    // unchanged is that argument's array: no copy, no allocation (XLA's
-    // ResNet-50 module returns its 320 state arrays so; JAX forwards such
-    // results too). The run takes it as a donation that writes nothing.
-    // Not for an argument donated in this call (its array then holds a new
-    // value), nor for a read-only one.
-    std::vector<bool> donated_argument(inputs.size(), false);
-    for (int64_t from : donor) {
-      if (from >= 0) donated_argument[from] = true;
+    AddOutputs(call, donor, std::vector<bool>(call.inputs.size(), true));
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = executable_->RunBuffers(call.argument_data, call.argument_sizes,
+                                       call.result_data, call.result_sizes,
+                                       options);
     }
+    ThrowIfError(status);
+    size_t next = 0;
+    return Nest(program_shape_.result, call.outputs, next);
+  }
+
+  // One device's arrays and the buffers the run reads and writes.
+  struct Buffers {
+    std::vector<py::array> inputs;
+    std::vector<const void*> argument_data;
+    std::vector<int64_t> argument_sizes;
     std::vector<py::array> outputs;
     std::vector<void*> result_data;
     std::vector<int64_t> result_sizes;
+
+    void Add(py::array input) {
+      argument_data.push_back(input.data());
+      argument_sizes.push_back(input.nbytes());
+      inputs.push_back(std::move(input));
+    }
+  };
+
+  std::vector<int64_t> NoDonors() const {
+    return std::vector<int64_t>(CountArrayLeaves(program_shape_.result), -1);
+  }
+
+  // The result arrays of `call`: result leaf r written into argument
+  // donor[r]'s array (donated in this call), else, when the entry returns
+  // an aliased parameter there unchanged and `forwardable` says its array
+  // may be, that argument's own array: no copy, no allocation (XLA's
+  // ResNet-50 module returns its 320 state arrays so; JAX forwards such
+  // results too; the run takes it as a donation that writes nothing). Not
+  // for an argument donated in this call (its array then holds a new
+  // value), nor for a read-only one. Else a new array the kernels write.
+  void AddOutputs(Buffers& call, const std::vector<int64_t>& donor,
+                  const std::vector<bool>& forwardable) const {
+    std::vector<bool> donated_argument(call.inputs.size(), false);
+    for (int64_t from : donor) {
+      if (from >= 0) donated_argument[from] = true;
+    }
     int64_t leaf_number = 0;
     ForEachArrayLeaf(program_shape_.result, [&](const Shape& leaf) {
       const int64_t passed = passed_through_[leaf_number];
       int64_t from = donor[leaf_number++];
-      if (from < 0 && passed >= 0 && !donated_argument[passed] &&
-          inputs[passed].writeable() &&
+      if (from < 0 && passed >= 0 && forwardable[passed] &&
+          !donated_argument[passed] && call.inputs[passed].writeable() &&
           AliasedOnlyTo(passed, leaf_number - 1)) {
         from = passed;
       }
       if (from >= 0) {
-        py::array& input = inputs[from];
-        result_data.push_back(input.mutable_data());
-        result_sizes.push_back(input.nbytes());
-        outputs.push_back(input);
+        py::array& input = call.inputs[from];
+        call.result_data.push_back(input.mutable_data());
+        call.result_sizes.push_back(input.nbytes());
+        call.outputs.push_back(input);
         return;
       }
       py::array output(result_dtypes_[leaf_number - 1],
                        std::vector<py::ssize_t>(leaf.dimensions().begin(),
                                                 leaf.dimensions().end()));
-      result_data.push_back(output.mutable_data());
-      result_sizes.push_back(output.nbytes());
-      outputs.push_back(std::move(output));
+      call.result_data.push_back(output.mutable_data());
+      call.result_sizes.push_back(output.nbytes());
+      call.outputs.push_back(std::move(output));
     });
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = executable_->RunBuffers(argument_data, argument_sizes,
-                                       result_data, result_sizes, options);
-    }
-    ThrowIfError(status);
-    size_t next = 0;
-    return Nest(program_shape_.result, outputs, next);
   }
 
   // Argument `i` as an array the kernels can read: its own buffer when it
@@ -270,9 +311,8 @@ class PyExecutable {
   }
 
   // `arguments` (a sequence, one per parameter) checked as a call checks
-  // them and copied into literals; `where` names them in errors.
-  std::vector<Literal> Literals(const py::handle& arguments,
-                                const std::string& where) const {
+  // them, as arrays the kernels read; `where` names them in errors.
+  Buffers Inputs(const py::handle& arguments, const std::string& where) const {
     const py::sequence values = ArgumentSequence(arguments, where);
     const size_t count = program_shape_.parameters.size();
     if (values.size() != count) {
@@ -280,11 +320,11 @@ class PyExecutable {
           absl::StrCat(where, ": expected ", count,
                        " arguments (one per parameter), got ", values.size())));
     }
-    std::vector<Literal> literals;
+    Buffers call;
     for (size_t i = 0; i < count; ++i) {
-      literals.push_back(LiteralFromArray(Argument(values[i], i, where)));
+      call.Add(Argument(values[i], i, where));
     }
-    return literals;
+    return call;
   }
 
   static py::sequence ArgumentSequence(const py::handle& value,
@@ -298,13 +338,6 @@ class PyExecutable {
               .cast<std::string>())));
     }
     return py::reinterpret_borrow<py::sequence>(value);
-  }
-
-  static std::vector<const Literal*> Pointers(
-      const std::vector<Literal>& literals) {
-    std::vector<const Literal*> pointers;
-    for (const Literal& literal : literals) pointers.push_back(&literal);
-    return pointers;
   }
 
   std::string DeviceCountText() const {
@@ -460,8 +493,9 @@ void DefineExecutableBindings(py::module_& m) {
            "device p*replicas + r is replica r of partition p): "
            "`per_device[d]` is device d's argument list, or `shared` every "
            "device's. Returns one result per device, in device order. "
-           "Arguments and results are copies; the GIL is released while "
-           "the devices run.");
+           "Arguments are read where they are, as a call reads them, and "
+           "results written in place; the GIL is released while the "
+           "devices run.");
   m.def(
       "compile",
       [](const XlaComputation& computation, const std::string& backend,

@@ -334,3 +334,55 @@ def test_pmap_static_arguments_and_keywords():
     np.testing.assert_array_equal(out, np.stack([(3 * x + y).sum(0)] * 2))
     scaled_sum(x, 4, y=y)
     assert scaled_sum.cache_size() == 2
+
+
+# A replicated step whose state (parameter 0, aliased to result 0) passes
+# through unchanged while result 1 is computed: run_devices takes the
+# arrays where they are and forwards the state as a one-device call does.
+FORWARDED_STATE = """HloModule step, replica_count=2, input_output_alias={ {0}: (0, {}) }
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  state = f32[4] parameter(0)
+  x = f32[4] parameter(1)
+  s = f32[4] all-reduce(x), replica_groups={}, to_apply=add
+  ROOT t = (f32[4], f32[4]) tuple(state, s)
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["jit", "interpreter"])
+def test_run_devices_forwards_an_aliased_state_without_a_copy(backend):
+    exe = mxla.compile_hlo(FORWARDED_STATE, backend=backend)
+    states = [np.arange(4, dtype=np.float32) + 10 * d for d in range(2)]
+    xs = [np.full(4, d + 1, np.float32) for d in range(2)]
+    results = exe.run_devices([(states[d], xs[d]) for d in range(2)])
+    for d, (state, total) in enumerate(results):
+        assert state is states[d]  # the argument's own array
+        np.testing.assert_array_equal(total, np.full(4, 3, np.float32))
+        assert total.flags.owndata and total.flags.c_contiguous
+    np.testing.assert_array_equal(states[1], np.arange(4) + 10)
+
+
+def test_run_devices_copies_what_several_devices_read():
+    exe = mxla.compile_hlo(FORWARDED_STATE)
+    state = np.arange(4, dtype=np.float32)
+    # Shared, or the same array given to both: each device gets its own.
+    for results in (exe.run_devices(shared=(state, state)),
+                    exe.run_devices([(state, state), (state, state)])):
+        assert results[0][0] is not state and results[1][0] is not state
+        assert results[0][0] is not results[1][0]
+        for forwarded, total in results:
+            np.testing.assert_array_equal(forwarded, state)
+            np.testing.assert_array_equal(total, 2 * state)
+    # A read-only array is not forwarded; a strided one is read as a copy.
+    frozen = np.arange(4, dtype=np.float32)
+    frozen.setflags(write=False)
+    strided = np.arange(8, dtype=np.float32)[::2]
+    results = exe.run_devices([(frozen, strided), (state, strided)])
+    assert results[0][0] is not frozen and results[1][0] is state
+    np.testing.assert_array_equal(results[0][0], frozen)
+    np.testing.assert_array_equal(results[0][1], 2 * strided)

@@ -175,6 +175,57 @@ TEST(RaggedAllToAllTest, FourDevicesInGroupsWithTwoUpdatesPerPeer) {
   EXPECT_EQ(results[3], F32({14, 16, 17, -1, 34, 36, 37, -1}));
 }
 
+// XLA's rank-2 metadata, [peers, updates per peer]: entry [j, u] is
+// update u to rank j, the rank-1 layout reshaped. The four-device groups
+// above with s32[2,2], and the two-device case with s64[2,1].
+Literal Ints2(std::initializer_list<std::initializer_list<int32_t>> rows) {
+  return LiteralUtil::CreateR2<int32_t>(rows);
+}
+
+TEST(RaggedAllToAllTest, RankTwoMetadataIsTheRankOneLayoutReshaped) {
+  const std::string text =
+      Module(", replica_count=4", "f32[8]", "f32[8]", "s32[2,2]",
+             "replica_groups={{0,2},{1,3}}");
+  std::vector<Arguments> arguments;
+  for (int64_t d = 0; d < 4; ++d) {
+    const int32_t s = d < 2 ? 0 : 1;
+    arguments.push_back(Device(
+        Iota(8, 10 * d), Filled(8, -1), Ints2({{0, 2}, {4, 6}}),
+        Ints2({{1, 2}, {1, 2}}), Ints2({{4 * s, 4 * s + 1}, {4 * s, 4 * s + 1}}),
+        Ints2({{1, 2}, {1, 2}})));
+  }
+  const std::vector<Literal> results = RunBothBackends(text, {4, 1}, arguments);
+  ASSERT_EQ(results.size(), 4);
+  EXPECT_EQ(results[0], F32({0, 2, 3, -1, 20, 22, 23, -1}));
+  EXPECT_EQ(results[2], F32({4, 6, 7, -1, 24, 26, 27, -1}));
+  EXPECT_EQ(results[1], F32({10, 12, 13, -1, 30, 32, 33, -1}));
+  EXPECT_EQ(results[3], F32({14, 16, 17, -1, 34, 36, 37, -1}));
+
+  // Two devices, s64[2,1]: the values of TwoDeviceArguments.
+  auto column = [](std::initializer_list<int64_t> values) {
+    std::vector<int64_t> flat(values);
+    return LiteralUtil::CreateFromFlat<int64_t>(
+        {static_cast<int64_t>(flat.size()), 1}, flat);
+  };
+  std::vector<Arguments> two;
+  two.push_back(Device(Iota(6, 0), Filled(6, -1), column({0, 1}),
+                       column({1, 3}), column({0, 2}), column({1, 2})));
+  two.push_back(Device(Iota(6, 10), Filled(6, -1), column({0, 4}),
+                       column({2, 0}), column({3, 0}), column({3, 0})));
+  const std::string two_text = Module(", replica_count=2", "f32[6]", "f32[6]",
+                                      "s64[2,1]", "replica_groups={}");
+  const std::vector<Literal> two_results =
+      RunBothBackends(two_text, {2, 1}, two);
+  ASSERT_EQ(two_results.size(), 2);
+  EXPECT_EQ(two_results[0], F32({0, -1, -1, 10, 11, -1}));
+  EXPECT_EQ(two_results[1], F32({-1, -1, 1, 2, 3, -1}));
+  // Its checks read the same entries: recv_sizes[1, 0] is flat entry 1.
+  two[0][5] = column({1, 3});
+  ExpectBothFail(two_text, {2, 1}, two,
+                 "device 0 expects recv_sizes[1]=3 rows from device 1 "
+                 "(update 0), but device 1 sends send_sizes[0]=2");
+}
+
 TEST(RaggedAllToAllTest, ChannelIdGroupsReplicasAcrossPartitions) {
   // channel_id, no use_global_device_ids: cross-partition, so {{1,0}}
   // lists partitions: partition 1 is rank 0. Each device sends its first

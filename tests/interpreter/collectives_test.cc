@@ -545,5 +545,32 @@ TEST(InterpreterCollectivesTest, RunsWhoseGroupsDoNotFitAreRefused) {
                         "along dimension 0"));
 }
 
+// Evaluated as written (no pair-sends-and-recvs), a send between devices
+// with no peers sends to nobody and its send-done gives the token; a recv
+// is still refused.
+TEST(CollectivesTest, ASendWithoutPeersSendsToNobody) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module,
+                       ParseHloModule(R"(HloModule m
+ENTRY main {
+  x = f32[2] parameter(0)
+  t = token[] after-all()
+  s = (f32[2], u32[], token[]) send(x, t), channel_id=1
+  d = token[] send-done(s), channel_id=1
+  ROOT r = (f32[2], token[]) tuple(x, d)
+})"));
+  const Literal x = LiteralUtil::CreateR1<float>({1, 2});
+  ASSERT_OK_AND_ASSIGN(Literal result, EvaluateModule(*module, {&x}));
+  EXPECT_EQ(result.tuple_element(0), x);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> receiving,
+                       ParseHloModule(R"(HloModule m
+ENTRY main {
+  t = token[] after-all()
+  r = (f32[2], u32[], token[]) recv(t), channel_id=1
+  ROOT d = (f32[2], token[]) recv-done(r), channel_id=1
+})"));
+  EXPECT_THAT(EvaluateModule(*receiving, {}).status().message(),
+              HasSubstr("recv 'r' transfers between devices or to the host"));
+}
+
 }  // namespace
 }  // namespace mxla

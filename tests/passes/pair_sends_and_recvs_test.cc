@@ -1,8 +1,10 @@
 // pair-sends-and-recvs: a send and a recv between devices on one channel
 // become one collective-permute (its pairs from XLA's frontend attribute,
 // its channel kept); what cannot be paired is refused naming the op, the
-// channel and the computation. Runs on several devices are checked in
-// tests/e2e/replicated_jit_test.cc.
+// channel and the computation; -done ops read the contexts wherever they
+// are; async wrappers are inlined first. Runs on several devices are
+// checked in tests/e2e/replicated_jit_test.cc and
+// tests/e2e/send_recv_forms_test.cc.
 #include "passes/pair_sends_and_recvs.h"
 
 #include <memory>
@@ -179,6 +181,66 @@ ENTRY main {
                   .status()
                   .message(),
               HasSubstr("a transfer over a host channel"));
+}
+
+// The -done ops read the contexts wherever they are: here one in a loop
+// body on a context the entry made (the loop, which transfers on the
+// channel too, comes after the entry's pair). A send with no peers on a
+// channel nothing receives from keeps only its context.
+TEST(PairSendsAndRecvsTest, DonesReadContextsAndASendToNobodyStays) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, Paired(R"(HloModule m, num_partitions=2
+body {
+  p = (f32[2], u32[], token[]) parameter(0)
+  d = (f32[2], token[]) recv-done(p), channel_id=1
+  x = f32[2] get-tuple-element(d), index=0
+  t = token[] after-all()
+  ROOT r = (f32[2], u32[], token[]) recv(t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  s = (f32[2], u32[], token[]) send(x, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  sd = token[] send-done(s), channel_id=1
+}
+cond {
+  p = (f32[2], u32[], token[]) parameter(0)
+  ROOT f = pred[] constant(false)
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  t = token[] after-all()
+  s = (f32[2], u32[], token[]) send(x, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  sd = token[] send-done(s), channel_id=1
+  r = (f32[2], u32[], token[]) recv(sd), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+  lost = (f32[2], u32[], token[]) send(x, t), channel_id=9
+  lost-done = token[] send-done(lost), channel_id=9
+  w = (f32[2], u32[], token[]) while(r), condition=cond, body=body
+  ROOT d = (f32[2], token[]) recv-done(w), channel_id=1
+})"));
+  ASSERT_OK(VerifyModule(*module));
+  const std::string text = module->ToString();
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("send")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("recv")));
+  EXPECT_THAT(text, HasSubstr("collective-permute(x), "
+                              "source_target_pairs={{0,1}}, channel_id=1"));
+}
+
+// An async-start wrapping a send is inlined only through its -done.
+TEST(PairSendsAndRecvsTest, AWrapperUsedOtherwiseIsRefused) {
+  EXPECT_THAT(Paired(R"(HloModule m, num_partitions=2
+wrapped {
+  a = f32[2] parameter(0)
+  b = token[] parameter(1)
+  ROOT s = (f32[2], u32[], token[]) send(a, b), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}}"}
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  t = token[] after-all()
+  start = ((f32[2], token[]), (f32[2], u32[], token[]), s32[]) async-start(x, t), calls=wrapped
+  done = (f32[2], u32[], token[]) async-done(start)
+  ROOT both = (((f32[2], token[]), (f32[2], u32[], token[]), s32[]), (f32[2], u32[], token[])) tuple(start, done)
+})")
+                  .status()
+                  .message(),
+              HasSubstr("async-start 'start' (computation 'main') wraps a "
+                        "send or recv between devices, but 'start' is used "
+                        "other than by one async-update or async-done"));
 }
 
 }  // namespace

@@ -70,6 +70,31 @@ TEST(RunReplicatedTest, ArgumentListsAreCheckedPerDevice) {
               HasSubstr("device 1: "));
 }
 
+// RunReplicatedBuffers: each device reads and writes the caller's buffers
+// (here in place of a copy through literals); a wrong size is refused,
+// naming the device, before any device runs.
+TEST(RunReplicatedTest, BuffersRunInPlaceAndAreCheckedPerDevice) {
+  std::unique_ptr<Executable> executable = CompileFor(Backend::kInterpreter);
+  std::vector<std::vector<float>> in(2), out(2, std::vector<float>(3));
+  std::vector<Executable::DeviceBuffers> devices(2);
+  for (int d = 0; d < 2; ++d) {
+    in[d] = {1.0f * d, 2, 3};
+    devices[d] = {{in[d].data()}, {12}, {out[d].data()}, {12}};
+  }
+  const DeviceAssignment two = DeviceAssignment::Default(1, 2);
+  ASSERT_OK(executable->RunReplicatedBuffers(devices, two));
+  EXPECT_EQ(out[0], (std::vector<float>{0, 4, 6}));
+  EXPECT_EQ(out[1], (std::vector<float>{2, 4, 6}));
+  devices[1].argument_sizes = {8};
+  out[0] = {-1, -1, -1};
+  EXPECT_THAT(executable->RunReplicatedBuffers(devices, two).message(),
+              HasSubstr("device 1: "));
+  EXPECT_EQ(out[0], (std::vector<float>{-1, -1, -1}));  // nothing ran
+  EXPECT_THAT(executable->RunReplicatedBuffers({devices[0]}, two).message(),
+              HasSubstr("RunReplicatedBuffers: 1 buffer lists for 2 "
+                        "devices"));
+}
+
 TEST(RunReplicatedTest, TheJitRunsOnTheDeviceCountsItCompiledFor) {
   std::unique_ptr<Executable> executable = CompileFor(Backend::kJit);
   const Literal x = LiteralUtil::CreateR1<float>({1, 2, 3});

@@ -98,11 +98,27 @@ TEST(RaggedAllToAllVerifyTest, OffsetsAndSizesShareOneShape) {
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("the offsets and sizes must be s32 or s64; got "
                          "f32[2]")));
+  // XLA's rank 2, [peers, updates per peer], verifies; its element count
+  // must split over the group like rank 1's.
+  EXPECT_OK(ParseAndVerify(
+      Module(", replica_count=2", "f32[6]", "f32[6]", "s32[2,2]", "s32[2,2]")));
   EXPECT_THAT(
-      ParseAndVerify(Module("", "f32[6]", "f32[6]", "s32[2,1]", "s32[2,1]")),
+      ParseAndVerify(Module(", replica_count=2", "f32[6]", "f32[6]",
+                            "s32[3,1]", "s32[3,1]")),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("offsets and sizes of rank 2 (s32[2,1]) are not in "
-                         "mxla yet")));
+               HasSubstr("the offsets and sizes have 3 elements, not a "
+                         "multiple of the group size 2")));
+  EXPECT_THAT(
+      ParseAndVerify(Module("", "f32[6]", "f32[6]", "s32[2,1]", "s32[1,2]")),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("RaggedAllToAll operands have different shapes (2, "
+                         "3): s32[2,1] and s32[1,2]")));
+  EXPECT_THAT(
+      ParseAndVerify(Module("", "f32[6]", "f32[6]", "s32[2,1,1]",
+                            "s32[2,1,1]")),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("RaggedAllToAll operand 2 must be rank 1 or 2: "
+                         "input_offsets is s32[2,1,1]")));
 }
 
 TEST(RaggedAllToAllVerifyTest, EachPeerTakesAsManyUpdates) {
