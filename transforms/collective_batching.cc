@@ -95,8 +95,23 @@ Result BatchingRules::Handle(OpTag<Op::kRaggedAllToAll>,
   return Reshape(result, WithBatch(output, b).dimensions());
 }
 
+namespace {
+
+// collective-permute's in-place form writes slices at start indices into
+// an output buffer: the batch would need its own slice geometry.
+bool IsInPlacePermute(const HloInstruction& instruction) {
+  return (instruction.opcode() == HloOpcode::kCollectivePermute ||
+          instruction.opcode() == HloOpcode::kCollectivePermuteStart) &&
+         instruction.operand_count() == 4;
+}
+
+}  // namespace
+
 Result BatchingRules::Collective(const BatchContext& context) {
   const HloInstruction& collective = context.instruction;
+  if (IsInPlacePermute(collective)) {
+    return NoRuleError(context, "in its in-place four-operand form");
+  }
   std::vector<XlaOp> operands;
   for (int64_t i = 0; i < collective.operand_count(); ++i) {
     operands.push_back(BatchedOperand(context, i));
@@ -115,6 +130,9 @@ Result BatchingRules::Collective(const BatchContext& context) {
 Result BatchingRules::Handle(OpTag<Op::kCollectivePermuteStart>,
                              const BatchContext& context) {
   const HloInstruction& start = context.instruction;
+  if (IsInPlacePermute(start)) {
+    return NoRuleError(context, "in its in-place four-operand form");
+  }
   for (const HloInstruction* user : start.users()) {
     const bool reads_array = user->opcode() == HloOpcode::kGetTupleElement &&
                              user->tuple_index() < 2;

@@ -329,6 +329,9 @@ Result GradientRules::Handle(OpTag<Op::kAllToAll>,
 
 Result GradientRules::Handle(OpTag<Op::kCollectivePermute>,
                              const GradientContext& context) {
+  if (context.instruction.operand_count() == 4) {
+    return NoRuleError(context, "in its in-place four-operand form");
+  }
   return OperandCotangents{
       InversePermute(context.instruction, context.cotangent)};
 }
@@ -336,6 +339,9 @@ Result GradientRules::Handle(OpTag<Op::kCollectivePermute>,
 // The start's value is (operand, received, u32[] context...).
 Result GradientRules::Handle(OpTag<Op::kCollectivePermuteStart>,
                              const GradientContext& context) {
+  if (context.instruction.operand_count() == 4) {
+    return NoRuleError(context, "in its in-place four-operand form");
+  }
   const XlaOp received = context.tuple_cotangent[1].array;
   return OperandCotangents{
       Summed(received.valid() ? InversePermute(context.instruction, received)

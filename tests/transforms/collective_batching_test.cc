@@ -213,6 +213,32 @@ ENTRY main {
                                  "not get the batch)")));
 }
 
+TEST(CollectiveBatchingTest, InPlacePermuteIsRefusedByName) {
+  const XlaComputation f = Parsed(R"(
+HloModule permute
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+ENTRY main {
+  input = f64[4,3] parameter(0)
+  output = f64[5,3] parameter(1)
+  one = s32[] constant(1)
+  zero = s32[] constant(0)
+  in_start = (s32[], s32[]) tuple(one, zero)
+  out_start = (s32[], s32[]) tuple(zero, zero)
+  cp = f64[5,3] collective-permute(input, output, in_start, out_start), source_target_pairs={{0,1},{1,0}}, slice_sizes={{2,3}}
+  c = f64[] constant(0)
+  ROOT sum = f64[] reduce(cp, c), dimensions={0,1}, to_apply=add
+})");
+  EXPECT_THAT(Batch(f, {0, std::nullopt}, 2).status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("vmap: no batching rule for "
+                                 "'collective-permute' in its in-place "
+                                 "four-operand form")));
+}
+
 // Two devices, one update per peer. t (0 or 1 per example, the same on
 // both devices: a max over them) sets how many rows each device sends
 // rank 0 and from which row, so the sizes and an offset differ by
