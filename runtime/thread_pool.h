@@ -14,6 +14,7 @@
 #ifndef MXLA_RUNTIME_THREAD_POOL_H_
 #define MXLA_RUNTIME_THREAD_POOL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -74,6 +75,8 @@ class ThreadPool {
  private:
   struct Job;
   void WorkerLoop();
+  // Returns when has_work_ is set, or after kSpinBeforeSleeping.
+  void AwaitWork();
   void Unlink(Job& job);
 
   std::vector<std::thread> workers_;
@@ -84,6 +87,11 @@ class ThreadPool {
   Job* queue_head_ = nullptr;
   Job* queue_tail_ = nullptr;
   bool stopping_ = false;
+  // Whether the queue holds a job, readable without the mutex: a worker
+  // that finished a job watches it for a while before it sleeps
+  // (WorkerLoop), since waking a sleeping thread here takes tens of
+  // microseconds, longer than a small kernel's half.
+  std::atomic<bool> has_work_{false};
 };
 
 }  // namespace mxla
