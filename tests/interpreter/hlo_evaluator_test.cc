@@ -1106,22 +1106,22 @@ TEST(HloEvaluatorTest, DeepChainDoesNotOverflowTheStack) {
   EXPECT_TRUE(Equals(EvaluateModule(module, {&x}), R1<float>({1, -2})));
 }
 
-// The verifier refuses send and recv; an unverified module asking the
-// evaluator for them gets the reason, not "unknown opcode".
-TEST(HloEvaluatorTest, SendAndRecvSayMxlaHasOneDevice) {
+// A recv between devices is paired with its send by a pass
+// (pair-sends-and-recvs); an unpassed module asking the evaluator for one
+// gets the reason, not "unknown opcode". (A send without peers sends to
+// nobody: collectives_test.)
+TEST(HloEvaluatorTest, RecvSaysMxlaHasOneDevice) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(R"(
 HloModule m
 ENTRY main {
-  x = f32[2] parameter(0)
   t = token[] after-all()
-  s = (f32[2], u32[], token[]) send(x, t), channel_id=1
-  ROOT d = token[] send-done(s), channel_id=1
+  r = (f32[2], u32[], token[]) recv(t), channel_id=1
+  ROOT d = (f32[2], token[]) recv-done(r), channel_id=1
 })"));
-  Literal x = R1<float>({1, 2});
   EXPECT_THAT(
-      EvaluateModule(*module, {&x}),
+      EvaluateModule(*module, {}),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("evaluating s (send): send 's' transfers between "
+               HasSubstr("evaluating r (recv): recv 'r' transfers between "
                          "devices or to the host; mxla runs one device")));
 }
 

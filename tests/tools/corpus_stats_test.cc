@@ -226,19 +226,19 @@ ENTRY main {
   x = f32[2] parameter(0)
   ROOT g = f32[4] all-gather(x), replica_groups={{0,1},{2}}, dimensions={0}
 })");
-  // A send between devices without a recv to pair it with: a module for
-  // devices it does not say how to count.
+  // A recv between devices without a send to pair it with: a module for
+  // devices it does not say how to count. (A send without peers sends to
+  // nobody, as in XLA, and runs.)
   const std::string unpaired = WriteModule("unpaired.hlo", R"(HloModule s
 ENTRY main {
-  x = f32[2] parameter(0)
   t = token[] after-all()
-  s = (f32[2], u32[], token[]) send(x, t), channel_id=1
-  ROOT d = token[] send-done(s), channel_id=1
+  r = (f32[2], u32[], token[]) recv(t), channel_id=1
+  ROOT d = (f32[2], token[]) recv-done(r), channel_id=1
 })");
   CorpusOptions options;
   const ModuleOutcome alone = EvaluateModuleFile(unpaired, options);
   EXPECT_EQ(alone.stage, CorpusStage::kDevices);
-  EXPECT_THAT(alone.reason, HasSubstr("no recv of its channel"));
+  EXPECT_THAT(alone.reason, HasSubstr("no send of its channel"));
   std::vector<ModuleOutcome> outcomes;
   for (const std::string& path :
        {permute, named, flattened, uneven, gather_all}) {
