@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "ir/hlo_printer.h"
 #include "tests/testlib/gradient_check.h"
+#include "tests/testlib/collective_fixtures.h"
 #include "tests/testlib/parsed_computation.h"
 #include "tests/testlib/replicated_runs.h"
 #include "tests/testlib/status_matchers.h"
@@ -360,24 +361,7 @@ ENTRY main {
 }
 
 TEST(CollectiveGradientTest, InPlacePermuteIsRefusedByName) {
-  const XlaComputation f = Parsed(R"(
-HloModule permute
-add {
-  a = f64[] parameter(0)
-  b = f64[] parameter(1)
-  ROOT s = f64[] add(a, b)
-}
-ENTRY main {
-  input = f64[4,3] parameter(0)
-  output = f64[5,3] parameter(1)
-  one = s32[] constant(1)
-  zero = s32[] constant(0)
-  in_start = (s32[], s32[]) tuple(one, zero)
-  out_start = (s32[], s32[]) tuple(zero, zero)
-  cp = f64[5,3] collective-permute(input, output, in_start, out_start), source_target_pairs={{0,1},{1,0}}, slice_sizes={{2,3}}
-  c = f64[] constant(0)
-  ROOT sum = f64[] reduce(cp, c), dimensions={0,1}, to_apply=add
-})");
+  const XlaComputation f = Parsed(testing::kInPlacePermuteSum);
   EXPECT_THAT(Gradient(f, {0}).status(),
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("gradient: no rule for 'collective-permute' "
