@@ -317,7 +317,7 @@ TEST(GemmTest, FewRowsSplitTheColumns) {
   EXPECT_THAT(Fused(DotModule("f32[1024,3072]", "f32[3072,768]",
                               "f32[1024,768]", kMatmul))
                   ->ToString(),
-              HasSubstr("units=9, m_block=384, n_block=256, k_block=256"));
+              HasSubstr("units=9, m_block=348, n_block=256, k_block=256"));
   ExpectSameBitsAtEveryThreadCount(
       DotModule("f32[100,700]", "f32[700,300]", "f32[100,300]", kMatmul), 4);
 }
@@ -340,7 +340,7 @@ TEST(GemmTest, PipelinedPackingAndPartialRowPanels) {
   EXPECT_THAT(Fused(batched)->ToString(),
               HasSubstr("units=9, m_block=97, n_block=64, k_block=256"));
   EXPECT_THAT(Fused(epilogue)->ToString(),
-              HasSubstr("units=8, m_block=192, n_block=64, k_block=1024"));
+              HasSubstr("units=8, m_block=156, n_block=64, k_block=1024"));
   ExpectSameBitsAtEveryThreadCount(batched, 3);
   ExpectSameBitsAtEveryThreadCount(epilogue, 3);
 }
