@@ -2,9 +2,11 @@
 
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/hlo_instruction.h"
 #include "ir/narrow_float.h"
 #include "ir/status_macros.h"
@@ -30,8 +32,20 @@ Blocks BlocksAlong(const ArrayBytes& array, int64_t dimension) {
               array.element_bytes};
 }
 
+// "[2,3] (4-byte elements)".
+std::string DimsText(const ArrayBytes& array) {
+  return absl::StrCat("[", absl::StrJoin(array.dims, ","), "] (",
+                      array.element_bytes, "-byte elements)");
+}
+
+// The op, what is wrong, and the group: XLA's shape rules hold at compile
+// time for the device count the module was compiled for; this catches a
+// group that does not match it at run time.
 absl::Status ShapeError(const CollectiveCall& call, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(call.op, ": ", what));
+  return absl::InvalidArgumentError(
+      absl::StrCat(call.op, ": ", what, "; its group {",
+                   absl::StrJoin(call.group, ","), "} has ", call.group.size(),
+                   " devices"));
 }
 
 // Piece k of `array` split into `parts` along `dimension`: block o of the
@@ -102,7 +116,10 @@ absl::Status GatherAlong(Communicator& communicator, const CollectiveCall& call,
   const int64_t members = call.group.size();
   const int64_t bytes = operand.size();
   if (result.size() != bytes * members) {
-    return ShapeError(call, "all-gather result is not the group's operands");
+    return ShapeError(
+        call, absl::StrCat("all-gather result ", DimsText(result), " is not ",
+                           members, " times the operand ", DimsText(operand),
+                           " along dimension ", dimension));
   }
   const Blocks blocks = BlocksAlong(operand, dimension);
   const ConstBytes send(operand.data, bytes);
@@ -133,10 +150,14 @@ absl::Status ReduceScatterAlong(Communicator& communicator,
   const int64_t members = call.group.size();
   const Blocks blocks = BlocksAlong(operand, dimension);
   const int64_t piece_bytes = result.size();
+  // Whole elements per piece: the dimension itself splits evenly (bytes
+  // alone would let a piece end inside an element).
   if (piece_bytes * members != operand.size() ||
-      blocks.inner % members != 0) {
-    return ShapeError(call, "reduce-scatter result is not one piece of the "
-                            "operand");
+      operand.dims[dimension] % members != 0) {
+    return ShapeError(
+        call, absl::StrCat("reduce-scatter operand ", DimsText(operand),
+                           " is not ", members, " times the result ",
+                           DimsText(result), " along dimension ", dimension));
   }
   // Piece k of every member arrives at rank k, then is reduced in rank
   // order into the result.
@@ -174,8 +195,13 @@ absl::Status AllToAllAlong(Communicator& communicator,
   const int64_t members = call.group.size();
   const Blocks split = BlocksAlong(operand, split_dimension);
   const int64_t piece_bytes = operand.size() / members;
-  if (result.size() != operand.size() || split.inner % members != 0) {
-    return ShapeError(call, "all-to-all pieces do not divide the operand");
+  if (result.size() != operand.size() ||
+      operand.dims[split_dimension] % members != 0) {
+    return ShapeError(
+        call, absl::StrCat("all-to-all operand ", DimsText(operand),
+                           " does not split into ", members,
+                           " pieces along dimension ", split_dimension,
+                           " with the result ", DimsText(result)));
   }
   std::vector<char> packed;
   std::vector<ConstBytes> send;
@@ -221,8 +247,9 @@ absl::Status BroadcastFromFirst(Communicator& communicator,
                                 const ArrayBytes& result) {
   const int64_t bytes = operand.size();
   if (result.size() != bytes) {
-    return ShapeError(call, "collective-broadcast result differs from its "
-                            "operand");
+    return ShapeError(
+        call, absl::StrCat("collective-broadcast result ", DimsText(result),
+                           " differs from its operand ", DimsText(operand)));
   }
   // Rank 0 sends its operand to everyone; the others send nothing.
   const int64_t members = call.group.size();

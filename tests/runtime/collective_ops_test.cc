@@ -4,6 +4,7 @@
 // reducer is not commutative (the rank order shows), and the combiners
 // taken from reducer computations.
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -18,7 +19,9 @@
 namespace mxla {
 namespace {
 
+using ::mxla::testing::StatusIs;
 using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
 
 // Runs body(device, communicator) on `devices` threads; each returns its
 // result values.
@@ -151,6 +154,43 @@ TEST(CollectiveOpsTest, BroadcastTakesRankZerosOperand) {
   for (const std::vector<float>& result : results) {
     EXPECT_THAT(result, ElementsAreArray(Operand(2)));
   }
+}
+
+// Buffers that do not fit the op and its group are refused before any
+// exchange, naming the op, both shapes, the dimension and the group.
+TEST(CollectiveOpsTest, MismatchedShapesAreRefusedByName) {
+  auto rendezvous = std::make_shared<InProcessRendezvous>(2, absl::Seconds(1));
+  InProcessCommunicator c(rendezvous, 0);
+  std::vector<float> operand = Operand(0), result(10);
+  const std::string group = "; its group {0,1} has 2 devices";
+  EXPECT_THAT(GatherAlong(c, {"ag", kTwo, 0}, Array(operand, {2, 3}), 0,
+                          Array(result, {5, 2})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("ag: all-gather result [5,2] (4-byte "
+                                 "elements) is not 2 times the operand [2,3] "
+                                 "(4-byte elements) along dimension 0" +
+                                 group)));
+  EXPECT_THAT(ReduceScatterAlong(c, {"rs", kTwo, 0}, Array(operand, {2, 3}),
+                                 1, ElementCombiner{4, nullptr},
+                                 Array(result, {2, 1})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("rs: reduce-scatter operand [2,3] (4-byte "
+                                 "elements) is not 2 times the result [2,1] "
+                                 "(4-byte elements) along dimension 1" +
+                                 group)));
+  EXPECT_THAT(AllToAllAlong(c, {"a2a", kTwo, 0}, Array(operand, {2, 3}),
+                            /*split_dimension=*/1, /*concat_dimension=*/0,
+                            Array(operand, {2, 3})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a2a: all-to-all operand [2,3] (4-byte "
+                                 "elements) does not split into 2 pieces "
+                                 "along dimension 1")));
+  EXPECT_THAT(BroadcastFromFirst(c, {"cb", kTwo, 0}, Array(operand, {2, 3}),
+                                 Array(result, {5, 2})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("cb: collective-broadcast result [5,2] "
+                                 "(4-byte elements) differs from its operand "
+                                 "[2,3] (4-byte elements)" + group)));
 }
 
 TEST(CollectiveOpsTest, CombinersComeFromOneOpReducersOnly) {
