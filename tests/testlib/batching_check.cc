@@ -76,7 +76,7 @@ XlaComputation Build(
   return *std::move(f);
 }
 
-Literal RandomLiteral(const Shape& shape, uint64_t seed) {
+Literal RandomBytesLiteral(const Shape& shape, uint64_t seed) {
   Literal literal(shape);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> value(-2, 2);
@@ -121,7 +121,7 @@ void ExpectBatchMatchesLoop(const XlaComputation& f, const BatchDims& in_dims,
     std::vector<int64_t> dims(shape.dimensions().begin(),
                               shape.dimensions().end());
     if (in_dims[i]) dims.insert(dims.begin() + *in_dims[i], check.size);
-    args.push_back(RandomLiteral(
+    args.push_back(RandomBytesLiteral(
         ShapeUtil::MakeShape(shape.element_type(), dims), check.seed + i));
   }
   absl::StatusOr<XlaComputation> batched = Batch(f, in_dims, check.size);

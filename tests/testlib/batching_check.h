@@ -26,8 +26,11 @@ XlaComputation Build(
     const std::string& name, const std::vector<Shape>& shapes,
     const std::function<void(XlaBuilder&, const std::vector<XlaOp>&)>& body);
 
-// A literal of `shape` (an array of a byte-sized type) from `seed`.
-Literal RandomLiteral(const Shape& shape, uint64_t seed);
+// A literal of `shape` (an array of a byte-sized type) from `seed`: f32
+// and f64 in [-2, 2), any other type random bytes. Named apart from
+// gradient_check.h's RandomLiteral (floats only, a chosen range), so that
+// one test can include both.
+Literal RandomBytesLiteral(const Shape& shape, uint64_t seed);
 
 // Element b of `batched` along `dimension`.
 Literal SliceAt(const Literal& batched, int64_t dimension, int64_t b);

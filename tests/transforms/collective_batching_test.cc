@@ -29,7 +29,7 @@ using ::mxla::testing::Build;
 using ::mxla::testing::DeviceArguments;
 using ::mxla::testing::Devices;
 using ::mxla::testing::Parsed;
-using ::mxla::testing::RandomLiteral;
+using ::mxla::testing::RandomBytesLiteral;
 using ::mxla::testing::SliceAt;
 using ::mxla::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -63,7 +63,7 @@ void ExpectBatchMatchesLoopOnDevices(const XlaComputation& f,
       std::vector<int64_t> dims(shape.dimensions().begin(),
                                 shape.dimensions().end());
       if (in_dims[i]) dims.insert(dims.begin() + *in_dims[i], kBatch);
-      batched_args[d].push_back(RandomLiteral(
+      batched_args[d].push_back(RandomBytesLiteral(
           ShapeUtil::MakeShape(shape.element_type(), dims), 10 * d + i + 1));
     }
   }
