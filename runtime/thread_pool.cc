@@ -120,7 +120,6 @@ void ThreadPool::Unlink(Job& job) {
   has_work_.store(queue_head_ != nullptr, std::memory_order_relaxed);
 }
 
-
 void ThreadPool::AwaitWork() {
   const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
   while (!has_work_.load(std::memory_order_relaxed)) {
