@@ -24,16 +24,18 @@ namespace {
 // collective that mixed up its members would show. Integers and booleans
 // stay the same on every device: a loop's trip count or an index that
 // differed would make the devices' programs diverge (a deadlock in XLA,
-// a timeout here), which says nothing about the collectives.
+// a timeout here), which says nothing about the collectives. `elements`
+// is one device's arguments and results; the list stops short when they
+// pass `max_elements` or all devices' pass `max_total`.
 std::vector<std::vector<Literal>> ArgumentsPerDevice(
     const HloComputation& entry, int64_t devices, int64_t max_elements,
-    int64_t& elements) {
+    int64_t max_total, int64_t& elements) {
   std::vector<std::vector<Literal>> arguments;
   elements = ElementsOf(entry.root_instruction()->shape());
   arguments.push_back(ArgumentsWithin(entry, max_elements, elements));
-  const int64_t per_device = elements;
-  elements = per_device * devices;
-  if (elements > max_elements) return arguments;
+  if (elements > max_elements || elements > max_total / devices) {
+    return arguments;
+  }
   for (int64_t d = 1; d < devices; ++d) {
     std::vector<Literal> mine(arguments[0].begin(), arguments[0].end());
     uint64_t state = 1 + 7919 * d;
@@ -41,6 +43,13 @@ std::vector<std::vector<Literal>> ArgumentsPerDevice(
     arguments.push_back(std::move(mine));
   }
   return arguments;
+}
+
+// Whether `per_device` (elements or work) passes the one-device `limit`,
+// or, on all `devices`, `factor` times it.
+bool OverLimit(int64_t per_device, int64_t devices, int64_t limit,
+               int64_t factor) {
+  return per_device > limit || per_device > limit * factor / devices;
 }
 
 std::vector<std::vector<const Literal*>> Pointers(
@@ -81,18 +90,25 @@ ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
                       const Executable& interpreter, const Executable& jit,
                       const CorpusOptions& options) {
   const HloComputation& entry = *module.entry_computation();
+  const int64_t devices = counts.devices();
+  const int64_t factor = options.all_devices_factor;
   int64_t elements = 0;
   const std::vector<std::vector<Literal>> arguments = ArgumentsPerDevice(
-      entry, counts.devices(), options.max_run_elements, elements);
-  const int64_t work = EstimatedWork(module) * counts.devices();
-  if (elements > options.max_run_elements || work > options.max_run_work) {
+      entry, devices, options.max_run_elements,
+      options.max_run_elements * factor, elements);
+  const int64_t work = std::max<int64_t>(EstimatedWork(module), 1);
+  if (OverLimit(elements, devices, options.max_run_elements, factor) ||
+      OverLimit(work, devices, options.max_run_work, factor)) {
     return Outcome(path, counts, CorpusStage::kTooLarge, "");
   }
   RunOptions run;
   // Devices wait at a collective only for those that diverged.
   run.collective_timeout = absl::Seconds(20);
+  // A loop's trips multiply its body's work, as on one device: each
+  // device's, and all devices' together, stay within the work limits.
   run.max_loop_trips = std::min(
-      options.max_loop_trips, options.max_run_work / std::max<int64_t>(work, 1));
+      {options.max_loop_trips, options.max_run_work / work,
+       options.max_run_work * factor / (work * devices)});
   const DeviceAssignment assignment =
       DeviceAssignment::Default(counts.replicas, counts.partitions);
   const auto pointers = Pointers(arguments);
@@ -102,7 +118,13 @@ ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
       jit.RunReplicated(pointers, assignment, run);
   if (absl::IsResourceExhausted(expected.status()) &&
       absl::IsResourceExhausted(actual.status())) {
-    return Outcome(path, counts, CorpusStage::kEndless, "");
+    // Stopped by the work limits rather than the trip limit: too costly,
+    // not endless.
+    return Outcome(path, counts,
+                   run.max_loop_trips < options.max_loop_trips
+                       ? CorpusStage::kTooLarge
+                       : CorpusStage::kEndless,
+                   "");
   }
   if (!expected.ok()) {
     if (RefusedAlike(expected.status(), actual.status())) {

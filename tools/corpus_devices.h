@@ -16,9 +16,10 @@ namespace mxla::tools {
 // The outcome of `module` (at `path`) on `counts` devices (more than one),
 // its `devices` field set: kVerify when the verifier refuses it on those
 // counts, kCompile when either backend does, kRun
-// when a run fails or a device's results differ, kTooLarge when every
-// device's arguments and results together, or the work, pass the options'
-// limits, else kPassed (or kEndless, as on one device).
+// when a run fails or a device's results differ, kTooLarge when one
+// device's arguments and results, or its work, pass the options' limits,
+// or all devices' pass all_devices_factor times them, else kPassed (or
+// kEndless, as on one device).
 ModuleOutcome RunOnDevicesAndCompare(const std::string& path,
                                      const HloModule& module,
                                      const DeviceCountsNeeded& counts,

@@ -49,6 +49,11 @@ struct CorpusOptions {
   // would take more than max_run_work element steps in all is stopped
   // sooner and counts as too costly to run.
   int64_t max_loop_trips = 100000;
+  // On several devices the limits above apply to each device (each runs
+  // its own program, at once with the others), and all devices together
+  // may take this many times them: this machine's two cores run them all,
+  // and 256 devices of 4M elements would be 8 GB for each backend.
+  int64_t all_devices_factor = 8;
 };
 
 struct ModuleOutcome {

@@ -265,6 +265,85 @@ ENTRY main {
                                 "several devices (75.0%); 3 ran and matched"));
 }
 
+// Each device runs its own program at once with the others: the size and
+// work limits apply to each, and all devices together get
+// all_devices_factor times them.
+TEST(CorpusStatsTest, LimitsOnSeveralDevicesApplyToEachDevice) {
+  // 2048 elements on each of four devices.
+  const std::string reduce = WriteModule("reduce4.hlo", R"(HloModule r
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[1024] parameter(0)
+  ROOT r = f32[1024] all-reduce(x), replica_groups={{0,1,2,3}}, to_apply=add
+})");
+  CorpusOptions options;
+  options.max_run_elements = 4096;
+  ModuleOutcome outcome = EvaluateModuleFile(reduce, options);
+  EXPECT_EQ(outcome.stage, CorpusStage::kPassed) << outcome.reason;
+  EXPECT_EQ(outcome.devices, 4);
+  options.all_devices_factor = 2;  // 8192 in all: just enough
+  EXPECT_EQ(EvaluateModuleFile(reduce, options).stage, CorpusStage::kPassed);
+  options.all_devices_factor = 1;
+  EXPECT_EQ(DescribeOutcome(EvaluateModuleFile(reduce, options)),
+            "too large on 4 devices");
+  options = CorpusOptions();
+  options.max_run_elements = 2047;
+  EXPECT_EQ(EvaluateModuleFile(reduce, options).stage, CorpusStage::kTooLarge);
+
+  // 50 trips of an all-reduce on two devices: a work limit that allows
+  // fewer trips makes the loop too costly, not endless; a loop that never
+  // ends stops at the trip limit in both backends.
+  const std::string loop_template = R"(HloModule l
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  s = (s32[], f32[64]) parameter(0)
+  n = s32[] get-tuple-element(s), index=0
+  limit = s32[] constant(50)
+  ROOT lt = pred[] compare(n, limit), direction=LT
+}
+body {
+  s = (s32[], f32[64]) parameter(0)
+  n = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(ONE)
+  next = s32[] add(n, one)
+  v = f32[64] get-tuple-element(s), index=1
+  r = f32[64] all-reduce(v), replica_groups={{0,1}}, to_apply=add
+  ROOT t = (s32[], f32[64]) tuple(next, r)
+}
+ENTRY main {
+  x = f32[64] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[64]) tuple(zero, x)
+  w = (s32[], f32[64]) while(t), condition=cond, body=body
+  ROOT r = f32[64] get-tuple-element(w), index=1
+})";
+  auto loop_module = [&](const char* name, const char* one) {
+    std::string text = loop_template;
+    text.replace(text.find("ONE"), 3, one);
+    return WriteModule(name, text);
+  };
+  const std::string loop = loop_module("loop2.hlo", "1");
+  const std::string endless = loop_module("endless2.hlo", "0");
+  options = CorpusOptions();
+  options.max_run_work = 4096;  // each instruction once is ~600 steps
+  outcome = EvaluateModuleFile(loop, options);
+  EXPECT_EQ(DescribeOutcome(outcome), "too large on 2 devices");
+  options.max_run_work = 1 << 20;
+  outcome = EvaluateModuleFile(loop, options);
+  EXPECT_EQ(DescribeOutcome(outcome), "passed on 2 devices") << outcome.reason;
+  options.max_loop_trips = 100;
+  outcome = EvaluateModuleFile(endless, options);
+  EXPECT_EQ(DescribeOutcome(outcome), "endless on 2 devices");
+}
+
 // A run both backends refuse with the same error (an op that checks its
 // operands at run time) is accepted apart; different errors are not.
 TEST(CorpusStatsTest, RunsRefusedAlikeAreAcceptedApart) {
