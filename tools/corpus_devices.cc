@@ -15,6 +15,7 @@
 #include "ir/memory_budget.h"
 #include "tools/compare_results.h"
 #include "tools/corpus_arguments.h"
+#include "tools/ragged_arguments.h"
 
 namespace mxla::tools {
 namespace {
@@ -93,7 +94,7 @@ ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
   const int64_t devices = counts.devices();
   const int64_t factor = options.all_devices_factor;
   int64_t elements = 0;
-  const std::vector<std::vector<Literal>> arguments = ArgumentsPerDevice(
+  std::vector<std::vector<Literal>> arguments = ArgumentsPerDevice(
       entry, devices, options.max_run_elements,
       options.max_run_elements * factor, elements);
   const int64_t work = std::max<int64_t>(EstimatedWork(module), 1);
@@ -111,6 +112,7 @@ ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
        options.max_run_work * factor / (work * devices)});
   const DeviceAssignment assignment =
       DeviceAssignment::Default(counts.replicas, counts.partitions);
+  FillRaggedAllToAllArguments(entry, assignment, arguments);
   const auto pointers = Pointers(arguments);
   absl::StatusOr<std::vector<Literal>> expected =
       interpreter.RunReplicated(pointers, assignment, run);

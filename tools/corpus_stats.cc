@@ -15,6 +15,7 @@
 #include "driver/compile.h"
 #include "hlo_text/hlo_parser.h"
 #include "interpreter/hlo_evaluator.h"
+#include "ir/device_assignment.h"
 #include "ir/hlo_verifier.h"
 #include "ir/host_feed.h"
 #include "ir/literal.h"
@@ -24,6 +25,7 @@
 #include "tools/corpus_arguments.h"
 #include "tools/corpus_devices.h"
 #include "tools/file_util.h"
+#include "tools/ragged_arguments.h"
 
 namespace mxla::tools {
 namespace {
@@ -102,12 +104,16 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
                             const CorpusOptions& options) {
   const HloComputation& entry = *module.entry_computation();
   int64_t elements = ElementsOf(entry.root_instruction()->shape());
-  const std::vector<Literal> arguments =
-      ArgumentsWithin(entry, options.max_run_elements, elements);
+  std::vector<std::vector<Literal>> device_arguments = {
+      ArgumentsWithin(entry, options.max_run_elements, elements)};
   const int64_t work = EstimatedWork(module);
   if (elements > options.max_run_elements || work > options.max_run_work) {
     return {path, CorpusStage::kTooLarge, ""};
   }
+  // A ragged-all-to-all whose groups are this one device.
+  FillRaggedAllToAllArguments(entry, DeviceAssignment::Default(1, 1),
+                              device_arguments);
+  const std::vector<Literal>& arguments = device_arguments[0];
   // A loop's trips multiply its body's work: a million trips over a
   // million-element body is hours of interpreting, so the trip limit also
   // keeps the whole run within max_run_work.

@@ -77,9 +77,10 @@ std::string DescribeOutcome(const ModuleOutcome& outcome);
 // limit), and the interpreter's message, which names the instruction it
 // was evaluating, ends with the JIT's, numbers and names aside
 // (NormalizeReason: on several devices, which device reports first is a
-// race), each without a leading "device N: ". Arguments drawn at random can be invalid for an op that
-// checks them at run time (ragged-all-to-all's offsets): the module is
-// then accepted, apart, when both refuse them with the same error.
+// race), each without a leading "device N: ". Arguments drawn at random
+// can be invalid for an op that checks them at run time (ragged-all-to-all
+// offsets that are not parameters: tools/ragged_arguments.h): the module
+// is then accepted, apart, when both refuse them with the same error.
 bool RefusedAlike(const absl::Status& interpreter, const absl::Status& jit);
 
 // One module's outcome.

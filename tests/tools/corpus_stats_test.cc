@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/memory_limit.h"
@@ -372,6 +373,26 @@ ENTRY main {
   const ModuleOutcome outcome = EvaluateModuleFile(ragged, CorpusOptions());
   EXPECT_EQ(outcome.stage, CorpusStage::kRefused) << outcome.reason;
   EXPECT_EQ(DescribeOutcome(outcome), "refused alike");
+  // Offsets and sizes that are parameters get values that every device
+  // accepts (tools/ragged_arguments.h), on one device or several.
+  const std::string text = R"(HloModule r, replica_count=COUNT
+ENTRY main {
+  input = f32[8,2] parameter(0)
+  output = f32[6,2] parameter(1)
+  input_offsets = s32[4] parameter(2)
+  send_sizes = s32[4] parameter(3)
+  output_offsets = s32[4] parameter(4)
+  recv_sizes = s32[4] parameter(5)
+  ROOT r = f32[6,2] ragged-all-to-all(input, output, input_offsets, send_sizes, output_offsets, recv_sizes), replica_groups={}
+})";
+  for (const char* count : {"1", "2", "4"}) {
+    std::string counted = text;
+    counted.replace(counted.find("COUNT"), 5, count);
+    const ModuleOutcome ran = EvaluateModuleFile(
+        WriteModule(absl::StrCat("ragged", count, ".hlo"), counted),
+        CorpusOptions());
+    EXPECT_EQ(ran.stage, CorpusStage::kPassed) << count << ": " << ran.reason;
+  }
 }
 
 }  // namespace
