@@ -197,10 +197,12 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferCustomCallShape(
       absl::string_view target, absl::Span<const Shape* const> operands,
       const Shape& declared);
+  // PinToDevice is XLA's host-offloading annotation that keeps a value in
+  // device memory, beside MoveToHost and MoveToDevice.
   static constexpr absl::string_view kIdentityCustomCallTargets[] = {
-      "Sharding",           "SPMDFullToShardShape",
-      "SPMDShardToFullShape", "MoveToHost",
-      "MoveToDevice",       "annotate_device_placement"};
+      "Sharding",     "SPMDFullToShardShape",     "SPMDShardToFullShape",
+      "MoveToHost",   "MoveToDevice",             "PinToDevice",
+      "annotate_device_placement"};
 
   // while(init), condition=`condition`, body=`body`: each takes one
   // parameter; the condition returns pred[]; the condition's and body's

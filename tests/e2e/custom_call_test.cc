@@ -27,7 +27,8 @@ ENTRY main {
   x = f32[8,8] parameter(0)
   s = f32[8,8] custom-call(x), custom_call_target="Sharding", sharding={devices=[8,1]<=[8]}, api_version=API_VERSION_ORIGINAL
   h = f32[8,8] custom-call(s), custom_call_target="MoveToHost", custom_call_has_side_effect=true
-  e = f32[8,8] exponential(h)
+  p = f32[8,8] custom-call(h), custom_call_target="PinToDevice"
+  e = f32[8,8] exponential(p)
   ROOT d = f32[8,8] custom-call(e), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="device"}
 })";
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<HloModule> module, ParseHloModule(text));
