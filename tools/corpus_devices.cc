@@ -46,11 +46,20 @@ std::vector<std::vector<Literal>> ArgumentsPerDevice(
   return arguments;
 }
 
+// All devices' limit: `factor` times one device's, saturating (the
+// command line takes any positive limit).
+int64_t AllDevicesLimit(int64_t limit, int64_t factor) {
+  return limit > std::numeric_limits<int64_t>::max() / factor
+             ? std::numeric_limits<int64_t>::max()
+             : limit * factor;
+}
+
 // Whether `per_device` (elements or work) passes the one-device `limit`,
 // or, on all `devices`, `factor` times it.
 bool OverLimit(int64_t per_device, int64_t devices, int64_t limit,
                int64_t factor) {
-  return per_device > limit || per_device > limit * factor / devices;
+  return per_device > limit ||
+         per_device > AllDevicesLimit(limit, factor) / devices;
 }
 
 std::vector<std::vector<const Literal*>> Pointers(
@@ -92,11 +101,11 @@ ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
                       const CorpusOptions& options) {
   const HloComputation& entry = *module.entry_computation();
   const int64_t devices = counts.devices();
-  const int64_t factor = options.all_devices_factor;
+  const int64_t factor = std::max<int64_t>(options.all_devices_factor, 1);
   int64_t elements = 0;
   std::vector<std::vector<Literal>> arguments = ArgumentsPerDevice(
       entry, devices, options.max_run_elements,
-      options.max_run_elements * factor, elements);
+      AllDevicesLimit(options.max_run_elements, factor), elements);
   const int64_t work = std::max<int64_t>(EstimatedWork(module), 1);
   if (OverLimit(elements, devices, options.max_run_elements, factor) ||
       OverLimit(work, devices, options.max_run_work, factor)) {
@@ -109,7 +118,7 @@ ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
   // device's, and all devices' together, stay within the work limits.
   run.max_loop_trips = std::min(
       {options.max_loop_trips, options.max_run_work / work,
-       options.max_run_work * factor / (work * devices)});
+       AllDevicesLimit(options.max_run_work, factor) / work / devices});
   const DeviceAssignment assignment =
       DeviceAssignment::Default(counts.replicas, counts.partitions);
   FillRaggedAllToAllArguments(entry, assignment, arguments);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <type_traits>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/collective_groups.h"
