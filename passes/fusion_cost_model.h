@@ -51,6 +51,9 @@ inline constexpr int64_t kMaxConvSliceBytes = 1 << 20;
 // for that keeps its own kernel.
 inline constexpr int64_t kRowDotBlockBytes = 128 << 10;
 inline constexpr int64_t kMinRowDotRows = 12;
+// A row dot that would be a single unit (too few rows to split) stays one
+// kernel only below this many multiply-adds (about 0.1 ms on one core).
+inline constexpr int64_t kMinLoneRowDotWork = int64_t{1} << 24;
 
 // Reductions that keep the last dimension: one unit per block of this many
 // bytes of an output row.

@@ -267,8 +267,17 @@ bool RowDotFits(const HloComputation& fused) {
     return false;
   }
   const int64_t bytes = primitive_util::ByteWidth(dot->shape().element_type());
-  return std::min(flat.m, kMinRowDotRows) * flat.n * bytes <=
-         kMaxRowDotBlockBytes;
+  if (std::min(flat.m, kMinRowDotRows) * flat.n * bytes >
+      kMaxRowDotBlockBytes) {
+    return false;
+  }
+  // A row dot's units are whole rows, so one of few rows (a transformer's
+  // prompt: 31 rows through a 9216 x 2304 projection and its RMS norm) is
+  // one unit on one thread. Large, it runs faster as a dot split over its
+  // columns and a row kernel after it, which rereads only the m x n product.
+  const bool lone_unit =
+      flat.batch * CeilDiv(flat.m, RowsPerUnit(flat, flat.n)) < 2;
+  return !lone_unit || flat.m * flat.n * flat.k < kMinLoneRowDotWork;
 }
 
 // The narrowest n block a dot kernel takes where n allows: whole

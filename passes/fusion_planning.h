@@ -57,7 +57,8 @@ absl::StatusOr<FusionPlan> PlanFusion(const HloInstruction& fusion,
 // Whether `fused` is a row fusion (passes/row_fusion_analysis.h) with a
 // row dot (ir/fusion_plan.h, RowDot) whose columns are all of the dot's
 // rhs-free dimensions, and whose units can be whole rows: kMinRowDotRows
-// (or all, if fewer) rows of the dot within kMaxRowDotBlockBytes.
+// (or all, if fewer) rows of the dot within kMaxRowDotBlockBytes, and more
+// than one unit unless the product is small (kMinLoneRowDotWork).
 bool RowDotFits(const HloComputation& fused);
 
 // Whether the reduced range of `reduce` may be split into partial results

@@ -235,7 +235,7 @@ TEST(RowDotTest, EmptyRowsAreNoRowDot) {
 
 // Where the dot keeps its own kernel: rows too long for a unit's block, a
 // reader of the dot at other rows (a transpose), rows whose columns are
-// only part of the dot's n.
+// only part of the dot's n, a large product whose few rows make one unit.
 TEST(RowDotTest, TwoKernelsWhereNoRowDotFits) {
   const std::string transposed = absl::StrReplaceAll(
       LogSumExp(40, 30, 40),
@@ -253,8 +253,11 @@ TEST(RowDotTest, TwoKernelsWhereNoRowDotFits) {
       "  m = f32[6,4] reduce(p, ninf), dimensions={2}, to_apply=max\n"
       "  mb = f32[6,4,5] broadcast(m), dimensions={0,1}\n"
       "  ROOT y = f32[6,4,5] subtract(p, mb)\n}\n");
+  // Few rows through a large product: a row dot would be one unit on one
+  // thread (31 rows x 1024 x 640 is 20 M multiply-adds).
+  const std::string lone_unit = LayerNormOfLinear(31, 1024, 640);
   for (const std::string& text :
-       {LogSumExp(20, 8, 6000), transposed, part}) {
+       {LogSumExp(20, 8, 6000), transposed, part, lone_unit}) {
     std::unique_ptr<HloModule> fused = Fused(text);
     int kernels = 0;
     for (const HloInstruction* instruction :
