@@ -194,7 +194,8 @@ std::optional<GemvForm> FormOf(const HloInstruction& dot,
   const FlatDot& flat = form.flat;
   if (flat.m < 1 || flat.m > kGemvMaxRows || plan.m_block < flat.m ||
       flat.n < 1 || flat.k < 1 || flat.batch < 1 ||
-      flat.m * CeilDivInt(flat.k, 16) * 16 * 8 > kMaxLhsBytes) {
+      flat.m * CeilDivInt(flat.k, 16) * 16 * primitive_util::ByteWidth(type) >
+          kMaxLhsBytes) {
     return std::nullopt;
   }
   std::optional<RhsView> view = ViewOf(*dot.operand(1));
