@@ -29,7 +29,7 @@ constexpr int64_t kPassRows = 4;
 constexpr int64_t kDotRows = 4;
 // The lhs rows of a batch element live on the stack; at most this many
 // bytes of them.
-constexpr int64_t kMaxLhsBytes = 256 << 10;
+constexpr int64_t kMaxLhsBytes = 512 << 10;
 // How far ahead of its loads a k-contiguous row is prefetched; and, where
 // an n-contiguous run of rhs is shorter than kShortRunBytes (attention's
 // heads: rows of 1 KiB, each in another page), about how many bytes of

@@ -116,16 +116,18 @@ TEST(GemvTest, SkinnyDotsOfBothLayoutsMatchTheInterpreter) {
       // Batch dimensions.
       {"f32[3,2,65]", "f32[3,65,33]", "f32[3,2,33]", batched, true},
       {"f32[2,1,129]", "f32[2,70,129]", "f32[2,1,70]", batched_nk, true},
-      // f64, and five rows: the packed kernel.
+      // f64; eight rows, the most; nine rows: the packed kernel.
       {"f64[1,77]", "f64[77,45]", "f64[1,45]", kKN, true},
       {"f64[2,77]", "f64[45,77]", "f64[2,45]", kNK, true},
-      {"f32[5,64]", "f32[64,70]", "f32[5,70]", kKN, false},
-      // lhs rows on the stack within 256 KiB, counted in their own type:
-      // 4 f32 rows of 9,000 fit (a prompt's 4 tokens through a 9216-wide
-      // projection), 4 f64 rows or 4 f32 rows of 17,000 do not.
-      {"f32[4,9000]", "f32[9000,40]", "f32[4,40]", kKN, true},
-      {"f64[4,9000]", "f64[9000,40]", "f64[4,40]", kKN, false},
-      {"f32[4,17000]", "f32[40,17000]", "f32[4,40]", kNK, false},
+      {"f32[8,64]", "f32[64,70]", "f32[8,70]", kKN, true},
+      {"f32[8,64]", "f32[70,64]", "f32[8,70]", kNK, true},
+      {"f32[9,64]", "f32[64,70]", "f32[9,70]", kKN, false},
+      // lhs rows on the stack within 512 KiB, counted in their own type:
+      // 8 f32 rows of 9,000 fit (a prompt's 8 tokens through a 9216-wide
+      // projection), 8 f64 rows or 8 f32 rows of 17,000 do not.
+      {"f32[8,9000]", "f32[9000,40]", "f32[8,40]", kKN, true},
+      {"f64[8,9000]", "f64[9000,40]", "f64[8,40]", kKN, false},
+      {"f32[8,17000]", "f32[40,17000]", "f32[8,40]", kNK, false},
   };
   for (const Case& c : cases) {
     const std::string text = DotModule(c.lhs, c.rhs, c.result, c.dims);
