@@ -12,6 +12,7 @@
 #include "codegen/prefetch.h"
 #include "codegen/row_emitter.h"
 #include "codegen/streaming_store_emitter.h"
+#include "codegen/transposed_pack.h"
 #include "ir/conv_product.h"
 #include "ir/flat_dot.h"
 #include "ir/status_macros.h"
@@ -240,6 +241,13 @@ class GemmEmitter {
                     llvm::Value* k_start, llvm::Value* kc,
                     llvm::Value* k_from = nullptr,
                     llvm::Value* k_to = nullptr);
+  // Pack for an rhs parameter stored with k contiguous
+  // (RhsTransposedInPlace): codegen/transposed_pack.h.
+  absl::Status PackTransposedRhs(llvm::Value* packed, int64_t width,
+                                 llvm::Value* batch, llvm::Value* free_start,
+                                 llvm::Value* free_count, int64_t free_size,
+                                 llvm::Value* k_start, llvm::Value* kc,
+                                 llvm::Value* k_from, llvm::Value* k_to);
   // Updates the tile at (row, column) of `batch`'s output with panels
   // `lhs_panel` and `rhs_panel` over kc steps; `first`: the k slice is the
   // first, the tile starts from 0.
@@ -369,6 +377,9 @@ class GemmEmitter {
                    llvm::Value* k_to);
   // Whether rhs is a parameter laid out [batch, contracting, free].
   bool RhsRowsInPlace() const;
+  // Whether rhs is a parameter of the product's type stored [batch, n, k]
+  // row-major (k contiguous), packed by PackTransposedRhs.
+  bool RhsTransposedInPlace() const;
   // A product too small for packing to pay (kSmallDotWork): per row of
   // the unit, a row of accumulators updated over k in order, the loop over
   // the row vectorized; the same fused multiply-adds in the same order as
@@ -609,6 +620,10 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
                                llvm::Value* k_from, llvm::Value* k_to) {
   if (k_from == nullptr) k_from = I64(0);
   if (k_to == nullptr) k_to = kc;
+  if (operand == 1 && RhsTransposedInPlace()) {
+    return PackTransposedRhs(packed, width, batch, free_start, free_count,
+                             free_size, k_start, kc, k_from, k_to);
+  }
   llvm::LLVMContext& context = b_.getContext();
   llvm::Function* function = b_.GetInsertBlock()->getParent();
   llvm::Value* panels = CeilDiv(free_count, width);
@@ -654,6 +669,50 @@ absl::Status GemmEmitter::Pack(int operand, llvm::Value* packed,
     b_.SetInsertPoint(done);
     elements_.ClearCache();
     return absl::OkStatus();
+  });
+}
+
+absl::Status GemmEmitter::PackTransposedRhs(
+    llvm::Value* packed, int64_t width, llvm::Value* batch,
+    llvm::Value* free_start, llvm::Value* free_count, int64_t free_size,
+    llvm::Value* k_start, llvm::Value* kc, llvm::Value* k_from,
+    llvm::Value* k_to) {
+  llvm::Value* panels = CeilDiv(free_count, width);
+  // Panels wholly inside rhs go by transposes; a last one that pads, as
+  // any operand's does, element by element.
+  llvm::Value* whole = Min(
+      panels, b_.CreateUDiv(b_.CreateSub(I64(free_size), free_start),
+                            I64(width)));
+  TransposedPanels where;
+  where.element = element_type_;
+  where.lanes = tile_.lanes;
+  where.width = width;
+  where.source =
+      elements_.parameter_buffer(dot_.operand(1)->parameter_number());
+  where.row_stride = flat_.k;
+  where.first_row = b_.CreateAdd(b_.CreateMul(batch, I64(flat_.n)), free_start);
+  where.k_start = k_start;
+  where.kc = kc;
+  where.packed = packed;
+  RETURN_IF_ERROR(EmitTransposedPack(b_, where, whole, k_from, k_to));
+  return EmitForLoop(b_, whole, panels, "pack_padded_panel",
+                     [&](llvm::Value* p) {
+    llvm::Value* first_lane =
+        b_.CreateAdd(free_start, b_.CreateMul(p, I64(width)));
+    return EmitForLoop(b_, k_from, k_to, "pack_k", [&](llvm::Value* k) {
+      llvm::Value* row = b_.CreateMul(b_.CreateAdd(b_.CreateMul(p, kc), k),
+                                      I64(width));
+      return EmitForLoop(b_, I64(0), I64(width), "pack_lane",
+                         [&](llvm::Value* lane) -> absl::Status {
+        elements_.ClearCache();
+        ASSIGN_OR_RETURN(
+            llvm::Value * value,
+            PackedElement(1, batch, b_.CreateAdd(first_lane, lane), free_size,
+                          b_.CreateAdd(k_start, k)));
+        b_.CreateStore(value, At(packed, b_.CreateAdd(row, lane)));
+        return absl::OkStatus();
+      }, LoopHints::kKeepAsWritten);
+    }, LoopHints::kKeepAsWritten);
   });
 }
 
@@ -1743,6 +1802,9 @@ absl::Status GemmEmitter::StartPipelinedSlice(llvm::Value* unit,
       b_.CreateMul(CeilDiv(u.mc, tile_.mr), CeilDiv(u.nc, tile_.nr));
   llvm::Value* share = b_.CreateUDiv(
       b_.CreateAdd(next.kc, b_.CreateSub(tiles, I64(1))), tiles);
+  // A transposed rhs packs whole blocks of steps (codegen/transposed_pack.h).
+  if (RhsTransposedInPlace()) share = CeilDiv(share, tile_.lanes);
+  if (RhsTransposedInPlace()) share = b_.CreateMul(share, I64(tile_.lanes));
   next_rhs_ = NextRhs{next, other, b_.CreateSelect(exists, share, I64(0))};
   b_.CreateStore(I64(0), tile_counter_);
   PrefetchRhs(next, I64(0), next_rhs_->rows_per_tile);
@@ -1808,6 +1870,22 @@ bool GemmEmitter::RhsRowsInPlace() const {
   order.insert(order.end(), flat_.dnums.rhs_contracting.begin(),
                flat_.dnums.rhs_contracting.end());
   order.insert(order.end(), flat_.rhs_free.begin(), flat_.rhs_free.end());
+  for (size_t d = 0; d < order.size(); ++d) {
+    if (order[d] != static_cast<int64_t>(d)) return false;
+  }
+  return true;
+}
+
+bool GemmEmitter::RhsTransposedInPlace() const {
+  const HloInstruction& rhs = *dot_.operand(1);
+  if (conv_ || rhs.opcode() != HloOpcode::kParameter ||
+      rhs.shape().element_type() != type_) {
+    return false;
+  }
+  std::vector<int64_t> order = flat_.dnums.rhs_batch;
+  order.insert(order.end(), flat_.rhs_free.begin(), flat_.rhs_free.end());
+  order.insert(order.end(), flat_.dnums.rhs_contracting.begin(),
+               flat_.dnums.rhs_contracting.end());
   for (size_t d = 0; d < order.size(); ++d) {
     if (order[d] != static_cast<int64_t>(d)) return false;
   }

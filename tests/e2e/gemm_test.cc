@@ -345,6 +345,39 @@ TEST(GemmTest, PipelinedPackingAndPartialRowPanels) {
   ExpectSameBitsAtEveryThreadCount(epilogue, 3);
 }
 
+// Weights stored [n, k] (k contiguous, as a PyTorch Linear keeps them) are
+// packed by in-register transposes of whole blocks of steps, the rest of a
+// share and a last padded panel element by element: across odd n and k,
+// several k slices and pipelined shares, batch dimensions, f64's 8 lanes,
+// narrow tiles and an epilogue, any thread count gives the bits of one,
+// near the interpreter's.
+TEST(GemmTest, TransposedWeightsMatchTheInterpreter) {
+  const char* transposed =
+      "lhs_contracting_dims={1}, rhs_contracting_dims={1}";
+  const char* batched =
+      "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+      "rhs_contracting_dims={2}";
+  const std::string cases[] = {
+      DotModule("f32[31,1000]", "f32[200,1000]", "f32[31,200]", transposed),
+      DotModule("f32[100,37]", "f32[130,37]", "f32[100,130]", transposed),
+      DotModule("f32[13,600]", "f32[1030,600]", "f32[13,1030]", transposed),
+      DotModule("f32[2,40,300]", "f32[2,70,300]", "f32[2,40,70]", batched),
+      DotModule("f64[20,333]", "f64[90,333]", "f64[20,90]", transposed),
+      DotModule("f32[50,300]", "f32[24,300]", "f32[50,24]", transposed),
+      absl::StrCat(
+          "HloModule m\nENTRY e {\n  x = f32[40,520] parameter(0)\n"
+          "  w = f32[150,520] parameter(1)\n  b = f32[150] parameter(2)\n"
+          "  d = f32[40,150] dot(x, w), ", transposed, "\n"
+          "  bb = f32[40,150] broadcast(b), dimensions={1}\n"
+          "  ROOT s = f32[40,150] add(d, bb)\n}\n"),
+  };
+  int seed = 20;
+  for (const std::string& text : cases) {
+    EXPECT_THAT(Fused(text)->ToString(), HasSubstr("kind=dot")) << text;
+    ExpectSameBitsAtEveryThreadCount(text, seed++);
+  }
+}
+
 // out = f(dot(x, w), ...) with the epilogue `ops` (instructions after the
 // dot `d`, the last one ROOT) and extra parameters `params`.
 std::string EpilogueModule(const std::string& m, const std::string& k,
