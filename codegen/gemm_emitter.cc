@@ -62,10 +62,7 @@ GemmTile HostGemmTile(PrimitiveType type, int64_t n) {
 
 namespace {
 
-// Products of at most this many multiply-adds (in one k slice) skip
-// packing: an [8,8] @ [8,8] is 512.
-constexpr int64_t kSmallDotWork = 4096;
-// Rows of a small product up to this many vectors wide keep their
+// Rows of a small product (kSmallDotWork; an [8,8] @ [8,8] is 512) up to this many vectors wide keep their
 // accumulators in vector registers.
 constexpr int64_t kSmallVectors = 4;
 // Dots whose packed rhs block is at most this large keep two on the stack

@@ -122,6 +122,9 @@ TEST(GemvTest, SkinnyDotsOfBothLayoutsMatchTheInterpreter) {
       {"f32[8,64]", "f32[64,70]", "f32[8,70]", kKN, true},
       {"f32[8,64]", "f32[70,64]", "f32[8,70]", kNK, true},
       {"f32[9,64]", "f32[64,70]", "f32[9,70]", kKN, false},
+      // A tiny product of more than 4 rows keeps the small path.
+      {"f32[8,8]", "f32[8,8]", "f32[8,8]", kKN, false},
+      {"f32[4,8]", "f32[8,8]", "f32[4,8]", kKN, true},
       // lhs rows on the stack within 512 KiB, counted in their own type:
       // 8 f32 rows of 9,000 fit (a prompt's 8 tokens through a 9216-wide
       // projection), 8 f64 rows or 8 f32 rows of 17,000 do not.
