@@ -25,7 +25,9 @@ struct DeviceCountsNeeded {
 // that many replicas, partition ids
 // (cross-partition groups, pairs with a channel_id) that many partitions,
 // and flattened ids that many devices (more replicas). Empty groups span a
-// whole count: an all-gather's or reduce-scatter's shapes say how large.
+// whole count: an all-gather's or reduce-scatter's shapes say how large;
+// in cross-replica-and-partition mode they also give the partitions (the
+// group's size over its listed replicas).
 // Collectives whose mode cannot be told are skipped: the compile reports
 // them.
 DeviceCountsNeeded SmallestDeviceCounts(const HloModule& module);
