@@ -472,9 +472,11 @@ XlaOp CollectiveBroadcast(XlaOp operand, const IdGroups& replica_groups,
                           SourceLocation location = SourceLocation::current());
 // The same with XLA's channel_id (ChannelHandle's handle), which with
 // use_global_device_ids chooses the group mode (ir/collective_groups.h):
-// none is cross-replica, a channel_id cross-partition, and with
-// use_global_device_ids false or true cross-replica-and-partition or
-// flattened ids (all-reduce, all-gather and reduce-scatter only).
+// none is cross-replica. With a channel_id, all-reduce, all-gather and
+// reduce-scatter are cross-replica-and-partition (use_global_device_ids
+// absent or false: XLA's bool defaults to false) or flattened ids (true);
+// all-to-all, collective-permute and collective-broadcast, which have no
+// use_global_device_ids, are cross-partition.
 XlaOp AllReduce(XlaOp operand, const XlaComputation& computation,
                 const IdGroups& replica_groups,
                 std::optional<int64_t> channel_id,

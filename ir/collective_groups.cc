@@ -125,10 +125,28 @@ absl::StatusOr<CollectiveGroupMode> CollectiveGroupModeOf(
                                 : CollectiveGroupMode::kCrossReplicaAndPartition;
 }
 
+bool StoresUseGlobalDeviceIds(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::StatusOr<CollectiveGroupMode> CollectiveGroupModeOf(
     const HloInstruction& collective) {
   const HloAttributes& attributes = collective.attributes();
+  // XLA's all-reduce, all-gather and reduce-scatter classes hold a bool
+  // that the parser sets to false when the text has none, so for them a
+  // missing attribute is false (cross-replica-and-partition with a
+  // channel_id), never "absent" (cross-partition).
   std::optional<bool> global;
+  if (StoresUseGlobalDeviceIds(collective.opcode())) global = false;
   if (const auto* text =
           attributes.Get<std::string>(AttrId::kUseGlobalDeviceIds)) {
     if (*text != "true" && *text != "false") {

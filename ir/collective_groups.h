@@ -3,16 +3,23 @@
 // DeviceAssignment. The interpreter, the JIT's runtime and the verifier all
 // read groups through here, so that one definition decides them.
 //
-// The mode follows from channel_id and use_global_device_ids:
+// The mode follows from channel_id and use_global_device_ids (XLA's
+// GetCollectiveOpGroupMode):
 //   no channel_id                          cross-replica: ids are replica
 //                                          ids, one group per partition;
-//   channel_id                             cross-partition: ids are
+//   channel_id, no use_global_device_ids   cross-partition: ids are
 //                                          partition ids, one per replica;
 //   channel_id, use_global_device_ids=false
 //                                          cross-replica-and-partition:
 //                                          replica ids, every partition of
 //                                          them in one group;
 //   channel_id, use_global_device_ids=true flattened ids: r·P + p.
+// all-reduce(-start), all-gather(-start) and reduce-scatter always have
+// use_global_device_ids (XLA stores a bool, false when the text omits
+// it): with a channel_id they are cross-replica-and-partition or
+// flattened, never cross-partition. The other collectives (all-to-all,
+// ragged-all-to-all, collective-broadcast, collective-permute) have none:
+// with a channel_id they are cross-partition.
 // Empty replica_groups mean one group of every replica (every partition in
 // cross-partition mode); flattened-id mode cannot have them.
 #ifndef MXLA_IR_COLLECTIVE_GROUPS_H_
@@ -46,8 +53,11 @@ absl::string_view CollectiveGroupModeName(CollectiveGroupMode mode);
 // for use_global_device_ids=true without a channel_id.
 absl::StatusOr<CollectiveGroupMode> CollectiveGroupModeOf(
     bool has_channel_id, std::optional<bool> use_global_device_ids);
-// The same from a collective instruction's attributes (collective-permute,
-// all-to-all and collective-broadcast have no use_global_device_ids).
+// Whether `opcode` holds use_global_device_ids as a bool (false when the
+// text omits it): all-reduce(-start), all-gather(-start), reduce-scatter.
+bool StoresUseGlobalDeviceIds(HloOpcode opcode);
+// The mode of a collective instruction: its channel_id, and its
+// use_global_device_ids (or false) where StoresUseGlobalDeviceIds.
 absl::StatusOr<CollectiveGroupMode> CollectiveGroupModeOf(
     const HloInstruction& collective);
 

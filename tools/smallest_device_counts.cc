@@ -104,6 +104,13 @@ void AddNeeds(const HloInstruction& instruction, DeviceCountsNeeded& needed,
         flattened = std::max(flattened, ids);
       } else {
         needed.replicas = std::max(needed.replicas, ids);
+        // Each group is its listed replicas times every partition: an
+        // all-gather's or reduce-scatter's shapes give the partitions.
+        const int64_t shards = GroupSizeOfShapes(instruction);
+        const int64_t listed = groups[0].size();
+        if (shards % listed == 0) {
+          needed.partitions = std::max(needed.partitions, shards / listed);
+        }
       }
       break;
     case CollectiveGroupMode::kCrossPartition:

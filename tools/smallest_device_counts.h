@@ -17,12 +17,17 @@ struct DeviceCountsNeeded {
   int64_t devices() const { return replicas * partitions; }
 };
 
-// The module's own counts, each raised to what every collective needs:
-// replica ids (cross-replica and cross-replica-and-partition groups, pairs
-// without a channel_id) need that many replicas, partition ids
+// The module's own counts, each raised to what every collective needs in
+// its mode (ir/collective_groups.h: with a channel_id, an all-reduce,
+// all-gather or reduce-scatter lists replica ids even without
+// use_global_device_ids): replica ids (cross-replica and
+// cross-replica-and-partition groups, pairs without a channel_id) need
+// that many replicas, partition ids
 // (cross-partition groups, pairs with a channel_id) that many partitions,
 // and flattened ids that many devices (more replicas). Empty groups span a
-// whole count: an all-gather's or reduce-scatter's shapes say how large.
+// whole count: an all-gather's or reduce-scatter's shapes say how large;
+// in cross-replica-and-partition mode they also give the partitions (the
+// group's size over its listed replicas).
 // Collectives whose mode cannot be told are skipped: the compile reports
 // them.
 DeviceCountsNeeded SmallestDeviceCounts(const HloModule& module);

@@ -15,7 +15,10 @@
 //                         device that sends to no one gets zeros, and one
 //                         that received zeros sends nothing back;
 //   collective-broadcast  the group's cotangents summed onto the group's
-//                         first member, the source; zeros elsewhere.
+//                         first member, the source; zeros elsewhere (the
+//                         sum is an all-reduce over the same groups, or
+//                         across partitions, where an all-reduce cannot
+//                         be, an all-to-all of copies, summed).
 // Each keeps the forward op's replica_groups, channel_id and
 // use_global_device_ids, so its groups are the forward op's in every mode
 // (ir/collective_groups.h). The asynchronous pairs differentiate through
@@ -79,6 +82,20 @@ XlaOp SumOverGroups(XlaOp cotangent, const GroupAttributes& groups) {
   return AllReduce(
       cotangent, CreateScalarAddComputation(type, cotangent.builder()),
       groups.groups, groups.channel_id, groups.use_global_device_ids);
+}
+
+// The same over cross-partition groups (a collective-broadcast's with a
+// channel_id, listed). An all-reduce cannot form them: XLA's
+// use_global_device_ids is a bool, so an all-reduce with a channel_id is
+// cross-replica-and-partition or flattened. An all-to-all with the
+// broadcast's groups and channel_id is cross-partition: each member sends
+// every rank a copy of its cotangent, and each sums the n it receives.
+XlaOp SumOverPartitionGroups(XlaOp cotangent, const GroupAttributes& groups) {
+  const int64_t n = groups.groups[0].size();
+  const XlaOp copies = Broadcast(cotangent, {n});
+  const XlaOp received =
+      AllToAll(copies, 0, 0, n, groups.groups, groups.channel_id);
+  return SumOver(received, {0});
 }
 
 // The cotangent of an all-reduce's (or all-reduce-start's) operand.
@@ -352,8 +369,16 @@ Result GradientRules::Handle(OpTag<Op::kCollectivePermuteStart>,
 Result GradientRules::Handle(OpTag<Op::kCollectiveBroadcast>,
                              const GradientContext& context) {
   const HloInstruction& broadcast = context.instruction;
-  const XlaOp total =
-      SumOverGroups(context.cotangent, GroupAttributesOf(broadcast));
+  const GroupAttributes groups = GroupAttributesOf(broadcast);
+  if (groups.channel_id.has_value() && groups.groups.empty()) {
+    return NoRuleError(context,
+                       "with a channel_id and no replica_groups (the "
+                       "partition count that sizes its group is not known "
+                       "here)");
+  }
+  const XlaOp total = groups.channel_id.has_value()
+                          ? SumOverPartitionGroups(context.cotangent, groups)
+                          : SumOverGroups(context.cotangent, groups);
   const XlaOp is_source = IsBroadcastSource(context.builder, broadcast);
   return OperandCotangents{
       Select(Broadcast(is_source, ShapeOf(total).dimensions()), total,

@@ -163,9 +163,16 @@ TEST(CollectivesTest, SeveralParticipantsVerifyAndOneDeviceRefusesThem) {
       {"f32[8] collective-permute(x), source_target_pairs={{0,1},{1,0}}",
        "collective-permute 'r': source_target_pair {0,1} names replica 1, "
        "outside [0, 1)"},
+      // channel_id alone: an all-reduce lists replicas (each with every
+      // partition), an all-to-all partitions.
       {"f32[8] all-reduce(x), channel_id=1, replica_groups={{0,1}}, "
        "to_apply=add",
-       "partition id 1 in replica group {0,1} is outside [0, 1)"},
+       "replica id 1 in replica group {0,1} is outside [0, 1) "
+       "(cross-replica-and-partition mode on 1 replicas x 1 partitions)"},
+      {"f32[8] all-to-all(x), channel_id=1, dimensions={0}, "
+       "replica_groups={{0,1}}",
+       "partition id 1 in replica group {0,1} is outside [0, 1) "
+       "(cross-partition mode on 1 replicas x 1 partitions)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.instruction);
@@ -341,9 +348,12 @@ TEST(CollectivesTest, Builder) {
               HasSubstr("all-to-all: dimension 1 is out of range for f32[2]"));
 }
 
-// channel_id and use_global_device_ids choose the group mode; the groups
-// of cross-replica-and-partition mode are checked once the module knows its
-// partition count (the builder's shard count of 4 is 2 replicas x 2).
+// channel_id and use_global_device_ids choose the group mode: with a
+// channel_id, an all-reduce, all-gather or reduce-scatter without
+// use_global_device_ids is cross-replica-and-partition (XLA's bool is
+// false), an all-to-all, permute or broadcast cross-partition. The groups
+// of cross-replica-and-partition mode are checked once the module knows
+// its partition count (the builder's shard count of 4 is 2 replicas x 2).
 TEST(CollectivesTest, BuilderChannelsChooseTheGroupMode) {
   XlaBuilder add("add");
   Add(Parameter(&add, 0, ShapeUtil::MakeShape(F32, {}), "a"),
@@ -351,8 +361,8 @@ TEST(CollectivesTest, BuilderChannelsChooseTheGroupMode) {
   ASSERT_OK_AND_ASSIGN(XlaComputation sum, add.Build());
   XlaBuilder b("modes");
   XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {2}), "x");
-  XlaOp partitions = AllReduce(x, sum, {}, /*channel_id=*/1);
-  XlaOp both = AllGather(partitions, 0, 4, {{0, 1}}, 2, false);
+  XlaOp everyone = AllReduce(x, sum, {}, /*channel_id=*/1);
+  XlaOp both = AllGather(everyone, 0, 4, {{0, 1}}, 2, false);
   XlaOp flat = ReduceScatter(both, sum, 0, 2, {{0, 3}, {1, 2}}, 3, true);
   XlaOp split = AllToAll(flat, 0, 0, 1, {{0}, {1}}, 4);
   XlaOp moved = CollectivePermute(split, {{0, 1}}, 5);
@@ -382,8 +392,9 @@ TEST(CollectivesTest, BuilderChannelsChooseTheGroupMode) {
     modes.emplace_back(CollectiveGroupModeName(mode));
   }
   EXPECT_THAT(modes, ::testing::ElementsAre(
-                         "cross-partition", "cross-replica-and-partition",
-                         "flattened-id", "cross-partition", "cross-partition"));
+                         "cross-replica-and-partition",
+                         "cross-replica-and-partition", "flattened-id",
+                         "cross-partition", "cross-partition"));
 
   // As XLA: flattened ids need a channel_id.
   XlaBuilder unchanneled("unchanneled");

@@ -113,6 +113,70 @@ ENTRY main {
   EXPECT_EQ(device1(2), LiteralUtil::CreateR1<float>({2, 3, 12, 13}));
 }
 
+// 2 replicas x 2 partitions, device (r, p) = 2p + r, x_d[i] = 10d + i.
+// XLA's all-reduce, all-gather and reduce-scatter hold
+// use_global_device_ids as a bool that is false when the text omits it:
+// with a channel_id alone their groups list replica ids, each spanning
+// every partition (cross-replica-and-partition), and with it true
+// flattened ids r·2 + p. all-to-all and collective-permute have no such
+// bool: a channel_id makes their ids partition ids (cross-partition).
+TEST(ReplicatedJitTest, ChannelIdGroupsFollowXla) {
+  const std::string text =
+      absl::StrCat("HloModule m, replica_count=2, num_partitions=2\n", kAdd,
+                   R"(
+ENTRY main {
+  x = f32[4] parameter(0)
+  ar = f32[4] all-reduce(x), channel_id=1, replica_groups={{0},{1}}, to_apply=add
+  ag = f32[16] all-gather(x), channel_id=2, dimensions={0}, replica_groups={{1,0}}
+  rs = f32[1] reduce-scatter(x), channel_id=3, dimensions={0}, replica_groups={}, to_apply=add
+  arf = f32[4] all-reduce(x), channel_id=4, use_global_device_ids=true, replica_groups={{0,2},{1,3}}, to_apply=add
+  agf = f32[8] all-gather(x), channel_id=5, use_global_device_ids=true, dimensions={0}, replica_groups={{3,0},{1,2}}
+  a2a = f32[4] all-to-all(x), channel_id=6, dimensions={0}, replica_groups={{1,0}}
+  cp = f32[4] collective-permute(x), channel_id=7, source_target_pairs={{0,1}}
+  ROOT t = (f32[4], f32[16], f32[1], f32[4], f32[8], f32[4], f32[4]) tuple(ar, ag, rs, arf, agf, a2a, cp)
+})");
+  const Devices devices = {2, 2};
+  const std::vector<Literal> results =
+      RunBoth(text, devices, Inputs(devices, 4));
+  ASSERT_EQ(results.size(), 4);
+  auto at = [&](int d, int i) -> const Literal& {
+    return results[d].tuple_element(i);
+  };
+  auto r1 = [](std::vector<float> values) {
+    return LiteralUtil::CreateR1<float>(values);
+  };
+  // ar: replica 0 is devices {0,2}, replica 1 {1,3}.
+  EXPECT_EQ(at(0, 0), r1({20, 22, 24, 26}));
+  EXPECT_EQ(at(2, 0), r1({20, 22, 24, 26}));
+  EXPECT_EQ(at(1, 0), r1({40, 42, 44, 46}));
+  EXPECT_EQ(at(3, 0), r1({40, 42, 44, 46}));
+  // ag: one group, replica 1's devices {1,3} then replica 0's {0,2}.
+  const Literal gathered = r1({10, 11, 12, 13, 30, 31, 32, 33,
+                               0,  1,  2,  3,  20, 21, 22, 23});
+  for (int d = 0; d < 4; ++d) EXPECT_EQ(at(d, 1), gathered) << d;
+  // rs: every device in one group, ranks 0..3 = devices 0, 2, 1, 3; the
+  // sum is 60 + 4i, and rank k keeps element k.
+  EXPECT_EQ(at(0, 2), r1({60}));
+  EXPECT_EQ(at(2, 2), r1({64}));
+  EXPECT_EQ(at(1, 2), r1({68}));
+  EXPECT_EQ(at(3, 2), r1({72}));
+  // arf: flattened {0,2} is devices {0,1}, {1,3} devices {2,3}.
+  EXPECT_EQ(at(1, 3), r1({10, 12, 14, 16}));
+  EXPECT_EQ(at(2, 3), r1({50, 52, 54, 56}));
+  // agf: flattened {3,0} is devices {3,0}, {1,2} devices {2,1}.
+  EXPECT_EQ(at(0, 4), r1({30, 31, 32, 33, 0, 1, 2, 3}));
+  EXPECT_EQ(at(1, 4), r1({20, 21, 22, 23, 10, 11, 12, 13}));
+  // a2a: partitions {1,0} of each replica: devices {2,0} and {3,1}; rank
+  // 1 (device 0) gets the second halves, rank 0's (device 2's) first.
+  EXPECT_EQ(at(0, 5), r1({22, 23, 2, 3}));
+  EXPECT_EQ(at(2, 5), r1({20, 21, 0, 1}));
+  EXPECT_EQ(at(1, 5), r1({32, 33, 12, 13}));
+  // cp: partition 0 to partition 1 within each replica.
+  EXPECT_EQ(at(2, 6), r1({0, 1, 2, 3}));
+  EXPECT_EQ(at(3, 6), r1({10, 11, 12, 13}));
+  EXPECT_EQ(at(0, 6), r1({0, 0, 0, 0}));
+}
+
 TEST(ReplicatedJitTest, PermuteBroadcastAndDeviceIds) {
   // 4 partitions; channel_id makes the pairs and groups partition ids.
   const std::string text = R"(

@@ -182,14 +182,18 @@ TEST(InterpreterCollectivesTest, AllReduceInEveryGroupMode) {
       // devices {0,1}, partition 1 {2,3}; listed {1,0}: x1 - x0.
       {"replica_groups={{1,0}}",
        {{3, 9}, {3, 9}, {7, 900}, {7, 900}}},
-      // Cross-partition: partition ids within each replica: {1,0} gives
-      // devices {2,0} (replica 0) and {3,1} (replica 1).
-      {"channel_id=1, replica_groups={{1,0}}",
-       {{8, 99}, {12, 990}, {8, 99}, {12, 990}}},
       // Cross-replica-and-partition: replica 0 with all its partitions
-      // {0,2}, replica 1 {1,3}.
+      // {0,2}, replica 1 {1,3}. An all-reduce's use_global_device_ids is
+      // false when the text omits it (XLA stores a bool), so channel_id
+      // alone means this mode too, never cross-partition.
       {"channel_id=1, use_global_device_ids=false, replica_groups={{0},{1}}",
        {{-8, -99}, {-12, -990}, {-8, -99}, {-12, -990}}},
+      {"channel_id=1, replica_groups={{0},{1}}",
+       {{-8, -99}, {-12, -990}, {-8, -99}, {-12, -990}}},
+      // Listed {1,0}: replica 1's devices {1,3} first, then replica 0's
+      // {0,2}: ((x1 - x3) - x0) - x2.
+      {"channel_id=1, replica_groups={{1,0}}",
+       {{-22, -1091}, {-22, -1091}, {-22, -1091}, {-22, -1091}}},
       // Flattened ids r·P + p: id 3 is device 3, id 0 device 0; id 2 is
       // (1,0), device 1; id 1 is (0,1), device 2.
       {"channel_id=1, use_global_device_ids=true, replica_groups={{3,0},{2,1}}",
@@ -263,7 +267,9 @@ TEST(InterpreterCollectivesTest, AllGatherConcatenatesInRankOrder) {
     EXPECT_EQ(results[d], S32x2({{2, 0, 1}, {12, 10, 11}})) << "device " << d;
   }
   // Two operands, and the -start/-done pair ((operands), (results)), on
-  // 2 partitions x 1 replica across partitions (channel_id).
+  // 2 partitions x 1 replica across partitions: flattened ids (here the
+  // partition ids) listed {1,0}, and channel_id alone with no groups
+  // (replica 0 with every partition of it, in partition order).
   std::vector<std::vector<Literal>> arguments(2);
   for (int32_t d = 0; d < 2; ++d) {
     arguments[d].push_back(S32({d, d}));
@@ -272,7 +278,7 @@ TEST(InterpreterCollectivesTest, AllGatherConcatenatesInRankOrder) {
   ASSERT_OK_AND_ASSIGN(results, RunOnDevices(Module(1, 2, R"(
   x = s32[2] parameter(0)
   y = s32[1] parameter(1)
-  g = (s32[4], s32[2]) all-gather(x, y), channel_id=1, dimensions={0}, replica_groups={{1,0}}
+  g = (s32[4], s32[2]) all-gather(x, y), channel_id=1, use_global_device_ids=true, dimensions={0}, replica_groups={{1,0}}
   s = ((s32[2], s32[1]), (s32[4], s32[2])) all-gather-start(x, y), channel_id=2, dimensions={0}, replica_groups={}
   d = (s32[4], s32[2]) all-gather-done(s)
   ROOT r = ((s32[4], s32[2]), (s32[4], s32[2])) tuple(g, d))"),
@@ -494,6 +500,23 @@ TEST(InterpreterCollectivesTest, VerifierChecksGroupSizesAgainstShapes) {
               HasSubstr("all-reduce 'r': in cross-replica mode, replica "
                         "groups should contain 4 replicas (the module's "
                         "replica_count=4, num_partitions=1), but found 2"));
+  // XLA's count per mode: channel_id alone on an all-reduce lists
+  // replicas (cross-replica-and-partition), on an all-to-all partitions.
+  EXPECT_THAT(VerifyError(2, 2, R"(  x = s32[4] parameter(0)
+  ROOT r = s32[4] all-reduce(x), channel_id=1, replica_groups={{0,1},{2,3}}, to_apply=add)"),
+              HasSubstr("all-reduce 'r': in cross-replica-and-partition "
+                        "mode, replica groups should contain 2 replicas (the "
+                        "module's replica_count=2, num_partitions=2), but "
+                        "found 4"));
+  EXPECT_THAT(VerifyError(1, 2, R"(  x = s32[4] parameter(0)
+  ROOT r = s32[4] all-to-all(x), channel_id=1, dimensions={0}, replica_groups={{0,1},{2,3}})"),
+              HasSubstr("all-to-all 'r': in cross-partition mode, replica "
+                        "groups should contain 2 partitions (the module's "
+                        "replica_count=1, num_partitions=2), but found 4"));
+  EXPECT_THAT(VerifyError(2, 2, R"(  x = s32[4] parameter(0)
+  ROOT r = s32[4] all-reduce(x), channel_id=1, use_global_device_ids=true, replica_groups={{0,1}}, to_apply=add)"),
+              HasSubstr("all-reduce 'r': in flattened-id mode, replica "
+                        "groups should contain 4 flattened ids"));
   EXPECT_THAT(VerifyError(2, 2, R"(  x = s32[4] parameter(0)
   ROOT r = s32[4] all-reduce(x), replica_groups={{0,1}}, use_global_device_ids=true, to_apply=add)"),
               HasSubstr("use_global_device_ids=true needs a channel_id"));

@@ -102,11 +102,13 @@ TEST(CollectiveGroupsTest, EachModeFormsXlasGroups) {
       // Replica ids, one group per partition.
       {"replica_groups={{0,1}}", {{0, 1}, {2, 3}}},
       {"replica_groups={}", {{0, 1}, {2, 3}}},
-      // Partition ids, one group per replica.
-      {"replica_groups={{1,0}}, channel_id=1", {{2, 0}, {3, 1}}},
-      // Replica ids with every partition of each.
+      // Replica ids with every partition of each: an all-reduce's
+      // use_global_device_ids is false when the text omits it, as in XLA.
+      {"replica_groups={{1,0}}, channel_id=1", {{1, 3, 0, 2}}},
+      {"replica_groups={{0},{1}}, channel_id=1", {{0, 2}, {1, 3}}},
       {"replica_groups={{0},{1}}, channel_id=1, use_global_device_ids=false",
        {{0, 2}, {1, 3}}},
+      {"replica_groups={}, channel_id=1", {{0, 2, 1, 3}}},
       // Flattened ids r*P + p.
       {"replica_groups={{0,3},{1,2}}, channel_id=1, use_global_device_ids=true",
        {{0, 3}, {2, 1}}},
@@ -122,6 +124,70 @@ TEST(CollectiveGroupsTest, EachModeFormsXlasGroups) {
     EXPECT_EQ(groups, c.expected);
     ASSERT_OK_AND_ASSIGN(DeviceGroup mine, GroupOfDevice(ar, groups, 1));
     EXPECT_EQ(mine.devices[mine.rank], 1);
+  }
+}
+
+// XLA's GetCollectiveOpGroupMode: the all-reduce and all-gather classes
+// pass their use_global_device_ids bool (false when the text omits it),
+// the others std::nullopt. So with a channel_id and no
+// use_global_device_ids, only the second kind is cross-partition.
+TEST(CollectiveGroupsTest, ChannelIdAloneDependsOnTheOpcode) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule m, replica_count=2, num_partitions=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  offsets = s32[2] parameter(1)
+  ar = f32[4] all-reduce(x), channel_id=1, replica_groups={{0},{1}}, to_apply=add
+  ars = f32[4] all-reduce-start(x), channel_id=2, replica_groups={{0},{1}}, to_apply=add
+  ard = f32[4] all-reduce-done(ars)
+  ag = f32[8] all-gather(x), channel_id=3, dimensions={0}, replica_groups={{0},{1}}
+  ags = (f32[4], f32[8]) all-gather-start(x), channel_id=4, dimensions={0}, replica_groups={{0},{1}}
+  agd = f32[8] all-gather-done(ags)
+  rs = f32[2] reduce-scatter(x), channel_id=5, dimensions={0}, replica_groups={{0},{1}}, to_apply=add
+  a2a = f32[4] all-to-all(x), channel_id=6, dimensions={0}, replica_groups={{0,1}}
+  ra = f32[4] ragged-all-to-all(x, x, offsets, offsets, offsets, offsets), channel_id=7, replica_groups={{0,1}}
+  cb = f32[4] collective-broadcast(x), channel_id=8, replica_groups={{1,0}}
+  cp = f32[4] collective-permute(x), channel_id=9, source_target_pairs={{0,1}}
+  cps = (f32[4], f32[4], u32[], u32[]) collective-permute-start(x), channel_id=10, source_target_pairs={{0,1}}
+  cpd = f32[4] collective-permute-done(cps)
+  ROOT t = (f32[4], f32[4], f32[8], f32[8], f32[2], f32[4], f32[4], f32[4], f32[4], f32[4]) tuple(ar, ard, ag, agd, rs, a2a, ra, cb, cp, cpd)
+})");
+  for (const char* name : {"ar", "ars", "ag", "ags", "rs"}) {
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(StoresUseGlobalDeviceIds(Named(*module, name).opcode()));
+    ASSERT_OK_AND_ASSIGN(CollectiveGroupMode mode,
+                         CollectiveGroupModeOf(Named(*module, name)));
+    EXPECT_EQ(mode, CollectiveGroupMode::kCrossReplicaAndPartition);
+  }
+  for (const char* name : {"a2a", "ra", "cb", "cp", "cps"}) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(StoresUseGlobalDeviceIds(Named(*module, name).opcode()));
+    ASSERT_OK_AND_ASSIGN(CollectiveGroupMode mode,
+                         CollectiveGroupModeOf(Named(*module, name)));
+    EXPECT_EQ(mode, CollectiveGroupMode::kCrossPartition);
+  }
+}
+
+// As XLA's parser, only the ops that hold use_global_device_ids take it.
+TEST(CollectiveGroupsTest, OnlyAllReduceAndAllGatherTakeGlobalIds) {
+  for (const char* op :
+       {"all-to-all(x), dimensions={0}", "collective-broadcast(x)"}) {
+    SCOPED_TRACE(op);
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseHloModule(absl::StrCat(R"(
+HloModule m, num_partitions=2
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT r = f32[4] )",
+                                    op, R"(, channel_id=1, replica_groups={{0,1}}, use_global_device_ids=true
+})"));
+    EXPECT_THAT(module.status().message(),
+                HasSubstr("unknown attribute 'use_global_device_ids'"));
   }
 }
 

@@ -156,17 +156,20 @@ CollectiveGroups Generator::RandomGroups(bool global_modes, bool uniform) {
   const int64_t partitions = options_.partitions;
   std::vector<Mode> modes;
   if (replicas > 1 || partitions == 1) modes.push_back(Mode::kCrossReplica);
-  if (partitions > 1) {
+  if (partitions > 1 && global_modes) {
+    // The ops with use_global_device_ids (a bool in XLA) cannot be
+    // cross-partition: a channel_id makes them one of these.
+    modes.push_back(Mode::kCrossReplicaAndPartition);
+    modes.push_back(Mode::kFlattenedId);
+  } else if (partitions > 1) {
     modes.push_back(Mode::kCrossPartition);
-    if (global_modes) {
-      modes.push_back(Mode::kCrossReplicaAndPartition);
-      modes.push_back(Mode::kFlattenedId);
-    }
   }
   const Mode mode = rng_.Pick(modes);
   CollectiveGroups result;
   if (mode != Mode::kCrossReplica) result.channel_id = next_channel_id_++;
-  if (mode == Mode::kCrossReplicaAndPartition) {
+  // XLA prints use_global_device_ids only when true: false is mostly
+  // left out, as in its text, and now and then written.
+  if (mode == Mode::kCrossReplicaAndPartition && rng_.OneIn(3)) {
     result.use_global_device_ids = false;
   }
   if (mode == Mode::kFlattenedId) result.use_global_device_ids = true;
@@ -260,7 +263,8 @@ bool Generator::TryAllGather(int64_t budget) {
 }
 
 bool Generator::TryAllToAll(int64_t budget) {
-  // No use_global_device_ids: cross-replica or cross-partition.
+  // No use_global_device_ids (XLA's all-to-all has none): cross-replica,
+  // or with a channel_id cross-partition.
   const CollectiveGroups groups = RandomGroups(false, /*uniform=*/true);
   const int64_t a = PickValue([&](const Value& v) {
     return !DivisibleDimensions(v.shape, groups.size).empty();

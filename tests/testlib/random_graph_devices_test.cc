@@ -86,7 +86,8 @@ TEST(RandomGraphDevicesTest, EachDeviceHasItsOwnArgumentsDeterministically) {
 
 // Replica ids and groups of replicas alone (cross-replica mode) only
 // appear with several replicas; a channel_id (every other mode) only with
-// several partitions.
+// several partitions, and cross-partition mode only on the ops that have
+// no use_global_device_ids.
 TEST(RandomGraphDevicesTest, ModesFollowTheCounts) {
   int64_t collectives = 0;
   for (const auto& [replicas, partitions] :
@@ -110,6 +111,11 @@ TEST(RandomGraphDevicesTest, ModesFollowTheCounts) {
         ASSERT_OK_AND_ASSIGN(CollectiveGroupMode mode,
                              CollectiveGroupModeOf(*instruction));
         EXPECT_EQ(mode == CollectiveGroupMode::kCrossReplica, partitions == 1)
+            << instruction->ToString();
+        // As XLA: only the ops without use_global_device_ids are
+        // cross-partition.
+        EXPECT_EQ(mode == CollectiveGroupMode::kCrossPartition,
+                  channel && !StoresUseGlobalDeviceIds(opcode))
             << instruction->ToString();
       }
     }

@@ -235,9 +235,11 @@ class Generator {
   bool TryCollectivePermute(int64_t budget);
   bool TryCollectiveBroadcast(int64_t budget);
   bool TryDeviceId(int64_t budget);  // replica-id or partition-id
-  // A random mode and groups of it: `global_modes` adds
-  // cross-replica-and-partition and flattened ids (ops with
-  // use_global_device_ids); `uniform` off allows groups of unequal sizes.
+  // A random mode and groups of it: with `global_modes` (the ops that
+  // hold use_global_device_ids: all-reduce, all-gather, reduce-scatter)
+  // cross-replica, cross-replica-and-partition or flattened ids; without,
+  // cross-replica or cross-partition. `uniform` off allows groups of
+  // unequal sizes.
   CollectiveGroups RandomGroups(bool global_modes, bool uniform);
   // On several devices, `computation` with the device counts (which its
   // groups are checked against), and each device's arguments: device 0's

@@ -266,6 +266,43 @@ ENTRY main {
                                 "several devices (75.0%); 3 ran and matched"));
 }
 
+// XLA's all-reduce with a channel_id and no use_global_device_ids lists
+// replica ids (each group spans every partition), while a permute's pairs
+// with a channel_id are partition ids: 2 replicas x 3 partitions, not 3
+// partitions alone. A reduce-scatter's shapes then give the partitions.
+TEST(CorpusStatsTest, ChannelIdAloneOnAnAllReduceCountsReplicas) {
+  const std::string mixed = WriteModule("mixed.hlo", R"(HloModule c
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[2] parameter(0)
+  r = f32[2] all-reduce(x), channel_id=1, replica_groups={{0,1}}, to_apply=add
+  ROOT p = f32[2] collective-permute(r), channel_id=2, source_target_pairs={{0,1},{1,2},{2,0}}
+})");
+  const ModuleOutcome outcome = EvaluateModuleFile(mixed, CorpusOptions());
+  EXPECT_EQ(outcome.stage, CorpusStage::kPassed) << outcome.reason;
+  EXPECT_EQ(outcome.devices, 6);
+  // XLA's reduce_scatter_decomposer test: replicas {0,1}, each with every
+  // partition, scatter 8 columns in 4 shards: 2 partitions.
+  const std::string scatter = WriteModule("scatter.hlo", R"(HloModule s
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4,8] parameter(0)
+  ROOT r = f32[4,2] reduce-scatter(x), replica_groups={{0,1}}, channel_id=1, dimensions={1}, to_apply=add
+})");
+  const ModuleOutcome scattered =
+      EvaluateModuleFile(scatter, CorpusOptions());
+  EXPECT_EQ(scattered.stage, CorpusStage::kPassed) << scattered.reason;
+  EXPECT_EQ(scattered.devices, 4);
+}
+
 // Each device runs its own program at once with the others: the size and
 // work limits apply to each, and all devices together get
 // all_devices_factor times them.

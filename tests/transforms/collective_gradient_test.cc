@@ -205,13 +205,15 @@ TEST(CollectiveGradientTest, CollectiveBroadcastSumsOntoTheSource) {
       Devices{4, 1});
 }
 
-// With a channel_id the ids are partitions, and with use_global_device_ids
-// the groups are of replica ids across partitions or of flattened ids: the
-// transposes keep the mode.
+// With a channel_id, an all-reduce, all-gather or reduce-scatter groups
+// replica ids across partitions (use_global_device_ids absent or false)
+// or flattened ids (true), and the other collectives group partition ids:
+// the transposes keep the mode. A cross-partition broadcast's transpose
+// sums by an all-to-all, since no all-reduce is cross-partition.
 TEST(CollectiveGradientTest, ChannelModesAreKept) {
   const Devices two_by_two = {2, 2};
   ExpectDeviceGradientsMatchDifferences(
-      DeviceLoss("psum_partitions", {F64Shape({2})},
+      DeviceLoss("psum_every_partition", {F64Shape({2})},
                  [](XlaBuilder& b, const std::vector<XlaOp>& p) {
                    return AllReduce(p[0], CreateScalarAddComputation(F64, &b),
                                     {}, /*channel_id=*/1);
@@ -249,11 +251,25 @@ TEST(CollectiveGradientTest, ChannelModesAreKept) {
                  }),
       two_by_two);
   ExpectDeviceGradientsMatchDifferences(
+      DeviceLoss("psum_replicas_across_partitions", {F64Shape({2})},
+                 [](XlaBuilder& b, const std::vector<XlaOp>& p) {
+                   return AllReduce(p[0], CreateScalarAddComputation(F64, &b),
+                                    {{1}, {0}}, /*channel_id=*/1);
+                 }),
+      two_by_two);
+  ExpectDeviceGradientsMatchDifferences(
       DeviceLoss("broadcast_partitions", {F64Shape({2})},
                  [](XlaBuilder&, const std::vector<XlaOp>& p) {
                    return CollectiveBroadcast(p[0], {{1, 0}}, /*channel_id=*/1);
                  }),
       two_by_two);
+  ExpectDeviceGradientsMatchDifferences(
+      DeviceLoss("broadcast_partitions_of_four", {F64Shape({2, 2})},
+                 [](XlaBuilder&, const std::vector<XlaOp>& p) {
+                   return CollectiveBroadcast(p[0], {{2, 0}, {3, 1}},
+                                              /*channel_id=*/1);
+                 }),
+      Devices{1, 4});
   ExpectDeviceGradientsMatchDifferences(
       DeviceLoss("all_to_all_partitions", {F64Shape({2})},
                  [](XlaBuilder&, const std::vector<XlaOp>& p) {
@@ -366,6 +382,20 @@ TEST(CollectiveGradientTest, InPlacePermuteIsRefusedByName) {
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("gradient: no rule for 'collective-permute' "
                                  "in its in-place four-operand form")));
+}
+
+// Across partitions the broadcast's group size comes from its groups.
+TEST(CollectiveGradientTest, UngroupedPartitionBroadcastIsRefusedByName) {
+  XlaBuilder b("broadcast");
+  const XlaOp x = Parameter(&b, 0, F64Shape({2}), "x");
+  SumAll(CollectiveBroadcast(x, {}, /*channel_id=*/1));
+  absl::StatusOr<XlaComputation> f = b.Build();
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(Gradient(*f, {0}).status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("gradient: no rule for "
+                                 "'collective-broadcast' with a channel_id "
+                                 "and no replica_groups")));
 }
 
 TEST(CollectiveGradientTest, MaxAndMinReducersAreRefusedByName) {
