@@ -581,6 +581,7 @@ absl::Status BenchNamedModules(const BenchOptions& options,
   modules.runs = options.runs;
   modules.budget_seconds = options.module_budget;
   modules.profile_rows = options.profile ? 20 : 0;
+  modules.opt_level = options.opt_level;
   return BenchModules(modules, report.json);
 }
 
@@ -695,8 +696,12 @@ absl::Status RunBenchCommand(BenchOptions& options, bool threads_given) {
     return RunCacheProbe(*options.cache_probe_layers, options.cache_dir);
   }
   if (!options.module_probe.empty()) {
-    return ProbeModule(options.module_probe, options.runs,
-                       options.module_budget, options.profile_rows);
+    ModuleBenchOptions probe;
+    probe.runs = options.runs;
+    probe.budget_seconds = options.module_budget;
+    probe.profile_rows = options.profile_rows;
+    probe.opt_level = options.opt_level;
+    return ProbeModule(options.module_probe, probe);
   }
 #ifdef MXLA_HAVE_GLOO
   if (options.gloo_rank >= 0) {

@@ -82,6 +82,7 @@ struct Probe {
   double flops = 0, bytes = 0;
   std::vector<std::string> table;  // the first run's profile
   bool filled = false;               // its arguments are made
+  int opt_level = -1;                // the LLVM level it compiled at
 };
 
 void ReadProbeLine(const std::string& line, Probe& probe) {
@@ -99,6 +100,8 @@ void ReadProbeLine(const std::string& line, Probe& probe) {
       (void)absl::SimpleAtod(numbers[0], &probe.flops);
       (void)absl::SimpleAtod(numbers[1], &probe.bytes);
     }
+  } else if (words[0] == "level") {
+    (void)absl::SimpleAtoi(rest, &probe.opt_level);
   } else if (words[0] == "filled") {
     probe.filled = true;
   } else if (words[0] == "table") {
@@ -117,15 +120,16 @@ void ReadProbeLine(const std::string& line, Probe& probe) {
 // Starts this binary's `bench --module-probe` on `path`, its standard
 // output into a pipe whose read end goes to `read_fd`. Returns the child's
 // pid, or -1 (and no pipe) when it cannot start.
-pid_t StartProbe(const std::string& path, int runs, double budget_seconds,
-                 int64_t profile_rows, int& read_fd) {
+pid_t StartProbe(const std::string& path, const ModuleBenchOptions& options,
+                 int& read_fd) {
   std::error_code error;
   const std::string self = fs::read_symlink("/proc/self/exe", error).string();
   int pipe_fds[2];
   if (error || pipe(pipe_fds) != 0) return -1;
-  const std::string runs_text = std::to_string(runs);
-  const std::string budget_text = absl::StrCat(budget_seconds);
-  const std::string rows_text = absl::StrCat(profile_rows);
+  const std::string runs_text = std::to_string(options.runs);
+  const std::string budget_text = absl::StrCat(options.budget_seconds);
+  const std::string rows_text = absl::StrCat(options.profile_rows);
+  const std::string level_text = absl::StrCat(options.opt_level);
   const pid_t child = fork();
   if (child == 0) {
     dup2(pipe_fds[1], STDOUT_FILENO);
@@ -134,7 +138,8 @@ pid_t StartProbe(const std::string& path, int runs, double budget_seconds,
     const char* argv[] = {self.c_str(), "bench", "--module-probe",
                           path.c_str(), "--runs", runs_text.c_str(),
                           "--module-budget", budget_text.c_str(),
-                          "--profile-rows", rows_text.c_str(), nullptr};
+                          "--profile-rows", rows_text.c_str(),
+                          "--opt-level", level_text.c_str(), nullptr};
     execv(self.c_str(), const_cast<char* const*>(argv));
     _exit(127);
   }
@@ -196,24 +201,23 @@ void ExplainEnd(bool stopped, int wait_status, double budget_seconds,
 
 // Runs this binary's `bench --module-probe` on `path`, reading its lines
 // until it ends or its deadline passes (then it is killed).
-Probe RunProbe(const std::string& path, int runs, double budget_seconds,
-               int64_t profile_rows) {
+Probe RunProbe(const std::string& path, const ModuleBenchOptions& options) {
   Probe probe;
   int read_fd = -1;
-  const pid_t child =
-      StartProbe(path, runs, budget_seconds, profile_rows, read_fd);
+  const pid_t child = StartProbe(path, options, read_fd);
   if (child < 0) {
     probe.reason = "cannot start a child process";
     return probe;
   }
   // The child keeps to the budget between runs; a compile or a run that
   // alone takes longer is stopped a little after it.
-  const bool stopped = ReadProbeLines(read_fd, budget_seconds + 5, probe);
+  const bool stopped =
+      ReadProbeLines(read_fd, options.budget_seconds + 5, probe);
   close(read_fd);
   if (stopped) kill(child, SIGKILL);
   int wait_status = 0;
   waitpid(child, &wait_status, 0);
-  ExplainEnd(stopped, wait_status, budget_seconds, probe);
+  ExplainEnd(stopped, wait_status, options.budget_seconds, probe);
   return probe;
 }
 
@@ -334,8 +338,8 @@ void SayProfile(const RunProfile& profile, int64_t profile_rows) {
   }
 }
 
-absl::Status ProbeModule(const std::string& path, int runs,
-                         double budget_seconds, int64_t profile_rows) {
+absl::Status ProbeModule(const std::string& path,
+                         const ModuleBenchOptions& options) {
   const Clock::time_point start = Clock::now();
   absl::StatusOr<std::unique_ptr<HloModule>> module = ReadHloModule(path);
   if (!module.ok()) {
@@ -343,7 +347,10 @@ absl::Status ProbeModule(const std::string& path, int runs,
     return absl::OkStatus();
   }
   const Clock::time_point compile_start = Clock::now();
-  absl::StatusOr<std::unique_ptr<Executable>> compiled = Compile(**module);
+  CompileOptions compile;
+  compile.codegen.optimization_level = options.opt_level;
+  absl::StatusOr<std::unique_ptr<Executable>> compiled =
+      Compile(**module, compile);
   if (IsOverMemoryBudget(compiled.status())) {
     Say(absl::StrCat("skip ", compiled.status().message()));
     return absl::OkStatus();
@@ -353,6 +360,7 @@ absl::Status ProbeModule(const std::string& path, int runs,
     return absl::OkStatus();
   }
   Say(absl::StrCat("compiled ", SecondsSince(compile_start) * 1e3));
+  Say(absl::StrCat("level ", compile.codegen.optimization_level));
   const Executable& executable = **compiled;
   if (const std::string shortfall = MemoryShortfall(executable);
       !shortfall.empty()) {
@@ -367,22 +375,22 @@ absl::Status ProbeModule(const std::string& path, int runs,
   // The first run is profiled: it counts the FLOPs and bytes (loops
   // included) and warms the memory.
   RunProfile profile;
-  RunOptions options;
-  options.profile = true;
-  options.profile_sink = &profile;
-  for (int run = 0; run <= runs; ++run) {
+  RunOptions run_options;
+  run_options.profile = true;
+  run_options.profile_sink = &profile;
+  for (int run = 0; run <= options.runs; ++run) {
     const Clock::time_point run_start = Clock::now();
-    absl::StatusOr<Literal> result = executable.Run(pointers, options);
+    absl::StatusOr<Literal> result = executable.Run(pointers, run_options);
     if (!result.ok()) {
       Say(absl::StrCat("error ", result.status().message()));
       return absl::OkStatus();
     }
     Say(absl::StrCat("ran ", SecondsSince(run_start) * 1e3));
     if (run == 0) {
-      SayProfile(profile, profile_rows);
-      options.profile = false;
+      SayProfile(profile, options.profile_rows);
+      run_options.profile = false;
     }
-    if (SecondsSince(start) > budget_seconds / 2) break;
+    if (SecondsSince(start) > options.budget_seconds / 2) break;
   }
   Say("done");
   return absl::OkStatus();
@@ -397,8 +405,7 @@ Probe ProbeOrMissing(const BenchmarkModule& module,
     probe.reason = absl::StrCat(module.path, " is missing");
     return probe;
   }
-  return RunProbe(module.path, options.runs, options.budget_seconds,
-                  options.profile_rows);
+  return RunProbe(module.path, options);
 }
 
 // Prints the module's row (and its profile table) and adds its JSON
@@ -433,8 +440,10 @@ void ReportModule(const BenchmarkModule& module, const Probe& probe,
   std::cout << std::flush;
   json.push_back(absl::StrFormat(
       R"({"kind":"module","name":"%s","status":"%s","compile_ms":%.3f,)"
-      R"("run_ms":%.4f,"runs":%d,"flops":%.0f,"bytes":%.0f,"reason":"%s"})",
-      module.name, probe.status, probe.compile_ms, run_ms, probe.run_ms.size(),
+      R"("opt_level":%d,"run_ms":%.4f,"runs":%d,"flops":%.0f,"bytes":%.0f,)"
+      R"("reason":"%s"})",
+      module.name, probe.status, probe.compile_ms, probe.opt_level, run_ms,
+      probe.run_ms.size(),
       probe.flops, probe.bytes,
       absl::StrReplaceAll(probe.reason,
                           {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", " "}})));

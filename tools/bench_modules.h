@@ -53,6 +53,7 @@ struct ModuleBenchOptions {
   // > 0: print each module's profile (of its first run) below its line,
   // this many rows (--profile).
   int64_t profile_rows = 0;
+  int opt_level = 3;  // LLVM optimization level of the compile (--opt-level)
 };
 
 // Runs each module in a child process and prints the table; JSON records
@@ -61,8 +62,8 @@ absl::Status BenchModules(const ModuleBenchOptions& options,
                           std::vector<std::string>& json);
 
 // The child: one module, its line of results on stdout.
-absl::Status ProbeModule(const std::string& path, int runs,
-                         double budget_seconds, int64_t profile_rows);
+absl::Status ProbeModule(const std::string& path,
+                         const ModuleBenchOptions& options);
 
 }  // namespace mxla::tools
 

@@ -5,6 +5,7 @@
 // only when present.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,26 @@ TEST(BenchModulesTest, CommandReportsEveryModule) {
   EXPECT_THAT(line_of("missing_bench__1"),
               HasSubstr("error: " + root +
                         "/modules/missing_bench__1.hlo is missing"));
+}
+
+// --opt-level reaches the child that compiles each module: its JSON record
+// says the level it compiled at (the children once compiled at 3 whatever
+// was asked).
+TEST(BenchModulesTest, OptLevelReachesEachModule) {
+  const std::string root = FakeRealHlo();
+  const std::string json = TempPath("bench-modules-level.json");
+  for (int level : {1, 3}) {
+    ToolResult result = RunMxla(
+        absl::StrCat("bench --filter M:add_bench --modules-dir ", root,
+                     " --runs 1 --opt-level ", level, " --json ", json),
+        "", "MXLA_MACHINE_LIMITS=100,10");
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    std::ifstream in(json);
+    const std::string text((std::istreambuf_iterator<char>(in)),
+                           std::istreambuf_iterator<char>());
+    EXPECT_THAT(text, HasSubstr(absl::StrCat("\"opt_level\":", level)))
+        << text;
+  }
 }
 
 // --profile puts each module's kernel table below its line.
