@@ -109,6 +109,7 @@ struct KernelIr::Llvm {
     std::unique_ptr<llvm::Module> module;
     std::unique_ptr<llvm::TargetMachine> machine;
     KernelInfo info;  // of the first fusion that uses it
+    codegen::KernelCode code = codegen::KernelCode::kGeneral;
   };
   std::vector<Unit> units;
   std::vector<KernelInfo> kernels;  // one per fusion
@@ -140,6 +141,9 @@ absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
         unit.module = std::make_unique<llvm::Module>(symbol, *unit.context);
         ASSIGN_OR_RETURN(unit.info, codegen::EmitFusionKernel(
                                         fusion, symbol, options, *unit.module));
+        if (fusion.fusion_plan() != nullptr && fusion.fusion_plan()->is_dot()) {
+          unit.code = codegen::KernelCode::kWrittenVectors;
+        }
         // The machine code generator runs at the IR pipeline's level.
         ASSIGN_OR_RETURN(unit.machine, codegen::CreateHostTargetMachine(
                                            options.optimization_level));
@@ -161,7 +165,7 @@ absl::Status KernelIr::Optimize() {
   return RunJobs(llvm_->tasks, llvm_->units.size(), [&](int64_t i) {
     Llvm::Unit& unit = llvm_->units[i];
     return codegen::OptimizeModule(*unit.module, *unit.machine,
-                                   llvm_->optimization_level);
+                                   llvm_->optimization_level, unit.code);
   });
 }
 

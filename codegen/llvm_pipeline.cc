@@ -217,7 +217,7 @@ int64_t HostVectorBytes() {
 }
 
 absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
-                            int optimization_level) {
+                            int optimization_level, KernelCode code) {
   module.setTargetTriple(machine.getTargetTriple().str());
   module.setDataLayout(machine.createDataLayout());
   const std::string cpu = machine.getTargetCPU().str();
@@ -238,6 +238,12 @@ absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
   tuning.SLPVectorization = true;
   tuning.LoopInterleaving = true;
   tuning.LoopUnrolling = true;
+  const bool written_vectors =
+      code == KernelCode::kWrittenVectors && optimization_level >= 2;
+  if (written_vectors) {
+    tuning.LoopUnrolling = false;
+    optimization_level = 2;
+  }
   // Before the analysis managers, which refer to it.
   llvm::PassInstrumentationCallbacks instrumentation;
   GuardAgainstLlvmMiscompiles(instrumentation);
