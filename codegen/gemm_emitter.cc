@@ -1,6 +1,7 @@
 #include "codegen/gemm_emitter.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -61,6 +62,18 @@ GemmTile HostGemmTile(PrimitiveType type, int64_t n) {
 }
 
 namespace {
+
+// Whether the dimension groups, one after another, are dimensions 0, 1,
+// 2, ...: an operand stored row-major in that order.
+bool InOrder(std::initializer_list<const std::vector<int64_t>*> groups) {
+  int64_t next = 0;
+  for (const std::vector<int64_t>* group : groups) {
+    for (int64_t d : *group) {
+      if (d != next++) return false;
+    }
+  }
+  return true;
+}
 
 // Rows of a small product (kSmallDotWork; an [8,8] @ [8,8] is 512) up to this many vectors wide keep their
 // accumulators in vector registers.
@@ -1032,14 +1045,8 @@ bool GemmEmitter::LhsInPlace() const {
       lhs.shape().element_type() != type_) {
     return false;
   }
-  std::vector<int64_t> order = flat_.dnums.lhs_batch;
-  order.insert(order.end(), flat_.lhs_free.begin(), flat_.lhs_free.end());
-  order.insert(order.end(), flat_.dnums.lhs_contracting.begin(),
-               flat_.dnums.lhs_contracting.end());
-  for (size_t d = 0; d < order.size(); ++d) {
-    if (order[d] != static_cast<int64_t>(d)) return false;
-  }
-  return true;
+  return InOrder({&flat_.dnums.lhs_batch, &flat_.lhs_free,
+                  &flat_.dnums.lhs_contracting});
 }
 
 absl::Status GemmEmitter::MicroKernel(const LhsPanel& lhs,
@@ -1863,14 +1870,8 @@ bool GemmEmitter::RhsRowsInPlace() const {
       if (d.reversal) return false;
     }
   }
-  std::vector<int64_t> order = flat_.dnums.rhs_batch;
-  order.insert(order.end(), flat_.dnums.rhs_contracting.begin(),
-               flat_.dnums.rhs_contracting.end());
-  order.insert(order.end(), flat_.rhs_free.begin(), flat_.rhs_free.end());
-  for (size_t d = 0; d < order.size(); ++d) {
-    if (order[d] != static_cast<int64_t>(d)) return false;
-  }
-  return true;
+  return InOrder({&flat_.dnums.rhs_batch, &flat_.dnums.rhs_contracting,
+                  &flat_.rhs_free});
 }
 
 bool GemmEmitter::RhsTransposedInPlace() const {
@@ -1879,14 +1880,8 @@ bool GemmEmitter::RhsTransposedInPlace() const {
       rhs.shape().element_type() != type_) {
     return false;
   }
-  std::vector<int64_t> order = flat_.dnums.rhs_batch;
-  order.insert(order.end(), flat_.rhs_free.begin(), flat_.rhs_free.end());
-  order.insert(order.end(), flat_.dnums.rhs_contracting.begin(),
-               flat_.dnums.rhs_contracting.end());
-  for (size_t d = 0; d < order.size(); ++d) {
-    if (order[d] != static_cast<int64_t>(d)) return false;
-  }
-  return true;
+  return InOrder({&flat_.dnums.rhs_batch, &flat_.rhs_free,
+                  &flat_.dnums.rhs_contracting});
 }
 
 void GemmEmitter::PrefetchRhs(const RhsSlice& slice, llvm::Value* k_from,

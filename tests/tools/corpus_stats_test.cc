@@ -26,6 +26,29 @@ std::string WriteModule(const std::string& name, const std::string& text) {
   std::ofstream(path) << text;
   return path;
 }
+// A loop of `trips` trips (endless where `step` is 0) whose body applies
+// `op` (of `v`) to an f32[size] each trip; `computations` come first (a
+// reducer the op names).
+std::string CountedLoopModule(const std::string& computations, int64_t size,
+                              const std::string& op, int trips, int step) {
+  const std::string array = absl::StrCat("f32[", size, "]");
+  const std::string state = absl::StrCat("(s32[], ", array, ")");
+  return absl::StrCat(
+      "HloModule l\n", computations, "cond {\n  s = ", state,
+      " parameter(0)\n  n = s32[] get-tuple-element(s), index=0\n"
+      "  limit = s32[] constant(", trips, ")\n"
+      "  ROOT lt = pred[] compare(n, limit), direction=LT\n}\n"
+      "body {\n  s = ", state, " parameter(0)\n"
+      "  n = s32[] get-tuple-element(s), index=0\n"
+      "  one = s32[] constant(", step, ")\n  next = s32[] add(n, one)\n"
+      "  v = ", array, " get-tuple-element(s), index=1\n  r = ", array, " ",
+      op, "\n  ROOT t = ", state, " tuple(next, r)\n}\n"
+      "ENTRY main {\n  x = ", array, " parameter(0)\n"
+      "  zero = s32[] constant(0)\n  t = ", state, " tuple(zero, x)\n"
+      "  w = ", state, " while(t), condition=cond, body=body\n"
+      "  ROOT r = ", array, " get-tuple-element(w), index=1\n}\n");
+}
+
 
 // A module whose buffers pass the machine's memory is too large to run,
 // not a compile failure, when the JIT compiles it without a budget.
@@ -108,38 +131,10 @@ ENTRY main {
 })");
   // four 4096-element instructions a trip, 1000 trips, and a loop that
   // never ends fails.
-  const std::string loop_template = R"(HloModule l
-cond {
-  s = (s32[], f32[4096]) parameter(0)
-  n = s32[] get-tuple-element(s), index=0
-  limit = s32[] constant(TRIPS)
-  ROOT lt = pred[] compare(n, limit), direction=LT
-}
-body {
-  s = (s32[], f32[4096]) parameter(0)
-  n = s32[] get-tuple-element(s), index=0
-  one = s32[] constant(ONE)
-  next = s32[] add(n, one)
-  v = f32[4096] get-tuple-element(s), index=1
-  e = f32[4096] exponential(v)
-  ROOT t = (s32[], f32[4096]) tuple(next, e)
-}
-ENTRY main {
-  x = f32[4096] parameter(0)
-  zero = s32[] constant(0)
-  t = (s32[], f32[4096]) tuple(zero, x)
-  w = (s32[], f32[4096]) while(t), condition=cond, body=body
-  ROOT r = f32[4096] get-tuple-element(w), index=1
-})";
-  auto loop_module = [&](const char* name, const char* trips,
-                         const char* one) {
-    std::string text = loop_template;
-    text.replace(text.find("TRIPS"), 5, trips);
-    text.replace(text.find("ONE"), 3, one);
-    return WriteModule(name, text);
-  };
-  const std::string costly_loop = loop_module("costly_loop.hlo", "1000", "1");
-  const std::string endless_loop = loop_module("endless.hlo", "10", "0");
+  const std::string costly_loop = WriteModule(
+      "costly_loop.hlo", CountedLoopModule("", 4096, "exponential(v)", 1000, 1));
+  const std::string endless_loop = WriteModule(
+      "endless.hlo", CountedLoopModule("", 4096, "exponential(v)", 10, 0));
   CorpusOptions options;
   options.max_run_elements = 1 << 20;
   options.max_run_work = 1 << 20;
@@ -335,41 +330,14 @@ ENTRY main {
   // 50 trips of an all-reduce on two devices: a work limit that allows
   // fewer trips makes the loop too costly, not endless; a loop that never
   // ends stops at the trip limit in both backends.
-  const std::string loop_template = R"(HloModule l
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-cond {
-  s = (s32[], f32[64]) parameter(0)
-  n = s32[] get-tuple-element(s), index=0
-  limit = s32[] constant(50)
-  ROOT lt = pred[] compare(n, limit), direction=LT
-}
-body {
-  s = (s32[], f32[64]) parameter(0)
-  n = s32[] get-tuple-element(s), index=0
-  one = s32[] constant(ONE)
-  next = s32[] add(n, one)
-  v = f32[64] get-tuple-element(s), index=1
-  r = f32[64] all-reduce(v), replica_groups={{0,1}}, to_apply=add
-  ROOT t = (s32[], f32[64]) tuple(next, r)
-}
-ENTRY main {
-  x = f32[64] parameter(0)
-  zero = s32[] constant(0)
-  t = (s32[], f32[64]) tuple(zero, x)
-  w = (s32[], f32[64]) while(t), condition=cond, body=body
-  ROOT r = f32[64] get-tuple-element(w), index=1
-})";
-  auto loop_module = [&](const char* name, const char* one) {
-    std::string text = loop_template;
-    text.replace(text.find("ONE"), 3, one);
-    return WriteModule(name, text);
-  };
-  const std::string loop = loop_module("loop2.hlo", "1");
-  const std::string endless = loop_module("endless2.hlo", "0");
+  const char* reducer =
+      "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n";
+  const char* all_reduce = "all-reduce(v), replica_groups={{0,1}}, to_apply=add";
+  const std::string loop = WriteModule(
+      "loop2.hlo", CountedLoopModule(reducer, 64, all_reduce, 50, 1));
+  const std::string endless = WriteModule(
+      "endless2.hlo", CountedLoopModule(reducer, 64, all_reduce, 50, 0));
   options = CorpusOptions();
   options.max_run_work = 4096;  // each instruction once is ~600 steps
   outcome = EvaluateModuleFile(loop, options);
