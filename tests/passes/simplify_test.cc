@@ -8,6 +8,7 @@
 #include "interpreter/hlo_evaluator.h"
 #include "ir/hlo_verifier.h"
 #include "passes/pass_registry.h"
+#include "tests/testlib/hlo_test_base.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace mxla {
@@ -277,6 +278,51 @@ ENTRY main {
   // start 3, stride 2.
   EXPECT_THAT(out.text, HasSubstr("= f32[2,3]{1,0} slice(x), "
                                   "slice={[3:8:4], [3:8:2]}"));
+}
+
+// A dot reads a transposed operand through its dimension numbers (XLA's
+// transpose folding) where the operand's free dimensions keep their order:
+// a transposed rhs (a PyTorch Linear's weights), a transposed lhs, batch
+// dimensions; a transpose that reorders the free dimensions stays.
+TEST(SimplifyTest, DotsFoldTheTransposesOfTheirOperands) {
+  struct Case {
+    std::string hlo;
+    std::string expected;  // in the simplified module
+    bool folds;
+  };
+  const Case cases[] = {
+      {"  x = f32[3,5] parameter(0)\n  w = f32[4,5] parameter(1)\n"
+       "  t = f32[5,4] transpose(w), dimensions={1,0}\n"
+       "  ROOT d = f32[3,4] dot(x, t), lhs_contracting_dims={1}, "
+       "rhs_contracting_dims={0}\n",
+       "dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}", true},
+      {"  a = f32[5,3] parameter(0)\n  b = f32[5,4] parameter(1)\n"
+       "  t = f32[3,5] transpose(a), dimensions={1,0}\n"
+       "  ROOT d = f32[3,4] dot(t, b), lhs_contracting_dims={1}, "
+       "rhs_contracting_dims={0}\n",
+       "dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}", true},
+      {"  x = f32[2,3,5] parameter(0)\n  w = f32[2,4,5] parameter(1)\n"
+       "  t = f32[2,5,4] transpose(w), dimensions={0,2,1}\n"
+       "  ROOT d = f32[2,3,4] dot(x, t), lhs_batch_dims={0}, "
+       "lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+       "rhs_contracting_dims={1}\n",
+       "dot(x, w), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+       "rhs_batch_dims={0}, rhs_contracting_dims={2}",
+       true},
+      {"  x = f32[3,5] parameter(0)\n  w = f32[4,6,5] parameter(1)\n"
+       "  t = f32[5,6,4] transpose(w), dimensions={2,1,0}\n"
+       "  ROOT d = f32[3,6,4] dot(x, t), lhs_contracting_dims={1}, "
+       "rhs_contracting_dims={0}\n",
+       "transpose(w)", false},
+  };
+  for (const Case& c : cases) {
+    const std::string hlo = "HloModule m\nENTRY main {\n" + c.hlo + "}\n";
+    std::unique_ptr<HloModule> module = ParseHloModule(hlo).value();
+    Outcome out = RunPasses(hlo, {"simplify"}, testing::MakeSeededArguments(*module, 5));
+    EXPECT_EQ(out.changed, c.folds) << out.text;
+    EXPECT_THAT(out.text, HasSubstr(c.expected)) << out.text;
+    if (c.folds) EXPECT_THAT(out.text, Not(HasSubstr("transpose"))) << out.text;
+  }
 }
 
 TEST(SimplifyTest, ReshapeOfScalarBroadcast) {
