@@ -242,7 +242,7 @@ absl::Status OptimizeModule(llvm::Module& module, llvm::TargetMachine& machine,
       code == KernelCode::kWrittenVectors && optimization_level >= 2;
   if (written_vectors) {
     tuning.LoopUnrolling = false;
-    optimization_level = 2;
+    optimization_level = 1;
   }
   // Before the analysis managers, which refer to it.
   llvm::PassInstrumentationCallbacks instrumentation;
