@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "codegen/kernel_emitter.h"
 #include "codegen/kernel_groups.h"
 #include "codegen/llvm_pipeline.h"
@@ -110,6 +112,9 @@ struct KernelIr::Llvm {
     std::unique_ptr<llvm::TargetMachine> machine;
     KernelInfo info;  // of the first fusion that uses it
     codegen::KernelCode code = codegen::KernelCode::kGeneral;
+    int64_t fusions = 0;  // that use it
+    double optimize_ms = 0;
+    double codegen_ms = 0;
   };
   std::vector<Unit> units;
   std::vector<KernelInfo> kernels;  // one per fusion
@@ -150,6 +155,7 @@ absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
         return absl::OkStatus();
       }));
   for (size_t f = 0; f < groups.fusions.size(); ++f) {
+    ++llvm->units[groups.kernel_of_fusion[f]].fusions;
     KernelInfo info = llvm->units[groups.kernel_of_fusion[f]].info;
     info.fusion_name = groups.fusions[f]->name();
     info.operand_offsets = groups.operand_offsets[f];
@@ -164,8 +170,11 @@ absl::Status KernelIr::Optimize() {
   optimization_pipeline_runs.fetch_add(1);
   return RunJobs(llvm_->tasks, llvm_->units.size(), [&](int64_t i) {
     Llvm::Unit& unit = llvm_->units[i];
-    return codegen::OptimizeModule(*unit.module, *unit.machine,
-                                   llvm_->optimization_level, unit.code);
+    const absl::Time start = absl::Now();
+    absl::Status status = codegen::OptimizeModule(
+        *unit.module, *unit.machine, llvm_->optimization_level, unit.code);
+    unit.optimize_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+    return status;
   });
 }
 
@@ -181,10 +190,13 @@ absl::StatusOr<std::string> KernelIr::Assembly() const {
   std::vector<std::string> parts(llvm_->units.size());
   RETURN_IF_ERROR(RunJobs(llvm_->tasks, llvm_->units.size(),
                           [&](int64_t i) -> absl::Status {
-                            const Llvm::Unit& unit = llvm_->units[i];
+                            Llvm::Unit& unit = llvm_->units[i];
+                            const absl::Time start = absl::Now();
                             ASSIGN_OR_RETURN(parts[i],
                                              codegen::EmitAssembly(
                                                  *unit.module, *unit.machine));
+                            unit.codegen_ms = absl::ToDoubleMilliseconds(
+                                absl::Now() - start);
                             return absl::OkStatus();
                           }));
   return absl::StrJoin(parts, "");
@@ -198,14 +210,27 @@ int64_t KernelIr::distinct_kernels() const {
   return static_cast<int64_t>(llvm_->units.size());
 }
 
+std::vector<KernelCompileTime> KernelIr::CompileTimes() const {
+  std::vector<KernelCompileTime> times;
+  for (const Llvm::Unit& unit : llvm_->units) {
+    times.push_back({.kernel = unit.info.symbol,
+                     .fusions = unit.fusions,
+                     .optimize_ms = unit.optimize_ms,
+                     .codegen_ms = unit.codegen_ms});
+  }
+  return times;
+}
+
 absl::StatusOr<std::vector<std::string>> KernelIr::Objects() const {
   std::vector<std::string> objects(llvm_->units.size());
   RETURN_IF_ERROR(RunJobs(
       llvm_->tasks, llvm_->units.size(), [&](int64_t i) -> absl::Status {
-        const Llvm::Unit& unit = llvm_->units[i];
+        Llvm::Unit& unit = llvm_->units[i];
+        const absl::Time start = absl::Now();
         ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object,
                          codegen::EmitObject(*unit.module, *unit.machine));
         objects[i] = object->getBuffer().str();
+        unit.codegen_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
         return absl::OkStatus();
       }));
   return objects;

@@ -30,6 +30,13 @@
 
 namespace mxla {
 
+struct KernelCompileTime {
+  std::string kernel;  // the symbol
+  int64_t fusions = 0;  // that run it
+  double optimize_ms = 0;
+  double codegen_ms = 0;
+};
+
 // One compile's kernels between the stages, LLVM hidden: Emit makes their
 // IR, Optimize rewrites it in place, JitKernels::Link loads it.
 class KernelIr {
@@ -63,6 +70,10 @@ class KernelIr {
   const std::vector<KernelInfo>& kernels() const;
   // How many distinct kernels (LLVM modules) there are.
   int64_t distinct_kernels() const;
+  // Per distinct kernel, in the order of their first fusions: LLVM's time
+  // in Optimize and in making its machine code (Objects or Assembly, the
+  // last run), 0 for what has not run.
+  std::vector<KernelCompileTime> CompileTimes() const;
 
  private:
   friend class JitKernels;

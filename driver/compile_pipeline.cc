@@ -174,11 +174,24 @@ absl::StatusOr<std::unique_ptr<KernelIr>> Optimize(
   return ir;
 }
 
+// The report's record of LLVM's time on each distinct kernel.
+std::vector<KernelCompileRecord> KernelRecords(const KernelIr& ir) {
+  std::vector<KernelCompileRecord> records;
+  for (const KernelCompileTime& time : ir.CompileTimes()) {
+    records.push_back({.kernel = time.kernel,
+                       .fusions = time.fusions,
+                       .optimize_ms = time.optimize_ms,
+                       .codegen_ms = time.codegen_ms});
+  }
+  return records;
+}
+
 // What "link" makes: the program, and its kernels' object files when they
-// are kept (StageRange::keep_objects).
+// are kept (StageRange::keep_objects), and LLVM's time on each kernel.
 struct Linked {
   std::shared_ptr<JitExecutable::Program> program;
   std::vector<std::string> objects;
+  std::vector<KernelCompileRecord> kernel_times;
 };
 
 // "link": the kernels' machine code loaded into the JIT, and the program
@@ -193,8 +206,9 @@ absl::StatusOr<Linked> Link(
   ASSIGN_OR_RETURN(std::vector<std::string> objects, ir->Objects());
   ASSIGN_OR_RETURN(std::unique_ptr<JitKernels> kernels,
                    JitKernels::Load(ir->kernels(), objects));
-  ir.reset();
   Linked linked;
+  linked.kernel_times = KernelRecords(*ir);
+  ir.reset();
   if (keep_objects) linked.objects = std::move(objects);
   ASSIGN_OR_RETURN(linked.program,
                    JitExecutable::MakeProgram(std::move(fused),
@@ -323,6 +337,7 @@ absl::Status CompilePipeline::RunInOrder(const HloModule& input,
     ASSIGN_OR_RETURN(ir, stages.Run("optimize", [&] {
       return stage::Optimize(std::move(ir), dumps);
     }));
+    result.report.kernels = stage::KernelRecords(*ir);
   }
   if (stages.Covers("link")) {
     auto make_subprogram = [&](const HloInstruction& instruction) {
@@ -332,6 +347,7 @@ absl::Status CompilePipeline::RunInOrder(const HloModule& input,
       return stage::Link(std::move(module), std::move(assignment),
                          std::move(ir), make_subprogram, keep_objects);
     }));
+    result.report.kernels = std::move(linked.kernel_times);
     linked.program->report = result.report;
     result.program = std::move(linked.program);
     result.objects = std::move(linked.objects);
@@ -355,7 +371,8 @@ absl::StatusOr<CompiledModule> CompilePipeline::RunStages(
                                    range.keep_objects, stages, dumps, result);
   if (!dump_dir_.empty()) {
     absl::Status written =
-        WriteFile(dump_dir_, "stages.txt", result.report.ToString());
+        WriteFile(dump_dir_, "stages.txt",
+                  result.report.ToString(/*slowest_kernels=*/1 << 30));
     if (status.ok()) status = written;
   }
   RETURN_IF_ERROR(status);

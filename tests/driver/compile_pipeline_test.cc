@@ -156,6 +156,9 @@ TEST(CompilePipelineTest, OneCompileDumpsEveryStage) {
     EXPECT_THAT(stages, HasSubstr(stage));
   }
   EXPECT_THAT(stages, Not(HasSubstr("FAILED")));
+  // The dump lists every kernel's compile time, not just the slowest.
+  EXPECT_THAT(stages, HasSubstr("distinct kernels"));
+  EXPECT_THAT(stages, HasSubstr("mxla.fusion"));
   EXPECT_THAT(ReadFile(dir / "fused.hlo"), HasSubstr("plan={"));
 }
 

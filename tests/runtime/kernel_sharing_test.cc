@@ -2,6 +2,7 @@
 // repeated layers of a model compile once, every fusion still runs (its
 // own buffers through the shared code), and the results agree with the
 // interpreter.
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -70,6 +71,31 @@ TEST(KernelSharingTest, RepeatedLayersShareTheirKernels) {
     EXPECT_NE(six_jit.kernels().Lookup(kernel.fusion_name), nullptr)
         << kernel.fusion_name;
   }
+}
+
+// The compile report times each distinct kernel once and says how many
+// fusions run it: the layers' kernels are compiled once for all of them.
+TEST(KernelSharingTest, TheReportTimesEachDistinctKernelOnce) {
+  ASSERT_OK_AND_ASSIGN(auto six, CompileStack(6, Backend::kJit));
+  const auto& jit = static_cast<const JitExecutable&>(*six);
+  const CompileReport& report = jit.program()->report;
+  std::set<std::string> timed;
+  int64_t fusions = 0;
+  int64_t most_fusions = 0;
+  for (const KernelCompileRecord& kernel : report.kernels) {
+    timed.insert(kernel.kernel);
+    EXPECT_GT(kernel.optimize_ms, 0) << kernel.kernel;
+    EXPECT_GT(kernel.codegen_ms, 0) << kernel.kernel;
+    fusions += kernel.fusions;
+    most_fusions = std::max(most_fusions, kernel.fusions);
+  }
+  EXPECT_EQ(timed, Symbols(jit));
+  EXPECT_EQ(timed.size(), report.kernels.size());  // once each
+  EXPECT_EQ(fusions, static_cast<int64_t>(jit.kernels().kernels().size()));
+  EXPECT_GE(most_fusions, 5);  // a kernel of the 5 repeated layers
+  const std::string text = report.ToString(/*slowest_kernels=*/2);
+  EXPECT_THAT(text, ::testing::HasSubstr(absl::StrCat(
+                        report.kernels.size(), " distinct kernels")));
 }
 
 TEST(KernelSharingTest, SharedKernelsComputeEachLayer) {
