@@ -38,6 +38,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "interpreter/binary_reducer.h"
 #include "interpreter/evaluation_plan.h"
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "ir/collective_groups.h"
@@ -162,6 +163,10 @@ class Reducer {
       ASSIGN_OR_RETURN(const Literal combined, Combine(a, b));
       return semantics::ApplyConvert(combined, type);
     }
+    if (std::optional<absl::StatusOr<Literal>> combined =
+            CombineWithBinaryOp(accumulator, other)) {
+      return *std::move(combined);
+    }
     const Shape scalar = ShapeUtil::MakeScalarShape(type);
     Literal a(scalar), b(scalar);
     const Literal* arguments[] = {&a, &b};
@@ -192,6 +197,23 @@ class Reducer {
   }
 
  private:
+  // A one-op reducer (binary_reducer.h) applied to whole arrays by the
+  // scalar semantics (narrow floats widened and rounded back per element,
+  // as evaluating the reducer on each pair does); nullopt for any other
+  // reducer, which Combine evaluates per element.
+  std::optional<absl::StatusOr<Literal>> CombineWithBinaryOp(
+      const Literal& accumulator, const Literal& other) const {
+    const std::optional<BinaryReducer> binary = AsBinaryReducer(
+        *op_.to_apply(), accumulator.shape().element_type());
+    if (!binary.has_value() || other.shape() != accumulator.shape()) {
+      return std::nullopt;
+    }
+    // Parameter 0 takes the accumulator, as in Combine.
+    return binary->swapped
+               ? semantics::ApplyBinaryOp(binary->opcode, other, accumulator)
+               : semantics::ApplyBinaryOp(binary->opcode, accumulator, other);
+  }
+
   Reducer(const HloInstruction& op, Plan plan, const EvaluatorOptions& options)
       : op_(op), plan_(std::move(plan)), options_(options) {}
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "interpreter/binary_reducer.h"
 #include "interpreter/hlo_evaluator_index_ops.h"
 #include "semantics/batch_norm.h"
 #include "semantics/bit_generators.h"
@@ -24,6 +26,7 @@
 #include "semantics/select_and_scatter.h"
 #include "semantics/sort_rows.h"
 #include "semantics/stochastic_convert.h"
+#include "ir/narrow_float.h"
 #include "ir/replica_groups.h"
 #include "ir/shape_summary.h"
 #include "ir/shape_util.h"
@@ -47,33 +50,34 @@ struct ReduceJob {
 };
 
 // If the reducer is one binary op on its two parameters (the common sum,
-// product, max, min), runs it as a typed loop and returns true. The
+// product, max, min; binary_reducer.h), runs it as a typed loop and
+// returns true. The
 // elements are combined in the same order and by the same functions as the
 // general path, so the results are identical.
 bool TryReduceWithBinaryOp(const HloComputation& reducer, ReduceJob& job) {
-  // An unverified reducer may have no root or a malformed one: the general
-  // path reports it.
-  const HloInstruction* root = reducer.root_instruction();
-  if (job.inputs.size() != 1 || root == nullptr ||
-      GetHloOpcodeCategory(root->opcode()) != HloOpcodeCategory::kBinary ||
-      root->operand_count() != 2) {
+  if (job.inputs.size() != 1) return false;
+  const PrimitiveType type = job.inputs[0]->shape().element_type();
+  const std::optional<BinaryReducer> binary = AsBinaryReducer(reducer, type);
+  if (!binary.has_value() ||
+      job.inits[0]->shape() != ShapeUtil::MakeScalarShape(type)) {
     return false;
   }
-  const HloInstruction* a = root->operand(0);
-  const HloInstruction* b = root->operand(1);
-  if (a->opcode() != HloOpcode::kParameter ||
-      b->opcode() != HloOpcode::kParameter || !root->shape().IsScalar() ||
-      a->shape() != root->shape() || b->shape() != root->shape() ||
-      root->shape() != job.inits[0]->shape() ||
-      job.inputs[0]->shape().element_type() != root->shape().element_type() ||
-      a->parameter_number() + b->parameter_number() != 1) {
-    return false;
-  }
-  bool swapped = a->parameter_number() == 1;  // root = op(element, acc).
+  const bool swapped = binary->swapped;  // root = op(element, acc).
   return primitive_util::ArrayTypeSwitch(
-      root->shape().element_type(), [&](auto tag) {
+      type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        return semantics::WithBinaryOp<T>(root->opcode(), [&](auto op) {
+        // Narrow floats compute in f32 and round back after every step,
+        // as ApplyBinaryOp computes them (semantics/scalar_semantics.h).
+        using Wide = std::conditional_t<kIsNarrowFloat<T>, float, T>;
+        return semantics::WithBinaryOp<Wide>(binary->opcode, [&](auto wide) {
+          auto op = [&](T a, T b) -> T {
+            if constexpr (kIsNarrowFloat<T>) {
+              return semantics::Convert<T>(wide(semantics::Convert<float>(a),
+                                                semantics::Convert<float>(b)));
+            } else {
+              return wide(a, b);
+            }
+          };
           const T* in = job.inputs[0]->data<T>().data();
           T* out = job.outputs[0].data<T>().data();
           const T init = job.inits[0]->data<T>()[0];

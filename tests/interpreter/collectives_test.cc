@@ -444,6 +444,65 @@ ENTRY main {
   }
 }
 
+// A one-op reducer (binary_reducer.h) combines whole operands at once; it
+// still reduces in rank order, with the op's operands as the reducer
+// names them: rsub(acc, x) = x - acc gives (x1 - x0), then x2 - that.
+TEST(InterpreterCollectivesTest, OneOpReducersTakeTheirOperandsInOrder) {
+  ASSERT_OK_AND_ASSIGN(std::vector<Literal> results,
+                       RunOnDevices(absl::StrCat("HloModule m, replica_count=3",
+                                                 R"(
+rsub {
+  acc = s32[] parameter(0)
+  x = s32[] parameter(1)
+  ROOT d = s32[] subtract(x, acc)
+}
+ENTRY main {
+  x = s32[2] parameter(0)
+  ROOT r = s32[2] all-reduce(x), replica_groups={}, to_apply=rsub
+})"),
+                                    3, 1, Squares(3)));
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(results[d], S32({9 - (4 - 1), 100 - (10 - 1)})) << "device " << d;
+  }
+}
+
+// ... and gives the bits the reducer evaluated on each pair of elements
+// does: bf16 sums of 3 devices, rounded to bf16 after each step, against
+// the same reducer with a convert to bf16 after its add (two ops: the
+// per-element path).
+TEST(InterpreterCollectivesTest, OneOpReducersMatchTheGeneralPath) {
+  auto module = [](bool two_ops) {
+    return absl::StrCat("HloModule m, replica_count=3\nsum {\n",
+                        "  a = bf16[] parameter(0)\n  b = bf16[] parameter(1)\n",
+                        two_ops ? "  c = bf16[] add(a, b)\n  ROOT r = bf16[] "
+                                  "convert(c)\n"
+                                : "  ROOT r = bf16[] add(a, b)\n",
+                        "}\nENTRY main {\n  x = f32[64] parameter(0)\n",
+                        "  n = bf16[64] convert(x)\n",
+                        "  s = bf16[64] all-reduce(n), replica_groups={}, "
+                        "to_apply=sum\n",
+                        "  ROOT o = f32[64] convert(s)\n}\n");
+  };
+  auto inputs = [] {
+    std::vector<Literal> values;
+    uint32_t state = 7;
+    for (int d = 0; d < 3; ++d) {
+      std::vector<float> x;
+      for (int i = 0; i < 64; ++i) {
+        state = state * 1664525u + 1013904223u;
+        x.push_back(static_cast<float>(state >> 8) / (1 << 20) - 8.0f);
+      }
+      values.push_back(LiteralUtil::CreateR1<float>(x));
+    }
+    return PerDevice(std::move(values));
+  };
+  ASSERT_OK_AND_ASSIGN(std::vector<Literal> general,
+                       RunOnDevices(module(true), 3, 1, inputs()));
+  ASSERT_OK_AND_ASSIGN(std::vector<Literal> one_op,
+                       RunOnDevices(module(false), 3, 1, inputs()));
+  ExpectResults(one_op, general);
+}
+
 // What the verifier says of a module with one instruction `r`.
 std::string VerifyError(int64_t replicas, int64_t partitions,
                         const std::string& entry) {

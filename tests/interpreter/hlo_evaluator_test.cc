@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -1123,6 +1124,68 @@ ENTRY main {
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("evaluating r (recv): recv 'r' transfers between "
                          "devices or to the host; mxla runs one device")));
+}
+
+// A reduce whose reducer is one op (binary_reducer.h) runs as a typed
+// loop; narrow floats still round to their type after every step, as the
+// reducer evaluated on each pair does: 1 + 2^-9 is 1 in bf16 (and 1 +
+// 2^-12 in f16), so sixteen such steps leave 1, where a sum kept in f32
+// would reach 1 + 2^-5.
+TEST(HloEvaluatorTest, OneOpReducersOfNarrowFloatsRoundEveryStep) {
+  for (const auto& [type, small] :
+       std::vector<std::pair<std::string, float>>{{"bf16", 0x1p-9f},
+                                                  {"f16", 0x1p-12f}}) {
+    for (const char* root : {"add(a, b)", "add(b, a)"}) {
+      const std::string text = absl::StrCat(
+          "HloModule narrow\nsum {\n  a = ", type, "[] parameter(0)\n  b = ",
+          type, "[] parameter(1)\n  ROOT r = ", type, "[] ", root,
+          "\n}\nENTRY main {\n  x = f32[17] parameter(0)\n  n = ", type,
+          "[17] convert(x)\n  zero = ", type,
+          "[] constant(0)\n  s = ", type,
+          "[] reduce(n, zero), dimensions={0}, to_apply=sum\n  ROOT f = f32[] "
+          "convert(s)\n}\n");
+      std::vector<float> values(17, small);
+      values[0] = 1.0f;
+      std::vector<Literal> args;
+      args.push_back(LiteralUtil::CreateR1<float>(values));
+      EXPECT_TRUE(Equals(Eval(text, args), LiteralUtil::CreateR0<float>(1.0f)))
+          << type << " " << root;
+    }
+  }
+}
+
+// The typed loop and the reducer evaluated per element agree bit for bit:
+// the same reduce with a reducer of two ops (a convert to its own type
+// after the add) takes the per-element path.
+TEST(HloEvaluatorTest, OneOpReducersMatchTheGeneralPath) {
+  auto module = [](absl::string_view type, absl::string_view op,
+                   bool two_ops) {
+    return absl::StrCat(
+        "HloModule r\nf {\n  a = ", type, "[] parameter(0)\n  b = ", type,
+        "[] parameter(1)\n", two_ops ? "  c = " : "  ROOT r = ", type, "[] ",
+        op, "(b, a)\n",
+        two_ops ? absl::StrCat("  ROOT r = ", type, "[] convert(c)\n") : "",
+        "}\nENTRY main {\n  x = f32[40,37] parameter(0)\n  n = ", type,
+        "[40,37] convert(x)\n  init = ", type, "[] constant(1)\n  s = ",
+        type, "[37] reduce(n, init), dimensions={0}, to_apply=f\n  ROOT o = "
+        "f32[37] convert(s)\n}\n");
+  };
+  std::vector<float> values;
+  uint32_t state = 12345;
+  for (int i = 0; i < 40 * 37; ++i) {
+    state = state * 1664525u + 1013904223u;
+    values.push_back(static_cast<float>(state >> 8) / (1 << 24) * 8.0f - 4.0f);
+  }
+  std::vector<Literal> args;
+  args.push_back(LiteralUtil::CreateFromFlat<float>({40, 37}, values));
+  for (const char* type : {"bf16", "f16", "f32", "f8e4m3fn"}) {
+    for (const char* op : {"add", "subtract", "multiply", "maximum"}) {
+      absl::StatusOr<Literal> general = Eval(module(type, op, true), args);
+      ASSERT_OK(general.status());
+      EXPECT_TRUE(Equals(Eval(module(type, op, false), args), *general))
+          << type << " " << op;
+    }
+  }
 }
 
 }  // namespace
