@@ -171,12 +171,18 @@ absl::Status VerifyModule(const HloModule& module, VerifierMode mode) {
     return absl::InvalidArgumentError(
         absl::StrCat("module '", module.name(), "' has no entry computation"));
   }
-  absl::flat_hash_set<const HloComputation*> computations;
-  for (const HloComputation* computation : module.computations()) {
-    computations.insert(computation);
+  const std::vector<HloComputation*> all = module.computations();
+  absl::flat_hash_set<const HloComputation*> computations(all.begin(),
+                                                          all.end());
+  // Views of the instructions' own names: the module verifies after every
+  // pass that changed it, so copying each name would cost a compile.
+  absl::flat_hash_set<absl::string_view> names;
+  int64_t instructions = 0;
+  for (const HloComputation* computation : all) {
+    instructions += computation->instruction_count();
   }
-  absl::flat_hash_set<std::string> names;
-  for (const HloComputation* computation : module.computations()) {
+  names.reserve(instructions);
+  for (const HloComputation* computation : all) {
     const HloInstruction* root = computation->root_instruction();
     if (root == nullptr || root->parent() != computation) {
       return absl::InvalidArgumentError(absl::StrCat(
