@@ -1188,5 +1188,71 @@ TEST(HloEvaluatorTest, OneOpReducersMatchTheGeneralPath) {
   }
 }
 
+// dot sums each result element's products in row-major order of the lhs's
+// contracting dimensions, from 0, one rounding per step, even though the
+// interpreter takes blocks of elements through the products together:
+// against that sum written out here, on values of mixed magnitudes (where
+// another order changes the bits), over more than one block, with the rhs
+// read along its rows, across them (transposed) and with two contracting
+// dimensions and a batch.
+TEST(HloEvaluatorTest, DotSumsEachElementInContractingOrder) {
+  uint32_t state = 99;
+  auto values = [&](int64_t count) {
+    std::vector<float> v;
+    for (int64_t i = 0; i < count; ++i) {
+      state = state * 1664525u + 1013904223u;
+      const float unit = static_cast<float>(state >> 8) / (1 << 24) - 0.5f;
+      v.push_back(unit * ((state & 3) == 0 ? 1e6f : 1.0f));
+    }
+    return v;
+  };
+  const int64_t m = 45, k = 33, n = 70;
+  // lhs [m, k]; rhs [k, n] and its transpose [n, k].
+  const std::vector<float> a = values(m * k), b = values(k * n);
+  std::vector<float> bt(n * k);
+  for (int64_t r = 0; r < k; ++r) {
+    for (int64_t c = 0; c < n; ++c) bt[c * k + r] = b[r * n + c];
+  }
+  std::vector<float> expected(m * n);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int64_t r = 0; r < k; ++r) sum = sum + a[i * k + r] * b[r * n + j];
+      expected[i * n + j] = sum;
+    }
+  }
+  const Literal want = LiteralUtil::CreateFromFlat<float>({m, n}, expected);
+  std::vector<Literal> args;
+  args.push_back(LiteralUtil::CreateFromFlat<float>({m, k}, a));
+  args.push_back(LiteralUtil::CreateFromFlat<float>({k, n}, b));
+  const std::string plain = R"(HloModule p
+ENTRY main {
+  a = f32[45,33] parameter(0)
+  b = f32[33,70] parameter(1)
+  ROOT d = f32[45,70] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  EXPECT_TRUE(Equals(Eval(plain, args), want));
+  args[1] = LiteralUtil::CreateFromFlat<float>({n, k}, bt);
+  const std::string transposed = R"(HloModule t
+ENTRY main {
+  a = f32[45,33] parameter(0)
+  b = f32[70,33] parameter(1)
+  ROOT d = f32[45,70] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})";
+  EXPECT_TRUE(Equals(Eval(transposed, args), want));
+  // k = 33 as 3 x 11 (row-major, so the same order) and a batch of 1.
+  args[0] = LiteralUtil::CreateFromFlat<float>({1, m, 3, 11}, a);
+  args[1] = LiteralUtil::CreateFromFlat<float>({1, 3, 11, n}, b);
+  const std::string two = R"(HloModule two
+ENTRY main {
+  a = f32[1,45,3,11] parameter(0)
+  b = f32[1,3,11,70] parameter(1)
+  ROOT d = f32[1,45,70] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0},
+    lhs_contracting_dims={2,3}, rhs_contracting_dims={1,2}
+})";
+  EXPECT_TRUE(Equals(Eval(two, args),
+                     LiteralUtil::CreateFromFlat<float>({1, m, n}, expected)));
+}
+
 }  // namespace
 }  // namespace mxla
