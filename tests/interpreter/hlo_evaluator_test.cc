@@ -1225,21 +1225,16 @@ TEST(HloEvaluatorTest, DotSumsEachElementInContractingOrder) {
   std::vector<Literal> args;
   args.push_back(LiteralUtil::CreateFromFlat<float>({m, k}, a));
   args.push_back(LiteralUtil::CreateFromFlat<float>({k, n}, b));
-  const std::string plain = R"(HloModule p
-ENTRY main {
-  a = f32[45,33] parameter(0)
-  b = f32[33,70] parameter(1)
-  ROOT d = f32[45,70] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})";
-  EXPECT_TRUE(Equals(Eval(plain, args), want));
+  // f32[45,33] . rhs, contracting rhs dimension `contracting`.
+  auto product = [](const char* rhs, int contracting) {
+    return absl::StrCat("HloModule p\nENTRY main {\n  a = f32[45,33] "
+                        "parameter(0)\n  b = ", rhs, " parameter(1)\n  ROOT d "
+                        "= f32[45,70] dot(a, b), lhs_contracting_dims={1}, "
+                        "rhs_contracting_dims={", contracting, "}\n}\n");
+  };
+  EXPECT_TRUE(Equals(Eval(product("f32[33,70]", 0), args), want));
   args[1] = LiteralUtil::CreateFromFlat<float>({n, k}, bt);
-  const std::string transposed = R"(HloModule t
-ENTRY main {
-  a = f32[45,33] parameter(0)
-  b = f32[70,33] parameter(1)
-  ROOT d = f32[45,70] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
-})";
-  EXPECT_TRUE(Equals(Eval(transposed, args), want));
+  EXPECT_TRUE(Equals(Eval(product("f32[70,33]", 1), args), want));
   // k = 33 as 3 x 11 (row-major, so the same order) and a batch of 1.
   args[0] = LiteralUtil::CreateFromFlat<float>({1, m, 3, 11}, a);
   args[1] = LiteralUtil::CreateFromFlat<float>({1, 3, 11, n}, b);
