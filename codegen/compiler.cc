@@ -1,5 +1,6 @@
 #include "codegen/compiler.h"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 
@@ -23,6 +24,36 @@ absl::Status RunJobs(const ParallelTasks& tasks, int64_t count,
                      const std::function<absl::Status(int64_t)>& job) {
   std::vector<absl::Status> statuses(count);
   tasks(count, [&](int64_t i) { statuses[i] = job(i); });
+  for (absl::Status& status : statuses) RETURN_IF_ERROR(status);
+  return absl::OkStatus();
+}
+
+// The units' indices, largest module (in LLVM instructions) first: the
+// parallel stages take their jobs in this order, so that the last jobs to
+// start are small ones and no thread waits long on a big kernel begun
+// late (longest processing time first). Ties keep index order.
+template <typename Unit>
+std::vector<int64_t> LargestFirst(const std::vector<Unit>& units) {
+  std::vector<int64_t> order(units.size());
+  std::vector<int64_t> sizes(units.size());
+  for (size_t i = 0; i < units.size(); ++i) {
+    order[i] = static_cast<int64_t>(i);
+    sizes[i] = units[i].module->getInstructionCount();
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return sizes[a] > sizes[b];
+  });
+  return order;
+}
+
+// RunJobs over `order` (a permutation of [0, count)): job(order[j]) is the
+// j-th to start; errors still come in index order.
+absl::Status RunJobsInOrder(const ParallelTasks& tasks,
+                            const std::vector<int64_t>& order,
+                            const std::function<absl::Status(int64_t)>& job) {
+  std::vector<absl::Status> statuses(order.size());
+  tasks(static_cast<int64_t>(order.size()),
+        [&](int64_t j) { statuses[order[j]] = job(order[j]); });
   for (absl::Status& status : statuses) RETURN_IF_ERROR(status);
   return absl::OkStatus();
 }
@@ -168,7 +199,8 @@ absl::Status KernelIr::Optimize() {
   RET_CHECK(!llvm_->optimized, "the kernels' IR is optimized already");
   llvm_->optimized = true;
   optimization_pipeline_runs.fetch_add(1);
-  return RunJobs(llvm_->tasks, llvm_->units.size(), [&](int64_t i) {
+  return RunJobsInOrder(llvm_->tasks, LargestFirst(llvm_->units),
+                        [&](int64_t i) {
     Llvm::Unit& unit = llvm_->units[i];
     const absl::Time start = absl::Now();
     absl::Status status = codegen::OptimizeModule(
@@ -223,8 +255,8 @@ std::vector<KernelCompileTime> KernelIr::CompileTimes() const {
 
 absl::StatusOr<std::vector<std::string>> KernelIr::Objects() const {
   std::vector<std::string> objects(llvm_->units.size());
-  RETURN_IF_ERROR(RunJobs(
-      llvm_->tasks, llvm_->units.size(), [&](int64_t i) -> absl::Status {
+  RETURN_IF_ERROR(RunJobsInOrder(
+      llvm_->tasks, LargestFirst(llvm_->units), [&](int64_t i) -> absl::Status {
         Llvm::Unit& unit = llvm_->units[i];
         const absl::Time start = absl::Now();
         ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object,
