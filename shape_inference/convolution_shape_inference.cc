@@ -226,7 +226,7 @@ absl::StatusOr<Shape> ShapeInference::InferConvolveShape(
       const PrimitiveType type,
       PreferredResultType(
           kConv, HigherPrecisionType(lhs.element_type(), rhs.element_type()),
-          preferred_element_type, context));
+          preferred_element_type, [&] { return context; }));
   std::vector<int64_t> dims(spatial + 2);
   dims[dnums.output_batch] =
       lhs.dimensions(dnums.input_batch) / batch_group_count;

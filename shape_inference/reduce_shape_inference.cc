@@ -27,15 +27,15 @@ absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
 }
 
 absl::StatusOr<PrimitiveType> PreferredResultType(
-    HloOpcode op, PrimitiveType type,
-    std::optional<PrimitiveType> preferred, absl::string_view context) {
+    HloOpcode op, PrimitiveType type, std::optional<PrimitiveType> preferred,
+    absl::FunctionRef<std::string()> context) {
   if (!preferred.has_value() || *preferred == type) return type;
   if (!primitive_util::IsFloatingPointType(type) &&
       primitive_util::BitWidth(*preferred) < primitive_util::BitWidth(type)) {
     return OpError(op,
                    "`preferred_element_type` must not be narrower than the "
                    "original type: ",
-                   primitive_util::LowercaseName(*preferred), context);
+                   primitive_util::LowercaseName(*preferred), context());
   }
   return *preferred;
 }

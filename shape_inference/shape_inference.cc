@@ -213,29 +213,35 @@ absl::Status ShapeInference::CheckBroadcast(
   constexpr HloOpcode kOp = HloOpcode::kBroadcast;
   RETURN_IF_ERROR(ExpectValidArray(kOp, operand, "operand"));
   RETURN_IF_ERROR(ExpectValidArray(kOp, output, "output"));
-  std::string context = absl::StrCat(
-      " Operand ", operand.ToString(), ", output ", output.ToString(),
-      ", dimensions=", DimsString(dimensions), ".");
+  // Made for an error only: the verifier checks every broadcast after
+  // every pass that changes a module.
+  auto context = [&] {
+    return absl::StrCat(" Operand ", operand.ToString(), ", output ",
+                        output.ToString(), ", dimensions=",
+                        DimsString(dimensions), ".");
+  };
   if (static_cast<int64_t>(dimensions.size()) != operand.rank()) {
     return OpError(kOp, "Broadcast HLO has invalid number of dimensions: ",
-                   dimensions.size(), " != ", operand.rank(), ".", context);
+                   dimensions.size(), " != ", operand.rank(), ".", context());
   }
-  absl::flat_hash_set<int64_t> seen;
+  std::vector<bool> seen(output.rank(), false);
   for (int64_t i = 0; i < operand.rank(); ++i) {
     int64_t d = dimensions[i];
     if (d < 0 || d >= output.rank()) {
       return OpError(kOp, "Broadcast dimension ", d, " is out of bound.",
-                     context);
+                     context());
     }
-    if (!seen.insert(d).second) {
-      return OpError(kOp, "Broadcast dimension ", d, " is repeated.", context);
+    if (seen[d]) {
+      return OpError(kOp, "Broadcast dimension ", d, " is repeated.",
+                     context());
     }
+    seen[d] = true;
     // HLO broadcast maps sizes exactly; only the builder stretches size 1.
     if (operand.dimensions(i) != output.dimensions(d)) {
       return OpError(
           kOp, "Broadcast dimension ", i, " mismatch: ", operand.dimensions(i),
           " != ", output.dimensions(d),
-          "; HLO broadcast does not stretch size-1 dimensions.", context);
+          "; HLO broadcast does not stretch size-1 dimensions.", context());
     }
   }
   return absl::OkStatus();
@@ -491,9 +497,10 @@ absl::StatusOr<Shape> ShapeInference::InferDotShape(
       const PrimitiveType type,
       PreferredResultType(
           kOp, HigherPrecisionType(lhs.element_type(), rhs.element_type()),
-          preferred_element_type,
-          absl::StrCat(" for ", lhs.ToString(), " <dot> ", rhs.ToString(),
-                       ".")));
+          preferred_element_type, [&] {
+            return absl::StrCat(" for ", lhs.ToString(), " <dot> ",
+                                rhs.ToString(), ".");
+          }));
   RETURN_IF_ERROR(CheckDotDimensionNumbers(dnums.lhs_batch,
                                            dnums.lhs_contracting, lhs.rank()));
   RETURN_IF_ERROR(CheckDotDimensionNumbers(dnums.rhs_batch,

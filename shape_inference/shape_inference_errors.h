@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -36,10 +37,10 @@ absl::Status ExpectValidArray(HloOpcode opcode, const Shape& shape,
 
 // The result type of a dot or convolution computing in `type` when the
 // instruction asks for `preferred`: it, unless it is a narrower integer
-// (XLA's MaybeUpcast); `context` ends the message.
+// (XLA's MaybeUpcast); `context()` ends the message, made only for it.
 absl::StatusOr<PrimitiveType> PreferredResultType(
-    HloOpcode op, PrimitiveType type,
-    std::optional<PrimitiveType> preferred, absl::string_view context);
+    HloOpcode op, PrimitiveType type, std::optional<PrimitiveType> preferred,
+    absl::FunctionRef<std::string()> context);
 
 // XLA's reducer rules (reduce, reduce-window, scatter; `op` names it): 2N
 // scalar parameters (accumulators, then elements), N results, each of its
