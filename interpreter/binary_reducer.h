@@ -9,10 +9,13 @@
 #define MXLA_INTERPRETER_BINARY_REDUCER_H_
 
 #include <optional>
+#include <type_traits>
 
 #include "ir/hlo_computation.h"
 #include "ir/hlo_opcode.h"
+#include "ir/narrow_float.h"
 #include "ir/primitive_type.h"
+#include "semantics/scalar_semantics.h"
 
 namespace mxla::hlo_evaluator_internal {
 
@@ -27,6 +30,30 @@ struct BinaryReducer {
 // for anything else, including an unverified reducer without a root.
 std::optional<BinaryReducer> AsBinaryReducer(const HloComputation& reducer,
                                              PrimitiveType type);
+
+// Calls fn(op), op(accumulator, element) -> T being `reducer` with its
+// parameter 0 the accumulator and 1 the element, on elements of type T:
+// narrow floats computed in f32 and rounded back, as ApplyBinaryOp does
+// for each pair. False, without calling fn, where the op has no typed form
+// for T.
+template <typename T, typename Fn>
+bool WithReducerOp(const BinaryReducer& reducer, Fn&& fn) {
+  using Wide = std::conditional_t<kIsNarrowFloat<T>, float, T>;
+  return semantics::WithBinaryOp<Wide>(reducer.opcode, [&](auto wide) {
+    auto apply = [&](T a, T b) -> T {
+      if constexpr (kIsNarrowFloat<T>) {
+        return semantics::Convert<T>(
+            wide(semantics::Convert<float>(a), semantics::Convert<float>(b)));
+      } else {
+        return wide(a, b);
+      }
+    };
+    const bool swapped = reducer.swapped;
+    fn([&](T accumulator, T element) -> T {
+      return swapped ? apply(element, accumulator) : apply(accumulator, element);
+    });
+  });
+}
 
 }  // namespace mxla::hlo_evaluator_internal
 

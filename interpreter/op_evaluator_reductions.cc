@@ -51,9 +51,8 @@ struct ReduceJob {
 
 // If the reducer is one binary op on its two parameters (the common sum,
 // product, max, min; binary_reducer.h), runs it as a typed loop and
-// returns true. The
-// elements are combined in the same order and by the same functions as the
-// general path, so the results are identical.
+// returns true. The elements are combined in the same order and by the
+// same functions as the general path, so the results are identical.
 bool TryReduceWithBinaryOp(const HloComputation& reducer, ReduceJob& job) {
   if (job.inputs.size() != 1) return false;
   const PrimitiveType type = job.inputs[0]->shape().element_type();
@@ -62,38 +61,21 @@ bool TryReduceWithBinaryOp(const HloComputation& reducer, ReduceJob& job) {
       job.inits[0]->shape() != ShapeUtil::MakeScalarShape(type)) {
     return false;
   }
-  const bool swapped = binary->swapped;  // root = op(element, acc).
-  return primitive_util::ArrayTypeSwitch(
-      type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        // Narrow floats compute in f32 and round back after every step,
-        // as ApplyBinaryOp computes them (semantics/scalar_semantics.h).
-        using Wide = std::conditional_t<kIsNarrowFloat<T>, float, T>;
-        return semantics::WithBinaryOp<Wide>(binary->opcode, [&](auto wide) {
-          auto op = [&](T a, T b) -> T {
-            if constexpr (kIsNarrowFloat<T>) {
-              return semantics::Convert<T>(wide(semantics::Convert<float>(a),
-                                                semantics::Convert<float>(b)));
-            } else {
-              return wide(a, b);
-            }
-          };
-          const T* in = job.inputs[0]->data<T>().data();
-          T* out = job.outputs[0].data<T>().data();
-          const T init = job.inits[0]->data<T>()[0];
-          std::vector<int64_t> offsets;
-          for (int64_t o = 0; o < job.output_count; ++o) {
-            job.offsets(o, offsets);
-            T acc = init;
-            if (swapped) {
-              for (int64_t offset : offsets) acc = op(in[offset], acc);
-            } else {
-              for (int64_t offset : offsets) acc = op(acc, in[offset]);
-            }
-            out[o] = acc;
-          }
-        });
-      });
+  return primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return WithReducerOp<T>(*binary, [&](auto op) {
+      const T* in = job.inputs[0]->data<T>().data();
+      T* out = job.outputs[0].data<T>().data();
+      const T init = job.inits[0]->data<T>()[0];
+      std::vector<int64_t> offsets;
+      for (int64_t o = 0; o < job.output_count; ++o) {
+        job.offsets(o, offsets);
+        T acc = init;
+        for (int64_t offset : offsets) acc = op(acc, in[offset]);
+        out[o] = acc;
+      }
+    });
+  });
 }
 
 const uint8_t* Bytes(const Literal& literal) {
@@ -338,6 +320,36 @@ absl::StatusOr<Literal> EvaluateSort(const HloInstruction& sort,
   return LiteralUtil::MakeTuple(std::move(outputs));
 }
 
+// A scatter of one operand whose combiner is one op (binary_reducer.h) on
+// its type: the updates combined into `result` by a typed loop, in the
+// order ScatterElements gives, as the evaluated combiner would. nullopt
+// for any other scatter.
+std::optional<absl::Status> TryScatterWithBinaryOp(
+    const HloComputation& combiner, const semantics::ScatterGeometry& geometry,
+    const Literal& indices, const Literal& updates, Literal& result) {
+  const PrimitiveType type = result.shape().element_type();
+  const std::optional<BinaryReducer> binary = AsBinaryReducer(combiner, type);
+  if (!binary.has_value() || updates.shape().element_type() != type) {
+    return std::nullopt;
+  }
+  absl::Status status;
+  const bool typed = primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return WithReducerOp<T>(*binary, [&](auto op) {
+      T* out = result.data<T>().data();
+      const T* in = updates.data<T>().data();
+      status = semantics::ScatterElements(
+          geometry, indices.untyped_data(),
+          [&](int64_t element, int64_t update) -> absl::Status {
+            out[element] = op(out[element], in[update]);
+            return absl::OkStatus();
+          });
+    });
+  });
+  if (!typed) return std::nullopt;
+  return status;
+}
+
 // scatter: the operands copied, then each update element combined into the
 // element it lands on by the evaluated combiner, as
 // semantics/scatter_elements.h orders it.
@@ -374,6 +386,13 @@ absl::StatusOr<Literal> EvaluateScatter(
   geometry.update_dims.assign(updates.dimensions().begin(),
                               updates.dimensions().end());
   geometry.dnums = scatter.scatter_dimension_numbers();
+  if (n == 1) {
+    if (std::optional<absl::Status> done = TryScatterWithBinaryOp(
+            *combiner, geometry, indices, *operands[2], results[0])) {
+      RETURN_IF_ERROR(*done);
+      return std::move(results[0]);
+    }
+  }
   RETURN_IF_ERROR(semantics::ScatterElements(
       geometry, indices.untyped_data(),
       [&](int64_t element, int64_t update) -> absl::Status {

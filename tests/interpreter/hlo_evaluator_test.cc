@@ -1249,5 +1249,52 @@ ENTRY main {
                      LiteralUtil::CreateFromFlat<float>({1, m, n}, expected)));
 }
 
+// A scatter whose combiner is one op runs as a typed loop; it lands the
+// updates in the order the per-element path does, with the op's operands
+// as the combiner takes them: against the same scatter with a two-op
+// combiner (a convert to its own type after the op), bf16 sums of many
+// updates into few elements (where order changes the rounding) and f32
+// differences, the current element first or the update first.
+TEST(HloEvaluatorTest, OneOpScatterCombinersMatchTheGeneralPath) {
+  auto module = [](absl::string_view type, absl::string_view root,
+                   bool two_ops) {
+    return absl::StrCat(
+        "HloModule s\nf {\n  a = ", type, "[] parameter(0)\n  b = ", type,
+        "[] parameter(1)\n", two_ops ? "  c = " : "  ROOT r = ", type, "[] ",
+        root, "\n",
+        two_ops ? absl::StrCat("  ROOT r = ", type, "[] convert(c)\n") : "",
+        "}\nENTRY main {\n  x = f32[7,5] parameter(0)\n  i = s32[300,1] "
+        "parameter(1)\n  u = f32[300,5] parameter(2)\n  xn = ", type,
+        "[7,5] convert(x)\n  un = ", type, "[300,5] convert(u)\n  s = ",
+        type, "[7,5] scatter(xn, i, un), update_window_dims={1}, "
+        "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+        "index_vector_dim=1, to_apply=f\n  ROOT o = f32[7,5] convert(s)\n}\n");
+  };
+  uint32_t state = 5;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  std::vector<float> x(35), u(1500);
+  std::vector<int32_t> indices(300);
+  for (float& v : x) v = static_cast<float>(next()) / (1 << 20);
+  for (float& v : u) v = static_cast<float>(next()) / (1 << 24) - 0.5f;
+  for (int32_t& v : indices) v = static_cast<int32_t>(next() % 9) - 1;  // some out of bounds
+  std::vector<Literal> args;
+  args.push_back(LiteralUtil::CreateFromFlat<float>({7, 5}, x));
+  args.push_back(LiteralUtil::CreateFromFlat<int32_t>({300, 1}, indices));
+  args.push_back(LiteralUtil::CreateFromFlat<float>({300, 5}, u));
+  for (const auto& [type, root] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"bf16", "add(a, b)"}, {"f16", "add(b, a)"},
+           {"f32", "subtract(a, b)"}, {"f32", "subtract(b, a)"},
+           {"s32", "maximum(a, b)"}}) {
+    absl::StatusOr<Literal> general = Eval(module(type, root, true), args);
+    ASSERT_OK(general.status());
+    EXPECT_TRUE(Equals(Eval(module(type, root, false), args), *general))
+        << type << " " << root;
+  }
+}
+
 }  // namespace
 }  // namespace mxla
