@@ -108,7 +108,8 @@ ModuleOutcome RunBoth(const std::string& path, const HloModule& module,
       AllDevicesLimit(options.max_run_elements, factor), elements);
   const int64_t work = std::max<int64_t>(EstimatedWork(module), 1);
   if (OverLimit(elements, devices, options.max_run_elements, factor) ||
-      OverLimit(work, devices, options.max_run_work, factor)) {
+      OverLimit(work, devices, options.max_run_work, factor) ||
+      !RunFitsMemory(elements * devices, options)) {
     return Outcome(path, counts, CorpusStage::kTooLarge, "");
   }
   RunOptions run;

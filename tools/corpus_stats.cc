@@ -19,6 +19,7 @@
 #include "ir/hlo_verifier.h"
 #include "ir/host_feed.h"
 #include "ir/literal.h"
+#include "ir/memory_budget.h"
 #include "ir/shape_util.h"
 #include "shape_inference/shape_inference.h"
 #include "tools/compare_results.h"
@@ -97,6 +98,11 @@ bool RefusedAlike(const absl::Status& interpreter, const absl::Status& jit) {
              jit_text);
 }
 
+bool RunFitsMemory(int64_t elements, const CorpusOptions& options) {
+  const int64_t per_element = std::max<int64_t>(options.run_bytes_per_element, 1);
+  return elements <= PhysicalMemoryBytes() / per_element;
+}
+
 namespace {
 
 ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
@@ -107,7 +113,8 @@ ModuleOutcome RunAndCompare(const std::string& path, const HloModule& module,
   std::vector<std::vector<Literal>> device_arguments = {
       ArgumentsWithin(entry, options.max_run_elements, elements)};
   const int64_t work = EstimatedWork(module);
-  if (elements > options.max_run_elements || work > options.max_run_work) {
+  if (elements > options.max_run_elements || work > options.max_run_work ||
+      !RunFitsMemory(elements, options)) {
     return {path, CorpusStage::kTooLarge, ""};
   }
   // A ragged-all-to-all whose groups are this one device.

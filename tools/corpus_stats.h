@@ -50,6 +50,13 @@ struct CorpusOptions {
   // would take more than max_run_work element steps in all is stopped
   // sooner and counts as too costly to run.
   int64_t max_loop_trips = 100000;
+  // A run's memory, per element of its arguments and results on all
+  // devices, for both backends together (the interpreter keeps every
+  // intermediate value): a run whose elements times this pass the
+  // machine's physical memory is too large. This corpus took up to about
+  // 30 bytes an element; at 128 M elements a device the stats run was
+  // killed for memory on this 23 GB machine.
+  int64_t run_bytes_per_element = 32;
   // On several devices the limits above apply to each device (each runs
   // its own program, at once with the others), and all devices together
   // may take this many times them: this machine's two cores run them all,
@@ -69,6 +76,10 @@ struct ModuleOutcome {
 // "parse", "verify", "devices", "compile", "run", "endless", "too large",
 // "passed".
 const char* CorpusStageName(CorpusStage stage);
+
+// Whether a run of `elements` (arguments and results, on all its devices)
+// fits this machine's physical memory at options.run_bytes_per_element.
+bool RunFitsMemory(int64_t elements, const CorpusOptions& options);
 
 // "passed", "too large on 4 devices", "compile: <reason>": one module's
 // outcome on one line (mxla stats --verbose).

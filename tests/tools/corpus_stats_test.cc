@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/memory_budget.h"
 #include "runtime/memory_limit.h"
 
 namespace mxla::tools {
@@ -65,6 +66,13 @@ ENTRY main {
   EXPECT_EQ(outcome.reason, "");
   EXPECT_EQ(EvaluateModuleFile(huge, CorpusOptions()).stage,
             CorpusStage::kPassed);
+  // Its 1 M elements at more bytes each than the machine has, over them.
+  CorpusOptions options;
+  options.run_bytes_per_element = PhysicalMemoryBytes() / (1 << 20) + 1;
+  EXPECT_EQ(EvaluateModuleFile(huge, options).stage, CorpusStage::kTooLarge);
+  EXPECT_FALSE(RunFitsMemory(1 << 20, options));
+  options.run_bytes_per_element = PhysicalMemoryBytes() / (1 << 20);
+  EXPECT_TRUE(RunFitsMemory(1 << 20, options));
 }
 
 TEST(CorpusStatsTest, NormalizeReasonKeepsTheUnknownNameOnly) {
@@ -326,6 +334,13 @@ ENTRY main {
   options = CorpusOptions();
   options.max_run_elements = 2047;
   EXPECT_EQ(EvaluateModuleFile(reduce, options).stage, CorpusStage::kTooLarge);
+  // All devices' 8192 elements at this many bytes each pass any memory.
+  options = CorpusOptions();
+  options.run_bytes_per_element = PhysicalMemoryBytes() / 8192 + 1;
+  EXPECT_EQ(DescribeOutcome(EvaluateModuleFile(reduce, options)),
+            "too large on 4 devices");
+  options.run_bytes_per_element = PhysicalMemoryBytes() / 8192;
+  EXPECT_EQ(EvaluateModuleFile(reduce, options).stage, CorpusStage::kPassed);
 
   // 50 trips of an all-reduce on two devices: a work limit that allows
   // fewer trips makes the loop too costly, not endless; a loop that never
