@@ -55,6 +55,52 @@ bool WithReducerOp(const BinaryReducer& reducer, Fn&& fn) {
   });
 }
 
+// A select computation that is one compare of its two scalar parameters
+// (max-pool's ge), in either order.
+struct BinarySelect {
+  ComparisonDirection direction;
+  bool total_order = false;
+  bool swapped = false;  // compare(parameter 1, parameter 0)
+};
+std::optional<BinarySelect> AsBinarySelect(const HloComputation& select,
+                                           PrimitiveType type);
+
+// Calls fn(keep), keep(selected, candidate) -> bool being `select` on
+// elements of type T as ApplyCompare computes it (narrow floats widened,
+// floats by their total order where the compare says so). False, without
+// calling fn, for types without a typed compare (sub-byte integers).
+template <typename T, typename Fn>
+bool WithSelect(const BinarySelect& select, Fn&& fn) {
+  using Wide = std::conditional_t<kIsNarrowFloat<T>, float, T>;
+  if constexpr (!semantics::Element<Wide>) {
+    return false;
+  } else {
+    auto compare = [&](Wide a, Wide b) {
+      if constexpr (semantics::Float<Wide>) {
+        if (select.total_order) {
+          return semantics::Compare(select.direction,
+                                    semantics::TotalOrderKey(a),
+                                    semantics::TotalOrderKey(b));
+        }
+      }
+      return semantics::Compare(select.direction, a, b);
+    };
+    auto widen = [](T x) -> Wide {
+      if constexpr (kIsNarrowFloat<T>) {
+        return semantics::Convert<float>(x);
+      } else {
+        return x;
+      }
+    };
+    const bool swapped = select.swapped;
+    fn([&](T selected, T candidate) -> bool {
+      return swapped ? compare(widen(candidate), widen(selected))
+                     : compare(widen(selected), widen(candidate));
+    });
+    return true;
+  }
+}
+
 }  // namespace mxla::hlo_evaluator_internal
 
 #endif  // MXLA_INTERPRETER_BINARY_REDUCER_H_

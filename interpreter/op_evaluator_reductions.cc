@@ -418,6 +418,52 @@ absl::StatusOr<Literal> EvaluateScatter(
   return LiteralUtil::MakeTuple(std::move(results));
 }
 
+// A select-and-scatter whose select is one compare and whose scatter is
+// one op (binary_reducer.h), all on the result's type: both run as typed
+// code inside SelectAndScatter's walk, in its order, as the evaluated
+// computations would. nullopt for any other.
+std::optional<absl::Status> TrySelectAndScatterTyped(
+    const HloInstruction& instruction, const Literal& operand,
+    const Literal& source, Literal& result) {
+  const PrimitiveType type = result.shape().element_type();
+  const auto& callees = instruction.called_computations();
+  const std::optional<BinarySelect> select = AsBinarySelect(*callees[0], type);
+  const std::optional<BinaryReducer> scatter =
+      AsBinaryReducer(*callees[1], type);
+  if (!select.has_value() || !scatter.has_value() ||
+      operand.shape().element_type() != type ||
+      source.shape().element_type() != type) {
+    return std::nullopt;
+  }
+  absl::Status status;
+  bool ran = false;  // both computations had a typed form
+  primitive_util::ArrayTypeSwitch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return WithSelect<T>(*select, [&](auto keep) {
+      WithReducerOp<T>(*scatter, [&](auto op) {
+        const T* in = operand.data<T>().data();
+        const T* from = source.data<T>().data();
+        T* out = result.data<T>().data();
+        status = semantics::SelectAndScatter(
+            std::vector<int64_t>(operand.shape().dimensions().begin(),
+                                 operand.shape().dimensions().end()),
+            instruction.window(),
+            [&](int64_t selected,
+                int64_t candidate) -> absl::StatusOr<bool> {
+              return keep(in[selected], in[candidate]);
+            },
+            [&](int64_t target, int64_t element) -> absl::Status {
+              out[target] = op(out[target], from[element]);
+              return absl::OkStatus();
+            });
+        ran = true;
+      });
+    });
+  });
+  if (!ran) return std::nullopt;
+  return status;
+}
+
 // select-and-scatter: init_value everywhere, then each source element
 // scattered onto the element its window selects, with the evaluated
 // computations in semantics/select_and_scatter.h's order.
@@ -447,6 +493,11 @@ absl::StatusOr<Literal> EvaluateSelectAndScatter(
   const Literal* scatter_arguments[] = {&accumulator, &element};
   RETURN_IF_ERROR(CheckArguments(*callees[0], select_arguments));
   RETURN_IF_ERROR(CheckArguments(*callees[1], scatter_arguments));
+  if (std::optional<absl::Status> done = TrySelectAndScatterTyped(
+          instruction, operand, source, result)) {
+    RETURN_IF_ERROR(*done);
+    return result;
+  }
   const int64_t operand_width =
       primitive_util::ByteWidth(operand.shape().element_type());
   const int64_t source_width =

@@ -1296,5 +1296,60 @@ TEST(HloEvaluatorTest, OneOpScatterCombinersMatchTheGeneralPath) {
   }
 }
 
+// A select-and-scatter whose select is one compare and whose scatter is one
+// op runs as typed code; it picks and lands elements as the evaluated
+// computations do: against the same op with a two-op select (the compare
+// and-ed with itself) and scatter (a convert after the add), on values
+// that tie (where the select decides) and overlapping windows (where
+// the scatter order rounds), in bf16, f32 (also by total order, and with
+// the compare's operands swapped) and s32.
+TEST(HloEvaluatorTest, OneOpSelectAndScatterMatchesTheGeneralPath) {
+  auto module = [](absl::string_view type, absl::string_view compare,
+                   bool two_ops) {
+    const std::string t(type);
+    return absl::StrCat(
+        "HloModule sas\nsel {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+        "[] parameter(1)\n", two_ops ? "  c = " : "  ROOT c = ",
+        "pred[] compare(", compare, "\n",
+        two_ops ? "  ROOT k = pred[] and(c, c)\n" : "",
+        "}\nsum {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+        "[] parameter(1)\n", two_ops ? "  s = " : "  ROOT s = ", t,
+        "[] add(a, b)\n",
+        two_ops ? absl::StrCat("  ROOT r = ", t, "[] convert(s)\n") : "",
+        "}\nENTRY main {\n  x = f32[12,10] parameter(0)\n  y = f32[6,5] "
+        "parameter(1)\n  xn = ", t, "[12,10] convert(x)\n  yn = ", t,
+        "[6,5] convert(y)\n  zero = ", t, "[] constant(0)\n  r = ", t,
+        "[12,10] select-and-scatter(xn, yn, zero), window={size=3x3 "
+        "stride=2x2 pad=1_1x1_1}, select=sel, scatter=sum\n  ROOT o = "
+        "f32[12,10] convert(r)\n}\n");
+  };
+  uint32_t state = 17;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  std::vector<float> x(120), y(30);
+  // -0, +0 and -1: the windows' maxima tie, and by the total order -0 is
+  // below +0.
+  const float levels[] = {-0.0f, 0.0f, -1.0f};
+  for (float& v : x) v = levels[next() % 3];
+  for (float& v : y) v = static_cast<float>(next()) / (1 << 20) + 1.0f;
+  std::vector<Literal> args;
+  args.push_back(LiteralUtil::CreateFromFlat<float>({12, 10}, x));
+  args.push_back(LiteralUtil::CreateFromFlat<float>({6, 5}, y));
+  for (const auto& [type, compare] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"bf16", "a, b), direction=GE"},
+           {"f32", "a, b), direction=GT"},
+           {"f32", "b, a), direction=LE"},
+           {"f32", "a, b), direction=GE, type=TOTALORDER"},
+           {"s32", "a, b), direction=GE"}}) {
+    absl::StatusOr<Literal> general = Eval(module(type, compare, true), args);
+    ASSERT_OK(general.status()) << type << " " << compare;
+    EXPECT_TRUE(Equals(Eval(module(type, compare, false), args), *general))
+        << type << " " << compare;
+  }
+}
+
 }  // namespace
 }  // namespace mxla
