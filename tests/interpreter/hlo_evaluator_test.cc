@@ -72,6 +72,36 @@ absl::StatusOr<Literal> EvalOp(absl::string_view op,
   return Eval(OneOp(op, args, type, attributes), args);
 }
 
+// Computation `name` of two `type` scalars a and b whose root is `root`
+// (e.g. "add(b, a)"), or with `two_ops`, that root converted to its own
+// type after it: the same values through a computation of two ops, which
+// the interpreter evaluates per element rather than as a typed loop.
+std::string ScalarComputation(absl::string_view name, absl::string_view type,
+                              absl::string_view root, bool two_ops) {
+  return absl::StrCat(
+      name, " {\n  a = ", type, "[] parameter(0)\n  b = ", type,
+      "[] parameter(1)\n", two_ops ? "  c = " : "  ROOT r = ", type, "[] ",
+      root, "\n",
+      two_ops ? absl::StrCat("  ROOT r = ", type, "[] convert(c)\n") : "",
+      "}\n");
+}
+
+// Reproducible pseudo-random 24-bit values (a fixed-seed linear
+// congruential generator), the same on every machine.
+class FixedRandom {
+ public:
+  explicit FixedRandom(uint32_t seed) : state_(seed) {}
+  uint32_t Next() {
+    state_ = state_ * 1664525u + 1013904223u;
+    return state_ >> 8;
+  }
+  // In [0, 1).
+  float Unit() { return static_cast<float>(Next()) / (1 << 24); }
+
+ private:
+  uint32_t state_;
+};
+
 // Bitwise equality (NaN payloads and the sign of zero included).
 ::testing::AssertionResult Equals(const absl::StatusOr<Literal>& actual,
                                   const Literal& expected) {
@@ -1161,20 +1191,17 @@ TEST(HloEvaluatorTest, OneOpReducersMatchTheGeneralPath) {
   auto module = [](absl::string_view type, absl::string_view op,
                    bool two_ops) {
     return absl::StrCat(
-        "HloModule r\nf {\n  a = ", type, "[] parameter(0)\n  b = ", type,
-        "[] parameter(1)\n", two_ops ? "  c = " : "  ROOT r = ", type, "[] ",
-        op, "(b, a)\n",
-        two_ops ? absl::StrCat("  ROOT r = ", type, "[] convert(c)\n") : "",
-        "}\nENTRY main {\n  x = f32[40,37] parameter(0)\n  n = ", type,
+        "HloModule r\n",
+        ScalarComputation("f", type, absl::StrCat(op, "(b, a)"), two_ops),
+        "ENTRY main {\n  x = f32[40,37] parameter(0)\n  n = ", type,
         "[40,37] convert(x)\n  init = ", type, "[] constant(1)\n  s = ",
         type, "[37] reduce(n, init), dimensions={0}, to_apply=f\n  ROOT o = "
         "f32[37] convert(s)\n}\n");
   };
   std::vector<float> values;
-  uint32_t state = 12345;
+  FixedRandom random(12345);
   for (int i = 0; i < 40 * 37; ++i) {
-    state = state * 1664525u + 1013904223u;
-    values.push_back(static_cast<float>(state >> 8) / (1 << 24) * 8.0f - 4.0f);
+    values.push_back(random.Unit() * 8.0f - 4.0f);
   }
   std::vector<Literal> args;
   args.push_back(LiteralUtil::CreateFromFlat<float>({40, 37}, values));
@@ -1196,13 +1223,13 @@ TEST(HloEvaluatorTest, OneOpReducersMatchTheGeneralPath) {
 // read along its rows, across them (transposed) and with two contracting
 // dimensions and a batch.
 TEST(HloEvaluatorTest, DotSumsEachElementInContractingOrder) {
-  uint32_t state = 99;
+  FixedRandom random(99);
   auto values = [&](int64_t count) {
     std::vector<float> v;
     for (int64_t i = 0; i < count; ++i) {
-      state = state * 1664525u + 1013904223u;
-      const float unit = static_cast<float>(state >> 8) / (1 << 24) - 0.5f;
-      v.push_back(unit * ((state & 3) == 0 ? 1e6f : 1.0f));
+      const uint32_t r = random.Next();
+      const float unit = static_cast<float>(r) / (1 << 24) - 0.5f;
+      v.push_back(unit * ((r & 3) == 0 ? 1e6f : 1.0f));
     }
     return v;
   };
@@ -1259,27 +1286,21 @@ TEST(HloEvaluatorTest, OneOpScatterCombinersMatchTheGeneralPath) {
   auto module = [](absl::string_view type, absl::string_view root,
                    bool two_ops) {
     return absl::StrCat(
-        "HloModule s\nf {\n  a = ", type, "[] parameter(0)\n  b = ", type,
-        "[] parameter(1)\n", two_ops ? "  c = " : "  ROOT r = ", type, "[] ",
-        root, "\n",
-        two_ops ? absl::StrCat("  ROOT r = ", type, "[] convert(c)\n") : "",
-        "}\nENTRY main {\n  x = f32[7,5] parameter(0)\n  i = s32[300,1] "
+        "HloModule s\n", ScalarComputation("f", type, root, two_ops),
+        "ENTRY main {\n  x = f32[7,5] parameter(0)\n  i = s32[300,1] "
         "parameter(1)\n  u = f32[300,5] parameter(2)\n  xn = ", type,
         "[7,5] convert(x)\n  un = ", type, "[300,5] convert(u)\n  s = ",
         type, "[7,5] scatter(xn, i, un), update_window_dims={1}, "
         "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
         "index_vector_dim=1, to_apply=f\n  ROOT o = f32[7,5] convert(s)\n}\n");
   };
-  uint32_t state = 5;
-  auto next = [&] {
-    state = state * 1664525u + 1013904223u;
-    return state >> 8;
-  };
+  FixedRandom random(5);
   std::vector<float> x(35), u(1500);
   std::vector<int32_t> indices(300);
-  for (float& v : x) v = static_cast<float>(next()) / (1 << 20);
-  for (float& v : u) v = static_cast<float>(next()) / (1 << 24) - 0.5f;
-  for (int32_t& v : indices) v = static_cast<int32_t>(next() % 9) - 1;  // some out of bounds
+  for (float& v : x) v = random.Unit() * 16.0f;
+  for (float& v : u) v = random.Unit() - 0.5f;
+  // 0 to 6 land; -1 and 7 are out of bounds.
+  for (int32_t& v : indices) v = static_cast<int32_t>(random.Next() % 9) - 1;
   std::vector<Literal> args;
   args.push_back(LiteralUtil::CreateFromFlat<float>({7, 5}, x));
   args.push_back(LiteralUtil::CreateFromFlat<int32_t>({300, 1}, indices));
@@ -1311,29 +1332,22 @@ TEST(HloEvaluatorTest, OneOpSelectAndScatterMatchesTheGeneralPath) {
         "HloModule sas\nsel {\n  a = ", t, "[] parameter(0)\n  b = ", t,
         "[] parameter(1)\n", two_ops ? "  c = " : "  ROOT c = ",
         "pred[] compare(", compare, "\n",
-        two_ops ? "  ROOT k = pred[] and(c, c)\n" : "",
-        "}\nsum {\n  a = ", t, "[] parameter(0)\n  b = ", t,
-        "[] parameter(1)\n", two_ops ? "  s = " : "  ROOT s = ", t,
-        "[] add(a, b)\n",
-        two_ops ? absl::StrCat("  ROOT r = ", t, "[] convert(s)\n") : "",
-        "}\nENTRY main {\n  x = f32[12,10] parameter(0)\n  y = f32[6,5] "
+        two_ops ? "  ROOT k = pred[] and(c, c)\n" : "", "}\n",
+        ScalarComputation("sum", t, "add(a, b)", two_ops),
+        "ENTRY main {\n  x = f32[12,10] parameter(0)\n  y = f32[6,5] "
         "parameter(1)\n  xn = ", t, "[12,10] convert(x)\n  yn = ", t,
         "[6,5] convert(y)\n  zero = ", t, "[] constant(0)\n  r = ", t,
         "[12,10] select-and-scatter(xn, yn, zero), window={size=3x3 "
         "stride=2x2 pad=1_1x1_1}, select=sel, scatter=sum\n  ROOT o = "
         "f32[12,10] convert(r)\n}\n");
   };
-  uint32_t state = 17;
-  auto next = [&] {
-    state = state * 1664525u + 1013904223u;
-    return state >> 8;
-  };
+  FixedRandom random(17);
   std::vector<float> x(120), y(30);
   // -0, +0 and -1: the windows' maxima tie, and by the total order -0 is
   // below +0.
   const float levels[] = {-0.0f, 0.0f, -1.0f};
-  for (float& v : x) v = levels[next() % 3];
-  for (float& v : y) v = static_cast<float>(next()) / (1 << 20) + 1.0f;
+  for (float& v : x) v = levels[random.Next() % 3];
+  for (float& v : y) v = random.Unit() * 16.0f + 1.0f;
   std::vector<Literal> args;
   args.push_back(LiteralUtil::CreateFromFlat<float>({12, 10}, x));
   args.push_back(LiteralUtil::CreateFromFlat<float>({6, 5}, y));
