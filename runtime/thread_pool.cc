@@ -4,10 +4,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 
 namespace mxla {
 
@@ -18,20 +20,32 @@ absl::Status CheckThreadCount(int64_t threads, absl::string_view source) {
                    ": a thread count must be from 1 to ", kMaxThreads));
 }
 
+namespace {
+
+// A decimal of at most 9 digits, nothing else: atoi-style leniency ("4x",
+// " 4", "+4") hides typos.
+std::optional<int64_t> ParseDigits(absl::string_view text) {
+  int64_t value = 0;
+  if (text.empty() || text.size() > 9 ||
+      !std::all_of(text.begin(), text.end(),
+                   [](char c) { return absl::ascii_isdigit(c); }) ||
+      !absl::SimpleAtoi(text, &value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace
+
 absl::StatusOr<int> ParseThreadCount(absl::string_view text,
                                      absl::string_view source) {
-  // Digits only: atoi-style leniency ("4x", " 4", "+4") hides typos.
-  bool digits = !text.empty() && text.size() <= 9 &&
-                std::all_of(text.begin(), text.end(),
-                            [](char c) { return absl::ascii_isdigit(c); });
-  int value = 0;
-  if (!digits || !absl::SimpleAtoi(text, &value) ||
-      !CheckThreadCount(value, source).ok()) {
+  const std::optional<int64_t> value = ParseDigits(text);
+  if (!value.has_value() || !CheckThreadCount(*value, source).ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
         source, "='", text, "' is not a thread count: expected an integer "
         "from 1 to ", kMaxThreads));
   }
-  return value;
+  return static_cast<int>(*value);
 }
 
 absl::StatusOr<int> DefaultThreadCount(const char* env) {
@@ -41,12 +55,24 @@ absl::StatusOr<int> DefaultThreadCount(const char* env) {
   return static_cast<int>(std::clamp<int64_t>(hardware, 1, kMaxThreads));
 }
 
+absl::StatusOr<std::chrono::microseconds> DefaultIdleSpin(const char* env) {
+  if (env == nullptr) return kDefaultIdleSpin;
+  const std::optional<int64_t> value = ParseDigits(env);
+  if (!value.has_value() || *value > kMaxIdleSpin.count()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MXLA_SPIN_US='", env, "' is not an idle spin: expected an integer "
+        "count of microseconds from 0 to ", kMaxIdleSpin.count()));
+  }
+  return std::chrono::microseconds(*value);
+}
+
 namespace {
 
-// How long a worker that finished a job watches the queue before it
-// sleeps: the gap between a run's kernels, and between runs of a loop
-// calling a small model, is shorter.
-constexpr auto kSpinBeforeSleeping = std::chrono::microseconds(100);
+// How long a caller watches its helpers finish before it sleeps (they
+// finish within a chunk), and how long an idle worker pauses before it
+// starts yielding the processor between looks at the queue.
+constexpr auto kWatchHelpers = std::chrono::microseconds(100);
+constexpr auto kPauseBeforeYielding = std::chrono::microseconds(100);
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -91,7 +117,9 @@ struct ThreadPool::Job {
   std::condition_variable idle;  // helpers_active reached 0
 };
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads, std::chrono::microseconds idle_spin)
+    : idle_spin_(std::clamp(idle_spin, std::chrono::microseconds(0),
+                            kMaxIdleSpin)) {
   threads = std::clamp(threads, 1, kMaxThreads);
   workers_.reserve(threads - 1);
   for (int i = 1; i < threads; ++i) {
@@ -121,10 +149,17 @@ void ThreadPool::Unlink(Job& job) {
 }
 
 void ThreadPool::AwaitWork() {
-  const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
+  const auto start = std::chrono::steady_clock::now();
+  const auto until = start + idle_spin_;
+  const auto pausing = start + std::min(idle_spin_, kPauseBeforeYielding);
   while (!has_work_.load(std::memory_order_relaxed)) {
-    for (int i = 0; i < 64; ++i) Pause();
-    if (std::chrono::steady_clock::now() >= until) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return;
+    if (now < pausing) {
+      for (int i = 0; i < 64; ++i) Pause();
+    } else {
+      std::this_thread::yield();
+    }
   }
 }
 
@@ -172,7 +207,7 @@ void ThreadPool::ParallelFor(int64_t units, int64_t max_chunks,
   // beats sleeping on `idle`, whose wake-up here takes tens of
   // microseconds (a 24 us kernel split in two took 32 us). Taking the
   // lock afterwards waits out a helper's notify.
-  const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
+  const auto until = std::chrono::steady_clock::now() + kWatchHelpers;
   while (job.helpers_active.load(std::memory_order_acquire) != 0 &&
          std::chrono::steady_clock::now() < until) {
     for (int i = 0; i < 16; ++i) Pause();
@@ -191,6 +226,13 @@ const absl::StatusOr<int>& DefaultThreadCountFromEnvironment() {
   return *threads;
 }
 
+// MXLA_SPIN_US as read at the default pool's creation.
+const absl::StatusOr<std::chrono::microseconds>& DefaultIdleSpinFromEnvironment() {
+  static const auto* spin = new absl::StatusOr<std::chrono::microseconds>(
+      DefaultIdleSpin(std::getenv("MXLA_SPIN_US")));
+  return *spin;
+}
+
 }  // namespace
 
 ThreadPool& ThreadPool::Default() {
@@ -198,13 +240,17 @@ ThreadPool& ThreadPool::Default() {
   // might still run a kernel.
   static ThreadPool* pool = [] {
     const absl::StatusOr<int>& threads = DefaultThreadCountFromEnvironment();
-    return new ThreadPool(threads.ok() ? *threads : 1);
+    const absl::StatusOr<std::chrono::microseconds>& spin =
+        DefaultIdleSpinFromEnvironment();
+    return new ThreadPool(threads.ok() ? *threads : 1,
+                          spin.ok() ? *spin : kDefaultIdleSpin);
   }();
   return *pool;
 }
 
 absl::Status ThreadPool::DefaultStatus() {
-  return DefaultThreadCountFromEnvironment().status();
+  RETURN_IF_ERROR(DefaultThreadCountFromEnvironment().status());
+  return DefaultIdleSpinFromEnvironment().status();
 }
 
 }  // namespace mxla

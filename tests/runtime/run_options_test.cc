@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/string_view.h"
 #include "builder/arithmetic.h"
 #include "builder/xla_builder.h"
 #include "driver/client.h"
@@ -180,19 +181,20 @@ TEST(RunOptionsTest, TheDefaultPoolSplitsByItsSize) {
   EXPECT_EQ(recorder.chunks, 1);
 }
 
-// ctest runs this binary a second time with MXLA_THREADS=abc
-// (tests/CMakeLists.txt): a run on the default pool then fails naming the
-// variable and its value, on both backends, while a run on a caller's pool
-// does not need the default pool and works.
-TEST(RunOptionsEnvironmentTest, InvalidMxlaThreadsFailsDefaultPoolRuns) {
-  const char* env = std::getenv("MXLA_THREADS");
-  if (env == nullptr || std::string(env) != "abc") {
-    GTEST_SKIP() << "runs with MXLA_THREADS=abc only";
-  }
-  EXPECT_EQ(ThreadPool::Default().threads(), 1);
+// Whether the environment variable `name` is "abc", the invalid value
+// ctest runs this binary with a second and a third time
+// (tests/CMakeLists.txt).
+bool SetToAbc(const char* name) {
+  const char* env = std::getenv(name);
+  return env != nullptr && std::string(env) == "abc";
+}
+
+// With an invalid default-pool setting, a run on the default pool fails
+// with `message`, on both backends, while a run on a caller's pool does
+// not need the default pool and works.
+void ExpectOnlyDefaultPoolRunsFail(absl::string_view message) {
   EXPECT_THAT(ThreadPool::DefaultStatus(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("MXLA_THREADS='abc' is not a thread count")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message)));
   Literal x = Input(0), y = Input(1);
   Literal out(ShapeUtil::MakeShape(F32, {kRows, kCols}));
   const void* arguments[] = {x.untyped_data(), y.untyped_data()};
@@ -205,8 +207,8 @@ TEST(RunOptionsEnvironmentTest, InvalidMxlaThreadsFailsDefaultPoolRuns) {
     compile_options.backend = backend;
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable,
                          Compile(ExpAdd(), compile_options));
-    auto expected = StatusIs(absl::StatusCode::kInvalidArgument,
-                             HasSubstr("MXLA_THREADS='abc'"));
+    auto expected =
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message));
     EXPECT_THAT(executable->Run({&x, &y}), expected);
     EXPECT_THAT(executable->RunBuffers(arguments, results), expected);
     RunOptions one_thread;
@@ -215,6 +217,22 @@ TEST(RunOptionsEnvironmentTest, InvalidMxlaThreadsFailsDefaultPoolRuns) {
     EXPECT_OK(executable->Run({&x, &y}, own_pool).status());
     EXPECT_OK(executable->RunBuffers(arguments, results, own_pool));
   }
+}
+
+TEST(RunOptionsEnvironmentTest, InvalidMxlaThreadsFailsDefaultPoolRuns) {
+  if (!SetToAbc("MXLA_THREADS")) {
+    GTEST_SKIP() << "runs with MXLA_THREADS=abc only";
+  }
+  EXPECT_EQ(ThreadPool::Default().threads(), 1);
+  ExpectOnlyDefaultPoolRunsFail("MXLA_THREADS='abc' is not a thread count");
+}
+
+TEST(RunOptionsEnvironmentTest, InvalidMxlaSpinUsFailsDefaultPoolRuns) {
+  if (!SetToAbc("MXLA_SPIN_US")) {
+    GTEST_SKIP() << "runs with MXLA_SPIN_US=abc only";
+  }
+  EXPECT_EQ(ThreadPool::Default().idle_spin(), kDefaultIdleSpin);
+  ExpectOnlyDefaultPoolRunsFail("MXLA_SPIN_US='abc' is not an idle spin");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// ThreadPool: thread counts from users are validated, ParallelFor covers
-// its range exactly once whatever the split, runs as many chunks as it
-// says on as many threads at once, and serves many callers at a time.
+// ThreadPool: thread counts and idle spins from users are validated,
+// ParallelFor covers its range exactly once whatever the split, runs as
+// many chunks as it says on as many threads at once, whatever its workers
+// did while idle, and serves many callers at a time.
 #include "runtime/thread_pool.h"
 
 #include <algorithm>
@@ -67,6 +68,62 @@ TEST(ThreadCountTest, DefaultIsTheEnvironmentOrTheHardware) {
   EXPECT_THAT(DefaultThreadCount("abc"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("MXLA_THREADS='abc'")));
+}
+
+TEST(IdleSpinTest, DefaultIsTheEnvironmentInMicrosecondsOrTenMilliseconds) {
+  using std::chrono::microseconds;
+  ASSERT_OK_AND_ASSIGN(microseconds spin, DefaultIdleSpin(nullptr));
+  EXPECT_EQ(spin, microseconds(10'000));
+  for (auto [text, value] : {std::pair{"0", 0}, {"250", 250},
+                             {"1000000", 1'000'000}, {"007", 7}}) {
+    ASSERT_OK_AND_ASSIGN(spin, DefaultIdleSpin(text));
+    EXPECT_EQ(spin, microseconds(value)) << text;
+  }
+}
+
+TEST(IdleSpinTest, RejectsWhatAtoiWouldMisreadAndMoreThanASecond) {
+  for (const char* text : {"abc", "", "-1", "+4", " 4", "4 ", "10ms", "2.5",
+                           "1000001", "99999999999999999999"}) {
+    EXPECT_THAT(
+        DefaultIdleSpin(text),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 AllOf(HasSubstr(absl::StrCat("MXLA_SPIN_US='", text, "'")),
+                       HasSubstr("is not an idle spin"),
+                       HasSubstr("from 0 to 1000000"))))
+        << text;
+  }
+}
+
+// Whether idle workers sleep at once, pause, or pause and then yield, a
+// job after any gap still gets every thread: a job's chunks wait for one
+// another, which they can only do on distinct threads.
+TEST(IdleSpinTest, EverySpinServesJobsAfterAnyGap) {
+  using std::chrono::microseconds;
+  for (microseconds spin : {microseconds(0), microseconds(50),
+                            microseconds(20'000), microseconds(5'000'000)}) {
+    ThreadPool pool(3, spin);
+    EXPECT_EQ(pool.idle_spin(), std::min(spin, kMaxIdleSpin));
+    for (microseconds gap : {microseconds(0), microseconds(300),
+                             microseconds(30'000)}) {
+      std::this_thread::sleep_for(gap);
+      std::atomic<int> started{0};
+      std::atomic<bool> all_met{true};
+      pool.ParallelFor(3, 3, [&](int64_t, int64_t) {
+        ++started;
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (started.load() < 3) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            all_met = false;
+            return;
+          }
+          std::this_thread::yield();
+        }
+      });
+      EXPECT_TRUE(all_met.load())
+          << "spin " << spin.count() << " us, gap " << gap.count() << " us";
+    }
+  }
 }
 
 TEST(ThreadPoolTest, EveryUnitRunsOnceWhateverTheSplit) {
