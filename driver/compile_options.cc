@@ -42,6 +42,7 @@ std::string CompileOptionsKey(const CompileOptions& options) {
           : "default",
       " disabled=[", absl::StrJoin(disabled, ","),
       "] verify=", options.pipeline.verify,
+      options.pipeline.verify_each_pass_in_groups ? "/each" : "",
       " reassociate=", options.codegen.reassociate_reductions,
       " streaming=", options.codegen.streaming_store_min_bytes,
       " opt=", options.codegen.optimization_level,

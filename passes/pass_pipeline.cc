@@ -81,22 +81,43 @@ absl::StatusOr<bool> PassPipeline::Run(HloModule& module) {
 }
 
 absl::StatusOr<bool> PassPipeline::RunStep(Step& step, HloModule& module) {
+  const bool verify_each_pass =
+      options_.verify &&
+      (!step.fixed_point || options_.verify_each_pass_in_groups);
+  const HloForm form_before = module.form();
   bool changed = false;
   for (int64_t round = 0; round < step.max_rounds; ++round) {
     bool round_changed = false;
     for (auto& pass : step.passes) {
-      ASSIGN_OR_RETURN(bool pass_changed, RunPass(*pass, module));
+      ASSIGN_OR_RETURN(bool pass_changed,
+                       RunPass(*pass, module, verify_each_pass));
       round_changed |= pass_changed;
     }
     changed |= round_changed;
-    if (!step.fixed_point || !round_changed) return changed;
+    if (step.fixed_point && round_changed) continue;
+    if (options_.verify && !verify_each_pass &&
+        (changed || module.form() != form_before)) {
+      absl::Status verified = VerifyModule(module);
+      if (!verified.ok()) {
+        if (!options_.dump_dir.empty()) {
+          Dump(module, step.name + "-invalid").IgnoreError();
+        }
+        return absl::InternalError(absl::StrCat(
+            "fixed-point group '", step.name,
+            "' produced an invalid module (verify after each of its passes, "
+            "e.g. mxla opt --verify-each-pass, to find which): ",
+            verified.message()));
+      }
+    }
+    return changed;
   }
   return absl::InternalError(absl::StrCat(
       "fixed-point group '", step.name, "' still changed the module after ",
       step.max_rounds, " rounds"));
 }
 
-absl::StatusOr<bool> PassPipeline::RunPass(HloPass& pass, HloModule& module) {
+absl::StatusOr<bool> PassPipeline::RunPass(HloPass& pass, HloModule& module,
+                                           bool verify) {
   std::string name(pass.name());
   if (options_.disabled_passes.contains(name)) {
     records_.push_back({name, PassRecord::Outcome::kDisabled, 0});
@@ -121,7 +142,7 @@ absl::StatusOr<bool> PassPipeline::RunPass(HloPass& pass, HloModule& module) {
   // A pass that left the module and its form as they were cannot have
   // broken it: verify after changes only (most of a compile's pass runs
   // change nothing).
-  if (options_.verify && (*changed || module.form() != form_before)) {
+  if (verify && (*changed || module.form() != form_before)) {
     absl::Status verified = VerifyModule(module);
     if (!verified.ok()) {
       records_.back().outcome = PassRecord::Outcome::kFailed;

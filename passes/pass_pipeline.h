@@ -31,6 +31,13 @@ struct PipelineOptions {
   std::string dump_dir;                              // empty: no dumps
   absl::flat_hash_set<std::string> disabled_passes;  // by HloPass::name()
   bool verify = true;  // after each pass that changes the module or form
+  // Inside a fixed-point group the module is verified once, after the
+  // group settles (if a pass in it changed the module), as XLA's CPU
+  // pipeline verifies its simplification loop only in debug builds: the
+  // group's passes change a large module many times over (gemma's compile
+  // spent 30 ms verifying inside it). True verifies after each of them
+  // too, to find which pass broke a module (`mxla opt --verify-each-pass`).
+  bool verify_each_pass_in_groups = false;
 };
 
 struct PassRecord {
@@ -55,9 +62,10 @@ class PassPipeline {
   // Runs every step; true if any pass changed the module. The input itself is
   // not verified. Errors: a failing pass's own code, prefixed "pass '<name>'
   // failed: "; Internal "pass '<name>' produced an invalid module: ..." if
-  // verification fails after it; Internal for a fixed-point group that does
-  // not settle; InvalidArgument if the dump directory or a dump file cannot
-  // be written. The module may be partly rewritten after an error.
+  // verification fails after it, or "fixed-point group '<name>' produced an
+  // invalid module ..." after a group; Internal for a fixed-point group that
+  // does not settle; InvalidArgument if the dump directory or a dump file
+  // cannot be written. The module may be partly rewritten after an error.
   absl::StatusOr<bool> Run(HloModule& module);
 
   // The pass names in order (a fixed-point group's passes listed once).
@@ -77,7 +85,9 @@ class PassPipeline {
   };
 
   absl::StatusOr<bool> RunStep(Step& step, HloModule& module);
-  absl::StatusOr<bool> RunPass(HloPass& pass, HloModule& module);
+  // Runs `pass`; verifies after it when `verify` and it changed the module
+  // or its form.
+  absl::StatusOr<bool> RunPass(HloPass& pass, HloModule& module, bool verify);
   absl::Status Dump(const HloModule& module, const std::string& name);
   absl::Status WriteLog() const;
 

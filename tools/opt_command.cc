@@ -1,5 +1,6 @@
 // `mxla opt FILE.hlo [--passes=a,b] [--disable-pass=P] [--dump-dir=DIR]
-//  [--time-passes] [--emit=hlo|fused|llvm|llvm-opt|asm|dot|svg]
+//  [--time-passes] [--verify-each-pass]
+//  [--emit=hlo|fused|llvm|llvm-opt|asm|dot|svg]
 //  [--collapse-fusions]`: parse, verify, run the default pipeline (or the
 // named passes; `--passes=` runs none), print the result at the requested
 // stage.
@@ -31,6 +32,7 @@ struct OptOptions {
   std::string dump_dir;
   std::vector<std::string> disabled;
   bool time_passes = false;
+  bool verify_each_pass = false;
   std::string emit = "hlo";
   bool collapse_fusions = false;
   bool metadata = false;
@@ -70,6 +72,7 @@ absl::StatusOr<CompileOptions> MakeCompileOptions(const OptOptions& options,
   CompileOptions compile;
   compile.backend = stage.fused ? Backend::kJit : Backend::kInterpreter;
   compile.pipeline.dump_dir = options.dump_dir;
+  compile.pipeline.verify_each_pass_in_groups = options.verify_each_pass;
   // Nothing runs: no module is too large to inspect.
   compile.memory_limit_bytes = std::numeric_limits<int64_t>::max();
   for (const std::string& name : options.disabled) {
@@ -146,6 +149,11 @@ CommandRunner RegisterOptCommand(CLI::App& app) {
                   "llvm-opt.ll and kernels.s");
   opt->add_flag("--time-passes", options->time_passes,
                 "Print a per-pass timing table to stderr");
+  opt->add_flag("--verify-each-pass", options->verify_each_pass,
+                "Verify the module after every pass that changes it, also "
+                "inside the simplify-cse-dce group (by default verified "
+                "once, after the group settles): names the pass that "
+                "broke a module");
   opt->add_option("--emit", options->emit,
                   "What to print: hlo (after the passes), fused (after the "
                   "jit's lowering, fusion and row fusion), llvm, llvm-opt "

@@ -1,5 +1,5 @@
-// PassPipeline: verification after each pass (naming the pass), disabled
-// passes, dumps, timing, fixed points. The default list of HLO passes is the
+// PassPipeline: verification after each pass (naming the pass) and after
+// each fixed-point group, disabled passes, dumps, timing, fixed points. The default list of HLO passes is the
 // compile pipeline's (tests/driver/compile_pipeline_test.cc).
 #include <filesystem>
 #include <fstream>
@@ -36,6 +36,43 @@ class CorruptingPass : public HloPass {
         ShapeUtil::MakeShape(F32, {7}));
     return true;
   }
+};
+
+// Gives the root a wrong shape on its first run only, remembering the
+// right one.
+class CorruptOncePass : public HloPass {
+ public:
+  absl::string_view name() const override { return "corrupt-once"; }
+  absl::StatusOr<bool> Run(HloModule& module) override {
+    if (done_) return false;
+    done_ = true;
+    HloInstruction* root = module.entry_computation()->root_instruction();
+    right_shape_ = root->shape();
+    root->set_shape(ShapeUtil::MakeShape(F32, {7}));
+    return true;
+  }
+  const Shape& right_shape() const { return right_shape_; }
+
+ private:
+  bool done_ = false;
+  Shape right_shape_;
+};
+
+// Puts back the shape `corrupter` took away.
+class RepairPass : public HloPass {
+ public:
+  explicit RepairPass(const CorruptOncePass& corrupter)
+      : corrupter_(corrupter) {}
+  absl::string_view name() const override { return "repair"; }
+  absl::StatusOr<bool> Run(HloModule& module) override {
+    HloInstruction* root = module.entry_computation()->root_instruction();
+    if (root->shape() == corrupter_.right_shape()) return false;
+    root->set_shape(corrupter_.right_shape());
+    return true;
+  }
+
+ private:
+  const CorruptOncePass& corrupter_;
 };
 
 // Changes the module a fixed number of times, then reports no change.
@@ -124,6 +161,56 @@ TEST(PassPipelineTest, FixedPointRepeatsUntilNoChangeAndIsBounded) {
   EXPECT_THAT(endless.Run(*module),
               StatusIs(absl::StatusCode::kInternal,
                        HasSubstr("'forever' still changed the module after 5 rounds")));
+}
+
+// A fixed-point group is verified once it settles: a module one of its
+// passes breaks and a later one mends passes, unless every pass in it is
+// verified (verify_each_pass_in_groups), which then names the breaking one.
+TEST(PassPipelineTest, AGroupIsVerifiedWhenItSettlesOrAfterEachPassIfAsked) {
+  for (bool each_pass : {false, true}) {
+    std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+    PipelineOptions options;
+    options.verify_each_pass_in_groups = each_pass;
+    PassPipeline pipeline(options);
+    auto corrupter = std::make_unique<CorruptOncePass>();
+    auto repair = std::make_unique<RepairPass>(*corrupter);
+    std::vector<std::unique_ptr<HloPass>> group;
+    group.push_back(std::move(corrupter));
+    group.push_back(std::move(repair));
+    pipeline.AddFixedPoint("break-and-mend", std::move(group));
+    if (each_pass) {
+      EXPECT_THAT(pipeline.Run(*module),
+                  StatusIs(absl::StatusCode::kInternal,
+                           HasSubstr("pass 'corrupt-once' produced an invalid "
+                                     "module")));
+    } else {
+      ASSERT_OK_AND_ASSIGN(bool changed, pipeline.Run(*module));
+      EXPECT_TRUE(changed);
+    }
+  }
+}
+
+// A group that leaves the module invalid fails naming the group, with the
+// way to find the pass, and dumps the module.
+TEST(PassPipelineTest, AGroupThatEndsInvalidIsNamedAndDumped) {
+  std::string dir = ::testing::TempDir() + "/pipeline_group_failure";
+  std::filesystem::remove_all(dir);
+  std::unique_ptr<HloModule> module = Parse(kBiasRelu);
+  PipelineOptions options;
+  options.dump_dir = dir;
+  PassPipeline pipeline(options);
+  std::vector<std::unique_ptr<HloPass>> group;
+  group.push_back(std::make_unique<CorruptOncePass>());
+  pipeline.AddFixedPoint("break-only", std::move(group));
+  EXPECT_THAT(
+      pipeline.Run(*module),
+      StatusIs(absl::StatusCode::kInternal,
+               AllOf(HasSubstr("fixed-point group 'break-only' produced an "
+                               "invalid module"),
+                     HasSubstr("--verify-each-pass"), HasSubstr("relu"))));
+  std::ifstream invalid(dir + "/02-break-only-invalid.hlo");
+  std::string invalid_text((std::istreambuf_iterator<char>(invalid)), {});
+  EXPECT_THAT(invalid_text, HasSubstr("ROOT relu = f32[7]"));
 }
 
 TEST(PassPipelineTest, DumpsEveryChangeAndLogsEveryPass) {
