@@ -71,7 +71,7 @@ tsan_targets=(runtime_concurrency_test runtime_jit_concurrency_test
               driver_compile_cache_test runtime_thread_pool_test
               runtime_run_options_test runtime_in_process_communicator_test
               runtime_run_replicated_test)
-tsan_tests='Concurrency|CompileCacheTest|ThreadPoolTest|RunOptionsTest|InProcessCommunicatorTest|RunReplicatedTest'
+tsan_tests='Concurrency|CompileCacheTest|ThreadPoolTest|IdleSpinTest|RunOptionsTest|InProcessCommunicatorTest|RunReplicatedTest'
 
 fuzz_targets=(hlo_parser_fuzzer npy_fuzzer builder_fuzzer differential_fuzzer)
 
