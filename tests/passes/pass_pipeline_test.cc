@@ -27,6 +27,21 @@ std::unique_ptr<HloModule> Parse(const char* text) {
   return *std::move(module);
 }
 
+// Options that dump into `name`, a fresh directory under the test's
+// temporary one; its path in `dir`.
+PipelineOptions DumpingTo(const std::string& name, std::string& dir) {
+  dir = ::testing::TempDir() + "/" + name;
+  std::filesystem::remove_all(dir);
+  PipelineOptions options;
+  options.dump_dir = dir;
+  return options;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  return std::string((std::istreambuf_iterator<char>(file)), {});
+}
+
 // A broken pass: gives the root a wrong shape.
 class CorruptingPass : public HloPass {
  public:
@@ -98,24 +113,19 @@ TEST(PassPipelineTest, VerifierFailureNamesThePass) {
 
 // A failing pipeline still leaves its log and the module the bad pass made.
 TEST(PassPipelineTest, FailuresAreLoggedAndTheInvalidModuleDumped) {
-  std::string dir = ::testing::TempDir() + "/pipeline_failure_dump";
-  std::filesystem::remove_all(dir);
+  std::string dir;
+  PassPipeline pipeline(DumpingTo("pipeline_failure_dump", dir));
   std::unique_ptr<HloModule> module = Parse(kBiasRelu);
-  PipelineOptions options;
-  options.dump_dir = dir;
-  PassPipeline pipeline(options);
   pipeline.AddPass(std::make_unique<CountdownPass>(1));
   pipeline.AddPass(std::make_unique<CorruptingPass>());
   EXPECT_THAT(pipeline.Run(*module),
               StatusIs(absl::StatusCode::kInternal,
                        HasSubstr("produced an invalid module")));
-  std::ifstream log(dir + "/passes.txt");
-  std::string text((std::istreambuf_iterator<char>(log)), {});
-  EXPECT_THAT(text, HasSubstr("countdown            changed"));
-  EXPECT_THAT(text, HasSubstr("corrupt              FAILED"));
-  std::ifstream invalid(dir + "/02-corrupt-invalid.hlo");
-  std::string invalid_text((std::istreambuf_iterator<char>(invalid)), {});
-  EXPECT_THAT(invalid_text, HasSubstr("ROOT relu = f32[7]"));
+  const std::string log = ReadFile(dir + "/passes.txt");
+  EXPECT_THAT(log, HasSubstr("countdown            changed"));
+  EXPECT_THAT(log, HasSubstr("corrupt              FAILED"));
+  EXPECT_THAT(ReadFile(dir + "/02-corrupt-invalid.hlo"),
+              HasSubstr("ROOT relu = f32[7]"));
 }
 
 TEST(PassPipelineTest, LoweredModeStartsAfterLowering) {
@@ -193,12 +203,9 @@ TEST(PassPipelineTest, AGroupIsVerifiedWhenItSettlesOrAfterEachPassIfAsked) {
 // A group that leaves the module invalid fails naming the group, with the
 // way to find the pass, and dumps the module.
 TEST(PassPipelineTest, AGroupThatEndsInvalidIsNamedAndDumped) {
-  std::string dir = ::testing::TempDir() + "/pipeline_group_failure";
-  std::filesystem::remove_all(dir);
+  std::string dir;
+  PassPipeline pipeline(DumpingTo("pipeline_group_failure", dir));
   std::unique_ptr<HloModule> module = Parse(kBiasRelu);
-  PipelineOptions options;
-  options.dump_dir = dir;
-  PassPipeline pipeline(options);
   std::vector<std::unique_ptr<HloPass>> group;
   group.push_back(std::make_unique<CorruptOncePass>());
   pipeline.AddFixedPoint("break-only", std::move(group));
@@ -208,17 +215,14 @@ TEST(PassPipelineTest, AGroupThatEndsInvalidIsNamedAndDumped) {
                AllOf(HasSubstr("fixed-point group 'break-only' produced an "
                                "invalid module"),
                      HasSubstr("--verify-each-pass"), HasSubstr("relu"))));
-  std::ifstream invalid(dir + "/02-break-only-invalid.hlo");
-  std::string invalid_text((std::istreambuf_iterator<char>(invalid)), {});
-  EXPECT_THAT(invalid_text, HasSubstr("ROOT relu = f32[7]"));
+  EXPECT_THAT(ReadFile(dir + "/02-break-only-invalid.hlo"),
+              HasSubstr("ROOT relu = f32[7]"));
 }
 
 TEST(PassPipelineTest, DumpsEveryChangeAndLogsEveryPass) {
-  std::string dir = ::testing::TempDir() + "/pipeline_dump";
-  std::filesystem::remove_all(dir);
+  std::string dir;
+  PipelineOptions options = DumpingTo("pipeline_dump", dir);
   std::unique_ptr<HloModule> module = Parse(kBiasRelu);
-  PipelineOptions options;
-  options.dump_dir = dir;
   // The second dce finds nothing left to do.
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<PassPipeline> pipeline,
                        CreatePipeline({"lower-broadcasts", "simplify", "cse",
@@ -234,13 +238,11 @@ TEST(PassPipelineTest, DumpsEveryChangeAndLogsEveryPass) {
   EXPECT_EQ(files[0], "00-input.hlo");
   EXPECT_EQ(files[1], "01-lower-broadcasts.hlo");
   EXPECT_EQ(files.back(), "passes.txt");
-  std::ifstream log(dir + "/passes.txt");
-  std::string text((std::istreambuf_iterator<char>(log)), {});
-  EXPECT_THAT(text, HasSubstr("lower-broadcasts     changed"));
-  EXPECT_THAT(text, HasSubstr("unchanged"));
-  std::ifstream lowered(dir + "/01-lower-broadcasts.hlo");
-  std::string lowered_text((std::istreambuf_iterator<char>(lowered)), {});
-  EXPECT_THAT(lowered_text, HasSubstr("broadcast(v), dimensions={1}"));
+  const std::string log = ReadFile(dir + "/passes.txt");
+  EXPECT_THAT(log, HasSubstr("lower-broadcasts     changed"));
+  EXPECT_THAT(log, HasSubstr("unchanged"));
+  EXPECT_THAT(ReadFile(dir + "/01-lower-broadcasts.hlo"),
+              HasSubstr("broadcast(v), dimensions={1}"));
   EXPECT_THAT(pipeline->TimingReport(), HasSubstr("total"));
 }
 
