@@ -52,6 +52,18 @@ absl::Status CheckSizedBuffers(const HloComputation& entry,
                                absl::Span<void* const> results,
                                absl::Span<const int64_t> result_sizes);
 
+// Whether two of these buffers overlap where RunBuffers forbids it: a
+// result with any other buffer but the argument it donates (`donated`, per
+// result: the argument leaf whose buffer, same address and size, the
+// result is, or -1), and so a donated argument with any other argument;
+// other arguments may share memory. Empty buffers overlap nothing.
+// O(n log n) in the buffers, plus one test per pair that does overlap.
+bool HasForbiddenOverlap(absl::Span<const void* const> arguments,
+                         absl::Span<const int64_t> argument_sizes,
+                         absl::Span<void* const> results,
+                         absl::Span<const int64_t> result_sizes,
+                         absl::Span<const int64_t> donated);
+
 }  // namespace mxla
 
 #endif  // MXLA_RUNTIME_BUFFER_LEAVES_H_
