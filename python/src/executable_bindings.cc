@@ -29,6 +29,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -37,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "builder/xla_builder.h"
@@ -71,6 +73,7 @@ class PyExecutable {
         aliases_(
             ValueOrThrow(ResolveInputOutputAliases(executable_->module()))),
         passed_through_(PassedThroughParameters(executable_->module())),
+        only_alias_(OnlyAliases(aliases_, passed_through_.size())),
         parameter_dtypes_(ParameterDtypes(program_shape_)),
         result_dtypes_(ResultDtypes(program_shape_)) {}
 
@@ -395,13 +398,22 @@ class PyExecutable {
   // Whether argument leaf `argument` is aliased to result leaf `result`
   // and to no other (which a run could update a copy of in place).
   bool AliasedOnlyTo(int64_t argument, int64_t result) const {
-    bool to_result = false;
-    for (const AliasedLeaf& alias : aliases_) {
-      if (alias.argument_leaf != argument) continue;
-      if (alias.result_leaf != result) return false;
-      to_result = true;
+    auto it = only_alias_.find(argument);
+    return it != only_alias_.end() && it->second == result;
+  }
+
+  // Per aliased argument leaf, the one result leaf it is aliased to, or -1
+  // when there are several: looked up per result leaf on every call.
+  static absl::flat_hash_map<int64_t, int64_t> OnlyAliases(
+      const std::vector<AliasedLeaf>& aliases, size_t result_leaves) {
+    absl::flat_hash_map<int64_t, int64_t> only;
+    only.reserve(std::min(aliases.size(), result_leaves));
+    for (const AliasedLeaf& alias : aliases) {
+      auto [it, inserted] = only.try_emplace(alias.argument_leaf,
+                                             alias.result_leaf);
+      if (!inserted && it->second != alias.result_leaf) it->second = -1;
     }
-    return to_result;
+    return only;
   }
 
   // Per result leaf, the parameter the entry returns there unchanged, or -1.
@@ -436,6 +448,7 @@ class PyExecutable {
   int64_t partitions_;
   std::vector<AliasedLeaf> aliases_;
   std::vector<int64_t> passed_through_;
+  absl::flat_hash_map<int64_t, int64_t> only_alias_;
   // Per parameter and per result leaf, the NumPy dtype of its elements.
   std::vector<py::dtype> parameter_dtypes_;
   std::vector<py::dtype> result_dtypes_;
