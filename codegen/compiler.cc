@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "codegen/gemm_emitter.h"
 #include "codegen/kernel_emitter.h"
 #include "codegen/kernel_groups.h"
 #include "codegen/llvm_pipeline.h"
@@ -178,7 +180,9 @@ absl::StatusOr<std::unique_ptr<KernelIr>> KernelIr::Emit(
         ASSIGN_OR_RETURN(unit.info, codegen::EmitFusionKernel(
                                         fusion, symbol, options, *unit.module));
         if (fusion.fusion_plan() != nullptr && fusion.fusion_plan()->is_dot()) {
-          unit.code = codegen::KernelCode::kWrittenVectors;
+          unit.code = codegen::DotKernelCode(
+              *fusion.to_apply(),
+              std::get<DotPlan>(fusion.fusion_plan()->config));
         }
         // The machine code generator runs at the IR pipeline's level.
         ASSIGN_OR_RETURN(unit.machine, codegen::CreateHostTargetMachine(

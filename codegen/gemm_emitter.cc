@@ -1658,9 +1658,17 @@ void GemmEmitter::AllocatePacking(int64_t lhs_rows, int64_t rhs_blocks) {
   }
 }
 
+// Whether the product `flat` of `dot` skips packing: small, in one k
+// slice, and not a convolution (whose input is read in place, never
+// generated).
+bool SkipsPacking(const HloInstruction& dot, const FlatDot& flat,
+                  const DotPlan& plan) {
+  if (AsConvProduct(dot)) return false;
+  return flat.m * flat.n * flat.k <= kSmallDotWork && plan.k_block >= flat.k;
+}
+
 bool GemmEmitter::IsSmall() const {
-  if (conv_) return false;  // its input is read in place, never generated
-  return flat_.m * flat_.n * flat_.k <= kSmallDotWork && KBlocks() == 1;
+  return SkipsPacking(dot_, flat_, plan_);
 }
 
 int64_t GemmEmitter::KBlocks() const {
@@ -1908,6 +1916,15 @@ void GemmEmitter::PrefetchRhs(const RhsSlice& slice, llvm::Value* k_from,
 }
 
 }  // namespace
+
+KernelCode DotKernelCode(const HloComputation& fused, const DotPlan& plan) {
+  const HloInstruction* dot = plan.rows ? RowDot(fused) : FusedDot(fused);
+  if (dot == nullptr || IsDepthwiseProduct(*dot) || TakesGemv(*dot, plan) ||
+      !SkipsPacking(*dot, FlattenProduct(*dot), plan)) {
+    return KernelCode::kWrittenVectors;
+  }
+  return KernelCode::kGeneral;
+}
 
 absl::Status EmitDotKernel(llvm::IRBuilder<>& b, const HloComputation& fused,
                            const DotPlan& plan, ElementalEmitter& elements,

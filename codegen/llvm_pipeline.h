@@ -53,11 +53,12 @@ int64_t HostVectorBytes();
 enum class KernelCode {
   kGeneral,  // scalar loops that LLVM's vectorizers and unroller finish
   // Vector code already, in loops of its own shape (the dot kernels:
-  // codegen/gemm_emitter.h, gemv_emitter.h, depthwise_emitter.h). At levels
-  // 2 and 3 it runs the O1 pipeline (whose loop vectorizer still turns the
-  // packing loops into vector copies) without the loop unroller, which
-  // only grew such kernels: ResNet-50's compile at 1 thread went from
-  // 1.43-1.46 s to 1.15-1.18 s with its run time unchanged (42-43 ms).
+  // codegen/gemm_emitter.h, gemv_emitter.h, depthwise_emitter.h; but not
+  // the small products of DotKernelCode). At levels 2 and 3 it runs the O1
+  // pipeline (whose loop vectorizer still turns the packing loops into
+  // vector copies) without the loop unroller, which only grew such
+  // kernels: ResNet-50's compile at 1 thread went from 1.43-1.46 s to
+  // 1.15-1.18 s with its run time unchanged (42-43 ms).
   kWrittenVectors,
 };
 
