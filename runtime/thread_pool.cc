@@ -226,9 +226,11 @@ const absl::StatusOr<int>& DefaultThreadCountFromEnvironment() {
   return *threads;
 }
 
+using Microseconds = std::chrono::microseconds;
+
 // MXLA_SPIN_US as read at the default pool's creation.
-const absl::StatusOr<std::chrono::microseconds>& DefaultIdleSpinFromEnvironment() {
-  static const auto* spin = new absl::StatusOr<std::chrono::microseconds>(
+const absl::StatusOr<Microseconds>& DefaultIdleSpinFromEnvironment() {
+  static const auto* spin = new absl::StatusOr<Microseconds>(
       DefaultIdleSpin(std::getenv("MXLA_SPIN_US")));
   return *spin;
 }
@@ -240,7 +242,7 @@ ThreadPool& ThreadPool::Default() {
   // might still run a kernel.
   static ThreadPool* pool = [] {
     const absl::StatusOr<int>& threads = DefaultThreadCountFromEnvironment();
-    const absl::StatusOr<std::chrono::microseconds>& spin =
+    const absl::StatusOr<Microseconds>& spin =
         DefaultIdleSpinFromEnvironment();
     return new ThreadPool(threads.ok() ? *threads : 1,
                           spin.ok() ? *spin : kDefaultIdleSpin);
