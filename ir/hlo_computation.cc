@@ -35,6 +35,13 @@ HloInstruction* HloComputation::AddInstruction(
 }
 
 HloInstruction* HloComputation::parameter_instruction(int64_t number) const {
+  // Parameters are almost always added in number order: look there first,
+  // so that loops over every parameter stay linear (a model's 321 took
+  // 100,000 attribute lookups a call).
+  if (number >= 0 && number < static_cast<int64_t>(parameters_.size()) &&
+      parameters_[number]->parameter_number() == number) {
+    return parameters_[number];
+  }
   for (HloInstruction* parameter : parameters_) {
     if (parameter->parameter_number() == number) return parameter;
   }

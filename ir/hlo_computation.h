@@ -54,7 +54,9 @@ class HloComputation {
     return parameters_;
   }
   int64_t num_parameters() const { return parameters_.size(); }
-  // The parameter with number `number`, or nullptr (a linear search).
+  // The parameter with number `number`, or nullptr: one look when the
+  // parameters were added in number order (as parsed and built), else a
+  // linear search.
   HloInstruction* parameter_instruction(int64_t number) const;
 
   int64_t instruction_count() const { return instructions_.size(); }

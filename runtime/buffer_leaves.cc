@@ -256,6 +256,28 @@ bool HasForbiddenOverlap(absl::Span<const void* const> arguments,
                          absl::Span<void* const> results,
                          absl::Span<const int64_t> result_sizes,
                          absl::Span<const int64_t> donated) {
+  // A donated argument is its result's buffer: whatever overlaps it
+  // overlaps that result, so arguments never need comparing.
+  // A few results (most calls, however many arguments): each against
+  // every other buffer, cheaper than sorting them all.
+  constexpr size_t kPairwiseResults = 16;
+  if (results.size() <= kPairwiseResults) {
+    for (size_t r = 0; r < results.size(); ++r) {
+      for (size_t a = 0; a < arguments.size(); ++a) {
+        if (donated[r] != static_cast<int64_t>(a) &&
+            Overlap(results[r], result_sizes[r], arguments[a],
+                    argument_sizes[a])) {
+          return true;
+        }
+      }
+      for (size_t s = 0; s < r; ++s) {
+        if (Overlap(results[r], result_sizes[r], results[s], result_sizes[s])) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
   struct Range {
     uintptr_t begin;
     uintptr_t end;
@@ -276,8 +298,6 @@ bool HasForbiddenOverlap(absl::Span<const void* const> arguments,
   for (size_t r = 0; r < results.size(); ++r) {
     add(results[r], result_sizes[r], r, true);
   }
-  // A donated argument is its result's buffer: whatever overlaps it
-  // overlaps that result, so arguments never need comparing.
   auto forbidden = [&](const Range& x, const Range& y) {
     if (!x.result && !y.result) return false;
     if (x.result && y.result) return true;

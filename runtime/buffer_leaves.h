@@ -57,7 +57,8 @@ absl::Status CheckSizedBuffers(const HloComputation& entry,
 // result: the argument leaf whose buffer, same address and size, the
 // result is, or -1), and so a donated argument with any other argument;
 // other arguments may share memory. Empty buffers overlap nothing.
-// O(n log n) in the buffers, plus one test per pair that does overlap.
+// Linear in the arguments for up to 16 results; beyond, O(n log n) in the
+// buffers plus one test per pair that does overlap.
 bool HasForbiddenOverlap(absl::Span<const void* const> arguments,
                          absl::Span<const int64_t> argument_sizes,
                          absl::Span<void* const> results,

@@ -1,6 +1,7 @@
 // HloInstruction/HloComputation/HloModule: naming, use lists, rewriting,
 // orders, cloning, and the printer's exact text.
 #include <memory>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ir/hlo_module.h"
@@ -34,6 +35,34 @@ TEST(HloModuleTest, NamesAreUniqueAndDeterministic) {
   EXPECT_NE(a->unique_id(), b->unique_id());
   EXPECT_EQ(f.entry->parameter_instruction(1), x2);
   EXPECT_EQ(f.entry->parameter_instruction(2), nullptr);
+}
+
+// Parameters found by number whatever order they were added in (in
+// order, the lookup looks at one; out of order, it searches), and after
+// one is removed and the rest renumbered.
+TEST(HloModuleTest, ParametersAreFoundByNumberInAnyOrder) {
+  Fixture f;
+  HloInstruction* p2 = f.Add(HloInstruction::CreateParameter(2, F32({2}), "c"));
+  HloInstruction* p0 = f.Add(HloInstruction::CreateParameter(0, F32({2}), "a"));
+  HloInstruction* p1 = f.Add(HloInstruction::CreateParameter(1, F32({2}), "b"));
+  EXPECT_EQ(f.entry->parameter_instruction(0), p0);
+  EXPECT_EQ(f.entry->parameter_instruction(1), p1);
+  EXPECT_EQ(f.entry->parameter_instruction(2), p2);
+  EXPECT_EQ(f.entry->parameter_instruction(3), nullptr);
+  EXPECT_EQ(f.entry->parameter_instruction(-1), nullptr);
+  p2->set_parameter_number(0);
+  p0->set_parameter_number(2);
+  EXPECT_EQ(f.entry->parameter_instruction(0), p2);
+  EXPECT_EQ(f.entry->parameter_instruction(2), p0);
+  Fixture g;
+  std::vector<HloInstruction*> in_order;
+  for (int i = 0; i < 5; ++i) {
+    in_order.push_back(
+        g.Add(HloInstruction::CreateParameter(i, F32({1}), "p")));
+  }
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(g.entry->parameter_instruction(i), in_order[i]) << i;
+  }
 }
 
 // Copies of copies (fusion clones a fused instruction again) continue the
