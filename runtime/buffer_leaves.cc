@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -210,6 +211,35 @@ absl::StatusOr<std::vector<int64_t>> DonatedArguments(
 // The first forbidden overlap in a fixed order (donated arguments, then
 // results by number), named: what CheckSizedBuffers reports once
 // HasForbiddenOverlap has found that there is one.
+// The first result, in order, overlapping a buffer it must not (another
+// argument than the one it donates, or an earlier result), and that
+// buffer: each result compared with every other buffer.
+struct ResultOverlap {
+  size_t result;
+  size_t other;
+  bool other_is_result;
+};
+std::optional<ResultOverlap> FirstResultOverlap(
+    absl::Span<const void* const> arguments,
+    absl::Span<const int64_t> argument_sizes, absl::Span<void* const> results,
+    absl::Span<const int64_t> result_sizes, absl::Span<const int64_t> donated) {
+  for (size_t r = 0; r < results.size(); ++r) {
+    for (size_t a = 0; a < arguments.size(); ++a) {
+      if (donated[r] != static_cast<int64_t>(a) &&
+          Overlap(results[r], result_sizes[r], arguments[a],
+                  argument_sizes[a])) {
+        return ResultOverlap{r, a, false};
+      }
+    }
+    for (size_t s = 0; s < r; ++s) {
+      if (Overlap(results[r], result_sizes[r], results[s], result_sizes[s])) {
+        return ResultOverlap{r, s, true};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 absl::Status FirstForbiddenOverlap(const HloComputation& entry,
                                    absl::Span<const void* const> arguments,
                                    absl::Span<const int64_t> argument_sizes,
@@ -228,56 +258,24 @@ absl::Status FirstForbiddenOverlap(const HloComputation& entry,
       }
     }
   }
-  for (size_t r = 0; r < results.size(); ++r) {
-    for (size_t a = 0; a < arguments.size(); ++a) {
-      if (donated[r] == static_cast<int64_t>(a)) continue;
-      if (Overlap(results[r], result_sizes[r], arguments[a],
-                  argument_sizes[a])) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(DescribeResultLeaf(entry, r), " overlaps ",
-                         DescribeArgumentLeaf(entry, a)));
-      }
-    }
-    for (size_t s = 0; s < r; ++s) {
-      if (Overlap(results[r], result_sizes[r], results[s], result_sizes[s])) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(DescribeResultLeaf(entry, r), " overlaps ",
-                         DescribeResultLeaf(entry, s)));
-      }
-    }
+  const std::optional<ResultOverlap> overlap = FirstResultOverlap(
+      arguments, argument_sizes, results, result_sizes, donated);
+  if (!overlap.has_value()) {
+    return absl::InternalError("no forbidden overlap to name");
   }
-  return absl::InternalError("no forbidden overlap to name");
+  return absl::InvalidArgumentError(absl::StrCat(
+      DescribeResultLeaf(entry, overlap->result), " overlaps ",
+      overlap->other_is_result ? DescribeResultLeaf(entry, overlap->other)
+                               : DescribeArgumentLeaf(entry, overlap->other)));
 }
 
-}  // namespace
-
-bool HasForbiddenOverlap(absl::Span<const void* const> arguments,
-                         absl::Span<const int64_t> argument_sizes,
-                         absl::Span<void* const> results,
-                         absl::Span<const int64_t> result_sizes,
-                         absl::Span<const int64_t> donated) {
-  // A donated argument is its result's buffer: whatever overlaps it
-  // overlaps that result, so arguments never need comparing.
-  // A few results (most calls, however many arguments): each against
-  // every other buffer, cheaper than sorting them all.
-  constexpr size_t kPairwiseResults = 16;
-  if (results.size() <= kPairwiseResults) {
-    for (size_t r = 0; r < results.size(); ++r) {
-      for (size_t a = 0; a < arguments.size(); ++a) {
-        if (donated[r] != static_cast<int64_t>(a) &&
-            Overlap(results[r], result_sizes[r], arguments[a],
-                    argument_sizes[a])) {
-          return true;
-        }
-      }
-      for (size_t s = 0; s < r; ++s) {
-        if (Overlap(results[r], result_sizes[r], results[s], result_sizes[s])) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
+// HasForbiddenOverlap with the buffers sorted by address: each then meets
+// exactly the earlier ones still open at its start, the pairs that overlap.
+bool ForbiddenInAddressOrder(absl::Span<const void* const> arguments,
+                             absl::Span<const int64_t> argument_sizes,
+                             absl::Span<void* const> results,
+                             absl::Span<const int64_t> result_sizes,
+                             absl::Span<const int64_t> donated) {
   struct Range {
     uintptr_t begin;
     uintptr_t end;
@@ -305,8 +303,6 @@ bool HasForbiddenOverlap(absl::Span<const void* const> arguments,
     const Range& argument = x.result ? y : x;
     return donated[result.index] != argument.index;
   };
-  // In address order, each range meets exactly the earlier ones still
-  // open at its start: the pairs that overlap.
   std::sort(ranges.begin(), ranges.end(),
             [](const Range& x, const Range& y) { return x.begin < y.begin; });
   std::vector<const Range*> open;
@@ -320,6 +316,27 @@ bool HasForbiddenOverlap(absl::Span<const void* const> arguments,
     open.push_back(&range);
   }
   return false;
+}
+
+}  // namespace
+
+bool HasForbiddenOverlap(absl::Span<const void* const> arguments,
+                         absl::Span<const int64_t> argument_sizes,
+                         absl::Span<void* const> results,
+                         absl::Span<const int64_t> result_sizes,
+                         absl::Span<const int64_t> donated) {
+  // A donated argument is its result's buffer: whatever overlaps it
+  // overlaps that result, so arguments never need comparing. A few
+  // results (most calls, however many arguments): each against every
+  // other buffer, cheaper than sorting them all.
+  constexpr size_t kPairwiseResults = 16;
+  if (results.size() <= kPairwiseResults) {
+    return FirstResultOverlap(arguments, argument_sizes, results,
+                              result_sizes, donated)
+        .has_value();
+  }
+  return ForbiddenInAddressOrder(arguments, argument_sizes, results,
+                                 result_sizes, donated);
 }
 
 absl::Status CheckSizedBuffers(const HloComputation& entry,
